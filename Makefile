@@ -1,0 +1,39 @@
+# make test runs every test the project has, installing what the tests need first.
+GO ?= go
+
+# Fuzz targets run briefly with their seed corpus on every make test: package:Target.
+FUZZ_TARGETS ?=
+FUZZTIME ?= 8s
+
+# npm reference MCP servers used by the tests (pinned by testdata/npm/package-lock.json).
+NPM_DIR := testdata/npm
+
+.PHONY: test vet unit fuzz deps build bench
+
+test: deps vet unit fuzz
+
+build:
+	$(GO) build -o bin/agentpool ./cmd/agentpool
+
+deps:
+	@if [ -f $(NPM_DIR)/package-lock.json ]; then \
+		npm ci --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error; \
+	fi
+
+vet:
+	$(GO) vet ./...
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+
+unit:
+	$(GO) test -race -count=1 -timeout 30m ./...
+
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; name=$${t##*:}; \
+		echo "fuzz $$pkg $$name ($(FUZZTIME))"; \
+		$(GO) test -run='^$$' -fuzz="^$$name\$$" -fuzztime=$(FUZZTIME) ./$$pkg; \
+	done
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./...

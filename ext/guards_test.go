@@ -1,0 +1,3 @@
+package ext
+
+var _ ChangeObservable = (*Notifier)(nil)
