@@ -1,0 +1,139 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestParseValid(t *testing.T) {
+	t.Setenv("AP_TOKEN", "s3cret")
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agentpool.yaml")
+	data := `
+skills:
+  dirs: [skills]
+  debounce: 200ms
+mcp_servers:
+  everything:
+    command: npx
+    args: ["-y", "@modelcontextprotocol/server-everything", "${AP_MISSING:-stdio}"]
+    env: {TOKEN: "${AP_TOKEN}"}
+    cwd: work
+  remote:
+    url: http://127.0.0.1:8080/mcp
+    headers: {Authorization: "Bearer ${AP_TOKEN}"}
+    scope: session
+    retry: {attempts: 5, backoff: 10ms, calls: never}
+pool:
+  max_clients: 4
+  idle_timeout: 1m
+`
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev := cfg.MCPServers["everything"]
+	if ev.Type != TypeStdio || ev.Args[2] != "stdio" || ev.Env["TOKEN"] != "s3cret" || ev.Cwd != filepath.Join(dir, "work") {
+		t.Errorf("everything = %+v", ev)
+	}
+	rm := cfg.MCPServers["remote"]
+	if rm.Type != TypeStreamableHTTP || rm.Headers["Authorization"] != "Bearer s3cret" || rm.Retry.Backoff != 10*time.Millisecond {
+		t.Errorf("remote = %+v", rm)
+	}
+	if cfg.Skills.Dirs[0] != filepath.Join(dir, "skills") || cfg.Skills.Debounce != 200*time.Millisecond {
+		t.Errorf("skills = %+v", cfg.Skills)
+	}
+	if got := cfg.ServerNames(); strings.Join(got, ",") != "everything,remote" {
+		t.Errorf("names = %v", got)
+	}
+}
+
+func TestParseErrorsNameWhereAndWhat(t *testing.T) {
+	cases := []struct {
+		name, yaml string
+		want       []string // substrings of the error, each must appear
+	}{
+		{"unknown key", "mcp_servers:\n  a:\n    comand: x\n", []string{"cfg.yaml:3:", "comand"}},
+		{"syntax", "mcp_servers: [\n", []string{"cfg.yaml:"}},
+		{"no command or url", "mcp_servers:\n  a:\n    args: [x]\n", []string{"cfg.yaml:3:", "mcp_servers.a: needs a command"}},
+		{"bad type", "mcp_servers:\n  a:\n    type: ftp\n    command: x\n", []string{"cfg.yaml:3:", `unknown type "ftp"`}},
+		{"bad url", "mcp_servers:\n  a:\n    url: file:///etc/passwd\n", []string{"cfg.yaml:3:", "http or https"}},
+		{"unset env", "mcp_servers:\n  a:\n    command: ${AP_NOPE_UNSET}\n", []string{"cfg.yaml:3:", "AP_NOPE_UNSET is not set"}},
+		{"bad scope", "mcp_servers:\n  a:\n    command: x\n    scope: turn\n", []string{"cfg.yaml:4:", `unknown scope "turn"`}},
+		{"bad retry", "mcp_servers:\n  a:\n    command: x\n    retry: {calls: sometimes}\n", []string{"retry.calls"}},
+		{"lazy without tools", "mcp_servers:\n  a:\n    command: x\n    lazy: true\n", []string{"cfg.yaml:4:", "lazy"}},
+		{"not allowed", "extensions:\n  allowed_commands: [node]\nmcp_servers:\n  a:\n    command: /bin/sh\n", []string{"cfg.yaml:5:", "allowed_commands"}},
+		{"bad duration", "pool:\n  idle_timeout: soon\n", []string{"cfg.yaml:2:"}},
+		{"two bad servers", "mcp_servers:\n  a: {args: [x]}\n  b: {type: nope, command: y}\n", []string{"mcp_servers.a", "mcp_servers.b"}},
+		{"bad name", "mcp_servers:\n  'a/b': {command: x}\n", []string{"server name"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Parse("cfg.yaml", []byte(tc.yaml))
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q lacks %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestEmptyConfig(t *testing.T) {
+	cfg, err := Parse("empty.yaml", []byte("\n# nothing\n"))
+	if err != nil || cfg == nil || len(cfg.MCPServers) != 0 {
+		t.Fatalf("cfg=%v err=%v", cfg, err)
+	}
+}
+
+func TestExpandEnv(t *testing.T) {
+	env := map[string]string{"A": "1", "EMPTY": ""}
+	lookup := func(k string) (string, bool) { v, ok := env[k]; return v, ok }
+	cases := []struct{ in, want, err string }{
+		{"plain", "plain", ""},
+		{"${A}", "1", ""},
+		{"x${A}y", "x1y", ""},
+		{"${B:-dflt}", "dflt", ""},
+		{"${EMPTY:-dflt}", "dflt", ""},
+		{"${EMPTY}", "", ""},
+		{"$$A", "$A", ""},
+		{"$A and $", "$A and $", ""},
+		{"${B}", "", "B is not set"},
+		{"${A", "", "unclosed"},
+		{"${1A}", "", "invalid variable name"},
+	}
+	for _, c := range cases {
+		got, err := expandEnv(c.in, lookup)
+		if c.err != "" {
+			if err == nil || !strings.Contains(err.Error(), c.err) {
+				t.Errorf("expandEnv(%q) err = %v, want %q", c.in, err, c.err)
+			}
+			continue
+		}
+		if err != nil || got != c.want {
+			t.Errorf("expandEnv(%q) = %q, %v; want %q", c.in, got, err, c.want)
+		}
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("mcp_servers:\n  a:\n    command: x\n"))
+	f.Add([]byte("skills: {dirs: [a, b]}\npool: {max_clients: 3}\n"))
+	f.Add([]byte("mcp_servers: {a: {url: 'http://h/${X:-y}'}}"))
+	f.Add([]byte("- - -\n:"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg, err := Parse("fuzz.yaml", data)
+		if err == nil && cfg == nil {
+			t.Fatal("nil config without error")
+		}
+	})
+}

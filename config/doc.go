@@ -1,0 +1,33 @@
+// Package config reads agentpool's YAML configuration and builds the capabilities it declares into
+// an ext.Registry. It is the composition root of DESIGN.md: the one place that knows every
+// concrete source (skill, command, mcpcap, connpool) and injects them into each other.
+//
+// This is the part-3 subset of the configuration (part 4 completes it with agents and the server):
+//
+//	skills:
+//	  dirs: [./skills]          # configured skill roots, highest precedence after --skills-dir
+//	  watch: true               # hot reload (default true)
+//	  debounce: 500ms
+//	commands:
+//	  dirs: [./commands]        # configured command roots
+//	mcp_servers:                # name → server (see MCPServer)
+//	  everything:
+//	    command: npx
+//	    args: ["-y", "@modelcontextprotocol/server-everything"]
+//	pool:
+//	  max_clients: 20
+//	  idle_timeout: 5m
+//	extensions:
+//	  max_composition_depth: 3
+//	  allowed_commands: [npx, node]   # optional allowlist for stdio commands (base names)
+//
+// Decisions taken where DESIGN.md is silent:
+//   - Unknown keys are errors, not warnings: a misspelt key in a server definition would
+//     otherwise silently change behaviour. Every error names the file, line and column.
+//   - ${VAR} and ${VAR:-default} are expanded in string values only (command, args, env, cwd,
+//     url, headers), after parsing, so a variable's value can never inject YAML structure. An
+//     unset variable without a default is an error naming the variable and the key.
+//   - Relative skill, command and cwd paths are resolved against the config file's folder.
+//   - Validation collects every problem rather than stopping at the first, and one bad server
+//     does not hide the others' errors.
+package config
