@@ -1,0 +1,232 @@
+package connpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// poolKey identifies a shareable client.
+type poolKey struct {
+	partition   string
+	fingerprint string
+}
+
+// client is one live connection to one server, shared by its leases.
+//
+// Lifecycle: created "starting" (in the pool map, counted against
+// MaxClients); start either fails (removed, ready closed with startErr) or
+// succeeds (ready closed). The session goroutine waits on
+// ClientSession.Wait; when the session ends, for any reason, it tears the
+// process group down, records the error, closes done and removes the client
+// from the pool.
+type client struct {
+	pool *Pool
+	key  poolKey
+	cfg  ServerConfig
+
+	ready    chan struct{}
+	startErr error // valid after ready
+
+	session *mcp.ClientSession // valid after ready when startErr == nil
+	proc    *process           // stdio only
+	httpT   *http.Transport    // HTTP only
+
+	ended    atomic.Bool   // set as soon as the process or session is known dead
+	done     chan struct{} // closed when the session has ended and the group is dead
+	err      error         // valid after done
+	closing  sync.Once
+	closeReq chan struct{} // closed to ask the session goroutine to shut down
+
+	// guarded by pool.mu
+	leases    int
+	idleTimer *time.Timer
+	idleSince time.Time
+	inMap     bool
+
+	obsMu     sync.Mutex
+	observers map[uint64]func(Notification)
+	nextObs   uint64
+}
+
+func newClient(p *Pool, k poolKey, cfg ServerConfig) *client {
+	return &client{
+		pool:      p,
+		key:       k,
+		cfg:       cfg,
+		ready:     make(chan struct{}),
+		done:      make(chan struct{}),
+		closeReq:  make(chan struct{}),
+		observers: make(map[uint64]func(Notification)),
+	}
+}
+
+func (c *client) label() string { return c.cfg.label() }
+
+// fanout delivers n to every observer of every lease. Observers must not block.
+func (c *client) fanout(n Notification) {
+	c.obsMu.Lock()
+	fns := make([]func(Notification), 0, len(c.observers))
+	for _, fn := range c.observers {
+		fns = append(fns, fn)
+	}
+	c.obsMu.Unlock()
+	for _, fn := range fns {
+		fn(n)
+	}
+}
+
+func (c *client) addObserver(fn func(Notification)) uint64 {
+	c.obsMu.Lock()
+	defer c.obsMu.Unlock()
+	c.nextObs++
+	c.observers[c.nextObs] = fn
+	return c.nextObs
+}
+
+func (c *client) removeObserver(id uint64) {
+	c.obsMu.Lock()
+	delete(c.observers, id)
+	c.obsMu.Unlock()
+}
+
+func (c *client) mcpClient() *mcp.Client {
+	opts := &mcp.ClientOptions{
+		Logger: c.pool.opts.Logger,
+		ToolListChangedHandler: func(_ context.Context, r *mcp.ToolListChangedRequest) {
+			c.fanout(Notification{Kind: ToolsListChanged, Params: r.Params})
+		},
+		ResourceListChangedHandler: func(_ context.Context, r *mcp.ResourceListChangedRequest) {
+			c.fanout(Notification{Kind: ResourcesListChanged, Params: r.Params})
+		},
+		PromptListChangedHandler: func(_ context.Context, r *mcp.PromptListChangedRequest) {
+			c.fanout(Notification{Kind: PromptsListChanged, Params: r.Params})
+		},
+		ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
+			uri := ""
+			if r.Params != nil {
+				uri = r.Params.URI
+			}
+			c.fanout(Notification{Kind: ResourceUpdated, URI: uri, Params: r.Params})
+		},
+		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
+			c.fanout(Notification{Kind: LoggingMessage, Params: r.Params})
+		},
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			c.fanout(Notification{Kind: Progress, Params: r.Params})
+		},
+	}
+	return mcp.NewClient(c.pool.opts.ClientInfo, opts)
+}
+
+// start connects the client. It runs on a pool goroutine with a context that
+// ends at StartTimeout or pool Close, independent of the Get that caused it,
+// so one caller giving up does not fail the others waiting on the same start.
+func (c *client) start(ctx context.Context) error {
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.startTimeout())
+	defer cancel()
+	var t mcp.Transport
+	switch c.cfg.transportType() {
+	case TypeStdio:
+		proc, err := spawn(c.cfg, c.pool.opts.StderrBytes, c.pool.opts.Subreaper, c.pool.goTracked)
+		if err != nil {
+			return fmt.Errorf("connpool: server %q: %w: spawn %q: %w", c.label(), ErrStart, c.cfg.Command, err)
+		}
+		c.proc = proc
+		c.pool.procs.Add(1)
+		c.pool.goTracked(func() {
+			<-proc.exited
+			c.ended.Store(true)
+			c.pool.procs.Add(-1)
+		})
+		t = &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}
+	case TypeStreamableHTTP:
+		hc, base := newHTTPClient(c.cfg.Headers)
+		c.httpT = base
+		t = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+	case TypeSSE:
+		hc, base := newHTTPClient(c.cfg.Headers)
+		c.httpT = base
+		t = &mcp.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+	}
+	session, err := c.mcpClient().Connect(ctx, t, nil)
+	if err != nil {
+		c.teardown()
+		return fmt.Errorf("connpool: server %q: %w: %w%s", c.label(), ErrStart, err, c.exitDetail())
+	}
+	c.session = session
+	c.pool.goTracked(c.watch)
+	return nil
+}
+
+// watch owns the live session: it returns when the session has ended and the
+// server is fully torn down.
+func (c *client) watch() {
+	waitErr := make(chan error, 1)
+	c.pool.goTracked(func() { waitErr <- c.session.Wait() })
+	var err error
+	select {
+	case err = <-waitErr:
+	case <-c.closeReq:
+		// Asked to close: end the process first so that Close below does not
+		// wait for calls a hung server would never answer.
+		c.teardown()
+		_ = c.session.Close()
+		err = <-waitErr
+	}
+	c.ended.Store(true)
+	c.teardown()
+	_ = c.session.Close()
+	if err == nil || errors.Is(err, mcp.ErrConnectionClosed) {
+		err = nil
+	}
+	c.err = fmt.Errorf("connpool: server %q: %w%s", c.label(), ErrServerExited, c.exitDetail())
+	if err != nil {
+		c.err = fmt.Errorf("%w: %w", c.err, err)
+	}
+	close(c.done)
+	c.pool.remove(c)
+}
+
+// teardown ends the process group (stdio) or idle HTTP connections. It is
+// idempotent and blocks until a stdio group is dead and its stderr drained.
+func (c *client) teardown() {
+	if c.proc != nil {
+		c.proc.terminate(c.pool.opts.KillGrace)
+		// stderr reaches EOF once every holder of its write end is dead; a
+		// process that left the group (setsid) could hold it longer.
+		t := time.NewTimer(c.pool.opts.KillGrace)
+		select {
+		case <-c.proc.stderrDone:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	if c.httpT != nil {
+		c.httpT.CloseIdleConnections()
+	}
+}
+
+// exitDetail renders how the process ended and its stderr tail, for errors.
+func (c *client) exitDetail() string {
+	if c.proc == nil {
+		return ""
+	}
+	s := " (" + c.proc.describeExit() + ")"
+	if tail := c.proc.stderr.String(); tail != "" {
+		s += "; stderr: " + tail
+	}
+	return s
+}
+
+// close asks the session goroutine to shut the client down; it returns at
+// once. Waiting is done on done (or the pool's WaitGroup).
+func (c *client) close() {
+	c.closing.Do(func() { close(c.closeReq) })
+}

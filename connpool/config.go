@@ -1,0 +1,170 @@
+package connpool
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Transport types accepted in ServerConfig.Type.
+const (
+	TypeStdio          = "stdio"
+	TypeStreamableHTTP = "streamable-http"
+	TypeSSE            = "sse"
+)
+
+// DefaultStartTimeout bounds spawn, connect and initialize when
+// ServerConfig.StartTimeout is zero.
+const DefaultStartTimeout = 30 * time.Second
+
+// ServerConfig describes one MCP server the pool can connect to. The zero
+// value is invalid; see Validate.
+type ServerConfig struct {
+	// Name is used in messages only; it is not part of the fingerprint, so two
+	// configs that differ only by Name share a client.
+	Name string
+	// Type is "stdio", "streamable-http" or "sse". Empty means "stdio" when
+	// Command is set and "streamable-http" when URL is set.
+	Type string
+
+	// Command, Args, Env and Cwd describe a stdio server. Env is added to the
+	// pool process's environment (and overrides it).
+	Command string
+	Args    []string
+	Env     map[string]string
+	Cwd     string
+
+	// URL and Headers describe an HTTP server (streamable HTTP or SSE).
+	// Headers are added to every HTTP request the client makes.
+	URL     string
+	Headers map[string]string
+
+	// StartTimeout bounds spawn + connect + initialize; zero means
+	// DefaultStartTimeout. It is not part of the fingerprint.
+	StartTimeout time.Duration
+}
+
+// transportType returns the effective transport type (Type with its default applied).
+func (c ServerConfig) transportType() string {
+	if c.Type != "" {
+		return c.Type
+	}
+	if c.Command == "" && c.URL != "" {
+		return TypeStreamableHTTP
+	}
+	return TypeStdio
+}
+
+func (c ServerConfig) startTimeout() time.Duration {
+	if c.StartTimeout > 0 {
+		return c.StartTimeout
+	}
+	return DefaultStartTimeout
+}
+
+// label names the server in messages: its Name, else its command or URL.
+func (c ServerConfig) label() string {
+	switch {
+	case c.Name != "":
+		return c.Name
+	case c.Command != "":
+		return c.Command
+	default:
+		return c.URL
+	}
+}
+
+// Fingerprint returns a stable hash (hex) of everything that identifies the
+// server: the effective type, command, args, env, cwd, URL and headers.
+// Name and StartTimeout are excluded. Map order does not matter; argument
+// order does. Equal fingerprints mean the pool may share one client.
+func (c ServerConfig) Fingerprint() string {
+	type kv struct{ K, V string }
+	sorted := func(m map[string]string) []kv {
+		out := make([]kv, 0, len(m))
+		for k, v := range m {
+			out = append(out, kv{k, v})
+		}
+		slices.SortFunc(out, func(a, b kv) int { return strings.Compare(a.K, b.K) })
+		return out
+	}
+	args := c.Args
+	if args == nil {
+		args = []string{}
+	}
+	b, _ := json.Marshal(struct {
+		Type, Command string
+		Args          []string
+		Env           []kv
+		Cwd, URL      string
+		Headers       []kv
+	}{c.transportType(), c.Command, args, sorted(c.Env), c.Cwd, c.URL, sorted(c.Headers)})
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:16])
+}
+
+// Validate reports the first problem that would stop the pool from starting
+// the server, as an error wrapping ErrInvalidConfig that names the server and
+// the field: an unknown type, a stdio server without a command, an HTTP server
+// without a valid http(s) URL, both a command and a URL, a negative
+// StartTimeout, NUL bytes, or an env/header name that is empty or malformed.
+func (c ServerConfig) Validate() error {
+	bad := func(format string, a ...any) error {
+		return fmt.Errorf("connpool: server %q: %w: %s", c.label(), ErrInvalidConfig, fmt.Sprintf(format, a...))
+	}
+	if c.StartTimeout < 0 {
+		return bad("negative start timeout %v", c.StartTimeout)
+	}
+	if c.Command != "" && c.URL != "" {
+		return bad("both command %q and url %q set; a server is either stdio or HTTP", c.Command, c.URL)
+	}
+	switch t := c.transportType(); t {
+	case TypeStdio:
+		if c.Command == "" {
+			return bad("stdio server needs a command")
+		}
+		for i, s := range append([]string{c.Command, c.Cwd}, c.Args...) {
+			if strings.ContainsRune(s, 0) {
+				if i == 0 {
+					return bad("command contains a NUL byte")
+				}
+				return bad("cwd or argument contains a NUL byte")
+			}
+		}
+		for k, v := range c.Env {
+			if k == "" || strings.ContainsAny(k, "=\x00") || strings.ContainsRune(v, 0) {
+				return bad("invalid env entry %q", k)
+			}
+		}
+		if len(c.Headers) > 0 {
+			return bad("headers are only valid for HTTP servers")
+		}
+	case TypeStreamableHTTP, TypeSSE:
+		if c.URL == "" {
+			return bad("%s server needs a url", t)
+		}
+		u, err := url.Parse(c.URL)
+		if err != nil {
+			return bad("url: %v", err)
+		}
+		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
+			return bad("url %q: want http:// or https:// with a host", c.URL)
+		}
+		for k, v := range c.Headers {
+			if k == "" || strings.ContainsAny(k, " :\r\n\x00") || strings.ContainsAny(v, "\r\n\x00") {
+				return bad("invalid header %q", k)
+			}
+		}
+		if len(c.Args) > 0 || len(c.Env) > 0 || c.Cwd != "" {
+			return bad("args, env and cwd are only valid for stdio servers")
+		}
+	default:
+		return bad("unknown type %q (want %q, %q or %q)", t, TypeStdio, TypeStreamableHTTP, TypeSSE)
+	}
+	return nil
+}

@@ -1,0 +1,97 @@
+package connpool
+
+import (
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Conn is one lease on a shared client, returned by Pool.Get. Its methods are
+// safe for concurrent use. Give it back with Pool.Release.
+type Conn struct {
+	c        *client
+	released atomic.Bool
+
+	mu   sync.Mutex
+	obs  map[uint64]struct{} // observers registered through this lease
+	stop bool
+}
+
+// Session returns the shared MCP client session. It is safe for concurrent
+// calls by every lease. Callers must not Close it: the pool owns it. After the
+// server dies, calls on it fail with an error (wrapping io.EOF or
+// mcp.ErrConnectionClosed); Get a new Conn to reach a new process.
+func (c *Conn) Session() *mcp.ClientSession { return c.c.session }
+
+// Done returns a channel closed when the underlying session has ended (the
+// server process exited or was killed, the connection dropped, or the client
+// was closed by the pool) and, for stdio, its process group is dead.
+func (c *Conn) Done() <-chan struct{} { return c.c.done }
+
+// Err returns nil while the session is live, and after Done is closed an
+// error wrapping ErrServerExited that says why it ended, including how the
+// process exited and its stderr tail.
+func (c *Conn) Err() error {
+	select {
+	case <-c.c.done:
+		return c.c.err
+	default:
+		return nil
+	}
+}
+
+// StderrTail returns the last bytes (up to Options.StderrBytes) the server
+// wrote to stderr; "" for HTTP servers.
+func (c *Conn) StderrTail() string {
+	if c.c.proc == nil {
+		return ""
+	}
+	return c.c.proc.stderr.String()
+}
+
+// PID returns the stdio server's pid, which is also its process group id;
+// 0 for HTTP servers.
+func (c *Conn) PID() int {
+	if c.c.proc == nil {
+		return 0
+	}
+	return c.c.proc.pid
+}
+
+// Observe registers fn to receive every notification the server sends while
+// this lease is held. fn is called on the session's receive goroutine and
+// must not block (hand off to a channel or goroutine). The returned stop is
+// idempotent; Release stops every observer of the lease.
+func (c *Conn) Observe(fn func(Notification)) (stop func()) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stop {
+		return func() {}
+	}
+	id := c.c.addObserver(fn)
+	if c.obs == nil {
+		c.obs = make(map[uint64]struct{})
+	}
+	c.obs[id] = struct{}{}
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			c.mu.Lock()
+			delete(c.obs, id)
+			c.mu.Unlock()
+			c.c.removeObserver(id)
+		})
+	}
+}
+
+// stopObservers removes every observer of this lease and refuses new ones.
+func (c *Conn) stopObservers() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.stop = true
+	for id := range c.obs {
+		c.c.removeObserver(id)
+	}
+	c.obs = nil
+}

@@ -1,0 +1,49 @@
+// Package connpool is the SessionConnectionPool of RFC-0051 (DESIGN.md "MCP
+// servers", "Pool"): it spawns or connects MCP servers through the official
+// go-sdk, shares one client per (partition, config fingerprint) among
+// reference-counted leases, caps live clients, expires idle ones, and ends
+// every stdio server's whole process group when done with it.
+//
+// Callers Get a *Conn, use Conn.Session for MCP calls (one ClientSession is
+// safe for concurrent calls), watch Conn.Done for the server's death, and
+// Release the lease. The pool never reconnects a dead client by itself:
+// after Done, the next Get starts a new process (mcpcap owns reconnect with
+// backoff and call-retry policy).
+//
+// Decisions taken where the RFC and DESIGN.md are silent:
+//
+//   - Partition "" means GlobalPartition. Name and StartTimeout are not part
+//     of the fingerprint; an empty Type means stdio when Command is set and
+//     streamable HTTP when only URL is set. Setting both is an error.
+//   - A start runs on a pool goroutine bounded by StartTimeout and by Close,
+//     not by the Get that triggered it, so one caller giving up does not fail
+//     the others waiting on the same start. A failed start is removed at once
+//     (never cached); every Get waiting on it gets the same error, wrapping
+//     ErrStart, with the process exit status and stderr tail.
+//   - MaxClients counts clients that are starting or live. A client that is
+//     being torn down (evicted, expired, crashed) no longer counts, so the
+//     number of processes may briefly exceed MaxClients; Stats.Processes
+//     shows it. At the limit, Get evicts the client idle for longest.
+//   - stdio servers get their own process group (Setpgid) and raw pipes
+//     handed to mcp.IOTransport; exec gets *os.File values so no copying
+//     goroutine ties cmd.Wait to a grandchild holding a pipe. When the direct
+//     child exits, the rest of its group is SIGKILLed at once and our pipe
+//     ends are closed, so calls in flight fail immediately (a grandchild
+//     behind `sh -c` can no longer keep the session half alive).
+//   - Closing a client: close its stdin, SIGTERM the group, wait KillGrace for
+//     the direct child, SIGKILL the group, reap. With Options.Subreaper,
+//     adopted grandchildren are reaped with wait4(-pgid) after the leader is
+//     reaped (never before, which would steal its status from cmd.Wait).
+//     Processes that leave the group (setsid) are out of the pool's reach.
+//   - HTTP clients get their own http.Transport (closed with the client, so
+//     no idle connection outlives it) that adds ServerConfig.Headers. Closing
+//     an HTTP client waits for its calls in flight; Pool.Close is bounded by
+//     its context in any case.
+//   - Notifications from the server (list_changed, resource updated, logging,
+//     progress) are fanned out synchronously to every lease's observers;
+//     observers must not block. Progress notifications go to every lease:
+//     observers filter on their own progress tokens.
+//
+// Platform: Linux (process groups, prctl); other Unix systems work without
+// Options.Subreaper.
+package connpool

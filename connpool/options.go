@@ -1,0 +1,77 @@
+package connpool
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults applied by New for zero Options fields.
+const (
+	DefaultMaxClients  = 20
+	DefaultIdleTimeout = 5 * time.Minute
+	DefaultKillGrace   = 2 * time.Second
+	DefaultStderrBytes = 16 << 10
+)
+
+// GlobalPartition is the partition of pool- and agent-scoped servers, shared
+// by every session. Session- and skill-scoped servers use the session id as
+// their partition, so a stateful server is never shared between sessions.
+const GlobalPartition = "global"
+
+// Options configures a Pool. A nil *Options means all defaults; New copies
+// the struct, so later changes by the caller have no effect.
+type Options struct {
+	// MaxClients caps live (and starting) clients; default 20.
+	MaxClients int
+	// IdleTimeout closes a client that has had no lease for this long;
+	// default 5m. A negative value disables idle expiry.
+	IdleTimeout time.Duration
+	// KillGrace is the wait between SIGTERM and SIGKILL of a stdio server's
+	// process group on close; default 2s.
+	KillGrace time.Duration
+	// StderrBytes sizes the stderr ring buffer kept per process; default 16 KiB.
+	StderrBytes int
+	// Logger receives lifecycle messages; default slog.Default() discarding nothing.
+	Logger *slog.Logger
+	// ClientInfo is sent in initialize; default {Name: "agentpool", Version: "dev"}.
+	ClientInfo *mcp.Implementation
+	// Subreaper, when true, makes this process a child subreaper
+	// (prctl(PR_SET_CHILD_SUBREAPER), Linux only) so that a stdio server's
+	// grandchildren are reparented to this process rather than to init, and
+	// the pool reaps every process of a server's group once it ends. It is
+	// process-wide and never undone: orphans of other subprocesses of this
+	// program are reparented here too and are not reaped by the pool. Off by
+	// default; useful where init does not reap (containers) and in tests.
+	Subreaper bool
+}
+
+func (o *Options) withDefaults() Options {
+	var r Options
+	if o != nil {
+		r = *o
+	}
+	if r.MaxClients <= 0 {
+		r.MaxClients = DefaultMaxClients
+	}
+	if r.IdleTimeout == 0 {
+		r.IdleTimeout = DefaultIdleTimeout
+	}
+	if r.KillGrace <= 0 {
+		r.KillGrace = DefaultKillGrace
+	}
+	if r.StderrBytes <= 0 {
+		r.StderrBytes = DefaultStderrBytes
+	}
+	if r.Logger == nil {
+		r.Logger = slog.Default()
+	}
+	if r.ClientInfo == nil {
+		r.ClientInfo = &mcp.Implementation{Name: "agentpool", Version: "dev"}
+	} else {
+		ci := *r.ClientInfo
+		r.ClientInfo = &ci
+	}
+	return r
+}

@@ -1,0 +1,349 @@
+package connpool
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Pool is the SessionConnectionPool: it starts MCP clients on demand, shares
+// one client per (partition, config fingerprint) among reference-counted
+// leases, caps live clients, expires idle ones and, on Close, ends every
+// process group it started. All methods are safe for concurrent use.
+type Pool struct {
+	opts Options
+
+	ctx    context.Context // ends at Close; parent of every start
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	clients map[poolKey]*client // starting and live clients
+	changed chan struct{}       // closed and replaced when a slot may have freed
+	closed  bool
+	closeCh chan struct{} // closed when Close has finished tearing down
+
+	wg    sync.WaitGroup // every goroutine the pool starts
+	procs atomic.Int64   // stdio processes whose group is not yet dead
+}
+
+// New returns a pool configured by opts (nil means defaults). It starts no
+// goroutine and no process. With Options.Subreaper a failure to become a
+// subreaper is logged and the pool works without it.
+func New(opts *Options) *Pool {
+	o := opts.withDefaults()
+	if o.Subreaper {
+		if err := becomeSubreaper(); err != nil {
+			o.Logger.Warn("connpool: cannot become child subreaper", "err", err)
+			o.Subreaper = false
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Pool{
+		opts:    o,
+		ctx:     ctx,
+		cancel:  cancel,
+		clients: make(map[poolKey]*client),
+		changed: make(chan struct{}),
+		closeCh: make(chan struct{}),
+	}
+}
+
+// goTracked runs f on a goroutine that Close waits for.
+func (p *Pool) goTracked(f func()) {
+	p.wg.Add(1)
+	go func() {
+		defer p.wg.Done()
+		f()
+	}()
+}
+
+// broadcastLocked wakes every Get waiting for a free slot.
+func (p *Pool) broadcastLocked() {
+	close(p.changed)
+	p.changed = make(chan struct{})
+}
+
+// Get returns a lease on the client for cfg in partition, starting one if
+// none is live. Concurrent Gets for the same key start one client; the others
+// wait for it. A start failure returns an error wrapping ErrStart that names
+// the server and carries its stderr tail; it is not cached, so the next Get
+// tries again. When MaxClients clients are live, Get evicts an idle one or
+// waits for a release until ctx ends, then returns an error wrapping both
+// ErrPoolExhausted and ctx.Err(). Every successful Get must be paired with a
+// Release.
+func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Conn, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if partition == "" {
+		partition = GlobalPartition
+	}
+	k := poolKey{partition: partition, fingerprint: cfg.Fingerprint()}
+	for {
+		p.mu.Lock()
+		if p.closed {
+			p.mu.Unlock()
+			return nil, fmt.Errorf("connpool: server %q: %w", cfg.label(), ErrClosed)
+		}
+		c := p.clients[k]
+		if c != nil && c.ended.Load() {
+			p.removeLocked(c)
+			c = nil
+		}
+		if c == nil {
+			if len(p.clients) >= p.opts.MaxClients && !p.evictIdleLocked() {
+				wait := p.changed
+				n := len(p.clients)
+				p.mu.Unlock()
+				select {
+				case <-wait:
+					continue
+				case <-ctx.Done():
+					return nil, fmt.Errorf("connpool: server %q: %w: %d of %d clients live and leased: %w",
+						cfg.label(), ErrPoolExhausted, n, p.opts.MaxClients, ctx.Err())
+				}
+			}
+			c = newClient(p, k, cfg)
+			c.inMap = true
+			p.clients[k] = c
+			p.goTracked(func() { p.runStart(c) })
+		}
+		c.leases++
+		if c.idleTimer != nil {
+			c.idleTimer.Stop()
+			c.idleTimer = nil
+		}
+		p.mu.Unlock()
+
+		select {
+		case <-c.ready:
+		case <-ctx.Done():
+			p.unlease(c)
+			return nil, fmt.Errorf("connpool: server %q: waiting for start: %w", cfg.label(), ctx.Err())
+		}
+		if c.startErr != nil {
+			p.unlease(c)
+			return nil, c.startErr
+		}
+		return &Conn{c: c}, nil
+	}
+}
+
+// runStart starts c and publishes the outcome.
+func (p *Pool) runStart(c *client) {
+	err := c.start(p.ctx)
+	p.mu.Lock()
+	c.startErr = err
+	if err != nil {
+		p.opts.Logger.Warn("connpool: start failed", "server", c.label(), "partition", c.key.partition, "err", err)
+		p.removeLocked(c)
+		c.err = err
+		close(c.done)
+	} else if c.leases == 0 {
+		p.armIdleLocked(c)
+	}
+	close(c.ready)
+	closed := p.closed
+	p.mu.Unlock()
+	if err == nil && closed {
+		c.close() // Close ran while we were starting
+	}
+}
+
+// unlease drops one lease on c and arms its idle timer when it was the last.
+func (p *Pool) unlease(c *client) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	c.leases--
+	if c.leases == 0 && c.inMap {
+		select {
+		case <-c.ready:
+			if c.startErr == nil {
+				p.armIdleLocked(c)
+			}
+		default:
+		}
+		p.broadcastLocked() // an idle client is evictable
+	}
+}
+
+func (p *Pool) armIdleLocked(c *client) {
+	c.idleSince = time.Now()
+	if p.opts.IdleTimeout < 0 || p.closed {
+		return
+	}
+	if c.idleTimer != nil {
+		c.idleTimer.Stop()
+	}
+	var t *time.Timer
+	t = time.AfterFunc(p.opts.IdleTimeout, func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if c.idleTimer != t || c.leases > 0 || !c.inMap || p.closed {
+			return
+		}
+		p.opts.Logger.Debug("connpool: idle client expired", "server", c.label(), "partition", c.key.partition)
+		p.removeLocked(c)
+		c.close()
+	})
+	c.idleTimer = t
+}
+
+// evictIdleLocked closes the client idle for longest, if any, to make room.
+func (p *Pool) evictIdleLocked() bool {
+	var c *client
+	for _, x := range p.clients {
+		if x.leases > 0 {
+			continue
+		}
+		select {
+		case <-x.ready:
+		default:
+			continue // still starting
+		}
+		if c == nil || x.idleSince.Before(c.idleSince) {
+			c = x
+		}
+	}
+	if c == nil {
+		return false
+	}
+	p.opts.Logger.Debug("connpool: evicting idle client", "server", c.label(), "partition", c.key.partition)
+	p.removeLocked(c)
+	c.close()
+	return true
+}
+
+// removeLocked takes c out of the map so it no longer counts or matches.
+func (p *Pool) removeLocked(c *client) {
+	if !c.inMap {
+		return
+	}
+	c.inMap = false
+	if p.clients[c.key] == c {
+		delete(p.clients, c.key)
+	}
+	if c.idleTimer != nil {
+		c.idleTimer.Stop()
+		c.idleTimer = nil
+	}
+	p.broadcastLocked()
+}
+
+// remove is called by a client whose session ended.
+func (p *Pool) remove(c *client) {
+	p.mu.Lock()
+	p.removeLocked(c)
+	p.mu.Unlock()
+}
+
+// Release gives a lease back. It is idempotent per Conn (a second Release of
+// the same Conn does nothing) and safe after Close. It never closes a client
+// that other leases still hold; a client left with no lease is closed after
+// IdleTimeout, or earlier if its slot is needed. Observers registered through
+// c stop receiving notifications.
+func (p *Pool) Release(c *Conn) {
+	if c == nil || !c.released.CompareAndSwap(false, true) {
+		return
+	}
+	c.stopObservers()
+	p.unlease(c.c)
+}
+
+// Close ends every client: each stdio server's whole process group gets its
+// stdin closed, SIGTERM, KillGrace, then SIGKILL, and is reaped. It returns
+// when everything the pool started has ended, or with ctx.Err() when ctx ends
+// first (teardown goes on in the background). Close is idempotent; later
+// calls wait like the first. Get after Close fails with ErrClosed.
+func (p *Pool) Close(ctx context.Context) error {
+	p.mu.Lock()
+	first := !p.closed
+	var all []*client
+	if first {
+		p.closed = true
+		for _, c := range p.clients {
+			all = append(all, c)
+			p.removeLocked(c)
+		}
+		p.broadcastLocked()
+	}
+	p.mu.Unlock()
+	if first {
+		p.cancel() // fails starts in progress
+		for _, c := range all {
+			select {
+			case <-c.ready:
+				c.close()
+			default: // runStart closes it if the start succeeds anyway
+			}
+		}
+		go func() {
+			p.wg.Wait()
+			close(p.closeCh)
+		}()
+	}
+	select {
+	case <-p.closeCh:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("connpool: close: %d processes still alive: %w", p.procs.Load(), ctx.Err())
+	}
+}
+
+// Stats is a snapshot of the pool, for tests and the status page.
+type Stats struct {
+	// Clients counts live, connected clients; Starting counts clients whose
+	// start is in progress. Both count against MaxClients.
+	Clients, Starting int
+	// Leases counts outstanding leases; Idle counts live clients with none.
+	Leases, Idle int
+	// Processes counts stdio processes whose group is not yet dead, including
+	// ones being torn down after eviction, expiry or a crash.
+	Processes int
+	// Servers lists each client in the pool, sorted by partition then name.
+	Servers []ServerStats
+}
+
+// ServerStats describes one client in the pool.
+type ServerStats struct {
+	Name, Partition, Fingerprint, Type string
+	PID, Leases                        int
+	Starting                           bool
+}
+
+// Stats returns a consistent snapshot.
+func (p *Pool) Stats() Stats {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	s := Stats{Processes: int(p.procs.Load())}
+	for _, c := range p.clients {
+		ss := ServerStats{Name: c.cfg.Name, Partition: c.key.partition, Fingerprint: c.key.fingerprint,
+			Type: c.cfg.transportType(), Leases: c.leases}
+		select {
+		case <-c.ready:
+			s.Clients++
+			if c.leases == 0 {
+				s.Idle++
+			}
+			if c.proc != nil {
+				ss.PID = c.proc.pid
+			}
+		default:
+			s.Starting++
+			ss.Starting = true
+		}
+		s.Leases += c.leases
+		s.Servers = append(s.Servers, ss)
+	}
+	sort.Slice(s.Servers, func(i, j int) bool {
+		a, b := s.Servers[i], s.Servers[j]
+		if a.Partition != b.Partition {
+			return a.Partition < b.Partition
+		}
+		return a.Name < b.Name
+	})
+	return s
+}

@@ -1,0 +1,186 @@
+package connpool
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// process is one stdio server spawned in its own process group. Its pid is
+// also its process group id.
+//
+// Goroutines: wait (reaps the direct child, then kills and reaps the rest of
+// the group and closes the pipes so in-flight calls fail at once) and copy
+// (drains stderr into the ring). Both end on their own once the group is dead;
+// the owning client waits for them through exited and stderrDone.
+type process struct {
+	cmd    *exec.Cmd
+	pid    int
+	stdin  *os.File // our write end of the server's stdin
+	stdout *os.File // our read end of the server's stdout
+	stderr *ring
+
+	reap bool // reap the group with wait4(-pgid) (subreaper mode)
+
+	exited     chan struct{} // closed when the direct child is reaped and the group killed (and reaped)
+	exitErr    error         // valid after exited
+	stderrDone chan struct{} // closed when stderr reached EOF
+
+	termOnce sync.Once
+}
+
+// spawn starts cfg.Command in a new process group with its stdin, stdout and
+// stderr on pipes. goStart starts the process goroutines (tracked by the pool).
+func spawn(cfg ServerConfig, stderrBytes int, reap bool, goStart func(func())) (*process, error) {
+	stdinR, stdinW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	stdoutR, stdoutW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW)
+		return nil, err
+	}
+	stderrR, stderrW, err := os.Pipe()
+	if err != nil {
+		closeAll(stdinR, stdinW, stdoutR, stdoutW)
+		return nil, err
+	}
+	cmd := exec.Command(cfg.Command, cfg.Args...)
+	cmd.Dir = cfg.Cwd
+	if len(cfg.Env) > 0 {
+		env := os.Environ()
+		keys := make([]string, 0, len(cfg.Env))
+		for k := range cfg.Env {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			env = append(env, k+"="+cfg.Env[k])
+		}
+		cmd.Env = env // later entries win in exec
+	}
+	// *os.File values make exec pass the descriptors directly: no copying
+	// goroutines, so Wait returns when the child exits even if a grandchild
+	// still holds a pipe open.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	err = cmd.Start()
+	closeAll(stdinR, stdoutW, stderrW) // the child's ends
+	if err != nil {
+		closeAll(stdinW, stdoutR, stderrR)
+		return nil, err
+	}
+	p := &process{
+		cmd:        cmd,
+		pid:        cmd.Process.Pid,
+		stdin:      stdinW,
+		stdout:     stdoutR,
+		stderr:     newRing(stderrBytes),
+		reap:       reap,
+		exited:     make(chan struct{}),
+		stderrDone: make(chan struct{}),
+	}
+	goStart(func() {
+		defer close(p.stderrDone)
+		_, _ = io.Copy(p.stderr, stderrR)
+		stderrR.Close()
+	})
+	goStart(p.wait)
+	return p, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close()
+	}
+}
+
+func (p *process) wait() {
+	p.exitErr = p.cmd.Wait()
+	// The direct child is gone. Whatever else is in its group (the real
+	// server behind an sh -c or npx wrapper) goes too, and our pipe ends
+	// close so every call in flight fails now instead of hanging.
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	p.stdin.Close()
+	p.stdout.Close()
+	if p.reap {
+		reapGroup(p.pid, 5*time.Second)
+	}
+	close(p.exited)
+}
+
+// reapGroup reaps our children in process group pgid (grandchildren adopted
+// by this subreaper) until none is left or the deadline passes. It must run
+// only after the group leader has been reaped by cmd.Wait, or it could steal
+// the leader's exit status.
+func reapGroup(pgid int, bound time.Duration) {
+	deadline := time.Now().Add(bound)
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-pgid, &ws, syscall.WNOHANG, nil)
+		switch {
+		case errors.Is(err, syscall.EINTR):
+			continue
+		case err != nil: // ECHILD: none of our children is in the group
+			return
+		case pid > 0:
+			continue
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// terminate ends the whole group: close stdin, SIGTERM the group, wait up to
+// grace for the direct child, SIGKILL the group, and wait until the wait
+// goroutine has reaped it. It is idempotent and safe for concurrent use; every
+// caller returns once the group is dead.
+func (p *process) terminate(grace time.Duration) {
+	p.termOnce.Do(func() {
+		select {
+		case <-p.exited:
+			return
+		default:
+		}
+		p.stdin.Close()
+		_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+		t := time.NewTimer(grace)
+		defer t.Stop()
+		select {
+		case <-p.exited:
+			return
+		case <-t.C:
+		}
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	})
+	<-p.exited
+}
+
+// describeExit renders how the process ended, for error messages.
+func (p *process) describeExit() string {
+	select {
+	case <-p.exited:
+	default:
+		return "still running"
+	}
+	var ee *exec.ExitError
+	if errors.As(p.exitErr, &ee) {
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return fmt.Sprintf("pid %d killed by signal %v", p.pid, ws.Signal())
+		}
+		return fmt.Sprintf("pid %d exited with code %d", p.pid, ee.ExitCode())
+	}
+	if p.exitErr != nil {
+		return fmt.Sprintf("pid %d: %v", p.pid, p.exitErr)
+	}
+	return fmt.Sprintf("pid %d exited with code 0", p.pid)
+}
