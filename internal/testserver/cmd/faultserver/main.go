@@ -4,7 +4,9 @@
 // SIGTERM, exit at start, never answer initialize, write to stderr.
 //
 // Tools: echo, pid, sleep, count, lookup, state_set, state_get, crash,
-// add_tool, stderr. Resource: test://static/hello. Prompt: greet.
+// add_tool, stderr. Resource: test://static/hello. Prompt: greet. Flags are
+// listed by -help (--log, --ignore-sigterm, --exit-at-start, --hang-initialize,
+// --stderr, --http, --stateless, --require-header, --call-delay, --linger).
 //
 // With --http ADDR the server listens on ADDR (tests use 127.0.0.1:0) and
 // prints the streamable HTTP endpoint URL ("http://HOST:PORT/mcp") as line 1
@@ -39,6 +41,7 @@ var (
 	stateless  = flag.Bool("stateless", false, "with --http: stateless streamable HTTP")
 	reqHeader  = flag.String("require-header", "", "with --http: NAME=VALUE every request must carry")
 	callDelay  = flag.Duration("call-delay", 0, "delay of the lookup tool")
+	linger     = flag.Duration("linger", 0, "stdio: keep running this long after stdin closes (with --ignore-sigterm only SIGKILL ends it early)")
 )
 
 // Per-process state shared by every session of this process.
@@ -208,7 +211,9 @@ func main() {
 		}
 		return
 	}
-	if err := s.Run(context.Background(), &mcp.StdioTransport{}); err != nil {
+	err := s.Run(context.Background(), &mcp.StdioTransport{})
+	time.Sleep(*linger)
+	if err != nil {
 		fmt.Fprintf(os.Stderr, "faultserver: %v\n", err)
 		os.Exit(1)
 	}
