@@ -1,0 +1,150 @@
+package mcpcap
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Interface guards: the RFC's McpServerCap implements every resource interface.
+var (
+	_ ext.Capability             = (*Cap)(nil)
+	_ ext.MCPResource            = (*Cap)(nil)
+	_ ext.ResourceTemplateSource = (*Cap)(nil)
+	_ ext.SkillResource          = (*Cap)(nil)
+	_ ext.CommandResource        = (*Cap)(nil)
+	_ ext.ChangeObservable       = (*Cap)(nil)
+)
+
+// Cap is McpServerCap: one MCP server as a capability. Create it with New; it does no I/O
+// until first used. All methods are safe for concurrent use.
+type Cap struct {
+	ext.Notifier
+
+	cfg       Config
+	log       *slog.Logger
+	pool      *connpool.Pool
+	partition string
+	injected  *mcp.ClientSession
+
+	// cur is the live connection, read lock-free on the hot path.
+	cur atomic.Pointer[conn]
+	// tools is the current tool snapshot (immutable once stored).
+	tools atomic.Pointer[toolSet]
+	// staleTools is set by a tools list_changed: the next access re-lists.
+	staleTools atomic.Bool
+	// connectSem serialises connect attempts (a context-aware mutex).
+	connectSem chan struct{}
+
+	stop chan struct{} // closed by Close; stops watchers and backoff sleeps
+	wg   sync.WaitGroup
+
+	mu          sync.Mutex // guards the fields below
+	closed      bool
+	everUp      bool // a connection has been made at least once
+	degraded    bool
+	lastErr     error
+	nextAttempt time.Time
+	connectedAt time.Time
+	reconnects  int
+	resCache    *resourceCache
+	promptCache []*mcp.Prompt
+	skillCache  *skillCache
+}
+
+// New validates cfg and returns a Cap. It does no I/O: the connection is made on first use.
+// Exactly one of WithClient or WithPool must be given.
+func New(cfg Config, opts ...Option) (*Cap, error) {
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	cfg.Tools = append([]ext.ToolEntry(nil), cfg.Tools...)
+	cfg.AllowTools = append([]string(nil), cfg.AllowTools...)
+	cfg.DenyTools = append([]string(nil), cfg.DenyTools...)
+	if err := cfg.validate(&o); err != nil {
+		return nil, err
+	}
+	log := o.logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	c := &Cap{
+		cfg:        cfg,
+		log:        log.With("mcp_server", cfg.Name),
+		pool:       o.pool,
+		partition:  o.partition,
+		injected:   o.client,
+		connectSem: make(chan struct{}, 1),
+		stop:       make(chan struct{}),
+	}
+	if cfg.Lazy {
+		c.tools.Store(c.buildToolSet(staticTools(cfg.Tools), true))
+	}
+	return c, nil
+}
+
+// Name returns the server name.
+func (c *Cap) Name() string { return c.cfg.Name }
+
+// Config returns a copy of the configuration the Cap was built with, defaults filled in.
+func (c *Cap) Config() Config { return c.cfg }
+
+// Instructions returns the server's initialize instructions as the static part. It does no
+// I/O: before the first connection it returns none.
+func (c *Cap) Instructions(ctx context.Context) (ext.Instructions, error) {
+	cn := c.cur.Load()
+	if cn == nil {
+		return ext.Instructions{}, nil
+	}
+	if ir := cn.session.InitializeResult(); ir != nil {
+		return ext.Instructions{Static: ir.Instructions}, nil
+	}
+	return ext.Instructions{}, nil
+}
+
+// Close releases the pooled lease (an injected client is left open for its owner), stops the
+// Cap's goroutines and makes later calls fail with ext.ErrClosed. It is idempotent, safe
+// without prior use, and returns ctx.Err() if ctx ends before the goroutines stopped.
+func (c *Cap) Close(ctx context.Context) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	c.mu.Unlock()
+	close(c.stop)
+	if cn := c.cur.Swap(nil); cn != nil {
+		cn.retire()
+	}
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("mcp server %q: close: %w", c.cfg.Name, ctx.Err())
+	}
+}
+
+func (c *Cap) isClosed() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.closed
+}
+
+func (c *Cap) errClosed() error {
+	return fmt.Errorf("mcp server %q: %w", c.cfg.Name, ext.ErrClosed)
+}
+
+func (c *Cap) emit(kind ext.ChangeKind, uri string) {
+	c.Emit(ext.ChangeEvent{Capability: c.cfg.Name, Kind: kind, SourceURI: uri})
+}

@@ -1,0 +1,278 @@
+package mcpcap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// conn is one connection the Cap uses: a pooled lease or the injected session.
+type conn struct {
+	session *mcp.ClientSession
+	lease   *connpool.Conn // nil for an injected session
+	done    <-chan struct{}
+	dead    atomic.Bool
+	once    sync.Once
+	release func()
+}
+
+// retire marks cn dead and gives back what it holds, once.
+func (cn *conn) retire() {
+	cn.dead.Store(true)
+	cn.once.Do(func() {
+		if cn.release != nil {
+			cn.release()
+		}
+	})
+}
+
+// why describes why cn ended, with the stderr tail for stdio servers.
+func (cn *conn) why() string {
+	if cn.lease == nil {
+		return ""
+	}
+	var parts []string
+	if err := cn.lease.Err(); err != nil {
+		parts = append(parts, err.Error())
+	}
+	if tail := strings.TrimSpace(cn.lease.StderrTail()); tail != "" && (len(parts) == 0 || !strings.Contains(parts[0], tail)) {
+		parts = append(parts, "stderr: "+tail)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// ensure returns a live connection, connecting (with backoff) when there is none.
+func (c *Cap) ensure(ctx context.Context) (*conn, error) {
+	if cn := c.cur.Load(); cn != nil && !cn.dead.Load() {
+		return cn, nil
+	}
+	return c.connectSlow(ctx)
+}
+
+func (c *Cap) connectSlow(ctx context.Context) (*conn, error) {
+	select {
+	case c.connectSem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, fmt.Errorf("mcp server %q: waiting to connect: %w", c.cfg.Name, ctx.Err())
+	case <-c.stop:
+		return nil, c.errClosed()
+	}
+	defer func() { <-c.connectSem }()
+	if cn := c.cur.Load(); cn != nil && !cn.dead.Load() {
+		return cn, nil // another caller connected while we waited
+	}
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, c.errClosed()
+	}
+	wasDegraded := c.degraded
+	if c.degraded && time.Now().Before(c.nextAttempt) {
+		err := c.degradedErrLocked()
+		c.mu.Unlock()
+		return nil, err
+	}
+	c.mu.Unlock()
+
+	attempts := c.cfg.Retry.Attempts
+	if wasDegraded {
+		attempts = 1 // a degraded Cap probes once per interval instead of a whole round
+	}
+	var lastErr error
+	for i := 0; i < attempts; i++ {
+		if i > 0 {
+			delay := c.cfg.Retry.Backoff << (i - 1)
+			c.log.Debug("reconnect backoff", "attempt", i+1, "delay", delay, "err", lastErr)
+			t := time.NewTimer(delay)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return nil, fmt.Errorf("mcp server %q: connect: %w (last error: %v)", c.cfg.Name, ctx.Err(), lastErr)
+			case <-c.stop:
+				t.Stop()
+				return nil, c.errClosed()
+			}
+		}
+		cn, err := c.dial(ctx)
+		if err == nil {
+			if err := c.onConnected(ctx, cn, wasDegraded); err != nil {
+				lastErr = err
+				continue
+			}
+			return cn, nil
+		}
+		lastErr = err
+		if ctx.Err() != nil || c.injected != nil {
+			break
+		}
+	}
+	if ctx.Err() != nil && c.injected == nil {
+		// The caller gave up; that says nothing about the server.
+		return nil, fmt.Errorf("mcp server %q: connect: %w (last error: %v)", c.cfg.Name, ctx.Err(), lastErr)
+	}
+	c.markDegraded(lastErr)
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return nil, c.degradedErrLocked()
+}
+
+// dial obtains a new connection: a lease from the pool, or the injected session once.
+func (c *Cap) dial(ctx context.Context) (*conn, error) {
+	if c.injected != nil {
+		cn := &conn{session: c.injected}
+		c.mu.Lock()
+		up := c.everUp
+		c.mu.Unlock()
+		if up {
+			// The injected session was in use and died: it cannot be replaced.
+			return nil, fmt.Errorf("mcp server %q: injected client session closed; it cannot be reconnected", c.cfg.Name)
+		}
+		return cn, nil
+	}
+	lease, err := c.pool.Get(ctx, c.cfg.Server, c.partition)
+	if err != nil {
+		return nil, fmt.Errorf("mcp server %q: connect: %w", c.cfg.Name, err)
+	}
+	cn := &conn{session: lease.Session(), lease: lease, done: lease.Done()}
+	stopObs := lease.Observe(c.onNotification)
+	pool := c.pool
+	cn.release = func() {
+		stopObs()
+		pool.Release(lease)
+	}
+	return cn, nil
+}
+
+// onConnected installs cn as the live connection, starts its watcher, refreshes the tool
+// listing when needed and leaves the degraded state.
+func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		cn.retire()
+		return c.errClosed()
+	}
+	reconnect := c.everUp
+	c.everUp = true
+	c.mu.Unlock()
+
+	c.cur.Store(cn)
+	if cn.done != nil {
+		c.wg.Add(1)
+		go c.watch(cn)
+	}
+	// Re-list only when tools were listed before (or are static/degraded); the first listing
+	// happens in listTools itself.
+	if prev := c.tools.Load(); prev != nil || wasDegraded || reconnect {
+		if err := c.refreshTools(ctx, cn, prev, wasDegraded); err != nil {
+			c.cur.CompareAndSwap(cn, nil)
+			cn.retire()
+			return err
+		}
+	}
+	c.mu.Lock()
+	c.degraded = false
+	c.lastErr = nil
+	c.connectedAt = time.Now()
+	if reconnect {
+		c.reconnects++
+	}
+	c.resCache = nil
+	c.promptCache = nil
+	c.skillCache = nil
+	c.mu.Unlock()
+	if reconnect {
+		c.log.Info("reconnected", "pid", cn.pid())
+	}
+	return nil
+}
+
+func (cn *conn) pid() int {
+	if cn.lease == nil {
+		return 0
+	}
+	return cn.lease.PID()
+}
+
+// watch marks cn dead when its connection ends. Close stops it.
+func (c *Cap) watch(cn *conn) {
+	defer c.wg.Done()
+	select {
+	case <-cn.done:
+		c.log.Warn("connection lost", "pid", cn.pid(), "err", cn.why())
+		c.mu.Lock()
+		c.lastErr = fmt.Errorf("connection lost: %s", cn.why())
+		c.mu.Unlock()
+		c.cur.CompareAndSwap(cn, nil)
+		cn.retire()
+	case <-c.stop:
+	}
+}
+
+// drop retires cn after a call saw its connection die, so the next access reconnects.
+func (c *Cap) drop(cn *conn, err error) {
+	c.mu.Lock()
+	c.lastErr = err
+	c.mu.Unlock()
+	c.cur.CompareAndSwap(cn, nil)
+	cn.retire()
+}
+
+// markDegraded records the failure of a whole connect round. The transition to degraded
+// empties the toolset and emits tools_changed.
+func (c *Cap) markDegraded(err error) {
+	c.mu.Lock()
+	was := c.degraded
+	c.degraded = true
+	c.lastErr = err
+	c.nextAttempt = time.Now().Add(c.cfg.Retry.Backoff << (c.cfg.Retry.Attempts - 1))
+	c.mu.Unlock()
+	if !was {
+		c.log.Error("degraded: server unreachable", "err", err)
+		c.tools.Store(nil)
+		c.emitToolsChanged()
+	}
+}
+
+func (c *Cap) degradedErrLocked() error {
+	return fmt.Errorf("mcp server %q unavailable: %w: %v", c.cfg.Name, ErrDegraded, c.lastErr)
+}
+
+// connectionLost reports whether err means the connection died under the call. sent is false
+// when the request provably never left (the connection was already closing), so even a
+// non-idempotent call may be repeated.
+func connectionLost(err error, cn *conn) (lost, sent bool) {
+	if errors.Is(err, mcp.ErrConnectionClosed) {
+		// The SDK returns it only for requests refused before they were written
+		// (jsonrpc2 checks for shutdown before registering and before writing a call).
+		return true, false
+	}
+	var wire *jsonrpc.Error
+	if errors.As(err, &wire) {
+		return false, true // the server answered
+	}
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrSessionMissing) {
+		return true, true
+	}
+	if cn.done != nil {
+		// Other transport errors: the connection is lost if it ends promptly.
+		t := time.NewTimer(200 * time.Millisecond)
+		defer t.Stop()
+		select {
+		case <-cn.done:
+			return true, true
+		case <-t.C:
+		}
+	}
+	return false, true
+}

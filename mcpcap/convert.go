@@ -1,0 +1,121 @@
+package mcpcap
+
+import (
+	"encoding/json"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// This file converts go-sdk types to ext types losslessly: every content kind, annotations,
+// icons, structured content, isError and _meta. Maps and schemas are kept as raw JSON.
+
+// rawJSON marshals v, returning nil for nil, empty maps and values that do not marshal.
+func rawJSON(v any) json.RawMessage {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case json.RawMessage:
+		return x
+	case mcp.Meta:
+		if len(x) == 0 {
+			return nil
+		}
+	case map[string]any:
+		if len(x) == 0 {
+			return nil
+		}
+	case *mcp.Annotations:
+		if x == nil {
+			return nil
+		}
+	case []mcp.Icon:
+		if len(x) == 0 {
+			return nil
+		}
+	}
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return nil
+	}
+	return b
+}
+
+func toolEntry(t *mcp.Tool) ext.ToolEntry {
+	e := ext.ToolEntry{
+		Name:         t.Name,
+		Title:        t.Title,
+		Description:  t.Description,
+		InputSchema:  rawJSON(t.InputSchema),
+		OutputSchema: rawJSON(t.OutputSchema),
+		Meta:         rawJSON(t.Meta),
+	}
+	if a := t.Annotations; a != nil {
+		e.Annotations = &ext.ToolAnnotations{
+			Title:           a.Title,
+			ReadOnlyHint:    a.ReadOnlyHint,
+			DestructiveHint: a.DestructiveHint,
+			IdempotentHint:  a.IdempotentHint,
+			OpenWorldHint:   a.OpenWorldHint,
+		}
+	}
+	return e
+}
+
+func toolResult(r *mcp.CallToolResult) *ext.ToolResult {
+	out := &ext.ToolResult{
+		Content:           make([]ext.Content, 0, len(r.Content)),
+		StructuredContent: rawJSON(r.StructuredContent),
+		IsError:           r.IsError,
+		Meta:              rawJSON(r.Meta),
+	}
+	for _, c := range r.Content {
+		out.Content = append(out.Content, content(c))
+	}
+	return out
+}
+
+// content converts one content item. Kinds unknown to ext (tool_use, tool_result, which only
+// occur in sampling messages) pass through as their wire JSON in Meta under "raw".
+func content(c mcp.Content) ext.Content {
+	switch x := c.(type) {
+	case *mcp.TextContent:
+		return ext.Content{Type: ext.ContentText, Text: x.Text, Meta: rawJSON(x.Meta), Annotations: rawJSON(x.Annotations)}
+	case *mcp.ImageContent:
+		return ext.Content{Type: ext.ContentImage, Data: x.Data, MIMEType: x.MIMEType, Meta: rawJSON(x.Meta), Annotations: rawJSON(x.Annotations)}
+	case *mcp.AudioContent:
+		return ext.Content{Type: ext.ContentAudio, Data: x.Data, MIMEType: x.MIMEType, Meta: rawJSON(x.Meta), Annotations: rawJSON(x.Annotations)}
+	case *mcp.ResourceLink:
+		return ext.Content{Type: ext.ContentResourceLink, URI: x.URI, Name: x.Name, Title: x.Title,
+			Description: x.Description, MIMEType: x.MIMEType, Size: x.Size, Icons: rawJSON(x.Icons),
+			Meta: rawJSON(x.Meta), Annotations: rawJSON(x.Annotations)}
+	case *mcp.EmbeddedResource:
+		out := ext.Content{Type: ext.ContentResource, Meta: rawJSON(x.Meta), Annotations: rawJSON(x.Annotations)}
+		if x.Resource != nil {
+			rc := resourceContents(x.Resource)
+			out.Resource = &rc
+		}
+		return out
+	}
+	b, _ := c.MarshalJSON()
+	var head struct {
+		Type string `json:"type"`
+	}
+	_ = json.Unmarshal(b, &head)
+	raw, _ := json.Marshal(map[string]json.RawMessage{"raw": b})
+	return ext.Content{Type: head.Type, Meta: raw}
+}
+
+func resourceContents(r *mcp.ResourceContents) ext.ResourceContents {
+	return ext.ResourceContents{URI: r.URI, MIMEType: r.MIMEType, Text: r.Text, Blob: r.Blob, Meta: rawJSON(r.Meta)}
+}
+
+func resourceEntry(r *mcp.Resource) ext.ResourceEntry {
+	return ext.ResourceEntry{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description,
+		MIMEType: r.MIMEType, Size: r.Size, Annotations: rawJSON(r.Annotations), Meta: rawJSON(r.Meta)}
+}
+
+func templateEntry(r *mcp.ResourceTemplate) ext.ResourceTemplateEntry {
+	return ext.ResourceTemplateEntry{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title,
+		Description: r.Description, MIMEType: r.MIMEType, Annotations: rawJSON(r.Annotations), Meta: rawJSON(r.Meta)}
+}

@@ -1,0 +1,56 @@
+// Package mcpcap is McpServerCap (RFC-0051 "Concrete Capability Types / McpServerCap",
+// "Lifecycle Management", sequence diagrams 1, 4 and 6; DESIGN.md "MCP servers"): one MCP
+// server as a capability. A Cap implements ext.Capability, ext.MCPResource,
+// ext.ResourceTemplateSource, ext.SkillResource, ext.CommandResource and
+// ext.ChangeObservable over a go-sdk ClientSession that is either injected (WithClient) or
+// leased from a connpool.Pool (WithPool).
+//
+// Lifecycle: New validates and does no I/O. The first listing (Tools, ListTools, resources,
+// prompts, skills) connects, unless Lazy: then the static Config.Tools serve the listing
+// and the first call connects. Connecting is a double-checked, context-aware lock around
+// an atomic pointer to the live connection, so the call path takes no lock. A goroutine per
+// pooled connection waits on its Done channel and marks it dead (Close stops it); the next
+// access reconnects with exponential backoff (Retry.Attempts tries, Backoff, 2×Backoff, …),
+// re-lists tools and emits tools_changed when the list differs. When a whole round fails
+// the Cap is degraded: Tools returns none, tools_changed is emitted once, and every access
+// fails fast with ErrDegraded naming the server and its last error (with the stderr tail).
+//
+// Decisions taken where the RFC and DESIGN.md are silent:
+//   - While degraded, an access probes with a single attempt, at most once per the longest
+//     delay of a round (Backoff << (Attempts-1)); success restores the tools and emits
+//     tools_changed. The RFC's "no automatic background reconnect" holds: only accesses
+//     reconnect.
+//   - Tools (compilation) swallows connection errors and returns none, so one unreachable
+//     server never fails a whole toolset; ListTools (explicit listing, the CLI) returns them.
+//   - Call retry: a request the SDK refused before writing it (ErrConnectionClosed: the
+//     connection was already closing) never reached the server and is always repeated on a
+//     new connection. A request that may have reached it is repeated only for tools
+//     annotated readOnlyHint or idempotentHint, or with Retry.Calls "always", never with
+//     "never"; otherwise the error wraps ErrConnectionLost and says why it was not retried.
+//     Annotations come from the server's listing (or the static tools of a Lazy Cap).
+//     A call is "cut off by a lost connection" when its error wraps io.EOF,
+//     ErrConnectionClosed or ErrSessionMissing, or (other transport errors) when the
+//     connection ends within 200 ms; an error the server sent (jsonrpc.Error) never is.
+//   - Tool names: Prefix is prepended (nil: none; the gateway adds "<server>__");
+//     AllowTools/DenyTools are path.Match patterns on the server's names, deny wins.
+//   - An injected client is never closed by the Cap and cannot be reconnected: when it dies
+//     the Cap degrades for good. Its notifications reach the Cap only through
+//     HandleNotification, and skills/list only if RegisterSkillMethods ran on its Client.
+//   - Resources: listings (and templates) are cached per connection and dropped on
+//     resources list_changed or reconnect; ResourceExists answers from the cache, matching
+//     templates with RFC 6570. URIs may be given as mcp://<server>/<original-uri>.
+//   - Prompts are commands named "<server>:<prompt>"; GetCommand binds positional arguments
+//     in declaration order, joins extra arguments into the last one, and rejects a missing
+//     required argument with an error naming it.
+//   - Skills: skill://…/SKILL.md resources, plus SEP-2640 skills/list entries when the
+//     server declares io.modelcontextprotocol/skills. Origin is "mcp://<server>" (untrusted).
+//     SkillExists and ReadSkill answer only for URIs the server lists (a "dynamic" skill's
+//     root prefix included) and reject dot segments in any percent-encoding, backslashes and
+//     NUL with ext.ErrPathTraversal. The registry asks local sources first, so an MCP skill
+//     never shadows a local one.
+//   - Notifications: tools list_changed marks the tool list stale (re-listed on next access)
+//     and emits tools_changed; resources list_changed emits resources_changed (and
+//     skills_changed when the server serves skills); prompts list_changed emits
+//     prompts_changed and commands_changed; resources/updated emits resources_changed with
+//     SourceURI (and skills_changed for a skill file).
+package mcpcap

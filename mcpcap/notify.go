@@ -1,0 +1,70 @@
+package mcpcap
+
+import (
+	"strings"
+
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/ext"
+)
+
+// HandleNotification maps a server notification to change events:
+// tools list_changed → tools_changed; resources list_changed → resources_changed (and
+// skills_changed when the server serves skills); prompts list_changed → prompts_changed and
+// commands_changed; resource updated → resources_changed with SourceURI (and skills_changed
+// for a skill file). Pooled connections are wired to it by the Cap; the owner of an injected
+// client forwards its ClientOptions handlers here. It never blocks on I/O.
+func (c *Cap) HandleNotification(n connpool.Notification) { c.onNotification(n) }
+
+func (c *Cap) onNotification(n connpool.Notification) {
+	if c.isClosed() {
+		return
+	}
+	switch n.Kind {
+	case connpool.ToolsListChanged:
+		c.staleTools.Store(true)
+		c.emit(ext.ToolsChanged, "")
+	case connpool.ResourcesListChanged:
+		c.mu.Lock()
+		skills := c.servesSkillsLocked()
+		c.resCache = nil
+		c.skillCache = nil
+		c.mu.Unlock()
+		c.emit(ext.ResourcesChanged, "")
+		if skills {
+			c.emit(ext.SkillsChanged, "")
+		}
+	case connpool.PromptsListChanged:
+		c.mu.Lock()
+		c.promptCache = nil
+		c.mu.Unlock()
+		c.emit(ext.PromptsChanged, "")
+		c.emit(ext.CommandsChanged, "")
+	case connpool.ResourceUpdated:
+		c.emit(ext.ResourcesChanged, n.URI)
+		c.mu.Lock()
+		skill := c.skillCache != nil && c.skillCache.has(n.URI)
+		c.mu.Unlock()
+		if skill || strings.HasPrefix(n.URI, "skill://") {
+			c.emit(ext.SkillsChanged, n.URI)
+		}
+	}
+}
+
+// servesSkillsLocked reports whether the server is known to serve skills (listed ones, or the
+// SEP-2640 extension declared).
+func (c *Cap) servesSkillsLocked() bool {
+	if c.skillCache != nil && len(c.skillCache.entries) > 0 {
+		return true
+	}
+	if c.resCache != nil {
+		for _, r := range c.resCache.entries {
+			if strings.HasPrefix(r.URI, "skill://") {
+				return true
+			}
+		}
+	}
+	if cn := c.cur.Load(); cn != nil && declaresSkills(cn) {
+		return true
+	}
+	return false
+}

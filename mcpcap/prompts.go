@@ -1,0 +1,195 @@
+package mcpcap
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// ListCommands returns the server's prompts as commands named "<server>:<prompt>" (Source
+// "mcp"), with the prompt's arguments in order. The listing is cached until the server says
+// its prompts changed.
+func (c *Cap) ListCommands(ctx context.Context) ([]ext.CommandEntry, error) {
+	prompts, err := c.prompts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]ext.CommandEntry, 0, len(prompts))
+	for _, p := range prompts {
+		e := ext.CommandEntry{
+			Name:          c.cfg.Name + ":" + p.Name,
+			QualifiedName: c.cfg.Name + ":" + p.Name,
+			Description:   p.Description,
+			Source:        "mcp",
+		}
+		if e.Description == "" {
+			e.Description = p.Title
+		}
+		var hint []string
+		for _, a := range p.Arguments {
+			if a == nil {
+				continue
+			}
+			e.Arguments = append(e.Arguments, ext.CommandArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+			if a.Required {
+				hint = append(hint, "<"+a.Name+">")
+			} else {
+				hint = append(hint, "["+a.Name+"]")
+			}
+		}
+		e.ArgumentHint = strings.Join(hint, " ")
+		out = append(out, e)
+	}
+	return out, nil
+}
+
+// GetCommand expands the prompt name ("<server>:<prompt>", "<prompt>", with or without a
+// leading "/") with prompts/get. Positional args fill the prompt's arguments in order; extra
+// args are joined with spaces into the last argument. A missing required argument, or args for
+// a prompt that takes none, is an error naming the command. The result is the text of the
+// messages joined by blank lines: text as is, embedded text resources by their text, resource
+// links by their URI, and binary content as a bracketed placeholder.
+func (c *Cap) GetCommand(ctx context.Context, name string, args []string) (string, error) {
+	pname := strings.TrimPrefix(name, "/")
+	if server, rest, ok := strings.Cut(pname, ":"); ok && server == c.cfg.Name {
+		pname = rest
+	}
+	prompts, err := c.prompts(ctx)
+	if err != nil {
+		return "", err
+	}
+	var p *mcp.Prompt
+	for _, q := range prompts {
+		if q.Name == pname {
+			p = q
+			break
+		}
+	}
+	if p == nil {
+		return "", fmt.Errorf("mcp server %q: command %q: %w", c.cfg.Name, name, ext.ErrNotFound)
+	}
+	argMap, err := c.bindArgs(p, args)
+	if err != nil {
+		return "", err
+	}
+	cn, err := c.ensure(ctx)
+	if err != nil {
+		return "", err
+	}
+	res, err := cn.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: argMap})
+	if err != nil {
+		c.noteCallError(cn, err)
+		return "", fmt.Errorf("mcp server %q: command %q: prompts/get: %w", c.cfg.Name, name, err)
+	}
+	parts := make([]string, 0, len(res.Messages))
+	for _, m := range res.Messages {
+		if m == nil || m.Content == nil {
+			continue
+		}
+		if s := contentText(content(m.Content)); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, "\n\n"), nil
+}
+
+func (c *Cap) bindArgs(p *mcp.Prompt, args []string) (map[string]string, error) {
+	var decl []*mcp.PromptArgument
+	for _, a := range p.Arguments {
+		if a != nil {
+			decl = append(decl, a)
+		}
+	}
+	if len(decl) == 0 {
+		if len(args) > 0 {
+			return nil, fmt.Errorf("mcp server %q: command %q takes no arguments, got %d", c.cfg.Name, c.cfg.Name+":"+p.Name, len(args))
+		}
+		return nil, nil
+	}
+	m := make(map[string]string, len(decl))
+	for i, a := range decl {
+		switch {
+		case i < len(args) && i == len(decl)-1:
+			m[a.Name] = strings.Join(args[i:], " ")
+		case i < len(args):
+			m[a.Name] = args[i]
+		case a.Required:
+			return nil, fmt.Errorf("mcp server %q: command %q: missing required argument %q (position %d)", c.cfg.Name, c.cfg.Name+":"+p.Name, a.Name, i+1)
+		}
+	}
+	return m, nil
+}
+
+func contentText(ct ext.Content) string {
+	switch ct.Type {
+	case ext.ContentText:
+		return ct.Text
+	case ext.ContentResource:
+		if ct.Resource == nil {
+			return ""
+		}
+		if ct.Resource.Text != "" {
+			return ct.Resource.Text
+		}
+		return fmt.Sprintf("[%s resource %s]", ct.Resource.MIMEType, ct.Resource.URI)
+	case ext.ContentResourceLink:
+		return ct.URI
+	case ext.ContentImage, ext.ContentAudio:
+		return fmt.Sprintf("[%s %s]", ct.MIMEType, ct.Type)
+	}
+	return ""
+}
+
+func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
+	if c.isClosed() {
+		return nil, c.errClosed()
+	}
+	cn, err := c.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	cached := c.promptCache
+	c.mu.Unlock()
+	if cached != nil {
+		return cached, nil
+	}
+	list := []*mcp.Prompt{}
+	if caps := serverCaps(cn); caps == nil || caps.Prompts != nil {
+		for p, err := range cn.session.Prompts(ctx, nil) {
+			if err != nil {
+				c.noteCallError(cn, err)
+				return nil, fmt.Errorf("mcp server %q: prompts/list: %w", c.cfg.Name, err)
+			}
+			list = append(list, p)
+		}
+	}
+	c.mu.Lock()
+	if c.cur.Load() == cn {
+		c.promptCache = list
+	}
+	c.mu.Unlock()
+	return list, nil
+}
+
+// Complete forwards a completion/complete request (argument completion for a prompt or a
+// resource template) to the server. A server without the completions capability answers with
+// an empty completion.
+func (c *Cap) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+	cn, err := c.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if caps := serverCaps(cn); caps != nil && caps.Completions == nil {
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+	}
+	res, err := cn.session.Complete(ctx, params)
+	if err != nil {
+		c.noteCallError(cn, err)
+		return nil, fmt.Errorf("mcp server %q: completion/complete: %w", c.cfg.Name, err)
+	}
+	return res, nil
+}

@@ -1,0 +1,180 @@
+package mcpcap
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// codeResourceNotFound is MCP's error code for resources/read of an unknown URI.
+const codeResourceNotFound = -32002
+
+// resourceCache is the listing ResourceExists answers from; a resources list_changed or a
+// reconnect drops it.
+type resourceCache struct {
+	entries   []ext.ResourceEntry
+	byURI     map[string]bool
+	templates []ext.ResourceTemplateEntry
+	matchers  []*uritemplate.Template
+}
+
+// ListResources returns the server's resources (resources/list, all pages). The listing is
+// cached until the server says it changed.
+func (c *Cap) ListResources(ctx context.Context) ([]ext.ResourceEntry, error) {
+	rc, err := c.resources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rc.entries, nil
+}
+
+// ListResourceTemplates returns the server's resource templates (resources/templates/list).
+func (c *Cap) ListResourceTemplates(ctx context.Context) ([]ext.ResourceTemplateEntry, error) {
+	rc, err := c.resources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return rc.templates, nil
+}
+
+// ResourceExists reports whether the server lists uri or one of its templates matches it.
+// uri may be the server's own URI or mcp://<server>/<uri>. It answers from the cached listing.
+func (c *Cap) ResourceExists(ctx context.Context, uri string) (bool, error) {
+	uri, ok := c.unwrapURI(uri)
+	if !ok {
+		return false, nil
+	}
+	rc, err := c.resources(ctx)
+	if err != nil {
+		return false, err
+	}
+	return rc.has(uri), nil
+}
+
+func (rc *resourceCache) has(uri string) bool {
+	if rc.byURI[uri] {
+		return true
+	}
+	for _, m := range rc.matchers {
+		if m.Match(uri) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadResource reads uri (the server's URI or mcp://<server>/<uri>) with resources/read. An
+// unknown resource is ext.ErrNotFound.
+func (c *Cap) ReadResource(ctx context.Context, uri string) ([]ext.ResourceContents, error) {
+	orig, ok := c.unwrapURI(uri)
+	if !ok {
+		return nil, fmt.Errorf("mcp server %q: read %s: %w", c.cfg.Name, uri, ext.ErrNotFound)
+	}
+	return c.read(ctx, orig)
+}
+
+func (c *Cap) read(ctx context.Context, uri string) ([]ext.ResourceContents, error) {
+	cn, err := c.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	res, err := cn.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+	if err != nil {
+		var wire *jsonrpc.Error
+		if errors.As(err, &wire) && wire.Code == codeResourceNotFound {
+			return nil, fmt.Errorf("mcp server %q: read %s: %w (%v)", c.cfg.Name, uri, ext.ErrNotFound, err)
+		}
+		c.noteCallError(cn, err)
+		return nil, fmt.Errorf("mcp server %q: read %s: %w", c.cfg.Name, uri, err)
+	}
+	out := make([]ext.ResourceContents, 0, len(res.Contents))
+	for _, rc := range res.Contents {
+		if rc != nil {
+			out = append(out, resourceContents(rc))
+		}
+	}
+	return out, nil
+}
+
+// noteCallError drops cn when err shows its connection died, so the next access reconnects.
+// Reads are safe to repeat, so the caller may simply try again.
+func (c *Cap) noteCallError(cn *conn, err error) {
+	if lost, _ := connectionLost(err, cn); lost {
+		c.drop(cn, err)
+	}
+}
+
+// unwrapURI strips an mcp://<server>/ wrapper naming this server. ok is false for an
+// mcp:// URI naming another server.
+func (c *Cap) unwrapURI(uri string) (string, bool) {
+	const scheme = "mcp://"
+	if !strings.HasPrefix(uri, scheme) {
+		return uri, true
+	}
+	rest := uri[len(scheme):]
+	host, orig, found := strings.Cut(rest, "/")
+	if !found || host != c.cfg.Name || orig == "" {
+		return "", false
+	}
+	return orig, true
+}
+
+// resources returns the cached listing, listing resources and templates when needed.
+func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
+	if c.isClosed() {
+		return nil, c.errClosed()
+	}
+	cn, err := c.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	rc := c.resCache
+	c.mu.Unlock()
+	if rc != nil {
+		return rc, nil
+	}
+	rc = &resourceCache{byURI: map[string]bool{}}
+	caps := serverCaps(cn)
+	if caps == nil || caps.Resources != nil {
+		for r, err := range cn.session.Resources(ctx, nil) {
+			if err != nil {
+				c.noteCallError(cn, err)
+				return nil, fmt.Errorf("mcp server %q: resources/list: %w", c.cfg.Name, err)
+			}
+			rc.entries = append(rc.entries, resourceEntry(r))
+			rc.byURI[r.URI] = true
+		}
+		for t, err := range cn.session.ResourceTemplates(ctx, nil) {
+			if err != nil {
+				c.noteCallError(cn, err)
+				return nil, fmt.Errorf("mcp server %q: resources/templates/list: %w", c.cfg.Name, err)
+			}
+			rc.templates = append(rc.templates, templateEntry(t))
+			if m, err := uritemplate.New(t.URITemplate); err == nil {
+				rc.matchers = append(rc.matchers, m)
+			} else {
+				c.log.Warn("unparseable resource template", "template", t.URITemplate, "err", err)
+			}
+		}
+	}
+	c.mu.Lock()
+	if c.cur.Load() == cn {
+		c.resCache = rc
+	}
+	c.mu.Unlock()
+	return rc, nil
+}
+
+func serverCaps(cn *conn) *mcp.ServerCapabilities {
+	if ir := cn.session.InitializeResult(); ir != nil {
+		return ir.Capabilities
+	}
+	return nil
+}

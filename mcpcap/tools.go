@@ -1,0 +1,207 @@
+package mcpcap
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"reflect"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolSet is an immutable snapshot of the tools the Cap serves.
+type toolSet struct {
+	entries []ext.ToolEntry      // as served: filtered and prefixed
+	byName  map[string]*toolInfo // served name → info
+	static  bool                 // from Config.Tools, not from the server
+}
+
+type toolInfo struct {
+	upstream string // the server's name for the tool
+	safe     bool   // readOnlyHint or idempotentHint: a lost call may be repeated
+}
+
+func staticTools(in []ext.ToolEntry) []ext.ToolEntry { return in }
+
+// buildToolSet filters and prefixes upstream tools (named as the server names them).
+func (c *Cap) buildToolSet(upstream []ext.ToolEntry, static bool) *toolSet {
+	ts := &toolSet{byName: make(map[string]*toolInfo, len(upstream)), static: static}
+	prefix := ""
+	if c.cfg.Prefix != nil {
+		prefix = *c.cfg.Prefix
+	}
+	for _, t := range upstream {
+		if !c.cfg.allowed(t.Name) {
+			continue
+		}
+		info := &toolInfo{upstream: t.Name}
+		if a := t.Annotations; a != nil {
+			info.safe = a.ReadOnlyHint || a.IdempotentHint
+		}
+		t.Name = prefix + t.Name
+		if _, dup := ts.byName[t.Name]; dup {
+			continue
+		}
+		ts.byName[t.Name] = info
+		ts.entries = append(ts.entries, t)
+	}
+	return ts
+}
+
+// Tools returns the tools for a compiled toolset. It connects on first use unless Lazy (then
+// the static tools serve until the first call). A degraded Cap returns none and no error (the
+// reason is in Status), so one unreachable server never fails a whole compilation.
+func (c *Cap) Tools(ctx context.Context) ([]ext.ToolEntry, error) {
+	tools, err := c.ListTools(ctx)
+	if err != nil {
+		if c.isClosed() {
+			return nil, err
+		}
+		c.log.Warn("tools unavailable", "err", err)
+		return nil, nil
+	}
+	return tools, nil
+}
+
+// ListTools is Tools for explicit listing (the CLI): it returns the connection error instead
+// of an empty list. The returned slice is shared; callers must not modify it.
+func (c *Cap) ListTools(ctx context.Context) ([]ext.ToolEntry, error) {
+	ts, err := c.toolSet(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return ts.entries, nil
+}
+
+// toolSet returns a current snapshot, connecting and listing when needed.
+func (c *Cap) toolSet(ctx context.Context) (*toolSet, error) {
+	if c.isClosed() {
+		return nil, c.errClosed()
+	}
+	ts := c.tools.Load()
+	live := c.cur.Load()
+	if ts != nil && ts.static && live == nil {
+		return ts, nil // lazy: static tools until the first call connects
+	}
+	if ts != nil && !ts.static && live != nil && !live.dead.Load() && !c.staleTools.Load() {
+		return ts, nil
+	}
+	cn, err := c.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ts = c.tools.Load()
+	if ts != nil && !ts.static && !c.staleTools.Load() {
+		return ts, nil
+	}
+	if err := c.refreshTools(ctx, cn, ts, false); err != nil {
+		return nil, err
+	}
+	return c.tools.Load(), nil
+}
+
+// refreshTools lists the server's tools on cn and stores them, emitting tools_changed when
+// the served list differs from prev (or always when recovering from degraded).
+func (c *Cap) refreshTools(ctx context.Context, cn *conn, prev *toolSet, force bool) error {
+	c.staleTools.Store(false)
+	var upstream []ext.ToolEntry
+	for t, err := range cn.session.Tools(ctx, nil) {
+		if err != nil {
+			c.staleTools.Store(true)
+			return fmt.Errorf("mcp server %q: tools/list: %w", c.cfg.Name, err)
+		}
+		upstream = append(upstream, toolEntry(t))
+	}
+	ts := c.buildToolSet(upstream, false)
+	c.tools.Store(ts)
+	if force || (prev != nil && !reflect.DeepEqual(prev.entries, ts.entries)) {
+		c.emitToolsChanged()
+	}
+	return nil
+}
+
+func (c *Cap) emitToolsChanged() { c.emit(ext.ToolsChanged, "") }
+
+// CallTool calls a tool by the name Tools served. The call is bounded by Config.Timeout and
+// by ctx; cancelling ctx cancels it upstream (notifications/cancelled) and leaves the
+// connection up. A call cut off by a lost connection is repeated on a new connection only if
+// it never reached the server, or the tool is annotated readOnlyHint or idempotentHint, or
+// Retry.Calls is "always" (never when "never"); otherwise the error wraps ErrConnectionLost.
+// A tool-level failure is a result with IsError set, not an error.
+func (c *Cap) CallTool(ctx context.Context, name string, args json.RawMessage) (*ext.ToolResult, error) {
+	info, err := c.lookupTool(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
+	cn, err := c.ensure(ctx)
+	if err != nil {
+		return nil, err
+	}
+	params := &mcp.CallToolParams{Name: info.upstream}
+	if len(args) > 0 {
+		params.Arguments = args
+	}
+	for attempt := 1; ; attempt++ {
+		res, err := cn.session.CallTool(ctx, params)
+		if err == nil {
+			return toolResult(res), nil
+		}
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, context.Cause(ctx))
+		}
+		lost, sent := connectionLost(err, cn)
+		if !lost {
+			return nil, fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, err)
+		}
+		c.drop(cn, err)
+		if sent {
+			if reason := c.noRetryReason(info); reason != "" {
+				return nil, fmt.Errorf("mcp server %q: %w during call %q; not retried: %s (%v)",
+					c.cfg.Name, ErrConnectionLost, name, reason, err)
+			}
+		}
+		if attempt >= c.cfg.Retry.Attempts {
+			return nil, fmt.Errorf("mcp server %q: %w during call %q; gave up after %d attempts (%v)",
+				c.cfg.Name, ErrConnectionLost, name, attempt, err)
+		}
+		c.log.Info("retrying call on a new connection", "tool", name, "attempt", attempt+1, "err", err)
+		if cn, err = c.ensure(ctx); err != nil {
+			return nil, fmt.Errorf("mcp server %q: %w during call %q; reconnect failed: %w", c.cfg.Name, ErrConnectionLost, name, err)
+		}
+		params = &mcp.CallToolParams{Name: info.upstream, Arguments: params.Arguments}
+	}
+}
+
+// noRetryReason says why a call that may have reached the server must not be repeated, or ""
+// when it may.
+func (c *Cap) noRetryReason(info *toolInfo) string {
+	switch c.cfg.Retry.Calls {
+	case CallsAlways:
+		return ""
+	case CallsNever:
+		return "retry.calls is \"never\""
+	}
+	if info.safe {
+		return ""
+	}
+	return "the tool is not read-only or idempotent"
+}
+
+func (c *Cap) lookupTool(ctx context.Context, name string) (*toolInfo, error) {
+	if ts := c.tools.Load(); ts != nil && !c.staleTools.Load() {
+		if info := ts.byName[name]; info != nil {
+			return info, nil
+		}
+	}
+	ts, err := c.toolSet(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if info := ts.byName[name]; info != nil {
+		return info, nil
+	}
+	return nil, fmt.Errorf("mcp server %q: tool %q: %w", c.cfg.Name, name, ext.ErrNotFound)
+}
