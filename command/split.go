@@ -20,7 +20,7 @@ var ErrSyntax = errors.New("command line syntax error")
 //   - Inside "…" a backslash escapes only `"` and `\`; before anything else it is literal, so
 //     "C:\path" keeps its backslash.
 //   - Quoted and unquoted parts adjoining without space form one field (a'b c'd is "ab cd");
-//     the empty quotes `''` and `""` produce an empty field.
+//     an empty pair of single or double quotes produces an empty field.
 //
 // The error wraps ErrSyntax.
 func Split(line string) ([]string, error) {
