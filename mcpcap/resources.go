@@ -12,8 +12,25 @@ import (
 	"github.com/yosida95/uritemplate/v3"
 )
 
-// codeResourceNotFound is MCP's error code for resources/read of an unknown URI.
-const codeResourceNotFound = -32002
+// legacyResourceNotFound is the error code MCP used for an unknown resource before it moved
+// to -32602 (invalid params, mcp.CodeResourceNotFound).
+const legacyResourceNotFound = -32002
+
+// isResourceNotFound reports whether err is the server saying the resource does not exist:
+// code -32002, or -32602 with "not found" in the message (-32602 alone is any bad params).
+func isResourceNotFound(err error) bool {
+	var wire *jsonrpc.Error
+	if !errors.As(err, &wire) {
+		return false
+	}
+	switch wire.Code {
+	case legacyResourceNotFound:
+		return true
+	case mcp.CodeResourceNotFound, jsonrpc.CodeInvalidParams:
+		return strings.Contains(strings.ToLower(wire.Message), "not found")
+	}
+	return false
+}
 
 // resourceCache is the listing ResourceExists answers from; a resources list_changed or a
 // reconnect drops it.
@@ -86,8 +103,7 @@ func (c *Cap) read(ctx context.Context, uri string) ([]ext.ResourceContents, err
 	}
 	res, err := cn.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
 	if err != nil {
-		var wire *jsonrpc.Error
-		if errors.As(err, &wire) && wire.Code == codeResourceNotFound {
+		if isResourceNotFound(err) {
 			return nil, fmt.Errorf("mcp server %q: read %s: %w (%v)", c.cfg.Name, uri, ext.ErrNotFound, err)
 		}
 		c.noteCallError(cn, err)
