@@ -104,8 +104,9 @@ func newServer() *mcp.Server {
 		func(context.Context, *mcp.CallToolRequest, noArg) (*mcp.CallToolResult, any, error) {
 			return text(fmt.Sprint(pid)), nil, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Sleeps ms milliseconds, honouring cancellation; appends \"cancelled <pid>\" or \"done <pid>\" to the --log file."},
+	mcp.AddTool(s, &mcp.Tool{Name: "sleep", Description: "Sleeps ms milliseconds, honouring cancellation; appends \"begin <pid>\" when it starts and \"cancelled <pid>\" or \"done <pid>\" when it ends to the --log file."},
 		func(ctx context.Context, _ *mcp.CallToolRequest, in msArg) (*mcp.CallToolResult, any, error) {
+			appendLog(fmt.Sprintf("begin %d", pid))
 			t := time.NewTimer(time.Duration(in.Ms) * time.Millisecond)
 			defer t.Stop()
 			select {
