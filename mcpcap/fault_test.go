@@ -1,0 +1,310 @@
+package mcpcap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testserver"
+)
+
+// newPool returns a pool closed at the end of the test (after the Caps registered later).
+func newPool(t *testing.T) *connpool.Pool {
+	t.Helper()
+	p := connpool.New(&connpool.Options{KillGrace: 500 * time.Millisecond, IdleTimeout: -1})
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if err := p.Close(ctx); err != nil {
+			t.Errorf("pool close: %v", err)
+		}
+	})
+	return p
+}
+
+func newPoolCap(t *testing.T, p *connpool.Pool, partition string, cfg Config) *Cap {
+	t.Helper()
+	c, err := New(cfg, WithPool(p, partition))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := c.Close(context.Background()); err != nil {
+			t.Error(err)
+		}
+	})
+	return c
+}
+
+func callText(t *testing.T, c *Cap, tool, args string) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := c.CallTool(ctx, tool, json.RawMessage(args))
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	if res.IsError || len(res.Content) == 0 {
+		t.Fatalf("%s: result %+v", tool, res)
+	}
+	return res.Content[0].Text
+}
+
+func countLines(t *testing.T, file, prefix string) int {
+	t.Helper()
+	b, err := os.ReadFile(file)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestKill9WithCallsInFlight kills the server while 50 calls are in flight, ten times: every
+// call returns (none hangs), read-only calls are retried on the new process, the
+// non-idempotent count tool is never executed twice, and the next call runs on a new pid.
+func TestKill9WithCallsInFlight(t *testing.T) {
+	bin := testserver.Build(t)
+	log := filepath.Join(t.TempDir(), "calls.log")
+	p := newPool(t)
+	c := newPoolCap(t, p, "", Config{Name: "fault",
+		Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log, "--call-delay", "300ms"}},
+		Retry:  Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
+	var rec recorder
+	defer c.Observe(rec.add)()
+
+	pid := callText(t, c, "pid", `{}`)
+	countCalls := 0
+	for cycle := 0; cycle < 10; cycle++ {
+		var wg sync.WaitGroup
+		errs := make(chan error, 50)
+		var countOK, countLost int
+		var mu sync.Mutex
+		for i := 0; i < 50; i++ {
+			tool, args := "lookup", fmt.Sprintf(`{"key":"k%d"}`, i)
+			switch i % 4 {
+			case 1:
+				tool, args = "count", `{}`
+				countCalls++
+			case 3:
+				// Not annotated, so not safe to repeat; still running when the kill lands.
+				tool, args = "sleep", `{"ms":3000}`
+			}
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				res, err := c.CallTool(ctx, tool, json.RawMessage(args))
+				switch {
+				case tool == "lookup" && err != nil:
+					errs <- fmt.Errorf("read-only lookup was not retried to success: %w", err)
+				case tool == "lookup" && !strings.HasPrefix(res.Content[0].Text, "value-of-k"):
+					errs <- fmt.Errorf("lookup result %+v", res)
+				case tool == "sleep" && err == nil:
+					errs <- fmt.Errorf("sleep in flight during kill -9 succeeded: it was repeated")
+				case tool == "sleep":
+					if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "not read-only or idempotent") {
+						errs <- fmt.Errorf("sleep error is not a clear connection-lost error: %w", err)
+					}
+				case tool == "count" && err != nil:
+					if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "not retried") || !strings.Contains(err.Error(), `"fault"`) {
+						errs <- fmt.Errorf("count error is not a clear connection-lost error: %w", err)
+					}
+					mu.Lock()
+					countLost++
+					mu.Unlock()
+				case tool == "count":
+					mu.Lock()
+					countOK++
+					mu.Unlock()
+				}
+			}()
+		}
+		time.Sleep(100 * time.Millisecond) // let the lookups reach the server (they take 300 ms)
+		n, _ := strconv.Atoi(pid)
+		if err := syscall.Kill(n, syscall.SIGKILL); err != nil {
+			t.Fatalf("kill %d: %v", n, err)
+		}
+		done := make(chan struct{})
+		go func() { wg.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(90 * time.Second):
+			t.Fatalf("cycle %d: calls hang after kill -9", cycle)
+		}
+		close(errs)
+		for err := range errs {
+			t.Errorf("cycle %d: %v", cycle, err)
+		}
+		newPid := callText(t, c, "pid", `{}`)
+		if newPid == pid {
+			t.Fatalf("cycle %d: next call ran on the killed pid %s", cycle, pid)
+		}
+		pid = newPid
+		if got := countLines(t, log, "count "); got > countCalls {
+			t.Fatalf("cycle %d: count executed %d times for %d calls: a non-idempotent call was repeated", cycle, got, countCalls)
+		}
+		if got := countLines(t, log, "done "); got != 0 {
+			t.Fatalf("cycle %d: %d sleeps completed: a call cut off by kill -9 was repeated", cycle, got)
+		}
+		t.Logf("cycle %d: count ok=%d lost=%d", cycle, countOK, countLost)
+	}
+	if st := c.Status(); st.State != StateConnected || st.Reconnects < 10 {
+		t.Fatalf("status after 10 kills: %+v", st)
+	}
+}
+
+// TestStartFailureDegradedAndRecovery covers a server that cannot start: a clear error with the
+// stderr tail, not cached (each later access tries again), degraded after the attempts with
+// tools gone and tools_changed fired, and restored when the server works again.
+func TestStartFailureDegradedAndRecovery(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	flag, starts := filepath.Join(dir, "up"), filepath.Join(dir, "starts")
+	script := filepath.Join(dir, "server.sh")
+	body := fmt.Sprintf("#!/bin/sh\necho start >> %q\nif [ -f %q ]; then exec %q; fi\necho 'fixture: server is down (no flag file)' >&2\nexit 2\n", starts, flag, bin)
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := newPool(t)
+	c := newPoolCap(t, p, "", Config{Name: "flaky", Server: connpool.ServerConfig{Command: script},
+		Retry: Retry{Attempts: 2, Backoff: 50 * time.Millisecond}})
+	var rec recorder
+	defer c.Observe(rec.add)()
+	ctx := context.Background()
+
+	_, err := c.ListTools(ctx)
+	if !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "server is down") || !strings.Contains(err.Error(), `"flaky"`) {
+		t.Fatalf("start failure: err = %v; want ErrDegraded naming the server with the stderr tail", err)
+	}
+	if got := countLines(t, starts, "start"); got != 2 {
+		t.Fatalf("%d start attempts, want Retry.Attempts = 2", got)
+	}
+	if tools, err := c.Tools(ctx); err != nil || len(tools) != 0 {
+		t.Fatalf("degraded Tools = %v, %v; want none, no error", tools, err)
+	}
+	if st := c.Status(); st.State != StateDegraded || !strings.Contains(st.LastError, "server is down") {
+		t.Fatalf("status = %+v", st)
+	}
+	if rec.count(ext.ToolsChanged) != 1 {
+		t.Fatalf("tools_changed on degrade: %d", rec.count(ext.ToolsChanged))
+	}
+	if _, err := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"x"}`)); !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "server is down") {
+		t.Fatalf("call while degraded: %v", err)
+	}
+	// Not cached: once the retry interval passed, an access tries again.
+	waitFor(t, "a new start attempt", func() bool {
+		c.Tools(ctx)
+		return countLines(t, starts, "start") >= 3
+	})
+
+	// The server comes back.
+	if err := os.WriteFile(flag, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "recovery", func() bool {
+		tools, _ := c.Tools(ctx)
+		return len(tools) > 0
+	})
+	if rec.count(ext.ToolsChanged) != 2 || c.Status().State != StateConnected {
+		t.Fatalf("after recovery: %d tools_changed, status %+v", rec.count(ext.ToolsChanged), c.Status())
+	}
+	if got := callText(t, c, "echo", `{"text":"back"}`); got != "back" {
+		t.Fatalf("echo = %q", got)
+	}
+
+	// It dies for good: the next access degrades again, tools are gone, tools_changed fires.
+	os.Remove(flag)
+	if err := syscall.Kill(c.Status().PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "degraded after death", func() bool {
+		tools, _ := c.Tools(ctx)
+		return len(tools) == 0 && c.Status().State == StateDegraded
+	})
+	if rec.count(ext.ToolsChanged) != 3 {
+		t.Fatalf("tools_changed after death: %d, want 3", rec.count(ext.ToolsChanged))
+	}
+	os.WriteFile(flag, nil, 0o644)
+	waitFor(t, "second recovery", func() bool {
+		tools, _ := c.Tools(ctx)
+		return len(tools) > 0
+	})
+}
+
+func TestScopeIsolation(t *testing.T) {
+	bin := testserver.Build(t)
+	p := newPool(t)
+	cfg := Config{Name: "state", Scope: ScopeSession, Server: connpool.ServerConfig{Command: bin}}
+	s1 := newPoolCap(t, p, "session-1", cfg)
+	s2 := newPoolCap(t, p, "session-2", cfg)
+	callText(t, s1, "state_set", `{"value":"one"}`)
+	if got := callText(t, s2, "state_get", `{}`); got != "" {
+		t.Fatalf("session-2 sees session-1's state %q", got)
+	}
+	if a, b := callText(t, s1, "pid", `{}`), callText(t, s2, "pid", `{}`); a == b {
+		t.Fatalf("two sessions share process %s", a)
+	}
+	if got := callText(t, s1, "state_get", `{}`); got != "one" {
+		t.Fatalf("session-1 state = %q", got)
+	}
+
+	pcfg := Config{Name: "shared", Server: connpool.ServerConfig{Command: bin, Args: []string{"--stderr", "shared"}}}
+	g1 := newPoolCap(t, p, "", pcfg)
+	g2 := newPoolCap(t, p, "", pcfg)
+	callText(t, g1, "state_set", `{"value":"both"}`)
+	if got := callText(t, g2, "state_get", `{}`); got != "both" {
+		t.Fatalf("pool scope: state = %q, want shared", got)
+	}
+	if a, b := callText(t, g1, "pid", `{}`), callText(t, g2, "pid", `{}`); a != b {
+		t.Fatalf("pool scope: pids %s and %s, want one process", a, b)
+	}
+	if st := p.Stats(); st.Clients != 3 {
+		t.Fatalf("pool has %d clients, want 3 (two sessions + one shared)", st.Clients)
+	}
+}
+
+func TestCancellation(t *testing.T) {
+	bin := testserver.Build(t)
+	log := filepath.Join(t.TempDir(), "calls.log")
+	p := newPool(t)
+	c := newPoolCap(t, p, "", Config{Name: "slow", Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log}}})
+	pid := callText(t, c, "pid", `{}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CallTool(ctx, "sleep", json.RawMessage(`{"ms":30000}`))
+		errc <- err
+	}()
+	time.Sleep(200 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled call: err = %v, want context.Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("cancelled call did not return")
+	}
+	waitFor(t, "server logs the cancellation", func() bool { return countLines(t, log, "cancelled "+pid) == 1 })
+	if got := callText(t, c, "pid", `{}`); got != pid {
+		t.Fatalf("session not reused after cancel: pid %s, was %s", got, pid)
+	}
+}
