@@ -34,9 +34,10 @@ type client struct {
 	ready    chan struct{}
 	startErr error // valid after ready
 
-	session *mcp.ClientSession // valid after ready when startErr == nil
-	proc    *process           // stdio only
-	httpT   *http.Transport    // HTTP only
+	session    *mcp.ClientSession // valid after ready when startErr == nil
+	proc       *process           // stdio only
+	httpT      *http.Transport    // HTTP only
+	httpCancel context.CancelFunc // HTTP only: ends the connection's lifetime context
 
 	ended    atomic.Bool   // set as soon as the process or session is known dead
 	done     chan struct{} // closed when the session has ended and the group is dead
@@ -146,14 +147,16 @@ func (c *client) start(ctx context.Context) error {
 			c.pool.procs.Add(-1)
 		})
 		t = &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}
-	case TypeStreamableHTTP:
+	case TypeStreamableHTTP, TypeSSE:
 		hc, base := newHTTPClient(c.cfg.Headers)
 		c.httpT = base
-		t = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
-	case TypeSSE:
-		hc, base := newHTTPClient(c.cfg.Headers)
-		c.httpT = base
-		t = &mcp.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+		life, cancel := context.WithCancel(context.Background())
+		c.httpCancel = cancel
+		var inner mcp.Transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+		if c.cfg.transportType() == TypeSSE {
+			inner = &mcp.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+		}
+		t = &lifetimeTransport{inner: inner, life: life, cancel: cancel}
 	}
 	session, err := c.mcpClient().Connect(ctx, t, nil)
 	if err != nil {
@@ -174,10 +177,24 @@ func (c *client) watch() {
 	select {
 	case err = <-waitErr:
 	case <-c.closeReq:
-		// Asked to close: end the process first so that Close below does not
-		// wait for calls a hung server would never answer.
-		c.teardown()
-		_ = c.session.Close()
+		if c.proc != nil {
+			// End the process first so that Close does not wait for calls a
+			// hung server would never answer.
+			c.teardown()
+			_ = c.session.Close()
+		} else {
+			// HTTP: close gracefully (the streamable client sends DELETE),
+			// then cut the streams after KillGrace.
+			c.pool.goTracked(func() { _ = c.session.Close() })
+			t := time.NewTimer(c.pool.opts.KillGrace)
+			select {
+			case err = <-waitErr:
+				waitErr <- err
+			case <-t.C:
+			}
+			t.Stop()
+			c.teardown()
+		}
 		err = <-waitErr
 	}
 	c.ended.Store(true)
@@ -209,6 +226,7 @@ func (c *client) teardown() {
 		t.Stop()
 	}
 	if c.httpT != nil {
+		c.httpCancel()
 		c.httpT.CloseIdleConnections()
 	}
 }

@@ -1,7 +1,11 @@
 package connpool
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // headerTransport adds fixed headers to every request (ServerConfig.Headers).
@@ -25,4 +29,27 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 func newHTTPClient(headers map[string]string) (*http.Client, *http.Transport) {
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	return &http.Client{Transport: &headerTransport{base: base, headers: headers}}, base
+}
+
+// lifetimeTransport connects its inner transport with a context that lives
+// as long as the client, not just the start: the SSE client ties its hanging
+// GET to the Connect context, so a start-bounded context would cut the stream
+// as soon as the start returned. The start context still aborts a Connect
+// that has not finished in time.
+type lifetimeTransport struct {
+	inner  mcp.Transport
+	life   context.Context
+	cancel context.CancelFunc
+}
+
+func (t *lifetimeTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	stop := context.AfterFunc(ctx, t.cancel)
+	conn, err := t.inner.Connect(t.life)
+	if !stop() { // ctx ended while connecting: the stream is already cancelled
+		if conn != nil {
+			_ = conn.Close()
+		}
+		return nil, fmt.Errorf("connect: %w", ctx.Err())
+	}
+	return conn, err
 }
