@@ -85,11 +85,15 @@ func (o *DiscoverOptions) withDefaults() DiscoverOptions {
 // diagnostic, sorted by path and line.
 func Discover(roots []string, opts *DiscoverOptions) ([]*Skill, []Diagnostic) {
 	sc := scanner{opts: opts.withDefaults()}
-	skills, _, diags := sc.scan(roots)
+	scans := make([]rootScan, len(roots))
+	for i, r := range roots {
+		scans[i] = sc.scanRoot(r)
+	}
+	skills, diags := resolve(scans)
 	return skills, diags
 }
 
-// scanner runs one discovery. prev and changed let a rescan reuse skills whose SKILL.md has not
+// scanner runs discovery. prev and changed let a rescan reuse skills whose SKILL.md has not
 // changed: prev maps SKILL.md paths to the skills of the previous scan, changed holds the paths
 // the watcher reported, whose skills are always read again.
 type scanner struct {
@@ -110,54 +114,82 @@ type candidate struct {
 
 func (c candidate) path() string { return filepath.Join(c.dir, skillFile) }
 
-// scan returns the winners, every loaded skill (winners and shadowed, for reuse by the next
-// scan) and the diagnostics.
-func (sc *scanner) scan(roots []string) (winners, all []*Skill, diags []Diagnostic) {
+// rootScan is what one root holds: its real path ("" when it does not exist or is unusable),
+// the walk's diagnostics and every candidate loaded, in lexical depth-first order.
+type rootScan struct {
+	root   string
+	real   string
+	diags  []Diagnostic
+	loaded []loadResult
+}
+
+// scanRoot walks one root and loads its candidates, in parallel when there are many.
+func (sc *scanner) scanRoot(root string) rootScan {
 	w := walker{opts: sc.opts, visited: map[string]string{}}
-	for _, r := range roots {
-		w.walkRoot(r)
-	}
-	diags = w.diags
-	loaded := make([]loadResult, len(w.cands))
-	load := func(i int) { loaded[i] = sc.load(w.cands[i]) }
-	if n := len(w.cands); n < parallelMinN {
+	real := w.walkRoot(root)
+	rs := rootScan{root: root, real: real, diags: w.diags, loaded: make([]loadResult, len(w.cands))}
+	load := func(i int) { rs.loaded[i] = sc.load(w.cands[i]) }
+	n := len(w.cands)
+	if n < parallelMinN {
 		for i := range n {
 			load(i)
 		}
-	} else {
-		var next atomic.Int64
-		var wg sync.WaitGroup
-		for range min(runtime.GOMAXPROCS(0), 8) {
-			wg.Go(func() {
-				for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
-					load(i)
-				}
-			})
-		}
-		wg.Wait()
+		return rs
 	}
-	byName := make(map[string]*Skill, len(loaded))
-	for _, l := range loaded {
-		diags = append(diags, l.diags...)
-		s := l.skill
-		if s == nil {
-			continue
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), 8) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < n; i = int(next.Add(1) - 1) {
+				load(i)
+			}
+		})
+	}
+	wg.Wait()
+	return rs
+}
+
+// resolve merges root scans in precedence order: the first skill of a name wins, every later
+// one is reported naming both paths. A root that is the same folder as an earlier root is
+// reported and left out. It returns the winners in precedence order and every diagnostic.
+func resolve(scans []rootScan) (winners []*Skill, diags []Diagnostic) {
+	byName := map[string]*Skill{}
+	realRoots := map[string]string{}
+	for _, rs := range scans {
+		if rs.real != "" {
+			if first, dup := realRoots[rs.real]; dup {
+				diags = append(diags, Diagnostic{Path: rs.root, Severity: SeverityWarning,
+					Message: fmt.Sprintf("skill root is the same folder as %s, which comes first; skipped", first)})
+				continue
+			}
+			realRoots[rs.real] = rs.root
 		}
-		all = append(all, s)
-		if win, dup := byName[s.Name]; dup {
+		diags = append(diags, rs.diags...)
+		for _, l := range rs.loaded {
+			diags = append(diags, l.diags...)
+			s := l.skill
+			if s == nil {
+				continue
+			}
+			win, dup := byName[s.Name]
+			if !dup {
+				byName[s.Name] = s
+				winners = append(winners, s)
+				continue
+			}
 			why := "its root " + win.Root + " comes first"
-			if win.Root == s.Root {
+			switch {
+			case win.realDir == s.realDir:
+				why = "the same folder reached twice"
+			case win.Root == s.Root:
 				why = "found first in the same root"
 			}
 			diags = append(diags, Diagnostic{Path: s.Path, Line: s.line, Severity: SeverityWarning,
 				Message: fmt.Sprintf("duplicate skill name %q: %s is shadowed by %s (%s)", s.Name, s.Path, win.Path, why)})
-			continue
 		}
-		byName[s.Name] = s
-		winners = append(winners, s)
 	}
 	sortDiagnostics(diags)
-	return winners, all, diags
+	return winners, diags
 }
 
 // loadResult is one candidate after reading.
@@ -332,31 +364,29 @@ func (w *walker) warn(path, format string, args ...any) {
 	w.diags = append(w.diags, Diagnostic{Path: path, Severity: SeverityWarning, Message: fmt.Sprintf(format, args...)})
 }
 
-// walkRoot scans one root. The root itself may be a skill folder.
-func (w *walker) walkRoot(root string) {
+// walkRoot scans one root, which may itself be a skill folder, and returns its real path ("" when
+// it cannot be scanned).
+func (w *walker) walkRoot(root string) string {
 	info, err := os.Stat(root)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
 			w.warn(root, "cannot read skill root: %v", unwrapPath(err))
 		}
-		return
+		return ""
 	}
 	if !info.IsDir() {
 		w.warn(root, "skill root is not a folder; skipped")
-		return
+		return ""
 	}
 	real, err := realPath(root)
 	if err != nil {
 		w.warn(root, "cannot resolve skill root: %v", unwrapPath(err))
-		return
-	}
-	if first, seen := w.visited[real]; seen {
-		w.warn(root, "skill root is the same folder as %s, already scanned; skipped", first)
-		return
+		return ""
 	}
 	w.visited[real] = root
 	folders := 0
 	w.walkDir(root, root, real, 0, &folders)
+	return real
 }
 
 // realPath resolves symlinks in p and makes it absolute.

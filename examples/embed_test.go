@@ -1,0 +1,66 @@
+package examples_test
+
+import (
+	"context"
+	"io/fs"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/examples"
+	"github.com/agentpool/agentpool/skill"
+)
+
+// TestExamplesValid checks that every bundled skill passes strict validation.
+func TestExamplesValid(t *testing.T) {
+	diags, err := skill.Validate("skills")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diags {
+		t.Errorf("%v", d)
+	}
+}
+
+// TestExamplesEmbedded checks that the embedded tree holds the same skills as the folder.
+func TestExamplesEmbedded(t *testing.T) {
+	entries, err := fs.ReadDir(examples.Skills, "skills")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		if _, err := fs.Stat(examples.Skills, "skills/"+e.Name()+"/SKILL.md"); err != nil {
+			t.Errorf("embedded %s has no SKILL.md: %v", e.Name(), err)
+		}
+		names = append(names, e.Name())
+	}
+	if got := strings.Join(names, ","); got != "code-review,explain,hello-world" {
+		t.Errorf("embedded skills = %s", got)
+	}
+	if _, err := fs.Stat(examples.Skills, "skills/code-review/references/checklist.md"); err != nil {
+		t.Errorf("code-review reference not embedded: %v", err)
+	}
+}
+
+// TestExamplesServe loads the examples through a Manager and runs the explain command.
+func TestExamplesServe(t *testing.T) {
+	m, err := skill.NewManager(&skill.Options{Roots: []string{"skills"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	if d := m.Diagnostics(); len(d) != 0 {
+		t.Errorf("diagnostics: %v", d)
+	}
+	out, err := m.GetCommand(context.Background(), "explain", []string{"main.go", "beginner"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out, "Explain **main.go beginner**") || !strings.Contains(out, "given as `beginner`") {
+		t.Errorf("expanded explain = %q", out)
+	}
+	rc, err := m.ReadSkill(context.Background(), "skill://code-review/references/checklist.md")
+	if err != nil || !strings.Contains(rc[0].Text, "Review checklist") {
+		t.Errorf("read checklist = %v, %v", rc, err)
+	}
+}

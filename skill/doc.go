@@ -1,0 +1,84 @@
+// Package skill loads Agent Skills (folders holding a SKILL.md) and serves them as one
+// capability, the RFC's SkillManagerCap.
+//
+// It implements DESIGN.md "Skills" and, of RFC-0051 (spec/RFC-0051-extension-source-architecture.md),
+// "SkillManagerCap", "Hot Reload" (filesystem watcher) and the skill side of "URI Routing" and
+// "Security Considerations"; the file format is spec/agent-skills-specification.md, the lenient
+// reading spec/agent-skills-client-implementation.md, and the skill:// layout SEP-2640.
+//
+//   - Parsing (ParseFrontmatter, ParseSkill) is lenient and never panics: a BOM, CRLF line ends,
+//     unknown keys, allowed-tools as a list, non-string metadata and unquoted `key: value: x`
+//     are accepted, each with a Diagnostic naming file and line. A skill without description or
+//     with unusable YAML is skipped with an error diagnostic.
+//   - Validate applies the specification's strict rules and reports each failure, nothing else.
+//   - Discover scans roots in precedence order (DefaultRoots gives the conventional ones).
+//   - Manager serves the skills: skill:// resources, instructions, the load_skill tool, the
+//     tools of each skill's own MCP servers, slash commands, and change events when watching.
+//
+// Decisions taken where the specifications are silent:
+//
+//   - Name. The frontmatter name is kept when it is usable as a skill name: a-z, 0-9 and single
+//     inner hyphens, of any length (a long name is a warning). Otherwise (Title Case, spaces,
+//     missing) the folder name is used, and failing that a lowercased, hyphenated form of the
+//     declared name. Skill names are therefore always valid URI authorities.
+//   - Diagnostics. Discovery reports every broken strict rule as a warning and skips a skill
+//     only for an error (no or unclosed frontmatter, unparseable YAML, no description). Keys
+//     outside the specification that agentpool reads (user-invocable, argument-hint,
+//     always-active/always_active, disable-model-invocation, mcp-servers) or that common
+//     clients define (model, when_to_use, version, context, agent, hooks) are silent in
+//     discovery; Validate reports them as unknown keys, as the specification allows only six.
+//   - Unquoted colons. When the YAML does not parse, each `key: value` line whose plain value
+//     holds ": " (and an `argument-hint: [a] [b]` line) is single-quoted and the YAML parsed
+//     again; each rewritten line is a warning, and a strict failure.
+//   - Values. Non-string metadata values become strings: scalars as written, lists and maps as
+//     JSON. allowed-tools as a string is split on spaces and commas outside parentheses, so
+//     "Bash(git diff:*)" stays one entry; `allowed-tools:` with no value means no tools.
+//     argument-hint written as a YAML list ([file]) is read back as "[file]".
+//   - Fast path. Frontmatter made only of `key: value` lines whose values YAML reads as the
+//     same plain or simply double-quoted string is parsed without the YAML parser; anything
+//     else goes to github.com/goccy/go-yaml. FuzzParseFrontmatter checks the two agree.
+//   - Reading at discovery. SKILL.md is read in one 4 KiB read, more only while the
+//     frontmatter is still open, up to 64 KiB (beyond that: error). Bodies are read on first
+//     use (Skill.Body) and cached until the file's identity, size or modification time
+//     changes; the watcher re-reads skills whose files it saw change even when those are equal.
+//   - Discovery order. Roots in the order given; inside a root, lexical depth-first, real
+//     folders before symlinked ones. A folder holding SKILL.md is a skill and is still scanned
+//     for nested skills (SEP-2640 "Nested skills"); a root may itself be a skill folder. Each
+//     real folder is scanned once: a second path to it (a symlink cycle or a second link) is a
+//     warning. MaxFolders counts folders read per root. Loading runs on up to GOMAXPROCS
+//     goroutines once a root holds 32 skills or more.
+//   - Duplicates. The first skill of a name wins (the higher-precedence root, or the first
+//     found in the same root); every other one is a warning naming both SKILL.md paths.
+//   - Confinement. Every file read goes through ext.OpenConfined on the skill's real folder: a
+//     symlinked skill folder is followed, but a file inside it symlinked from outside is
+//     refused (ext.ErrPathTraversal). A SKILL.md or mcp.json symlinked from outside the skill
+//     folder is refused at discovery too.
+//   - URIs. skill://<name>/<path> addresses files by skill name (flat, nested skills included);
+//     skill://<name> alone is its SKILL.md. Files with a textual MIME type and valid UTF-8 are
+//     Text, anything else a Blob; files over 32 MiB are refused.
+//   - Instructions. Static is a short explanation followed by <available-skills> with
+//     <skill><name/><description/></skill> per skill, sorted by name, XML-escaped, empty when
+//     there is no skill; skills with disable-model-invocation are left out. Dynamic holds one
+//     <skill_content name="..."> block per always-active skill; TurnInstructions adds the
+//     matcher's picks. Bodies stay Markdown; only a literal "</skill_content" is escaped.
+//   - load_skill returns the body in <skill_content>, followed by the skill's directory URI and
+//     up to 50 of its files (SEP "Structured wrapping"). It is offered only when there is at
+//     least one skill; an unknown name is a tool error listing close names.
+//   - Children. MCP servers come from `mcp-servers` frontmatter (a mapping, or a list of
+//     mappings with a name) and a companion mcp.json; the frontmatter wins a name declared in
+//     both. A declaration without type is stdio with a command, streamable-http with a url; a
+//     stdio server's cwd defaults to the skill folder, relative ones are taken from it. Children
+//     are built through Options.Children when the tools are first listed (or Children() is
+//     called), kept while the skill's declarations are unchanged, and closed when the skill goes
+//     away or changes them, and at Close. Their tools are named "<skill>__<tool>"; a skill's
+//     allowed-tools entry allows a tool when it equals or glob-matches the tool's name,
+//     "<server>__<tool>", "<skill>__<tool>" or "mcp__<server>__<tool>".
+//   - Commands. Every user-invocable skill is a command named after it, qualified "skill:<name>".
+//   - Watching. The roots are watched with package fswatch (recursive, through symlinked folders,
+//     roots that do not exist yet included). After each debounced batch only the roots holding a
+//     changed path are walked again, and only skills whose SKILL.md or mcp.json changed are read
+//     again. Events: skills_changed, resources_changed, commands_changed and tools_changed as
+//     described on emitChanges; SourceURI is set when one skill is concerned.
+//   - Close is idempotent: it stops the watcher, then closes every child. Afterwards every method
+//     taking a context returns ext.ErrClosed.
+package skill

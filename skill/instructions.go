@@ -1,0 +1,175 @@
+package skill
+
+import (
+	"context"
+	"io/fs"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// catalogueIntro tells the model what the catalogue is and how to use it.
+const catalogueIntro = "The following skills provide specialized instructions for specific tasks. " +
+	"When a task matches a skill's description, call the load_skill tool with the skill's name to load " +
+	"its full instructions before proceeding."
+
+// maxListedFiles caps the files named in a load_skill result.
+const maxListedFiles = 50
+
+// Instructions returns the static catalogue and the dynamic always-active content.
+//
+// Static is an <available-skills> block naming each skill (name and description, sorted by
+// name, XML-escaped) after a one-paragraph explanation; it changes only when the skills do,
+// so prompt caches can keep it. It is empty when there are no skills. Skills marked
+// disable-model-invocation are left out.
+//
+// Dynamic holds a <skill_content name="..."> block with the full body of each always-active
+// skill. A body that cannot be read is left out and logged.
+func (m *Manager) Instructions(ctx context.Context) (ext.Instructions, error) {
+	if err := m.check(ctx); err != nil {
+		return ext.Instructions{}, err
+	}
+	st := m.state.Load()
+	return ext.Instructions{Static: catalogue(st.skills), Dynamic: m.dynamic(st, nil)}, nil
+}
+
+// TurnInstructions returns the dynamic instructions for one turn: the always-active skills and
+// the skills Options.Matcher picks for prompt (unknown names ignored, each skill once).
+func (m *Manager) TurnInstructions(ctx context.Context, prompt string) (string, error) {
+	if err := m.check(ctx); err != nil {
+		return "", err
+	}
+	st := m.state.Load()
+	var picked []string
+	if m.opts.Matcher != nil {
+		picked = m.opts.Matcher(prompt, entries(st.skills, true))
+	}
+	return m.dynamic(st, picked), nil
+}
+
+// catalogue renders the <available-skills> block.
+func catalogue(skills []*Skill) string {
+	var b strings.Builder
+	n := 0
+	for _, s := range skills {
+		if s.DisableModelInvocation {
+			continue
+		}
+		if n == 0 {
+			b.WriteString(catalogueIntro)
+			b.WriteString("\n\n<available-skills>\n")
+		}
+		n++
+		b.WriteString("  <skill>\n    <name>")
+		b.WriteString(xmlEscape(s.Name))
+		b.WriteString("</name>\n    <description>")
+		b.WriteString(xmlEscape(s.Description))
+		b.WriteString("</description>\n  </skill>\n")
+	}
+	if n == 0 {
+		return ""
+	}
+	b.WriteString("</available-skills>")
+	return b.String()
+}
+
+// dynamic renders the always-active skills, then the picked ones, each once.
+func (m *Manager) dynamic(st *state, picked []string) string {
+	var blocks []string
+	seen := map[string]bool{}
+	add := func(s *Skill) {
+		if s == nil || seen[s.Name] {
+			return
+		}
+		seen[s.Name] = true
+		body, err := s.Body()
+		if err != nil {
+			m.log.Warn("skill content not included", "skill", s.Name, "err", err)
+			return
+		}
+		blocks = append(blocks, contentBlock(s, body, false))
+	}
+	for _, s := range st.skills {
+		if s.AlwaysActive {
+			add(s)
+		}
+	}
+	for _, name := range picked {
+		add(st.byName[name])
+	}
+	return strings.Join(blocks, "\n\n")
+}
+
+// contentBlock wraps a skill body in <skill_content name="...">. The body is Markdown and stays
+// as written, except that a closing </skill_content tag inside it is escaped so it cannot end
+// the block early. With files, the skill's directory and its other files are listed.
+func contentBlock(s *Skill, body string, files bool) string {
+	var b strings.Builder
+	b.WriteString(`<skill_content name="`)
+	b.WriteString(xmlEscape(s.Name))
+	b.WriteString("\">\n")
+	b.WriteString(strings.ReplaceAll(body, "</skill_content", "&lt;/skill_content"))
+	if files {
+		b.WriteString("\n\nSkill directory: skill://")
+		b.WriteString(s.Name)
+		b.WriteString("/\nRelative paths in this skill are relative to the skill directory: read them as skill://")
+		b.WriteString(s.Name)
+		b.WriteString("/<path>.")
+		if list, more := skillFiles(s); len(list) > 0 {
+			b.WriteString("\n\n<skill_resources>\n")
+			for _, f := range list {
+				b.WriteString("  <file>")
+				b.WriteString(xmlEscape(f))
+				b.WriteString("</file>\n")
+			}
+			if more {
+				b.WriteString("  <!-- more files not listed -->\n")
+			}
+			b.WriteString("</skill_resources>")
+		}
+	}
+	b.WriteString("\n</skill_content>")
+	return b.String()
+}
+
+// skillFiles lists up to maxListedFiles regular files of the skill (SKILL.md, dot-files and
+// node_modules left out), slash-separated and sorted. Symlinks are not followed.
+func skillFiles(s *Skill) (files []string, more bool) {
+	root := s.realDir
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		name := d.Name()
+		if p != root && (strings.HasPrefix(name, ".") || name == "node_modules") {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil || rel == skillFile {
+			return nil
+		}
+		if len(files) == maxListedFiles {
+			more = true
+			return filepath.SkipAll
+		}
+		files = append(files, filepath.ToSlash(rel))
+		return nil
+	})
+	sort.Strings(files)
+	return files, more
+}
+
+// xmlEscape escapes the five XML special characters.
+func xmlEscape(s string) string {
+	return xmlReplacer.Replace(s)
+}
+
+var xmlReplacer = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&apos;")

@@ -1,0 +1,258 @@
+package skill
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// LoadSkillTool is the name of the tool that loads a skill's instructions.
+const LoadSkillTool = "load_skill"
+
+// toolSep joins a skill name and a child tool name: "<skill>__<tool>".
+const toolSep = "__"
+
+var loadSkillSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string",` +
+	`"description":"The skill's name, as listed in <available-skills>."}},"required":["name"],"additionalProperties":false}`)
+
+// loadSkillEntry describes the load_skill tool.
+func loadSkillEntry() ext.ToolEntry {
+	return ext.ToolEntry{
+		Name:        LoadSkillTool,
+		Title:       "Load skill",
+		Description: "Load the full instructions of a skill listed in <available-skills>, by name, before doing a task that matches its description.",
+		InputSchema: loadSkillSchema,
+		Annotations: &ext.ToolAnnotations{Title: "Load skill", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: new(false)},
+	}
+}
+
+// route is where a prefixed child tool goes.
+type route struct {
+	child *child
+	tool  string
+}
+
+// Tools returns load_skill (when there is at least one skill) and the tools of the skills' own
+// MCP servers, named "<skill>__<tool>" and filtered by each skill's allowed-tools. Children are
+// created on first use; a child that fails to list its tools is left out (and logged) while the
+// rest stay available.
+func (m *Manager) Tools(ctx context.Context) ([]ext.ToolEntry, error) {
+	if err := m.check(ctx); err != nil {
+		return nil, err
+	}
+	tools, routes := m.collectTools(ctx)
+	m.routes.Store(&routes)
+	return tools, nil
+}
+
+// collectTools lists every tool and where each child tool routes to.
+func (m *Manager) collectTools(ctx context.Context) ([]ext.ToolEntry, map[string]route) {
+	st := m.state.Load()
+	var out []ext.ToolEntry
+	if len(st.skills) > 0 {
+		out = append(out, loadSkillEntry())
+	}
+	type listing struct {
+		s     *Skill
+		k     *child
+		tools []ext.ToolEntry
+	}
+	var jobs []*listing
+	for _, s := range st.skills {
+		for _, k := range m.kids.forSkill(ctx, s) {
+			jobs = append(jobs, &listing{s: s, k: k})
+		}
+	}
+	var wg sync.WaitGroup
+	for _, j := range jobs {
+		wg.Go(func() {
+			tools, err := j.k.cap.Tools(ctx)
+			if err != nil {
+				m.log.Warn("skill MCP server tools unavailable", "skill", j.s.Name, "server", j.k.decl.Name, "err", err)
+				return
+			}
+			j.tools = tools
+		})
+	}
+	wg.Wait()
+	routes := map[string]route{}
+	for _, j := range jobs {
+		for _, t := range j.tools {
+			if !toolAllowed(j.s, j.k.decl.Name, t.Name) {
+				continue
+			}
+			name := j.s.Name + toolSep + t.Name
+			if _, dup := routes[name]; dup {
+				m.log.Warn("skill MCP tool name collision; first server kept", "skill", j.s.Name, "tool", t.Name, "server", j.k.decl.Name)
+				continue
+			}
+			routes[name] = route{child: j.k, tool: t.Name}
+			t.Name = name
+			out = append(out, t)
+		}
+	}
+	return out, routes
+}
+
+// toolAllowed applies a skill's allowed-tools to one child tool: absent means every tool, an
+// empty list none. An entry allows a tool when it equals, or matches as a path.Match pattern,
+// the tool's name, "<server>__<tool>", "<skill>__<tool>" or "mcp__<server>__<tool>".
+func toolAllowed(s *Skill, server, tool string) bool {
+	if !s.AllowedToolsSet {
+		return true
+	}
+	names := []string{tool, server + toolSep + tool, s.Name + toolSep + tool, "mcp" + toolSep + server + toolSep + tool}
+	for _, pattern := range s.AllowedTools {
+		for _, n := range names {
+			if pattern == n {
+				return true
+			}
+			if ok, err := path.Match(pattern, n); err == nil && ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// CallTool calls load_skill or a child tool "<skill>__<tool>". An unknown tool, or a child tool
+// that the skill's allowed-tools excludes, is ErrNotFound. Child errors are returned wrapped.
+func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessage) (*ext.ToolResult, error) {
+	if err := m.check(ctx); err != nil {
+		return nil, err
+	}
+	if name == LoadSkillTool {
+		return m.loadSkill(args), nil
+	}
+	if !strings.Contains(name, toolSep) {
+		return nil, fmt.Errorf("skill manager %q: tool %q: %w", m.name, name, ext.ErrNotFound)
+	}
+	var r route
+	ok := false
+	if routes := m.routes.Load(); routes != nil {
+		r, ok = (*routes)[name]
+	}
+	if !ok {
+		// Not listed yet, or the skills changed since the last listing.
+		_, routes := m.collectTools(ctx)
+		m.routes.Store(&routes)
+		r, ok = routes[name]
+	}
+	if !ok {
+		return nil, fmt.Errorf("skill manager %q: tool %q: %w", m.name, name, ext.ErrNotFound)
+	}
+	res, err := r.child.cap.CallTool(ctx, r.tool, args)
+	if err != nil {
+		return nil, fmt.Errorf("skill %q: MCP server %q: tool %q: %w", r.child.skill, r.child.decl.Name, r.tool, err)
+	}
+	return res, nil
+}
+
+// loadSkill runs the load_skill tool. Bad arguments and unknown names are tool errors
+// (IsError), so the model sees them and can correct itself.
+func (m *Manager) loadSkill(args json.RawMessage) *ext.ToolResult {
+	var in struct {
+		Name string `json:"name"`
+	}
+	if err := json.Unmarshal(args, &in); err != nil || strings.TrimSpace(in.Name) == "" {
+		res := ext.TextResult(`load_skill needs {"name": "<skill name>"}, with a name from <available-skills>.`)
+		res.IsError = true
+		return res
+	}
+	name := strings.TrimSpace(in.Name)
+	if strings.HasPrefix(name, "skill://") {
+		if u, err := ext.ParseURI(name); err == nil {
+			name = u.Authority
+		}
+	}
+	st := m.state.Load()
+	s := st.byName[name]
+	if s == nil {
+		msg := fmt.Sprintf("No skill named %q.", name)
+		if close := closeNames(name, st.skills); len(close) > 0 {
+			msg += " Did you mean: " + strings.Join(close, ", ") + "?"
+		} else if len(st.skills) > 0 {
+			msg += " Use a name from <available-skills>."
+		}
+		res := ext.TextResult(msg)
+		res.IsError = true
+		return res
+	}
+	body, err := s.Body()
+	if err != nil {
+		res := ext.TextResult(fmt.Sprintf("Skill %q could not be read: %v", name, err))
+		res.IsError = true
+		return res
+	}
+	return ext.TextResult(contentBlock(s, body, true))
+}
+
+// closeNames returns up to five skill names near name: containing it, contained in it, or
+// within an edit distance of a third of its length (at least 2).
+func closeNames(name string, skills []*Skill) []string {
+	type scored struct {
+		name string
+		d    int
+	}
+	lower := strings.ToLower(name)
+	limit := max(2, len(lower)/3)
+	var found []scored
+	for _, s := range skills {
+		d := editDistance(lower, s.Name)
+		if strings.Contains(s.Name, lower) || strings.Contains(lower, s.Name) {
+			d = min(d, 1)
+		}
+		if d <= limit {
+			found = append(found, scored{s.Name, d})
+		}
+	}
+	sort.SliceStable(found, func(i, j int) bool { return found[i].d < found[j].d })
+	var out []string
+	for _, f := range found[:min(len(found), 5)] {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+// editDistance is the Levenshtein distance between a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
+
+// Children returns the capabilities built for the skills' MCP servers, creating those not yet
+// built (the factory does no I/O). It is nil without Options.Children.
+func (m *Manager) Children() []ext.Capability {
+	if m.closed.Load() {
+		return nil
+	}
+	for _, s := range m.state.Load().skills {
+		m.kids.forSkill(context.Background(), s)
+	}
+	var out []ext.Capability
+	for _, k := range m.kids.all() {
+		out = append(out, k.cap)
+	}
+	return out
+}

@@ -1,0 +1,173 @@
+package skill
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/fswatch"
+)
+
+// startWatch watches every root (recursively, through symlinked folders, including roots that
+// do not exist yet) and rescans on each debounced batch of changes.
+func (m *Manager) startWatch() error {
+	var roots []string
+	for _, r := range m.roots {
+		// fswatch refuses a root that is a file; discovery already reported it.
+		if info, err := os.Stat(r); err == nil && !info.IsDir() {
+			continue
+		}
+		roots = append(roots, r)
+	}
+	depth := m.opts.MaxDepth
+	if depth <= 0 {
+		depth = DefaultMaxDepth
+	}
+	w, err := fswatch.New(roots, &fswatch.Options{Debounce: m.opts.Debounce, MaxDepth: depth, Logger: m.log}, m.onFiles)
+	if err != nil {
+		return fmt.Errorf("skill manager %q: watch: %w", m.name, err)
+	}
+	m.watcher = w
+	return nil
+}
+
+// onFiles runs on the watcher's goroutine after a burst of file events.
+func (m *Manager) onFiles(changed []string) {
+	if m.closed.Load() {
+		return
+	}
+	m.scanMu.Lock()
+	defer m.scanMu.Unlock()
+	m.scanAll(changed)
+}
+
+// emitChanges compares two states and emits one event per kind affected:
+//   - skills_changed when a skill appeared, went away or was read again (SourceURI its
+//     SKILL.md when only one skill is concerned);
+//   - resources_changed for the same reasons and for any file changed inside a skill folder
+//     (SourceURI the file, or the skill's SKILL.md, when only one skill is concerned);
+//   - commands_changed when the list of commands (names, descriptions, argument hints) changed;
+//   - tools_changed when load_skill appeared or went away, or a skill's MCP servers changed.
+func (m *Manager) emitChanges(old, cur *state, changed []string) {
+	skillsHit := map[string]bool{}
+	for name, s := range cur.byName {
+		if o := old.byName[name]; o != s {
+			skillsHit[name] = true
+		}
+	}
+	for name := range old.byName {
+		if cur.byName[name] == nil {
+			skillsHit[name] = true
+		}
+	}
+	// Files changed inside skill folders, by skill.
+	filesHit := map[string][]string{}
+	for _, p := range changed {
+		p = filepath.Clean(p)
+		for _, st := range []*state{cur, old} {
+			for _, s := range st.skills {
+				if within(p, s.Dir) || within(p, s.realDir) {
+					filesHit[s.Name] = appendOnce(filesHit[s.Name], p)
+				}
+			}
+		}
+	}
+	resHit := map[string]bool{}
+	for n := range skillsHit {
+		resHit[n] = true
+	}
+	for n := range filesHit {
+		resHit[n] = true
+	}
+
+	emit := func(kind ext.ChangeKind, uri string) {
+		m.Emit(ext.ChangeEvent{Capability: m.name, Kind: kind, SourceURI: uri})
+	}
+	if len(skillsHit) > 0 {
+		uri := ""
+		if len(skillsHit) == 1 {
+			for n := range skillsHit {
+				uri = "skill://" + n + "/SKILL.md"
+			}
+		}
+		emit(ext.SkillsChanged, uri)
+	}
+	if len(resHit) > 0 {
+		uri := ""
+		if len(resHit) == 1 {
+			for n := range resHit {
+				uri = "skill://" + n + "/SKILL.md"
+				if files := filesHit[n]; len(files) == 1 && !skillsHit[n] {
+					uri = fileURI(n, files[0], cur, old)
+				}
+			}
+		}
+		emit(ext.ResourcesChanged, uri)
+	}
+	if !sameCommands(commandEntries(old.skills), commandEntries(cur.skills)) {
+		emit(ext.CommandsChanged, "")
+	}
+	toolsChanged := (len(old.skills) > 0) != (len(cur.skills) > 0)
+	for n := range skillsHit {
+		o, c := old.byName[n], cur.byName[n]
+		if (o != nil && len(o.Servers) > 0 || c != nil && len(c.Servers) > 0) && (o == nil || c == nil || fingerprint(o) != fingerprint(c) || !sameAllowed(o, c)) {
+			toolsChanged = true
+		}
+	}
+	if m.kids.prune(cur) {
+		toolsChanged = true
+	}
+	if toolsChanged {
+		emit(ext.ToolsChanged, "")
+	}
+}
+
+// fileURI names a changed file of skill n as skill://n/<path>.
+func fileURI(n, p string, states ...*state) string {
+	for _, st := range states {
+		if s := st.byName[n]; s != nil {
+			for _, dir := range []string{s.Dir, s.realDir} {
+				if rel, err := filepath.Rel(dir, p); err == nil && within(p, dir) && rel != "." {
+					return "skill://" + n + "/" + filepath.ToSlash(rel)
+				}
+			}
+		}
+	}
+	return "skill://" + n + "/SKILL.md"
+}
+
+func appendOnce(list []string, p string) []string {
+	for _, x := range list {
+		if x == p {
+			return list
+		}
+	}
+	return append(list, p)
+}
+
+// sameCommands compares command lists by what a client shows.
+func sameCommands(a, b []ext.CommandEntry) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].Name != b[i].Name || a[i].Description != b[i].Description || a[i].ArgumentHint != b[i].ArgumentHint || a[i].Path != b[i].Path {
+			return false
+		}
+	}
+	return true
+}
+
+// sameAllowed compares the allowed-tools of two versions of a skill.
+func sameAllowed(a, b *Skill) bool {
+	if a.AllowedToolsSet != b.AllowedToolsSet || len(a.AllowedTools) != len(b.AllowedTools) {
+		return false
+	}
+	for i := range a.AllowedTools {
+		if a.AllowedTools[i] != b.AllowedTools[i] {
+			return false
+		}
+	}
+	return true
+}
