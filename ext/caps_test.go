@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -177,4 +178,64 @@ func (c *compCap) Children() []Capability {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return append([]Capability(nil), c.children...)
+}
+
+// greedySkills claims every skill URI; the registry must stop traversal before asking it.
+type greedySkills struct {
+	testCap
+	calls atomic.Int32
+}
+
+func (g *greedySkills) ListSkills(context.Context) ([]SkillEntry, error) { return nil, nil }
+func (g *greedySkills) SkillExists(context.Context, string) (bool, error) {
+	g.calls.Add(1)
+	return true, nil
+}
+func (g *greedySkills) ReadSkill(_ context.Context, uri string) ([]ResourceContents, error) {
+	g.calls.Add(1)
+	return []ResourceContents{{URI: uri, Text: "anything"}}, nil
+}
+
+// diskSkills serves skill://<name>/<path> from root/<name>/<path> through OpenConfined, as a
+// real skill source does.
+type diskSkills struct {
+	testCap
+	root string
+}
+
+func (d *diskSkills) ListSkills(context.Context) ([]SkillEntry, error) { return nil, nil }
+func (d *diskSkills) split(uri string) (string, string, error) {
+	u, err := ParseURI(uri)
+	if err != nil {
+		return "", "", err
+	}
+	return u.Authority, u.Path, nil
+}
+func (d *diskSkills) SkillExists(_ context.Context, uri string) (bool, error) {
+	name, _, err := d.split(uri)
+	if err != nil {
+		return false, err
+	}
+	_, err = Confine(d.root, name)
+	return err == nil, nil
+}
+func (d *diskSkills) ReadSkill(_ context.Context, uri string) ([]ResourceContents, error) {
+	name, path, err := d.split(uri)
+	if err != nil {
+		return nil, err
+	}
+	skillRoot, err := Confine(d.root, name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := OpenConfined(skillRoot, path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	return []ResourceContents{{URI: uri, Text: string(b)}}, nil
 }

@@ -69,7 +69,8 @@ func checkSkillURI(raw string) error {
 //   - any other scheme: the visible ResourceSources registered WithSchemes(scheme); with none,
 //     an error wrapping ErrUnknownScheme naming the scheme.
 //
-// A URI nobody has is ErrNotFound (joined with any errors the existence checks returned). A
+// Capabilities are asked for the URI as given but with its scheme lower-cased. A URI nobody
+// has is ErrNotFound (joined with any errors the existence checks returned). A
 // malformed URI is ErrInvalidURI. Errors from the read are wrapped with the capability's name.
 func (r *Registry) ResolveURI(ctx context.Context, uri string, scope Scope) ([]ResourceContents, error) {
 	if scheme, _, ok := strings.Cut(uri, "://"); ok && strings.EqualFold(scheme, "skill") {
@@ -81,6 +82,8 @@ func (r *Registry) ResolveURI(ctx context.Context, uri string, scope Scope) ([]R
 	if err != nil {
 		return nil, err
 	}
+	// Capabilities get the URI with its scheme in canonical lower case (RFC 3986 3.1).
+	u.Raw = u.Scheme + u.Raw[len(u.Scheme):]
 	switch u.Scheme {
 	case "skill":
 		return r.resolveSkill(ctx, u, scope)
