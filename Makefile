@@ -2,7 +2,7 @@
 GO ?= go
 
 # Fuzz targets run briefly with their seed corpus on every make test: package:Target.
-FUZZ_TARGETS ?= config:FuzzParse command:FuzzSplit command:FuzzExpand connpool:FuzzServerConfig
+FUZZ_TARGETS ?= config:FuzzParse command:FuzzSplit command:FuzzExpand connpool:FuzzServerConfig mcpcap:FuzzCheckSkillURI mcpcap:FuzzUnwrapURI
 FUZZTIME ?= 8s
 
 # npm reference MCP servers used by the tests (pinned by testdata/npm/package-lock.json).
