@@ -22,11 +22,35 @@
 //
 // # Command files
 //
-// FileSource is a capability over command roots; see its doc for naming, frontmatter and
-// diagnostics.
+// FileSource is a capability (no tools, no instructions) over command roots in precedence order:
+// configured paths, then DefaultRoots (project .claude/commands and .agents/commands, user
+// ~/.claude/commands and ~/.agents/commands). Decisions where DESIGN.md is silent:
+//
+//   - Every regular *.md file (extension compared case-insensitively) up to 6 directory levels
+//     below a root is a command, named by its relative path without the extension, directories
+//     joined by ":" as Claude Code does. Dot-files (editor lock files such as .#x.md), dot-folders
+//     and node_modules are skipped; symlinked files and directories are followed, a link back into
+//     its own ancestry is reported and not followed.
+//   - Frontmatter is read leniently: BOM and CRLF tolerated; no frontmatter is fine and the first
+//     non-empty body line (without "#" marks) becomes the description; an unclosed "---" makes the
+//     whole file the body with a warning; YAML that does not parse is an error diagnostic with its
+//     line, and the keys are then read as plain "key: value" lines so the command still loads.
+//     argument-hint keeps the text as typed when YAML reads it as a list ("[pr] [priority]").
+//     allowed-tools is a list or a string split on commas, or on spaces when there is no comma.
+//     Other keys are ignored.
+//   - Metadata comes from the first 64 KiB of a file at scan time; the body is read by GetCommand
+//     (at most 4 MiB), cached, and re-read when the file's size or modification time changes, so
+//     GetCommand is current even without a watcher. Leading blank lines of the body are dropped.
+//   - A name found twice keeps the first (earlier root, or first in directory order within one
+//     root); the other file is a warning diagnostic naming the winner. A name with whitespace
+//     loads but is reported, since it cannot be typed after "/".
+//   - With FileOptions.Watch, every change below a root triggers a rescan, and commands_changed is
+//     emitted only when a command appeared, disappeared, moved or its file changed.
 //
 // # Merging
 //
-// List and Run merge CommandResources with the precedence file > skill > mcp, then source order;
-// see List.
+// List and Run merge CommandResources with the precedence file > skill > mcp > anything else,
+// then source order (see List). A shadowed command is listed under its qualified name rather than
+// hidden, so every command a source offers can be typed; Run resolves plain names first, then
+// qualified ones, and hands the owning source the plain name.
 package command

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/go-cmp/cmp"
 
@@ -505,4 +506,28 @@ func TestDefaultRoots(t *testing.T) {
 	if got := DefaultRoots("", ""); len(got) != 0 {
 		t.Errorf("empty dirs: %q", got)
 	}
+}
+
+func FuzzParseFile(f *testing.F) {
+	for _, s := range []string{
+		"", "---\n---\n", "---\ndescription: x\n---\nbody", "\uFEFF---\r\ndescription: y\r\n---\r\nb",
+		"---\ndescription: a: b\n---\n", "---\nunclosed", "---\nallowed-tools: [a, b]\nargument-hint: [x] [y]\n---\n",
+		"---\ndescription:\n  - 1\n  - {a: b}\nmodel: 3.5\n---\n", "\x00\xff\xfe", "---\n: :\n- -\n---\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, src []byte) {
+		p := parseFile(src)
+		for _, d := range p.diags {
+			if d.Message == "" || d.Severity == "" || d.Line < 0 {
+				t.Fatalf("bad diagnostic %+v", d)
+			}
+		}
+		if !utf8.ValidString(p.body) || !utf8.ValidString(p.Description) || !utf8.ValidString(p.ArgumentHint) {
+			t.Fatalf("invalid UTF-8 out of parseFile: %+v", p)
+		}
+		if strings.HasPrefix(p.body, "\n") {
+			t.Fatalf("body starts with a blank line: %q", p.body)
+		}
+	})
 }

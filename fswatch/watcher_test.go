@@ -539,3 +539,41 @@ func TestConcurrentCloseAndAdd(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+func TestSiblingWithRootPrefixNotReported(t *testing.T) {
+	base := tempDir(t)
+	root := filepath.Join(base, "cmds")
+	evil := filepath.Join(base, "cmds-evil")
+	missing := filepath.Join(base, "later")
+	mkdir(t, root)
+	mkdir(t, evil)
+	_, r := start(t, []string{root, missing}, nil) // "later" makes base an ancestor watch
+	write(t, filepath.Join(evil, "x.md"), "x")
+	write(t, filepath.Join(base, "later-evil", "y.md"), "y")
+	probe(t, r, root)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for p := range r.seen {
+		if !within(p, root) {
+			t.Errorf("reported %s outside the roots", p)
+		}
+	}
+}
+
+func TestWithin(t *testing.T) {
+	for _, tt := range []struct {
+		path, dir string
+		want      bool
+	}{
+		{"/a/b", "/a/b", true},
+		{"/a/b/c", "/a/b", true},
+		{"/a/b-evil", "/a/b", false},
+		{"/a/bc", "/a/b", false},
+		{"/a", "/", true},
+		{"/", "/", true},
+	} {
+		if got := within(tt.path, tt.dir); got != tt.want {
+			t.Errorf("within(%q, %q) = %v", tt.path, tt.dir, got)
+		}
+	}
+}
