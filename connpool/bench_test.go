@@ -1,0 +1,91 @@
+package connpool
+
+import (
+	"context"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// BenchmarkShared64VsPrivate64 measures 64 concurrent callers of a 10 ms
+// read-only tool sharing one pooled stdio connection (one process), against
+// the baseline of 64 private connections (64 processes), in the same run.
+// x-baseline is shared throughput / private throughput (target >= 0.9).
+func BenchmarkShared64VsPrivate64(b *testing.B) {
+	const callers = 64
+	p := New(&Options{Subreaper: true, MaxClients: callers + 1, KillGrace: 500 * time.Millisecond})
+	defer p.Close(context.Background())
+	cfg := faultCfg(b, "--call-delay", "10ms")
+	shared := mustGet(b, p, cfg, GlobalPartition)
+	private := make([]*Conn, callers)
+	for i := range private {
+		private[i] = mustGet(b, p, cfg, "private-"+strconv.Itoa(i))
+	}
+	if s := p.Stats(); s.Processes != callers+1 {
+		b.Fatalf("%d processes, want %d", s.Processes, callers+1)
+	}
+	run := func(conn func(i int) *Conn) time.Duration {
+		var next atomic.Int64
+		var wg sync.WaitGroup
+		start := time.Now()
+		for i := range callers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				c := conn(i)
+				for next.Add(1) <= int64(b.N) {
+					if _, err := call(context.Background(), c, "lookup", map[string]any{"key": "k"}); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		return time.Since(start)
+	}
+	b.ResetTimer()
+	tShared := run(func(int) *Conn { return shared })
+	tPrivate := run(func(i int) *Conn { return private[i] })
+	b.StopTimer()
+	b.ReportMetric(tPrivate.Seconds()/tShared.Seconds(), "x-baseline")
+	b.ReportMetric(float64(b.N)/tShared.Seconds(), "shared-calls/s")
+	b.ReportMetric(float64(b.N)/tPrivate.Seconds(), "private-calls/s")
+	b.ReportMetric(1, "procs-shared")
+	b.ReportMetric(callers, "procs-private")
+}
+
+// BenchmarkGetRelease measures a Get/Release pair on a live client against
+// the baseline of a bare call on the same session.
+func BenchmarkGetRelease(b *testing.B) {
+	p := New(&Options{Subreaper: true, KillGrace: 500 * time.Millisecond})
+	defer p.Close(context.Background())
+	cfg := faultCfg(b)
+	hold := mustGet(b, p, cfg, GlobalPartition)
+	defer p.Release(hold)
+	ctx := context.Background()
+	b.ResetTimer()
+	// Interleaved so that load from other processes hits both sides alike.
+	var pooled, direct time.Duration
+	for range b.N {
+		start := time.Now()
+		c, err := p.Get(ctx, cfg, GlobalPartition)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := call(ctx, c, "echo", map[string]any{"text": "x"}); err != nil {
+			b.Fatal(err)
+		}
+		p.Release(c)
+		pooled += time.Since(start)
+		start = time.Now()
+		if _, err := call(ctx, hold, "echo", map[string]any{"text": "x"}); err != nil {
+			b.Fatal(err)
+		}
+		direct += time.Since(start)
+	}
+	b.StopTimer()
+	b.ReportMetric(pooled.Seconds()/direct.Seconds(), "x-baseline")
+}
