@@ -308,3 +308,40 @@ func TestCancellation(t *testing.T) {
 		t.Fatalf("session not reused after cancel: pid %s, was %s", got, pid)
 	}
 }
+
+// TestRetryPolicyAlwaysAndNever: with retry.calls "always" an unannotated call cut off by
+// kill -9 is repeated on the new process; with "never" even a read-only one is not.
+func TestRetryPolicyAlwaysAndNever(t *testing.T) {
+	bin := testserver.Build(t)
+	for _, tc := range []struct {
+		calls, tool, args string
+		wantOK            bool
+	}{
+		{CallsAlways, "sleep", `{"ms":1500}`, true},
+		{CallsNever, "lookup", `{"key":"k"}`, false},
+	} {
+		t.Run(tc.calls, func(t *testing.T) {
+			p := newPool(t)
+			c := newPoolCap(t, p, "", Config{Name: "policy",
+				Server: connpool.ServerConfig{Command: bin, Args: []string{"--call-delay", "1500ms"}},
+				Retry:  Retry{Attempts: 3, Backoff: 10 * time.Millisecond, Calls: tc.calls}})
+			pid, _ := strconv.Atoi(callText(t, c, "pid", `{}`))
+			errc := make(chan error, 1)
+			go func() {
+				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+				defer cancel()
+				_, err := c.CallTool(ctx, tc.tool, json.RawMessage(tc.args))
+				errc <- err
+			}()
+			time.Sleep(300 * time.Millisecond)
+			syscall.Kill(pid, syscall.SIGKILL)
+			err := <-errc
+			if tc.wantOK && err != nil {
+				t.Fatalf("retry.calls=%s: %v, want the call repeated", tc.calls, err)
+			}
+			if !tc.wantOK && (!errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), `"never"`)) {
+				t.Fatalf("retry.calls=%s: err = %v, want not retried", tc.calls, err)
+			}
+		})
+	}
+}
