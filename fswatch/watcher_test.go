@@ -577,3 +577,35 @@ func TestWithin(t *testing.T) {
 		}
 	}
 }
+
+// TestRescanAfterLostEvents exercises the overflow path: a directory whose watch was lost (as
+// when the kernel queue overflows) is watched again and the root is reported.
+func TestRescanAfterLostEvents(t *testing.T) {
+	root := tempDir(t)
+	sub := filepath.Join(root, "sub")
+	mkdir(t, sub)
+	w, r := start(t, []string{root}, nil)
+
+	w.mu.Lock()
+	if err := w.fsw.Remove(sub); err != nil {
+		w.mu.Unlock()
+		t.Fatal(err)
+	}
+	w.mu.Unlock()
+	lost := filepath.Join(sub, "lost.md")
+	write(t, lost, "x")
+	probe(t, r, root)
+	if r.count(lost) != 0 {
+		t.Fatal("event arrived although the watch was removed")
+	}
+
+	w.mu.Lock()
+	w.rescanLocked()
+	w.mu.Unlock()
+	w.wake()
+	r.waitSeen(root)
+	r.reset()
+	again := filepath.Join(sub, "again.md")
+	write(t, again, "y")
+	r.waitSeen(again)
+}
