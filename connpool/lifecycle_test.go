@@ -1,0 +1,102 @@
+package connpool
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+)
+
+// A caller that gives up while a start is in progress must not fail the
+// other callers waiting on the same start, nor leak its lease.
+func TestGiveUpDuringStartDoesNotFailOthers(t *testing.T) {
+	p := newTestPool(t, nil)
+	// sleep 1 before exec keeps the start in progress long enough.
+	cfg := ServerConfig{Name: "slow", Command: "sh", Args: []string{"-c", "sleep 1; exec " + faultBinary(t)}}
+	quick, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	var wg sync.WaitGroup
+	var patient *Conn
+	var patientErr error
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		patient, patientErr = p.Get(ctx, cfg, GlobalPartition)
+	}()
+	if _, err := p.Get(quick, cfg, GlobalPartition); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("impatient Get: %v", err)
+	}
+	wg.Wait()
+	if patientErr != nil {
+		t.Fatalf("patient Get failed because another gave up: %v", patientErr)
+	}
+	mustCall(t, patient, "echo", map[string]any{"text": "ok"})
+	if s := p.Stats(); s.Leases != 1 || s.Clients != 1 {
+		t.Fatalf("stats %+v, want 1 lease on 1 client", s)
+	}
+	p.Release(patient)
+}
+
+// Close during a start that would never finish returns within its bound and
+// fails the waiting Get.
+func TestCloseDuringHungStart(t *testing.T) {
+	p := New(&Options{Subreaper: true, KillGrace: 200 * time.Millisecond})
+	cfg := faultCfg(t, "--hang-initialize", "--ignore-sigterm")
+	got := make(chan error, 1)
+	go func() {
+		_, err := p.Get(context.Background(), cfg, GlobalPartition)
+		got <- err
+	}()
+	waitFor(t, "start in progress", func() bool { return p.Stats().Processes == 1 })
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := p.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := <-got; !errors.Is(err, ErrStart) {
+		t.Fatalf("Get during Close: %v, want ErrStart", err)
+	}
+	if n := p.Stats().Processes; n != 0 {
+		t.Fatalf("%d processes after Close", n)
+	}
+}
+
+// Release and Observe after Close are harmless; Done is closed.
+func TestUseAfterClose(t *testing.T) {
+	p := New(&Options{Subreaper: true, KillGrace: 200 * time.Millisecond})
+	c := mustGet(t, p, faultCfg(t), GlobalPartition)
+	pgid := c.PID()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, c)
+	if _, err := call(ctx, c, "echo", map[string]any{"text": "x"}); err == nil {
+		t.Fatal("call after Close succeeded")
+	}
+	c.Observe(func(Notification) {})()
+	p.Release(c)
+	p.Release(c)
+	waitGroupGone(t, pgid)
+}
+
+// Env and Cwd reach the server process.
+func TestEnvAndCwd(t *testing.T) {
+	p := newTestPool(t, nil)
+	dir := t.TempDir()
+	cfg := ServerConfig{Name: "env", Command: "sh", Cwd: dir, Env: map[string]string{"FAULT_LOG": "from-env"},
+		Args: []string{"-c", "exec " + faultBinary(t) + ` --log "$PWD/$FAULT_LOG"`}}
+	c := mustGet(t, p, cfg, GlobalPartition)
+	defer p.Release(c)
+	mustCall(t, c, "count", nil)
+	waitFor(t, "log in cwd named by env", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "from-env"))
+		return err == nil
+	})
+}
