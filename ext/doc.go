@@ -25,4 +25,42 @@
 //     multi-part upstream resources pass through unchanged.
 //   - Local skill sources are asked before remote ones: for skill:// URIs ResolveURI asks
 //     SkillResources that are not also MCPResources (that is, not backed by an MCP server) first.
+//   - Registration slots are indexed by key (pool; session id; static agent name; per session:
+//     agent name and (agent, turn)), each a small slice in registration order, under one
+//     RWMutex. A query does five map lookups at most, so its cost depends on what is visible,
+//     not on how many sessions exist; a session of two capabilities costs about 0.5 KiB.
+//   - Slot fields that do not matter at a level are ignored (a session slot's AgentName),
+//     required ones are checked. A name is unique per slot; the same capability value may be
+//     registered in several slots. Capabilities must be comparable (pointers): they key the
+//     composition graph and the change coalescing.
+//   - Composition edges come from Composite.Children, walked recursively at Register, and from
+//     AddChild (whose parent must be registered). Cycles are found by a full DFS over all
+//     recorded edges, so a child shared by two parents cannot hide one. Depth is the longest
+//     chain through the new edge, root counted. Edges are forgotten with the parent's last
+//     registration.
+//   - Changes: each subscriber owns one goroutine and an unbuffered channel; pending events are
+//     a FIFO set keyed by (capability, kind, source URI), bounded at 1024 entries, beyond which
+//     new events keep only (capability, kind). Observe is called once per registration and
+//     stopped at Unregister, CloseScope or Close. A stream ends when its ctx ends, at Close, or
+//     when CloseScope closes a slot it lives in: its session, its session-qualified agent, its
+//     turn, or (for a stream without a session) its static agent. Closing a static agent also
+//     closes that agent's turns in every session, and so their streams.
+//   - CloseScope with a scope of another pool closes nothing and returns nil; an empty scope is
+//     an error (Close is the way to close everything).
+//   - Close is idempotent: later calls wait for the first and return nil. OnClose functions
+//     are bounded by CloseTimeout like capabilities; one added after Close runs at once. A
+//     panic in a capability's Close is returned as an error.
+//   - URIs: ParseURI also accepts scheme:opaque (Authority empty); query and fragment stay in
+//     Path. ResolveURI forwards the URI as given, scheme lower-cased; for mcp://<server>/<uri>
+//     the upstream URI is taken verbatim (undecoded) so its own escapes survive. A server name
+//     registered at several visible levels is asked in Visible order.
+//   - skill:// traversal is checked lexically on the URI decoded until stable: NUL, backslash,
+//     empty skill path (skill:///…), absolute file path or drive letter, or ".." climbing above
+//     the first segment of the skill path. Since a skill path may have several segments
+//     (acme/billing/refunds), that is the strictest lexical bound; the capability confines
+//     again on disk to the skill's real root with Confine/OpenConfined.
+//   - Confine decodes percent-escapes leniently (a "%" not starting a valid escape is kept, as
+//     in "100%.txt") up to 8 rounds; more is treated as an attack. A dangling symlink is judged
+//     by where it points. OpenConfined opens through os.Root, so a symlink swapped in after
+//     the check cannot lead out of the root.
 package ext
