@@ -36,9 +36,16 @@
 //     reaped (never before, which would steal its status from cmd.Wait).
 //     Processes that leave the group (setsid) are out of the pool's reach.
 //   - HTTP clients get their own http.Transport (closed with the client, so
-//     no idle connection outlives it) that adds ServerConfig.Headers. Closing
-//     an HTTP client waits for its calls in flight; Pool.Close is bounded by
-//     its context in any case.
+//     no idle connection outlives it) that adds ServerConfig.Headers, and are
+//     connected with a context that lives as long as the client (the SDK's
+//     SSE client ties its stream to the Connect context). Closing an HTTP
+//     client closes the session gracefully (DELETE for streamable HTTP),
+//     then cuts its streams after KillGrace; calls still in flight are not
+//     interrupted, so Pool.Close relies on its context as the final bound.
+//   - A lease holds the client, not the process: when the process dies, the
+//     lease's Done closes and Err explains why; the dead client leaves the
+//     pool at once, so the next Get starts a new process while old leases
+//     are still being released.
 //   - Notifications from the server (list_changed, resource updated, logging,
 //     progress) are fanned out synchronously to every lease's observers;
 //     observers must not block. Progress notifications go to every lease:

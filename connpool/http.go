@@ -8,6 +8,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+var (
+	_ http.RoundTripper = (*headerTransport)(nil)
+	_ mcp.Transport     = (*lifetimeTransport)(nil)
+)
+
 // headerTransport adds fixed headers to every request (ServerConfig.Headers).
 type headerTransport struct {
 	base    *http.Transport

@@ -33,7 +33,8 @@ type Options struct {
 	KillGrace time.Duration
 	// StderrBytes sizes the stderr ring buffer kept per process; default 16 KiB.
 	StderrBytes int
-	// Logger receives lifecycle messages; default slog.Default() discarding nothing.
+	// Logger receives lifecycle messages (start failures, evictions, expiry);
+	// default slog.Default().
 	Logger *slog.Logger
 	// ClientInfo is sent in initialize; default {Name: "agentpool", Version: "dev"}.
 	ClientInfo *mcp.Implementation
