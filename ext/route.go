@@ -111,6 +111,9 @@ func (r *Registry) resolveSkill(ctx context.Context, u URI, scope Scope) ([]Reso
 	}
 	var errs []error
 	for _, e := range append(local, remote...) {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("resolve %s: %w", u.Raw, err)
+		}
 		sr := e.cap.(SkillResource)
 		ok, err := sr.SkillExists(ctx, u.Raw)
 		if err != nil {
@@ -134,6 +137,9 @@ func (r *Registry) readFromScheme(ctx context.Context, entries []*entry, u URI, 
 		rs, ok := e.cap.(ResourceSource)
 		if !ok || !hasScheme(e.schemes, u.Scheme) {
 			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("resolve %s: %w", u.Raw, err)
 		}
 		out, found, err := readIfExists(ctx, e.name, rs, u.Raw)
 		if err != nil && !found {

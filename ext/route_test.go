@@ -234,3 +234,19 @@ func TestResolveSkillFromDisk(t *testing.T) {
 		}
 	}
 }
+
+func TestResolveStopsWhenContextEnds(t *testing.T) {
+	r := newTestRegistry(t)
+	sk := newSkillCap(t, "skills", "skill://pdf/SKILL.md")
+	if err := r.Register(sk, LevelPool, Scope{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.ResolveURI(ctx, "skill://pdf/SKILL.md", Scope{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want context.Canceled", err)
+	}
+	if sk.exists.Load() != 0 {
+		t.Fatal("a capability was asked after the context ended")
+	}
+}
