@@ -1,0 +1,200 @@
+package config
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/agentpool/agentpool/command"
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/skill"
+)
+
+// BuildOptions are the inputs to Build that do not come from the file: command-line roots and
+// where the project and user folders are.
+type BuildOptions struct {
+	// SkillDirs are skill roots of the highest precedence (--skills-dir), before the config's.
+	SkillDirs []string
+	// DefaultRoots adds the project and user skill and command roots (.agents/…, .claude/…).
+	DefaultRoots bool
+	// ProjectDir and HomeDir locate the default roots.
+	ProjectDir, HomeDir string
+	// Watch turns hot reload on for skills and commands (the config's skills.watch can turn it off).
+	Watch bool
+	// Logger receives lifecycle messages; nil discards them.
+	Logger *slog.Logger
+}
+
+// Host is everything Build assembled. Close it to stop every capability and then the pool.
+type Host struct {
+	Config   *Config
+	Registry *ext.Registry
+	Pool     *connpool.Pool
+	Skills   *skill.Manager
+	Commands *command.FileSource
+	// Servers are the pool-scoped MCP servers, in name order.
+	Servers []*mcpcap.Cap
+
+	sessionServers []string // names of session-scoped servers, built per session
+	logger         *slog.Logger
+}
+
+// Build creates the registry, the connection pool and every capability the config declares, and
+// registers them at pool scope. It does no I/O beyond scanning skill and command folders: MCP
+// servers connect when first listed. On error nothing it started survives.
+func Build(ctx context.Context, cfg *Config, opts BuildOptions) (h *Host, err error) {
+	if cfg == nil {
+		cfg = &Config{}
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	reg := ext.NewRegistry(&ext.RegistryOptions{
+		MaxCompositionDepth: cfg.Extensions.MaxCompositionDepth,
+		Logger:              logger,
+	})
+	pool := connpool.New(&connpool.Options{
+		MaxClients:  cfg.Pool.MaxClients,
+		IdleTimeout: cfg.Pool.IdleTimeout,
+		Logger:      logger,
+	})
+	reg.OnClose(pool.Close)
+	h = &Host{Config: cfg, Registry: reg, Pool: pool, logger: logger}
+	defer func() {
+		if err != nil {
+			err = errors.Join(err, h.Close(context.WithoutCancel(ctx)))
+			h = nil
+		}
+	}()
+
+	watch := opts.Watch && (cfg.Skills.Watch == nil || *cfg.Skills.Watch)
+	roots := append(append([]string{}, opts.SkillDirs...), cfg.Skills.Dirs...)
+	cmdRoots := append([]string{}, cfg.Commands.Dirs...)
+	if opts.DefaultRoots {
+		roots = append(roots, skill.DefaultRoots(opts.ProjectDir, opts.HomeDir)...)
+		cmdRoots = append(cmdRoots, command.DefaultRoots(opts.ProjectDir, opts.HomeDir)...)
+	}
+	h.Skills, err = skill.NewManager(&skill.Options{
+		Roots:      roots,
+		Watch:      watch,
+		Debounce:   cfg.Skills.Debounce,
+		MaxFolders: cfg.Skills.MaxFolders,
+		Logger:     logger,
+		Children:   h.skillServer,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := reg.Register(h.Skills, ext.LevelPool, ext.Scope{}); err != nil {
+		_ = h.Skills.Close(ctx)
+		return nil, err
+	}
+	h.Commands, err = command.NewFileSource(cmdRoots, &command.FileOptions{
+		Watch: watch, Debounce: cfg.Skills.Debounce, Logger: logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := reg.Register(h.Commands, ext.LevelPool, ext.Scope{}); err != nil {
+		_ = h.Commands.Close(ctx)
+		return nil, err
+	}
+	for _, name := range cfg.ServerNames() {
+		s := cfg.MCPServers[name]
+		if s.Scope == mcpcap.ScopeSession {
+			h.sessionServers = append(h.sessionServers, name)
+			continue
+		}
+		c, err := h.newServer(name, s, connpool.GlobalPartition)
+		if err != nil {
+			return nil, err
+		}
+		if err := reg.Register(c, ext.LevelPool, ext.Scope{}); err != nil {
+			_ = c.Close(ctx)
+			return nil, err
+		}
+		h.Servers = append(h.Servers, c)
+	}
+	return h, nil
+}
+
+// OpenSession registers, at the session's scope, a private instance of every session-scoped
+// server (its own process, its own state). Close the session with Registry.CloseScope.
+func (h *Host) OpenSession(ctx context.Context, sessionID string) error {
+	slot := ext.Scope{SessionID: sessionID}
+	for _, name := range h.sessionServers {
+		c, err := h.newServer(name, h.Config.MCPServers[name], sessionID)
+		if err != nil {
+			return err
+		}
+		if err := h.Registry.Register(c, ext.LevelSession, slot); err != nil {
+			_ = c.Close(ctx)
+			return err
+		}
+	}
+	return nil
+}
+
+// Close closes every capability, in scope order, then the connection pool. It is idempotent.
+func (h *Host) Close(ctx context.Context) error { return h.Registry.Close(ctx) }
+
+func (h *Host) newServer(name string, s MCPServer, partition string) (*mcpcap.Cap, error) {
+	tools := make([]ext.ToolEntry, 0, len(s.Tools))
+	for _, t := range s.Tools {
+		schema := t.InputSchema
+		if schema == nil {
+			schema = map[string]any{"type": "object"}
+		}
+		raw, err := json.Marshal(schema)
+		if err != nil {
+			return nil, fmt.Errorf("mcp_servers.%s.tools.%s.input_schema: %w", name, t.Name, err)
+		}
+		entry := ext.ToolEntry{Name: t.Name, Description: t.Description, InputSchema: raw}
+		if t.ReadOnly || t.Idempotent {
+			entry.Annotations = &ext.ToolAnnotations{ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent}
+		}
+		tools = append(tools, entry)
+	}
+	return mcpcap.New(mcpcap.Config{
+		Name: name,
+		Server: connpool.ServerConfig{
+			Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+			URL: s.URL, Headers: s.Headers,
+		},
+		Lazy:       s.Lazy,
+		Tools:      tools,
+		Scope:      s.Scope,
+		Prefix:     s.Prefix,
+		AllowTools: s.AllowTools,
+		DenyTools:  s.DenyTools,
+		Timeout:    s.Timeout,
+		Retry:      mcpcap.Retry{Attempts: s.Retry.Attempts, Backoff: s.Retry.Backoff, Calls: s.Retry.Calls},
+	}, mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger))
+}
+
+// skillServer is the skill manager's injected factory for a skill's own MCP servers. The server
+// is named "<skill>.<server>" and shares the pool; the extensions.allowed_commands list applies.
+func (h *Host) skillServer(_ context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
+	s := MCPServer{
+		Type: decl.Type, Command: decl.Command, Args: decl.Args, Env: decl.Env, Cwd: decl.Cwd,
+		URL: decl.URL, Headers: decl.Headers,
+	}
+	if v, ok := decl.Extra["timeout"].(string); ok {
+		if d, err := time.ParseDuration(v); err == nil {
+			s.Timeout = d
+		}
+	}
+	name := skillName + "." + decl.Name
+	p := &problems{name: fmt.Sprintf("%s:%d", decl.Source, decl.Line)}
+	s.validate(name, h.Config.Extensions.AllowedCommands, p)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return h.newServer(name, s, connpool.GlobalPartition)
+}

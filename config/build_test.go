@@ -1,0 +1,104 @@
+package config
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+func writeFile(t *testing.T, path, data string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBuildWiresSourcesIntoRegistry builds a host from a config with skills, commands and a lazy
+// MCP server (so nothing is started) and checks what the pool scope sees.
+func TestBuildWiresSourcesIntoRegistry(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "skills/greet/SKILL.md"), "---\nname: greet\ndescription: Say hello.\n---\nHello $ARGUMENTS!\n")
+	writeFile(t, filepath.Join(dir, "commands/review.md"), "---\ndescription: Review a file\n---\nReview $1 carefully.\n")
+	cfgPath := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfgPath, `
+skills: {dirs: [skills]}
+commands: {dirs: [commands]}
+mcp_servers:
+  lazy:
+    command: /nonexistent/server
+    lazy: true
+    tools: [{name: ping, description: Ping it, read_only: true}]
+  private:
+    command: /nonexistent/other
+    scope: session
+`)
+	cfg, err := Load(cfgPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := Build(ctx, cfg, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+
+	var names []string
+	for _, c := range h.Registry.Visible(ext.Scope{}) {
+		names = append(names, c.Name())
+	}
+	if got := strings.Join(names, ","); got != "skills,commands,lazy" {
+		t.Fatalf("pool scope sees %s", got)
+	}
+	tools, err := h.Servers[0].Tools(ctx)
+	if err != nil || len(tools) != 1 || tools[0].Name != "ping" || !tools[0].Annotations.ReadOnlyHint {
+		t.Fatalf("lazy tools = %+v, %v", tools, err)
+	}
+	out, err := h.Registry.ResolveURI(ctx, "skill://greet/SKILL.md", ext.Scope{})
+	if err != nil || !strings.Contains(out[0].Text, "Hello $ARGUMENTS!") {
+		t.Fatalf("read skill = %v, %v", out, err)
+	}
+	if err := h.OpenSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	seen := func(scope ext.Scope) bool {
+		for _, c := range h.Registry.Visible(scope) {
+			if c.Name() == "private" {
+				return true
+			}
+		}
+		return false
+	}
+	if !seen(ext.Scope{SessionID: "s1"}) || seen(ext.Scope{SessionID: "s2"}) || seen(ext.Scope{}) {
+		t.Fatal("session-scoped server must be visible in its session only")
+	}
+	if err := h.Registry.CloseScope(ctx, ext.Scope{SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	if seen(ext.Scope{SessionID: "s1"}) {
+		t.Fatal("closed session still sees its server")
+	}
+}
+
+func TestBuildRejectsDisallowedSkillServer(t *testing.T) {
+	cfg, err := Parse("x.yaml", []byte("extensions: {allowed_commands: [node]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Build(context.Background(), cfg, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(context.Background())
+	_, err = h.skillServer(context.Background(), "pdf", skillDecl("/bin/sh"))
+	if err == nil || !strings.Contains(err.Error(), "allowed_commands") {
+		t.Fatalf("err = %v", err)
+	}
+}
