@@ -84,10 +84,10 @@ type entry struct {
 	schemes []string
 	members []Capability // composition members this registration holds a ref on (besides cap)
 
-	live     atomic.Bool // false once unregistered: events after that are dropped
-	obsMu    sync.Mutex
-	stop     func()
-	removed  bool
+	live    atomic.Bool // false once unregistered: events after that are dropped
+	obsMu   sync.Mutex
+	stop    func()
+	removed bool
 }
 
 // RegisterOption configures one registration.
@@ -543,4 +543,3 @@ func (r *Registry) CommandResources(scope Scope) []CommandResource {
 func (r *Registry) Observables(scope Scope) []ChangeObservable {
 	return visibleOf[ChangeObservable](r, scope)
 }
-
