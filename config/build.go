@@ -60,9 +60,10 @@ func Build(ctx context.Context, cfg *Config, opts BuildOptions) (h *Host, err er
 		Logger:              logger,
 	})
 	pool := connpool.New(&connpool.Options{
-		MaxClients:  cfg.Pool.MaxClients,
-		IdleTimeout: cfg.Pool.IdleTimeout,
-		Logger:      logger,
+		MaxClients:      cfg.Pool.MaxClients,
+		IdleTimeout:     cfg.Pool.IdleTimeout,
+		Logger:          logger,
+		ConfigureClient: mcpcap.RegisterSkillMethods,
 	})
 	reg.OnClose(pool.Close)
 	h = &Host{Config: cfg, Registry: reg, Pool: pool, logger: logger}

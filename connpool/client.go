@@ -158,7 +158,14 @@ func (c *client) start(ctx context.Context) error {
 		}
 		t = &lifetimeTransport{inner: inner, life: life, cancel: cancel}
 	}
-	session, err := c.mcpClient().Connect(ctx, t, nil)
+	mc := c.mcpClient()
+	if configure := c.pool.opts.ConfigureClient; configure != nil {
+		if err := configure(mc); err != nil {
+			c.teardown()
+			return fmt.Errorf("connpool: server %q: %w: configure client: %w", c.label(), ErrStart, err)
+		}
+	}
+	session, err := mc.Connect(ctx, t, nil)
 	if err != nil {
 		c.teardown()
 		return fmt.Errorf("connpool: server %q: %w: %w%s", c.label(), ErrStart, err, c.exitDetail())

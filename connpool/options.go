@@ -38,6 +38,10 @@ type Options struct {
 	Logger *slog.Logger
 	// ClientInfo is sent in initialize; default {Name: "agentpool", Version: "dev"}.
 	ClientInfo *mcp.Implementation
+	// ConfigureClient, when set, is called on every mcp.Client the pool builds, before it
+	// connects: the place to register custom methods such as SEP-2640's skills/list (package
+	// config passes mcpcap.RegisterSkillMethods). An error fails that start.
+	ConfigureClient func(*mcp.Client) error
 	// Subreaper, when true, makes this process a child subreaper
 	// (prctl(PR_SET_CHILD_SUBREAPER), Linux only) so that a stdio server's
 	// grandchildren are reparented to this process rather than to init, and

@@ -1,0 +1,47 @@
+package connpool
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestConfigureClient checks the hook runs once per started client and that its error fails the
+// start (naming it) without caching the failure.
+func TestConfigureClient(t *testing.T) {
+	var calls atomic.Int32
+	var fail atomic.Bool
+	fail.Store(true)
+	p := newTestPool(t, &Options{ConfigureClient: func(c *mcp.Client) error {
+		calls.Add(1)
+		if c == nil {
+			t.Error("nil client")
+		}
+		if fail.Load() {
+			return errors.New("no custom methods today")
+		}
+		return nil
+	}})
+	cfg := faultCfg(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := p.Get(ctx, cfg, GlobalPartition); !errors.Is(err, ErrStart) || !strings.Contains(err.Error(), "no custom methods today") {
+		t.Fatalf("Get with failing hook: %v", err)
+	}
+	fail.Store(false)
+	a := mustGet(t, p, cfg, GlobalPartition)
+	b := mustGet(t, p, cfg, GlobalPartition)
+	defer p.Release(a)
+	defer p.Release(b)
+	if got := calls.Load(); got != 2 {
+		t.Fatalf("hook called %d times, want 2 (one failed start, one shared client)", got)
+	}
+	if mustCall(t, a, "echo", map[string]any{"text": "hi"}) != "hi" {
+		t.Fatal("echo through a configured client failed")
+	}
+}
