@@ -73,6 +73,13 @@ type ResourceTemplateSource interface {
 	ListResourceTemplates(ctx context.Context) ([]ResourceTemplateEntry, error)
 }
 
+// SchemeSource is implemented by resource sources that learn their URI schemes at run time, such
+// as an MCP server serving its own "test://" or "file://" resources. ResolveURI asks the visible
+// SchemeSources about a scheme that no registration (WithSchemes) names. Schemes are lower case.
+type SchemeSource interface {
+	ResourceSchemes(ctx context.Context) ([]string, error)
+}
+
 // MCPResource is the RFC's McpResource: tools and resources, as an MCP server provides them.
 type MCPResource interface {
 	ToolSource

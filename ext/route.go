@@ -67,7 +67,8 @@ func checkSkillURI(raw string) error {
 //   - mcp://<server>/<original-uri>: the visible MCPResource named server, asked for
 //     original-uri exactly as written in uri.
 //   - any other scheme: the visible ResourceSources registered WithSchemes(scheme); with none,
-//     an error wrapping ErrUnknownScheme naming the scheme.
+//     the visible SchemeSources that report the scheme; with none of those either, an error
+//     wrapping ErrUnknownScheme naming the scheme.
 //
 // Capabilities are asked for the URI as given but with its scheme lower-cased. A URI nobody
 // has is ErrNotFound (joined with any errors the existence checks returned). A
@@ -214,15 +215,40 @@ func (r *Registry) resolveMCP(ctx context.Context, u URI, scope Scope) ([]Resour
 
 func (r *Registry) resolveScheme(ctx context.Context, u URI, scope Scope) ([]ResourceContents, error) {
 	entries := r.visibleEntries(scope)
-	routed := false
 	for _, e := range entries {
 		if _, ok := e.cap.(ResourceSource); ok && hasScheme(e.schemes, u.Scheme) {
-			routed = true
-			break
+			return r.readFromScheme(ctx, entries, u, nil)
 		}
 	}
-	if !routed {
-		return nil, fmt.Errorf("%w %q in %q", ErrUnknownScheme, u.Scheme, u.Raw)
+	// No registration names the scheme: ask the sources that learn theirs at run time.
+	var errs []error
+	routed := false
+	for _, e := range entries {
+		ss, ok := e.cap.(SchemeSource)
+		rs, isRS := e.cap.(ResourceSource)
+		if !ok || !isRS {
+			continue
+		}
+		schemes, err := ss.ResourceSchemes(ctx)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("capability %q: resource schemes: %w", e.name, err))
+			continue
+		}
+		if !hasScheme(schemes, u.Scheme) {
+			continue
+		}
+		routed = true
+		out, found, err := readIfExists(ctx, e.name, rs, u.Raw)
+		if found {
+			return out, err
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return r.readFromScheme(ctx, entries, u, nil)
+	first := fmt.Errorf("%w %q in %q", ErrUnknownScheme, u.Scheme, u.Raw)
+	if routed {
+		first = fmt.Errorf("resolve %s: %w", u.Raw, ErrNotFound)
+	}
+	return nil, errors.Join(append([]error{first}, errs...)...)
 }

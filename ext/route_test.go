@@ -250,3 +250,47 @@ func TestResolveStopsWhenContextEnds(t *testing.T) {
 		t.Fatal("a capability was asked after the context ended")
 	}
 }
+
+// schemeCap learns its schemes at run time, as an MCP server does from its listing.
+type schemeCap struct {
+	resCap
+	schemes []string
+	err     error
+}
+
+var _ SchemeSource = (*schemeCap)(nil)
+
+func (c *schemeCap) ResourceSchemes(context.Context) ([]string, error) { return c.schemes, c.err }
+
+// TestResolveSchemeFromSchemeSource routes a scheme no registration names to the visible source
+// that reports it, and keeps ErrUnknownScheme (with the failing source's error) otherwise.
+func TestResolveSchemeFromSchemeSource(t *testing.T) {
+	r := newTestRegistry(t)
+	up := &schemeCap{resCap: *newResCap(t, "up", "test://static/hello"), schemes: []string{"test"}}
+	down := &schemeCap{resCap: *newResCap(t, "down"), err: errors.New("server down")}
+	hidden := &schemeCap{resCap: *newResCap(t, "hidden", "demo://x"), schemes: []string{"demo"}}
+	for _, reg := range []struct {
+		c     Capability
+		level ScopeLevel
+		slot  Scope
+	}{{down, LevelPool, Scope{}}, {up, LevelPool, Scope{}}, {hidden, LevelSession, Scope{SessionID: "s1"}}} {
+		if err := r.Register(reg.c, reg.level, reg.slot); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := readText(t, r, "test://static/hello", Scope{}); got != "up:test://static/hello" {
+		t.Fatalf("got %q", got)
+	}
+	ctx := context.Background()
+	if _, err := r.ResolveURI(ctx, "test://static/missing", Scope{}); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("missing resource of a known scheme: %v", err)
+	}
+	// demo:// is served only in session s1: elsewhere it is an unknown scheme, not a leak.
+	_, err := r.ResolveURI(ctx, "demo://x", Scope{SessionID: "s2"})
+	if !errors.Is(err, ErrUnknownScheme) || !strings.Contains(err.Error(), `"demo"`) || !strings.Contains(err.Error(), "server down") {
+		t.Fatalf("demo in s2: %v", err)
+	}
+	if got := readText(t, r, "demo://x", Scope{SessionID: "s1"}); got != "hidden:demo://x" {
+		t.Fatalf("demo in s1: %q", got)
+	}
+}

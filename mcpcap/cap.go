@@ -21,6 +21,7 @@ var (
 	_ ext.SkillResource          = (*Cap)(nil)
 	_ ext.CommandResource        = (*Cap)(nil)
 	_ ext.ChangeObservable       = (*Cap)(nil)
+	_ ext.SchemeSource           = (*Cap)(nil)
 )
 
 // Cap is McpServerCap: one MCP server as a capability. Create it with New; it does no I/O

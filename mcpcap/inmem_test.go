@@ -320,6 +320,10 @@ func TestResourcesAndTemplates(t *testing.T) {
 	if _, err := c.ReadResource(ctx, "test://static/nope"); !errors.Is(err, ext.ErrNotFound) {
 		t.Fatalf("unknown resource: err = %v, want ErrNotFound", err)
 	}
+	schemes, err := c.ResourceSchemes(ctx)
+	if err != nil || !slices.Contains(schemes, "test") || slices.Contains(schemes, "mcp") {
+		t.Fatalf("ResourceSchemes = %v, %v", schemes, err)
+	}
 }
 
 func TestPromptsAsCommands(t *testing.T) {

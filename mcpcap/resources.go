@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/agentpool/agentpool/ext"
@@ -193,4 +194,32 @@ func serverCaps(cn *conn) *mcp.ServerCapabilities {
 		return ir.Capabilities
 	}
 	return nil
+}
+
+// ResourceSchemes returns the URI schemes of the server's resources and templates, lower case,
+// from the cached listing (connecting when needed), so the registry can route the server's own
+// schemes ("test://", "file://") without configuration.
+func (c *Cap) ResourceSchemes(ctx context.Context) ([]string, error) {
+	rc, err := c.resources(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	add := func(uri string) {
+		scheme, _, ok := strings.Cut(uri, "://")
+		if !ok || scheme == "" {
+			return
+		}
+		scheme = strings.ToLower(scheme)
+		if !slices.Contains(out, scheme) {
+			out = append(out, scheme)
+		}
+	}
+	for _, e := range rc.entries {
+		add(e.URI)
+	}
+	for _, t := range rc.templates {
+		add(t.URITemplate)
+	}
+	return out, nil
 }
