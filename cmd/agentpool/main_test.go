@@ -2,8 +2,10 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
+	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -14,13 +16,33 @@ func TestMain(m *testing.M) {
 }
 
 // TestScripts runs the CLI transcripts in testdata/script: each .txtar is one scenario.
+// Scripts get $FAULTSERVER (the Go fault-injection MCP server) and $EVERYTHING (the npm
+// reference server, installed by make test) in their environment.
 func TestScripts(t *testing.T) {
+	fault := testserver.Build(t)
+	everything := everythingServer(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			// Keep user roots (~/.agents/skills, ~/.claude/skills) out of the tests.
 			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("FAULTSERVER", fault)
+			env.Setenv("EVERYTHING", everything)
 			return nil
 		},
 	})
+}
+
+// everythingServer returns the path of @modelcontextprotocol/server-everything, failing the test
+// when it is not installed: `make test` installs it, and a missing fixture must not pass quietly.
+func everythingServer(t *testing.T) string {
+	t.Helper()
+	p, err := filepath.Abs("../../testdata/npm/node_modules/.bin/mcp-server-everything")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(p); err != nil {
+		t.Fatalf("server-everything is not installed (%v): run make test, which runs npm ci in testdata/npm", err)
+	}
+	return p
 }

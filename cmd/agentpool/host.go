@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/ext"
+)
+
+// cliSession is the session scope the CLI queries in, so session-scoped servers are visible too.
+const cliSession = "cli"
+
+// openHost loads --config (if any) and builds the host the way `agentpool serve` will, with the
+// CLI's own session opened. watch turns on hot reload.
+func openHost(ctx context.Context, opts *options, watch bool) (*config.Host, ext.Scope, error) {
+	cfg := &config.Config{}
+	if opts.configFile != "" {
+		var err error
+		if cfg, err = config.Load(opts.configFile); err != nil {
+			return nil, ext.Scope{}, err
+		}
+	}
+	project, _ := os.Getwd()
+	home, _ := os.UserHomeDir()
+	h, err := config.Build(ctx, cfg, config.BuildOptions{
+		SkillDirs:    opts.skillsDirs,
+		DefaultRoots: !opts.noDefaultRoots,
+		ProjectDir:   project,
+		HomeDir:      home,
+		Watch:        watch,
+		Logger:       slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+	if err != nil {
+		return nil, ext.Scope{}, err
+	}
+	scope := ext.Scope{SessionID: cliSession}
+	if err := h.OpenSession(ctx, cliSession); err != nil {
+		closeHost(h)
+		return nil, ext.Scope{}, err
+	}
+	return h, scope, nil
+}
+
+// closeHost closes the host with a bound of its own, even when the command's context ended.
+func closeHost(h *config.Host) {
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	_ = h.Close(ctx)
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}

@@ -1,0 +1,44 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/spf13/cobra"
+)
+
+func init() { subcommands = append(subcommands, newWatchCmd) }
+
+func newWatchCmd(opts *options) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "watch",
+		Short: "Print every change event (skills, commands, MCP tools, resources, prompts) until interrupted",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			h, scope, err := openHost(ctx, opts, true)
+			if err != nil {
+				return err
+			}
+			defer closeHost(h)
+			events := h.Registry.Changes(ctx, scope)
+			out := cmd.OutOrStdout()
+			enc := json.NewEncoder(out)
+			// Printed once the watchers run, so scripts know edits from now on are seen.
+			fmt.Fprintln(cmd.ErrOrStderr(), "agentpool: watching; interrupt to stop")
+			for ev := range events {
+				if asJSON {
+					if err := enc.Encode(ev); err != nil {
+						return err
+					}
+					continue
+				}
+				fmt.Fprintf(out, "%s %s %s\n", ev.Kind, ev.Capability, ev.SourceURI)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON ChangeEvent per line")
+	return cmd
+}
