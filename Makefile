@@ -2,7 +2,7 @@
 GO ?= go
 
 # Fuzz targets run briefly with their seed corpus on every make test: package:Target.
-FUZZ_TARGETS ?= config:FuzzParse command:FuzzSplit command:FuzzExpand command:FuzzParseFile connpool:FuzzServerConfig mcpcap:FuzzCheckSkillURI mcpcap:FuzzUnwrapURI ext:FuzzParseURI ext:FuzzConfine
+FUZZ_TARGETS ?= config:FuzzParse command:FuzzSplit command:FuzzExpand command:FuzzParseFile connpool:FuzzServerConfig mcpcap:FuzzCheckSkillURI mcpcap:FuzzUnwrapURI ext:FuzzParseURI ext:FuzzConfine skill:FuzzParseFrontmatter
 FUZZTIME ?= 8s
 
 # npm reference MCP servers used by the tests (pinned by testdata/npm/package-lock.json).

@@ -27,6 +27,9 @@ type Frontmatter struct {
 	Lines    map[string]int
 	Body     string
 	BodyLine int
+
+	// rawMeta keeps the source text of non-string scalar metadata values ("1.0" stays "1.0").
+	rawMeta map[string]string
 }
 
 // finding is one problem found while parsing, before it becomes a Diagnostic. Lenient is the
@@ -263,7 +266,7 @@ func parseYAML(y []byte) (fm *Frontmatter, err error) {
 	if err != nil {
 		return nil, err
 	}
-	fm = &Frontmatter{Values: map[string]any{}, Lines: map[string]int{}}
+	fm = &Frontmatter{Keys: []string{}, Values: map[string]any{}, Lines: map[string]int{}}
 	if len(f.Docs) == 0 || f.Docs[0] == nil || f.Docs[0].Body == nil {
 		return fm, nil
 	}
@@ -302,8 +305,37 @@ func parseYAML(y []byte) (fm *Frontmatter, err error) {
 		fm.Keys = append(fm.Keys, key)
 		fm.Lines[key] = line + 1
 		fm.Values[key] = all[key]
+		if key == "metadata" {
+			fm.rawMeta = rawScalars(v.Value)
+		}
 	}
 	return fm, nil
+}
+
+// rawScalars returns the source text of the non-string scalar values of a mapping node, by key.
+func rawScalars(n ast.Node) map[string]string {
+	var values []*ast.MappingValueNode
+	switch t := n.(type) {
+	case *ast.MappingNode:
+		values = t.Values
+	case *ast.MappingValueNode:
+		values = []*ast.MappingValueNode{t}
+	default:
+		return nil
+	}
+	out := map[string]string{}
+	for _, v := range values {
+		if v == nil || v.Key == nil || v.Value == nil {
+			continue
+		}
+		switch v.Value.Type() {
+		case ast.IntegerType, ast.FloatType, ast.BoolType, ast.InfinityType, ast.NanType:
+			if tk := v.Value.GetToken(); tk != nil {
+				out[v.Key.String()] = tk.Value
+			}
+		}
+	}
+	return out
 }
 
 // quoteColonValues rewrites lines like `description: Use when: x` (invalid YAML: a plain value

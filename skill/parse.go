@@ -98,7 +98,7 @@ func interpret(fm *Frontmatter, path string) (*Skill, []finding) {
 				add(key, SeverityWarning, RuleCompatibility, "compatibility is %d characters, more than %d", n, maxCompatibilityLen)
 			}
 		case "metadata":
-			s.Metadata = interpretMetadata(v, func(rule Rule, format string, args ...any) {
+			s.Metadata = interpretMetadata(v, fm.rawMeta, func(rule Rule, format string, args ...any) {
 				add(key, SeverityWarning, rule, format, args...)
 			})
 		case "allowed-tools":
@@ -261,7 +261,7 @@ func slug(s string) string {
 }
 
 // interpretMetadata reads metadata as a string map, stringifying other values.
-func interpretMetadata(v any, report func(Rule, string, ...any)) map[string]string {
+func interpretMetadata(v any, raw map[string]string, report func(Rule, string, ...any)) map[string]string {
 	if v == nil {
 		return nil
 	}
@@ -279,6 +279,9 @@ func interpretMetadata(v any, report func(Rule, string, ...any)) map[string]stri
 	for _, k := range keys {
 		x := m[k]
 		out[k] = scalarString(x)
+		if r, ok := raw[k]; ok && isScalar(x) && x != nil {
+			out[k] = r
+		}
 		if !isString(x) {
 			report(RuleMetadata, "metadata %q is %s, not a string; read as %q", k, kindOf(x), out[k])
 		}
