@@ -1,0 +1,312 @@
+package skill
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// managerTree builds skills exercising resources, instructions, tools and commands, plus files
+// outside the root for the escape tests. It returns the root.
+func managerTree(t *testing.T) (root, outside string) {
+	base := t.TempDir()
+	root = filepath.Join(base, "skills")
+	outside = filepath.Join(base, "outside")
+	write(t, root, "alpha/SKILL.md", skillMD("name: alpha\ndescription: First skill.\n", "Alpha body"))
+	write(t, root, "alpha/references/ref.md", "# Reference\n")
+	write(t, root, "alpha/assets/logo.png", "\x89PNG\r\n\x1a\n\x00\x00")
+	write(t, root, "alpha/data.bin", "\x00\x01\x02")
+	write(t, root, "alpha/notes", "plain words\n")
+	write(t, root, "beta/SKILL.md", skillMD("name: beta\ndescription: Uses <tags> & \"quotes\".\nalways-active: true\nuser-invocable: false\n", "Beta body </skill_content> end"))
+	write(t, root, "gamma/SKILL.md", skillMD("name: gamma\ndescription: Hidden from the model.\ndisable-model-invocation: true\nargument-hint: \"[what]\"\n", "Run $ARGUMENTS now"))
+	write(t, root, "leak/SKILL.md", skillMD("name: leak\ndescription: Has links out.\n", "Body"))
+	write(t, outside, "secret.txt", "secret")
+	write(t, outside, "dir/file.txt", "secret too")
+	symlink(t, filepath.Join(outside, "secret.txt"), filepath.Join(root, "leak", "secret.txt"))
+	symlink(t, filepath.Join(outside, "dir"), filepath.Join(root, "leak", "sub"))
+	// A sibling of the alpha folder whose name starts with "alpha".
+	write(t, root, "alpha-evil/x.txt", "evil")
+	return root, outside
+}
+
+func newTestManager(t *testing.T, opts *Options) *Manager {
+	t.Helper()
+	m, err := NewManager(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close(context.Background()) })
+	return m
+}
+
+func TestReadSkill(t *testing.T) {
+	root, _ := managerTree(t)
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	ctx := context.Background()
+	type want struct {
+		mime string
+		text string // expected Text, or "" for a blob
+		err  error
+	}
+	cases := map[string]want{
+		"skill://alpha/SKILL.md":               {mime: "text/markdown", text: skillMD("name: alpha\ndescription: First skill.\n", "Alpha body")},
+		"skill://alpha":                        {mime: "text/markdown", text: skillMD("name: alpha\ndescription: First skill.\n", "Alpha body")},
+		"skill://alpha/references/ref.md":      {mime: "text/markdown", text: "# Reference\n"},
+		"skill://alpha/references%2Fref.md":    {mime: "text/markdown", text: "# Reference\n"},
+		"skill://alpha/assets/logo.png":        {mime: "image/png"},
+		"skill://alpha/data.bin":               {mime: "application/octet-stream"},
+		"skill://alpha/notes":                  {mime: "text/plain", text: "plain words\n"},
+		"skill://alpha/missing.md":             {err: ext.ErrNotFound},
+		"skill://alpha/references":             {err: ext.ErrNotFound},
+		"skill://nope/SKILL.md":                {err: ext.ErrNotFound},
+		"file:///etc/passwd":                   {err: ext.ErrNotFound},
+		"skill://alpha/../beta/SKILL.md":       {err: ext.ErrPathTraversal},
+		"skill://alpha/%2e%2e/beta/SKILL.md":   {err: ext.ErrPathTraversal},
+		"skill://alpha/%252e%252e/%252e%252e/": {err: ext.ErrPathTraversal},
+		"skill://alpha/..%5c..%5cetc%5cpasswd": {err: ext.ErrPathTraversal},
+		"skill://alpha/..\\beta\\SKILL.md":     {err: ext.ErrPathTraversal},
+		"skill://alpha//etc/passwd":            {err: ext.ErrPathTraversal},
+		"skill://alpha/../alpha-evil/x.txt":    {err: ext.ErrPathTraversal},
+		"skill://alpha/%00":                    {err: ext.ErrInvalidURI},
+		"skill://alpha/x\x00y":                 {err: ext.ErrInvalidURI},
+		"skill://leak/secret.txt":              {err: ext.ErrPathTraversal},
+		"skill://leak/sub/file.txt":            {err: ext.ErrPathTraversal},
+	}
+	for uri, w := range cases {
+		rc, err := m.ReadSkill(ctx, uri)
+		if w.err != nil {
+			if !errors.Is(err, w.err) {
+				t.Errorf("ReadSkill(%q) error = %v, want %v", uri, err, w.err)
+			}
+			if err != nil && strings.Contains(err.Error(), "secret") && !strings.Contains(uri, "secret") {
+				t.Errorf("ReadSkill(%q) error leaks content: %v", uri, err)
+			}
+			continue
+		}
+		if err != nil || len(rc) != 1 {
+			t.Errorf("ReadSkill(%q) = %v, %v", uri, rc, err)
+			continue
+		}
+		c := rc[0]
+		if c.URI != uri || c.MIMEType != w.mime || c.Text != w.text || (w.text == "") != (len(c.Blob) > 0) {
+			t.Errorf("ReadSkill(%q) = %+v, want mime %s text %q", uri, c, w.mime, w.text)
+		}
+	}
+}
+
+func TestSkillExists(t *testing.T) {
+	root, _ := managerTree(t)
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	ctx := context.Background()
+	cases := []struct {
+		uri string
+		ok  bool
+		err error
+	}{
+		{"skill://alpha/SKILL.md", true, nil},
+		{"skill://alpha", true, nil},
+		{"skill://alpha/references/ref.md", true, nil},
+		{"skill://alpha/references", false, nil},
+		{"skill://alpha/missing", false, nil},
+		{"skill://nope/SKILL.md", false, nil},
+		{"skill://alpha/../beta/SKILL.md", false, ext.ErrPathTraversal},
+		{"skill://leak/secret.txt", false, ext.ErrPathTraversal},
+		{"skill://alpha/%2e%2e%2falpha-evil/x.txt", false, ext.ErrPathTraversal},
+	}
+	for _, c := range cases {
+		ok, err := m.SkillExists(ctx, c.uri)
+		if ok != c.ok || (c.err == nil) != (err == nil) || (c.err != nil && !errors.Is(err, c.err)) {
+			t.Errorf("SkillExists(%q) = %v, %v; want %v, %v", c.uri, ok, err, c.ok, c.err)
+		}
+	}
+}
+
+func TestListAndInstructions(t *testing.T) {
+	root, _ := managerTree(t)
+	m := newTestManager(t, &Options{Roots: []string{root}, Matcher: func(prompt string, skills []ext.SkillEntry) []string {
+		for _, s := range skills {
+			if s.Name == "gamma" {
+				t.Errorf("matcher offered a skill hidden from the model")
+			}
+		}
+		return []string{"alpha", "unknown", "beta", "alpha"}
+	}})
+	ctx := context.Background()
+	list, err := m.ListSkills(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range list {
+		names = append(names, e.Name)
+		if e.URI != "skill://"+e.Name+"/SKILL.md" || e.Origin != filepath.Join(root, e.Name) || e.MIMEType != "text/markdown" {
+			t.Errorf("entry %+v", e)
+		}
+	}
+	if !slices.Equal(names, []string{"alpha", "beta", "gamma", "leak"}) {
+		t.Errorf("ListSkills names = %q", names)
+	}
+	ins, err := m.Instructions(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantStatic := catalogueIntro + "\n\n<available-skills>\n" +
+		"  <skill>\n    <name>alpha</name>\n    <description>First skill.</description>\n  </skill>\n" +
+		"  <skill>\n    <name>beta</name>\n    <description>Uses &lt;tags&gt; &amp; &quot;quotes&quot;.</description>\n  </skill>\n" +
+		"  <skill>\n    <name>leak</name>\n    <description>Has links out.</description>\n  </skill>\n" +
+		"</available-skills>"
+	if ins.Static != wantStatic {
+		t.Errorf("Static =\n%s\nwant\n%s", ins.Static, wantStatic)
+	}
+	wantBeta := "<skill_content name=\"beta\">\nBeta body &lt;/skill_content> end\n</skill_content>"
+	if ins.Dynamic != wantBeta {
+		t.Errorf("Dynamic = %q, want %q", ins.Dynamic, wantBeta)
+	}
+	turn, err := m.TurnInstructions(ctx, "do alpha things")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := wantBeta + "\n\n<skill_content name=\"alpha\">\nAlpha body\n</skill_content>"; turn != want {
+		t.Errorf("TurnInstructions = %q, want %q", turn, want)
+	}
+	// No skills: nothing at all.
+	empty := newTestManager(t, &Options{Roots: []string{t.TempDir()}})
+	if ins, _ := empty.Instructions(ctx); ins.Static != "" || ins.Dynamic != "" {
+		t.Errorf("empty manager instructions = %+v", ins)
+	}
+	if tools, _ := empty.Tools(ctx); len(tools) != 0 {
+		t.Errorf("empty manager tools = %v", tools)
+	}
+}
+
+func TestLoadSkillTool(t *testing.T) {
+	root, _ := managerTree(t)
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	ctx := context.Background()
+	tools, err := m.Tools(ctx)
+	if err != nil || len(tools) != 1 || tools[0].Name != LoadSkillTool || !json.Valid(tools[0].InputSchema) {
+		t.Fatalf("Tools = %v, %v", tools, err)
+	}
+	res, err := m.CallTool(ctx, LoadSkillTool, json.RawMessage(`{"name":"alpha"}`))
+	if err != nil || res.IsError {
+		t.Fatalf("load_skill alpha = %v, %v", res, err)
+	}
+	text := res.Content[0].Text
+	for _, want := range []string{"<skill_content name=\"alpha\">\nAlpha body\n", "skill://alpha/", "<file>references/ref.md</file>", "<file>assets/logo.png</file>", "</skill_content>"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("load_skill text lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "<file>SKILL.md</file>") {
+		t.Errorf("load_skill lists SKILL.md itself")
+	}
+	res, err = m.CallTool(ctx, LoadSkillTool, json.RawMessage(`{"name":"alpah"}`))
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "alpha") {
+		t.Errorf("load_skill alpah = %+v, %v", res, err)
+	}
+	for _, bad := range []string{`{}`, `not json`, `{"name": 3}`} {
+		res, err = m.CallTool(ctx, LoadSkillTool, json.RawMessage(bad))
+		if err != nil || !res.IsError {
+			t.Errorf("load_skill %s = %+v, %v", bad, res, err)
+		}
+	}
+	if _, err := m.CallTool(ctx, "nope", nil); !errors.Is(err, ext.ErrNotFound) {
+		t.Errorf("CallTool(nope) = %v", err)
+	}
+	if _, err := m.CallTool(ctx, "alpha__x", nil); !errors.Is(err, ext.ErrNotFound) {
+		t.Errorf("CallTool(alpha__x) = %v", err)
+	}
+}
+
+func TestCommands(t *testing.T) {
+	root, _ := managerTree(t)
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	ctx := context.Background()
+	cmds, err := m.ListCommands(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range cmds {
+		names = append(names, c.Name)
+		if c.QualifiedName != "skill:"+c.Name || c.Source != "skill" || c.Path != filepath.Join(root, c.Name, "SKILL.md") {
+			t.Errorf("command %+v", c)
+		}
+	}
+	if !slices.Equal(names, []string{"alpha", "gamma", "leak"}) {
+		t.Errorf("commands = %q (beta is not user-invocable)", names)
+	}
+	if cmds[1].ArgumentHint != "[what]" {
+		t.Errorf("gamma hint = %q", cmds[1].ArgumentHint)
+	}
+	got, err := m.GetCommand(ctx, "gamma", []string{"a b", "c"})
+	if err != nil || got != "Run a b c now" {
+		t.Errorf("GetCommand(gamma) = %q, %v", got, err)
+	}
+	got, err = m.GetCommand(ctx, "skill:alpha", []string{"x"})
+	if err != nil || got != "Alpha body\n\nUser arguments: x" {
+		t.Errorf("GetCommand(skill:alpha) = %q, %v", got, err)
+	}
+	for _, name := range []string{"beta", "nope", "skill:nope"} {
+		if _, err := m.GetCommand(ctx, name, nil); !errors.Is(err, ext.ErrNotFound) {
+			t.Errorf("GetCommand(%s) = %v", name, err)
+		}
+	}
+}
+
+func TestCloseIdempotent(t *testing.T) {
+	root, _ := managerTree(t)
+	m, err := NewManager(&Options{Roots: []string{root}, Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := m.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.ListSkills(ctx); !errors.Is(err, ext.ErrClosed) {
+		t.Errorf("ListSkills after Close = %v", err)
+	}
+	if _, err := m.ReadSkill(ctx, "skill://alpha"); !errors.Is(err, ext.ErrClosed) {
+		t.Errorf("ReadSkill after Close = %v", err)
+	}
+	if _, err := m.Tools(ctx); !errors.Is(err, ext.ErrClosed) {
+		t.Errorf("Tools after Close = %v", err)
+	}
+	// A manager never used closes cleanly too.
+	m2, _ := NewManager(nil)
+	if err := m2.Close(ctx); err != nil || m2.Name() != "skills" {
+		t.Errorf("Close(unused) = %v, name %q", err, m2.Name())
+	}
+}
+
+func TestBodyCache(t *testing.T) {
+	root := t.TempDir()
+	p := write(t, root, "c/SKILL.md", skillMD("name: c\ndescription: d\n", "one"))
+	skills, _ := Discover([]string{root}, nil)
+	s := skills[0]
+	if b, _ := s.Body(); b != "one" {
+		t.Fatalf("body = %q", b)
+	}
+	// A different size is noticed without any watcher.
+	if err := os.WriteFile(p, []byte(skillMD("name: c\ndescription: d\n", "second")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := s.Body(); b != "second" {
+		t.Errorf("body after edit = %q", b)
+	}
+	os.Remove(p)
+	if _, err := s.Body(); err == nil {
+		t.Errorf("body of a removed file: no error")
+	}
+}
