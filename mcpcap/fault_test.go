@@ -88,87 +88,96 @@ func TestKill9WithCallsInFlight(t *testing.T) {
 		Retry:  Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
 	var rec recorder
 	defer c.Observe(rec.add)()
-
-	pid := callText(t, c, "pid", `{}`)
-	countCalls := 0
+	k := &killer{t: t, c: c, log: log, settle: 100 * time.Millisecond}
 	for cycle := 0; cycle < 10; cycle++ {
-		var wg sync.WaitGroup
-		errs := make(chan error, 50)
-		var countOK, countLost int
-		var mu sync.Mutex
-		for i := 0; i < 50; i++ {
-			tool, args := "lookup", fmt.Sprintf(`{"key":"k%d"}`, i)
-			switch i % 4 {
-			case 1:
-				tool, args = "count", `{}`
-				countCalls++
-			case 3:
-				// Not annotated, so not safe to repeat; still running when the kill lands.
-				tool, args = "sleep", `{"ms":3000}`
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-				defer cancel()
-				res, err := c.CallTool(ctx, tool, json.RawMessage(args))
-				switch {
-				case tool == "lookup" && err != nil:
-					errs <- fmt.Errorf("read-only lookup was not retried to success: %w", err)
-				case tool == "lookup" && !strings.HasPrefix(res.Content[0].Text, "value-of-k"):
-					errs <- fmt.Errorf("lookup result %+v", res)
-				case tool == "sleep" && err == nil:
-					errs <- fmt.Errorf("sleep in flight during kill -9 succeeded: it was repeated")
-				case tool == "sleep":
-					if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "not read-only or idempotent") {
-						errs <- fmt.Errorf("sleep error is not a clear connection-lost error: %w", err)
-					}
-				case tool == "count" && err != nil:
-					if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "not retried") || !strings.Contains(err.Error(), `"fault"`) {
-						errs <- fmt.Errorf("count error is not a clear connection-lost error: %w", err)
-					}
-					mu.Lock()
-					countLost++
-					mu.Unlock()
-				case tool == "count":
-					mu.Lock()
-					countOK++
-					mu.Unlock()
-				}
-			}()
-		}
-		time.Sleep(100 * time.Millisecond) // let the lookups reach the server (they take 300 ms)
-		n, _ := strconv.Atoi(pid)
-		if err := syscall.Kill(n, syscall.SIGKILL); err != nil {
-			t.Fatalf("kill %d: %v", n, err)
-		}
-		done := make(chan struct{})
-		go func() { wg.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(90 * time.Second):
-			t.Fatalf("cycle %d: calls hang after kill -9", cycle)
-		}
-		close(errs)
-		for err := range errs {
-			t.Errorf("cycle %d: %v", cycle, err)
-		}
-		newPid := callText(t, c, "pid", `{}`)
-		if newPid == pid {
-			t.Fatalf("cycle %d: next call ran on the killed pid %s", cycle, pid)
-		}
-		pid = newPid
-		if got := countLines(t, log, "count "); got > countCalls {
-			t.Fatalf("cycle %d: count executed %d times for %d calls: a non-idempotent call was repeated", cycle, got, countCalls)
-		}
-		if got := countLines(t, log, "done "); got != 0 {
-			t.Fatalf("cycle %d: %d sleeps completed: a call cut off by kill -9 was repeated", cycle, got)
-		}
-		t.Logf("cycle %d: count ok=%d lost=%d", cycle, countOK, countLost)
+		k.cycle(cycle)
 	}
 	if st := c.Status(); st.State != StateConnected || st.Reconnects < 10 {
 		t.Fatalf("status after 10 kills: %+v", st)
 	}
+}
+
+// killer runs kill -9 cycles against one Cap: 50 calls in flight (read-only lookups,
+// non-idempotent counts, unannotated sleeps), then SIGKILL of the process the pool started.
+type killer struct {
+	t          *testing.T
+	c          *Cap
+	log        string
+	settle     time.Duration // wait before the kill so the calls reach the server
+	countCalls int
+}
+
+// cycle runs one kill cycle and returns the pid (= process group) it killed.
+func (k *killer) cycle(cycle int) (victim int) {
+	t, c := k.t, k.c
+	t.Helper()
+	callText(t, c, "echo", `{"text":"up"}`) // connected, so Status().PID is the live process
+	victim = c.Status().PID
+	if victim == 0 {
+		t.Fatalf("cycle %d: no pid for a connected stdio server: %+v", cycle, c.Status())
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 50)
+	for i := 0; i < 50; i++ {
+		tool, args := "lookup", fmt.Sprintf(`{"key":"k%d"}`, i)
+		switch i % 4 {
+		case 1:
+			tool, args = "count", `{}`
+			k.countCalls++
+		case 3:
+			// Not annotated, so not safe to repeat; still running when the kill lands.
+			tool, args = "sleep", `{"ms":3000}`
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			res, err := c.CallTool(ctx, tool, json.RawMessage(args))
+			switch {
+			case tool == "lookup" && err != nil:
+				errs <- fmt.Errorf("read-only lookup was not retried to success: %w", err)
+			case tool == "lookup" && !strings.HasPrefix(res.Content[0].Text, "value-of-k"):
+				errs <- fmt.Errorf("lookup result %+v", res)
+			case tool == "sleep" && err == nil:
+				errs <- fmt.Errorf("sleep in flight during kill -9 succeeded: it was repeated")
+			case tool == "sleep":
+				if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "not read-only or idempotent") {
+					errs <- fmt.Errorf("sleep error is not a clear connection-lost error: %w", err)
+				}
+			case tool == "count" && err != nil:
+				if !errors.Is(err, ErrConnectionLost) || !strings.Contains(err.Error(), "not retried") || !strings.Contains(err.Error(), `"`+c.Name()+`"`) {
+					errs <- fmt.Errorf("count error is not a clear connection-lost error: %w", err)
+				}
+			}
+		}()
+	}
+	time.Sleep(k.settle)
+	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
+		t.Fatalf("kill %d: %v", victim, err)
+	}
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(90 * time.Second):
+		t.Fatalf("cycle %d: calls hang after kill -9", cycle)
+	}
+	close(errs)
+	for err := range errs {
+		t.Errorf("cycle %d: %v", cycle, err)
+	}
+	callText(t, c, "echo", `{"text":"again"}`)
+	if now := c.Status().PID; now == victim || now == 0 {
+		t.Fatalf("cycle %d: next call ran on pid %d, killed %d", cycle, now, victim)
+	}
+	if got := countLines(t, k.log, "count "); got > k.countCalls {
+		t.Fatalf("cycle %d: count executed %d times for %d calls: a non-idempotent call was repeated", cycle, got, k.countCalls)
+	}
+	if got := countLines(t, k.log, "done "); got != 0 {
+		t.Fatalf("cycle %d: %d sleeps completed: a call cut off by kill -9 was repeated", cycle, got)
+	}
+	return victim
 }
 
 // TestStartFailureDegradedAndRecovery covers a server that cannot start: a clear error with the
