@@ -5,9 +5,11 @@ import (
 	"errors"
 	"os/exec"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -57,5 +59,87 @@ func TestFaultserverExitAtStart(t *testing.T) {
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || len(out) == 0 {
 		t.Fatalf("exit-at-start: %v, output %q", err, out)
+	}
+}
+
+type skillsListResult struct {
+	mcp.ResultBase
+	Skills []struct {
+		URI         string         `json:"uri"`
+		Frontmatter map[string]any `json:"frontmatter"`
+		Resources   []struct {
+			URI    string `json:"uri"`
+			Digest string `json:"digest"`
+			Size   int    `json:"size"`
+		} `json:"resources"`
+	} `json:"skills"`
+}
+
+type skillsGetParams struct {
+	mcp.ParamsBase
+	URI string `json:"uri"`
+}
+
+type skillsGetResult struct {
+	mcp.ResultBase
+	Skill struct {
+		URI string `json:"uri"`
+	} `json:"skill"`
+}
+
+// TestFaultserverSkills checks --skills: the extension is declared, skills/list lists both
+// skills with a digest and size per file, every listed file is readable with that size,
+// skills/get answers for a served SKILL.md and errors with -32602 for anything else, and
+// --extra-tool adds its tool.
+func TestFaultserverSkills(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
+	if err := mcp.AddSendingCustomMethod[*mcp.ListResourcesParams, *skillsListResult](c, "skills/list"); err != nil {
+		t.Fatal(err)
+	}
+	if err := mcp.AddSendingCustomMethod[*skillsGetParams, *skillsGetResult](c, "skills/get"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(Build(t), "--skills", "--extra-tool", "extra")}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, ok := s.InitializeResult().Capabilities.Extensions["io.modelcontextprotocol/skills"]; !ok {
+		t.Fatalf("extension not declared: %+v", s.InitializeResult().Capabilities)
+	}
+	list, err := mcp.CallCustomMethod[*mcp.ListResourcesParams, *skillsListResult](ctx, s, "skills/list", &mcp.ListResourcesParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, sk := range list.Skills {
+		uris = append(uris, sk.URI)
+		if len(sk.Resources) != 2 || sk.Resources[0].URI != sk.URI || sk.Frontmatter["name"] == nil {
+			t.Errorf("entry %s: %+v", sk.URI, sk)
+		}
+		for _, f := range sk.Resources {
+			r, err := s.ReadResource(ctx, &mcp.ReadResourceParams{URI: f.URI})
+			if err != nil || len(r.Contents[0].Text) != f.Size || !strings.HasPrefix(f.Digest, "sha256:") {
+				t.Errorf("read %s: %v, %v (listed size %d)", f.URI, r, err, f.Size)
+			}
+		}
+	}
+	if !slices.Equal(uris, []string{"skill://remote-review/SKILL.md", "skill://pdf/SKILL.md"}) {
+		t.Fatalf("skills/list = %v", uris)
+	}
+	got, err := mcp.CallCustomMethod[*skillsGetParams, *skillsGetResult](ctx, s, "skills/get", &skillsGetParams{URI: "skill://pdf/SKILL.md"})
+	if err != nil || got.Skill.URI != "skill://pdf/SKILL.md" {
+		t.Fatalf("skills/get pdf: %+v, %v", got, err)
+	}
+	var wire *jsonrpc.Error
+	_, err = mcp.CallCustomMethod[*skillsGetParams, *skillsGetResult](ctx, s, "skills/get", &skillsGetParams{URI: "skill://pdf/../remote-review/SKILL.md"})
+	if !errors.As(err, &wire) || wire.Code != jsonrpc.CodeInvalidParams {
+		t.Fatalf("skills/get of an unserved URI: %v, want -32602", err)
+	}
+	tools, err := s.ListTools(ctx, nil)
+	if err != nil || !slices.ContainsFunc(tools.Tools, func(tl *mcp.Tool) bool { return tl.Name == "extra" }) {
+		t.Fatalf("--extra-tool: %v, %v", tools, err)
 	}
 }

@@ -6,7 +6,16 @@
 // Tools: echo, pid, sleep, count, lookup, state_set, state_get, crash,
 // add_tool, stderr. Resource: test://static/hello. Prompt: greet. Flags are
 // listed by -help (--log, --ignore-sigterm, --exit-at-start, --hang-initialize,
-// --stderr, --http, --stateless, --require-header, --call-delay, --linger).
+// --stderr, --http, --stateless, --require-header, --call-delay, --linger,
+// --skills, --extra-tool).
+//
+// With --skills the server declares the SEP-2640 extension
+// "io.modelcontextprotocol/skills" and serves two skills, remote-review and pdf:
+// each file (SKILL.md and one file under references/) is a skill:// resource,
+// skills/list returns both entries with sha256 digests and sizes, and skills/get
+// returns one entry by its SKILL.md URI or error -32602 for any other URI.
+// --extra-tool NAME adds a read-only echo-like tool from the start, so a restarted
+// server can offer a different tool list.
 //
 // With --http ADDR the server listens on ADDR (tests use 127.0.0.1:0) and
 // prints the streamable HTTP endpoint URL ("http://HOST:PORT/mcp") as line 1
@@ -42,6 +51,8 @@ var (
 	reqHeader  = flag.String("require-header", "", "with --http: NAME=VALUE every request must carry")
 	callDelay  = flag.Duration("call-delay", 0, "delay of the lookup tool")
 	linger     = flag.Duration("linger", 0, "stdio: keep running this long after stdin closes (with --ignore-sigterm only SIGKILL ends it early)")
+	skills     = flag.Bool("skills", false, "declare the SEP-2640 skills extension and serve skills remote-review and pdf (skills/list, skills/get, skill:// resources)")
+	extraTool  = flag.String("extra-tool", "", "also serve an echo-like read-only tool with this name from the start")
 )
 
 // Per-process state shared by every session of this process.
@@ -94,8 +105,14 @@ func echoTool(_ context.Context, _ *mcp.CallToolRequest, in textArg) (*mcp.CallT
 	return text(in.Text), nil, nil
 }
 
-func newServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "faultserver", Version: "test"}, nil)
+func newServer() (*mcp.Server, error) {
+	var opts *mcp.ServerOptions
+	if *skills {
+		caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
+		caps.AddExtension(skillsExtension, nil)
+		opts = &mcp.ServerOptions{Capabilities: caps}
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "faultserver", Version: "test"}, opts)
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	pid := os.Getpid()
 
@@ -183,7 +200,15 @@ func newServer() *mcp.Server {
 			name := req.Params.Arguments["name"]
 			return &mcp.GetPromptResult{Description: "greeting", Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello, " + name + "!"}}}}, nil
 		})
-	return s
+	if *extraTool != "" {
+		mcp.AddTool(s, &mcp.Tool{Name: *extraTool, Description: "Echo-like tool added by --extra-tool.", Annotations: readOnly}, echoTool)
+	}
+	if *skills {
+		if err := addSkills(s); err != nil {
+			return nil, err
+		}
+	}
+	return s, nil
 }
 
 func main() {
@@ -204,7 +229,11 @@ func main() {
 			time.Sleep(time.Hour)
 		}
 	}
-	s := newServer()
+	s, err := newServer()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "faultserver: %v\n", err)
+		os.Exit(1)
+	}
 	if *httpAddr != "" {
 		if err := serveHTTP(s); err != nil {
 			fmt.Fprintf(os.Stderr, "faultserver: %v\n", err)
@@ -212,7 +241,7 @@ func main() {
 		}
 		return
 	}
-	err := s.Run(context.Background(), &mcp.StdioTransport{})
+	err = s.Run(context.Background(), &mcp.StdioTransport{})
 	time.Sleep(*linger)
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "faultserver: %v\n", err)
