@@ -63,8 +63,7 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 	}
 	// Files changed inside skill folders, by skill.
 	filesHit := map[string][]string{}
-	for _, p := range changed {
-		p = filepath.Clean(p)
+	for _, p := range leaves(changed) {
 		for _, st := range []*state{cur, old} {
 			for _, s := range st.skills {
 				if within(p, s.Dir) || within(p, s.realDir) {
@@ -135,6 +134,29 @@ func fileURI(n, p string, states ...*state) string {
 		}
 	}
 	return "skill://" + n + "/SKILL.md"
+}
+
+// leaves returns the clean changed paths that are not a folder holding another changed path (a
+// new folder is reported along with the files found in it; the files say more).
+func leaves(changed []string) []string {
+	clean := make([]string, len(changed))
+	for i, p := range changed {
+		clean[i] = filepath.Clean(p)
+	}
+	var out []string
+	for _, p := range clean {
+		inner := false
+		for _, q := range clean {
+			if q != p && within(q, p) {
+				inner = true
+				break
+			}
+		}
+		if !inner {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 func appendOnce(list []string, p string) []string {

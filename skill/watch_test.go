@@ -1,0 +1,239 @@
+package skill
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// waitTimeout is how long hot-reload tests wait for the watcher on a slow, shared machine.
+const waitTimeout = 20 * time.Second
+
+// recorder collects change events without blocking the producer.
+type recorder struct {
+	mu     sync.Mutex
+	events []ext.ChangeEvent
+}
+
+func record(m *Manager) *recorder {
+	r := &recorder{}
+	m.Observe(func(ev ext.ChangeEvent) {
+		r.mu.Lock()
+		r.events = append(r.events, ev)
+		r.mu.Unlock()
+	})
+	return r
+}
+
+// mark returns a position in the event log: events after it are "new".
+func (r *recorder) mark() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.events)
+}
+
+// since returns the events recorded after mark.
+func (r *recorder) since(mark int) []ext.ChangeEvent {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.events[mark:])
+}
+
+// waitFor polls cond until it holds or waitTimeout passes.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out after %v waiting for %s", waitTimeout, what)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// waitEvents waits until every one of evs was recorded after mark, and returns the events
+// recorded after mark.
+func waitEvents(t *testing.T, r *recorder, mark int, evs ...ext.ChangeEvent) []ext.ChangeEvent {
+	t.Helper()
+	var seen []ext.ChangeEvent
+	waitFor(t, fmt.Sprintf("events %+v", evs), func() bool {
+		seen = r.since(mark)
+		for _, ev := range evs {
+			if !slices.Contains(seen, ev) {
+				return false
+			}
+		}
+		return true
+	})
+	return seen
+}
+
+func description(m *Manager, name string) string {
+	list, _ := m.ListSkills(context.Background())
+	for _, e := range list {
+		if e.Name == name {
+			return e.Description
+		}
+	}
+	return ""
+}
+
+func readText(m *Manager, uri string) string {
+	rc, err := m.ReadSkill(context.Background(), uri)
+	if err != nil || len(rc) != 1 {
+		return ""
+	}
+	return rc[0].Text
+}
+
+// TestHotReload follows one skill through creation, edits, an editor-style save, a rename and
+// deletion, with real files and the real watcher.
+func TestHotReload(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "keep/SKILL.md", skillMD("name: keep\ndescription: Stays.\n", "Body"))
+	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 100 * time.Millisecond})
+	r := record(m)
+	const uri = "skill://fresh/SKILL.md"
+	ev := func(kind ext.ChangeKind, uri string) ext.ChangeEvent {
+		return ext.ChangeEvent{Capability: "skills", Kind: kind, SourceURI: uri}
+	}
+
+	// Created after start-up.
+	at := r.mark()
+	p := write(t, root, "fresh/SKILL.md", skillMD("name: fresh\ndescription: Version one.\n", "Body one"))
+	waitFor(t, "new skill listed", func() bool { return description(m, "fresh") == "Version one." })
+	waitEvents(t, r, at, ev(ext.SkillsChanged, uri), ev(ext.CommandsChanged, ""), ev(ext.ResourcesChanged, uri))
+
+	// Edited in place.
+	at = r.mark()
+	write(t, root, "fresh/SKILL.md", skillMD("name: fresh\ndescription: Version two.\n", "Body two"))
+	waitFor(t, "edit visible", func() bool {
+		return description(m, "fresh") == "Version two." && strings.Contains(readText(m, uri), "Body two")
+	})
+	waitEvents(t, r, at, ev(ext.SkillsChanged, uri), ev(ext.CommandsChanged, ""))
+	if body, _ := m.GetCommand(context.Background(), "fresh", nil); body != "Body two" {
+		t.Errorf("command body after edit = %q", body)
+	}
+
+	// Editor-style save: write a temporary file, rename it over SKILL.md.
+	at = r.mark()
+	tmp := write(t, root, "fresh/.SKILL.md.swp", skillMD("name: fresh\ndescription: Version three.\n", "Body three"))
+	if err := os.Rename(tmp, p); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "editor-style save visible", func() bool {
+		return description(m, "fresh") == "Version three." && strings.Contains(readText(m, uri), "Body three")
+	})
+	waitEvents(t, r, at, ev(ext.SkillsChanged, uri))
+
+	// A supporting file changes: resources_changed names it, the skill itself did not change.
+	at = r.mark()
+	write(t, root, "fresh/references/notes.md", "notes")
+	for _, e := range waitEvents(t, r, at, ev(ext.ResourcesChanged, "skill://fresh/references/notes.md")) {
+		if e.Kind == ext.SkillsChanged || e.Kind == ext.CommandsChanged {
+			t.Errorf("a reference file edit emitted %v", e)
+		}
+	}
+
+	// Renamed: the folder moves and the frontmatter name follows it.
+	at = r.mark()
+	if err := os.Rename(filepath.Join(root, "fresh"), filepath.Join(root, "renamed")); err != nil {
+		t.Fatal(err)
+	}
+	write(t, root, "renamed/SKILL.md", skillMD("name: renamed\ndescription: Version four.\n", "Body four"))
+	waitFor(t, "rename visible", func() bool {
+		return description(m, "renamed") == "Version four." && description(m, "fresh") == ""
+	})
+	if got := readText(m, "skill://renamed/references/notes.md"); got != "notes" {
+		t.Errorf("renamed skill's file = %q", got)
+	}
+	if _, err := m.ReadSkill(context.Background(), uri); err == nil {
+		t.Errorf("old URI still readable after rename")
+	}
+	waitEvents(t, r, at, ev(ext.CommandsChanged, ""))
+
+	// Deleted.
+	at = r.mark()
+	if err := os.RemoveAll(filepath.Join(root, "renamed")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "deletion visible", func() bool { return description(m, "renamed") == "" })
+	waitEvents(t, r, at, ev(ext.SkillsChanged, "skill://renamed/SKILL.md"), ev(ext.CommandsChanged, ""))
+	if description(m, "keep") != "Stays." {
+		t.Errorf("untouched skill lost")
+	}
+}
+
+// TestHotReloadRootAppears watches a root that does not exist at start-up.
+func TestHotReloadRootAppears(t *testing.T) {
+	base := t.TempDir()
+	root := filepath.Join(base, ".agents", "skills")
+	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 100 * time.Millisecond})
+	r := record(m)
+	write(t, root, "late/SKILL.md", skillMD("name: late\ndescription: Came later.\n", "Body"))
+	waitFor(t, "skill in a root created after start", func() bool { return description(m, "late") == "Came later." })
+	// load_skill appears with the first skill.
+	waitEvents(t, r, 0, ext.ChangeEvent{Capability: "skills", Kind: ext.ToolsChanged})
+}
+
+// TestHotReloadBrokenEdit keeps the rest loaded when a skill is broken, and brings it back.
+func TestHotReloadBrokenEdit(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a/SKILL.md", skillMD("name: a\ndescription: A.\n", "Body"))
+	write(t, root, "b/SKILL.md", skillMD("name: b\ndescription: B.\n", "Body"))
+	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 100 * time.Millisecond})
+	write(t, root, "a/SKILL.md", "---\nname: a\ndescription: [broken\n---\n")
+	waitFor(t, "broken skill dropped with a diagnostic", func() bool {
+		for _, d := range m.Diagnostics() {
+			if d.Severity == SeverityError && strings.Contains(d.Path, filepath.Join("a", "SKILL.md")) {
+				return description(m, "a") == ""
+			}
+		}
+		return false
+	})
+	if description(m, "b") != "B." {
+		t.Errorf("other skill lost")
+	}
+	write(t, root, "a/SKILL.md", skillMD("name: a\ndescription: A again.\n", "Body"))
+	waitFor(t, "repaired skill back", func() bool { return description(m, "a") == "A again." && len(m.Diagnostics()) == 0 })
+}
+
+// TestHotReloadRapidEdits makes 200 quick edits of one SKILL.md: the last content must be
+// visible and the events few.
+func TestHotReloadRapidEdits(t *testing.T) {
+	root := t.TempDir()
+	p := write(t, root, "busy/SKILL.md", skillMD("name: busy\ndescription: Edit 0.\n", "Body 0"))
+	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 200 * time.Millisecond})
+	r := record(m)
+	for i := 1; i <= 200; i++ {
+		// Same length every time for i >= 100, so only the watcher can tell these edits apart.
+		if err := os.WriteFile(p, []byte(skillMD(fmt.Sprintf("name: busy\ndescription: Edit %03d.\n", i), fmt.Sprintf("Body %03d", i))), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "last edit visible", func() bool {
+		return description(m, "busy") == "Edit 200." && strings.Contains(readText(m, "skill://busy/SKILL.md"), "Body 200")
+	})
+	if body, _ := m.GetCommand(context.Background(), "busy", nil); body != "Body 200" {
+		t.Errorf("body = %q", body)
+	}
+	// Let any trailing batch land, then count.
+	time.Sleep(600 * time.Millisecond)
+	n := 0
+	for _, ev := range r.since(0) {
+		if ev.Kind == ext.SkillsChanged {
+			n++
+		}
+	}
+	if n < 1 || n > 10 {
+		t.Errorf("200 rapid edits gave %d skills_changed events, want 1..10", n)
+	}
+}
