@@ -43,8 +43,10 @@ func (f *fakeCap) CallTool(_ context.Context, name string, args json.RawMessage)
 	f.mu.Unlock()
 	return ext.TextResult(f.name + ":" + name + ":" + string(args)), nil
 }
-func (f *fakeCap) Instructions(context.Context) (ext.Instructions, error) { return ext.Instructions{}, nil }
-func (f *fakeCap) Close(context.Context) error                            { f.closes.Add(1); return nil }
+func (f *fakeCap) Instructions(context.Context) (ext.Instructions, error) {
+	return ext.Instructions{}, nil
+}
+func (f *fakeCap) Close(context.Context) error { f.closes.Add(1); return nil }
 
 var _ ext.Capability = (*fakeCap)(nil)
 
