@@ -116,7 +116,7 @@ func TestFaultserverSkills(t *testing.T) {
 	var uris []string
 	for _, sk := range list.Skills {
 		uris = append(uris, sk.URI)
-		if len(sk.Resources) != 2 || sk.Resources[0].URI != sk.URI || sk.Frontmatter["name"] == nil {
+		if len(sk.Resources) != 2 || sk.Resources[0].URI != sk.URI || !strings.HasSuffix(sk.URI, "/"+sk.Frontmatter["name"].(string)+"/SKILL.md") {
 			t.Errorf("entry %s: %+v", sk.URI, sk)
 		}
 		for _, f := range sk.Resources {
@@ -126,8 +126,17 @@ func TestFaultserverSkills(t *testing.T) {
 			}
 		}
 	}
-	if !slices.Equal(uris, []string{"skill://remote-review/SKILL.md", "skill://pdf/SKILL.md"}) {
+	if !slices.Equal(uris, []string{"skill://remote-review/SKILL.md", "skill://pdf/SKILL.md", "skill://acme/billing/refunds/SKILL.md"}) {
 		t.Fatalf("skills/list = %v", uris)
+	}
+	res, err := s.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range res.Resources {
+		if strings.Contains(r.URI, "refunds") {
+			t.Errorf("refunds is listed in resources/list: %s", r.URI)
+		}
 	}
 	got, err := mcp.CallCustomMethod[*skillsGetParams, *skillsGetResult](ctx, s, "skills/get", &skillsGetParams{URI: "skill://pdf/SKILL.md"})
 	if err != nil || got.Skill.URI != "skill://pdf/SKILL.md" {

@@ -10,10 +10,12 @@
 // --skills, --extra-tool).
 //
 // With --skills the server declares the SEP-2640 extension
-// "io.modelcontextprotocol/skills" and serves two skills, remote-review and pdf:
-// each file (SKILL.md and one file under references/) is a skill:// resource,
-// skills/list returns both entries with sha256 digests and sizes, and skills/get
-// returns one entry by its SKILL.md URI or error -32602 for any other URI.
+// "io.modelcontextprotocol/skills" and serves three skills: remote-review, pdf
+// and acme/billing/refunds. Each file (SKILL.md and one more) is a skill://
+// resource; refunds is served only through the template skill://acme/{+path}
+// and is absent from resources/list. skills/list returns all three entries with
+// sha256 digests and sizes; skills/get returns one entry by its SKILL.md URI, or
+// error -32602 for any other URI.
 // --extra-tool NAME adds a read-only echo-like tool from the start, so a restarted
 // server can offer a different tool list.
 //

@@ -53,12 +53,18 @@ type skillFile struct {
 // fixtureSkill is one skill served with --skills: its SKILL.md and supporting files.
 type fixtureSkill struct {
 	name, description string
-	files             map[string]string // path in the skill → content; SKILL.md included
-	order             []string          // file paths, SKILL.md first
+	prefix            string // organisational prefix of the skill path ("" or "a/b/")
+	// unlisted skills are left out of resources/list (served through a resource template):
+	// only skills/list and skills/get reveal them.
+	unlisted bool
+	files    map[string]string // path in the skill → content; SKILL.md included
+	order    []string          // file paths, SKILL.md first
 }
 
 // fixtureSkills are the skills --skills serves. "pdf" deliberately has the name of a skill
-// tests also install locally: a remote skill must never shadow a local one.
+// tests also install locally: a remote skill must never shadow a local one. "refunds" sits at
+// a nested skill path and is absent from resources/list, so a client finds it only through
+// skills/list.
 var fixtureSkills = []fixtureSkill{
 	{
 		name: "remote-review", description: "Review a change the way the remote team does.",
@@ -78,9 +84,17 @@ var fixtureSkills = []fixtureSkill{
 			"references/FORMS.md": "# Remote forms\n\nFill the remote forms.\n",
 		},
 	},
+	{
+		name: "refunds", description: "Process refunds per policy.", prefix: "acme/billing/", unlisted: true,
+		order: []string{"SKILL.md", "examples/email.md"},
+		files: map[string]string{
+			"SKILL.md":          "---\nname: refunds\ndescription: Process refunds per policy.\n---\n# Refunds\n",
+			"examples/email.md": "Dear customer, your refund is on its way.\n",
+		},
+	},
 }
 
-func (s fixtureSkill) uri(file string) string { return "skill://" + s.name + "/" + file }
+func (s fixtureSkill) uri(file string) string { return "skill://" + s.prefix + s.name + "/" + file }
 
 func (s fixtureSkill) entry() *skillEntry {
 	e := &skillEntry{URI: s.uri("SKILL.md"), Frontmatter: map[string]any{"name": s.name, "description": s.description}}
@@ -95,9 +109,14 @@ func (s fixtureSkill) entry() *skillEntry {
 // description and MIME type SEP-2640 asks for) plus the skills/list and skills/get methods.
 // The caller declares the extension in the server's capabilities.
 func addSkills(s *mcp.Server) error {
+	unlisted := map[string]string{} // URI → content of files served by the template only
 	for _, sk := range fixtureSkills {
 		for _, f := range sk.order {
 			content := sk.files[f]
+			if sk.unlisted {
+				unlisted[sk.uri(f)] = content
+				continue
+			}
 			r := &mcp.Resource{URI: sk.uri(f), Name: sk.name + "/" + f, MIMEType: "text/markdown"}
 			if f == "SKILL.md" {
 				r.Name, r.Description = sk.name, sk.description
@@ -107,6 +126,14 @@ func addSkills(s *mcp.Server) error {
 			})
 		}
 	}
+	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "skill://acme/{+path}", Name: "acme-skills", MIMEType: "text/markdown"},
+		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+			content, ok := unlisted[req.Params.URI]
+			if !ok {
+				return nil, mcp.ResourceNotFoundError(req.Params.URI)
+			}
+			return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: req.Params.URI, MIMEType: "text/markdown", Text: content}}}, nil
+		})
 	err := mcp.AddReceivingCustomMethod(s, "skills/list", func(context.Context, *mcp.ServerSession, *skillsListParams) (*skillsListResult, error) {
 		res := &skillsListResult{Skills: []*skillEntry{}}
 		for _, sk := range fixtureSkills {
