@@ -406,15 +406,34 @@ func fastParse(y []byte) (*Frontmatter, bool) {
 			continue
 		}
 		colon := bytes.IndexByte(l, ':')
-		if colon <= 0 || colon+1 >= len(l) || l[colon+1] != ' ' || !isFastKey(l[:colon]) {
+		if colon <= 0 || !isFastKey(l[:colon]) {
 			return nil, false
 		}
 		key := string(l[:colon])
 		if _, dup := fm.Lines[key]; dup {
 			return nil, false
 		}
-		val, ok := fastScalar(bytes.Trim(l[colon+2:], " "))
-		if !ok {
+		var val any
+		switch {
+		case colon+1 == len(l):
+			// "key:" opening a block mapping of simple values, such as metadata.
+			m, rest, n, ok := fastNested(y)
+			if !ok {
+				return nil, false
+			}
+			val, y = m, rest
+			fm.Keys = append(fm.Keys, key)
+			fm.Lines[key] = line + 1
+			fm.Values[key] = val
+			line += n
+			continue
+		case l[colon+1] == ' ':
+			str, ok := fastScalar(bytes.Trim(l[colon+2:], " "))
+			if !ok {
+				return nil, false
+			}
+			val = str
+		default:
 			return nil, false
 		}
 		fm.Keys = append(fm.Keys, key)
@@ -422,6 +441,49 @@ func fastParse(y []byte) (*Frontmatter, bool) {
 		fm.Values[key] = val
 	}
 	return fm, true
+}
+
+// fastNested reads the indented `key: value` lines after a "key:" line, all at one indent, as
+// a map of strings. It returns the rest of y and how many lines it took; ok is false for
+// anything else (no lines, mixed indents, deeper nesting, values fastScalar refuses).
+func fastNested(y []byte) (m map[string]any, rest []byte, n int, ok bool) {
+	m = map[string]any{}
+	indent := 0
+	for len(y) > 0 && y[0] == ' ' {
+		var l, next []byte
+		if i := bytes.IndexByte(y, '\n'); i >= 0 {
+			l, next = y[:i], y[i+1:]
+		} else {
+			l, next = y, nil
+		}
+		w := len(l) - len(bytes.TrimLeft(l, " "))
+		if indent == 0 {
+			indent = w
+		}
+		if w != indent || w == len(l) {
+			return nil, nil, 0, false
+		}
+		l = l[w:]
+		colon := bytes.IndexByte(l, ':')
+		if colon <= 0 || colon+1 >= len(l) || l[colon+1] != ' ' || !isFastKey(l[:colon]) {
+			return nil, nil, 0, false
+		}
+		key := string(l[:colon])
+		if _, dup := m[key]; dup {
+			return nil, nil, 0, false
+		}
+		val, ok := fastScalar(bytes.Trim(l[colon+2:], " "))
+		if !ok {
+			return nil, nil, 0, false
+		}
+		m[key] = val
+		y = next
+		n++
+	}
+	if n == 0 {
+		return nil, nil, 0, false
+	}
+	return m, y, n, true
 }
 
 // isFastKey reports whether k is a key YAML reads as exactly this string: letters, digits, '-'

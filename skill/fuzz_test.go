@@ -23,6 +23,8 @@ func FuzzParseFrontmatter(f *testing.F) {
 		"---\n&a x: *a\n---\n",
 		"---\na: &x [1, 2]\nb: *x\n---\n",
 		"---\nmetadata:\n  a: 1\n  b: {c: d}\n---\n",
+		"---\nname: a\ndescription: b\nmetadata:\n  author: me\n  version: \"1.0\"\nlicense: MIT\n---\n",
+		"---\nmetadata:\n  a: x\n   b: y\n---\n",
 		"---\n---\n",
 		"---",
 		"\uFEFF---\r\nname: x\r\n---\r\n",
