@@ -169,4 +169,3 @@ func BenchmarkHotReloadLatency(b *testing.B) {
 	b.ReportMetric(pct(ours, 0.99)/pct(base, 0.99), "x-baseline-p99")
 	b.ReportMetric(pct(ours, 0.99)/float64((debounce+100*time.Millisecond)/time.Millisecond), "x-target-p99")
 }
-
