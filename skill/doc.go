@@ -34,9 +34,11 @@
 //     JSON. allowed-tools as a string is split on spaces and commas outside parentheses, so
 //     "Bash(git diff:*)" stays one entry; `allowed-tools:` with no value means no tools.
 //     argument-hint written as a YAML list ([file]) is read back as "[file]".
-//   - Fast path. Frontmatter made only of `key: value` lines whose values YAML reads as the
-//     same plain or simply double-quoted string is parsed without the YAML parser; anything
-//     else goes to github.com/goccy/go-yaml. FuzzParseFrontmatter checks the two agree.
+//   - Fast path. Frontmatter made only of `key: value` lines (and one level of indented
+//     `key: value` lines under a bare `key:`) whose values YAML reads as the same plain or
+//     simply double-quoted string is parsed without the YAML parser; anything else goes to
+//     github.com/goccy/go-yaml, whose panics are turned into errors. FuzzParseFrontmatter
+//     checks the two agree.
 //   - Reading at discovery. SKILL.md is read in one 4 KiB read, more only while the
 //     frontmatter is still open, up to 64 KiB (beyond that: error). Bodies are read on first
 //     use (Skill.Body) and cached until the file's identity, size or modification time
@@ -77,8 +79,14 @@
 //   - Watching. The roots are watched with package fswatch (recursive, through symlinked folders,
 //     roots that do not exist yet included). After each debounced batch only the roots holding a
 //     changed path are walked again, and only skills whose SKILL.md or mcp.json changed are read
-//     again. Events: skills_changed, resources_changed, commands_changed and tools_changed as
-//     described on emitChanges; SourceURI is set when one skill is concerned.
+//     again. Events: skills_changed when a skill appeared, went away or was read again;
+//     resources_changed for those and for any file changed inside a skill folder (SourceURI the
+//     one file changed, else the skill's SKILL.md, when one skill is concerned);
+//     commands_changed when names, descriptions or argument hints of commands changed;
+//     tools_changed when load_skill appears or goes away, a skill's MCP servers or
+//     allowed-tools change, or a child reports tools_changed. A rescan runs on the watcher's
+//     goroutine; a skill broken by an edit is dropped with an error diagnostic and the others
+//     stay loaded.
 //   - Close is idempotent: it stops the watcher, then closes every child. Afterwards every method
 //     taking a context returns ext.ErrClosed.
 package skill
