@@ -305,6 +305,13 @@ func TestBodyCache(t *testing.T) {
 	if b, _ := s.Body(); b != "second" {
 		t.Errorf("body after edit = %q", b)
 	}
+	// SKILL.md swapped for a symlink leading out of the skill folder is refused.
+	os.Remove(p)
+	outside := write(t, t.TempDir(), "evil.md", skillMD("name: c\ndescription: d\n", "evil"))
+	symlink(t, outside, p)
+	if b, err := s.Body(); !errors.Is(err, ext.ErrPathTraversal) {
+		t.Errorf("body through an outside symlink = %q, %v", b, err)
+	}
 	os.Remove(p)
 	if _, err := s.Body(); err == nil {
 		t.Errorf("body of a removed file: no error")

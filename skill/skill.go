@@ -6,6 +6,8 @@ import (
 	"os"
 	"sync"
 	"time"
+
+	"github.com/agentpool/agentpool/ext"
 )
 
 // maxFileSize bounds every whole-file read (a SKILL.md body, a skill file served as a resource):
@@ -84,7 +86,8 @@ func (s *Skill) Body() (string, error) {
 	c := s.body
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	f, err := os.Open(s.Path)
+	// Confined like every other read: a SKILL.md swapped for a symlink leading out is refused.
+	f, err := ext.OpenConfined(s.realDir, skillFile)
 	if err != nil {
 		return "", fmt.Errorf("skill %q: read %s: %w", s.Name, s.Path, err)
 	}
