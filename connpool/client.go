@@ -39,9 +39,10 @@ type client struct {
 	httpT      *http.Transport    // HTTP only
 	httpCancel context.CancelFunc // HTTP only: ends the connection's lifetime context
 
-	ended    atomic.Bool   // set as soon as the process or session is known dead
-	done     chan struct{} // closed when the session has ended and the group is dead
-	err      error         // valid after done
+	ended    atomic.Bool           // set as soon as the process or session is known dead
+	failErr  atomic.Pointer[error] // HTTP only: the first request that failed in transport
+	done     chan struct{}         // closed when the session has ended and the group is dead
+	err      error                 // valid after done
 	closing  sync.Once
 	closeReq chan struct{} // closed to ask the session goroutine to shut down
 
@@ -148,7 +149,7 @@ func (c *client) start(ctx context.Context) error {
 		})
 		t = &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}
 	case TypeStreamableHTTP, TypeSSE:
-		hc, base := newHTTPClient(c.cfg.Headers)
+		hc, base := newHTTPClient(c.cfg.Headers, c.transportFailed)
 		c.httpT = base
 		life, cancel := context.WithCancel(context.Background())
 		c.httpCancel = cancel
@@ -211,11 +212,33 @@ func (c *client) watch() {
 		err = nil
 	}
 	c.err = fmt.Errorf("connpool: server %q: %w%s", c.label(), ErrServerExited, c.exitDetail())
+	if fe := c.failErr.Load(); fe != nil {
+		c.err = fmt.Errorf("%w: %w", c.err, *fe)
+	}
 	if err != nil {
 		c.err = fmt.Errorf("%w: %w", c.err, err)
 	}
 	close(c.done)
 	c.pool.remove(c)
+}
+
+// transportFailed ends an HTTP client one of whose requests got no HTTP
+// response (connection refused, reset or dropped by the server): the server
+// is gone or unreachable, and the SDK would otherwise keep the session "live"
+// while its standalone stream retries for tens of seconds. The client is
+// marked ended at once, before the failed request's error reaches its caller,
+// so the next Get starts a new session; its leases' Done closes shortly after
+// and Err names the failed request.
+func (c *client) transportFailed(err error) {
+	if c.failErr.CompareAndSwap(nil, &err) {
+		select {
+		case <-c.ready: // live: say why it ends (a failed start is logged by runStart)
+			c.pool.opts.Logger.Warn("connpool: HTTP request failed; ending the client", "server", c.label(), "err", err)
+		default:
+		}
+	}
+	c.ended.Store(true)
+	c.close()
 }
 
 // teardown ends the process group (stdio) or idle HTTP connections. It is

@@ -42,6 +42,14 @@
 //     client closes the session gracefully (DELETE for streamable HTTP),
 //     then cuts its streams after KillGrace; calls still in flight are not
 //     interrupted, so Pool.Close relies on its context as the final bound.
+//   - An HTTP request that gets no HTTP response (connection refused, reset,
+//     dropped before the answer) and was not cancelled by its caller ends
+//     the client: it is marked ended before the error reaches the caller, so
+//     the next Get starts a new session, and Done closes once the session is
+//     closed; Err names the failed request. Without this the SDK keeps a
+//     session to a dead server "live" while its standalone SSE stream retries
+//     for tens of seconds. A new session is the only way back anyway: a
+//     restarted server no longer knows the old session id.
 //   - A lease holds the client, not the process: when the process dies, the
 //     lease's Done closes and Err explains why; the dead client leaves the
 //     pool at once, so the next Get starts a new process while old leases

@@ -13,10 +13,13 @@ var (
 	_ mcp.Transport     = (*lifetimeTransport)(nil)
 )
 
-// headerTransport adds fixed headers to every request (ServerConfig.Headers).
+// headerTransport adds fixed headers to every request (ServerConfig.Headers)
+// and reports requests that failed in transport (no HTTP response: refused,
+// reset, dropped) to failed, unless the request's own context ended.
 type headerTransport struct {
 	base    *http.Transport
 	headers map[string]string
+	failed  func(error)
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -26,14 +29,19 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			req.Header.Set(k, v)
 		}
 	}
-	return t.base.RoundTrip(req)
+	resp, err := t.base.RoundTrip(req)
+	if err != nil && req.Context().Err() == nil && t.failed != nil {
+		t.failed(fmt.Errorf("%s %s: %w", req.Method, req.URL.Redacted(), err))
+	}
+	return resp, err
 }
 
 // newHTTPClient returns a client with its own connection pool (closed with
-// the MCP client, so no idle connection outlives it) that sends headers.
-func newHTTPClient(headers map[string]string) (*http.Client, *http.Transport) {
+// the MCP client, so no idle connection outlives it) that sends headers and
+// calls failed when a request gets no HTTP response.
+func newHTTPClient(headers map[string]string, failed func(error)) (*http.Client, *http.Transport) {
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	return &http.Client{Transport: &headerTransport{base: base, headers: headers}}, base
+	return &http.Client{Transport: &headerTransport{base: base, headers: headers, failed: failed}}, base
 }
 
 // lifetimeTransport connects its inner transport with a context that lives

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -248,6 +250,12 @@ func (c *Cap) degradedErrLocked() error {
 	return fmt.Errorf("mcp server %q unavailable: %w: %v", c.cfg.Name, ErrDegraded, c.lastErr)
 }
 
+// errRejected matches the go-sdk's jsonrpc2.ErrRejected (its package is internal), which
+// the HTTP transports wrap around a request they could not deliver or got no JSON-RPC answer
+// for. It is a *jsonrpc.Error, whose Is compares codes, so it must be told apart from an error
+// the server sent before the generic jsonrpc.Error case.
+var errRejected = &jsonrpc.Error{Code: -32005}
+
 // connectionLost reports whether err means the connection died under the call. sent is false
 // when the request provably never left (the connection was already closing), so even a
 // non-idempotent call may be repeated.
@@ -256,6 +264,17 @@ func connectionLost(err error, cn *conn) (lost, sent bool) {
 		// The SDK returns it only for requests refused before they were written
 		// (jsonrpc2 checks for shutdown before registering and before writing a call).
 		return true, false
+	}
+	if errors.Is(err, errRejected) {
+		// The HTTP transport could not complete the request. With a *url.Error it got no
+		// HTTP response at all: the connection is lost, and a failed dial means the request
+		// never left. Otherwise (a 5xx, an error body) the server or a proxy answered.
+		var ue *url.Error
+		if !errors.As(err, &ue) {
+			return false, true
+		}
+		var op *net.OpError
+		return true, !(errors.As(err, &op) && op.Op == "dial")
 	}
 	var wire *jsonrpc.Error
 	if errors.As(err, &wire) {

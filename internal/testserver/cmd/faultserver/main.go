@@ -6,8 +6,8 @@
 // Tools: echo, pid, sleep, count, lookup, state_set, state_get, crash,
 // add_tool, stderr. Resource: test://static/hello. Prompt: greet. Flags are
 // listed by -help (--log, --ignore-sigterm, --exit-at-start, --hang-initialize,
-// --stderr, --http, --stateless, --require-header, --call-delay, --linger,
-// --skills, --extra-tool).
+// --stderr, --http, --stateless, --require-header, --call-delay, --count-delay,
+// --linger, --skills, --extra-tool).
 //
 // With --skills the server declares the SEP-2640 extension
 // "io.modelcontextprotocol/skills" and serves three skills: remote-review, pdf
@@ -52,6 +52,7 @@ var (
 	stateless  = flag.Bool("stateless", false, "with --http: stateless streamable HTTP")
 	reqHeader  = flag.String("require-header", "", "with --http: NAME=VALUE every request must carry")
 	callDelay  = flag.Duration("call-delay", 0, "delay of the lookup tool")
+	countDelay = flag.Duration("count-delay", 0, "delay of the count tool, after it counted and logged")
 	linger     = flag.Duration("linger", 0, "stdio: keep running this long after stdin closes (with --ignore-sigterm only SIGKILL ends it early)")
 	skills     = flag.Bool("skills", false, "declare the SEP-2640 skills extension and serve skills remote-review and pdf (skills/list, skills/get, skill:// resources)")
 	extraTool  = flag.String("extra-tool", "", "also serve an echo-like read-only tool with this name from the start")
@@ -137,14 +138,23 @@ func newServer() (*mcp.Server, error) {
 				return text("slept"), nil, nil
 			}
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "count", Description: "Not idempotent: appends \"count <pid>\" to the --log file and returns the number of count calls this process has executed.",
+	mcp.AddTool(s, &mcp.Tool{Name: "count", Description: "Not idempotent: appends \"count <pid>\" to the --log file and returns the number of count calls this process has executed (after --count-delay).",
 		Annotations: &mcp.ToolAnnotations{DestructiveHint: ptr(true)}},
-		func(context.Context, *mcp.CallToolRequest, noArg) (*mcp.CallToolResult, any, error) {
+		func(ctx context.Context, _ *mcp.CallToolRequest, _ noArg) (*mcp.CallToolResult, any, error) {
 			mu.Lock()
 			count++
 			n := count
 			mu.Unlock()
 			appendLog(fmt.Sprintf("count %d", pid))
+			if *countDelay > 0 {
+				t := time.NewTimer(*countDelay)
+				defer t.Stop()
+				select {
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				case <-t.C:
+				}
+			}
 			return text(fmt.Sprint(n)), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "lookup", Description: "Read-only and idempotent: returns \"value-of-<key>\" after --call-delay.",
