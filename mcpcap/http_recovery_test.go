@@ -135,9 +135,13 @@ func TestHTTPKill9WithCallsInFlight(t *testing.T) {
 	toolsChanged = rec.count(ext.ToolsChanged)
 	var third *httpServer
 	counts = killWithCallsInFlight(t, c, log, second, counts, func() { third = startHTTPFaultserver(t, addr, slow...) })
-	if got := callText(t, c, "echo", `{"text":"third"}`); got != "third" {
-		t.Fatalf("echo on the third server = %q", got)
-	}
+	waitFor(t, "the Cap to reach the third server", func() bool {
+		// The retries may have run before it listened and left the Cap degraded for a while.
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		res, err := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"third"}`))
+		return err == nil && res.Content[0].Text == "third"
+	})
 	if got := callText(t, c, "count", `{}`); got != "1" {
 		t.Fatalf("count on the third server = %q, want 1 (a fresh process)", got)
 	}
@@ -284,8 +288,12 @@ func TestHTTPPoolNoticesDeadServer(t *testing.T) {
 	if callErr == nil {
 		t.Fatal("call to a killed server succeeded")
 	}
-	if lost, sent := connectionLost(callErr, &conn{done: lease.Done()}); !lost || sent {
-		t.Errorf("connectionLost(%v) = %v, %v; want lost, not sent (refused at dial)", callErr, lost, sent)
+	// Refused at dial: the request never left. A keep-alive connection the kernel reset
+	// under the request (EOF) may have delivered it.
+	lost, sent := connectionLost(callErr, &conn{done: lease.Done()})
+	refused := strings.Contains(callErr.Error(), "connection refused")
+	if !lost || sent == refused {
+		t.Errorf("connectionLost(%v) = lost %v, sent %v; want lost, sent %v", callErr, lost, sent, !refused)
 	}
 	// No waiting: the failed request already took the client out of the pool.
 	if again, err := p.Get(ctx, cfg, ""); !errors.Is(err, connpool.ErrStart) || !strings.Contains(err.Error(), srv.hostPort(t)) {
@@ -299,7 +307,7 @@ func TestHTTPPoolNoticesDeadServer(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("lease Done not closed after a request to the dead server failed")
 	}
-	if err := lease.Err(); !errors.Is(err, connpool.ErrServerExited) || !strings.Contains(err.Error(), "connection refused") {
+	if err := lease.Err(); !errors.Is(err, connpool.ErrServerExited) || !strings.Contains(err.Error(), "POST "+srv.url) {
 		t.Fatalf("lease Err = %v; want ErrServerExited naming the failed request", err)
 	}
 }
