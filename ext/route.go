@@ -63,6 +63,8 @@ func checkSkillURI(raw string) error {
 // candidate first and reading only from the first that says yes:
 //   - skill://<skill-path>/<file>: checked lexically for traversal first (ErrPathTraversal),
 //     then the visible SkillResources, local ones (not also MCPResources) before the others;
+//     a file missing from a local skill is ErrNotFound, never taken from a remote skill of the
+//     same name;
 //     then, as a fallback, visible ResourceSources registered WithSchemes("skill").
 //   - mcp://<server>/<original-uri>: the visible MCPResource named server, asked for
 //     original-uri exactly as written in uri.
@@ -111,9 +113,14 @@ func (r *Registry) resolveSkill(ctx context.Context, u URI, scope Scope) ([]Reso
 		}
 	}
 	var errs []error
-	for _, e := range append(local, remote...) {
+	for i, e := range append(local, remote...) {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("resolve %s: %w", u.Raw, err)
+		}
+		if i == len(local) && r.localHasSkill(ctx, local, u) {
+			// A local skill of this name exists but lacks the file: a remote skill of the same
+			// name must not fill in for it, or two skills would be mixed into one.
+			return nil, fmt.Errorf("resolve %s: local skill %q has no such file: %w", u.Raw, u.Authority, ErrNotFound)
 		}
 		sr := e.cap.(SkillResource)
 		ok, err := sr.SkillExists(ctx, u.Raw)
@@ -130,6 +137,17 @@ func (r *Registry) resolveSkill(ctx context.Context, u URI, scope Scope) ([]Reso
 		}
 	}
 	return r.readFromScheme(ctx, entries, u, errs)
+}
+
+// localHasSkill reports whether a local skill source has the skill u names (its SKILL.md).
+func (r *Registry) localHasSkill(ctx context.Context, local []*entry, u URI) bool {
+	root := "skill://" + u.Authority + "/SKILL.md"
+	for _, e := range local {
+		if ok, err := e.cap.(SkillResource).SkillExists(ctx, root); err == nil && ok {
+			return true
+		}
+	}
+	return false
 }
 
 // readFromScheme asks the entries registered for u's scheme that are ResourceSources.

@@ -294,3 +294,23 @@ func TestResolveSchemeFromSchemeSource(t *testing.T) {
 		t.Fatalf("demo in s1: %q", got)
 	}
 }
+
+// TestResolveSkillLocalNeverMixedWithRemote: when a local skill exists, a file it lacks is not
+// taken from a remote skill of the same name.
+func TestResolveSkillLocalNeverMixedWithRemote(t *testing.T) {
+	r := newTestRegistry(t)
+	remote := newMCPCap(t, "upstream", nil, "skill://pdf/SKILL.md", "skill://pdf/evil.md", "skill://other/SKILL.md")
+	local := newSkillCap(t, "local", "skill://pdf/SKILL.md")
+	for _, c := range []Capability{remote, local} {
+		if err := r.Register(c, LevelPool, Scope{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := r.ResolveURI(context.Background(), "skill://pdf/evil.md", Scope{})
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `local skill "pdf"`) {
+		t.Fatalf("file missing from the local skill: %v", err)
+	}
+	if got := readText(t, r, "skill://other/SKILL.md", Scope{}); got != "upstream:skill://other/SKILL.md" {
+		t.Fatalf("remote-only skill: %q", got)
+	}
+}
