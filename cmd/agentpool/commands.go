@@ -6,6 +6,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/agentpool/agentpool/command"
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/ext"
 	"github.com/spf13/cobra"
 )
 
@@ -18,12 +20,7 @@ func newCommandsCmd(opts *options) *cobra.Command {
 		Use:   "list",
 		Short: "List every slash command, with collisions",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, scope, err := openHost(cmd.Context(), opts, false)
-			if err != nil {
-				return err
-			}
-			defer closeHost(h)
+		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
 			entries, collisions, err := command.List(cmd.Context(), h.Registry.CommandResources(scope))
 			if err != nil {
 				// One failing source does not hide the others: report and go on.
@@ -50,7 +47,7 @@ func newCommandsCmd(opts *options) *cobra.Command {
 					c.Name, c.Winner.Source, c.Loser.Source, c.Loser.QualifiedName)
 			}
 			return nil
-		},
+		}),
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.AddCommand(list)

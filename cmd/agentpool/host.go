@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/spf13/cobra"
 )
 
 // cliSession is the session scope the CLI queries in, so session-scoped servers are visible too.
@@ -57,4 +58,17 @@ func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
+}
+
+// withHost makes a cobra RunE that opens the host (watching when watch is set), runs fn with it
+// and the CLI's scope, and closes it afterwards.
+func withHost(opts *options, watch bool, fn func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		h, scope, err := openHost(cmd.Context(), opts, watch)
+		if err != nil {
+			return err
+		}
+		defer closeHost(h)
+		return fn(cmd, args, h, scope)
+	}
 }

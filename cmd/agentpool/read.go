@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/ext"
 	"github.com/spf13/cobra"
 )
 
@@ -14,12 +16,7 @@ func newReadCmd(opts *options) *cobra.Command {
 		Use:   "read URI",
 		Short: "Print a resource: skill://<skill>/<file>, mcp://<server>/<uri>, or an upstream server's own URI",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			h, scope, err := openHost(cmd.Context(), opts, false)
-			if err != nil {
-				return err
-			}
-			defer closeHost(h)
+		RunE: withHost(opts, false, func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error {
 			contents, err := h.Registry.ResolveURI(cmd.Context(), args[0], scope)
 			if err != nil {
 				return err
@@ -38,7 +35,7 @@ func newReadCmd(opts *options) *cobra.Command {
 				fmt.Fprint(out, c.Text)
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the contents as JSON (blobs base64)")
 	return cmd

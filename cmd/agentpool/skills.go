@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/skill"
 	"github.com/spf13/cobra"
 )
@@ -38,12 +40,7 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 		Use:   "list",
 		Short: "List the skills found under the skill roots",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, _, err := openHost(cmd.Context(), opts, false)
-			if err != nil {
-				return err
-			}
-			defer closeHost(h)
+		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, _ ext.Scope) error {
 			skills := h.Skills.Skills()
 			diags := h.Skills.Diagnostics()
 			out := cmd.OutOrStdout()
@@ -77,7 +74,7 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 				fmt.Fprintln(cmd.ErrOrStderr(), d.String())
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd

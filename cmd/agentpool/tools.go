@@ -63,12 +63,7 @@ func newToolsCmd(opts *options) *cobra.Command {
 		Use:   "list",
 		Short: "List every visible tool (upstream tools as <server>__<tool>)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			h, scope, err := openHost(cmd.Context(), opts, false)
-			if err != nil {
-				return err
-			}
-			defer closeHost(h)
+		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
 			tools := visibleTools(cmd, h, scope)
 			if asJSON {
 				if tools == nil {
@@ -82,7 +77,7 @@ func newToolsCmd(opts *options) *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\n", t.Name, oneLine(t.Tool.Description, 70))
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	var callJSON bool
@@ -189,13 +184,8 @@ func newResourcesCmd(opts *options) *cobra.Command {
 		Use:   "list",
 		Short: "List skill:// resources and every upstream resource",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
 			ctx := cmd.Context()
-			h, scope, err := openHost(ctx, opts, false)
-			if err != nil {
-				return err
-			}
-			defer closeHost(h)
 			rows := []resourceRow{}
 			for _, c := range h.Registry.Visible(scope) {
 				if sr, ok := c.(ext.SkillResource); ok {
@@ -226,7 +216,7 @@ func newResourcesCmd(opts *options) *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.URI, r.Capability, r.Name)
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	cmd.AddCommand(list)

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/ext"
 	"github.com/spf13/cobra"
 )
 
@@ -15,13 +17,8 @@ func newWatchCmd(opts *options) *cobra.Command {
 		Use:   "watch",
 		Short: "Print every change event (skills, commands, MCP tools, resources, prompts) until interrupted",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
+		RunE: withHost(opts, true, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
 			ctx := cmd.Context()
-			h, scope, err := openHost(ctx, opts, true)
-			if err != nil {
-				return err
-			}
-			defer closeHost(h)
 			events := h.Registry.Changes(ctx, scope)
 			out := cmd.OutOrStdout()
 			enc := json.NewEncoder(out)
@@ -37,7 +34,7 @@ func newWatchCmd(opts *options) *cobra.Command {
 				fmt.Fprintf(out, "%s %s %s\n", ev.Kind, ev.Capability, ev.SourceURI)
 			}
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "one JSON ChangeEvent per line")
 	return cmd
