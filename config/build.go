@@ -180,7 +180,8 @@ func (h *Host) newServer(name string, s MCPServer, partition string) (*mcpcap.Ca
 }
 
 // skillServer is the skill manager's injected factory for a skill's own MCP servers. The server
-// is named "<skill>.<server>" and shares the pool; the extensions.allowed_commands list applies.
+// is named "<skill>.<server>", shares the pool and is recorded as a child of the skill manager in
+// the registry; the extensions.allowed_commands list applies.
 func (h *Host) skillServer(_ context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
 	s := MCPServer{
 		Type: decl.Type, Command: decl.Command, Args: decl.Args, Env: decl.Env, Cwd: decl.Cwd,
@@ -197,5 +198,14 @@ func (h *Host) skillServer(_ context.Context, skillName string, decl skill.Serve
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	return h.newServer(name, s, connpool.GlobalPartition)
+	c, err := h.newServer(name, s, connpool.GlobalPartition)
+	if err != nil {
+		return nil, err
+	}
+	// Record the composition edge so the registry checks cycles and depth (RFC "Composition").
+	if err := h.Registry.AddChild(h.Skills, c); err != nil {
+		_ = c.Close(context.Background())
+		return nil, err
+	}
+	return c, nil
 }

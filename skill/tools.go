@@ -241,14 +241,13 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
-// Children returns the capabilities built for the skills' MCP servers, creating those not yet
-// built (the factory does no I/O). It is nil without Options.Children.
+// Children returns the capabilities built so far for the skills' MCP servers (ext.Composite).
+// It creates none: children are built lazily, when the skills' tools are first needed, so a
+// registry asking at registration sees only those that exist. The factory in Options.Children
+// is the place to record each new child (package config calls ext.Registry.AddChild there).
 func (m *Manager) Children() []ext.Capability {
 	if m.closed.Load() {
 		return nil
-	}
-	for _, s := range m.state.Load().skills {
-		m.kids.forSkill(context.Background(), s)
 	}
 	var out []ext.Capability
 	for _, k := range m.kids.all() {

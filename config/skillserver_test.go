@@ -1,0 +1,79 @@
+package config
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testserver"
+)
+
+// TestSkillDeclaredServerEndToEnd: a skill declares its own MCP server (a real faultserver over
+// stdio through the pool); its tools appear among the skill manager's tools, filtered by the
+// skill's allowed-tools, calls reach the server, and a second skill's broken server leaves the
+// rest working.
+func TestSkillDeclaredServerEndToEnd(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"), `---
+name: ops
+description: Operations helpers with their own server.
+allowed-tools: [echo, pid]
+mcp-servers:
+  fault:
+    command: `+bin+`
+---
+Use the ops tools.
+`)
+	writeFile(t, filepath.Join(dir, "skills/broken/SKILL.md"), `---
+name: broken
+description: A skill whose server cannot start.
+mcp-servers:
+  gone:
+    command: /nonexistent/server
+---
+Still readable.
+`)
+	cfg, err := Parse(filepath.Join(dir, "agentpool.yaml"), []byte("skills: {dirs: [skills]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := Build(ctx, cfg, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+
+	tools, err := h.Skills.Tools(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range h.Skills.Diagnostics() {
+		if strings.Contains(d.Message, `MCP server "fault"`) {
+			t.Fatalf("the ops server was not attached: %s", d)
+		}
+	}
+	var names []string
+	for _, tl := range tools {
+		names = append(names, tl.Name)
+	}
+	got := strings.Join(names, ",")
+	if !strings.Contains(got, "ops__echo") || !strings.Contains(got, "ops__pid") || strings.Contains(got, "ops__count") {
+		t.Fatalf("skill tools = %s; want ops__echo and ops__pid only from the ops server (allowed-tools)", got)
+	}
+	res, err := h.Skills.CallTool(ctx, "ops__echo", json.RawMessage(`{"text":"via the skill"}`))
+	if err != nil || res.IsError || res.Content[0].Text != "via the skill" {
+		t.Fatalf("call = %+v, %v", res, err)
+	}
+	if st := h.Pool.Stats(); st.Clients != 1 {
+		t.Fatalf("pool clients = %d, want the one skill server", st.Clients)
+	}
+	// The broken skill is still a skill.
+	if _, err := h.Registry.ResolveURI(ctx, "skill://broken/SKILL.md", ext.Scope{}); err != nil {
+		t.Fatalf("broken skill unreadable: %v", err)
+	}
+}
