@@ -152,6 +152,12 @@ func (w *Watcher) resolvePendingLocked() {
 				continue
 			}
 			if err := w.fsw.Add(a); err != nil {
+				if _, statErr := os.Stat(a); errors.Is(statErr, fs.ErrNotExist) {
+					// Deleted between the Stat and the watch (a tree being removed bottom-up):
+					// another pass watches a closer ancestor that still exists.
+					added = true
+					continue
+				}
 				w.opts.Logger.Warn("fswatch: cannot watch ancestor of missing root", "path", a, "err", err)
 				continue
 			}
