@@ -47,6 +47,9 @@
 //     closes that agent's turns in every session, and so their streams.
 //   - CloseScope with a scope of another pool closes nothing and returns nil; an empty scope is
 //     an error (Close is the way to close everything).
+//   - CloseScope and Close close a capability only once no registration and no registered
+//     composite holds it any more, and each capability once: the same value registered at pool
+//     and in a session survives the session's end.
 //   - Close is idempotent: later calls wait for the first and return nil. OnClose functions
 //     are bounded by CloseTimeout like capabilities; one added after Close runs at once. A
 //     panic in a capability's Close is returned as an error.

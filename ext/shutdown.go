@@ -90,6 +90,29 @@ func (r *Registry) closeEntries(ctx context.Context, entries []*entry) error {
 	return errors.Join(errs...)
 }
 
+// toCloseLocked returns the capabilities of removed that no registration or composition
+// holds any more, each once, at the deepest level it was removed from (so closeEntries closes
+// it with that level). A capability still registered in another slot, or still a member of a
+// registered composite, is left to its other holders.
+func (r *Registry) toCloseLocked(removed []*entry) []*entry {
+	idx := make(map[Capability]int, len(removed))
+	var out []*entry
+	for _, e := range removed {
+		if r.refs[e.cap] > 0 {
+			continue
+		}
+		if i, ok := idx[e.cap]; ok {
+			if e.level > out[i].level {
+				out[i] = e
+			}
+			continue
+		}
+		idx[e.cap] = len(out)
+		out = append(out, e)
+	}
+	return out
+}
+
 // allEntriesLocked returns every registration.
 func (r *Registry) allEntriesLocked() []*entry {
 	out := append([]*entry(nil), r.pool...)
@@ -121,6 +144,10 @@ func (r *Registry) allEntriesLocked() []*entry {
 //     of that agent without a session, and of its turns, end.
 //   - SessionID alone: the session slot, its session-qualified agent slots and its turns.
 //     Every stream of that session ends.
+//
+// A capability also registered in a slot that stays, or held as a composition member by a
+// registered capability, is unregistered from the closed slots but not closed: its other
+// holders still use it. One registered in several closed slots is closed once.
 //
 // An empty scope is an error (use Close); a turn without session and agent is an error; a
 // scope naming another pool closes nothing. Close errors are joined. After Close it returns
@@ -187,6 +214,7 @@ func (r *Registry) CloseScope(ctx context.Context, scope Scope) error {
 	for _, e := range victims {
 		r.removeLocked(e)
 	}
+	closing := r.toCloseLocked(victims)
 	r.mu.Unlock()
 
 	for _, e := range victims {
@@ -195,7 +223,7 @@ func (r *Registry) CloseScope(ctx context.Context, scope Scope) error {
 	r.subs.end(func(s Scope) bool {
 		return (s.PoolID == "" || s.PoolID == r.poolID) && match(s)
 	})
-	if err := r.closeEntries(ctx, victims); err != nil {
+	if err := r.closeEntries(ctx, closing); err != nil {
 		return fmt.Errorf("close scope %s: %w", scope, err)
 	}
 	return nil
@@ -204,7 +232,7 @@ func (r *Registry) CloseScope(ctx context.Context, scope Scope) error {
 // Close closes the registry: it stops forwarding changes and ends every Changes stream, closes
 // every capability (turn, then agent, then session, then pool; concurrently within a level;
 // each bounded by CloseTimeout, a hung one abandoned with a logged error while the rest still
-// close), then runs the OnClose functions in reverse order. It returns within about five
+// close; a capability registered in several slots is closed once), then runs the OnClose functions in reverse order. It returns within about five
 // CloseTimeouts, with every error joined. Close is idempotent: later calls wait for the first
 // (or for ctx) and return nil. After Close, Register and the other mutators return ErrClosed
 // and queries see nothing.
@@ -226,6 +254,7 @@ func (r *Registry) Close(ctx context.Context) error {
 	for _, e := range entries {
 		r.removeLocked(e)
 	}
+	closing := r.toCloseLocked(entries)
 	fns := r.onClose
 	r.onClose = nil
 	r.mu.Unlock()
@@ -235,7 +264,7 @@ func (r *Registry) Close(ctx context.Context) error {
 	}
 	r.subs.closeAll()
 	var errs []error
-	if err := r.closeEntries(ctx, entries); err != nil {
+	if err := r.closeEntries(ctx, closing); err != nil {
 		errs = append(errs, err)
 	}
 	for i := len(fns) - 1; i >= 0; i-- {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -216,5 +217,74 @@ func TestCloseScopeOrderAndValidation(t *testing.T) {
 	// Closing an empty scope again is fine.
 	if err := r.CloseScope(ctx, Scope{SessionID: "s"}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A capability registered in several slots (allowed: "the same capability value may be
+// registered in several slots") is closed only when its last registration goes, and once.
+func TestCloseScopeKeepsCapabilityRegisteredElsewhere(t *testing.T) {
+	r := newTestRegistry(t)
+	shared := newCap("shared")
+	var inFlight, overlap atomic.Int32
+	shared.onClose = func(context.Context) error {
+		if inFlight.Add(1) > 1 {
+			overlap.Store(1)
+		}
+		time.Sleep(time.Millisecond)
+		inFlight.Add(-1)
+		return nil
+	}
+	for _, reg := range []struct {
+		level ScopeLevel
+		slot  Scope
+	}{
+		{LevelPool, Scope{}},
+		{LevelSession, Scope{SessionID: "s1"}},
+		{LevelSession, Scope{SessionID: "s2"}},
+		{LevelAgent, Scope{SessionID: "s2", AgentName: "ag"}},
+	} {
+		if err := r.Register(shared, reg.level, reg.slot); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	if err := r.CloseScope(ctx, Scope{SessionID: "s1"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := shared.closes.Load(); n != 0 {
+		t.Fatalf("CloseScope(s1) closed a capability still registered at pool and in s2 (%d closes)", n)
+	}
+	if got := names(r.Visible(Scope{})); len(got) != 1 || got[0] != "shared" {
+		t.Fatalf("pool sees %v after CloseScope(s1)", got)
+	}
+	// Close closes it once, although it sits in three slots at once (two at the same level).
+	if err := r.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n := shared.closes.Load(); n != 1 {
+		t.Fatalf("Close closed a capability registered in three slots %d times, want 1", n)
+	}
+	if overlap.Load() != 0 {
+		t.Fatal("Close called the same capability's Close concurrently")
+	}
+}
+
+// CloseScope does not close a capability that is also a composition member of a capability
+// registered elsewhere: its parent owns it.
+func TestCloseScopeKeepsChildOfLiveParent(t *testing.T) {
+	r := newTestRegistry(t)
+	child := newCap("child")
+	parent := newCompCap("parent", child)
+	if err := r.Register(parent, LevelPool, Scope{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(child, LevelSession, Scope{SessionID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.CloseScope(context.Background(), Scope{SessionID: "s"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := child.closes.Load(); n != 0 {
+		t.Fatalf("CloseScope closed a child its pool-level parent still holds (%d closes)", n)
 	}
 }
