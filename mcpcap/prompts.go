@@ -164,7 +164,9 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 				c.noteCallError(cn, err)
 				return nil, fmt.Errorf("mcp server %q: prompts/list: %w", c.cfg.Name, err)
 			}
-			list = append(list, p)
+			if p != nil { // a malformed "prompts":[null]
+				list = append(list, p)
+			}
 		}
 	}
 	c.mu.Lock()

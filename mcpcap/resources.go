@@ -165,6 +165,9 @@ func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
 				c.noteCallError(cn, err)
 				return nil, fmt.Errorf("mcp server %q: resources/list: %w", c.cfg.Name, err)
 			}
+			if r == nil { // a malformed "resources":[null]
+				continue
+			}
 			rc.entries = append(rc.entries, resourceEntry(r))
 			rc.byURI[r.URI] = true
 		}
@@ -172,6 +175,9 @@ func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
 			if err != nil {
 				c.noteCallError(cn, err)
 				return nil, fmt.Errorf("mcp server %q: resources/templates/list: %w", c.cfg.Name, err)
+			}
+			if t == nil {
+				continue
 			}
 			rc.templates = append(rc.templates, templateEntry(t))
 			if m, err := uritemplate.New(t.URITemplate); err == nil {
