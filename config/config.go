@@ -189,38 +189,82 @@ func (p *problems) position(path string) (int, int) {
 
 func (p *problems) err() error { return errors.Join(p.errs...) }
 
-// durationKeys are the keys whose values are Go durations ("500ms", "5m").
-var durationKeys = map[string]bool{"debounce": true, "idle_timeout": true, "timeout": true, "backoff": true}
+// durationKeys are the config's own duration keys ("500ms", "5m"), by the mapping that holds
+// them: "" is the top level, "server" one mcp_servers entry, "retry" its retry block. Keys of
+// the same names elsewhere (env, headers, a tool's input_schema) are user data.
+var durationKeys = map[string]map[string]bool{
+	"skills": {"debounce": true},
+	"pool":   {"idle_timeout": true},
+	"server": {"timeout": true},
+	"retry":  {"backoff": true},
+}
 
 // checkDurations reports a malformed duration with its position; go-yaml's own error for it
 // carries none.
 func checkDurations(name string, file *ast.File) error {
 	var errs []error
+	check := func(holder string, mv *ast.MappingValueNode) {
+		key := mv.Key.String()
+		if !durationKeys[holder][key] {
+			return
+		}
+		s, ok := unwrap(mv.Value).(*ast.StringNode)
+		if !ok {
+			return
+		}
+		if _, err := time.ParseDuration(s.Value); err != nil {
+			pos := s.GetToken().Position
+			errs = append(errs, fmt.Errorf("%s:%d:%d: %s: %q is not a duration (e.g. 500ms, 5s, 5m)",
+				name, pos.Line, pos.Column, key, s.Value))
+		}
+	}
 	for _, doc := range file.Docs {
-		ast.Walk(visitorFunc(func(n ast.Node) {
-			mv, ok := n.(*ast.MappingValueNode)
-			if !ok || !durationKeys[mv.Key.String()] {
-				return
+		for _, top := range mappingValues(doc.Body) {
+			switch top.Key.String() {
+			case "skills", "pool":
+				for _, mv := range mappingValues(top.Value) {
+					check(top.Key.String(), mv)
+				}
+			case "mcp_servers":
+				for _, server := range mappingValues(top.Value) {
+					for _, mv := range mappingValues(server.Value) {
+						check("server", mv)
+						if mv.Key.String() == "retry" {
+							for _, rv := range mappingValues(mv.Value) {
+								check("retry", rv)
+							}
+						}
+					}
+				}
 			}
-			s, ok := mv.Value.(*ast.StringNode)
-			if !ok {
-				return
-			}
-			if _, err := time.ParseDuration(s.Value); err != nil {
-				pos := s.GetToken().Position
-				errs = append(errs, fmt.Errorf("%s:%d:%d: %s: %q is not a duration (e.g. 500ms, 5s, 5m)",
-					name, pos.Line, pos.Column, mv.Key.String(), s.Value))
-			}
-		}), doc)
+		}
 	}
 	return errors.Join(errs...)
 }
 
-type visitorFunc func(ast.Node)
+// unwrap returns the node an anchor or tag decorates.
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			n = v.Value
+		case *ast.TagNode:
+			n = v.Value
+		default:
+			return n
+		}
+	}
+}
 
-func (f visitorFunc) Visit(n ast.Node) ast.Visitor {
-	f(n)
-	return f
+// mappingValues returns the key-value pairs of a mapping node (none for anything else).
+func mappingValues(n ast.Node) []*ast.MappingValueNode {
+	switch v := unwrap(n).(type) {
+	case *ast.MappingNode:
+		return v.Values
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{v}
+	}
+	return nil
 }
 
 // yamlError turns a go-yaml error into "name:line:col: message".

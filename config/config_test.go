@@ -137,3 +137,40 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Duration checks apply to the config's own duration keys only, not to user-chosen map keys
+// (an environment variable or header called "timeout", a tool schema property "backoff").
+func TestDurationKeysOnlyWhereDurations(t *testing.T) {
+	data := `
+mcp_servers:
+  a:
+    command: x
+    env: {timeout: "30", debounce: "soon"}
+    headers: {backoff: "yes", idle_timeout: "never"}
+    tools:
+      - name: t
+        input_schema: {type: object, properties: {timeout: {type: string, default: "later"}}, timeout: "x"}
+    timeout: 2s
+    retry: {backoff: 10ms}
+`
+	cfg, err := Parse("cfg.yaml", []byte(data))
+	if err != nil {
+		t.Fatalf("a valid config is rejected: %v", err)
+	}
+	a := cfg.MCPServers["a"]
+	if a.Env["timeout"] != "30" || a.Headers["backoff"] != "yes" || a.Timeout != 2*time.Second || a.Retry.Backoff != 10*time.Millisecond {
+		t.Fatalf("server = %+v", a)
+	}
+	// The real duration keys are still checked, with their position.
+	for _, bad := range []struct{ yaml, where string }{
+		{"mcp_servers:\n  a:\n    command: x\n    timeout: soon\n", "cfg.yaml:4:"},
+		{"mcp_servers:\n  a:\n    command: x\n    retry: {backoff: soon}\n", "cfg.yaml:4:"},
+		{"skills:\n  debounce: soon\n", "cfg.yaml:2:"},
+		{"pool: {idle_timeout: soon}\n", "cfg.yaml:1:"},
+	} {
+		_, err := Parse("cfg.yaml", []byte(bad.yaml))
+		if err == nil || !strings.Contains(err.Error(), bad.where) || !strings.Contains(err.Error(), "not a duration") {
+			t.Errorf("%q: err = %v, want %s… not a duration", bad.yaml, err, bad.where)
+		}
+	}
+}
