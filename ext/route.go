@@ -120,7 +120,8 @@ func (r *Registry) resolveSkill(ctx context.Context, u URI, scope Scope) ([]Reso
 		if i == len(local) && r.localHasSkill(ctx, local, u) {
 			// A local skill of this name exists but lacks the file: a remote skill of the same
 			// name must not fill in for it, or two skills would be mixed into one.
-			return nil, fmt.Errorf("resolve %s: local skill %q has no such file: %w", u.Raw, u.Authority, ErrNotFound)
+			// The local sources' errors (a traversal found on disk) stay part of the answer.
+			return nil, errors.Join(append([]error{fmt.Errorf("resolve %s: local skill %q has no such file: %w", u.Raw, u.Authority, ErrNotFound)}, errs...)...)
 		}
 		sr := e.cap.(SkillResource)
 		ok, err := sr.SkillExists(ctx, u.Raw)

@@ -314,3 +314,62 @@ func TestResolveSkillLocalNeverMixedWithRemote(t *testing.T) {
 		t.Fatalf("remote-only skill: %q", got)
 	}
 }
+
+// fileCheckingDisk checks the file in SkillExists, as the skill manager does: a file leading out
+// of its skill is an ErrPathTraversal error there, a missing one (false, nil).
+type fileCheckingDisk struct{ diskSkills }
+
+func (d *fileCheckingDisk) SkillExists(_ context.Context, uri string) (bool, error) {
+	name, path, err := d.split(uri)
+	if err != nil {
+		return false, err
+	}
+	skillRoot, err := Confine(d.root, name)
+	if err != nil {
+		return false, nil
+	}
+	if _, err := Confine(skillRoot, path); err != nil {
+		if errors.Is(err, ErrNotFound) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+// TestResolveSkillTraversalKeptWithRemote: a local skill's file symlinked out of it is
+// ErrPathTraversal, whether or not a remote skill source is also visible (the "local skill has
+// no such file" answer must not hide why).
+func TestResolveSkillTraversalKeptWithRemote(t *testing.T) {
+	base := t.TempDir()
+	skills := filepath.Join(base, "skills")
+	if err := os.MkdirAll(filepath.Join(skills, "pdf"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(skills, "pdf", "SKILL.md"), []byte("pdf skill"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(base, "secret"), []byte("stolen"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(base, "secret"), filepath.Join(skills, "pdf", "leak")); err != nil {
+		t.Fatal(err)
+	}
+	for _, withRemote := range []bool{false, true} {
+		r := newTestRegistry(t)
+		local := &fileCheckingDisk{diskSkills{testCap: testCap{name: "local"}, root: skills}}
+		if err := r.Register(local, LevelPool, Scope{}); err != nil {
+			t.Fatal(err)
+		}
+		if withRemote {
+			remote := newMCPCap(t, "upstream", nil, "skill://other/SKILL.md")
+			if err := r.Register(remote, LevelPool, Scope{}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		_, err := r.ResolveURI(context.Background(), "skill://pdf/leak", Scope{})
+		if !errors.Is(err, ErrPathTraversal) {
+			t.Errorf("with remote %v: ResolveURI(skill://pdf/leak) = %v; want ErrPathTraversal", withRemote, err)
+		}
+	}
+}
