@@ -24,13 +24,24 @@ type conn struct {
 	done    <-chan struct{}
 	dead    atomic.Bool
 	once    sync.Once
+	retired chan struct{} // closed by retire: stops the Cap's watcher of cn unless lost
+	lost    atomic.Bool   // set by drop before retire: the connection died under a call
 	release func()
+}
+
+func newConn(session *mcp.ClientSession, lease *connpool.Conn) *conn {
+	cn := &conn{session: session, lease: lease, retired: make(chan struct{})}
+	if lease != nil {
+		cn.done = lease.Done()
+	}
+	return cn
 }
 
 // retire marks cn dead and gives back what it holds, once.
 func (cn *conn) retire() {
 	cn.dead.Store(true)
 	cn.once.Do(func() {
+		close(cn.retired)
 		if cn.release != nil {
 			cn.release()
 		}
@@ -131,7 +142,7 @@ func (c *Cap) connectSlow(ctx context.Context) (*conn, error) {
 // dial obtains a new connection: a lease from the pool, or the injected session once.
 func (c *Cap) dial(ctx context.Context) (*conn, error) {
 	if c.injected != nil {
-		cn := &conn{session: c.injected}
+		cn := newConn(c.injected, nil)
 		c.mu.Lock()
 		up := c.everUp
 		c.mu.Unlock()
@@ -145,7 +156,7 @@ func (c *Cap) dial(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("mcp server %q: connect: %w", c.cfg.Name, err)
 	}
-	cn := &conn{session: lease.Session(), lease: lease, done: lease.Done()}
+	cn := newConn(lease.Session(), lease)
 	stopObs := lease.Observe(c.onNotification)
 	pool := c.pool
 	cn.release = func() {
@@ -206,19 +217,31 @@ func (cn *conn) pid() int {
 	return cn.lease.PID()
 }
 
-// watch marks cn dead when its connection ends. Close stops it.
+// watch marks cn dead when its connection ends. Close, or cn's retirement (its lease given
+// back while the pooled client may live on), stops it.
 func (c *Cap) watch(cn *conn) {
 	defer c.wg.Done()
 	select {
 	case <-cn.done:
-		c.log.Warn("connection lost", "pid", cn.pid(), "err", cn.why())
-		c.mu.Lock()
-		c.lastErr = fmt.Errorf("connection lost: %s", cn.why())
-		c.mu.Unlock()
-		c.cur.CompareAndSwap(cn, nil)
-		cn.retire()
+	case <-cn.retired:
+		if !cn.lost.Load() {
+			return // given back while alive: nothing left to watch
+		}
+		// A call saw the connection die: wait for the pool to say why.
+		select {
+		case <-cn.done:
+		case <-c.stop:
+			return
+		}
 	case <-c.stop:
+		return
 	}
+	c.log.Warn("connection lost", "pid", cn.pid(), "err", cn.why())
+	c.mu.Lock()
+	c.lastErr = fmt.Errorf("connection lost: %s", cn.why())
+	c.mu.Unlock()
+	c.cur.CompareAndSwap(cn, nil)
+	cn.retire()
 }
 
 // drop retires cn after a call saw its connection die, so the next access reconnects.
@@ -227,6 +250,7 @@ func (c *Cap) drop(cn *conn, err error) {
 	c.lastErr = err
 	c.mu.Unlock()
 	c.cur.CompareAndSwap(cn, nil)
+	cn.lost.Store(true)
 	cn.retire()
 }
 
