@@ -92,6 +92,10 @@ func (w *Watcher) addTreeLocked(dir string, fi fs.FileInfo, depth int, report bo
 }
 
 // dropDirsLocked forgets every watched directory at or below path, which was removed or renamed.
+// An active root among them is no longer watched, even if a directory with the same identity is
+// back at its path by now (renamed away and back, or an inode number reused): it is reported and
+// made pending, for resolvePendingLocked to watch again. Ancestor watches at or below path are
+// forgotten too, for the same reason.
 func (w *Watcher) dropDirsLocked(path string) {
 	for d, id := range w.dirs {
 		if !within(d, path) {
@@ -103,6 +107,16 @@ func (w *Watcher) dropDirsLocked(path string) {
 		delete(w.dirs, d)
 		if w.ids[id] == d {
 			delete(w.ids, id)
+		}
+		if _, ok := w.active[d]; ok {
+			delete(w.active, d)
+			w.changed[d] = struct{}{}
+		}
+	}
+	for a := range w.ancestors {
+		if within(a, path) {
+			_ = w.fsw.Remove(a)
+			delete(w.ancestors, a)
 		}
 	}
 }

@@ -247,7 +247,7 @@ func (w *Watcher) handle(ev fsnotify.Event) {
 		// Chmod only: metadata, not content.
 		return
 	}
-	if len(w.ancestors) > 0 {
+	if len(w.ancestors) > 0 || len(w.active) < len(w.roots) {
 		w.resolvePendingLocked()
 	}
 }

@@ -1,0 +1,110 @@
+package fswatch
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// The tests below hold w.mu while the file system changes, so the watcher's goroutine handles the
+// events only after the change is complete: the order a loaded machine produces by chance.
+
+// TestRootRenamedAwayAndBackBeforeHandled: a root renamed away and back keeps its inode, but the
+// rename took its watch (and its subdirectories'); the root must be watched again.
+func TestRootRenamedAwayAndBackBeforeHandled(t *testing.T) {
+	base := tempDir(t)
+	root := filepath.Join(base, "cmds")
+	write(t, filepath.Join(root, "sub", "a.md"), "x")
+	w, r := start(t, []string{root}, nil)
+
+	aside := filepath.Join(base, "aside")
+	w.mu.Lock()
+	err1 := os.Rename(root, aside)
+	err2 := os.Rename(aside, root)
+	w.mu.Unlock()
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	r.waitSeen(root)
+	r.reset()
+	probe(t, r, root)
+	probe(t, r, filepath.Join(root, "sub"))
+}
+
+// TestRootRecreatedBeforeHandled: a root deleted and created again before the watcher handles the
+// deletion (the new directory may even get the old inode number back) is watched again.
+func TestRootRecreatedBeforeHandled(t *testing.T) {
+	base := tempDir(t)
+	root := filepath.Join(base, "cmds")
+	mkdir(t, root)
+	w, r := start(t, []string{root}, nil)
+
+	w.mu.Lock()
+	err1 := os.Remove(root)
+	err2 := os.Mkdir(root, 0o755)
+	w.mu.Unlock()
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	r.waitSeen(root)
+	r.reset()
+	probe(t, r, root)
+}
+
+// TestAncestorRecreatedBeforeHandled: the directory watched for a missing root is deleted and
+// created again before the watcher handles the deletion; its old watch died with it, so the root
+// appearing in the new directory must still be seen.
+func TestAncestorRecreatedBeforeHandled(t *testing.T) {
+	base := tempDir(t)
+	parent := filepath.Join(base, "project")
+	mkdir(t, parent)
+	root := filepath.Join(parent, "commands")
+	w, r := start(t, []string{root}, nil)
+
+	w.mu.Lock()
+	err1 := os.Remove(parent)
+	err2 := os.Mkdir(parent, 0o755)
+	w.mu.Unlock()
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	probe(t, r, sibling(t, w, base)) // the deletion has been handled
+	f := filepath.Join(root, "a.md")
+	write(t, f, "x")
+	r.waitSeen(root, f)
+}
+
+// TestAncestorRenamedAwayAndBackBeforeHandled: as above, with the ancestor renamed away and back
+// (same inode, but the rename removed its watch).
+func TestAncestorRenamedAwayAndBackBeforeHandled(t *testing.T) {
+	base := tempDir(t)
+	parent := filepath.Join(base, "project")
+	mkdir(t, parent)
+	root := filepath.Join(parent, "commands")
+	w, r := start(t, []string{root}, nil)
+
+	aside := filepath.Join(base, "aside")
+	w.mu.Lock()
+	err1 := os.Rename(parent, aside)
+	err2 := os.Rename(aside, parent)
+	w.mu.Unlock()
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	probe(t, r, sibling(t, w, base))
+	f := filepath.Join(root, "a.md")
+	write(t, f, "x")
+	r.waitSeen(root, f)
+}
+
+// sibling adds an existing root next to base's contents so probe has a reported directory whose
+// events are ordered after the ones under test.
+func sibling(t *testing.T, w *Watcher, base string) string {
+	t.Helper()
+	s := filepath.Join(base, "sibling")
+	mkdir(t, s)
+	if err := w.Add(s); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
