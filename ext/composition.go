@@ -1,9 +1,20 @@
 package ext
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // edge is one composition edge, parent → child.
 type edge struct{ parent, child Capability }
+
+// addedChild is what one AddChild recorded under its parent: the child and the members it took
+// a ref on (the child and the child's own composition), released by RemoveChild or with the
+// parent.
+type addedChild struct {
+	child   Capability
+	members []Capability
+}
 
 // collectEdges walks root's Composite children recursively and returns the edges found. A
 // capability that is its own descendant within the walk is ErrCircularComposition; a nil or
@@ -136,8 +147,10 @@ func (r *Registry) releaseLocked(c Capability) {
 	delete(r.graph, c)
 	added := r.added[c]
 	delete(r.added, c)
-	for _, m := range added {
-		r.releaseLocked(m)
+	for _, a := range added {
+		for _, m := range a.members {
+			r.releaseLocked(m)
+		}
 	}
 }
 
@@ -197,12 +210,56 @@ func (r *Registry) AddChild(parent, child Capability) error {
 		return fmt.Errorf("add child %q to %q: %w", child.Name(), parent.Name(), err)
 	}
 	members := r.addEdgesLocked(parent, edges)
-	r.added[parent] = append(r.added[parent], members...)
+	r.added[parent] = append(r.added[parent], addedChild{child: child, members: members})
 	depth := r.depthThroughLocked(parent)
 	r.mu.Unlock()
 	if depth > r.maxDepth {
 		r.log.Warn("ext: composition deeper than max_composition_depth",
 			"parent", parent.Name(), "child", child.Name(), "depth", depth, "max", r.maxDepth)
+	}
+	return nil
+}
+
+// RemoveChild forgets the edge parent → child that AddChild recorded, with the refs it took, so
+// a parent that dropped a child (a skill's MCP server replaced or removed on reload) does not
+// keep it in the composition graph for the rest of its registration. It closes nothing. An edge
+// AddChild did not record (none, already removed, or found through Composite.Children at
+// Register) is ErrNotFound; after Close it is ErrClosed.
+func (r *Registry) RemoveChild(parent, child Capability) error {
+	if err := checkCapability(parent, "remove child: parent"); err != nil {
+		return err
+	}
+	if err := checkCapability(child, fmt.Sprintf("remove child from %q", parent.Name())); err != nil {
+		return err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.closed {
+		return fmt.Errorf("remove child %q from %q: registry: %w", child.Name(), parent.Name(), ErrClosed)
+	}
+	list := r.added[parent]
+	i := slices.IndexFunc(list, func(a addedChild) bool { return a.child == child })
+	if i < 0 {
+		return fmt.Errorf("remove child %q from %q: no such added child: %w", child.Name(), parent.Name(), ErrNotFound)
+	}
+	rec := list[i]
+	if list = append(list[:i:i], list[i+1:]...); len(list) == 0 {
+		delete(r.added, parent)
+	} else {
+		r.added[parent] = list
+	}
+	if gs := removeCap(r.graph[parent], child); len(gs) == 0 {
+		delete(r.graph, parent)
+	} else {
+		r.graph[parent] = gs
+	}
+	if ps := removeCap(r.parents[child], parent); len(ps) == 0 {
+		delete(r.parents, child)
+	} else {
+		r.parents[child] = ps
+	}
+	for _, m := range rec.members {
+		r.releaseLocked(m)
 	}
 	return nil
 }

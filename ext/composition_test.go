@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
@@ -171,5 +172,59 @@ func TestCompositionEdgesForgottenWithParent(t *testing.T) {
 	defer r.mu.RUnlock()
 	if len(r.graph) != 1 || len(r.parents) != 1 {
 		t.Fatalf("graph holds %d parents / %d children, want 1 / 1", len(r.graph), len(r.parents))
+	}
+}
+
+// TestRemoveChildForgetsEdge: a child that its parent dropped (a skill's MCP server replaced on
+// hot reload) can be forgotten without unregistering the parent, so the registry does not keep
+// every child ever built.
+func TestRemoveChildForgetsEdge(t *testing.T) {
+	r := newTestRegistry(t)
+	parent := newCompCap("skills")
+	if err := r.Register(parent, LevelPool, Scope{}); err != nil {
+		t.Fatal(err)
+	}
+	grandchild := newCap("gc")
+	keep := newCap("keep")
+	if err := r.AddChild(parent, keep); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 50 {
+		kid := newCompCap(fmt.Sprint("kid", i), grandchild)
+		if err := r.AddChild(parent, kid); err != nil {
+			t.Fatal(err)
+		}
+		if err := r.RemoveChild(parent, kid); err != nil {
+			t.Fatalf("RemoveChild %d: %v", i, err)
+		}
+		if err := r.RemoveChild(parent, kid); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("second RemoveChild: %v, want ErrNotFound", err)
+		}
+	}
+	r.mu.RLock()
+	graph, refs, added := len(r.graph[parent]), len(r.refs), len(r.added[parent])
+	_, gcRef := r.refs[grandchild]
+	r.mu.RUnlock()
+	// parent → keep is all that is left: refs on parent and keep only.
+	if graph != 1 || refs != 2 || added != 1 || gcRef {
+		t.Fatalf("after removing 50 children: %d edges from parent, %d refs, %d added records, grandchild ref %v; want 1, 2, 1, false",
+			graph, refs, added, gcRef)
+	}
+	// The removed edge no longer counts for cycles: kid → parent is fine once parent → kid is gone.
+	kid := newCompCap("kid")
+	if err := r.AddChild(parent, kid); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.RemoveChild(parent, kid); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Register(kid, LevelPool, Scope{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.AddChild(kid, parent); err != nil {
+		t.Fatalf("removed edge still closes a cycle: %v", err)
+	}
+	if err := r.RemoveChild(nil, kid); err == nil {
+		t.Fatal("RemoveChild(nil parent) accepted")
 	}
 }

@@ -37,7 +37,7 @@
 //     AddChild (whose parent must be registered). Cycles are found by a full DFS over all
 //     recorded edges, so a child shared by two parents cannot hide one. Depth is the longest
 //     chain through the new edge, root counted. Edges are forgotten with the parent's last
-//     registration.
+//     registration, and an AddChild edge also with RemoveChild (a child its parent dropped).
 //   - Changes: each subscriber owns one goroutine and an unbuffered channel; pending events are
 //     a FIFO set keyed by (capability, kind, source URI), bounded at 1024 entries, beyond which
 //     new events keep only (capability, kind). Observe is called once per registration and

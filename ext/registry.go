@@ -54,7 +54,7 @@ type Registry struct {
 	refs     map[Capability]int          // live registrations (and composition members) per capability
 	graph    map[Capability][]Capability // composition edges parent → children
 	parents  map[Capability][]Capability // the same edges child → parents
-	added    map[Capability][]Capability // members ref'd by AddChild under a parent
+	added    map[Capability][]addedChild // what each AddChild under a parent recorded
 	onClose  []func(context.Context) error
 
 	subs subscribers
@@ -134,7 +134,7 @@ func NewRegistry(opts *RegistryOptions) *Registry {
 		refs:         make(map[Capability]int),
 		graph:        make(map[Capability][]Capability),
 		parents:      make(map[Capability][]Capability),
-		added:        make(map[Capability][]Capability),
+		added:        make(map[Capability][]addedChild),
 		closeDone:    make(chan struct{}),
 	}
 	r.subs.init()
