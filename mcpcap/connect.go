@@ -166,6 +166,9 @@ func (c *Cap) dial(ctx context.Context) (*conn, error) {
 	return cn, nil
 }
 
+// testHookInstall, when set by a test, runs in onConnected once cn is installed.
+var testHookInstall func(*Cap)
+
 // onConnected installs cn as the live connection, starts its watcher, refreshes the tool
 // listing when needed and leaves the degraded state.
 func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error {
@@ -177,12 +180,16 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 	}
 	reconnect := c.everUp
 	c.everUp = true
-	c.mu.Unlock()
-
+	// Install cn and count its watcher before unlocking: a Close from now on finds cn in
+	// cur (and retires it), and its wg.Wait sees the watcher.
 	c.cur.Store(cn)
 	if cn.done != nil {
 		c.wg.Add(1)
 		go c.watch(cn)
+	}
+	c.mu.Unlock()
+	if testHookInstall != nil {
+		testHookInstall(c)
 	}
 	// Re-list only when tools were listed before (or are static/degraded); the first listing
 	// happens in listTools itself.
