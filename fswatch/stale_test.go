@@ -108,3 +108,27 @@ func sibling(t *testing.T, w *Watcher, base string) string {
 	}
 	return s
 }
+
+// TestDirectoryMovedIntoNewDirectoryBeforeHandled: a watched directory moved into a directory
+// created just before, both before the watcher handles either event. The walk of the new directory
+// finds the moved one still recorded under its old path; it must be watched under its new path.
+func TestDirectoryMovedIntoNewDirectoryBeforeHandled(t *testing.T) {
+	root := tempDir(t)
+	old := filepath.Join(root, "x")
+	write(t, filepath.Join(old, "sub", "a.md"), "x")
+	w, r := start(t, []string{root}, nil)
+
+	z := filepath.Join(root, "z")
+	moved := filepath.Join(z, "y")
+	w.mu.Lock()
+	err1 := os.Mkdir(z, 0o755)
+	err2 := os.Rename(old, moved)
+	w.mu.Unlock()
+	if err1 != nil || err2 != nil {
+		t.Fatal(err1, err2)
+	}
+	r.waitSeen(old, z, moved, filepath.Join(moved, "sub", "a.md"))
+	r.reset()
+	probe(t, r, moved)
+	probe(t, r, filepath.Join(moved, "sub"))
+}

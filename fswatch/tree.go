@@ -52,7 +52,12 @@ func (w *Watcher) addTreeLocked(dir string, fi fs.FileInfo, depth int, report bo
 	id, hasID := idOf(dir, fi)
 	if hasID {
 		if seen, ok := w.ids[id]; ok && seen != dir {
-			return // a cycle, or a second path to a directory already watched
+			if w.stillAt(seen, id) {
+				return // a cycle, or a second path to a directory already watched
+			}
+			// The directory moved here (or its inode number was reused) and the event that
+			// tells is still queued: forget the stale path, whose watch is this directory's.
+			w.dropDirsLocked(seen)
 		}
 	}
 	if err := w.fsw.Add(dir); err != nil {
@@ -89,6 +94,16 @@ func (w *Watcher) addTreeLocked(dir string, fi fs.FileInfo, depth int, report bo
 			w.addTreeLocked(p, sub, depth+1, report)
 		}
 	}
+}
+
+// stillAt reports whether path still leads to the directory identified by id.
+func (w *Watcher) stillAt(path string, id fileID) bool {
+	fi, err := os.Stat(path)
+	if err != nil || !fi.IsDir() {
+		return false
+	}
+	now, ok := idOf(path, fi)
+	return ok && now == id
 }
 
 // dropDirsLocked forgets every watched directory at or below path, which was removed or renamed.
