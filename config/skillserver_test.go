@@ -3,9 +3,11 @@ package config
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
@@ -75,5 +77,54 @@ Still readable.
 	// The broken skill is still a skill.
 	if _, err := h.Registry.ResolveURI(ctx, "skill://broken/SKILL.md", ext.Scope{}); err != nil {
 		t.Fatalf("broken skill unreadable: %v", err)
+	}
+}
+
+// TestSkillServerReplacedIsForgotten: when hot reload replaces a skill's MCP server, the host
+// removes the old child's composition edge from the registry instead of keeping every child ever
+// built for the life of the process.
+func TestSkillServerReplacedIsForgotten(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	skillMD := func(server string) string {
+		return "---\nname: ops\ndescription: Ops.\nmcp-servers:\n  " + server + ":\n    command: " + bin + "\n---\nBody.\n"
+	}
+	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"), skillMD("first"))
+	cfg, err := Parse(filepath.Join(dir, "agentpool.yaml"), []byte("skills: {dirs: [skills], debounce: 20ms}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := Build(ctx, cfg, BuildOptions{Watch: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+
+	if _, err := h.Skills.Tools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	old := h.Skills.Children()
+	if len(old) != 1 {
+		t.Fatalf("children = %d, want 1", len(old))
+	}
+	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"), skillMD("second"))
+	deadline := time.Now().Add(20 * time.Second)
+	for h.tracksSkillChild(old[0]) {
+		if time.Now().After(deadline) {
+			t.Fatal("the replaced skill server is still tracked after 20s")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if err := h.Registry.RemoveChild(h.Skills, old[0]); !errors.Is(err, ext.ErrNotFound) {
+		t.Fatalf("the replaced child's edge is still in the registry: RemoveChild = %v", err)
+	}
+	// The new server is attached and recorded.
+	if _, err := h.Skills.Tools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	kids := h.Skills.Children()
+	if len(kids) != 1 || kids[0] == old[0] || !h.tracksSkillChild(kids[0]) {
+		t.Fatalf("children after reload = %v", kids)
 	}
 }
