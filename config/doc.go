@@ -30,4 +30,7 @@
 //   - Relative skill, command and cwd paths are resolved against the config file's folder.
 //   - Validation collects every problem rather than stopping at the first, and one bad server
 //     does not hide the others' errors.
+//   - A skill's own MCP servers are recorded as registry children of the skill manager when
+//     built (Registry.AddChild) and forgotten (Registry.RemoveChild) at the manager's next
+//     tools_changed once it no longer holds them, so hot reload does not accumulate them.
 package config
