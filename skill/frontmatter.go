@@ -207,7 +207,8 @@ func parseYAMLBlock(y []byte) (*Frontmatter, []finding) {
 		}
 	}
 	var nm *notMapping
-	if errors.As(err, &nm) {
+	var ab *aliasBomb
+	if errors.As(err, &nm) || errors.As(err, &ab) {
 		return nil, append(fs, finding{line: 2, lenient: SeverityError, rule: RuleYAML, msg: err.Error()})
 	}
 	return nil, append(fs, finding{line: line + 1, lenient: SeverityError, rule: RuleYAML,
@@ -235,6 +236,52 @@ type notMapping struct{ kind string }
 
 func (e *notMapping) Error() string {
 	return "frontmatter is a YAML " + e.kind + ", not a mapping of keys to values"
+}
+
+// aliasBomb reports frontmatter whose YAML aliases expand it far beyond its written size.
+type aliasBomb struct{ limit int }
+
+func (e *aliasBomb) Error() string {
+	return fmt.Sprintf("frontmatter YAML aliases expand to more than %d KiB; refused", e.limit>>10)
+}
+
+// expandedSize measures v as it would be written out with aliases expanded: one per value plus
+// the bytes of each string and key. It stops counting once the size passes limit.
+func expandedSize(v any, limit int) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		n++
+		if n > limit {
+			return
+		}
+		switch t := v.(type) {
+		case string:
+			n += len(t)
+		case []any:
+			for _, x := range t {
+				if walk(x); n > limit {
+					return
+				}
+			}
+		case map[string]any:
+			for k, x := range t {
+				n += len(k)
+				if walk(x); n > limit {
+					return
+				}
+			}
+		case map[any]any:
+			for k, x := range t {
+				walk(k)
+				if walk(x); n > limit {
+					return
+				}
+			}
+		}
+	}
+	walk(v)
+	return n
 }
 
 // yamlErrorPosition extracts the YAML line (1-based, 0 if unknown) and a one-line message.
@@ -285,6 +332,12 @@ func parseYAML(y []byte) (fm *Frontmatter, err error) {
 	var all map[string]any
 	if err := yaml.NodeToValue(f.Docs[0].Body, &all); err != nil {
 		return nil, err
+	}
+	// Decoded aliases share their value; every later use (strings made of lists, JSON
+	// fingerprints) expands them. Written out, a frontmatter holds about as many bytes as it
+	// decodes to, so a much larger expansion can only come from aliases (a "billion laughs").
+	if limit := 4*len(y) + 64<<10; expandedSize(all, limit) > limit {
+		return nil, &aliasBomb{limit: limit}
 	}
 	for _, v := range values {
 		if v == nil || v.Key == nil {
