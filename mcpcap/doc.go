@@ -38,6 +38,9 @@
 //   - An injected client is never closed by the Cap and cannot be reconnected: when it dies
 //     the Cap degrades for good. Its notifications reach the Cap only through
 //     HandleNotification, and skills/list only if RegisterSkillMethods ran on its Client.
+//   - Listings (tools, resources, templates, prompts, skills/list) follow at most 1000 pages;
+//     a server repeating a next cursor, or paginating beyond that, gets an error naming the
+//     method instead of an endless loop. Null entries in a listing are skipped.
 //   - Resources: listings (and templates) are cached per connection and dropped on
 //     resources list_changed or reconnect; ResourceExists answers from the cache, matching
 //     templates with RFC 6570. URIs may be given as mcp://<server>/<original-uri>.

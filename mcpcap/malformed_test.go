@@ -2,7 +2,12 @@ package mcpcap
 
 import (
 	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -60,5 +65,64 @@ func TestNullListEntriesSkipped(t *testing.T) {
 	skills, err := c.ListSkills(ctx)
 	if err != nil || len(skills) != 1 {
 		t.Fatalf("ListSkills = %+v, %v", skills, err)
+	}
+}
+
+// endlessPagesServer answers every listing with one entry and a next cursor, forever.
+func endlessPagesServer(t *testing.T, cursor func(int) string) *mcp.Server {
+	t.Helper()
+	s := mcp.NewServer(&mcp.Implementation{Name: "endless", Version: "1"}, &mcp.ServerOptions{
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{},
+			Resources: &mcp.ResourceCapabilities{},
+			Prompts:   &mcp.PromptCapabilities{},
+		},
+	})
+	var mu sync.Mutex
+	n := 0
+	s.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			mu.Lock()
+			n++
+			c := cursor(n)
+			mu.Unlock()
+			switch method {
+			case "tools/list":
+				return &mcp.ListToolsResult{Tools: []*mcp.Tool{{Name: "t", InputSchema: map[string]any{"type": "object"}}}, NextCursor: c}, nil
+			case "resources/list":
+				return &mcp.ListResourcesResult{Resources: []*mcp.Resource{{URI: "test://a", Name: "a"}}, NextCursor: c}, nil
+			case "resources/templates/list":
+				return &mcp.ListResourceTemplatesResult{NextCursor: c}, nil
+			case "prompts/list":
+				return &mcp.ListPromptsResult{Prompts: []*mcp.Prompt{{Name: "p"}}, NextCursor: c}, nil
+			}
+			return next(ctx, method, req)
+		}
+	})
+	return s
+}
+
+// A server that never stops paginating (the same cursor again, or new cursors forever) must
+// get a clear error, not an endless loop that grows the listing without bound.
+func TestEndlessPaginationStops(t *testing.T) {
+	for name, cursor := range map[string]func(int) string{
+		"repeated": func(int) string { return "again" },
+		"fresh":    func(n int) string { return fmt.Sprint("c", n) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, _ := inMemCap(t, endlessPagesServer(t, cursor), Config{Name: "endless"})
+			for what, list := range map[string]func(context.Context) error{
+				"tools/list":     func(ctx context.Context) error { _, err := c.ListTools(ctx); return err },
+				"resources/list": func(ctx context.Context) error { _, err := c.ListResources(ctx); return err },
+				"prompts/list":   func(ctx context.Context) error { _, err := c.ListCommands(ctx); return err },
+			} {
+				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+				err := list(ctx)
+				cancel()
+				if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), what) {
+					t.Errorf("%s: err = %v; want an error naming %s, before the deadline", what, err, what)
+				}
+			}
+		})
 	}
 }

@@ -159,14 +159,21 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	}
 	list := []*mcp.Prompt{}
 	if caps := serverCaps(cn); caps == nil || caps.Prompts != nil {
-		for p, err := range cn.session.Prompts(ctx, nil) {
+		err := paginate(func(cursor string) (string, error) {
+			res, err := cn.session.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 			if err != nil {
 				c.noteCallError(cn, err)
-				return nil, fmt.Errorf("mcp server %q: prompts/list: %w", c.cfg.Name, err)
+				return "", err
 			}
-			if p != nil { // a malformed "prompts":[null]
-				list = append(list, p)
+			for _, p := range res.Prompts {
+				if p != nil { // a malformed "prompts":[null]
+					list = append(list, p)
+				}
 			}
+			return res.NextCursor, nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("mcp server %q: prompts/list: %w", c.cfg.Name, err)
 		}
 	}
 	c.mu.Lock()

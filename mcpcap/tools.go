@@ -106,12 +106,21 @@ func (c *Cap) toolSet(ctx context.Context) (*toolSet, error) {
 func (c *Cap) refreshTools(ctx context.Context, cn *conn, prev *toolSet, force bool) error {
 	c.staleTools.Store(false)
 	var upstream []ext.ToolEntry
-	for t, err := range cn.session.Tools(ctx, nil) {
+	err := paginate(func(cursor string) (string, error) {
+		res, err := cn.session.ListTools(ctx, &mcp.ListToolsParams{Cursor: cursor})
 		if err != nil {
-			c.staleTools.Store(true)
-			return fmt.Errorf("mcp server %q: tools/list: %w", c.cfg.Name, err)
+			return "", err
 		}
-		upstream = append(upstream, toolEntry(t))
+		for _, t := range res.Tools {
+			if t != nil {
+				upstream = append(upstream, toolEntry(t))
+			}
+		}
+		return res.NextCursor, nil
+	})
+	if err != nil {
+		c.staleTools.Store(true)
+		return fmt.Errorf("mcp server %q: tools/list: %w", c.cfg.Name, err)
 	}
 	ts := c.buildToolSet(upstream, false)
 	c.tools.Store(ts)
