@@ -146,8 +146,22 @@ func Build(ctx context.Context, cfg *Config, opts BuildOptions) (h *Host, err er
 
 // OpenSession registers, at the session's scope, a private instance of every session-scoped
 // server (its own process, its own state). Close the session with Registry.CloseScope.
-func (h *Host) OpenSession(ctx context.Context, sessionID string) error {
+//
+// On error, the servers this call registered are unregistered and closed again.
+func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
+	if sessionID == "" {
+		return fmt.Errorf("open session: empty session id")
+	}
 	slot := ext.Scope{SessionID: sessionID}
+	var added []*mcpcap.Cap
+	defer func() {
+		if err == nil {
+			return
+		}
+		for _, c := range added {
+			err = errors.Join(err, h.Registry.Unregister(ext.LevelSession, slot, c.Name()), c.Close(context.WithoutCancel(ctx)))
+		}
+	}()
 	for _, name := range h.sessionServers {
 		c, err := h.newServer(name, h.Config.MCPServers[name], sessionID)
 		if err != nil {
@@ -155,8 +169,9 @@ func (h *Host) OpenSession(ctx context.Context, sessionID string) error {
 		}
 		if err := h.Registry.Register(c, ext.LevelSession, slot); err != nil {
 			_ = c.Close(ctx)
-			return err
+			return fmt.Errorf("open session %q: %w", sessionID, err)
 		}
+		added = append(added, c)
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -100,5 +101,42 @@ func TestBuildRejectsDisallowedSkillServer(t *testing.T) {
 	_, err = h.skillServer(context.Background(), "pdf", skillDecl("/bin/sh"))
 	if err == nil || !strings.Contains(err.Error(), "allowed_commands") {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestOpenSessionFailureLeavesNothing: a failed OpenSession unregisters what it registered and
+// leaves what was there before.
+func TestOpenSessionFailureLeavesNothing(t *testing.T) {
+	cfg, err := Parse("x.yaml", []byte("mcp_servers:\n  a: {command: /nonexistent/a, scope: session}\n  b: {command: /nonexistent/b, scope: session}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	h, err := Build(ctx, cfg, BuildOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	if err := h.OpenSession(ctx, ""); err == nil {
+		t.Fatal("empty session id accepted")
+	}
+	s1 := ext.Scope{SessionID: "s1"}
+	// Something else already holds the name "b" in s1: opening s1 fails on it after registering a.
+	other, err := h.newServer("b", h.Config.MCPServers["b"], "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Registry.Register(other, ext.LevelSession, s1); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.OpenSession(ctx, "s1"); !errors.Is(err, ext.ErrDuplicate) {
+		t.Fatalf("open with a duplicate: %v", err)
+	}
+	var names []string
+	for _, c := range h.Registry.Visible(s1) {
+		names = append(names, c.Name())
+	}
+	if got := strings.Join(names, ","); got != "skills,commands,b" {
+		t.Fatalf("after a failed open, s1 sees %s; want the earlier b only", got)
 	}
 }

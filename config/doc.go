@@ -33,4 +33,10 @@
 //   - A skill's own MCP servers are recorded as registry children of the skill manager when
 //     built (Registry.AddChild) and forgotten (Registry.RemoveChild) at the manager's next
 //     tools_changed once it no longer holds them, so hot reload does not accumulate them.
+//   - Build registers one skill manager at pool scope, so the skills' own MCP servers use the
+//     pool's "global" partition: they are shared by every session, like the skills themselves.
+//     DESIGN.md partitions skill servers by session; that applies once a gateway registers a
+//     skill manager per session (part 4), which then passes its session id as the partition.
+//   - scope: session servers are not started by Build: Host.OpenSession registers a private
+//     instance per session (its own pool partition, so its own process and state).
 package config
