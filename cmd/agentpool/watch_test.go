@@ -61,6 +61,7 @@ func TestWatchJSON(t *testing.T) {
 	}()
 
 	events := make(chan ext.ChangeEvent, 100)
+	readerDone := make(chan struct{})
 	go func() {
 		defer close(events)
 		sc := bufio.NewScanner(pr)
@@ -70,9 +71,13 @@ func TestWatchJSON(t *testing.T) {
 				t.Errorf("watch printed a line that is not a ChangeEvent: %q", sc.Text())
 				continue
 			}
-			events <- ev
+			select {
+			case events <- ev:
+			case <-readerDone: // the test has stopped reading: keep draining the pipe
+			}
 		}
 	}()
+	defer close(readerDone)
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching") }, "watch to start")
 
 	expect := func(step, uri string) {
@@ -86,6 +91,7 @@ func TestWatchJSON(t *testing.T) {
 				}
 				t.Logf("%s: event %+v", step, ev)
 				if ev.Kind == ext.SkillsChanged && ev.Capability == "skills" && (uri == "" || ev.SourceURI == uri) {
+					drainBatch(events)
 					return
 				}
 			case <-deadline:
@@ -119,6 +125,22 @@ func TestWatchJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	expect("delete", "skill://fresh/SKILL.md")
+}
+
+// drainBatch discards the rest of the batch an event came in: the watcher emits a batch's events
+// together, then stays quiet for at least its 500 ms debounce, so 250 ms of quiet ends the batch
+// and the next step cannot be satisfied by a leftover of this one.
+func drainBatch(events <-chan ext.ChangeEvent) {
+	for {
+		select {
+		case _, ok := <-events:
+			if !ok {
+				return
+			}
+		case <-time.After(250 * time.Millisecond):
+			return
+		}
+	}
 }
 
 func waitFor(t *testing.T, cond func() bool, what string) {
