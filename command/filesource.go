@@ -300,12 +300,33 @@ func (s *FileSource) body(path string) (string, error) {
 	if ok && cached.stamp == st {
 		return cached.body, nil
 	}
+	if !fi.Mode().IsRegular() {
+		// A named pipe would block the read, a device (a link to /dev/zero) never end it.
+		return "", fmt.Errorf("read %s: not a regular file", path)
+	}
 	if fi.Size() > bodyReadLimit {
 		return "", fmt.Errorf("read %s: file is %d bytes, over the %d-byte limit for a command", path, fi.Size(), bodyReadLimit)
 	}
-	src, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	defer f.Close()
+	// The file may have been replaced or grown since the Stat: check what was opened, and bound
+	// the read itself.
+	if fi, err = f.Stat(); err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("read %s: not a regular file", path)
+	}
+	st = stamp{size: fi.Size(), mod: fi.ModTime()}
+	src, err := io.ReadAll(io.LimitReader(f, bodyReadLimit+1))
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	if len(src) > bodyReadLimit {
+		return "", fmt.Errorf("read %s: file is over the %d-byte limit for a command", path, bodyReadLimit)
 	}
 	body := parseFile(src).body
 	s.cacheMu.Lock()
