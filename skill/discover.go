@@ -209,6 +209,15 @@ func (sc *scanner) load(c candidate) loadResult {
 		return loadResult{diags: []Diagnostic{{Path: path, Severity: SeverityError, Rule: RuleSkillFile,
 			Message: fmt.Sprintf(format, args...)}}}
 	}
+	// Check the file before opening it: opening a named pipe blocks until a writer comes.
+	if c.linkedMD {
+		if err := checkInside(path, c.realDir); err != nil {
+			return fail("%v; the skill is skipped", err)
+		}
+	}
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return fail("SKILL.md is not a regular file; the skill is skipped")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return fail("cannot open SKILL.md: %v; the skill is skipped", unwrapPath(err))
@@ -222,7 +231,8 @@ func (sc *scanner) load(c candidate) loadResult {
 		return fail("SKILL.md is not a regular file; the skill is skipped")
 	}
 	if c.linkedMD {
-		// os.Open followed the symlink: make sure the file read is inside the skill folder.
+		// os.Open followed the symlink: make sure the file read is inside the skill folder (the
+		// link may have changed since the check above).
 		if err := checkInside(path, c.realDir); err != nil {
 			return fail("%v; the skill is skipped", err)
 		}
@@ -310,6 +320,10 @@ func readMCPJSON(path, dir, realDir string) ([]ServerDecl, []finding) {
 	}
 	if err := checkInside(path, realDir); err != nil {
 		return nil, warn("%v; its servers are ignored", err)
+	}
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		// Not opened: opening a named pipe blocks until a writer comes.
+		return nil, warn("mcp.json is not a regular file; its servers are ignored")
 	}
 	f, err := os.Open(path)
 	if err != nil {
