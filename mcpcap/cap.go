@@ -58,6 +58,9 @@ type Cap struct {
 	resCache    *resourceCache
 	promptCache []*mcp.Prompt
 	skillCache  *skillCache
+	// resGen and promptGen count invalidations (list_changed, reconnect): a listing is cached
+	// only if no invalidation happened while it was in flight.
+	resGen, promptGen uint64
 }
 
 // New validates cfg and returns a Cap. It does no I/O: the connection is made on first use.

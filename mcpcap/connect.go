@@ -210,6 +210,8 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 	c.resCache = nil
 	c.promptCache = nil
 	c.skillCache = nil
+	c.resGen++
+	c.promptGen++
 	c.mu.Unlock()
 	if reconnect {
 		c.log.Info("reconnected", "pid", cn.pid())

@@ -28,6 +28,7 @@ func (c *Cap) onNotification(n connpool.Notification) {
 		skills := c.servesSkillsLocked()
 		c.resCache = nil
 		c.skillCache = nil
+		c.resGen++
 		c.mu.Unlock()
 		c.emit(ext.ResourcesChanged, "")
 		if skills {
@@ -36,6 +37,7 @@ func (c *Cap) onNotification(n connpool.Notification) {
 	case connpool.PromptsListChanged:
 		c.mu.Lock()
 		c.promptCache = nil
+		c.promptGen++
 		c.mu.Unlock()
 		c.emit(ext.PromptsChanged, "")
 		c.emit(ext.CommandsChanged, "")

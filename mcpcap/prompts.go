@@ -152,7 +152,7 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	cached := c.promptCache
+	cached, gen := c.promptCache, c.promptGen
 	c.mu.Unlock()
 	if cached != nil {
 		return cached, nil
@@ -177,7 +177,7 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 		}
 	}
 	c.mu.Lock()
-	if c.cur.Load() == cn {
+	if c.cur.Load() == cn && c.promptGen == gen {
 		c.promptCache = list
 	}
 	c.mu.Unlock()

@@ -152,7 +152,7 @@ func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
 		return nil, err
 	}
 	c.mu.Lock()
-	rc := c.resCache
+	rc, gen := c.resCache, c.resGen
 	c.mu.Unlock()
 	if rc != nil {
 		return rc, nil
@@ -202,7 +202,7 @@ func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
 		}
 	}
 	c.mu.Lock()
-	if c.cur.Load() == cn {
+	if c.cur.Load() == cn && c.resGen == gen {
 		c.resCache = rc
 	}
 	c.mu.Unlock()

@@ -186,6 +186,9 @@ func checkSkillURI(uri string) error {
 }
 
 func (c *Cap) skills(ctx context.Context) (*skillCache, error) {
+	c.mu.Lock()
+	gen := c.resGen // taken before rc: a change after it keeps this listing out of the cache
+	c.mu.Unlock()
 	rc, err := c.resources(ctx)
 	if err != nil {
 		return nil, err
@@ -228,7 +231,7 @@ func (c *Cap) skills(ctx context.Context) (*skillCache, error) {
 		}
 	}
 	c.mu.Lock()
-	if c.cur.Load() == cn {
+	if c.cur.Load() == cn && c.resGen == gen {
 		c.skillCache = sc
 	}
 	c.mu.Unlock()
