@@ -6,10 +6,15 @@
 package testserver
 
 import (
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"testing"
 )
 
@@ -19,14 +24,21 @@ var (
 	buildErr  string
 )
 
+// dirPrefix starts the name of each build directory, followed by the pid of the
+// test process that owns it: "faultserver-<pid>-<random>".
+const dirPrefix = "faultserver-"
+
 // Build compiles the faultserver binary once per test process and returns its
 // path. The binary lives in a temporary directory kept for the life of the
-// process (tests in the same binary share it). A build failure fails t.
-// Build is safe for concurrent use.
+// process (tests in the same binary share it); no hook runs when a test
+// process exits, so each Build first removes the directories of test
+// processes that are gone. A build failure fails t. Build is safe for
+// concurrent use.
 func Build(t testing.TB) string {
 	t.Helper()
 	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "faultserver-")
+		sweepStale(os.TempDir())
+		dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 		if err != nil {
 			buildErr = "faultserver: temp dir: " + err.Error()
 			return
@@ -43,4 +55,27 @@ func Build(t testing.TB) string {
 		t.Fatal(buildErr)
 	}
 	return buildPath
+}
+
+// sweepStale removes the build directories under tmp whose owning process no
+// longer exists. A directory whose pid is alive (or was reused) is kept.
+func sweepStale(tmp string) {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), dirPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidStr, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidStr)
+		if !ok || err != nil || pid <= 0 {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
+		}
+	}
 }

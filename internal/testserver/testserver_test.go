@@ -3,7 +3,10 @@ package testserver
 import (
 	"context"
 	"errors"
+	"fmt"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -150,5 +153,32 @@ func TestFaultserverSkills(t *testing.T) {
 	tools, err := s.ListTools(ctx, nil)
 	if err != nil || !slices.ContainsFunc(tools.Tools, func(tl *mcp.Tool) bool { return tl.Name == "extra" }) {
 		t.Fatalf("--extra-tool: %v, %v", tools, err)
+	}
+}
+
+// Build directories of test processes that have exited are removed; those of
+// live processes, and unrelated names, are kept.
+func TestSweepStaleBuildDirs(t *testing.T) {
+	tmp := t.TempDir()
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	dead := filepath.Join(tmp, fmt.Sprintf("faultserver-%d-123", gone.Process.Pid))
+	live := filepath.Join(tmp, fmt.Sprintf("faultserver-%d-456", os.Getpid()))
+	other := filepath.Join(tmp, "faultserver-notapid")
+	for _, d := range []string{dead, live, other} {
+		if err := os.MkdirAll(filepath.Join(d, "sub"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepStale(tmp)
+	if _, err := os.Stat(dead); !os.IsNotExist(err) {
+		t.Errorf("directory of exited process %d kept (err %v)", gone.Process.Pid, err)
+	}
+	for _, d := range []string{live, other} {
+		if _, err := os.Stat(d); err != nil {
+			t.Errorf("%s removed: %v", d, err)
+		}
 	}
 }
