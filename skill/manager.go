@@ -123,13 +123,15 @@ func NewManager(opts *Options) (*Manager, error) {
 	m.opts.Roots = slices.Clone(m.roots)
 	m.kids = newChildren(m)
 	m.scanMu.Lock()
-	m.scanAll(nil)
-	m.scanMu.Unlock()
+	defer m.scanMu.Unlock()
 	if m.opts.Watch {
+		// Watch before the first scan, so a change made while it runs is not missed: the
+		// watcher's rescan waits for scanMu.
 		if err := m.startWatch(); err != nil {
 			return nil, err
 		}
 	}
+	m.scanAll(nil)
 	return m, nil
 }
 
