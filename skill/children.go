@@ -64,6 +64,13 @@ func (c *children) forSkill(ctx context.Context, s *Skill) []*child {
 		c.mu.Unlock()
 		return nil
 	}
+	// s may come from a state that a rescan has since replaced and pruned (scanAll publishes the
+	// new state before pruning under c.mu): children built for a skill gone or redeclared would
+	// run until the next rescan.
+	if cur := c.m.state.Load().byName[s.Name]; cur == nil || fingerprint(cur) != fp {
+		c.mu.Unlock()
+		return nil
+	}
 	old, ok := c.sets[s.Name]
 	if ok && old.fingerprint == fp {
 		c.mu.Unlock()
