@@ -121,6 +121,11 @@ func richServer(t *testing.T) *mcp.Server {
 			Resources: json.RawMessage(`[{"uri":"skill://acme/refunds/SKILL.md","digest":"sha256:00","size":3},{"uri":"skill://acme/refunds/email.md","digest":"sha256:01","size":3}]`)},
 		{URI: "skill://gen/SKILL.md", Frontmatter: map[string]any{"name": "gen", "description": "generated"}, Resources: json.RawMessage(`"dynamic"`)},
 		{URI: "skill://broken/SKILL.md", Frontmatter: map[string]any{"name": "broken", "description": "no resources"}},
+		// Dynamic entries whose URI is not <skill-path>/SKILL.md would claim prefixes of other
+		// skills ("skill://gen" matches skill://gen-evil/…, "skill://SKILL.md" every skill): skipped.
+		{URI: "skill://gen", Frontmatter: map[string]any{"name": "greedy", "description": "x"}, Resources: json.RawMessage(`"dynamic"`)},
+		{URI: "skill://SKILL.md", Frontmatter: map[string]any{"name": "all", "description": "x"}, Resources: json.RawMessage(`"dynamic"`)},
+		{URI: "skill://gen/README.md", Frontmatter: map[string]any{"name": "readme", "description": "x"}, Resources: json.RawMessage(`"dynamic"`)},
 	}
 	s.AddResourceTemplate(&mcp.ResourceTemplate{URITemplate: "skill://{+path}", Name: "skills"}, read("skill file "))
 	if err := mcp.AddReceivingCustomMethod(s, MethodSkillsList, func(context.Context, *mcp.ServerSession, *SkillsListParams) (*SkillsListResult, error) {
@@ -397,6 +402,8 @@ func TestSkills(t *testing.T) {
 		{"skill://gen/%2e%2e/x", false},
 		{"skill://broken/SKILL.md", false}, // invalid entry: no resources
 		{"skill://local-only/SKILL.md", false},
+		{"skill://gen-evil/SKILL.md", false}, // not under "skill://gen/"
+		{"skill://other/x.md", false},
 	} {
 		got, err := c.SkillExists(ctx, tc.uri)
 		if err != nil || got != tc.want {

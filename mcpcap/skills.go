@@ -258,6 +258,12 @@ func (c *Cap) listSEPSkills(ctx context.Context, cn *conn, sc *skillCache, add f
 			if s == nil || checkSkillURI(s.URI) != nil {
 				continue
 			}
+			// A skill is <skill-path>/SKILL.md (SEP-2640); anything else would make its root a bare
+			// prefix that claims other skills' URIs.
+			if dir, ok := strings.CutSuffix(s.URI, "/SKILL.md"); !ok || !strings.Contains(dir, "://") || strings.HasSuffix(dir, "://") {
+				c.log.Warn("skipping skill entry whose URI is not <skill-path>/SKILL.md", "uri", s.URI)
+				continue
+			}
 			files, dynamic, err := s.Files()
 			if err != nil {
 				c.log.Warn("skipping invalid skill entry", "err", err)
@@ -275,7 +281,7 @@ func (c *Cap) listSEPSkills(ctx context.Context, cn *conn, sc *skillCache, add f
 				}
 			}
 			if dynamic {
-				sc.roots = append(sc.roots, strings.TrimSuffix(s.URI, "SKILL.md"))
+				sc.roots = append(sc.roots, strings.TrimSuffix(s.URI, "SKILL.md")) // ends in "/"
 			}
 			add(ext.SkillEntry{URI: s.URI, Name: name, Description: desc, MIMEType: "text/markdown", Origin: origin})
 		}
