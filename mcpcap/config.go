@@ -38,6 +38,8 @@ const (
 	DefaultTimeout  = 60 * time.Second
 	DefaultAttempts = 3
 	DefaultBackoff  = time.Second
+	// MaxAttempts bounds Retry.Attempts: the backoff doubles per attempt and would overflow.
+	MaxAttempts = 20
 )
 
 // ErrInvalidConfig reports a Config that New rejects; the message names the server and field.
@@ -143,6 +145,10 @@ func (cfg *Config) validate(o *options) error {
 	}
 	if cfg.Retry.Attempts < 0 || cfg.Retry.Backoff < 0 || cfg.Timeout < 0 {
 		return bad("negative retry.attempts, retry.backoff or timeout")
+	}
+	if cfg.Retry.Attempts > MaxAttempts {
+		// Backoff doubles per attempt: beyond this the delay overflows time.Duration.
+		return bad("retry.attempts %d: at most %d", cfg.Retry.Attempts, MaxAttempts)
 	}
 	if cfg.Retry.Attempts == 0 {
 		cfg.Retry.Attempts = DefaultAttempts
