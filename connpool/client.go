@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -58,6 +60,11 @@ type client struct {
 }
 
 func newClient(p *Pool, k poolKey, cfg ServerConfig) *client {
+	// The client keeps its own copy: a caller changing its maps or slices later must not change
+	// a live server's configuration (nor race with the start).
+	cfg.Args = slices.Clone(cfg.Args)
+	cfg.Env = maps.Clone(cfg.Env)
+	cfg.Headers = maps.Clone(cfg.Headers)
 	return &client{
 		pool:      p,
 		key:       k,

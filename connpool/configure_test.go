@@ -45,3 +45,29 @@ func TestConfigureClient(t *testing.T) {
 		t.Fatal("echo through a configured client failed")
 	}
 }
+
+// TestConfigCopiedAtGet: changing the caller's maps and slices after Get changes nothing for the
+// live client (and, under -race, does not race with it).
+func TestConfigCopiedAtGet(t *testing.T) {
+	p := newTestPool(t, nil)
+	cfg := faultCfg(t)
+	cfg.Env = map[string]string{"A": "1"}
+	cfg.Args = []string{"--stderr", "hello"}
+	c := mustGet(t, p, cfg, GlobalPartition)
+	defer p.Release(c)
+	cfg.Env["A"] = "2"
+	cfg.Args[1] = "changed"
+	st := p.Stats()
+	if len(st.Servers) != 1 {
+		t.Fatalf("servers = %+v", st.Servers)
+	}
+	p.mu.Lock()
+	var cl *client
+	for _, x := range p.clients {
+		cl = x
+	}
+	p.mu.Unlock()
+	if cl.cfg.Env["A"] != "1" || cl.cfg.Args[1] != "hello" {
+		t.Fatalf("live config changed with the caller's: env %v args %v", cl.cfg.Env, cl.cfg.Args)
+	}
+}
