@@ -113,8 +113,7 @@ func splitFrontmatter(text string) (front, body string, status frontStatus) {
 // readFront decodes the frontmatter YAML (which starts on file line 2).
 func (p *parsed) readFront(front string) {
 	const firstLine = 2
-	var m map[string]any
-	err := yaml.Unmarshal([]byte(front), &m)
+	m, err := decodeYAML(front)
 	if err != nil {
 		line, msg := firstLine, err.Error()
 		var yerr yaml.Error
@@ -158,6 +157,19 @@ func (p *parsed) readFront(front string) {
 	if v, ok := get("allowed-tools"); ok {
 		p.AllowedTools = p.toolList(v, lineOf("allowed-tools"))
 	}
+}
+
+// decodeYAML decodes a frontmatter mapping. go-yaml is third-party code fed with files from
+// cloned repositories, so a panic in it becomes an error (and the line-by-line fallback) rather
+// than a crash of the host.
+func decodeYAML(front string) (m map[string]any, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			m, err = nil, fmt.Errorf("YAML parser failed: %v", r)
+		}
+	}()
+	err = yaml.Unmarshal([]byte(front), &m)
+	return m, err
 }
 
 // scalar turns a frontmatter value into a string, reporting values that are not scalars.
