@@ -24,7 +24,13 @@
 //   - Reads return []ResourceContents, as MCP resources/read does, so text and binary files and
 //     multi-part upstream resources pass through unchanged.
 //   - Local skill sources are asked before remote ones: for skill:// URIs ResolveURI asks
-//     SkillResources that are not also MCPResources (that is, not backed by an MCP server) first.
+//     SkillResources that are not also MCPResources (that is, not backed by an MCP server) first,
+//     and a file missing from a local skill is not found rather than taken from a remote skill of
+//     the same name (two skills are never mixed into one).
+//   - Schemes an upstream server serves ("test://", "file://") need no configuration: a
+//     ResourceSource that also implements SchemeSource reports them at run time, and ResolveURI
+//     asks it about any scheme no registration (WithSchemes) names. ErrUnknownScheme therefore
+//     means no visible capability serves the scheme, registered or learnt.
 //   - Registration slots are indexed by key (pool; session id; static agent name; per session:
 //     agent name and (agent, turn)), each a small slice in registration order, under one
 //     RWMutex. A query does five map lookups at most, so its cost depends on what is visible,
