@@ -36,4 +36,9 @@
 //     is re-walked (watches added where missing) and each root path is reported as changed.
 //   - The callback runs on the watcher's own goroutine, one call at a time. Close waits for a
 //     running callback, so the callback must not call Close (that would deadlock); it may call Add.
+//
+// Known limits: an existing root's ancestors are not watched, so renaming a folder above a root
+// (mv project project2) is not noticed: the watches follow the moved inodes, and events keep
+// being reported under the old path. Likewise a symlinked root whose link is re-pointed
+// (ln -sfn) keeps watching the old target. Both need a restart (or Add of the new path).
 package fswatch
