@@ -247,7 +247,10 @@ func (c *Cap) watch(cn *conn) {
 	}
 	c.log.Warn("connection lost", "pid", cn.pid(), "err", cn.why())
 	c.mu.Lock()
-	c.lastErr = fmt.Errorf("connection lost: %s", cn.why())
+	// After a reconnect the error of an older connection is history, not the Cap's state.
+	if now := c.cur.Load(); now == nil || now == cn {
+		c.lastErr = fmt.Errorf("connection lost: %s", cn.why())
+	}
 	c.mu.Unlock()
 	c.cur.CompareAndSwap(cn, nil)
 	cn.retire()
@@ -256,7 +259,9 @@ func (c *Cap) watch(cn *conn) {
 // drop retires cn after a call saw its connection die, so the next access reconnects.
 func (c *Cap) drop(cn *conn, err error) {
 	c.mu.Lock()
-	c.lastErr = err
+	if now := c.cur.Load(); now == nil || now == cn {
+		c.lastErr = err // a late report about an older connection is not the Cap's state
+	}
 	c.mu.Unlock()
 	c.cur.CompareAndSwap(cn, nil)
 	cn.lost.Store(true)

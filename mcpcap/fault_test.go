@@ -92,8 +92,8 @@ func TestKill9WithCallsInFlight(t *testing.T) {
 	for cycle := 0; cycle < 10; cycle++ {
 		k.cycle(cycle)
 	}
-	if st := c.Status(); st.State != StateConnected || st.Reconnects < 10 {
-		t.Fatalf("status after 10 kills: %+v", st)
+	if st := c.Status(); st.State != StateConnected || st.Reconnects < 10 || st.LastError != "" {
+		t.Fatalf("status after 10 kills and a successful call: %+v", st)
 	}
 }
 
