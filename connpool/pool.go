@@ -21,6 +21,7 @@ type Pool struct {
 
 	mu      sync.Mutex
 	clients map[poolKey]*client // starting and live clients
+	waiting int                 // Gets waiting for a slot (Stats.Waiting)
 	changed chan struct{}       // closed and replaced when a slot may have freed
 	closed  bool
 	closeCh chan struct{} // closed when Close has finished tearing down
@@ -97,11 +98,18 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 			if len(p.clients) >= p.opts.MaxClients && !p.evictIdleLocked() {
 				wait := p.changed
 				n := len(p.clients)
+				p.waiting++
 				p.mu.Unlock()
 				select {
 				case <-wait:
+					p.mu.Lock()
+					p.waiting--
+					p.mu.Unlock()
 					continue
 				case <-ctx.Done():
+					p.mu.Lock()
+					p.waiting--
+					p.mu.Unlock()
 					return nil, fmt.Errorf("connpool: server %q: %w: %d of %d clients live and leased: %w",
 						cfg.label(), ErrPoolExhausted, n, p.opts.MaxClients, ctx.Err())
 				}
@@ -303,6 +311,8 @@ type Stats struct {
 	// Processes counts stdio processes whose group is not yet dead, including
 	// ones being torn down after eviction, expiry or a crash.
 	Processes int
+	// Waiting counts Gets waiting for a free slot because MaxClients are live and leased.
+	Waiting int
 	// Servers lists each client in the pool, sorted by partition then name.
 	Servers []ServerStats
 }
@@ -318,7 +328,7 @@ type ServerStats struct {
 func (p *Pool) Stats() Stats {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	s := Stats{Processes: int(p.procs.Load())}
+	s := Stats{Processes: int(p.procs.Load()), Waiting: p.waiting}
 	for _, c := range p.clients {
 		ss := ServerStats{Name: c.cfg.Name, Partition: c.key.partition, Fingerprint: c.key.fingerprint,
 			Type: c.cfg.transportType(), Leases: c.leases}

@@ -233,6 +233,9 @@ func TestMaxClientsWaitThenExhausted(t *testing.T) {
 	if !errors.Is(err, ErrPoolExhausted) || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("21st Get: %v, want ErrPoolExhausted and DeadlineExceeded", err)
 	}
+	if w := p.Stats().Waiting; w != 0 {
+		t.Fatalf("a Get that gave up is still counted as waiting: %d", w)
+	}
 	// A lease on an existing client still works at the limit.
 	again := mustGet(t, p, conns[3].c.cfg, GlobalPartition)
 	p.Release(again)
@@ -248,7 +251,7 @@ func TestMaxClientsWaitThenExhausted(t *testing.T) {
 		}
 		got <- err
 	}()
-	waitFor(t, "the 21st Get to wait", func() bool { return p.Stats().Clients == 20 })
+	waitFor(t, "the 21st Get to wait", func() bool { st := p.Stats(); return st.Clients == 20 && st.Waiting == 1 })
 	select {
 	case err := <-got:
 		t.Fatalf("21st Get returned before any release: %v", err)
@@ -258,6 +261,9 @@ func TestMaxClientsWaitThenExhausted(t *testing.T) {
 	p.Release(conns[0])
 	if err := <-got; err != nil {
 		t.Fatalf("21st Get after a release: %v", err)
+	}
+	if w := p.Stats().Waiting; w != 0 {
+		t.Fatalf("waiting after the 21st Get went through: %d", w)
 	}
 	waitGroupGone(t, old) // the idle client was evicted
 	for _, c := range conns[1:] {
