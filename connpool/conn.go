@@ -62,7 +62,9 @@ func (c *Conn) PID() int {
 // Observe registers fn to receive every notification the server sends while
 // this lease is held. fn is called on the session's receive goroutine and
 // must not block (hand off to a channel or goroutine). The returned stop is
-// idempotent; Release stops every observer of the lease.
+// idempotent; Release stops every observer of the lease. Neither waits for a
+// call of fn already running on another goroutine: one notification may still
+// arrive after stop or Release returns, so fn must tolerate a closed owner.
 func (c *Conn) Observe(fn func(Notification)) (stop func()) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

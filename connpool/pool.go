@@ -252,7 +252,8 @@ func (p *Pool) remove(c *client) {
 // the same Conn does nothing) and safe after Close. It never closes a client
 // that other leases still hold; a client left with no lease is closed after
 // IdleTimeout, or earlier if its slot is needed. Observers registered through
-// c stop receiving notifications.
+// c receive no notification delivered after Release (see Conn.Observe for one
+// already being delivered).
 func (p *Pool) Release(c *Conn) {
 	if c == nil || !c.released.CompareAndSwap(false, true) {
 		return
