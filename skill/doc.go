@@ -70,8 +70,8 @@
 //     mappings with a name) and a companion mcp.json; the frontmatter wins a name declared in
 //     both. A declaration without type is stdio with a command, streamable-http with a url; a
 //     stdio server's cwd defaults to the skill folder, relative ones are taken from it. Children
-//     are built through Options.Children when the tools are first listed (or Children() is
-//     called), kept while the skill's declarations are unchanged, and closed when the skill goes
+//     are built through Options.Children when the tools are first listed (Children() only
+//     reports those built so far, so a registry asking at registration builds nothing), kept while the skill's declarations are unchanged, and closed when the skill goes
 //     away or changes them, and at Close. Their tools are named "<skill>__<tool>"; a skill's
 //     allowed-tools entry allows a tool when it equals or glob-matches the tool's name,
 //     "<server>__<tool>", "<skill>__<tool>" or "mcp__<server>__<tool>".
