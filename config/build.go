@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/agentpool/agentpool/command"
@@ -43,16 +42,6 @@ type Host struct {
 
 	sessionServers []string // names of session-scoped servers, built per session
 	logger         *slog.Logger
-
-	kidsMu    sync.Mutex
-	skillKids []skillKid // skill servers recorded with Registry.AddChild, not yet removed
-	kidSeq    uint64
-}
-
-// skillKid is one skill server recorded as a registry child; seq orders the recordings.
-type skillKid struct {
-	cap ext.Capability
-	seq uint64
 }
 
 // Build creates the registry, the connection pool and every capability the config declares, and
@@ -107,14 +96,6 @@ func Build(ctx context.Context, cfg *Config, opts BuildOptions) (h *Host, err er
 		_ = h.Skills.Close(ctx)
 		return nil, err
 	}
-	// The skill manager closes a skill's servers when reload drops or replaces them and then
-	// says tools_changed: forget their composition edges then.
-	stopKids := h.Skills.Observe(func(ev ext.ChangeEvent) {
-		if ev.Kind == ext.ToolsChanged {
-			h.forgetDroppedSkillServers()
-		}
-	})
-	reg.OnClose(func(context.Context) error { stopKids(); return nil })
 	h.Commands, err = command.NewFileSource(cmdRoots, &command.FileOptions{
 		Watch: watch, Debounce: cfg.Skills.Debounce, Logger: logger,
 	})
@@ -236,44 +217,30 @@ func (h *Host) skillServer(_ context.Context, skillName string, decl skill.Serve
 	if err != nil {
 		return nil, err
 	}
-	// Record the composition edge so the registry checks cycles and depth (RFC "Composition").
-	h.kidsMu.Lock()
-	defer h.kidsMu.Unlock()
-	if err := h.Registry.AddChild(h.Skills, c); err != nil {
+	// Record the composition edge so the registry checks cycles and depth (RFC "Composition");
+	// the child forgets it when the skill manager closes it.
+	child := &skillChild{Cap: c, h: h}
+	if err := h.Registry.AddChild(h.Skills, child); err != nil {
 		_ = c.Close(context.Background())
 		return nil, err
 	}
-	h.kidSeq++
-	h.skillKids = append(h.skillKids, skillKid{cap: c, seq: h.kidSeq})
-	return c, nil
+	return child, nil
 }
 
-// forgetDroppedSkillServers removes from the registry's composition graph the skill servers the
-// skill manager no longer holds, so a long-running host editing skills does not accumulate them.
-// It runs from the skill manager's change callback: Children and RemoveChild take short locks
-// and do no I/O. Only servers recorded before Children is asked are judged: the factory records
-// a server while the manager's lock is held, and Children waits for that lock, so such a server
-// is in Children's answer if the manager kept it; one recorded later is left for the next call.
-func (h *Host) forgetDroppedSkillServers() {
-	h.kidsMu.Lock()
-	upTo := h.kidSeq
-	h.kidsMu.Unlock()
-	live := make(map[ext.Capability]bool)
-	for _, c := range h.Skills.Children() {
-		live[c] = true
+// skillChild is a skill's own MCP server as the skill manager holds it. Its composition edge
+// lives as long as it does: the manager closes it when a reload drops or replaces the server, or
+// at its own Close, and closing it removes the edge, so a long-running host editing skills does
+// not accumulate them. Embedding keeps every interface *mcpcap.Cap implements.
+type skillChild struct {
+	*mcpcap.Cap
+	h *Host
+}
+
+// Close forgets the child's composition edge, then closes the server. It is idempotent.
+func (c *skillChild) Close(ctx context.Context) error {
+	err := c.h.Registry.RemoveChild(c.h.Skills, c)
+	if errors.Is(err, ext.ErrNotFound) || errors.Is(err, ext.ErrClosed) {
+		err = nil // already forgotten, or the registry is gone with every edge
 	}
-	h.kidsMu.Lock()
-	defer h.kidsMu.Unlock()
-	kept := h.skillKids[:0]
-	for _, k := range h.skillKids {
-		if k.seq > upTo || live[k.cap] {
-			kept = append(kept, k)
-			continue
-		}
-		if err := h.Registry.RemoveChild(h.Skills, k.cap); err != nil && !errors.Is(err, ext.ErrNotFound) && !errors.Is(err, ext.ErrClosed) {
-			h.logger.Warn("config: forget skill MCP server", "server", k.cap.Name(), "err", err)
-		}
-	}
-	clear(h.skillKids[len(kept):])
-	h.skillKids = kept
+	return errors.Join(err, c.Cap.Close(ctx))
 }

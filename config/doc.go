@@ -31,8 +31,8 @@
 //   - Validation collects every problem rather than stopping at the first, and one bad server
 //     does not hide the others' errors.
 //   - A skill's own MCP servers are recorded as registry children of the skill manager when
-//     built (Registry.AddChild) and forgotten (Registry.RemoveChild) at the manager's next
-//     tools_changed once it no longer holds them, so hot reload does not accumulate them.
+//     built (Registry.AddChild) and forgotten (Registry.RemoveChild) when the manager closes
+//     them (a reload dropped or replaced them), so hot reload does not accumulate them.
 //   - Build registers one skill manager at pool scope, so the skills' own MCP servers use the
 //     pool's "global" partition: they are shared by every session, like the skills themselves.
 //     DESIGN.md partitions skill servers by session; that applies once a gateway registers a

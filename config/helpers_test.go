@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"testing"
 
 	"github.com/agentpool/agentpool/ext"
@@ -14,14 +15,9 @@ func skillDecl(command string) skill.ServerDecl {
 	return skill.ServerDecl{Name: "tool", Type: "stdio", Command: command, Source: "SKILL.md", Line: 4}
 }
 
-// tracksSkillChild reports whether c is a skill server still recorded as a registry child.
-func (h *Host) tracksSkillChild(c ext.Capability) bool {
-	h.kidsMu.Lock()
-	defer h.kidsMu.Unlock()
-	for _, k := range h.skillKids {
-		if k.cap == c {
-			return true
-		}
-	}
-	return false
+// recordedChild reports whether c is recorded in the registry as a child of the skill manager,
+// without changing the graph: the reverse edge c → manager is refused as a cycle exactly when the
+// edge manager → c exists (and refused as an unknown parent when c is not in the graph at all).
+func (h *Host) recordedChild(c ext.Capability) bool {
+	return errors.Is(h.Registry.AddChild(c, h.Skills), ext.ErrCircularComposition)
 }

@@ -3,7 +3,6 @@ package config
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/mcpcap"
 )
 
 // TestSkillDeclaredServerEndToEnd: a skill declares its own MCP server (a real faultserver over
@@ -80,9 +80,9 @@ Still readable.
 	}
 }
 
-// TestSkillServerReplacedIsForgotten: when hot reload replaces a skill's MCP server, the host
-// removes the old child's composition edge from the registry instead of keeping every child ever
-// built for the life of the process.
+// TestSkillServerReplacedIsForgotten: when hot reload replaces a skill's MCP server, the old
+// child's composition edge leaves the registry with it, instead of every child ever built staying
+// for the life of the process; the new child is recorded.
 func TestSkillServerReplacedIsForgotten(t *testing.T) {
 	bin := testserver.Build(t)
 	dir := t.TempDir()
@@ -105,26 +105,26 @@ func TestSkillServerReplacedIsForgotten(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := h.Skills.Children()
-	if len(old) != 1 {
-		t.Fatalf("children = %d, want 1", len(old))
+	if len(old) != 1 || !h.recordedChild(old[0]) {
+		t.Fatalf("children = %v, want one recorded child", old)
 	}
 	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"), skillMD("second"))
 	deadline := time.Now().Add(20 * time.Second)
-	for h.tracksSkillChild(old[0]) {
+	for old[0].(*skillChild).Status().State != mcpcap.StateClosed {
 		if time.Now().After(deadline) {
-			t.Fatal("the replaced skill server is still tracked after 20s")
+			t.Fatal("the replaced skill server was not closed within 20s")
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if err := h.Registry.RemoveChild(h.Skills, old[0]); !errors.Is(err, ext.ErrNotFound) {
-		t.Fatalf("the replaced child's edge is still in the registry: RemoveChild = %v", err)
+	if h.recordedChild(old[0]) {
+		t.Fatal("the replaced child's edge is still in the registry")
 	}
 	// The new server is attached and recorded.
 	if _, err := h.Skills.Tools(ctx); err != nil {
 		t.Fatal(err)
 	}
 	kids := h.Skills.Children()
-	if len(kids) != 1 || kids[0] == old[0] || !h.tracksSkillChild(kids[0]) {
+	if len(kids) != 1 || kids[0] == old[0] || !h.recordedChild(kids[0]) {
 		t.Fatalf("children after reload = %v", kids)
 	}
 }
