@@ -55,12 +55,10 @@ type Cap struct {
 	nextAttempt time.Time
 	connectedAt time.Time
 	reconnects  int
-	resCache    *resourceCache
-	promptCache []*mcp.Prompt
-	skillCache  *skillCache
-	// resGen and promptGen count invalidations (list_changed, reconnect): a listing is cached
-	// only if no invalidation happened while it was in flight.
-	resGen, promptGen uint64
+	// The cached listings of the current connection, dropped on list_changed and reconnect.
+	resList    listing[*resourceCache]
+	promptList listing[[]*mcp.Prompt]
+	skillList  listing[*skillCache]
 }
 
 // New validates cfg and returns a Cap. It does no I/O: the connection is made on first use.

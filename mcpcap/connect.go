@@ -207,11 +207,9 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 	if reconnect {
 		c.reconnects++
 	}
-	c.resCache = nil
-	c.promptCache = nil
-	c.skillCache = nil
-	c.resGen++
-	c.promptGen++
+	c.resList.drop()
+	c.promptList.drop()
+	c.skillList.drop()
 	c.mu.Unlock()
 	if reconnect {
 		c.log.Info("reconnected", "pid", cn.pid())

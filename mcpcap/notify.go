@@ -26,9 +26,8 @@ func (c *Cap) onNotification(n connpool.Notification) {
 	case connpool.ResourcesListChanged:
 		c.mu.Lock()
 		skills := c.servesSkillsLocked()
-		c.resCache = nil
-		c.skillCache = nil
-		c.resGen++
+		c.resList.drop()
+		c.skillList.drop()
 		c.mu.Unlock()
 		c.emit(ext.ResourcesChanged, "")
 		if skills {
@@ -36,15 +35,15 @@ func (c *Cap) onNotification(n connpool.Notification) {
 		}
 	case connpool.PromptsListChanged:
 		c.mu.Lock()
-		c.promptCache = nil
-		c.promptGen++
+		c.promptList.drop()
 		c.mu.Unlock()
 		c.emit(ext.PromptsChanged, "")
 		c.emit(ext.CommandsChanged, "")
 	case connpool.ResourceUpdated:
 		c.emit(ext.ResourcesChanged, n.URI)
 		c.mu.Lock()
-		skill := c.skillCache != nil && c.skillCache.has(n.URI)
+		sc, _ := c.skillList.get()
+		skill := sc != nil && sc.has(n.URI)
 		c.mu.Unlock()
 		if skill || strings.HasPrefix(n.URI, "skill://") {
 			c.emit(ext.SkillsChanged, n.URI)
@@ -55,11 +54,11 @@ func (c *Cap) onNotification(n connpool.Notification) {
 // servesSkillsLocked reports whether the server is known to serve skills (listed ones, or the
 // SEP-2640 extension declared).
 func (c *Cap) servesSkillsLocked() bool {
-	if c.skillCache != nil && len(c.skillCache.entries) > 0 {
+	if sc, _ := c.skillList.get(); sc != nil && len(sc.entries) > 0 {
 		return true
 	}
-	if c.resCache != nil {
-		for _, r := range c.resCache.entries {
+	if rc, _ := c.resList.get(); rc != nil {
+		for _, r := range rc.entries {
 			if strings.HasPrefix(r.URI, "skill://") {
 				return true
 			}

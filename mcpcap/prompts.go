@@ -151,14 +151,11 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	cached, gen := c.promptCache, c.promptGen
-	c.mu.Unlock()
-	if cached != nil {
-		return cached, nil
-	}
-	list := []*mcp.Prompt{}
-	if caps := serverCaps(cn); caps == nil || caps.Prompts != nil {
+	return cachedListing(c, cn, &c.promptList, func() ([]*mcp.Prompt, error) {
+		list := []*mcp.Prompt{}
+		if caps := serverCaps(cn); caps != nil && caps.Prompts == nil {
+			return list, nil
+		}
 		err := paginate(func(cursor string) (string, error) {
 			res, err := cn.session.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})
 			if err != nil {
@@ -175,13 +172,8 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mcp server %q: prompts/list: %w", c.cfg.Name, err)
 		}
-	}
-	c.mu.Lock()
-	if c.cur.Load() == cn && c.promptGen == gen {
-		c.promptCache = list
-	}
-	c.mu.Unlock()
-	return list, nil
+		return list, nil
+	})
 }
 
 // Complete forwards a completion/complete request (argument completion for a prompt or a

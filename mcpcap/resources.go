@@ -151,62 +151,53 @@ func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	rc, gen := c.resCache, c.resGen
-	c.mu.Unlock()
-	if rc != nil {
+	return cachedListing(c, cn, &c.resList, func() (*resourceCache, error) {
+		rc := &resourceCache{byURI: map[string]bool{}}
+		caps := serverCaps(cn)
+		if caps == nil || caps.Resources != nil {
+			err := paginate(func(cursor string) (string, error) {
+				res, err := cn.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
+				if err != nil {
+					c.noteCallError(cn, err)
+					return "", err
+				}
+				for _, r := range res.Resources {
+					if r == nil { // a malformed "resources":[null]
+						continue
+					}
+					rc.entries = append(rc.entries, resourceEntry(r))
+					rc.byURI[r.URI] = true
+				}
+				return res.NextCursor, nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("mcp server %q: resources/list: %w", c.cfg.Name, err)
+			}
+			err = paginate(func(cursor string) (string, error) {
+				res, err := cn.session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
+				if err != nil {
+					c.noteCallError(cn, err)
+					return "", err
+				}
+				for _, t := range res.ResourceTemplates {
+					if t == nil {
+						continue
+					}
+					rc.templates = append(rc.templates, templateEntry(t))
+					if m, err := uritemplate.New(t.URITemplate); err == nil {
+						rc.matchers = append(rc.matchers, m)
+					} else {
+						c.log.Warn("unparseable resource template", "template", t.URITemplate, "err", err)
+					}
+				}
+				return res.NextCursor, nil
+			})
+			if err != nil {
+				return nil, fmt.Errorf("mcp server %q: resources/templates/list: %w", c.cfg.Name, err)
+			}
+		}
 		return rc, nil
-	}
-	rc = &resourceCache{byURI: map[string]bool{}}
-	caps := serverCaps(cn)
-	if caps == nil || caps.Resources != nil {
-		err := paginate(func(cursor string) (string, error) {
-			res, err := cn.session.ListResources(ctx, &mcp.ListResourcesParams{Cursor: cursor})
-			if err != nil {
-				c.noteCallError(cn, err)
-				return "", err
-			}
-			for _, r := range res.Resources {
-				if r == nil { // a malformed "resources":[null]
-					continue
-				}
-				rc.entries = append(rc.entries, resourceEntry(r))
-				rc.byURI[r.URI] = true
-			}
-			return res.NextCursor, nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("mcp server %q: resources/list: %w", c.cfg.Name, err)
-		}
-		err = paginate(func(cursor string) (string, error) {
-			res, err := cn.session.ListResourceTemplates(ctx, &mcp.ListResourceTemplatesParams{Cursor: cursor})
-			if err != nil {
-				c.noteCallError(cn, err)
-				return "", err
-			}
-			for _, t := range res.ResourceTemplates {
-				if t == nil {
-					continue
-				}
-				rc.templates = append(rc.templates, templateEntry(t))
-				if m, err := uritemplate.New(t.URITemplate); err == nil {
-					rc.matchers = append(rc.matchers, m)
-				} else {
-					c.log.Warn("unparseable resource template", "template", t.URITemplate, "err", err)
-				}
-			}
-			return res.NextCursor, nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("mcp server %q: resources/templates/list: %w", c.cfg.Name, err)
-		}
-	}
-	c.mu.Lock()
-	if c.cur.Load() == cn && c.resGen == gen {
-		c.resCache = rc
-	}
-	c.mu.Unlock()
-	return rc, nil
+	})
 }
 
 func serverCaps(cn *conn) *mcp.ServerCapabilities {

@@ -186,56 +186,49 @@ func checkSkillURI(uri string) error {
 }
 
 func (c *Cap) skills(ctx context.Context) (*skillCache, error) {
-	c.mu.Lock()
-	gen := c.resGen // taken before rc: a change after it keeps this listing out of the cache
-	c.mu.Unlock()
-	rc, err := c.resources(ctx)
-	if err != nil {
-		return nil, err
+	if c.isClosed() {
+		return nil, c.errClosed()
 	}
 	cn, err := c.ensure(ctx)
 	if err != nil {
 		return nil, err
 	}
-	c.mu.Lock()
-	sc := c.skillCache
-	c.mu.Unlock()
-	if sc != nil {
-		return sc, nil
-	}
-	sc = &skillCache{files: map[string]bool{}}
-	origin := "mcp://" + c.cfg.Name
-	seen := map[string]bool{}
-	add := func(e ext.SkillEntry) {
-		if !seen[e.URI] {
-			seen[e.URI] = true
-			sc.entries = append(sc.entries, e)
+	// Skills are derived from the resource listing, read inside fetch: a resources list_changed
+	// drops both, so a skill listing built from a stale resource listing is not cached.
+	return cachedListing(c, cn, &c.skillList, func() (*skillCache, error) {
+		rc, err := c.resources(ctx)
+		if err != nil {
+			return nil, err
 		}
-	}
-	for _, r := range rc.entries {
-		if !strings.HasPrefix(r.URI, "skill://") || checkSkillURI(r.URI) != nil {
-			continue
-		}
-		sc.files[r.URI] = true
-		if path.Base(r.URI) == "SKILL.md" {
-			name := r.Name
-			if name == "" || name == r.URI {
-				name = path.Base(path.Dir(strings.TrimPrefix(r.URI, "skill://")))
+		sc := &skillCache{files: map[string]bool{}}
+		origin := "mcp://" + c.cfg.Name
+		seen := map[string]bool{}
+		add := func(e ext.SkillEntry) {
+			if !seen[e.URI] {
+				seen[e.URI] = true
+				sc.entries = append(sc.entries, e)
 			}
-			add(ext.SkillEntry{URI: r.URI, Name: name, Description: r.Description, MIMEType: r.MIMEType, Origin: origin})
 		}
-	}
-	if declaresSkills(cn) {
-		if err := c.listSEPSkills(ctx, cn, sc, add, origin); err != nil {
-			c.log.Warn("skills/list failed; using skill:// resources only", "err", err)
+		for _, r := range rc.entries {
+			if !strings.HasPrefix(r.URI, "skill://") || checkSkillURI(r.URI) != nil {
+				continue
+			}
+			sc.files[r.URI] = true
+			if path.Base(r.URI) == "SKILL.md" {
+				name := r.Name
+				if name == "" || name == r.URI {
+					name = path.Base(path.Dir(strings.TrimPrefix(r.URI, "skill://")))
+				}
+				add(ext.SkillEntry{URI: r.URI, Name: name, Description: r.Description, MIMEType: r.MIMEType, Origin: origin})
+			}
 		}
-	}
-	c.mu.Lock()
-	if c.cur.Load() == cn && c.resGen == gen {
-		c.skillCache = sc
-	}
-	c.mu.Unlock()
-	return sc, nil
+		if declaresSkills(cn) {
+			if err := c.listSEPSkills(ctx, cn, sc, add, origin); err != nil {
+				c.log.Warn("skills/list failed; using skill:// resources only", "err", err)
+			}
+		}
+		return sc, nil
+	})
 }
 
 func declaresSkills(cn *conn) bool {
