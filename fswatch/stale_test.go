@@ -1,6 +1,7 @@
 package fswatch
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,13 +19,9 @@ func TestRootRenamedAwayAndBackBeforeHandled(t *testing.T) {
 	w, r := start(t, []string{root}, nil)
 
 	aside := filepath.Join(base, "aside")
-	w.mu.Lock()
-	err1 := os.Rename(root, aside)
-	err2 := os.Rename(aside, root)
-	w.mu.Unlock()
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
+	whileBlocked(t, w,
+		func() error { return os.Rename(root, aside) },
+		func() error { return os.Rename(aside, root) })
 	r.waitSeen(root)
 	r.reset()
 	probe(t, r, root)
@@ -39,13 +36,9 @@ func TestRootRecreatedBeforeHandled(t *testing.T) {
 	mkdir(t, root)
 	w, r := start(t, []string{root}, nil)
 
-	w.mu.Lock()
-	err1 := os.Remove(root)
-	err2 := os.Mkdir(root, 0o755)
-	w.mu.Unlock()
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
+	whileBlocked(t, w,
+		func() error { return os.Remove(root) },
+		func() error { return os.Mkdir(root, 0o755) })
 	r.waitSeen(root)
 	r.reset()
 	probe(t, r, root)
@@ -61,13 +54,9 @@ func TestAncestorRecreatedBeforeHandled(t *testing.T) {
 	root := filepath.Join(parent, "commands")
 	w, r := start(t, []string{root}, nil)
 
-	w.mu.Lock()
-	err1 := os.Remove(parent)
-	err2 := os.Mkdir(parent, 0o755)
-	w.mu.Unlock()
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
+	whileBlocked(t, w,
+		func() error { return os.Remove(parent) },
+		func() error { return os.Mkdir(parent, 0o755) })
 	probe(t, r, sibling(t, w, base)) // the deletion has been handled
 	f := filepath.Join(root, "a.md")
 	write(t, f, "x")
@@ -84,13 +73,9 @@ func TestAncestorRenamedAwayAndBackBeforeHandled(t *testing.T) {
 	w, r := start(t, []string{root}, nil)
 
 	aside := filepath.Join(base, "aside")
-	w.mu.Lock()
-	err1 := os.Rename(parent, aside)
-	err2 := os.Rename(aside, parent)
-	w.mu.Unlock()
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
+	whileBlocked(t, w,
+		func() error { return os.Rename(parent, aside) },
+		func() error { return os.Rename(aside, parent) })
 	probe(t, r, sibling(t, w, base))
 	f := filepath.Join(root, "a.md")
 	write(t, f, "x")
@@ -120,15 +105,26 @@ func TestDirectoryMovedIntoNewDirectoryBeforeHandled(t *testing.T) {
 
 	z := filepath.Join(root, "z")
 	moved := filepath.Join(z, "y")
-	w.mu.Lock()
-	err1 := os.Mkdir(z, 0o755)
-	err2 := os.Rename(old, moved)
-	w.mu.Unlock()
-	if err1 != nil || err2 != nil {
-		t.Fatal(err1, err2)
-	}
+	whileBlocked(t, w,
+		func() error { return os.Mkdir(z, 0o755) },
+		func() error { return os.Rename(old, moved) })
 	r.waitSeen(old, z, moved, filepath.Join(moved, "sub", "a.md"))
 	r.reset()
 	probe(t, r, moved)
 	probe(t, r, filepath.Join(moved, "sub"))
+}
+
+// whileBlocked runs ops while holding the watcher's lock, so its loop handles their events only
+// after all of them are done: the order a loaded machine produces by chance.
+func whileBlocked(t *testing.T, w *Watcher, ops ...func() error) {
+	t.Helper()
+	w.mu.Lock()
+	var errs []error
+	for _, op := range ops {
+		errs = append(errs, op())
+	}
+	w.mu.Unlock()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
 }
