@@ -40,16 +40,8 @@ mcp_servers:
     command: /nonexistent/other
     scope: session
 `)
-	cfg, err := Load(cfgPath)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	h, err := Build(ctx, cfg, BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h := buildHost(t, cfgPath, "", BuildOptions{})
 
 	var names []string
 	for _, c := range h.Registry.Visible(ext.Scope{}) {
@@ -89,16 +81,8 @@ mcp_servers:
 }
 
 func TestBuildRejectsDisallowedSkillServer(t *testing.T) {
-	cfg, err := Parse("x.yaml", []byte("extensions: {allowed_commands: [node]}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := Build(context.Background(), cfg, BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(context.Background())
-	_, err = h.skillServer(context.Background(), "pdf", skillDecl("/bin/sh"))
+	h := buildHost(t, "x.yaml", "extensions: {allowed_commands: [node]}\n", BuildOptions{})
+	_, err := h.skillServer(context.Background(), "pdf", skillDecl("/bin/sh"))
 	if err == nil || !strings.Contains(err.Error(), "allowed_commands") {
 		t.Fatalf("err = %v", err)
 	}
@@ -107,16 +91,8 @@ func TestBuildRejectsDisallowedSkillServer(t *testing.T) {
 // TestOpenSessionFailureLeavesNothing: a failed OpenSession unregisters what it registered and
 // leaves what was there before.
 func TestOpenSessionFailureLeavesNothing(t *testing.T) {
-	cfg, err := Parse("x.yaml", []byte("mcp_servers:\n  a: {command: /nonexistent/a, scope: session}\n  b: {command: /nonexistent/b, scope: session}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	h, err := Build(ctx, cfg, BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h := buildHost(t, "x.yaml", "mcp_servers:\n  a: {command: /nonexistent/a, scope: session}\n  b: {command: /nonexistent/b, scope: session}\n", BuildOptions{})
 	if err := h.OpenSession(ctx, ""); err == nil {
 		t.Fatal("empty session id accepted")
 	}

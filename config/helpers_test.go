@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"testing"
 
@@ -20,4 +21,26 @@ func skillDecl(command string) skill.ServerDecl {
 // edge manager → c exists (and refused as an unknown parent when c is not in the graph at all).
 func (h *Host) recordedChild(c ext.Capability) bool {
 	return errors.Is(h.Registry.AddChild(c, h.Skills), ext.ErrCircularComposition)
+}
+
+// buildHost builds a host from config data (named path, which places relative paths) or, with
+// data empty, from the file at path; the host is closed when the test ends.
+func buildHost(t *testing.T, path, data string, opts BuildOptions) *Host {
+	t.Helper()
+	var cfg *Config
+	var err error
+	if data == "" {
+		cfg, err = Load(path)
+	} else {
+		cfg, err = Parse(path, []byte(data))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := Build(context.Background(), cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close(context.Background()) })
+	return h
 }

@@ -39,16 +39,8 @@ mcp-servers:
 ---
 Still readable.
 `)
-	cfg, err := Parse(filepath.Join(dir, "agentpool.yaml"), []byte("skills: {dirs: [skills]}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	h, err := Build(ctx, cfg, BuildOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills]}\n", BuildOptions{})
 
 	tools, err := h.Skills.Tools(ctx)
 	if err != nil {
@@ -90,16 +82,8 @@ func TestSkillServerReplacedIsForgotten(t *testing.T) {
 		return "---\nname: ops\ndescription: Ops.\nmcp-servers:\n  " + server + ":\n    command: " + bin + "\n---\nBody.\n"
 	}
 	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"), skillMD("first"))
-	cfg, err := Parse(filepath.Join(dir, "agentpool.yaml"), []byte("skills: {dirs: [skills], debounce: 20ms}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
-	h, err := Build(ctx, cfg, BuildOptions{Watch: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close(ctx)
+	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills], debounce: 20ms}\n", BuildOptions{Watch: true})
 
 	if _, err := h.Skills.Tools(ctx); err != nil {
 		t.Fatal(err)
