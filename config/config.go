@@ -208,7 +208,14 @@ func checkDurations(name string, file *ast.File) error {
 		if !durationKeys[holder][key] {
 			return
 		}
-		s, ok := unwrap(mv.Value).(*ast.StringNode)
+		v := unwrap(mv.Value)
+		if n, ok := v.(*ast.IntegerNode); ok {
+			pos := n.GetToken().Position
+			errs = append(errs, fmt.Errorf("%s:%d:%d: %s: %s has no unit (write e.g. %ss or %sms)",
+				name, pos.Line, pos.Column, key, n.String(), n.String(), n.String()))
+			return
+		}
+		s, ok := v.(*ast.StringNode)
 		if !ok {
 			return
 		}

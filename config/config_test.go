@@ -72,6 +72,13 @@ func TestParseErrorsNameWhereAndWhat(t *testing.T) {
 		{"bad duration", "pool:\n  idle_timeout: soon\n", []string{"cfg.yaml:2:"}},
 		{"two bad servers", "mcp_servers:\n  a: {args: [x]}\n  b: {type: nope, command: y}\n", []string{"mcp_servers.a", "mcp_servers.b"}},
 		{"bad name", "mcp_servers:\n  'a/b': {command: x}\n", []string{"server name"}},
+		{"negative max_clients", "pool:\n  max_clients: -1\n", []string{"cfg.yaml:2:", "pool.max_clients"}},
+		{"negative idle_timeout", "pool:\n  idle_timeout: -1m\n", []string{"cfg.yaml:2:", "pool.idle_timeout"}},
+		{"negative depth", "extensions:\n  max_composition_depth: -2\n", []string{"cfg.yaml:2:", "max_composition_depth"}},
+		{"negative debounce", "skills:\n  debounce: -5ms\n", []string{"cfg.yaml:2:", "skills.debounce"}},
+		{"negative max_folders", "skills:\n  max_folders: -3\n", []string{"cfg.yaml:2:", "skills.max_folders"}},
+		{"string for a list", "skills:\n  dirs: skills\n", []string{"cfg.yaml:2:"}},
+		{"integer duration", "mcp_servers:\n  a: {command: x, timeout: 30}\n", []string{"cfg.yaml:2:", "timeout: 30 has no unit"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

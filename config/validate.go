@@ -33,6 +33,9 @@ func (c *Config) validate(p *problems) {
 	if c.Skills.Debounce < 0 {
 		p.addf("$.skills.debounce", "skills.debounce: must be positive")
 	}
+	if c.Skills.MaxFolders < 0 {
+		p.addf("$.skills.max_folders", "skills.max_folders: must be positive, got %d", c.Skills.MaxFolders)
+	}
 }
 
 // validate checks one server and fills in its type when implied.
