@@ -124,8 +124,8 @@ func newToolsCmd(opts *options) *cobra.Command {
 	return cmd
 }
 
-// findTool resolves a name typed to `tools call`: <server>__<tool> for upstream tools (without
-// listing other servers), or a local capability's tool name.
+// findTool resolves a name typed to `tools call`: <server>__<tool> for upstream tools, or a local
+// capability's tool name; it lists no upstream server's tools either way.
 func findTool(cmd *cobra.Command, h *config.Host, scope ext.Scope, name string) (ext.Capability, string, error) {
 	if server, tool, ok := strings.Cut(name, toolSep); ok {
 		for _, c := range h.Registry.Visible(scope) {
@@ -134,9 +134,21 @@ func findTool(cmd *cobra.Command, h *config.Host, scope ext.Scope, name string) 
 			}
 		}
 	}
-	for _, t := range visibleTools(cmd, h, scope) {
-		if t.Name == name {
-			return t.cap, t.Tool.Name, nil
+	// Every upstream tool is named <server>__<tool>, so only local capabilities are left to ask:
+	// no upstream server is connected just to find a local tool.
+	for _, c := range h.Registry.Visible(scope) {
+		if _, upstream := c.(ext.MCPResource); upstream {
+			continue
+		}
+		tools, err := c.Tools(cmd.Context())
+		if err != nil {
+			fmt.Fprintf(cmd.ErrOrStderr(), "agentpool: warning: %s: %v\n", c.Name(), err)
+			continue
+		}
+		for _, t := range tools {
+			if t.Name == name {
+				return c, t.Name, nil
+			}
 		}
 	}
 	return nil, "", fmt.Errorf("tool %q: %w (see agentpool tools list)", name, ext.ErrNotFound)
