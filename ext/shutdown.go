@@ -232,10 +232,10 @@ func (r *Registry) CloseScope(ctx context.Context, scope Scope) error {
 // Close closes the registry: it stops forwarding changes and ends every Changes stream, closes
 // every capability (turn, then agent, then session, then pool; concurrently within a level;
 // each bounded by CloseTimeout, a hung one abandoned with a logged error while the rest still
-// close; a capability registered in several slots is closed once), then runs the OnClose functions in reverse order. It returns within about five
-// CloseTimeouts, with every error joined. Close is idempotent: later calls wait for the first
-// (or for ctx) and return nil. After Close, Register and the other mutators return ErrClosed
-// and queries see nothing.
+// close; a capability registered in several slots is closed once), then runs the OnClose
+// functions in reverse order. It returns within about five CloseTimeouts, with every error
+// joined. Close is idempotent: later calls wait for the first (or for ctx) and return nil. After
+// Close, Register and the other mutators return ErrClosed and queries see nothing.
 func (r *Registry) Close(ctx context.Context) error {
 	first := false
 	r.closeOnce.Do(func() { first = true })
