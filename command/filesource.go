@@ -2,7 +2,6 @@ package command
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -196,19 +195,6 @@ func (s *FileSource) Name() string { return s.name }
 // Roots returns the command roots, absolute, in precedence order.
 func (s *FileSource) Roots() []string { return slices.Clone(s.roots) }
 
-// Tools returns no tools: command files contribute none.
-func (s *FileSource) Tools(context.Context) ([]ext.ToolEntry, error) { return nil, nil }
-
-// CallTool always fails with ext.ErrNotFound: a FileSource has no tools.
-func (s *FileSource) CallTool(_ context.Context, name string, _ json.RawMessage) (*ext.ToolResult, error) {
-	return nil, fmt.Errorf("command source %q: tool %q: %w", s.name, name, ext.ErrNotFound)
-}
-
-// Instructions returns nothing: commands are triggered by the user, not described to the model.
-func (s *FileSource) Instructions(context.Context) (ext.Instructions, error) {
-	return ext.Instructions{}, nil
-}
-
 // Close stops the watcher. It is idempotent and safe without prior use; afterwards ListCommands
 // and GetCommand fail with ext.ErrClosed. It must not be called from an Observe callback (which
 // runs on the watcher's goroutine).
@@ -260,28 +246,46 @@ func (s *FileSource) lookup(name string) *fileCommand {
 	return nil
 }
 
-// GetCommand reads the command's body (cached until the file changes) and expands it with args
-// as ExpandSkill does: placeholders are substituted, and a body without any gets the arguments
-// appended. name may be plain or qualified ("file:review"). An unknown command is ext.ErrNotFound.
-func (s *FileSource) GetCommand(ctx context.Context, name string, args []string) (string, error) {
+// GetCommand reads the command's body (cached until the file changes) and expands it with the
+// request's arguments as ExpandSkill does: placeholders are substituted, and a body without any
+// gets the arguments appended. The result is one user message. The name may be plain or
+// qualified ("file:review"); without positional Args, Named["arguments"] is split shell-style.
+// An unknown command is ext.ErrNotFound.
+func (s *FileSource) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext.PromptResult, error) {
 	if err := ctx.Err(); err != nil {
-		return "", err
+		return nil, err
+	}
+	name := req.Name
+	args, err := requestArgs(req)
+	if err != nil {
+		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, err)
 	}
 	s.mu.RLock()
 	closed := s.closed
 	c := s.lookup(name)
 	s.mu.RUnlock()
 	if closed {
-		return "", fmt.Errorf("command source %q: %w", s.name, ext.ErrClosed)
+		return nil, fmt.Errorf("command source %q: %w", s.name, ext.ErrClosed)
 	}
 	if c == nil {
-		return "", fmt.Errorf("command source %q: command %q: %w", s.name, name, ext.ErrNotFound)
+		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, ext.ErrNotFound)
 	}
 	body, err := s.body(c.Entry.Path)
 	if err != nil {
-		return "", fmt.Errorf("command source %q: command %q: %w", s.name, name, err)
+		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, err)
 	}
-	return ExpandSkill(body, args), nil
+	out := ext.UserPrompt(ExpandSkill(body, args))
+	out.Description = c.Entry.Description
+	return out, nil
+}
+
+// requestArgs returns the positional arguments of req: Args, or Named["arguments"] split
+// shell-style (how a command reached as an MCP prompt receives its line).
+func requestArgs(req *ext.CommandRequest) ([]string, error) {
+	if req.Args != nil || req.Named["arguments"] == "" {
+		return req.Args, nil
+	}
+	return Split(req.Named["arguments"])
 }
 
 // body returns the parsed body of the file at path, from the cache when the file is unchanged.

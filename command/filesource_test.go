@@ -120,27 +120,26 @@ Review PR $1 with priority $2.
 	}
 
 	ctx := context.Background()
-	out, err := s.GetCommand(ctx, "review", []string{"42", "high"})
-	if err != nil || out != "Review PR 42 with priority high.\n" {
-		t.Errorf("GetCommand review = %q, %v", out, err)
+	out, err := s.GetCommand(ctx, &ext.CommandRequest{Name: "review", Args: []string{"42", "high"}})
+	if err != nil || out.Text() != "Review PR 42 with priority high.\n" {
+		t.Errorf("GetCommand review = %q, %v", out.Text(), err)
 	}
-	out, err = s.GetCommand(ctx, "file:a:b:c:deep", []string{"x", "y"})
-	if err != nil || out != "Deep body\n\n\nUser arguments: x y" {
-		t.Errorf("GetCommand deep = %q, %v", out, err)
+	out, err = s.GetCommand(ctx, &ext.CommandRequest{Name: "file:a:b:c:deep", Args: []string{"x", "y"}})
+	if err != nil || out.Text() != "Deep body\n\n\nUser arguments: x y" {
+		t.Errorf("GetCommand deep = %q, %v", out.Text(), err)
 	}
 	for _, bad := range []string{"nope", "../review", "file:", "review.md", filepath.Join(root, "review.md")} {
-		if _, err := s.GetCommand(ctx, bad, nil); !errors.Is(err, ext.ErrNotFound) {
+		if _, err := s.GetCommand(ctx, &ext.CommandRequest{Name: bad, Args: nil}); !errors.Is(err, ext.ErrNotFound) {
 			t.Errorf("GetCommand(%q) = %v, want ErrNotFound", bad, err)
 		}
 	}
-	if tools, err := s.Tools(ctx); err != nil || len(tools) != 0 {
-		t.Errorf("Tools = %v, %v", tools, err)
+	// A command source is a plain capability: commands only, no tools, no instructions.
+	var c ext.Capability = s
+	if _, ok := c.(ext.ToolProvider); ok {
+		t.Error("FileSource offers tools")
 	}
-	if _, err := s.CallTool(ctx, "x", nil); !errors.Is(err, ext.ErrNotFound) {
-		t.Errorf("CallTool = %v", err)
-	}
-	if ins, err := s.Instructions(ctx); err != nil || ins != (ext.Instructions{}) {
-		t.Errorf("Instructions = %v, %v", ins, err)
+	if _, ok := c.(ext.Instructor); ok {
+		t.Error("FileSource offers instructions")
 	}
 	if s.Name() != "commands" {
 		t.Errorf("Name = %q", s.Name())
@@ -182,11 +181,11 @@ func TestFileSourceLenientParsing(t *testing.T) {
 	if d := desc("crlf"); d != "with CRLF" {
 		t.Errorf("crlf: %q", d)
 	}
-	if out, _ := s.GetCommand(ctx, "crlf", []string{"X"}); out != "line one\nline two X\n" {
-		t.Errorf("crlf body: %q", out)
+	if out, _ := s.GetCommand(ctx, &ext.CommandRequest{Name: "crlf", Args: []string{"X"}}); out.Text() != "line one\nline two X\n" {
+		t.Errorf("crlf body: %q", out.Text())
 	}
-	if out, _ := s.GetCommand(ctx, "bom", []string{"X"}); out != "body X\n" {
-		t.Errorf("bom body: %q", out)
+	if out, _ := s.GetCommand(ctx, &ext.CommandRequest{Name: "bom", Args: []string{"X"}}); out.Text() != "body X\n" {
+		t.Errorf("bom body: %q", out.Text())
 	}
 	if d := desc("nofront"); d != "Heading as description" {
 		t.Errorf("nofront: %q", d)
@@ -224,11 +223,11 @@ func TestFileSourceLenientParsing(t *testing.T) {
 	if ds := diagFor(s, filepath.Join(root, "my cmd.md")); len(ds) != 1 || !strings.Contains(ds[0].Message, "whitespace") {
 		t.Errorf("whitespace name diagnostics: %v", ds)
 	}
-	if _, err := s.GetCommand(ctx, "binary", nil); err != nil {
+	if _, err := s.GetCommand(ctx, &ext.CommandRequest{Name: "binary", Args: nil}); err != nil {
 		t.Errorf("binary: %v", err)
 	}
-	if out, err := s.GetCommand(ctx, "empty", []string{"a"}); err != nil || out != "\n\nUser arguments: a" {
-		t.Errorf("empty: %q, %v", out, err)
+	if out, err := s.GetCommand(ctx, &ext.CommandRequest{Name: "empty", Args: []string{"a"}}); err != nil || out.Text() != "\n\nUser arguments: a" {
+		t.Errorf("empty: %q, %v", out.Text(), err)
 	}
 	for _, d := range s.Diagnostics() {
 		if d.Path == "" || d.Severity == "" || d.Message == "" || d.String() == "" {
@@ -256,8 +255,8 @@ func TestFileSourcePrecedenceAcrossRoots(t *testing.T) {
 	for name, want := range map[string]string{
 		"review": "project review", "only-user": "user only", "git:commit": "configured commit",
 	} {
-		if out, err := s.GetCommand(ctx, name, nil); err != nil || out != want {
-			t.Errorf("%s = %q, %v; want %q", name, out, err, want)
+		if out, err := s.GetCommand(ctx, &ext.CommandRequest{Name: name, Args: nil}); err != nil || out.Text() != want {
+			t.Errorf("%s = %q, %v; want %q", name, out.Text(), err, want)
 		}
 	}
 	for _, loser := range []string{
@@ -292,8 +291,8 @@ func TestFileSourceSymlinks(t *testing.T) {
 	if diff := cmp.Diff([]string{"linked", "team:deploy"}, names(t, s)); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
-	if out, err := s.GetCommand(context.Background(), "team:deploy", []string{"prod"}); err != nil || out != "deploy prod" {
-		t.Errorf("through symlinked dir: %q, %v", out, err)
+	if out, err := s.GetCommand(context.Background(), &ext.CommandRequest{Name: "team:deploy", Args: []string{"prod"}}); err != nil || out.Text() != "deploy prod" {
+		t.Errorf("through symlinked dir: %q, %v", out.Text(), err)
 	}
 	if ds := diagFor(s, filepath.Join(root, "team-loop")); len(ds) != 1 || !strings.Contains(ds[0].Message, "cycle") {
 		t.Errorf("cycle diagnostics: %v", ds)
@@ -335,17 +334,17 @@ func TestFileSourceBodyCacheFollowsFile(t *testing.T) {
 	writeFile(t, p, "version one")
 	s := newSource(t, []string{root}, nil) // no watcher: the cache is checked against the file
 	ctx := context.Background()
-	if out, _ := s.GetCommand(ctx, "c", nil); out != "version one" {
-		t.Fatalf("first read %q", out)
+	if out, _ := s.GetCommand(ctx, &ext.CommandRequest{Name: "c", Args: nil}); out.Text() != "version one" {
+		t.Fatalf("first read %q", out.Text())
 	}
 	writeFile(t, p, "version two, longer")
-	if out, _ := s.GetCommand(ctx, "c", nil); out != "version two, longer" {
-		t.Errorf("after edit %q", out)
+	if out, _ := s.GetCommand(ctx, &ext.CommandRequest{Name: "c", Args: nil}); out.Text() != "version two, longer" {
+		t.Errorf("after edit %q", out.Text())
 	}
 	if err := os.Remove(p); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.GetCommand(ctx, "c", nil); !errors.Is(err, ext.ErrNotFound) {
+	if _, err := s.GetCommand(ctx, &ext.CommandRequest{Name: "c", Args: nil}); !errors.Is(err, ext.ErrNotFound) {
 		t.Errorf("after delete: %v", err)
 	}
 	if err := s.Reload(ctx); err != nil {
@@ -419,8 +418,8 @@ func TestFileSourceHotReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "edited description", func() bool { return desc("review") == "v2" })
-	if out, _ := s.GetCommand(ctx, "review", nil); out != "review v2" {
-		t.Errorf("body after edit: %q", out)
+	if out, _ := s.GetCommand(ctx, &ext.CommandRequest{Name: "review", Args: nil}); out.Text() != "review v2" {
+		t.Errorf("body after edit: %q", out.Text())
 	}
 	waitFor(t, "event for edit", func() bool { return evs.count() > n })
 
@@ -454,7 +453,7 @@ func TestFileSourceHotReload(t *testing.T) {
 	if _, err := s.ListCommands(ctx); !errors.Is(err, ext.ErrClosed) {
 		t.Errorf("ListCommands after Close: %v", err)
 	}
-	if _, err := s.GetCommand(ctx, "late", nil); !errors.Is(err, ext.ErrClosed) {
+	if _, err := s.GetCommand(ctx, &ext.CommandRequest{Name: "late", Args: nil}); !errors.Is(err, ext.ErrClosed) {
 		t.Errorf("GetCommand after Close: %v", err)
 	}
 }
@@ -472,8 +471,8 @@ func TestFileSourceBurstBoundedEvents(t *testing.T) {
 	}
 	waitFor(t, "last content", func() bool {
 		c, _ := s.Command("c")
-		out, _ := s.GetCommand(context.Background(), "c", nil)
-		return c.Entry.Description == strings.Repeat("x", edits) && out == strings.Repeat("x", edits)
+		out, _ := s.GetCommand(context.Background(), &ext.CommandRequest{Name: "c", Args: nil})
+		return c.Entry.Description == strings.Repeat("x", edits) && out.Text() == strings.Repeat("x", edits)
 	})
 	waitFor(t, "an event", func() bool { return evs.count() > 0 })
 	if n := evs.count(); n > 10 {

@@ -166,10 +166,10 @@ func List(ctx context.Context, sources []ext.CommandResource) ([]ext.CommandEntr
 // "/file:review" or "/skill:pdf" reach a shadowed command. An unknown command is ext.ErrNotFound
 // naming it, joined with any source's listing error (the command may live in a source that
 // failed). The owning source receives the command's plain Name.
-func Run(ctx context.Context, sources []ext.CommandResource, line string) (string, error) {
+func Run(ctx context.Context, sources []ext.CommandResource, line string) (*ext.PromptResult, error) {
 	name, args, _, err := ParseLine(line)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	t, listErr := merge(ctx, sources)
 	c, ok := t.winners[name]
@@ -177,11 +177,14 @@ func Run(ctx context.Context, sources []ext.CommandResource, line string) (strin
 		c, ok = t.byQualName[name]
 	}
 	if !ok {
-		return "", errors.Join(fmt.Errorf("command /%s: %w", name, ext.ErrNotFound), listErr)
+		return nil, errors.Join(fmt.Errorf("command /%s: %w", name, ext.ErrNotFound), listErr)
 	}
-	out, err := sources[c.src].GetCommand(ctx, c.entry.Name, args)
+	if args == nil {
+		args = []string{}
+	}
+	out, err := sources[c.src].GetCommand(ctx, &ext.CommandRequest{Name: c.entry.Name, Args: args})
 	if err != nil {
-		return "", fmt.Errorf("command /%s from %s: %w", name, sourceName(sources[c.src], c.src), err)
+		return nil, fmt.Errorf("command /%s from %s: %w", name, sourceName(sources[c.src], c.src), err)
 	}
 	return out, nil
 }

@@ -29,14 +29,14 @@ func (f *fakeSource) ListCommands(context.Context) ([]ext.CommandEntry, error) {
 	return f.entries, nil
 }
 
-func (f *fakeSource) GetCommand(_ context.Context, name string, args []string) (string, error) {
-	f.got = append(f.got, name)
+func (f *fakeSource) GetCommand(_ context.Context, req *ext.CommandRequest) (*ext.PromptResult, error) {
+	f.got = append(f.got, req.Name)
 	for _, e := range f.entries {
-		if e.Name == name || e.QualifiedName == name {
-			return fmt.Sprintf("%s/%s %s", f.name, e.Name, strings.Join(args, "|")), nil
+		if e.Name == req.Name || e.QualifiedName == req.Name {
+			return ext.UserPrompt(fmt.Sprintf("%s/%s %s", f.name, e.Name, strings.Join(req.Args, "|"))), nil
 		}
 	}
-	return "", fmt.Errorf("%s: %q: %w", f.name, name, ext.ErrNotFound)
+	return nil, fmt.Errorf("%s: %q: %w", f.name, req.Name, ext.ErrNotFound)
 }
 
 func entry(source, name string) ext.CommandEntry {
@@ -83,7 +83,7 @@ func TestListAndRunWithCollisions(t *testing.T) {
 		if err != nil {
 			t.Fatalf("Run(%q): %v", line, err)
 		}
-		return out
+		return out.Text()
 	}
 	if got := run("/review 'a b' c"); got != "files/review a b|c" {
 		t.Errorf("winner: %q", got)
@@ -123,8 +123,8 @@ func TestSameSourceKindOrderedBySourceOrder(t *testing.T) {
 	if len(collisions) != 2 || collisions[0].Winner.Source != SourceSkill {
 		t.Fatalf("collisions: %v", collisions)
 	}
-	if out, _ := Run(context.Background(), sources, "/x"); out != "a/x " {
-		t.Errorf("first source should win: %q", out)
+	if out, _ := Run(context.Background(), sources, "/x"); out.Text() != "a/x " {
+		t.Errorf("first source should win: %q", out.Text())
 	}
 	var names []string
 	for _, e := range list {
@@ -134,8 +134,8 @@ func TestSameSourceKindOrderedBySourceOrder(t *testing.T) {
 	if diff := cmp.Diff([]string{"skill:x", "x"}, names); diff != "" {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
-	if out, err := Run(context.Background(), sources, "/source2:x"); err != nil || out != "c/x " {
-		t.Errorf("unnamed source reachable by position: %q, %v", out, err)
+	if out, err := Run(context.Background(), sources, "/source2:x"); err != nil || out.Text() != "c/x " {
+		t.Errorf("unnamed source reachable by position: %q, %v", out.Text(), err)
 	}
 	for _, col := range collisions {
 		if col.String() == "" {
@@ -156,8 +156,8 @@ func TestFailingSourceDoesNotHideOthers(t *testing.T) {
 	if len(list) != 1 || list[0].Name != "ok" {
 		t.Errorf("list = %v", list)
 	}
-	if out, err := Run(context.Background(), sources, "/ok"); err != nil || out != "good/ok " {
-		t.Errorf("Run with a broken source: %q, %v", out, err)
+	if out, err := Run(context.Background(), sources, "/ok"); err != nil || out.Text() != "good/ok " {
+		t.Errorf("Run with a broken source: %q, %v", out.Text(), err)
 	}
 	_, err = Run(context.Background(), sources, "/missing")
 	if !errors.Is(err, ext.ErrNotFound) || !errors.Is(err, boom) {

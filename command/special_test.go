@@ -4,6 +4,7 @@ package command
 
 import (
 	"context"
+	"github.com/agentpool/agentpool/ext"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -26,7 +27,7 @@ func TestGetCommandRefusesSpecialFile(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		_, err := s.GetCommand(context.Background(), "c", nil)
+		_, err := s.GetCommand(context.Background(), &ext.CommandRequest{Name: "c", Args: nil})
 		done <- err
 	}()
 	select {

@@ -36,8 +36,8 @@ func ExampleBuild() {
 	for _, c := range host.Registry.Visible(scope) {
 		fmt.Println("capability:", c.Name())
 	}
-	text, _ := host.Skills.GetCommand(ctx, "greet", []string{"Ada"})
-	fmt.Println(text)
+	text, _ := host.Skills.GetCommand(ctx, &ext.CommandRequest{Name: "greet", Args: []string{"Ada"}})
+	fmt.Println(text.Text())
 	contents, _ := host.Registry.ResolveURI(ctx, "skill://greet/SKILL.md", scope)
 	fmt.Println(len(contents), contents[0].MIMEType)
 	// Output:

@@ -59,7 +59,7 @@ Still readable.
 	if !strings.Contains(got, "ops__echo") || !strings.Contains(got, "ops__pid") || strings.Contains(got, "ops__count") {
 		t.Fatalf("skill tools = %s; want ops__echo and ops__pid only from the ops server (allowed-tools)", got)
 	}
-	res, err := h.Skills.CallTool(ctx, "ops__echo", json.RawMessage(`{"text":"via the skill"}`))
+	res, err := h.Skills.CallTool(ctx, &ext.ToolCall{Name: "ops__echo", Arguments: json.RawMessage(`{"text":"via the skill"}`)})
 	if err != nil || res.IsError || res.Content[0].Text != "via the skill" {
 		t.Fatalf("call = %+v, %v", res, err)
 	}

@@ -2,6 +2,7 @@ package examples_test
 
 import (
 	"context"
+	"github.com/agentpool/agentpool/ext"
 	"io/fs"
 	"strings"
 	"testing"
@@ -52,12 +53,12 @@ func TestExamplesServe(t *testing.T) {
 	if d := m.Diagnostics(); len(d) != 0 {
 		t.Errorf("diagnostics: %v", d)
 	}
-	out, err := m.GetCommand(context.Background(), "explain", []string{"main.go", "beginner"})
+	out, err := m.GetCommand(context.Background(), &ext.CommandRequest{Name: "explain", Args: []string{"main.go", "beginner"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out, "Explain **main.go beginner**") || !strings.Contains(out, "given as `beginner`") {
-		t.Errorf("expanded explain = %q", out)
+	if !strings.Contains(out.Text(), "Explain **main.go beginner**") || !strings.Contains(out.Text(), "given as `beginner`") {
+		t.Errorf("expanded explain = %q", out.Text())
 	}
 	rc, err := m.ReadSkill(context.Background(), "skill://code-review/references/checklist.md")
 	if err != nil || !strings.Contains(rc[0].Text, "Review checklist") {

@@ -2,7 +2,6 @@ package ext
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -24,12 +23,7 @@ var _ Capability = (*testCap)(nil)
 
 func newCap(name string) *testCap { return &testCap{name: name} }
 
-func (c *testCap) Name() string                                       { return c.name }
-func (c *testCap) Tools(context.Context) ([]ToolEntry, error)         { return nil, nil }
-func (c *testCap) Instructions(context.Context) (Instructions, error) { return Instructions{}, nil }
-func (c *testCap) CallTool(context.Context, string, json.RawMessage) (*ToolResult, error) {
-	return nil, ErrNotFound
-}
+func (c *testCap) Name() string { return c.name }
 func (c *testCap) Close(ctx context.Context) error {
 	c.closes.Add(1)
 	if c.onClose != nil {
@@ -140,7 +134,11 @@ func newMCPCap(t *testing.T, name string, resources []string, skills ...string) 
 	return &mcpCap{resCap: *newResCap(t, name, resources...), skills: newSkillCap(t, name, skills...)}
 }
 
-func (c *mcpCap) ListTools(context.Context) ([]ToolEntry, error) { return nil, nil }
+func (c *mcpCap) Origin() Origin                             { return RemoteOrigin(c.name) }
+func (c *mcpCap) Tools(context.Context) ([]ToolEntry, error) { return nil, nil }
+func (c *mcpCap) CallTool(context.Context, *ToolCall) (*ToolResult, error) {
+	return nil, ErrNotFound
+}
 func (c *mcpCap) ListSkills(ctx context.Context) ([]SkillEntry, error) {
 	return c.skills.ListSkills(ctx)
 }

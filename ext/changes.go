@@ -217,6 +217,7 @@ func (r *Registry) fanout(e *entry, ev ChangeEvent) {
 	if !e.live.Load() {
 		return
 	}
+	e.gen.Add(1)
 	s := &r.subs
 	s.mu.RLock()
 	defer s.mu.RUnlock()

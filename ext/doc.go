@@ -4,7 +4,7 @@
 // caller see?".
 //
 // RFC sections implemented here:
-//   - "Resource Protocol Interfaces": SkillResource, MCPResource (split into ToolSource and
+//   - "Resource Protocol Interfaces": SkillResource, MCPResource (split into ToolProvider and
 //     ResourceSource), CommandResource, ChangeObservable, and the entry types.
 //   - "Scope" and "ExtensionRegistry": Scope, ScopeLevel, Registry.
 //   - "URI Routing", "Security Considerations / URI Injection": ParseURI, Registry.ResolveURI,
@@ -13,9 +13,23 @@
 //   - "Lifecycle Management / Shutdown": Registry.Close and Registry.CloseScope.
 //
 // Decisions taken where the RFC is silent:
-//   - Capability (the RFC's AbstractCapability) carries the tools it contributes and how to call
-//     them, its instructions, and Close. Optional behaviour is an optional interface found by type
-//     assertion (TurnInstructor, Composite, ChangeObservable), the database/sql and Caddy way.
+//   - Capability (the RFC's AbstractCapability) is only a Name and Close, with the lifecycle
+//     contract written on it and checked by ext/exttest. Everything else is an optional
+//     interface found by type assertion, the database/sql and Caddy way: ToolProvider,
+//     Instructor, TurnInstructor, SkillResource, ResourceSource, CommandResource, Completer,
+//     HealthReporter, ResourceSubscriber, Composite, ChangeObservable, Originator.
+//   - Where a capability's content comes from is explicit: an Origin (local, project, remote)
+//     given at registration (WithOrigin) or said by the capability (Originator), never guessed
+//     from the interfaces it implements. Routing asks local skill sources before remote ones
+//     and routes mcp://<server>/… only to remote ones.
+//   - The contracts lose nothing an MCP gateway must pass through: a ToolCall carries _meta
+//     and a progress sink; an expanded command is a PromptResult of role-tagged, typed
+//     messages; tools, resources, templates and commands carry icons; completion is
+//     Completer with ext types.
+//   - Stamp identifies the state of what a scope sees (registrations and a per-registration
+//     count of change events), so a view cache can tell in one pass, without a goroutine per
+//     scope, whether a compiled view is still current: an event invalidates exactly the scopes
+//     that see the capability that sent it.
 //   - ChangeObservable is callback based (Observe), not a stream per subscriber: a producer calls
 //     the callback synchronously and the callback never blocks. The registry subscribes once per
 //     capability and fans events out to Changes subscribers, coalescing per (capability, kind,
@@ -24,7 +38,7 @@
 //   - Reads return []ResourceContents, as MCP resources/read does, so text and binary files and
 //     multi-part upstream resources pass through unchanged.
 //   - Local skill sources are asked before remote ones: for skill:// URIs ResolveURI asks
-//     SkillResources that are not also MCPResources (that is, not backed by an MCP server) first,
+//     SkillResources of non-remote origin first,
 //     and a file missing from a local skill is not found rather than taken from a remote skill of
 //     the same name (two skills are never mixed into one).
 //   - Schemes an upstream server serves ("test://", "file://") need no configuration: a

@@ -82,7 +82,10 @@ type entry struct {
 	level   ScopeLevel
 	slot    Scope // only the fields that matter for level are set
 	schemes []string
-	members []Capability // composition members this registration holds a ref on (besides cap)
+	origin  Origin
+	id      uint64        // unique per registration, for Stamp
+	gen     atomic.Uint64 // bumped by every change event of cap while registered here
+	members []Capability  // composition members this registration holds a ref on (besides cap)
 
 	live    atomic.Bool // false once unregistered: events after that are dropped
 	obsMu   sync.Mutex
@@ -95,6 +98,13 @@ type RegisterOption func(*registerConfig)
 
 type registerConfig struct {
 	schemes []string
+	origin  *Origin
+}
+
+// WithOrigin says where the capability's content comes from, overriding what the capability
+// says of itself (Originator). Routing and the view's tool naming and trust depend on it.
+func WithOrigin(o Origin) RegisterOption {
+	return func(c *registerConfig) { c.origin = &o }
 }
 
 // WithSchemes routes URIs of the given schemes (besides skill:// and mcp://, which are always
@@ -222,7 +232,11 @@ func (r *Registry) Register(c Capability, level ScopeLevel, slot Scope, opts ...
 		return fmt.Errorf("register %q at %s %s: %w", name, level, slot, err)
 	}
 
-	e := &entry{cap: c, name: name, level: level, slot: slot, schemes: schemes}
+	origin := OriginOf(c)
+	if cfg.origin != nil && cfg.origin.Kind != "" {
+		origin = *cfg.origin
+	}
+	e := &entry{cap: c, name: name, level: level, slot: slot, schemes: schemes, origin: origin, id: entryIDs.Add(1)}
 	var depth int
 	r.mu.Lock()
 	if r.closed {
@@ -510,6 +524,73 @@ func (r *Registry) Visible(scope Scope) []Capability {
 		}
 	}
 	return out
+}
+
+// Registration is one visible registration: the capability, where it was registered and where
+// its content comes from.
+type Registration struct {
+	Capability Capability
+	Level      ScopeLevel
+	// Slot holds the fields of the registration's slot that matter at Level.
+	Slot   Scope
+	Origin Origin
+}
+
+// Registrations returns what Visible returns, with each capability's level, slot and origin.
+func (r *Registry) Registrations(scope Scope) []Registration {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	parts, n := r.partsLocked(scope)
+	if n == 0 {
+		return nil
+	}
+	out := make([]Registration, 0, n)
+	for _, p := range parts {
+		for _, e := range p {
+			out = append(out, Registration{Capability: e.cap, Level: e.level, Slot: e.slot, Origin: e.origin})
+		}
+	}
+	return out
+}
+
+// Stamp identifies what scope sees: the set of visible registrations and every change event
+// any of them has reported. Two equal stamps taken at different times mean nothing visible to
+// scope was registered, unregistered or reported a change in between, so a view compiled at the
+// first is still current; a change anywhere else (another session, another agent) leaves the
+// stamp alone. It costs one pass over the visible registrations, with no allocation.
+//
+// Stamps are hashes: two different states collide with a probability of about 2^-64.
+type Stamp struct {
+	n        int
+	sum, xor uint64
+}
+
+// Stamp returns scope's current stamp.
+func (r *Registry) Stamp(scope Scope) Stamp {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	parts, n := r.partsLocked(scope)
+	st := Stamp{n: n}
+	for _, p := range parts {
+		for _, e := range p {
+			v := mix64(e.id) + mix64(e.gen.Load()^(e.id<<20))
+			st.sum += v
+			st.xor ^= v
+		}
+	}
+	return st
+}
+
+// entryIDs numbers registrations for Stamp.
+var entryIDs atomic.Uint64
+
+// mix64 is splitmix64's finaliser: a bijection that spreads nearby integers far apart.
+func mix64(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xbf58476d1ce4e5b9
+	x ^= x >> 27
+	x *= 0x94d049bb133111eb
+	return x ^ (x >> 31)
 }
 
 // visibleOf returns the visible capabilities implementing T, in Visible order.

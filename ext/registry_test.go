@@ -2,7 +2,6 @@ package ext
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -13,12 +12,7 @@ import (
 // valueCap is a Capability implemented by a non-comparable value type.
 type valueCap struct{ tags []string }
 
-func (valueCap) Name() string                                       { return "value" }
-func (valueCap) Tools(context.Context) ([]ToolEntry, error)         { return nil, nil }
-func (valueCap) Instructions(context.Context) (Instructions, error) { return Instructions{}, nil }
-func (valueCap) CallTool(context.Context, string, json.RawMessage) (*ToolResult, error) {
-	return nil, nil
-}
+func (valueCap) Name() string                { return "value" }
 func (valueCap) Close(context.Context) error { return nil }
 
 func names(caps []Capability) []string {

@@ -2,33 +2,46 @@ package ext
 
 import (
 	"context"
-	"encoding/json"
 )
 
-// Capability is the Go form of the RFC's AbstractCapability: a named unit that contributes tools
-// and instructions to an agent and owns whatever it started.
+// Capability is the Go form of the RFC's AbstractCapability: a named unit that owns whatever it
+// started. Everything else a capability can do (contribute tools, instructions, skills,
+// resources, commands, completions, health, change notification) is an optional interface
+// found by type assertion, the database/sql and Caddy way.
 //
-// Close releases what the capability holds. It must be safe to call twice and safe to call on a
-// capability that was never used; it should return when ctx ends.
+// The lifecycle contract, checked for every capability in the tree by package ext/exttest:
+//   - Close releases what the capability holds. It is safe to call on a capability that was
+//     never used, twice, and concurrently; every call returns once the capability is closed or
+//     ctx ends (then with ctx's error).
+//   - After Close, every method that does work returns an error wrapping ErrClosed; Name still
+//     answers.
 type Capability interface {
 	// Name identifies the capability within its scope slot, e.g. "skills" or an MCP server name.
 	Name() string
-	// Tools returns the tools the capability contributes to a compiled toolset now. A degraded
-	// capability returns none.
+	Close(ctx context.Context) error
+}
+
+// ToolProvider is implemented by capabilities that contribute tools to an agent's toolset.
+type ToolProvider interface {
+	// Tools returns the tools the capability serves now, named as CallTool expects them (see
+	// ToolName). A capability that cannot list (an unreachable or degraded server) returns an
+	// error; the view reports it and leaves the capability's tools out.
 	Tools(ctx context.Context) ([]ToolEntry, error)
 	// CallTool calls one of the tools returned by Tools. An unknown name is ErrNotFound.
-	CallTool(ctx context.Context, name string, args json.RawMessage) (*ToolResult, error)
-	// Instructions returns what the capability adds to the system prompt.
+	CallTool(ctx context.Context, call *ToolCall) (*ToolResult, error)
+}
+
+// Instructor is implemented by capabilities that add to the system prompt.
+type Instructor interface {
 	Instructions(ctx context.Context) (Instructions, error)
-	Close(ctx context.Context) error
 }
 
 // Instructions is a capability's contribution to the system prompt, split so prompt caches can
 // reuse the static part: Static changes only when the capability's content changes (a skill
 // catalogue), Dynamic may change every turn (the full text of skills selected for it).
 type Instructions struct {
-	Static  string
-	Dynamic string
+	Static  string `json:"static,omitempty"`
+	Dynamic string `json:"dynamic,omitempty"`
 }
 
 // TurnInstructor is implemented by capabilities whose dynamic instructions depend on the turn,
@@ -43,6 +56,13 @@ type Composite interface {
 	Children() []Capability
 }
 
+// Originator is implemented by capabilities that know where their content comes from. An
+// origin given at registration (WithOrigin) takes precedence; a capability that says nothing
+// and is registered without one is OriginLocal.
+type Originator interface {
+	Origin() Origin
+}
+
 // SkillResource provides skills: SKILL.md files and the other files of each skill.
 type SkillResource interface {
 	ListSkills(ctx context.Context) ([]SkillEntry, error)
@@ -51,12 +71,6 @@ type SkillResource interface {
 	ReadSkill(ctx context.Context, uri string) ([]ResourceContents, error)
 	// SkillExists is the cheap check made before ReadSkill when routing a URI.
 	SkillExists(ctx context.Context, uri string) (bool, error)
-}
-
-// ToolSource provides MCP-style tools.
-type ToolSource interface {
-	ListTools(ctx context.Context) ([]ToolEntry, error)
-	CallTool(ctx context.Context, name string, args json.RawMessage) (*ToolResult, error)
 }
 
 // ResourceSource provides MCP-style resources.
@@ -80,18 +94,37 @@ type SchemeSource interface {
 	ResourceSchemes(ctx context.Context) ([]string, error)
 }
 
+// ResourceSubscriber is implemented by sources whose resources can be watched one by one (MCP
+// resources/subscribe). An update is reported as a ResourcesChanged event with SourceURI set.
+type ResourceSubscriber interface {
+	SubscribeResource(ctx context.Context, uri string) error
+	UnsubscribeResource(ctx context.Context, uri string) error
+}
+
 // MCPResource is the RFC's McpResource: tools and resources, as an MCP server provides them.
 type MCPResource interface {
-	ToolSource
+	ToolProvider
 	ResourceSource
 }
 
 // CommandResource provides user-triggered commands (slash commands, MCP prompts).
 type CommandResource interface {
 	ListCommands(ctx context.Context) ([]CommandEntry, error)
-	// GetCommand expands a command with its arguments into prompt text. Name may be the plain or
-	// the qualified name. An unknown command is ErrNotFound.
-	GetCommand(ctx context.Context, name string, args []string) (string, error)
+	// GetCommand expands a command with its arguments into prompt messages. req.Name may be the
+	// plain or the qualified name. An unknown command is ErrNotFound.
+	GetCommand(ctx context.Context, req *CommandRequest) (*PromptResult, error)
+}
+
+// Completer is implemented by capabilities that complete prompt or resource-template arguments
+// (MCP completion/complete).
+type Completer interface {
+	Complete(ctx context.Context, req *CompleteRequest) (*CompleteResult, error)
+}
+
+// HealthReporter is implemented by capabilities with a connection whose state can change (an
+// MCP server). Health does no I/O.
+type HealthReporter interface {
+	Health() Health
 }
 
 // ChangeObservable is implemented by capabilities whose content can change while they run.

@@ -62,11 +62,11 @@ func checkSkillURI(raw string) error {
 // ResolveURI reads uri as the caller at scope sees it, asking the cheap existence check of each
 // candidate first and reading only from the first that says yes:
 //   - skill://<skill-path>/<file>: checked lexically for traversal first (ErrPathTraversal),
-//     then the visible SkillResources, local ones (not also MCPResources) before the others;
+//     then the visible SkillResources, local ones (origin not remote) before remote ones;
 //     a file missing from a local skill is ErrNotFound, never taken from a remote skill of the
 //     same name;
 //     then, as a fallback, visible ResourceSources registered WithSchemes("skill").
-//   - mcp://<server>/<original-uri>: the visible MCPResource named server, asked for
+//   - mcp://<server>/<original-uri>: the visible ResourceSource of remote origin named server, asked for
 //     original-uri exactly as written in uri.
 //   - any other scheme: the visible ResourceSources registered WithSchemes(scheme); with none,
 //     the visible SchemeSources that report the scheme; with none of those either, an error
@@ -106,7 +106,7 @@ func (r *Registry) resolveSkill(ctx context.Context, u URI, scope Scope) ([]Reso
 		if _, ok := e.cap.(SkillResource); !ok {
 			continue
 		}
-		if _, isMCP := e.cap.(MCPResource); isMCP {
+		if e.origin.Remote() {
 			remote = append(remote, e)
 		} else {
 			local = append(local, e)
@@ -212,8 +212,8 @@ func (r *Registry) resolveMCP(ctx context.Context, u URI, scope Scope) ([]Resour
 	var errs []error
 	seen := false
 	for _, e := range r.visibleEntries(scope) {
-		mr, ok := e.cap.(MCPResource)
-		if !ok || e.name != u.Authority {
+		mr, ok := e.cap.(ResourceSource)
+		if !ok || !e.origin.Remote() || e.name != u.Authority {
 			continue
 		}
 		seen = true

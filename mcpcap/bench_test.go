@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentpool/agentpool/ext"
 	"sync"
 	"testing"
 	"time"
@@ -109,7 +110,7 @@ func benchEcho(b *testing.B, ctx context.Context, cs *mcp.ClientSession, c *Cap)
 			return err
 		},
 		func() error {
-			res, err := c.CallTool(ctx, "echo", args)
+			res, err := c.CallTool(ctx, &ext.ToolCall{Name: "echo", Arguments: args})
 			if err == nil && res.IsError {
 				err = fmt.Errorf("cap: tool error")
 			}
@@ -149,7 +150,7 @@ func BenchmarkSharedVsPrivate64(b *testing.B) {
 			go func() {
 				defer wg.Done()
 				for j := 0; j < perCaller; j++ {
-					if _, err := capFor(i).CallTool(ctx, "sleep", args); err != nil {
+					if _, err := capFor(i).CallTool(ctx, &ext.ToolCall{Name: "sleep", Arguments: args}); err != nil {
 						errs <- err
 						return
 					}

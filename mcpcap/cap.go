@@ -22,6 +22,11 @@ var (
 	_ ext.CommandResource        = (*Cap)(nil)
 	_ ext.ChangeObservable       = (*Cap)(nil)
 	_ ext.SchemeSource           = (*Cap)(nil)
+	_ ext.Instructor             = (*Cap)(nil)
+	_ ext.Completer              = (*Cap)(nil)
+	_ ext.HealthReporter         = (*Cap)(nil)
+	_ ext.ResourceSubscriber     = (*Cap)(nil)
+	_ ext.Originator             = (*Cap)(nil)
 )
 
 // Cap is McpServerCap: one MCP server as a capability. Create it with New; it does no I/O
@@ -43,6 +48,8 @@ type Cap struct {
 	staleTools atomic.Bool
 	// connectSem serialises connect attempts (a context-aware mutex).
 	connectSem chan struct{}
+	// progress routes progress notifications to the calls that asked for them.
+	progress progressRoutes
 
 	stop chan struct{} // closed by Close; stops watchers and backoff sleeps
 	wg   sync.WaitGroup
@@ -59,6 +66,8 @@ type Cap struct {
 	resList    listing[*resourceCache]
 	promptList listing[[]*mcp.Prompt]
 	skillList  listing[*skillCache]
+	// subs counts resource subscriptions by URI.
+	subs map[string]int
 }
 
 // New validates cfg and returns a Cap. It does no I/O: the connection is made on first use.
@@ -96,12 +105,18 @@ func New(cfg Config, opts ...Option) (*Cap, error) {
 // Name returns the server name.
 func (c *Cap) Name() string { return c.cfg.Name }
 
+// Origin is remote: "mcp://<name>".
+func (c *Cap) Origin() ext.Origin { return ext.RemoteOrigin(c.cfg.Name) }
+
 // Config returns a copy of the configuration the Cap was built with, defaults filled in.
 func (c *Cap) Config() Config { return c.cfg }
 
 // Instructions returns the server's initialize instructions as the static part. It does no
 // I/O: before the first connection it returns none.
 func (c *Cap) Instructions(ctx context.Context) (ext.Instructions, error) {
+	if c.isClosed() {
+		return ext.Instructions{}, c.errClosed()
+	}
 	cn := c.cur.Load()
 	if cn == nil {
 		return ext.Instructions{}, nil

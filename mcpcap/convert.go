@@ -29,10 +29,6 @@ func rawJSON(v any) json.RawMessage {
 		if x == nil {
 			return nil
 		}
-	case []mcp.Icon:
-		if len(x) == 0 {
-			return nil
-		}
 	}
 	b, err := json.Marshal(v)
 	if err != nil || string(b) == "null" {
@@ -48,6 +44,7 @@ func toolEntry(t *mcp.Tool) ext.ToolEntry {
 		Description:  t.Description,
 		InputSchema:  rawJSON(t.InputSchema),
 		OutputSchema: rawJSON(t.OutputSchema),
+		Icons:        icons(t.Icons),
 		Meta:         rawJSON(t.Meta),
 	}
 	if a := t.Annotations; a != nil {
@@ -87,7 +84,7 @@ func content(c mcp.Content) ext.Content {
 		return ext.Content{Type: ext.ContentAudio, Data: x.Data, MIMEType: x.MIMEType, Meta: rawJSON(x.Meta), Annotations: rawJSON(x.Annotations)}
 	case *mcp.ResourceLink:
 		return ext.Content{Type: ext.ContentResourceLink, URI: x.URI, Name: x.Name, Title: x.Title,
-			Description: x.Description, MIMEType: x.MIMEType, Size: x.Size, Icons: rawJSON(x.Icons),
+			Description: x.Description, MIMEType: x.MIMEType, Size: x.Size, Icons: icons(x.Icons),
 			Meta: rawJSON(x.Meta), Annotations: rawJSON(x.Annotations)}
 	case *mcp.EmbeddedResource:
 		out := ext.Content{Type: ext.ContentResource, Meta: rawJSON(x.Meta), Annotations: rawJSON(x.Annotations)}
@@ -112,10 +109,40 @@ func resourceContents(r *mcp.ResourceContents) ext.ResourceContents {
 
 func resourceEntry(r *mcp.Resource) ext.ResourceEntry {
 	return ext.ResourceEntry{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description,
-		MIMEType: r.MIMEType, Size: r.Size, Annotations: rawJSON(r.Annotations), Meta: rawJSON(r.Meta)}
+		MIMEType: r.MIMEType, Size: r.Size, Icons: icons(r.Icons), Annotations: rawJSON(r.Annotations), Meta: rawJSON(r.Meta)}
 }
 
 func templateEntry(r *mcp.ResourceTemplate) ext.ResourceTemplateEntry {
 	return ext.ResourceTemplateEntry{URITemplate: r.URITemplate, Name: r.Name, Title: r.Title,
-		Description: r.Description, MIMEType: r.MIMEType, Annotations: rawJSON(r.Annotations), Meta: rawJSON(r.Meta)}
+		Description: r.Description, MIMEType: r.MIMEType, Icons: icons(r.Icons), Annotations: rawJSON(r.Annotations), Meta: rawJSON(r.Meta)}
+}
+
+// icons converts MCP icons; none is nil.
+func icons(in []mcp.Icon) []ext.Icon {
+	if len(in) == 0 {
+		return nil
+	}
+	out := make([]ext.Icon, len(in))
+	for i, ic := range in {
+		out[i] = ext.Icon{Src: ic.Source, MIMEType: ic.MIMEType, Sizes: ic.Sizes, Theme: string(ic.Theme)}
+	}
+	return out
+}
+
+// promptMessage converts one prompts/get message.
+func promptMessage(m *mcp.PromptMessage) ext.PromptMessage {
+	out := ext.PromptMessage{Role: string(m.Role)}
+	if m.Content != nil {
+		out.Content = content(m.Content)
+	}
+	return out
+}
+
+// metaMap decodes a caller's _meta; nil or malformed is an empty map.
+func metaMap(raw json.RawMessage) mcp.Meta {
+	m := mcp.Meta{}
+	if len(raw) > 0 {
+		_ = json.Unmarshal(raw, &m)
+	}
+	return m
 }

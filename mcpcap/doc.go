@@ -1,18 +1,19 @@
 // Package mcpcap is McpServerCap (RFC-0051 "Concrete Capability Types / McpServerCap",
 // "Lifecycle Management", sequence diagrams 1, 4 and 6; DESIGN.md "MCP servers"): one MCP
 // server as a capability. A Cap implements ext.Capability, ext.MCPResource,
-// ext.ResourceTemplateSource, ext.SkillResource, ext.CommandResource and
-// ext.ChangeObservable over a go-sdk ClientSession that is either injected (WithClient) or
+// ext.ResourceTemplateSource, ext.SkillResource, ext.CommandResource, ext.Instructor,
+// ext.Completer, ext.HealthReporter, ext.ResourceSubscriber, ext.Originator (remote,
+// "mcp://<name>") and ext.ChangeObservable over a go-sdk ClientSession that is either injected (WithClient) or
 // leased from a connpool.Pool (WithPool).
 //
-// Lifecycle: New validates and does no I/O. The first listing (Tools, ListTools, resources,
+// Lifecycle: New validates and does no I/O. The first listing (Tools, resources,
 // prompts, skills) connects, unless Lazy: then the static Config.Tools serve the listing
 // and the first call connects. Connecting is a double-checked, context-aware lock around
 // an atomic pointer to the live connection, so the call path takes no lock. A goroutine per
 // pooled connection waits on its Done channel and marks it dead (Close stops it); the next
 // access reconnects with exponential backoff (Retry.Attempts tries, Backoff, 2×Backoff, …),
 // re-lists tools and emits tools_changed when the list differs. When a whole round fails
-// the Cap is degraded: Tools returns none, tools_changed is emitted once, and every access
+// the Cap is degraded: Tools returns ErrDegraded, tools_changed is emitted once, and every access
 // fails fast with ErrDegraded naming the server and its last error (with the stderr tail).
 //
 // Decisions taken where the RFC and DESIGN.md are silent:
@@ -20,8 +21,18 @@
 //     delay of a round (Backoff << (Attempts-1)); success restores the tools and emits
 //     tools_changed. The RFC's "no automatic background reconnect" holds: only accesses
 //     reconnect.
-//   - Tools (compilation) swallows connection errors and returns none, so one unreachable
-//     server never fails a whole toolset; ListTools (explicit listing, the CLI) returns them.
+//   - Tools returns connection errors (ErrDegraded while degraded); the view leaves such a
+//     Cap out of a compiled toolset and reports why, so one unreachable server never fails a
+//     whole toolset.
+//   - Progress: a call with ext.ToolCall.Progress sends a progress token of the Cap's own
+//     making ("agentpool-<random>-<n>", unique across Caps, since Caps sharing a pooled
+//     connection all receive its notifications) in place of any token in the caller's _meta;
+//     the server's notifications for it reach the sink until the call returns. The caller's
+//     own token (a gateway's client) is the caller's to map.
+//   - Prompts keep their messages' roles and typed content (ext.PromptResult); named
+//     arguments pass as they are, positional ones bind in declaration order.
+//   - Resource subscriptions are counted per URI, sent upstream once, and made again on every
+//     reconnect (a new server session knows nothing of the old one's).
 //   - Call retry: a request the SDK refused before writing it (ErrConnectionClosed: the
 //     connection was already closing) never reached the server and is always repeated on a
 //     new connection. A request that may have reached it is repeated only for tools
@@ -33,7 +44,7 @@
 //     response (the SDK's "rejected by transport" around a *url.Error; a failed dial means
 //     the request never left), or (other transport errors) when the connection ends within
 //     200 ms; an error the server sent (jsonrpc.Error) never is.
-//   - Tool names: Prefix is prepended (nil: none; the gateway adds "<server>__");
+//   - Tool names: Prefix is prepended (nil: none; the host sets "<server>__", ext.ToolName);
 //     AllowTools/DenyTools are path.Match patterns on the server's names, deny wins.
 //   - An injected client is never closed by the Cap and cannot be reconnected: when it dies
 //     the Cap degrades for good. Its notifications reach the Cap only through

@@ -18,7 +18,6 @@ import (
 
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // everythingBin locates the npm reference server installed by make test (npm ci). A missing
@@ -101,7 +100,7 @@ func exerciseEverything(t *testing.T, c *Cap) {
 	var rec recorder
 	defer c.Observe(rec.add)()
 
-	tools, err := c.ListTools(ctx)
+	tools, err := c.Tools(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +119,7 @@ func exerciseEverything(t *testing.T, c *Cap) {
 	if got := callText(t, c, "get-sum", `{"a":2,"b":3}`); !strings.Contains(got, "5") {
 		t.Fatalf("get-sum = %q", got)
 	}
-	img, err := c.CallTool(ctx, "get-tiny-image", nil)
+	img, err := c.CallTool(ctx, &ext.ToolCall{Name: "get-tiny-image", Arguments: nil})
 	if err != nil || !slices.ContainsFunc(img.Content, func(ct ext.Content) bool { return ct.Type == ext.ContentImage && len(ct.Data) > 0 }) {
 		t.Fatalf("get-tiny-image = %+v, %v; want image content", img, err)
 	}
@@ -159,22 +158,22 @@ func exerciseEverything(t *testing.T, c *Cap) {
 	if !slices.Contains(cmdNames, "everything:simple-prompt") || !slices.Contains(cmdNames, "everything:args-prompt") {
 		t.Fatalf("commands = %v", cmdNames)
 	}
-	if out, err := c.GetCommand(ctx, "everything:simple-prompt", nil); err != nil || out == "" {
-		t.Fatalf("simple-prompt = %q, %v", out, err)
+	if out, err := c.GetCommand(ctx, &ext.CommandRequest{Name: "everything:simple-prompt", Args: nil}); err != nil || out.Text() == "" {
+		t.Fatalf("simple-prompt = %q, %v", out.Text(), err)
 	}
-	if out, err := c.GetCommand(ctx, "everything:args-prompt", []string{"Paris", "France"}); err != nil || !strings.Contains(out, "Paris") {
-		t.Fatalf("args-prompt = %q, %v", out, err)
+	if out, err := c.GetCommand(ctx, &ext.CommandRequest{Name: "everything:args-prompt", Args: []string{"Paris", "France"}}); err != nil || !strings.Contains(out.Text(), "Paris") {
+		t.Fatalf("args-prompt = %q, %v", out.Text(), err)
 	}
 
-	comp, err := c.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "completable-prompt"},
-		Argument: mcp.CompleteParamsArgument{Name: "department", Value: "Sa"}})
-	if err != nil || !slices.Equal(comp.Completion.Values, []string{"Sales"}) {
+	comp, err := c.Complete(ctx, &ext.CompleteRequest{Ref: ext.CompleteRef{Type: "ref/prompt", Name: "everything:completable-prompt"},
+		Argument: ext.CompleteArgument{Name: "department", Value: "Sa"}})
+	if err != nil || !slices.Equal(comp.Values, []string{"Sales"}) {
 		t.Fatalf("completion = %+v, %v", comp, err)
 	}
 
 	// list_changed: the gzip tool registers a session resource.
 	before := rec.count(ext.ResourcesChanged)
-	res, err := c.CallTool(ctx, "gzip-file-as-resource", json.RawMessage(`{"name":"hello.txt.gz","data":"data:text/plain;base64,aGVsbG8gd29ybGQ=","outputType":"resourceLink"}`))
+	res, err := c.CallTool(ctx, &ext.ToolCall{Name: "gzip-file-as-resource", Arguments: json.RawMessage(`{"name":"hello.txt.gz","data":"data:text/plain;base64,aGVsbG8gd29ybGQ=","outputType":"resourceLink"}`)})
 	if err != nil || res.IsError {
 		t.Fatalf("gzip-file-as-resource = %+v, %v", res, err)
 	}

@@ -51,7 +51,7 @@ func callText(t *testing.T, c *Cap, tool, args string) string {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	res, err := c.CallTool(ctx, tool, json.RawMessage(args))
+	res, err := c.CallTool(ctx, &ext.ToolCall{Name: tool, Arguments: json.RawMessage(args)})
 	if err != nil {
 		t.Fatalf("%s: %v", tool, err)
 	}
@@ -133,7 +133,7 @@ func (k *killer) cycle(cycle int) (victim int) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			res, err := c.CallTool(ctx, tool, json.RawMessage(args))
+			res, err := c.CallTool(ctx, &ext.ToolCall{Name: tool, Arguments: json.RawMessage(args)})
 			switch {
 			case tool == "lookup" && err != nil:
 				errs <- fmt.Errorf("read-only lookup was not retried to success: %w", err)
@@ -199,15 +199,15 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 	defer c.Observe(rec.add)()
 	ctx := context.Background()
 
-	_, err := c.ListTools(ctx)
+	_, err := c.Tools(ctx)
 	if !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "server is down") || !strings.Contains(err.Error(), `"flaky"`) {
 		t.Fatalf("start failure: err = %v; want ErrDegraded naming the server with the stderr tail", err)
 	}
 	if got := countLines(t, starts, "start"); got != 2 {
 		t.Fatalf("%d start attempts, want Retry.Attempts = 2", got)
 	}
-	if tools, err := c.Tools(ctx); err != nil || len(tools) != 0 {
-		t.Fatalf("degraded Tools = %v, %v; want none, no error", tools, err)
+	if tools, err := c.Tools(ctx); !errors.Is(err, ErrDegraded) || len(tools) != 0 {
+		t.Fatalf("degraded Tools = %v, %v; want none and ErrDegraded", tools, err)
 	}
 	if st := c.Status(); st.State != StateDegraded || !strings.Contains(st.LastError, "server is down") {
 		t.Fatalf("status = %+v", st)
@@ -215,7 +215,7 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 	if rec.count(ext.ToolsChanged) != 1 {
 		t.Fatalf("tools_changed on degrade: %d", rec.count(ext.ToolsChanged))
 	}
-	if _, err := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"x"}`)); !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "server is down") {
+	if _, err := c.CallTool(ctx, &ext.ToolCall{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); !errors.Is(err, ErrDegraded) || !strings.Contains(err.Error(), "server is down") {
 		t.Fatalf("call while degraded: %v", err)
 	}
 	// Not cached: once the retry interval passed, an access tries again.
@@ -299,7 +299,7 @@ func TestCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.CallTool(ctx, "sleep", json.RawMessage(`{"ms":30000}`))
+		_, err := c.CallTool(ctx, &ext.ToolCall{Name: "sleep", Arguments: json.RawMessage(`{"ms":30000}`)})
 		errc <- err
 	}()
 	time.Sleep(200 * time.Millisecond)
@@ -339,7 +339,7 @@ func TestRetryPolicyAlwaysAndNever(t *testing.T) {
 			go func() {
 				ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 				defer cancel()
-				_, err := c.CallTool(ctx, tc.tool, json.RawMessage(tc.args))
+				_, err := c.CallTool(ctx, &ext.ToolCall{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
 				errc <- err
 			}()
 			time.Sleep(300 * time.Millisecond)

@@ -226,20 +226,20 @@ func TestToolsPrefixFilterAndCall(t *testing.T) {
 	if want := []string{"r_add_tool", "r_echo", "r_fail", "r_rich"}; !slices.Equal(names, want) {
 		t.Fatalf("tools = %v, want %v", names, want)
 	}
-	res, err := c.CallTool(ctx, "r_echo", json.RawMessage(`{"text":"hello"}`))
+	res, err := c.CallTool(ctx, &ext.ToolCall{Name: "r_echo", Arguments: json.RawMessage(`{"text":"hello"}`)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got := res.Content[0].Text; got != "hello" {
 		t.Fatalf("echo = %q", got)
 	}
-	if _, err := c.CallTool(ctx, "r_hidden", nil); !errors.Is(err, ext.ErrNotFound) {
+	if _, err := c.CallTool(ctx, &ext.ToolCall{Name: "r_hidden", Arguments: nil}); !errors.Is(err, ext.ErrNotFound) {
 		t.Fatalf("denied tool: err = %v, want ErrNotFound", err)
 	}
-	if _, err := c.CallTool(ctx, "echo", nil); !errors.Is(err, ext.ErrNotFound) {
+	if _, err := c.CallTool(ctx, &ext.ToolCall{Name: "echo", Arguments: nil}); !errors.Is(err, ext.ErrNotFound) {
 		t.Fatalf("unprefixed name: err = %v, want ErrNotFound", err)
 	}
-	res, err = c.CallTool(ctx, "r_fail", nil)
+	res, err = c.CallTool(ctx, &ext.ToolCall{Name: "r_fail", Arguments: nil})
 	if err != nil || !res.IsError || res.Content[0].Text != "it broke" {
 		t.Fatalf("fail: res=%+v err=%v, want IsError result", res, err)
 	}
@@ -257,7 +257,7 @@ func TestToolsPrefixFilterAndCall(t *testing.T) {
 func TestResultRoundTrip(t *testing.T) {
 	ctx := context.Background()
 	c, cs := inMemCap(t, richServer(t), Config{Name: "rich"})
-	got, err := c.CallTool(ctx, "rich", nil)
+	got, err := c.CallTool(ctx, &ext.ToolCall{Name: "rich", Arguments: nil})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -349,27 +349,27 @@ func TestPromptsAsCommands(t *testing.T) {
 	if d := cmp.Diff(want, greet); d != "" {
 		t.Fatalf("greet entry (-want +got):\n%s", d)
 	}
-	out, err := c.GetCommand(ctx, "/rich:greet", []string{"Ada", "very", "warm"})
+	out, err := c.GetCommand(ctx, &ext.CommandRequest{Name: "/rich:greet", Args: []string{"Ada", "very", "warm"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if out != "Hello Ada\n\ntone=very warm" {
-		t.Fatalf("expanded = %q", out)
+	if out.Text() != "Hello Ada\n\ntone=very warm" {
+		t.Fatalf("expanded = %q", out.Text())
 	}
-	if out, err := c.GetCommand(ctx, "greet", []string{"Bo"}); err != nil || out != "Hello Bo\n\ntone=" {
-		t.Fatalf("plain name: %q, %v", out, err)
+	if out, err := c.GetCommand(ctx, &ext.CommandRequest{Name: "greet", Args: []string{"Bo"}}); err != nil || out.Text() != "Hello Bo\n\ntone=" {
+		t.Fatalf("plain name: %q, %v", out.Text(), err)
 	}
-	if _, err := c.GetCommand(ctx, "rich:greet", nil); err == nil || !strings.Contains(err.Error(), `"name"`) {
+	if _, err := c.GetCommand(ctx, &ext.CommandRequest{Name: "rich:greet", Args: nil}); err == nil || !strings.Contains(err.Error(), `"name"`) {
 		t.Fatalf("missing required arg: err = %v", err)
 	}
-	if _, err := c.GetCommand(ctx, "rich:plain", []string{"x"}); err == nil {
+	if _, err := c.GetCommand(ctx, &ext.CommandRequest{Name: "rich:plain", Args: []string{"x"}}); err == nil {
 		t.Fatal("args for a prompt without arguments: want error")
 	}
-	if _, err := c.GetCommand(ctx, "rich:nope", nil); !errors.Is(err, ext.ErrNotFound) {
+	if _, err := c.GetCommand(ctx, &ext.CommandRequest{Name: "rich:nope", Args: nil}); !errors.Is(err, ext.ErrNotFound) {
 		t.Fatalf("unknown command: err = %v", err)
 	}
-	res, err := c.Complete(ctx, &mcp.CompleteParams{Ref: &mcp.CompleteReference{Type: "ref/prompt", Name: "greet"}, Argument: mcp.CompleteParamsArgument{Name: "name", Value: "A"}})
-	if err != nil || len(res.Completion.Values) != 1 || res.Completion.Values[0] != "A-done" {
+	res, err := c.Complete(ctx, &ext.CompleteRequest{Ref: ext.CompleteRef{Type: "ref/prompt", Name: "greet"}, Argument: ext.CompleteArgument{Name: "name", Value: "A"}})
+	if err != nil || len(res.Values) != 1 || res.Values[0] != "A-done" {
 		t.Fatalf("complete = %+v, %v", res, err)
 	}
 }
@@ -436,7 +436,7 @@ func TestNotificationsMapToEvents(t *testing.T) {
 	if _, err := c.ListSkills(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.CallTool(ctx, "add_tool", json.RawMessage(`{"text":"newtool"}`)); err != nil {
+	if _, err := c.CallTool(ctx, &ext.ToolCall{Name: "add_tool", Arguments: json.RawMessage(`{"text":"newtool"}`)}); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "tools_changed", func() bool { return rec.count(ext.ToolsChanged) > 0 })
@@ -444,7 +444,7 @@ func TestNotificationsMapToEvents(t *testing.T) {
 	if err != nil || !slices.ContainsFunc(tools, func(e ext.ToolEntry) bool { return e.Name == "newtool" }) {
 		t.Fatalf("after list_changed, tools = %v, %v; want newtool", tools, err)
 	}
-	if res, err := c.CallTool(ctx, "newtool", nil); err != nil || res.Content[0].Text != "added" {
+	if res, err := c.CallTool(ctx, &ext.ToolCall{Name: "newtool", Arguments: nil}); err != nil || res.Content[0].Text != "added" {
 		t.Fatalf("call new tool: %v, %v", res, err)
 	}
 	c.HandleNotification(connpool.Notification{Kind: connpool.ResourcesListChanged})
@@ -477,7 +477,7 @@ func TestLazyServesStaticToolsUntilFirstCall(t *testing.T) {
 	if st := c.Status(); st.State != StateIdle {
 		t.Fatalf("lazy listing connected: %+v", st)
 	}
-	if res, err := c.CallTool(ctx, "echo", json.RawMessage(`{"text":"x"}`)); err != nil || res.Content[0].Text != "x" {
+	if res, err := c.CallTool(ctx, &ext.ToolCall{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)}); err != nil || res.Content[0].Text != "x" {
 		t.Fatalf("first call: %v, %v", res, err)
 	}
 	if rec.count(ext.ToolsChanged) != 1 {
@@ -523,7 +523,7 @@ func TestCloseIdempotentAndWithoutUse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := c.ListTools(ctx); !errors.Is(err, ext.ErrClosed) {
+	if _, err := c.Tools(ctx); !errors.Is(err, ext.ErrClosed) {
 		t.Fatalf("after Close: %v, want ErrClosed", err)
 	}
 	if st := c.Status(); st.State != StateClosed {

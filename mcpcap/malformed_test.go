@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentpool/agentpool/ext"
 	"strings"
 	"sync"
 	"testing"
@@ -59,7 +60,7 @@ func TestNullListEntriesSkipped(t *testing.T) {
 	if err != nil || len(cmds) != 1 || cmds[0].Name != "nulls:p" {
 		t.Fatalf("ListCommands = %+v, %v", cmds, err)
 	}
-	if _, err := c.GetCommand(ctx, "nulls:missing", nil); err == nil {
+	if _, err := c.GetCommand(ctx, &ext.CommandRequest{Name: "nulls:missing", Args: nil}); err == nil {
 		t.Fatal("GetCommand(missing): no error")
 	}
 	skills, err := c.ListSkills(ctx)
@@ -112,7 +113,7 @@ func TestEndlessPaginationStops(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c, _ := inMemCap(t, endlessPagesServer(t, cursor), Config{Name: "endless"})
 			for what, list := range map[string]func(context.Context) error{
-				"tools/list":     func(ctx context.Context) error { _, err := c.ListTools(ctx); return err },
+				"tools/list":     func(ctx context.Context) error { _, err := c.Tools(ctx); return err },
 				"resources/list": func(ctx context.Context) error { _, err := c.ListResources(ctx); return err },
 				"prompts/list":   func(ctx context.Context) error { _, err := c.ListCommands(ctx); return err },
 			} {

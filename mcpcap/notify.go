@@ -5,6 +5,7 @@ import (
 
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // HandleNotification maps a server notification to change events:
@@ -39,6 +40,10 @@ func (c *Cap) onNotification(n connpool.Notification) {
 		c.mu.Unlock()
 		c.emit(ext.PromptsChanged, "")
 		c.emit(ext.CommandsChanged, "")
+	case connpool.Progress:
+		if params, ok := n.Params.(*mcp.ProgressNotificationParams); ok {
+			c.progress.deliver(params)
+		}
 	case connpool.ResourceUpdated:
 		c.emit(ext.ResourcesChanged, n.URI)
 		c.mu.Lock()

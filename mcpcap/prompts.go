@@ -24,6 +24,7 @@ func (c *Cap) ListCommands(ctx context.Context) ([]ext.CommandEntry, error) {
 			QualifiedName: c.cfg.Name + ":" + p.Name,
 			Description:   p.Description,
 			Source:        "mcp",
+			Icons:         icons(p.Icons),
 		}
 		if e.Description == "" {
 			e.Description = p.Title
@@ -46,20 +47,20 @@ func (c *Cap) ListCommands(ctx context.Context) ([]ext.CommandEntry, error) {
 	return out, nil
 }
 
-// GetCommand expands the prompt name ("<server>:<prompt>", "<prompt>", with or without a
-// leading "/") with prompts/get. Positional args fill the prompt's arguments in order; extra
-// args are joined with spaces into the last argument. A missing required argument, or args for
-// a prompt that takes none, is an error naming the command. The result is the text of the
-// messages joined by blank lines: text as is, embedded text resources by their text, resource
-// links by their URI, and binary content as a bracketed placeholder.
-func (c *Cap) GetCommand(ctx context.Context, name string, args []string) (string, error) {
+// GetCommand expands the prompt req.Name ("<server>:<prompt>", "<prompt>", with or without a
+// leading "/") with prompts/get. Named arguments are passed as they are; without them,
+// positional Args fill the prompt's arguments in order, extra args joined with spaces into the
+// last argument, and a missing required argument, or args for a prompt that takes none, is an
+// error naming the command. The result keeps every message's role and typed content.
+func (c *Cap) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext.PromptResult, error) {
+	name, args := req.Name, req.Args
 	pname := strings.TrimPrefix(name, "/")
 	if server, rest, ok := strings.Cut(pname, ":"); ok && server == c.cfg.Name {
 		pname = rest
 	}
 	prompts, err := c.prompts(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	var p *mcp.Prompt
 	for _, q := range prompts {
@@ -69,31 +70,30 @@ func (c *Cap) GetCommand(ctx context.Context, name string, args []string) (strin
 		}
 	}
 	if p == nil {
-		return "", fmt.Errorf("mcp server %q: command %q: %w", c.cfg.Name, name, ext.ErrNotFound)
+		return nil, fmt.Errorf("mcp server %q: command %q: %w", c.cfg.Name, name, ext.ErrNotFound)
 	}
-	argMap, err := c.bindArgs(p, args)
-	if err != nil {
-		return "", err
+	argMap := req.Named
+	if argMap == nil {
+		if argMap, err = c.bindArgs(p, args); err != nil {
+			return nil, err
+		}
 	}
 	cn, err := c.ensure(ctx)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
 	res, err := cn.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: argMap})
 	if err != nil {
 		c.noteCallError(cn, err)
-		return "", fmt.Errorf("mcp server %q: command %q: prompts/get: %w", c.cfg.Name, name, err)
+		return nil, fmt.Errorf("mcp server %q: command %q: prompts/get: %w", c.cfg.Name, name, err)
 	}
-	parts := make([]string, 0, len(res.Messages))
+	out := &ext.PromptResult{Description: res.Description, Messages: make([]ext.PromptMessage, 0, len(res.Messages)), Meta: rawJSON(res.Meta)}
 	for _, m := range res.Messages {
-		if m == nil || m.Content == nil {
-			continue
-		}
-		if s := contentText(content(m.Content)); s != "" {
-			parts = append(parts, s)
+		if m != nil {
+			out.Messages = append(out.Messages, promptMessage(m))
 		}
 	}
-	return strings.Join(parts, "\n\n"), nil
+	return out, nil
 }
 
 func (c *Cap) bindArgs(p *mcp.Prompt, args []string) (map[string]string, error) {
@@ -121,26 +121,6 @@ func (c *Cap) bindArgs(p *mcp.Prompt, args []string) (map[string]string, error) 
 		}
 	}
 	return m, nil
-}
-
-func contentText(ct ext.Content) string {
-	switch ct.Type {
-	case ext.ContentText:
-		return ct.Text
-	case ext.ContentResource:
-		if ct.Resource == nil {
-			return ""
-		}
-		if ct.Resource.Text != "" {
-			return ct.Resource.Text
-		}
-		return fmt.Sprintf("[%s resource %s]", ct.Resource.MIMEType, ct.Resource.URI)
-	case ext.ContentResourceLink:
-		return ct.URI
-	case ext.ContentImage, ext.ContentAudio:
-		return fmt.Sprintf("[%s %s]", ct.MIMEType, ct.Type)
-	}
-	return ""
 }
 
 func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
@@ -177,20 +157,36 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 }
 
 // Complete forwards a completion/complete request (argument completion for a prompt or a
-// resource template) to the server. A server without the completions capability answers with
-// an empty completion.
-func (c *Cap) Complete(ctx context.Context, params *mcp.CompleteParams) (*mcp.CompleteResult, error) {
+// resource template) to the server. A prompt reference may use the command name
+// ("<server>:<prompt>"). A server without the completions capability answers with an empty
+// completion.
+func (c *Cap) Complete(ctx context.Context, req *ext.CompleteRequest) (*ext.CompleteResult, error) {
+	if c.isClosed() {
+		return nil, c.errClosed()
+	}
 	cn, err := c.ensure(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if caps := serverCaps(cn); caps != nil && caps.Completions == nil {
-		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}, nil
+		return &ext.CompleteResult{Values: []string{}}, nil
+	}
+	ref := &mcp.CompleteReference{Type: req.Ref.Type, Name: req.Ref.Name, URI: req.Ref.URI}
+	if server, rest, ok := strings.Cut(ref.Name, ":"); ok && server == c.cfg.Name {
+		ref.Name = rest
+	}
+	params := &mcp.CompleteParams{Ref: ref, Argument: mcp.CompleteParamsArgument{Name: req.Argument.Name, Value: req.Argument.Value}}
+	if len(req.Context) > 0 {
+		params.Context = &mcp.CompleteContext{Arguments: req.Context}
 	}
 	res, err := cn.session.Complete(ctx, params)
 	if err != nil {
 		c.noteCallError(cn, err)
 		return nil, fmt.Errorf("mcp server %q: completion/complete: %w", c.cfg.Name, err)
 	}
-	return res, nil
+	out := &ext.CompleteResult{Values: res.Completion.Values, Total: res.Completion.Total, HasMore: res.Completion.HasMore}
+	if out.Values == nil {
+		out.Values = []string{}
+	}
+	return out, nil
 }

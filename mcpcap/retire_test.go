@@ -64,7 +64,7 @@ func TestRetiredConnectionStopsItsWatcher(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	for i := 0; i < 5; i++ {
-		if _, err := c.CallTool(ctx, "echo", nil); err == nil {
+		if _, err := c.CallTool(ctx, &ext.ToolCall{Name: "echo", Arguments: nil}); err == nil {
 			t.Fatalf("call %d: no error although tools/list fails", i)
 		}
 		time.Sleep(5 * time.Millisecond) // past the degraded probe interval (2 ms)

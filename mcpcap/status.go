@@ -2,6 +2,8 @@ package mcpcap
 
 import (
 	"context"
+
+	"github.com/agentpool/agentpool/ext"
 	"time"
 )
 
@@ -74,4 +76,21 @@ func (c *Cap) Ping(ctx context.Context) error {
 		return err
 	}
 	return nil
+}
+
+// Health reports the Cap's state in the terms of ext.HealthReporter. It does no I/O.
+func (c *Cap) Health() ext.Health {
+	st := c.Status()
+	h := ext.Health{Err: st.LastError}
+	switch st.State {
+	case StateConnected:
+		h.State = ext.HealthOK
+	case StateDegraded:
+		h.State = ext.HealthDegraded
+	case StateClosed:
+		h.State = ext.HealthClosed
+	default:
+		h.State = ext.HealthIdle
+	}
+	return h
 }

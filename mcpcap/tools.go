@@ -2,7 +2,6 @@ package mcpcap
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"reflect"
 
@@ -49,24 +48,11 @@ func (c *Cap) buildToolSet(upstream []ext.ToolEntry, static bool) *toolSet {
 	return ts
 }
 
-// Tools returns the tools for a compiled toolset. It connects on first use unless Lazy (then
-// the static tools serve until the first call). A degraded Cap returns none and no error (the
-// reason is in Status), so one unreachable server never fails a whole compilation.
+// Tools returns the tools the Cap serves, filtered and prefixed. It connects on first use
+// unless Lazy (then the static tools serve until the first call). A server that cannot be
+// reached, or a degraded Cap, returns the error (the view leaves the Cap out and reports it).
+// The returned slice is shared; callers must not modify it.
 func (c *Cap) Tools(ctx context.Context) ([]ext.ToolEntry, error) {
-	tools, err := c.ListTools(ctx)
-	if err != nil {
-		if c.isClosed() {
-			return nil, err
-		}
-		c.log.Warn("tools unavailable", "err", err)
-		return nil, nil
-	}
-	return tools, nil
-}
-
-// ListTools is Tools for explicit listing (the CLI): it returns the connection error instead
-// of an empty list. The returned slice is shared; callers must not modify it.
-func (c *Cap) ListTools(ctx context.Context) ([]ext.ToolEntry, error) {
 	ts, err := c.toolSet(ctx)
 	if err != nil {
 		return nil, err
@@ -138,7 +124,13 @@ func (c *Cap) emitToolsChanged() { c.emit(ext.ToolsChanged, "") }
 // it never reached the server, or the tool is annotated readOnlyHint or idempotentHint, or
 // Retry.Calls is "always" (never when "never"); otherwise the error wraps ErrConnectionLost.
 // A tool-level failure is a result with IsError set, not an error.
-func (c *Cap) CallTool(ctx context.Context, name string, args json.RawMessage) (*ext.ToolResult, error) {
+//
+// call.Meta is sent as the request's _meta. When call.Progress is set, the Cap sends a
+// progress token of its own (unique across every Cap, so callers sharing a pooled connection
+// never see each other's progress) and hands the server's progress notifications for it to
+// call.Progress until the call returns.
+func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {
+	name, args := call.Name, call.Arguments
 	info, err := c.lookupTool(ctx, name)
 	if err != nil {
 		return nil, err
@@ -152,6 +144,15 @@ func (c *Cap) CallTool(ctx context.Context, name string, args json.RawMessage) (
 	params := &mcp.CallToolParams{Name: info.upstream}
 	if len(args) > 0 {
 		params.Arguments = args
+	}
+	if len(call.Meta) > 0 || call.Progress != nil {
+		params.Meta = metaMap(call.Meta)
+		delete(params.Meta, "progressToken")
+	}
+	if call.Progress != nil {
+		token := c.progress.add(call.Progress)
+		defer c.progress.remove(token)
+		params.Meta["progressToken"] = token
 	}
 	for attempt := 1; ; attempt++ {
 		res, err := cn.session.CallTool(ctx, params)
@@ -180,7 +181,7 @@ func (c *Cap) CallTool(ctx context.Context, name string, args json.RawMessage) (
 		if cn, err = c.ensure(ctx); err != nil {
 			return nil, fmt.Errorf("mcp server %q: %w during call %q; reconnect failed: %w", c.cfg.Name, ErrConnectionLost, name, err)
 		}
-		params = &mcp.CallToolParams{Name: info.upstream, Arguments: params.Arguments}
+		params = &mcp.CallToolParams{Meta: params.Meta, Name: info.upstream, Arguments: params.Arguments}
 	}
 }
 

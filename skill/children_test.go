@@ -37,18 +37,18 @@ func (f *fakeCap) Tools(context.Context) ([]ext.ToolEntry, error) {
 	}
 	return out, nil
 }
-func (f *fakeCap) CallTool(_ context.Context, name string, args json.RawMessage) (*ext.ToolResult, error) {
+func (f *fakeCap) CallTool(_ context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {
 	f.mu.Lock()
-	f.calls = append(f.calls, name)
+	f.calls = append(f.calls, call.Name)
 	f.mu.Unlock()
-	return ext.TextResult(f.name + ":" + name + ":" + string(args)), nil
+	return ext.TextResult(f.name + ":" + call.Name + ":" + string(call.Arguments)), nil
 }
 func (f *fakeCap) Instructions(context.Context) (ext.Instructions, error) {
 	return ext.Instructions{}, nil
 }
 func (f *fakeCap) Close(context.Context) error { f.closes.Add(1); return nil }
 
-var _ ext.Capability = (*fakeCap)(nil)
+var _ ext.ToolProvider = (*fakeCap)(nil)
 
 func TestChildren(t *testing.T) {
 	root := t.TempDir()
@@ -130,14 +130,14 @@ func TestChildren(t *testing.T) {
 	}
 	wantDiag(filepath.Join(root, "kid", "SKILL.md"), `MCP server "bad": refused`)
 
-	res, err := m.CallTool(ctx, "kid__echo", json.RawMessage(`{"x":1}`))
+	res, err := m.CallTool(ctx, &ext.ToolCall{Name: "kid__echo", Arguments: json.RawMessage(`{"x":1}`)})
 	if err != nil || res.Content[0].Text != `good:echo:{"x":1}` {
 		t.Errorf("CallTool(kid__echo) = %v, %v", res, err)
 	}
-	if _, err := m.CallTool(ctx, "kid__secret", nil); !errors.Is(err, ext.ErrNotFound) {
+	if _, err := m.CallTool(ctx, &ext.ToolCall{Name: "kid__secret", Arguments: nil}); !errors.Is(err, ext.ErrNotFound) {
 		t.Errorf("CallTool(kid__secret) = %v, want not found (not in allowed-tools)", err)
 	}
-	if _, err := m.CallTool(ctx, "none__echo", nil); !errors.Is(err, ext.ErrNotFound) {
+	if _, err := m.CallTool(ctx, &ext.ToolCall{Name: "none__echo", Arguments: nil}); !errors.Is(err, ext.ErrNotFound) {
 		t.Errorf("CallTool(none__echo) = %v, want not found (allowed-tools empty)", err)
 	}
 	kids := m.Children()

@@ -34,20 +34,32 @@ func commandEntries(skills []*Skill) []ext.CommandEntry {
 	return out
 }
 
-// GetCommand expands the command of skill name ("<name>" or "skill:<name>"): its SKILL.md body
-// with $ARGUMENTS, $1... replaced, or with "User arguments: ..." appended when the body has no
-// placeholder (command.ExpandSkill). An unknown or non-user-invocable skill is ErrNotFound.
-func (m *Manager) GetCommand(ctx context.Context, name string, args []string) (string, error) {
+// GetCommand expands the command of skill req.Name ("<name>" or "skill:<name>"): its SKILL.md
+// body with $ARGUMENTS, $1... replaced, or with "User arguments: ..." appended when the body
+// has no placeholder (command.ExpandSkill), as one user message. Without positional Args,
+// Named["arguments"] is split shell-style. An unknown or non-user-invocable skill is
+// ErrNotFound.
+func (m *Manager) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext.PromptResult, error) {
 	if err := m.check(ctx); err != nil {
-		return "", err
+		return nil, err
 	}
+	name := req.Name
 	s := m.state.Load().byName[strings.TrimPrefix(name, commandPrefix)]
 	if s == nil || !s.UserInvocable {
-		return "", fmt.Errorf("skill manager %q: command %q: %w", m.name, name, ext.ErrNotFound)
+		return nil, fmt.Errorf("skill manager %q: command %q: %w", m.name, name, ext.ErrNotFound)
+	}
+	args := req.Args
+	if args == nil && req.Named["arguments"] != "" {
+		var err error
+		if args, err = command.Split(req.Named["arguments"]); err != nil {
+			return nil, fmt.Errorf("skill manager %q: command %q: %w", m.name, name, err)
+		}
 	}
 	body, err := s.Body()
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	return command.ExpandSkill(body, args), nil
+	out := ext.UserPrompt(command.ExpandSkill(body, args))
+	out.Description = s.Description
+	return out, nil
 }

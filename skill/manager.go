@@ -86,6 +86,8 @@ var (
 	_ ext.ChangeObservable = (*Manager)(nil)
 	_ ext.Composite        = (*Manager)(nil)
 	_ ext.TurnInstructor   = (*Manager)(nil)
+	_ ext.ToolProvider     = (*Manager)(nil)
+	_ ext.Instructor       = (*Manager)(nil)
 )
 
 // state is one immutable view of the skills.

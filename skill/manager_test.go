@@ -194,7 +194,7 @@ func TestLoadSkillTool(t *testing.T) {
 	if err != nil || len(tools) != 1 || tools[0].Name != LoadSkillTool || !json.Valid(tools[0].InputSchema) {
 		t.Fatalf("Tools = %v, %v", tools, err)
 	}
-	res, err := m.CallTool(ctx, LoadSkillTool, json.RawMessage(`{"name":"alpha"}`))
+	res, err := m.CallTool(ctx, &ext.ToolCall{Name: LoadSkillTool, Arguments: json.RawMessage(`{"name":"alpha"}`)})
 	if err != nil || res.IsError {
 		t.Fatalf("load_skill alpha = %v, %v", res, err)
 	}
@@ -207,20 +207,20 @@ func TestLoadSkillTool(t *testing.T) {
 	if strings.Contains(text, "<file>SKILL.md</file>") {
 		t.Errorf("load_skill lists SKILL.md itself")
 	}
-	res, err = m.CallTool(ctx, LoadSkillTool, json.RawMessage(`{"name":"alpah"}`))
+	res, err = m.CallTool(ctx, &ext.ToolCall{Name: LoadSkillTool, Arguments: json.RawMessage(`{"name":"alpah"}`)})
 	if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, "alpha") {
 		t.Errorf("load_skill alpah = %+v, %v", res, err)
 	}
 	for _, bad := range []string{`{}`, `not json`, `{"name": 3}`} {
-		res, err = m.CallTool(ctx, LoadSkillTool, json.RawMessage(bad))
+		res, err = m.CallTool(ctx, &ext.ToolCall{Name: LoadSkillTool, Arguments: json.RawMessage(bad)})
 		if err != nil || !res.IsError {
 			t.Errorf("load_skill %s = %+v, %v", bad, res, err)
 		}
 	}
-	if _, err := m.CallTool(ctx, "nope", nil); !errors.Is(err, ext.ErrNotFound) {
+	if _, err := m.CallTool(ctx, &ext.ToolCall{Name: "nope", Arguments: nil}); !errors.Is(err, ext.ErrNotFound) {
 		t.Errorf("CallTool(nope) = %v", err)
 	}
-	if _, err := m.CallTool(ctx, "alpha__x", nil); !errors.Is(err, ext.ErrNotFound) {
+	if _, err := m.CallTool(ctx, &ext.ToolCall{Name: "alpha__x", Arguments: nil}); !errors.Is(err, ext.ErrNotFound) {
 		t.Errorf("CallTool(alpha__x) = %v", err)
 	}
 }
@@ -246,16 +246,16 @@ func TestCommands(t *testing.T) {
 	if cmds[1].ArgumentHint != "[what]" {
 		t.Errorf("gamma hint = %q", cmds[1].ArgumentHint)
 	}
-	got, err := m.GetCommand(ctx, "gamma", []string{"a b", "c"})
-	if err != nil || got != "Run a b c now" {
-		t.Errorf("GetCommand(gamma) = %q, %v", got, err)
+	got, err := m.GetCommand(ctx, &ext.CommandRequest{Name: "gamma", Args: []string{"a b", "c"}})
+	if err != nil || got.Text() != "Run a b c now" {
+		t.Errorf("GetCommand(gamma) = %q, %v", got.Text(), err)
 	}
-	got, err = m.GetCommand(ctx, "skill:alpha", []string{"x"})
-	if err != nil || got != "Alpha body\n\nUser arguments: x" {
-		t.Errorf("GetCommand(skill:alpha) = %q, %v", got, err)
+	got, err = m.GetCommand(ctx, &ext.CommandRequest{Name: "skill:alpha", Args: []string{"x"}})
+	if err != nil || got.Text() != "Alpha body\n\nUser arguments: x" {
+		t.Errorf("GetCommand(skill:alpha) = %q, %v", got.Text(), err)
 	}
 	for _, name := range []string{"beta", "nope", "skill:nope"} {
-		if _, err := m.GetCommand(ctx, name, nil); !errors.Is(err, ext.ErrNotFound) {
+		if _, err := m.GetCommand(ctx, &ext.CommandRequest{Name: name, Args: nil}); !errors.Is(err, ext.ErrNotFound) {
 			t.Errorf("GetCommand(%s) = %v", name, err)
 		}
 	}

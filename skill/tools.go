@@ -15,8 +15,8 @@ import (
 // LoadSkillTool is the name of the tool that loads a skill's instructions.
 const LoadSkillTool = "load_skill"
 
-// toolSep joins a skill name and a child tool name: "<skill>__<tool>".
-const toolSep = "__"
+// toolSep joins a skill name and a child tool name: "<skill>__<tool>" (ext.ToolName).
+const toolSep = ext.ToolSep
 
 var loadSkillSchema = json.RawMessage(`{"type":"object","properties":{"name":{"type":"string",` +
 	`"description":"The skill's name, as listed in <available-skills>."}},"required":["name"],"additionalProperties":false}`)
@@ -72,7 +72,11 @@ func (m *Manager) collectTools(ctx context.Context) ([]ext.ToolEntry, map[string
 	var wg sync.WaitGroup
 	for _, j := range jobs {
 		wg.Go(func() {
-			tools, err := j.k.cap.Tools(ctx)
+			tp, ok := j.k.cap.(ext.ToolProvider)
+			if !ok {
+				return
+			}
+			tools, err := tp.Tools(ctx)
 			if err != nil {
 				m.log.Warn("skill MCP server tools unavailable", "skill", j.s.Name, "server", j.k.decl.Name, "err", err)
 				return
@@ -87,7 +91,7 @@ func (m *Manager) collectTools(ctx context.Context) ([]ext.ToolEntry, map[string
 			if !toolAllowed(j.s, j.k.decl.Name, t.Name) {
 				continue
 			}
-			name := j.s.Name + toolSep + t.Name
+			name := ext.ToolName(j.s.Name, t.Name)
 			if _, dup := routes[name]; dup {
 				m.log.Warn("skill MCP tool name collision; first server kept", "skill", j.s.Name, "tool", t.Name, "server", j.k.decl.Name)
 				continue
@@ -123,12 +127,13 @@ func toolAllowed(s *Skill, server, tool string) bool {
 
 // CallTool calls load_skill or a child tool "<skill>__<tool>". An unknown tool, or a child tool
 // that the skill's allowed-tools excludes, is ErrNotFound. Child errors are returned wrapped.
-func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessage) (*ext.ToolResult, error) {
+func (m *Manager) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {
 	if err := m.check(ctx); err != nil {
 		return nil, err
 	}
+	name := call.Name
 	if name == LoadSkillTool {
-		return m.loadSkill(args), nil
+		return m.loadSkill(call.Arguments), nil
 	}
 	if !strings.Contains(name, toolSep) {
 		return nil, fmt.Errorf("skill manager %q: tool %q: %w", m.name, name, ext.ErrNotFound)
@@ -147,7 +152,10 @@ func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessag
 	if !ok {
 		return nil, fmt.Errorf("skill manager %q: tool %q: %w", m.name, name, ext.ErrNotFound)
 	}
-	res, err := r.child.cap.CallTool(ctx, r.tool, args)
+	tp, _ := r.child.cap.(ext.ToolProvider) // routes hold only children that listed tools
+	forward := *call
+	forward.Name = r.tool
+	res, err := tp.CallTool(ctx, &forward)
 	if err != nil {
 		return nil, fmt.Errorf("skill %q: MCP server %q: tool %q: %w", r.child.skill, r.child.decl.Name, r.tool, err)
 	}

@@ -119,8 +119,8 @@ func TestHotReload(t *testing.T) {
 		return description(m, "fresh") == "Version two." && strings.Contains(readText(m, uri), "Body two")
 	})
 	waitEvents(t, r, at, ev(ext.SkillsChanged, uri), ev(ext.CommandsChanged, ""))
-	if body, _ := m.GetCommand(context.Background(), "fresh", nil); body != "Body two" {
-		t.Errorf("command body after edit = %q", body)
+	if body, _ := m.GetCommand(context.Background(), &ext.CommandRequest{Name: "fresh", Args: nil}); body.Text() != "Body two" {
+		t.Errorf("command body after edit = %q", body.Text())
 	}
 
 	// Editor-style save: write a temporary file, rename it over SKILL.md.
@@ -222,8 +222,8 @@ func TestHotReloadRapidEdits(t *testing.T) {
 	waitFor(t, "last edit visible", func() bool {
 		return description(m, "busy") == "Edit 200." && strings.Contains(readText(m, "skill://busy/SKILL.md"), "Body 200")
 	})
-	if body, _ := m.GetCommand(context.Background(), "busy", nil); body != "Body 200" {
-		t.Errorf("body = %q", body)
+	if body, _ := m.GetCommand(context.Background(), &ext.CommandRequest{Name: "busy", Args: nil}); body.Text() != "Body 200" {
+		t.Errorf("body = %q", body.Text())
 	}
 	// Let any trailing batch land, then count.
 	time.Sleep(600 * time.Millisecond)

@@ -79,7 +79,7 @@ func newRunCmd(opts *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(text, "\n"))
+			fmt.Fprintln(cmd.OutOrStdout(), strings.TrimRight(text.Text(), "\n"))
 			return nil
 		},
 	}

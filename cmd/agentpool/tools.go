@@ -35,7 +35,7 @@ func visibleTools(cmd *cobra.Command, h *config.Host, scope ext.Scope) []visible
 			fmt.Fprintf(cmd.ErrOrStderr(), "agentpool: warning: %s: %v\n", c.Name(), err)
 			continue
 		}
-		_, upstream := c.(ext.MCPResource)
+		upstream := ext.OriginOf(c).Remote()
 		for _, t := range tools {
 			name := t.Name
 			if upstream {
@@ -50,10 +50,10 @@ func visibleTools(cmd *cobra.Command, h *config.Host, scope ext.Scope) []visible
 // listToolsOf asks an upstream server for its list (which reports connection errors) and any
 // other capability for the tools it contributes.
 func listToolsOf(cmd *cobra.Command, c ext.Capability) ([]ext.ToolEntry, error) {
-	if ts, ok := c.(ext.ToolSource); ok {
-		return ts.ListTools(cmd.Context())
+	if tp, ok := c.(ext.ToolProvider); ok {
+		return tp.Tools(cmd.Context())
 	}
-	return c.Tools(cmd.Context())
+	return nil, nil
 }
 
 func newToolsCmd(opts *options) *cobra.Command {
@@ -102,7 +102,7 @@ func newToolsCmd(opts *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			res, err := c.CallTool(cmd.Context(), tool, raw)
+			res, err := c.(ext.ToolProvider).CallTool(cmd.Context(), &ext.ToolCall{Name: tool, Arguments: raw})
 			if err != nil {
 				return err
 			}
@@ -129,7 +129,7 @@ func newToolsCmd(opts *options) *cobra.Command {
 func findTool(cmd *cobra.Command, h *config.Host, scope ext.Scope, name string) (ext.Capability, string, error) {
 	if server, tool, ok := strings.Cut(name, toolSep); ok {
 		for _, c := range h.Registry.Visible(scope) {
-			if _, upstream := c.(ext.MCPResource); upstream && c.Name() == server {
+			if _, ok := c.(ext.ToolProvider); ok && ext.OriginOf(c).Remote() && c.Name() == server {
 				return c, tool, nil
 			}
 		}
@@ -137,10 +137,10 @@ func findTool(cmd *cobra.Command, h *config.Host, scope ext.Scope, name string) 
 	// Every upstream tool is named <server>__<tool>, so only local capabilities are left to ask:
 	// no upstream server is connected just to find a local tool.
 	for _, c := range h.Registry.Visible(scope) {
-		if _, upstream := c.(ext.MCPResource); upstream {
+		if ext.OriginOf(c).Remote() {
 			continue
 		}
-		tools, err := c.Tools(cmd.Context())
+		tools, err := listToolsOf(cmd, c)
 		if err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "agentpool: warning: %s: %v\n", c.Name(), err)
 			continue
