@@ -1,0 +1,74 @@
+package view
+
+import (
+	"context"
+	"sync"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// Cache keeps one compiled view per scope and recompiles it only when something that scope
+// sees has changed: a capability registered or unregistered in one of its slots, or a change
+// event from a capability it sees (the RFC's hot-swap listener). It asks the registry for the
+// scope's ext.Stamp on every Get — one pass over the visible registrations, no goroutine per
+// scope — so an event invalidates exactly the scopes that see the capability that sent it.
+//
+// Views are compiled without a prompt: use View.TurnInstructions for a turn's selected skills.
+// Concurrent Gets of a stale scope compile it once. A Cache is safe for concurrent use.
+type Cache struct {
+	reg *ext.Registry
+
+	mu      sync.Mutex
+	entries map[ext.Scope]*cacheEntry
+}
+
+type cacheEntry struct {
+	mu    sync.Mutex // held while compiling
+	stamp ext.Stamp
+	view  *View
+}
+
+// NewCache returns an empty cache over reg.
+func NewCache(reg *ext.Registry) *Cache {
+	return &Cache{reg: reg, entries: make(map[ext.Scope]*cacheEntry)}
+}
+
+// Get returns scope's view, compiling it when there is none or it is stale.
+func (c *Cache) Get(ctx context.Context, scope ext.Scope) (*View, error) {
+	stamp := c.reg.Stamp(scope)
+	c.mu.Lock()
+	e := c.entries[scope]
+	if e == nil {
+		e = &cacheEntry{}
+		c.entries[scope] = e
+	}
+	c.mu.Unlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.view != nil && e.stamp == stamp {
+		return e.view, nil
+	}
+	// The stamp is taken before compiling: a change during the compile makes the next Get
+	// compile again rather than keep a view that may predate it.
+	stamp = c.reg.Stamp(scope)
+	v, err := Compile(ctx, c.reg, scope, nil)
+	if err != nil {
+		return nil, err
+	}
+	e.view, e.stamp = v, stamp
+	return v, nil
+}
+
+// Forget drops scope's view (when its session ends).
+func (c *Cache) Forget(scope ext.Scope) {
+	c.mu.Lock()
+	delete(c.entries, scope)
+	c.mu.Unlock()
+}
+
+// Len returns how many scopes have an entry.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.entries)
+}

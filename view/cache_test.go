@@ -1,0 +1,102 @@
+package view_test
+
+import (
+	"context"
+	"sync"
+	"testing"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/view"
+)
+
+// A tools_changed from one server invalidates the cached views of exactly the scopes that see
+// it: the session that holds it and that session's agent, not the other session.
+func TestCacheInvalidatesOnlyScopesThatSeeTheChange(t *testing.T) {
+	r := newRegistry(t)
+	pool := newFake("skills", ext.OriginLocal, "load_skill")
+	a := newFake("a", ext.OriginRemote, "a__one")
+	b := newFake("b", ext.OriginRemote, "b__one")
+	helper := newFake("helper", ext.OriginRemote, "helper__one")
+	register(t, r, pool, ext.LevelPool, ext.Scope{})
+	register(t, r, a, ext.LevelSession, ext.Scope{SessionID: "A"})
+	register(t, r, b, ext.LevelSession, ext.Scope{SessionID: "B"})
+	register(t, r, helper, ext.LevelAgent, ext.Scope{SessionID: "A", AgentName: "helper"})
+
+	c := view.NewCache(r)
+	ctx := context.Background()
+	scopes := []ext.Scope{{SessionID: "A"}, {SessionID: "B"}, {SessionID: "A", AgentName: "helper"}}
+	get := func() []*view.View {
+		var out []*view.View
+		for _, s := range scopes {
+			v, err := c.Get(ctx, s)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, v)
+		}
+		return out
+	}
+	first := get()
+	again := get()
+	for i := range scopes {
+		if first[i] != again[i] {
+			t.Fatalf("%s: recompiled with nothing changed", scopes[i])
+		}
+	}
+
+	a.set(func(f *fakeCap) { f.tools = append(f.tools, ext.ToolEntry{Name: "a__two"}) })
+	a.Emit(ext.ChangeEvent{Capability: "a", Kind: ext.ToolsChanged})
+	after := get()
+	for i, s := range scopes {
+		changed := after[i] != again[i]
+		if want := s.SessionID == "A"; changed != want {
+			t.Errorf("%s: recompiled = %v, want %v", s, changed, want)
+		}
+	}
+	if _, ok := after[0].Tool("a__two"); !ok {
+		t.Error("session A's view lacks the new tool")
+	}
+	if _, ok := after[2].Tool("a__two"); !ok {
+		t.Error("session A's agent's view lacks the new tool")
+	}
+
+	// A pool change reaches every scope; a registration in another session none but it.
+	pool.Emit(ext.ChangeEvent{Capability: "skills", Kind: ext.SkillsChanged})
+	afterPool := get()
+	for i, s := range scopes {
+		if afterPool[i] == after[i] {
+			t.Errorf("%s: not recompiled after a pool change", s)
+		}
+	}
+	register(t, r, newFake("c", ext.OriginRemote, "c__one"), ext.LevelSession, ext.Scope{SessionID: "C"})
+	final := get()
+	for i, s := range scopes {
+		if final[i] != afterPool[i] {
+			t.Errorf("%s: recompiled after a registration in another session", s)
+		}
+	}
+	c.Forget(ext.Scope{SessionID: "B"})
+	if c.Len() != 2 {
+		t.Errorf("Len after Forget = %d, want 2", c.Len())
+	}
+}
+
+// Concurrent Gets of a stale scope compile it once.
+func TestCacheCompilesOnceForConcurrentGets(t *testing.T) {
+	r := newRegistry(t)
+	f := newFake("a", ext.OriginRemote, "a__one")
+	register(t, r, f, ext.LevelPool, ext.Scope{})
+	c := view.NewCache(r)
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Go(func() {
+			if _, err := c.Get(context.Background(), ext.Scope{}); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := f.lists.Load(); n != 1 {
+		t.Fatalf("tools listed %d times for 16 concurrent Gets, want 1", n)
+	}
+}

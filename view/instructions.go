@@ -1,0 +1,71 @@
+package view
+
+import (
+	"context"
+	"strings"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// Instructions are a view's system prompt, in two parts so provider prompt caches hit.
+type Instructions struct {
+	// Static is every capability's static part (the skill catalogue, servers' own
+	// instructions) in Visible order, separated by blank lines. It is byte-identical between
+	// two compiles as long as nothing visible changed. Instructions from a remote origin are
+	// wrapped in <instructions from="mcp://<server>"> so a model can tell whose words they are.
+	Static string `json:"static"`
+	// Dynamic is this turn's part: always-active skills and, when Options.Prompt was given,
+	// the skills selected for it.
+	Dynamic string `json:"dynamic"`
+}
+
+func instructions(members []member) Instructions {
+	var static, dynamic []string
+	for i := range members {
+		m := &members[i]
+		if s := strings.TrimSpace(m.ins.Static); s != "" {
+			static = append(static, label(m.reg.Origin, s))
+		}
+		d := m.ins.Dynamic
+		if m.turn != "" {
+			d = m.turn // a turn's selection includes what is always active
+		}
+		if d = strings.TrimSpace(d); d != "" {
+			dynamic = append(dynamic, label(m.reg.Origin, d))
+		}
+	}
+	return Instructions{Static: strings.Join(static, "\n\n"), Dynamic: strings.Join(dynamic, "\n\n")}
+}
+
+// label marks text from a remote origin with where it came from.
+func label(o ext.Origin, text string) string {
+	if !o.Remote() {
+		return text
+	}
+	return `<instructions from="` + xmlAttr(o.Location) + `">` + "\n" + text + "\n</instructions>"
+}
+
+var attrEscaper = strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `"`, "&quot;")
+
+func xmlAttr(s string) string { return attrEscaper.Replace(s) }
+
+// TurnInstructions returns the dynamic instructions for one turn's prompt, asking the
+// capabilities of the view that select skills per prompt (ext.TurnInstructor), and the
+// always-active part of the others. It is what Compile with Options.Prompt puts in
+// Instructions.Dynamic, for a view taken from a Cache.
+func (v *View) TurnInstructions(ctx context.Context, prompt string) (string, error) {
+	members := make([]member, len(v.caps))
+	copy(members, v.caps)
+	for i := range members {
+		m := &members[i]
+		m.turn = ""
+		if ti, ok := m.reg.Capability.(ext.TurnInstructor); ok && prompt != "" {
+			t, err := ti.TurnInstructions(ctx, prompt)
+			if err != nil {
+				return "", err
+			}
+			m.turn = t
+		}
+	}
+	return instructions(members).Dynamic, nil
+}

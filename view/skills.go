@@ -1,0 +1,88 @@
+package view
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// assembleSkills lists every skill once. Two sources offering the same name: the one that
+// precedes (origin first, so a local skill always beats a remote one of the same name) keeps
+// it; the other is reported as a shadowed skill — never mixed in, never silent.
+func (v *View) assembleSkills(members []member) {
+	type cand struct {
+		m *member
+		e ext.SkillEntry
+	}
+	var all []cand
+	for i := range members {
+		for _, e := range members[i].skill {
+			all = append(all, cand{&members[i], e})
+		}
+	}
+	slices.SortStableFunc(all, func(a, b cand) int { return precedes(a.m, b.m) })
+	seen := make(map[string]*Skill, len(all))
+	for _, c := range all {
+		if w, ok := seen[c.e.Name]; ok {
+			v.Collisions = append(v.Collisions, Collision{Kind: "skill", Name: c.e.Name,
+				Winner: Claim{Capability: w.Capability, Origin: w.Source, ReachableAs: w.Name},
+				Loser:  claim(c.m, "")})
+			continue
+		}
+		s := &Skill{SkillEntry: c.e, Capability: c.m.reg.Capability.Name(), Source: c.m.reg.Origin}
+		seen[c.e.Name] = s
+		v.Skills = append(v.Skills, *s)
+	}
+	slices.SortFunc(v.Skills, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
+	if v.Skills == nil {
+		v.Skills = []Skill{}
+	}
+}
+
+// assembleResources lists the visible skills' SKILL.md files, then every upstream resource
+// and template, each URI once (the first, in skill then Visible order).
+func (v *View) assembleResources(members []member) {
+	seen := make(map[string]bool)
+	for _, s := range v.Skills {
+		if seen[s.URI] {
+			continue
+		}
+		seen[s.URI] = true
+		v.Resources = append(v.Resources, Resource{
+			ResourceEntry: ext.ResourceEntry{URI: s.URI, Name: s.Name, Description: s.Description, MIMEType: s.MIMEType},
+			Capability:    s.Capability, Origin: s.Source})
+	}
+	tseen := make(map[string]bool)
+	for i := range members {
+		m := &members[i]
+		for _, r := range m.res {
+			if seen[r.URI] {
+				continue
+			}
+			seen[r.URI] = true
+			v.Resources = append(v.Resources, Resource{ResourceEntry: r, Capability: m.reg.Capability.Name(), Origin: m.reg.Origin})
+		}
+		for _, t := range m.tmpl {
+			if tseen[t.URITemplate] {
+				continue
+			}
+			tseen[t.URITemplate] = true
+			v.Templates = append(v.Templates, Template{ResourceTemplateEntry: t, Capability: m.reg.Capability.Name(), Origin: m.reg.Origin})
+		}
+	}
+	if v.Resources == nil {
+		v.Resources = []Resource{}
+	}
+	if v.Templates == nil {
+		v.Templates = []Template{}
+	}
+}
+
+// ReadResource reads uri through the registry's routing at the view's scope (skill://,
+// mcp://<server>/…, and upstream schemes): resources are read where they live now, so a file
+// of a skill edited since the compile is read as it is.
+func (v *View) ReadResource(ctx context.Context, uri string) ([]ext.ResourceContents, error) {
+	return v.reg.ResolveURI(ctx, uri, v.Scope)
+}

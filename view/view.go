@@ -1,0 +1,217 @@
+package view
+
+import (
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// Options configures one Compile.
+type Options struct {
+	// Prompt is this turn's user prompt. When set, Instructions.Dynamic also holds the skills
+	// each ext.TurnInstructor selects for it; when empty, only what is always active.
+	Prompt string
+}
+
+// View is what one scope sees, compiled: the RFC's AgentFactory.compile() result. It is
+// immutable and safe for concurrent use; calls through it (CallTool, GetCommand, ReadResource)
+// go to the capabilities that were visible when it was compiled.
+type View struct {
+	Scope ext.Scope `json:"scope"`
+	// Tools are every visible tool once, by final name (sorted), with where each comes from.
+	Tools []Tool `json:"tools"`
+	// Commands are the merged commands (sorted by name): winners under their names, shadowed
+	// ones under their qualified names.
+	Commands []Command `json:"commands"`
+	// Skills are every visible skill once, by name (sorted); a shadowed one is in Collisions.
+	Skills []Skill `json:"skills"`
+	// Resources are the skills' SKILL.md files and every upstream resource.
+	Resources []Resource `json:"resources"`
+	// Templates are the upstream resource templates.
+	Templates []Template `json:"templates"`
+	// Instructions are the system prompt parts; see Instructions.
+	Instructions Instructions `json:"instructions"`
+	// Collisions are the names two sources both offered, and how each was resolved.
+	Collisions []Collision `json:"collisions"`
+	// Problems are the capabilities, or the parts of them, left out of this view and why.
+	Problems []Problem `json:"problems"`
+
+	reg      *ext.Registry
+	tools    map[string]*Tool
+	commands map[string]*Command // by name and by qualified name
+	caps     []member
+}
+
+// Tool is one tool of a view.
+type Tool struct {
+	// Name is the final name: unique in the view, what a model or client calls.
+	Name string `json:"name"`
+	// Entry is the tool as its capability describes it, with Entry.Name set to Name.
+	Entry      ext.ToolEntry `json:"tool"`
+	Capability string        `json:"capability"`
+	Origin     ext.Origin    `json:"origin"`
+	Level      string        `json:"level"`
+
+	local    string // the name the capability knows
+	provider ext.ToolProvider
+}
+
+// Command is one command of a view.
+type Command struct {
+	ext.CommandEntry
+	Capability string     `json:"capability"`
+	Origin     ext.Origin `json:"origin"`
+
+	local  string // the name the capability knows
+	source ext.CommandResource
+}
+
+// Skill is one skill of a view.
+type Skill struct {
+	ext.SkillEntry
+	Capability string     `json:"capability"`
+	// Source is the capability's origin (the entry's own Origin names the folder or server).
+	Source ext.Origin `json:"source"`
+}
+
+// Resource is one resource of a view.
+type Resource struct {
+	ext.ResourceEntry
+	Capability string     `json:"capability"`
+	Origin     ext.Origin `json:"origin"`
+}
+
+// Template is one resource template of a view.
+type Template struct {
+	ext.ResourceTemplateEntry
+	Capability string     `json:"capability"`
+	Origin     ext.Origin `json:"origin"`
+}
+
+// Problem says why a capability, or one part of what it offers, is not in a view.
+type Problem struct {
+	Capability string `json:"capability"`
+	// What is the part: "tools", "commands", "skills", "resources", "templates",
+	// "instructions", or "capability" for the whole (a degraded server).
+	What string `json:"what"`
+	Err  string `json:"error"`
+}
+
+func (p Problem) String() string { return fmt.Sprintf("%s: %s: %s", p.Capability, p.What, p.Err) }
+
+// member is one visible capability and what it contributed.
+type member struct {
+	reg   ext.Registration
+	rank  int // position in Visible order
+	tools []ext.ToolEntry
+	cmds  []ext.CommandEntry
+	skill []ext.SkillEntry
+	res   []ext.ResourceEntry
+	tmpl  []ext.ResourceTemplateEntry
+	ins   ext.Instructions
+	turn  string
+	probs []Problem
+}
+
+// Compile asks every capability reg makes visible at scope for what it contributes and
+// assembles the view. Capabilities are asked concurrently, each in its own goroutine. A
+// capability that is degraded (ext.HealthReporter) contributes nothing; one whose listing
+// fails contributes the rest; both are reported in Problems and never fail the compile. The
+// error is ctx's, when it ends first.
+func Compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, opts *Options) (*View, error) {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
+	regs := reg.Registrations(scope)
+	members := make([]member, len(regs))
+	var wg sync.WaitGroup
+	for i, r := range regs {
+		members[i] = member{reg: r, rank: i}
+		wg.Go(func() { members[i].collect(ctx, o.Prompt) })
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("compile %s: %w", scope, err)
+	}
+	v := &View{Scope: scope, reg: reg, caps: members}
+	for _, m := range members {
+		v.Problems = append(v.Problems, m.probs...)
+	}
+	v.assembleTools(members)
+	v.assembleCommands(members)
+	v.assembleSkills(members)
+	v.assembleResources(members)
+	v.Instructions = instructions(members)
+	if v.Collisions == nil {
+		v.Collisions = []Collision{}
+	}
+	if v.Problems == nil {
+		v.Problems = []Problem{}
+	}
+	return v, nil
+}
+
+// collect asks one capability for everything it offers.
+func (m *member) collect(ctx context.Context, prompt string) {
+	c := m.reg.Capability
+	name := c.Name()
+	fail := func(what string, err error) {
+		m.probs = append(m.probs, Problem{Capability: name, What: what, Err: err.Error()})
+	}
+	if h, ok := c.(ext.HealthReporter); ok {
+		if st := h.Health(); st.State == ext.HealthDegraded || st.State == ext.HealthClosed {
+			msg := string(st.State)
+			if st.Err != "" {
+				msg += ": " + st.Err
+			}
+			m.probs = append(m.probs, Problem{Capability: name, What: "capability", Err: msg})
+			return
+		}
+	}
+	var err error
+	if tp, ok := c.(ext.ToolProvider); ok {
+		if m.tools, err = tp.Tools(ctx); err != nil {
+			fail("tools", err)
+			// A source that cannot list its tools (an unreachable server) has nothing else to
+			// offer either; asking again for each kind would only repeat the wait.
+			if m.reg.Origin.Remote() {
+				return
+			}
+		}
+	}
+	if in, ok := c.(ext.Instructor); ok {
+		if m.ins, err = in.Instructions(ctx); err != nil {
+			fail("instructions", err)
+		}
+	}
+	if prompt != "" {
+		if ti, ok := c.(ext.TurnInstructor); ok {
+			if m.turn, err = ti.TurnInstructions(ctx, prompt); err != nil {
+				fail("instructions", err)
+			}
+		}
+	}
+	if cr, ok := c.(ext.CommandResource); ok {
+		if m.cmds, err = cr.ListCommands(ctx); err != nil {
+			fail("commands", err)
+		}
+	}
+	if sr, ok := c.(ext.SkillResource); ok {
+		if m.skill, err = sr.ListSkills(ctx); err != nil {
+			fail("skills", err)
+		}
+	}
+	if rs, ok := c.(ext.ResourceSource); ok {
+		if m.res, err = rs.ListResources(ctx); err != nil {
+			fail("resources", err)
+		}
+	}
+	if ts, ok := c.(ext.ResourceTemplateSource); ok {
+		if m.tmpl, err = ts.ListResourceTemplates(ctx); err != nil {
+			fail("templates", err)
+		}
+	}
+}
