@@ -71,7 +71,7 @@ type Command struct {
 // Skill is one skill of a view.
 type Skill struct {
 	ext.SkillEntry
-	Capability string     `json:"capability"`
+	Capability string `json:"capability"`
 	// Source is the capability's origin (the entry's own Origin names the folder or server).
 	Source ext.Origin `json:"source"`
 }
