@@ -3,6 +3,7 @@ package view
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 )
@@ -16,7 +17,8 @@ import (
 // Views are compiled without a prompt: use View.TurnInstructions for a turn's selected skills.
 // Concurrent Gets of a stale scope compile it once. A Cache is safe for concurrent use.
 type Cache struct {
-	reg *ext.Registry
+	reg   *ext.Registry
+	retry time.Duration
 
 	mu      sync.Mutex
 	entries map[ext.Scope]*cacheEntry
@@ -26,11 +28,28 @@ type cacheEntry struct {
 	mu    sync.Mutex // held while compiling
 	stamp ext.Stamp
 	view  *View
+	at    time.Time // when view was compiled
+}
+
+// DefaultRetryProblems is how long a Cache keeps a view that has Problems before compiling
+// it again.
+const DefaultRetryProblems = 5 * time.Second
+
+// CacheOptions configures a Cache. A nil *CacheOptions and zero fields mean defaults.
+type CacheOptions struct {
+	// RetryProblems is how long a view with Problems is served before Get compiles it again
+	// (default DefaultRetryProblems). A degraded server recovers only when asked, and a view
+	// that left it out would otherwise never ask: this is how its tools come back.
+	RetryProblems time.Duration
 }
 
 // NewCache returns an empty cache over reg.
-func NewCache(reg *ext.Registry) *Cache {
-	return &Cache{reg: reg, entries: make(map[ext.Scope]*cacheEntry)}
+func NewCache(reg *ext.Registry, opts *CacheOptions) *Cache {
+	c := &Cache{reg: reg, retry: DefaultRetryProblems, entries: make(map[ext.Scope]*cacheEntry)}
+	if opts != nil && opts.RetryProblems > 0 {
+		c.retry = opts.RetryProblems
+	}
+	return c
 }
 
 // Get returns scope's view, compiling it when there is none or it is stale.
@@ -45,7 +64,7 @@ func (c *Cache) Get(ctx context.Context, scope ext.Scope) (*View, error) {
 	c.mu.Unlock()
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.view != nil && e.stamp == stamp {
+	if e.view != nil && e.stamp == stamp && (len(e.view.Problems) == 0 || time.Since(e.at) < c.retry) {
 		return e.view, nil
 	}
 	// The stamp is taken before compiling: a change during the compile makes the next Get
@@ -55,7 +74,7 @@ func (c *Cache) Get(ctx context.Context, scope ext.Scope) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.view, e.stamp = v, stamp
+	e.view, e.stamp, e.at = v, stamp, time.Now()
 	return v, nil
 }
 

@@ -22,7 +22,7 @@ func TestCacheInvalidatesOnlyScopesThatSeeTheChange(t *testing.T) {
 	register(t, r, b, ext.LevelSession, ext.Scope{SessionID: "B"})
 	register(t, r, helper, ext.LevelAgent, ext.Scope{SessionID: "A", AgentName: "helper"})
 
-	c := view.NewCache(r)
+	c := view.NewCache(r, nil)
 	ctx := context.Background()
 	scopes := []ext.Scope{{SessionID: "A"}, {SessionID: "B"}, {SessionID: "A", AgentName: "helper"}}
 	get := func() []*view.View {
@@ -86,7 +86,7 @@ func TestCacheCompilesOnceForConcurrentGets(t *testing.T) {
 	r := newRegistry(t)
 	f := newFake("a", ext.OriginRemote, "a__one")
 	register(t, r, f, ext.LevelPool, ext.Scope{})
-	c := view.NewCache(r)
+	c := view.NewCache(r, nil)
 	var wg sync.WaitGroup
 	for range 16 {
 		wg.Go(func() {

@@ -39,4 +39,9 @@
 //     compiled at. An event therefore invalidates exactly the scopes that see its capability,
 //     and a registration exactly the scopes that see its slot, with no goroutine or
 //     subscription per scope. Capabilities are asked concurrently in an uncached compile.
+//     A view with Problems is compiled again after CacheOptions.RetryProblems (default 5 s)
+//     even without an event: a degraded server recovers only when asked, and a cached view
+//     that left it out would otherwise never ask. Measured (BenchmarkCompile, 200 tools from
+//     10 servers and 100 skills): a cached Get costs about 160 ns with no allocation, the
+//     uncached compile about 1–1.5 ms.
 package view

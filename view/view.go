@@ -117,9 +117,10 @@ type member struct {
 
 // Compile asks every capability reg makes visible at scope for what it contributes and
 // assembles the view. Capabilities are asked concurrently, each in its own goroutine. A
-// capability that is degraded (ext.HealthReporter) contributes nothing; one whose listing
-// fails contributes the rest; both are reported in Problems and never fail the compile. The
-// error is ctx's, when it ends first.
+// capability that is degraded or closed (ext.HealthReporter) contributes nothing; one whose
+// listing fails contributes the rest; both are reported in Problems and never fail the
+// compile. A degraded capability is still asked for its tools, since asking is what lets it
+// probe its server and recover. The error is ctx's, when it ends first.
 func Compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, opts *Options) (*View, error) {
 	var o Options
 	if opts != nil {
@@ -161,26 +162,47 @@ func (m *member) collect(ctx context.Context, prompt string) {
 	fail := func(what string, err error) {
 		m.probs = append(m.probs, Problem{Capability: name, What: what, Err: err.Error()})
 	}
-	if h, ok := c.(ext.HealthReporter); ok {
-		if st := h.Health(); st.State == ext.HealthDegraded || st.State == ext.HealthClosed {
-			msg := string(st.State)
-			if st.Err != "" {
-				msg += ": " + st.Err
-			}
-			m.probs = append(m.probs, Problem{Capability: name, What: "capability", Err: msg})
-			return
+	health := func() (ext.Health, bool) {
+		h, ok := c.(ext.HealthReporter)
+		if !ok {
+			return ext.Health{}, false
 		}
+		st := h.Health()
+		return st, st.State == ext.HealthDegraded || st.State == ext.HealthClosed
+	}
+	unhealthy := func(st ext.Health) {
+		msg := string(st.State)
+		if st.Err != "" {
+			msg += ": " + st.Err
+		}
+		m.tools = nil
+		m.probs = append(m.probs, Problem{Capability: name, What: "capability", Err: msg})
+	}
+	if st, bad := health(); bad && st.State == ext.HealthClosed {
+		unhealthy(st)
+		return
 	}
 	var err error
 	if tp, ok := c.(ext.ToolProvider); ok {
+		// A degraded server is asked too: asking is what probes it (at most once per its
+		// backoff), and a recovery brings its tools back.
 		if m.tools, err = tp.Tools(ctx); err != nil {
-			fail("tools", err)
+			m.tools = nil
+			if st, bad := health(); bad {
+				unhealthy(st)
+			} else {
+				fail("tools", err)
+			}
 			// A source that cannot list its tools (an unreachable server) has nothing else to
 			// offer either; asking again for each kind would only repeat the wait.
 			if m.reg.Origin.Remote() {
 				return
 			}
 		}
+	}
+	if st, bad := health(); bad {
+		unhealthy(st)
+		return
 	}
 	if in, ok := c.(ext.Instructor); ok {
 		if m.ins, err = in.Instructions(ctx); err != nil {

@@ -129,7 +129,9 @@ func TestProblemsDoNotFailTheCompile(t *testing.T) {
 	broken.toolsErr = errors.New("connection refused")
 	degraded := newFake("degraded", ext.OriginRemote, "degraded__a")
 	degraded.health = ext.HealthDegraded
-	for _, c := range []*fakeCap{ok, broken, degraded} {
+	closed := newFake("closed", ext.OriginRemote, "closed__a")
+	closed.health = ext.HealthClosed
+	for _, c := range []*fakeCap{ok, broken, degraded, closed} {
 		register(t, r, c, ext.LevelPool, ext.Scope{})
 	}
 	v := compile(t, r, ext.Scope{})
@@ -139,12 +141,16 @@ func TestProblemsDoNotFailTheCompile(t *testing.T) {
 	want := []view.Problem{
 		{Capability: "broken", What: "tools", Err: "connection refused"},
 		{Capability: "degraded", What: "capability", Err: "degraded: fake failure"},
+		{Capability: "closed", What: "capability", Err: "closed: fake failure"},
 	}
 	if diff := cmp.Diff(want, v.Problems); diff != "" {
 		t.Fatalf("problems (-want +got):\n%s", diff)
 	}
-	if degraded.lists.Load() != 0 {
-		t.Error("a degraded capability was asked for its tools")
+	if degraded.lists.Load() != 1 {
+		t.Error("a degraded capability was not asked for its tools (asking is how it recovers)")
+	}
+	if closed.lists.Load() != 0 {
+		t.Error("a closed capability was asked for its tools")
 	}
 }
 
