@@ -49,8 +49,7 @@
 //
 // # Merging
 //
-// List and Run merge CommandResources with the precedence file > skill > mcp > anything else,
-// then source order (see List). A shadowed command is listed under its qualified name rather than
-// hidden, so every command a source offers can be typed; Run resolves plain names first, then
-// qualified ones, and hands the owning source the plain name.
+// Merging the commands of every source is the view's job (package view: one answer for the CLI,
+// the gateway and agents): precedence by origin, then file > skill > mcp, then Visible order; a
+// shadowed command stays reachable by its qualified name.
 package command

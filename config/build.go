@@ -112,7 +112,7 @@ func Build(ctx context.Context, cfg *Config, opts BuildOptions) (h *Host, err er
 			h.sessionServers = append(h.sessionServers, name)
 			continue
 		}
-		c, err := h.newServer(name, s, connpool.GlobalPartition)
+		c, err := h.newServer(name, withNamespace(name, s), connpool.GlobalPartition)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +144,7 @@ func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
 		}
 	}()
 	for _, name := range h.sessionServers {
-		c, err := h.newServer(name, h.Config.MCPServers[name], sessionID)
+		c, err := h.newServer(name, withNamespace(name, h.Config.MCPServers[name]), sessionID)
 		if err != nil {
 			return err
 		}
@@ -155,6 +155,16 @@ func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
 		added = append(added, c)
 	}
 	return nil
+}
+
+// withNamespace gives a configured server without a prefix key the one naming rule's namespace:
+// its tools are "<server>__<tool>" (ext.ToolName). prefix: "" keeps the server's own names.
+func withNamespace(name string, s MCPServer) MCPServer {
+	if s.Prefix == nil {
+		p := name + ext.ToolSep
+		s.Prefix = &p
+	}
+	return s
 }
 
 // Close closes every capability, in scope order, then the connection pool. It is idempotent.

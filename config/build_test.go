@@ -51,7 +51,7 @@ mcp_servers:
 		t.Fatalf("pool scope sees %s", got)
 	}
 	tools, err := h.Servers[0].Tools(ctx)
-	if err != nil || len(tools) != 1 || tools[0].Name != "ping" || !tools[0].Annotations.ReadOnlyHint {
+	if err != nil || len(tools) != 1 || tools[0].Name != "lazy__ping" || !tools[0].Annotations.ReadOnlyHint {
 		t.Fatalf("lazy tools = %+v, %v", tools, err)
 	}
 	out, err := h.Registry.ResolveURI(ctx, "skill://greet/SKILL.md", ext.Scope{})

@@ -24,6 +24,7 @@ type fakeCap struct {
 	dynamic  string
 	health   ext.HealthState
 	toolsErr error
+	cmdsErr  error
 	calls    []string
 	lists    atomic.Int32
 }
@@ -74,6 +75,9 @@ func (f *fakeCap) Instructions(context.Context) (ext.Instructions, error) {
 func (f *fakeCap) ListCommands(context.Context) ([]ext.CommandEntry, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if f.cmdsErr != nil {
+		return nil, f.cmdsErr
+	}
 	return append([]ext.CommandEntry(nil), f.cmds...), nil
 }
 

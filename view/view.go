@@ -13,6 +13,11 @@ type Options struct {
 	// Prompt is this turn's user prompt. When set, Instructions.Dynamic also holds the skills
 	// each ext.TurnInstructor selects for it; when empty, only what is always active.
 	Prompt string
+	// Include, when set, limits the compile to the registrations it accepts; the others are
+	// not asked anything (so no server is started for them). The CLI uses it to find a local
+	// tool without connecting every upstream server: a local tool wins over a remote one of
+	// the same name anyway, so the narrower view routes it the same way.
+	Include func(ext.Registration) bool
 }
 
 // View is what one scope sees, compiled: the RFC's AgentFactory.compile() result. It is
@@ -127,6 +132,15 @@ func Compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, opts *Opti
 		o = *opts
 	}
 	regs := reg.Registrations(scope)
+	if o.Include != nil {
+		kept := regs[:0]
+		for _, r := range regs {
+			if o.Include(r) {
+				kept = append(kept, r)
+			}
+		}
+		regs = kept
+	}
 	members := make([]member, len(regs))
 	var wg sync.WaitGroup
 	for i, r := range regs {

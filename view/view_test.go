@@ -245,3 +245,52 @@ func TestSkillsOneSourcePerName(t *testing.T) {
 		t.Fatalf("read = %+v, %v; want the local skill's file", out, err)
 	}
 }
+
+// A command source that fails to list does not hide the others; an unknown command's error
+// names the failed source (the command may live there).
+func TestFailingCommandSourceDoesNotHideOthers(t *testing.T) {
+	r := newRegistry(t)
+	bad := newFake("broken", ext.OriginLocal)
+	bad.cmdsErr = errors.New("server crashed")
+	good := newFake("good", ext.OriginLocal)
+	good.cmds = []ext.CommandEntry{{Name: "ok", Source: view.SourceFile}}
+	register(t, r, bad, ext.LevelPool, ext.Scope{})
+	register(t, r, good, ext.LevelPool, ext.Scope{})
+	v := compile(t, r, ext.Scope{})
+	if len(v.Commands) != 1 || v.Commands[0].Name != "ok" {
+		t.Fatalf("commands = %+v", v.Commands)
+	}
+	ctx := context.Background()
+	if out, err := v.GetCommand(ctx, &ext.CommandRequest{Name: "/ok"}); err != nil || out.Text() != "good/ok []" {
+		t.Fatalf("GetCommand(ok) = %q, %v", out.Text(), err)
+	}
+	_, err := v.GetCommand(ctx, &ext.CommandRequest{Name: "missing"})
+	if !errors.Is(err, ext.ErrNotFound) || !strings.Contains(err.Error(), "broken: commands: server crashed") {
+		t.Fatalf("unknown command with a broken source: %v", err)
+	}
+}
+
+// Among sources of the same kind and origin, Visible order decides; a command of a source
+// without Source or QualifiedName is reachable as "<capability>:<name>".
+func TestCommandsSameKindByVisibleOrder(t *testing.T) {
+	r := newRegistry(t)
+	a, b, c := newFake("a", ext.OriginLocal), newFake("b", ext.OriginLocal), newFake("c", ext.OriginLocal)
+	a.cmds = []ext.CommandEntry{{Name: "x", Source: view.SourceSkill, QualifiedName: "a:x"}}
+	b.cmds = []ext.CommandEntry{{Name: "x", Source: view.SourceSkill, QualifiedName: "b:x"}}
+	c.cmds = []ext.CommandEntry{{Name: "x"}}
+	for _, f := range []*fakeCap{a, b, c} {
+		register(t, r, f, ext.LevelPool, ext.Scope{})
+	}
+	v := compile(t, r, ext.Scope{})
+	ctx := context.Background()
+	for name, want := range map[string]string{"x": "a/x []", "b:x": "b/x []", "c:x": "c/x []"} {
+		if out, err := v.GetCommand(ctx, &ext.CommandRequest{Name: name}); err != nil || out.Text() != want {
+			t.Errorf("GetCommand(%s) = %q, %v; want %q", name, out.Text(), err, want)
+		}
+	}
+	for _, col := range v.Collisions {
+		if col.String() == "" {
+			t.Error("empty collision string")
+		}
+	}
+}

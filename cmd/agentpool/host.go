@@ -2,23 +2,30 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"io"
 	"log/slog"
 	"os"
 	"time"
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
 
 // cliSession is the session scope the CLI queries in, so session-scoped servers are visible too.
 const cliSession = "cli"
 
-// openHost loads --config (if any) and builds the host the way `agentpool serve` will, with the
-// CLI's own session opened. watch turns on hot reload.
-func openHost(ctx context.Context, opts *options, watch bool) (*config.Host, ext.Scope, error) {
+// hostOpts say how a command wants its host.
+type hostOpts struct {
+	// watch turns hot reload on.
+	watch bool
+	// session is the session to open ("" means cliSession); agent narrows the scope to it.
+	session, agent string
+}
+
+// openHost loads --config (if any) and builds the host the way `agentpool serve` will, with
+// the session opened, and returns the scope the command sees.
+func openHost(ctx context.Context, opts *options, ho hostOpts) (*config.Host, ext.Scope, error) {
 	cfg := &config.Config{}
 	if opts.configFile != "" {
 		var err error
@@ -33,18 +40,21 @@ func openHost(ctx context.Context, opts *options, watch bool) (*config.Host, ext
 		DefaultRoots: !opts.noDefaultRoots,
 		ProjectDir:   project,
 		HomeDir:      home,
-		Watch:        watch,
+		Watch:        ho.watch,
 		Logger:       slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 	if err != nil {
 		return nil, ext.Scope{}, err
 	}
-	scope := ext.Scope{SessionID: cliSession}
-	if err := h.OpenSession(ctx, cliSession); err != nil {
+	session := ho.session
+	if session == "" {
+		session = cliSession
+	}
+	if err := h.OpenSession(ctx, session); err != nil {
 		closeHost(h)
 		return nil, ext.Scope{}, err
 	}
-	return h, scope, nil
+	return h, ext.Scope{SessionID: session, AgentName: ho.agent}, nil
 }
 
 // closeHost closes the host with a bound of its own, even when the command's context ended.
@@ -54,21 +64,34 @@ func closeHost(h *config.Host) {
 	_ = h.Close(ctx)
 }
 
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
-}
-
-// withHost makes a cobra RunE that opens the host (watching when watch is set), runs fn with it
-// and the CLI's scope, and closes it afterwards.
-func withHost(opts *options, watch bool, fn func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error) func(*cobra.Command, []string) error {
+// withHost makes a cobra RunE that opens the host, runs fn with it and the command's scope,
+// and closes it afterwards.
+func withHost(opts *options, ho hostOpts, fn func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		h, scope, err := openHost(cmd.Context(), opts, watch)
+		h, scope, err := openHost(cmd.Context(), opts, ho)
 		if err != nil {
 			return err
 		}
 		defer closeHost(h)
 		return fn(cmd, args, h, scope)
+	}
+}
+
+// withView is withHost for commands that need the compiled view of the scope. Problems
+// (a server that did not start) are warnings: the rest of the view is still shown.
+func withView(opts *options, fn func(cmd *cobra.Command, args []string, h *config.Host, v *view.View) error) func(*cobra.Command, []string) error {
+	return withHost(opts, hostOpts{}, func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error {
+		v, err := view.Compile(cmd.Context(), h.Registry, scope, nil)
+		if err != nil {
+			return err
+		}
+		warnProblems(cmd, v)
+		return fn(cmd, args, h, v)
+	})
+}
+
+func warnProblems(cmd *cobra.Command, v *view.View) {
+	for _, p := range v.Problems {
+		warn(cmd, "%s", p)
 	}
 }

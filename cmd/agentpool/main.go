@@ -1,8 +1,8 @@
 // Command agentpool is the agentpool extension host: it serves local Agent Skills, MCP servers
 // and slash commands as one view, and inspects that view from a shell.
 //
-// Every subcommand lives in a file of its own and adds itself to the root command in an init
-// function (see subcommands), so one file is one command.
+// Each command is a thin constructor (newXCmd) over library logic: what a scope sees comes from
+// package view, the host is built by openHost; the root wires every command explicitly.
 package main
 
 import (
@@ -28,9 +28,6 @@ type options struct {
 	noDefaultRoots bool
 }
 
-// subcommands builds each subcommand; files append to it from init.
-var subcommands []func(*options) *cobra.Command
-
 func newRootCmd() *cobra.Command {
 	opts := &options{}
 	root := &cobra.Command{
@@ -43,18 +40,29 @@ func newRootCmd() *cobra.Command {
 	pf.StringVar(&opts.configFile, "config", "", "YAML config file")
 	pf.StringArrayVar(&opts.skillsDirs, "skills-dir", nil, "skill root, highest precedence (repeatable)")
 	pf.BoolVar(&opts.noDefaultRoots, "no-default-roots", false, "ignore the project and user skill roots")
-	root.AddCommand(&cobra.Command{
+	root.AddCommand(
+		newVersionCmd(),
+		newCompileCmd(opts),
+		newSkillsCmd(opts),
+		newCommandsCmd(opts),
+		newRunCmd(opts),
+		newToolsCmd(opts),
+		newResourcesCmd(opts),
+		newReadCmd(opts),
+		newWatchCmd(opts),
+	)
+	return root
+}
+
+func newVersionCmd() *cobra.Command {
+	return &cobra.Command{
 		Use:   "version",
 		Short: "Print the version",
 		Args:  cobra.NoArgs,
 		Run: func(cmd *cobra.Command, _ []string) {
 			fmt.Fprintln(cmd.OutOrStdout(), "agentpool", version)
 		},
-	})
-	for _, build := range subcommands {
-		root.AddCommand(build(opts))
 	}
-	return root
 }
 
 // exitError carries an exit code other than 1 and an optional message.

@@ -2,15 +2,14 @@ package main
 
 import (
 	"fmt"
-	"text/tabwriter"
+	"io"
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/skill"
+	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
-
-func init() { subcommands = append(subcommands, newSkillsCmd) }
 
 func newSkillsCmd(opts *options) *cobra.Command {
 	cmd := &cobra.Command{Use: "skills", Short: "List and validate Agent Skills"}
@@ -18,13 +17,16 @@ func newSkillsCmd(opts *options) *cobra.Command {
 	return cmd
 }
 
-// skillJSON is one skill in `skills list --json`.
+// skillJSON is one skill in `skills list --json`: the view's entry, with the local details
+// the skill manager knows for its own skills.
 type skillJSON struct {
 	Name          string            `json:"name"`
 	Description   string            `json:"description"`
 	URI           string            `json:"uri"`
-	Path          string            `json:"path"`
-	Root          string            `json:"root"`
+	Capability    string            `json:"capability"`
+	Origin        ext.Origin        `json:"origin"`
+	Path          string            `json:"path,omitempty"`
+	Root          string            `json:"root,omitempty"`
 	License       string            `json:"license,omitempty"`
 	Compatibility string            `json:"compatibility,omitempty"`
 	AllowedTools  []string          `json:"allowedTools,omitempty"`
@@ -35,48 +37,51 @@ type skillJSON struct {
 }
 
 func newSkillsListCmd(opts *options) *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List the skills found under the skill roots",
+		Short: "List the skills of every source (skill folders and MCP servers), with diagnostics",
 		Args:  cobra.NoArgs,
-		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, _ ext.Scope) error {
-			skills := h.Skills.Skills()
-			diags := h.Skills.Diagnostics()
-			out := cmd.OutOrStdout()
-			if asJSON {
-				list := make([]skillJSON, 0, len(skills))
-				for _, s := range skills {
-					j := skillJSON{
-						Name: s.Name, Description: s.Description, URI: s.URI(), Path: s.Path, Root: s.Root,
-						License: s.License, Compatibility: s.Compatibility, AllowedTools: s.AllowedTools,
-						Metadata: s.Metadata, UserInvocable: s.UserInvocable, AlwaysActive: s.AlwaysActive,
-					}
-					for _, d := range s.Servers {
-						j.Servers = append(j.Servers, d.Name)
-					}
-					list = append(list, j)
-				}
-				if diags == nil {
-					diags = []skill.Diagnostic{}
-				}
-				return printJSON(out, map[string]any{"skills": list, "diagnostics": diags})
-			}
-			tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tDESCRIPTION\tPATH")
-			for _, s := range skills {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", s.Name, oneLine(s.Description, 70), s.Path)
-			}
-			if err := tw.Flush(); err != nil {
-				return err
-			}
-			for _, d := range diags {
-				fmt.Fprintln(cmd.ErrOrStderr(), d.String())
-			}
-			return nil
-		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	out := addOutputFlags(cmd)
+	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, h *config.Host, v *view.View) error {
+		local := map[string]*skill.Skill{}
+		for _, s := range h.Skills.Skills() {
+			local[s.URI()] = s
+		}
+		list := make([]skillJSON, 0, len(v.Skills))
+		for _, e := range v.Skills {
+			j := skillJSON{Name: e.Name, Description: e.Description, URI: e.URI, Capability: e.Capability,
+				Origin: e.Source, Path: e.SkillEntry.Origin, UserInvocable: true}
+			if s := local[e.URI]; s != nil && e.Capability == h.Skills.Name() {
+				j.Path, j.Root, j.License, j.Compatibility = s.Path, s.Root, s.License, s.Compatibility
+				j.AllowedTools, j.Metadata, j.UserInvocable, j.AlwaysActive = s.AllowedTools, s.Metadata, s.UserInvocable, s.AlwaysActive
+				for _, d := range s.Servers {
+					j.Servers = append(j.Servers, d.Name)
+				}
+			}
+			list = append(list, j)
+		}
+		diags := h.Skills.Diagnostics()
+		if diags == nil {
+			diags = []skill.Diagnostic{}
+		}
+		err := out.print(cmd, map[string]any{"skills": list, "diagnostics": diags, "collisions": kindOf(v.Collisions, "skill")}, func(w io.Writer) {
+			fmt.Fprintln(w, "NAME\tDESCRIPTION\tPATH")
+			for _, s := range list {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", s.Name, oneLine(s.Description, 70), s.Path)
+			}
+		})
+		if err != nil || out.json {
+			return err
+		}
+		for _, d := range diags {
+			fmt.Fprintln(cmd.ErrOrStderr(), d.String())
+		}
+		for _, c := range kindOf(v.Collisions, "skill") {
+			fmt.Fprintln(cmd.ErrOrStderr(), "collision:", c)
+		}
+		return nil
+	})
 	return cmd
 }
 
@@ -115,19 +120,4 @@ func newSkillsValidateCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
-}
-
-// oneLine shortens s to one line of at most n runes for tables.
-func oneLine(s string, n int) string {
-	r := []rune(s)
-	for i, c := range r {
-		if c == '\n' || c == '\r' {
-			r = r[:i]
-			break
-		}
-	}
-	if len(r) > n {
-		return string(r[:n-1]) + "…"
-	}
-	return string(r)
 }

@@ -3,85 +3,42 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
 
-func init() { subcommands = append(subcommands, newToolsCmd, newResourcesCmd) }
-
-// toolSep joins an upstream server's name and its tool's name, as the gateway will.
-const toolSep = "__"
-
-// visibleTool is one tool of the CLI's view and the capability that serves it.
-type visibleTool struct {
-	Name       string         `json:"name"` // as typed to `tools call`
-	Capability string         `json:"capability"`
-	Tool       ext.ToolEntry  `json:"tool"`
-	cap        ext.Capability `json:"-"`
-}
-
-// visibleTools lists the tools of every visible capability. Upstream servers' tools are named
-// <server>__<tool>; local capabilities' tools keep their names. A capability that fails to list
-// is reported on warn and skipped: one broken server does not hide the others.
-func visibleTools(cmd *cobra.Command, h *config.Host, scope ext.Scope) []visibleTool {
-	var out []visibleTool
-	for _, c := range h.Registry.Visible(scope) {
-		tools, err := listToolsOf(cmd, c)
-		if err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "agentpool: warning: %s: %v\n", c.Name(), err)
-			continue
-		}
-		upstream := ext.OriginOf(c).Remote()
-		for _, t := range tools {
-			name := t.Name
-			if upstream {
-				name = c.Name() + toolSep + t.Name
-			}
-			out = append(out, visibleTool{Name: name, Capability: c.Name(), Tool: t, cap: c})
-		}
-	}
-	return out
-}
-
-// listToolsOf asks an upstream server for its list (which reports connection errors) and any
-// other capability for the tools it contributes.
-func listToolsOf(cmd *cobra.Command, c ext.Capability) ([]ext.ToolEntry, error) {
-	if tp, ok := c.(ext.ToolProvider); ok {
-		return tp.Tools(cmd.Context())
-	}
-	return nil, nil
-}
-
 func newToolsCmd(opts *options) *cobra.Command {
 	cmd := &cobra.Command{Use: "tools", Short: "List and call the tools of every skill and MCP server"}
-	var asJSON bool
-	list := &cobra.Command{
+	cmd.AddCommand(newToolsListCmd(opts), newToolsCallCmd(opts))
+	return cmd
+}
+
+func newToolsListCmd(opts *options) *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List every visible tool (upstream tools as <server>__<tool>)",
 		Args:  cobra.NoArgs,
-		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
-			tools := visibleTools(cmd, h, scope)
-			if asJSON {
-				if tools == nil {
-					tools = []visibleTool{}
-				}
-				return printJSON(cmd.OutOrStdout(), map[string]any{"tools": tools})
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TOOL\tDESCRIPTION")
-			for _, t := range tools {
-				fmt.Fprintf(tw, "%s\t%s\n", t.Name, oneLine(t.Tool.Description, 70))
-			}
-			return tw.Flush()
-		}),
 	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	var callJSON bool
-	call := &cobra.Command{
+	out := addOutputFlags(cmd)
+	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *config.Host, v *view.View) error {
+		return out.print(cmd, map[string]any{"tools": v.Tools, "collisions": v.Collisions}, func(w io.Writer) {
+			fmt.Fprintln(w, "TOOL\tDESCRIPTION")
+			for _, t := range v.Tools {
+				fmt.Fprintf(w, "%s\t%s\n", t.Name, oneLine(t.Entry.Description, 70))
+			}
+		})
+	})
+	return cmd
+}
+
+func newToolsCallCmd(opts *options) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "call NAME [JSON-ARGS]",
 		Short: "Call a tool and print its result (exit 1 with the tool's error text when it reports an error)",
 		Args:  cobra.RangeArgs(1, 2),
@@ -93,65 +50,56 @@ func newToolsCmd(opts *options) *cobra.Command {
 				}
 				raw = json.RawMessage(args[1])
 			}
-			h, scope, err := openHost(cmd.Context(), opts, false)
-			if err != nil {
-				return err
-			}
-			defer closeHost(h)
-			c, tool, err := findTool(cmd, h, scope, args[0])
-			if err != nil {
-				return err
-			}
-			res, err := c.(ext.ToolProvider).CallTool(cmd.Context(), &ext.ToolCall{Name: tool, Arguments: raw})
-			if err != nil {
-				return err
-			}
-			if callJSON {
-				if err := printJSON(cmd.OutOrStdout(), res); err != nil {
+			return withHost(opts, hostOpts{}, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
+				v, err := findTool(cmd, h, scope, args[0])
+				if err != nil {
 					return err
 				}
-			} else {
-				printResult(cmd, res)
-			}
-			if res.IsError {
-				return &exitError{code: 1, msg: fmt.Sprintf("tool %s reported an error: %s", args[0], resultText(res))}
-			}
-			return nil
+				res, err := v.CallTool(cmd.Context(), &ext.ToolCall{Name: args[0], Arguments: raw})
+				if err != nil {
+					return err
+				}
+				if asJSON {
+					if err := printJSON(cmd.OutOrStdout(), res); err != nil {
+						return err
+					}
+				} else {
+					printResult(cmd, res)
+				}
+				if res.IsError {
+					return &exitError{code: 1, msg: fmt.Sprintf("tool %s reported an error: %s", args[0], resultText(res))}
+				}
+				return nil
+			})(cmd, args)
 		},
 	}
-	call.Flags().BoolVar(&callJSON, "json", false, "print the whole result as JSON")
-	cmd.AddCommand(list, call)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
 	return cmd
 }
 
-// findTool resolves a name typed to `tools call`: <server>__<tool> for upstream tools, or a local
-// capability's tool name; it lists no upstream server's tools either way.
-func findTool(cmd *cobra.Command, h *config.Host, scope ext.Scope, name string) (ext.Capability, string, error) {
-	if server, tool, ok := strings.Cut(name, toolSep); ok {
-		for _, c := range h.Registry.Visible(scope) {
-			if _, ok := c.(ext.ToolProvider); ok && ext.OriginOf(c).Remote() && c.Name() == server {
-				return c, tool, nil
-			}
-		}
+// findTool returns a view that has the tool called name. It first compiles only the local
+// capabilities, so calling a local tool (load_skill) starts no upstream server; a local tool
+// wins over a remote one of the same name in the full view too, so the route is the same.
+func findTool(cmd *cobra.Command, h *config.Host, scope ext.Scope, name string) (*view.View, error) {
+	ctx := cmd.Context()
+	local, err := view.Compile(ctx, h.Registry, scope, &view.Options{
+		Include: func(r ext.Registration) bool { return !r.Origin.Remote() },
+	})
+	if err != nil {
+		return nil, err
 	}
-	// Every upstream tool is named <server>__<tool>, so only local capabilities are left to ask:
-	// no upstream server is connected just to find a local tool.
-	for _, c := range h.Registry.Visible(scope) {
-		if ext.OriginOf(c).Remote() {
-			continue
-		}
-		tools, err := listToolsOf(cmd, c)
-		if err != nil {
-			fmt.Fprintf(cmd.ErrOrStderr(), "agentpool: warning: %s: %v\n", c.Name(), err)
-			continue
-		}
-		for _, t := range tools {
-			if t.Name == name {
-				return c, t.Name, nil
-			}
-		}
+	if _, ok := local.Tool(name); ok {
+		return local, nil
 	}
-	return nil, "", fmt.Errorf("tool %q: %w (see agentpool tools list)", name, ext.ErrNotFound)
+	full, err := view.Compile(ctx, h.Registry, scope, nil)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := full.Tool(name); !ok {
+		warnProblems(cmd, full)
+		return nil, fmt.Errorf("tool %q: %w (see agentpool tools list)", name, ext.ErrNotFound)
+	}
+	return full, nil
 }
 
 // printResult prints text content as text and every other kind as one JSON line.
@@ -178,59 +126,4 @@ func resultText(res *ext.ToolResult) string {
 		}
 	}
 	return strings.Join(parts, " ")
-}
-
-// resourceRow is one line of `resources list`.
-type resourceRow struct {
-	URI         string `json:"uri"`
-	Name        string `json:"name"`
-	Capability  string `json:"capability"`
-	MIMEType    string `json:"mimeType,omitempty"`
-	Description string `json:"description,omitempty"`
-}
-
-func newResourcesCmd(opts *options) *cobra.Command {
-	cmd := &cobra.Command{Use: "resources", Short: "Resources of every skill and MCP server"}
-	var asJSON bool
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List skill:// resources and every upstream resource",
-		Args:  cobra.NoArgs,
-		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
-			ctx := cmd.Context()
-			rows := []resourceRow{}
-			for _, c := range h.Registry.Visible(scope) {
-				if sr, ok := c.(ext.SkillResource); ok {
-					skills, err := sr.ListSkills(ctx)
-					if err != nil {
-						fmt.Fprintf(cmd.ErrOrStderr(), "agentpool: warning: %s: %v\n", c.Name(), err)
-					}
-					for _, s := range skills {
-						rows = append(rows, resourceRow{URI: s.URI, Name: s.Name, Capability: c.Name(), MIMEType: s.MIMEType, Description: s.Description})
-					}
-				}
-				if rs, ok := c.(ext.ResourceSource); ok {
-					res, err := rs.ListResources(ctx)
-					if err != nil {
-						fmt.Fprintf(cmd.ErrOrStderr(), "agentpool: warning: %s: %v\n", c.Name(), err)
-					}
-					for _, r := range res {
-						rows = append(rows, resourceRow{URI: r.URI, Name: r.Name, Capability: c.Name(), MIMEType: r.MIMEType, Description: r.Description})
-					}
-				}
-			}
-			if asJSON {
-				return printJSON(cmd.OutOrStdout(), map[string]any{"resources": rows})
-			}
-			tw := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "URI\tFROM\tNAME")
-			for _, r := range rows {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", r.URI, r.Capability, r.Name)
-			}
-			return tw.Flush()
-		}),
-	}
-	list.Flags().BoolVar(&asJSON, "json", false, "print JSON")
-	cmd.AddCommand(list)
-	return cmd
 }

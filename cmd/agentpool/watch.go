@@ -9,15 +9,13 @@ import (
 	"github.com/spf13/cobra"
 )
 
-func init() { subcommands = append(subcommands, newWatchCmd) }
-
 func newWatchCmd(opts *options) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "watch",
 		Short: "Print every change event (skills, commands, MCP tools, resources, prompts) until interrupted",
 		Args:  cobra.NoArgs,
-		RunE: withHost(opts, true, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
+		RunE: withHost(opts, hostOpts{watch: true}, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
 			ctx := cmd.Context()
 			events := h.Registry.Changes(ctx, scope)
 			out := cmd.OutOrStdout()

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/view"
+	"github.com/spf13/cobra"
+)
+
+func newResourcesCmd(opts *options) *cobra.Command {
+	cmd := &cobra.Command{Use: "resources", Short: "Resources of every skill and MCP server"}
+	cmd.AddCommand(newResourcesListCmd(opts), newResourcesReadCmd(opts))
+	return cmd
+}
+
+func newResourcesListCmd(opts *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List skill:// resources and every upstream resource and template",
+		Args:  cobra.NoArgs,
+	}
+	out := addOutputFlags(cmd)
+	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *config.Host, v *view.View) error {
+		return out.print(cmd, map[string]any{"resources": v.Resources, "templates": v.Templates}, func(w io.Writer) {
+			fmt.Fprintln(w, "URI\tFROM\tNAME")
+			for _, r := range v.Resources {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", r.URI, r.Capability, r.Name)
+			}
+			for _, t := range v.Templates {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", t.URITemplate, t.Capability, t.Name)
+			}
+		})
+	})
+	return cmd
+}
+
+// newReadCmd is `read`, kept as an alias of `resources read`.
+func newReadCmd(opts *options) *cobra.Command {
+	cmd := newResourcesReadCmd(opts)
+	cmd.Short = "Alias of resources read: " + cmd.Short
+	return cmd
+}
+
+func newResourcesReadCmd(opts *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "read URI",
+		Short: "Print a resource: skill://<skill>/<file>, mcp://<server>/<uri>, or an upstream server's own URI",
+		Args:  cobra.ExactArgs(1),
+	}
+	out := addOutputFlags(cmd)
+	cmd.RunE = withHost(opts, hostOpts{}, func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error {
+		// Reads are routed by the registry at the scope: no view (and no server listing) needed.
+		contents, err := h.Registry.ResolveURI(cmd.Context(), args[0], scope)
+		if err != nil {
+			return err
+		}
+		if out.json {
+			return printJSON(cmd.OutOrStdout(), map[string]any{"contents": contents})
+		}
+		w := cmd.OutOrStdout()
+		for _, c := range contents {
+			if c.Blob != nil {
+				if _, err := w.Write(c.Blob); err != nil {
+					return err
+				}
+				continue
+			}
+			fmt.Fprint(w, c.Text)
+		}
+		return nil
+	})
+	return cmd
+}
