@@ -20,6 +20,7 @@ type fakeCap struct {
 	tools    []ext.ToolEntry
 	cmds     []ext.CommandEntry
 	skills   []ext.SkillEntry
+	res      []ext.ResourceEntry
 	static   string
 	dynamic  string
 	health   ext.HealthState
@@ -137,3 +138,24 @@ var (
 	_ ext.ChangeObservable = (*fakeCap)(nil)
 	_ ext.Originator       = (*fakeCap)(nil)
 )
+
+func (f *fakeCap) ListResources(context.Context) ([]ext.ResourceEntry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]ext.ResourceEntry(nil), f.res...), nil
+}
+
+func (f *fakeCap) ReadResource(_ context.Context, uri string) ([]ext.ResourceContents, error) {
+	return []ext.ResourceContents{{URI: uri, Text: f.name}}, nil
+}
+
+func (f *fakeCap) ResourceExists(_ context.Context, uri string) (bool, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, r := range f.res {
+		if r.URI == uri {
+			return true, nil
+		}
+	}
+	return false, nil
+}

@@ -42,8 +42,27 @@ func (v *View) assembleSkills(members []member) {
 }
 
 // assembleResources lists the visible skills' SKILL.md files, then every upstream resource
-// and template, each URI once (the first, in skill then Visible order).
+// and template, each URI once (the first, in skill then Visible order). A skill:// resource
+// inside a skill that another capability won is left out: a skill's files all come from the
+// one source that won its name.
 func (v *View) assembleResources(members []member) {
+	owner := make(map[string]string, len(v.Skills)) // skill root "skill://<path>/" → capability
+	for _, s := range v.Skills {
+		if root, ok := strings.CutSuffix(s.URI, "SKILL.md"); ok {
+			owner[root] = s.Capability
+		}
+	}
+	foreign := func(uri, capability string) bool {
+		if !strings.HasPrefix(uri, "skill://") {
+			return false
+		}
+		for root, c := range owner {
+			if strings.HasPrefix(uri, root) && c != capability {
+				return true
+			}
+		}
+		return false
+	}
 	seen := make(map[string]bool)
 	for _, s := range v.Skills {
 		if seen[s.URI] {
@@ -58,7 +77,7 @@ func (v *View) assembleResources(members []member) {
 	for i := range members {
 		m := &members[i]
 		for _, r := range m.res {
-			if seen[r.URI] {
+			if seen[r.URI] || foreign(r.URI, m.reg.Capability.Name()) {
 				continue
 			}
 			seen[r.URI] = true

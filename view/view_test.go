@@ -224,6 +224,7 @@ func TestSkillsOneSourcePerName(t *testing.T) {
 	local.skills = []ext.SkillEntry{{Name: "pdf", URI: "skill://pdf/SKILL.md"}}
 	remote := newFake("docs", ext.OriginRemote)
 	remote.skills = []ext.SkillEntry{{Name: "pdf", URI: "skill://pdf/SKILL.md"}, {Name: "xlsx", URI: "skill://xlsx/SKILL.md"}}
+	remote.res = []ext.ResourceEntry{{URI: "skill://pdf/scripts/run.sh"}, {URI: "skill://xlsx/refs/a.md"}, {URI: "test://x"}}
 	register(t, r, remote, ext.LevelPool, ext.Scope{})
 	register(t, r, local, ext.LevelPool, ext.Scope{})
 	v := compile(t, r, ext.Scope{})
@@ -239,6 +240,15 @@ func TestSkillsOneSourcePerName(t *testing.T) {
 	}
 	if !slices.ContainsFunc(v.Resources, func(r view.Resource) bool { return r.URI == "skill://xlsx/SKILL.md" && r.Origin.Remote() }) {
 		t.Fatalf("resources = %+v", v.Resources)
+	}
+	var uris []string
+	for _, r := range v.Resources {
+		uris = append(uris, r.URI+"@"+r.Capability)
+	}
+	// The remote pdf's own file is not mixed into the local pdf skill.
+	want := []string{"skill://pdf/SKILL.md@skills", "skill://xlsx/SKILL.md@docs", "skill://xlsx/refs/a.md@docs", "test://x@docs"}
+	if diff := cmp.Diff(want, uris); diff != "" {
+		t.Fatalf("resources (-want +got):\n%s", diff)
 	}
 	out, err := v.ReadResource(context.Background(), "skill://pdf/SKILL.md")
 	if err != nil || out[0].Text != "skills" {
