@@ -31,12 +31,15 @@
 //     joined by ":" as Claude Code does. Dot-files (editor lock files such as .#x.md), dot-folders
 //     and node_modules are skipped; symlinked files and directories are followed, a link back into
 //     its own ancestry is reported and not followed.
-//   - Frontmatter is read leniently: BOM and CRLF tolerated; no frontmatter is fine and the first
-//     non-empty body line (without "#" marks) becomes the description; an unclosed "---" makes the
-//     whole file the body with a warning; YAML that does not parse is an error diagnostic with its
-//     line, and the keys are then read as plain "key: value" lines so the command still loads.
+//   - Frontmatter is read by package frontmatter, the reader SKILL.md files use, and leniently:
+//     BOM, CRLF and invalid UTF-8 tolerated (the last with a warning); an unquoted ": " in a
+//     value is quoted with a warning; no frontmatter is fine and the first non-empty body line
+//     (without "#" marks) becomes the description; an unclosed "---" makes the whole file the
+//     body with a warning; YAML that still does not parse is an error diagnostic with its line,
+//     and the keys are then read as plain "key: value" lines so the command still loads.
 //     argument-hint keeps the text as typed when YAML reads it as a list ("[pr] [priority]").
-//     allowed-tools is a list or a string split on commas, or on spaces when there is no comma.
+//     allowed-tools is read by frontmatter.AllowedTools, as skills read it: a list, or a string
+//     split on whitespace and commas outside parentheses ("Bash(git diff:*) Read" is two tools).
 //     Other keys are ignored.
 //   - Metadata comes from the first 64 KiB of a file at scan time; the body is read by GetCommand
 //     (at most 4 MiB), cached, and re-read when the file's size or modification time changes, so
