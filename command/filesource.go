@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/fswatch"
 )
@@ -261,7 +262,7 @@ func (s *FileSource) lookup(name string) *fileCommand {
 }
 
 // GetCommand reads the command's body (cached until the file changes) and expands it with args
-// as ExpandSkill does: placeholders are substituted, and a body without any gets the arguments
+// as cmdline.ExpandSkill does: placeholders are substituted, and a body without any gets the arguments
 // appended. name may be plain or qualified ("file:review"). An unknown command is ext.ErrNotFound.
 func (s *FileSource) GetCommand(ctx context.Context, name string, args []string) (string, error) {
 	if err := ctx.Err(); err != nil {
@@ -281,7 +282,7 @@ func (s *FileSource) GetCommand(ctx context.Context, name string, args []string)
 	if err != nil {
 		return "", fmt.Errorf("command source %q: command %q: %w", s.name, name, err)
 	}
-	return ExpandSkill(body, args), nil
+	return cmdline.ExpandSkill(body, args), nil
 }
 
 // body returns the parsed body of the file at path, from the cache when the file is unchanged.

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/ext"
 )
 
@@ -160,14 +161,14 @@ func List(ctx context.Context, sources []ext.CommandResource) ([]ext.CommandEntr
 	return out, t.collisions, err
 }
 
-// Run parses a command line ("/name args…", see ParseLine), finds the command among sources, and
+// Run parses a command line ("/name args…", see cmdline.ParseLine), finds the command among sources, and
 // returns its expansion by the owning source's GetCommand. The name is matched first against the
 // merged Names (the winners of List), then against every command's qualified name, so
 // "/file:review" or "/skill:pdf" reach a shadowed command. An unknown command is ext.ErrNotFound
 // naming it, joined with any source's listing error (the command may live in a source that
 // failed). The owning source receives the command's plain Name.
 func Run(ctx context.Context, sources []ext.CommandResource, line string) (string, error) {
-	name, args, _, err := ParseLine(line)
+	name, args, _, err := cmdline.ParseLine(line)
 	if err != nil {
 		return "", err
 	}

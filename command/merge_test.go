@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
+	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/ext"
 )
 
@@ -105,7 +106,7 @@ func TestListAndRunWithCollisions(t *testing.T) {
 	if !errors.Is(err, ext.ErrNotFound) || !strings.Contains(err.Error(), "/nope") {
 		t.Errorf("unknown command: %v", err)
 	}
-	if _, err := Run(ctx, sources, "/review 'open"); !errors.Is(err, ErrSyntax) {
+	if _, err := Run(ctx, sources, "/review 'open"); !errors.Is(err, cmdline.ErrSyntax) {
 		t.Errorf("bad quoting: %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentpool/agentpool/command"
+	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/ext"
 )
 
@@ -36,7 +36,7 @@ func commandEntries(skills []*Skill) []ext.CommandEntry {
 
 // GetCommand expands the command of skill name ("<name>" or "skill:<name>"): its SKILL.md body
 // with $ARGUMENTS, $1... replaced, or with "User arguments: ..." appended when the body has no
-// placeholder (command.ExpandSkill). An unknown or non-user-invocable skill is ErrNotFound.
+// placeholder (cmdline.ExpandSkill). An unknown or non-user-invocable skill is ErrNotFound.
 func (m *Manager) GetCommand(ctx context.Context, name string, args []string) (string, error) {
 	if err := m.check(ctx); err != nil {
 		return "", err
@@ -49,5 +49,5 @@ func (m *Manager) GetCommand(ctx context.Context, name string, args []string) (s
 	if err != nil {
 		return "", err
 	}
-	return command.ExpandSkill(body, args), nil
+	return cmdline.ExpandSkill(body, args), nil
 }

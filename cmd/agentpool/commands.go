@@ -5,6 +5,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/command"
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
@@ -65,7 +66,7 @@ func newRunCmd(opts *options) *cobra.Command {
 			line := strings.Join(args, " ")
 			if len(args) > 1 {
 				// Several shell words: keep each as one argument.
-				line = args[0] + " " + command.Join(args[1:])
+				line = args[0] + " " + cmdline.Join(args[1:])
 			}
 			if !strings.HasPrefix(line, "/") {
 				line = "/" + line
