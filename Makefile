@@ -22,8 +22,11 @@ deps:
 		npm ci --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error; \
 	fi
 
+# vet also requires go.mod and go.sum to be what go mod tidy makes them (direct dependencies not
+# marked indirect, no missing or stale sums); -diff prints the difference and changes nothing.
 vet:
 	$(GO) vet ./...
+	@if ! $(GO) mod tidy -diff; then echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; fi
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 
