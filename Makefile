@@ -2,7 +2,7 @@
 GO ?= go
 
 # Fuzz targets run briefly with their seed corpus on every make test: package:Target.
-FUZZ_TARGETS ?= config:FuzzParse command:FuzzSplit command:FuzzExpand command:FuzzParseFile connpool:FuzzServerConfig mcpcap:FuzzCheckSkillURI mcpcap:FuzzUnwrapURI ext:FuzzParseURI ext:FuzzConfine skill:FuzzParseFrontmatter
+FUZZ_TARGETS ?= config:FuzzParse cmdline:FuzzSplit cmdline:FuzzExpand command:FuzzParseFile connpool:FuzzServerConfig mcpcap:FuzzCheckSkillURI mcpcap:FuzzUnwrapURI ext:FuzzParseURI ext:FuzzConfine skill:FuzzParseFrontmatter frontmatter:FuzzParse
 # A count, not a duration: duration-based -fuzztime can fail spuriously with "context deadline
 # exceeded" in Go 1.26 (go.dev/issue/75804, fixed in 1.27).
 FUZZTIME ?= 100000x
@@ -22,8 +22,11 @@ deps:
 		npm ci --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error; \
 	fi
 
+# vet also requires go.mod and go.sum to be what go mod tidy makes them (direct dependencies not
+# marked indirect, no missing or stale sums); -diff prints the difference and changes nothing.
 vet:
 	$(GO) vet ./...
+	@if ! $(GO) mod tidy -diff; then echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; fi
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 		if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 

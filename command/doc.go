@@ -1,24 +1,12 @@
 // Package command implements slash commands (DESIGN.md "Commands"; RFC-0051 CommandResource and
-// SkillManagerCap.get_command): splitting a typed command line, expanding argument placeholders,
-// command files on disk as a capability, and merging the commands of every source.
+// SkillManagerCap.get_command): command files on disk as a capability, and merging the commands of
+// every source.
 //
 // # Command lines and expansion
 //
-// Split reads arguments shell-style and Expand substitutes them into a body. Where the DESIGN says
-// only "shell-style" and "$ARGUMENTS, $1…$9, $ARGUMENTS[N], \$", these rules were chosen:
-//
-//   - Only ASCII whitespace separates arguments. Inside double quotes a backslash escapes only `"`
-//     and `\` (as in POSIX shells), so Windows paths survive; inside single quotes nothing is
-//     special. A trailing backslash is kept literally rather than rejected, since it is harmless;
-//     an unterminated quote is an error naming its byte offset, since guessing would change meaning.
-//   - $1…$9 are one digit: $10 is $1 followed by "0" (Claude Code's legacy command syntax reads it
-//     the same way), and $0 is literal text since arguments are counted from 1 there.
-//   - $ARGUMENTS[N] is zero-based and requires digits and "]"; a malformed index leaves
-//     "$ARGUMENTS" expanded and the rest as text, so a typo never swallows text.
-//   - A "$" starting no placeholder is literal ("$$" stays "$$"): bodies often hold shell snippets
-//     and prices. The only escape is "\$" → "$", and it is not a placeholder; other backslashes are
-//     literal because bodies are Markdown full of regexes and paths (so "\\$1" gives "\$1").
-//   - Values are inserted verbatim and never re-expanded.
+// Splitting a typed line and expanding placeholders live in package cmdline, shared with package
+// skill; its package doc holds the rules chosen. Run parses lines with cmdline.ParseLine and
+// FileSource expands command files with cmdline.ExpandSkill.
 //
 // # Command files
 //
@@ -31,12 +19,15 @@
 //     joined by ":" as Claude Code does. Dot-files (editor lock files such as .#x.md), dot-folders
 //     and node_modules are skipped; symlinked files and directories are followed, a link back into
 //     its own ancestry is reported and not followed.
-//   - Frontmatter is read leniently: BOM and CRLF tolerated; no frontmatter is fine and the first
-//     non-empty body line (without "#" marks) becomes the description; an unclosed "---" makes the
-//     whole file the body with a warning; YAML that does not parse is an error diagnostic with its
-//     line, and the keys are then read as plain "key: value" lines so the command still loads.
+//   - Frontmatter is read by package frontmatter, the reader SKILL.md files use, and leniently:
+//     BOM, CRLF and invalid UTF-8 tolerated (the last with a warning); an unquoted ": " in a
+//     value is quoted with a warning; no frontmatter is fine and the first non-empty body line
+//     (without "#" marks) becomes the description; an unclosed "---" makes the whole file the
+//     body with a warning; YAML that still does not parse is an error diagnostic with its line,
+//     and the keys are then read as plain "key: value" lines so the command still loads.
 //     argument-hint keeps the text as typed when YAML reads it as a list ("[pr] [priority]").
-//     allowed-tools is a list or a string split on commas, or on spaces when there is no comma.
+//     allowed-tools is read by frontmatter.AllowedTools, as skills read it: a list, or a string
+//     split on whitespace and commas outside parentheses ("Bash(git diff:*) Read" is two tools).
 //     Other keys are ignored.
 //   - Metadata comes from the first 64 KiB of a file at scan time; the body is read by GetCommand
 //     (at most 4 MiB), cached, and re-read when the file's size or modification time changes, so

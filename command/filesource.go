@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/fswatch"
 )
@@ -274,7 +275,7 @@ func (s *FileSource) GetCommand(ctx context.Context, req *ext.CommandRequest) (*
 	if err != nil {
 		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, err)
 	}
-	out := ext.UserPrompt(ExpandSkill(body, args))
+	out := ext.UserPrompt(cmdline.ExpandSkill(body, args))
 	out.Description = c.Entry.Description
 	return out, nil
 }
@@ -285,7 +286,7 @@ func requestArgs(req *ext.CommandRequest) ([]string, error) {
 	if req.Args != nil || req.Named["arguments"] == "" {
 		return req.Args, nil
 	}
-	return Split(req.Named["arguments"])
+	return cmdline.Split(req.Named["arguments"])
 }
 
 // body returns the parsed body of the file at path, from the cache when the file is unchanged.

@@ -149,16 +149,17 @@ Review PR $1 with priority $2.
 func TestFileSourceLenientParsing(t *testing.T) {
 	root := tempDir(t)
 	files := map[string]string{
-		"bom.md":       "\uFEFF---\ndescription: with BOM\n---\nbody $1\n",
-		"crlf.md":      "---\r\ndescription: with CRLF\r\n---\r\nline one\r\nline two $1\r\n",
-		"nofront.md":   "\n\n## Heading as description\nbody\n",
-		"unclosed.md":  "---\ndescription: never closed\nbody\n",
-		"badyaml.md":   "---\nmodel: m1\ndescription: fix: the bug\n---\nbody\n",
-		"nonstring.md": "---\ndescription:\n  nested: map\nmodel: 4\n---\nbody\n",
-		"binary.md":    "\x00\x01\x02\xff\xfe junk \x00",
-		"invalid.md":   "---\ndescription: caf\xe9\n---\nbody\n",
-		"empty.md":     "",
-		"my cmd.md":    "spaces in name",
+		"bom.md":        "\uFEFF---\ndescription: with BOM\n---\nbody $1\n",
+		"crlf.md":       "---\r\ndescription: with CRLF\r\n---\r\nline one\r\nline two $1\r\n",
+		"nofront.md":    "\n\n## Heading as description\nbody\n",
+		"unclosed.md":   "---\ndescription: never closed\nbody\n",
+		"badyaml.md":    "---\nmodel: m1\ndescription: fix: the bug\n---\nbody\n",
+		"brokenyaml.md": "---\nmodel: m1\ndescription: the bug\ntags: [unclosed\n---\nbody\n",
+		"nonstring.md":  "---\ndescription:\n  nested: map\nmodel: 4\n---\nbody\n",
+		"binary.md":     "\x00\x01\x02\xff\xfe junk \x00",
+		"invalid.md":    "---\ndescription: caf\xe9\n---\nbody\n",
+		"empty.md":      "",
+		"my cmd.md":     "spaces in name",
 	}
 	for name, content := range files {
 		writeFile(t, filepath.Join(root, name), content)
@@ -193,14 +194,23 @@ func TestFileSourceLenientParsing(t *testing.T) {
 	if d := desc("unclosed"); d != "---" {
 		t.Errorf("unclosed: %q", d)
 	}
-	// Bad YAML: reported with its line, and the keys still read line by line.
+	// An unquoted ": " in a value (invalid YAML) is quoted and read, with a warning on its line.
 	c, _ := s.Command("badyaml")
 	if c.Entry.Description != "fix: the bug" || c.Model != "m1" {
-		t.Errorf("badyaml fallback: %q %q", c.Entry.Description, c.Model)
+		t.Errorf("badyaml repaired: %q %q", c.Entry.Description, c.Model)
 	}
 	ds := diagFor(s, filepath.Join(root, "badyaml.md"))
-	if len(ds) != 1 || ds[0].Line != 3 || ds[0].Severity != SeverityError || !strings.Contains(ds[0].Message, "YAML") {
+	if len(ds) != 1 || ds[0].Line != 3 || ds[0].Severity != SeverityWarning || !strings.Contains(ds[0].Message, "YAML") {
 		t.Errorf("badyaml diagnostics: %v", ds)
+	}
+	// Bad YAML: reported with its line, and the keys still read line by line.
+	c, _ = s.Command("brokenyaml")
+	if c.Entry.Description != "the bug" || c.Model != "m1" {
+		t.Errorf("brokenyaml fallback: %q %q", c.Entry.Description, c.Model)
+	}
+	ds = diagFor(s, filepath.Join(root, "brokenyaml.md"))
+	if len(ds) != 1 || ds[0].Line != 4 || ds[0].Severity != SeverityError || !strings.Contains(ds[0].Message, "YAML") {
+		t.Errorf("brokenyaml diagnostics: %v", ds)
 	}
 	ds = diagFor(s, filepath.Join(root, "unclosed.md"))
 	if len(ds) != 1 || ds[0].Line != 1 || !strings.Contains(ds[0].Message, "never closed") {

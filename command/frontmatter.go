@@ -1,12 +1,12 @@
 package command
 
 import (
-	"errors"
+	"bytes"
 	"fmt"
 	"strings"
 	"unicode/utf8"
 
-	"github.com/goccy/go-yaml"
+	"github.com/agentpool/agentpool/frontmatter"
 )
 
 // Severities of a Diagnostic.
@@ -24,6 +24,8 @@ type Diagnostic struct {
 	Message  string `json:"message"`
 }
 
+// String formats d as "path:line: severity: message", the form compilers use, without the line
+// when it is 0.
 func (d Diagnostic) String() string {
 	if d.Line > 0 {
 		return fmt.Sprintf("%s:%d: %s: %s", d.Path, d.Line, d.Severity, d.Message)
@@ -50,24 +52,21 @@ type parsed struct {
 // frontmatter is fine, and YAML that does not parse still yields the keys that can be read line by
 // line. It never fails; problems become diagnostics.
 func parseFile(src []byte) parsed {
-	text := string(src)
-	text = strings.TrimPrefix(text, "\uFEFF")
-	text = strings.ReplaceAll(text, "\r\n", "\n")
 	var p parsed
-	if !utf8.ValidString(text) {
+	if !utf8.Valid(src) {
 		p.diags = append(p.diags, Diagnostic{Severity: SeverityWarning, Message: "file is not valid UTF-8; invalid bytes replaced"})
-		text = strings.ToValidUTF8(text, "\uFFFD")
+		src = bytes.ToValidUTF8(src, []byte("\uFFFD"))
 	}
-
-	front, body, status := splitFrontmatter(text)
-	switch status {
-	case frontUnclosed:
+	b := frontmatter.Split(frontmatter.NormalizeNewlines(src))
+	switch {
+	case b.Closed:
+		p.readFront(b.YAML)
+	case b.Opened:
+		// Body is then the whole file.
 		p.diags = append(p.diags, Diagnostic{Line: 1, Severity: SeverityWarning,
 			Message: "frontmatter opened with --- is never closed; the whole file is read as the body"})
-		body = text
-	case frontFound:
-		p.readFront(front)
 	}
+	body := string(b.Body)
 	p.body = strings.TrimLeft(body, "\n")
 	if p.Description == "" {
 		p.Description = firstLine(body)
@@ -75,62 +74,22 @@ func parseFile(src []byte) parsed {
 	return p
 }
 
-type frontStatus int
-
-const (
-	frontNone frontStatus = iota
-	frontFound
-	frontUnclosed
-)
-
-// splitFrontmatter splits text at its first two "---" lines (trailing blanks allowed).
-func splitFrontmatter(text string) (front, body string, status frontStatus) {
-	first, rest, _ := strings.Cut(text, "\n")
-	if strings.TrimRight(first, " \t") != "---" {
-		return "", text, frontNone
-	}
-	for off := 0; off <= len(rest); {
-		end := strings.IndexByte(rest[off:], '\n')
-		var l string
-		next := len(rest) + 1
-		if end >= 0 {
-			l, next = rest[off:off+end], off+end+1
-		} else {
-			l = rest[off:]
+// readFront reads the frontmatter YAML with package frontmatter; when that fails, the keys are
+// read as plain "key: value" lines so that the command still loads.
+func (p *parsed) readFront(y []byte) {
+	fm, ds := frontmatter.Parse("", y)
+	for _, d := range ds {
+		sev, msg := SeverityWarning, d.Message
+		if d.Severity == frontmatter.SeverityError {
+			sev, msg = SeverityError, msg+"; keys read line by line instead"
 		}
-		if strings.TrimRight(l, " \t") == "---" {
-			b := ""
-			if next <= len(rest) {
-				b = rest[next:]
-			}
-			return rest[:off], b, frontFound
-		}
-		off = next
+		p.diags = append(p.diags, Diagnostic{Line: d.Line, Severity: sev, Message: msg})
 	}
-	return "", "", frontUnclosed
-}
-
-// readFront decodes the frontmatter YAML (which starts on file line 2).
-func (p *parsed) readFront(front string) {
-	const firstLine = 2
-	m, err := decodeYAML(front)
-	if err != nil {
-		line, msg := firstLine, err.Error()
-		var yerr yaml.Error
-		if errors.As(err, &yerr) {
-			msg = yerr.GetMessage()
-			if tk := yerr.GetToken(); tk != nil && tk.Position != nil {
-				line = firstLine + tk.Position.Line - 1
-			}
-		}
-		p.diags = append(p.diags, Diagnostic{Line: line, Severity: SeverityError,
-			Message: "frontmatter is not valid YAML (" + msg + "); keys read line by line instead"})
-		m = nil
-	}
+	front := string(y)
 	raw := rawValues(front)
 	get := func(key string) (any, bool) {
-		if m != nil {
-			v, ok := m[key]
+		if fm != nil {
+			v, ok := fm.Values[key]
 			return v, ok
 		}
 		v, ok := raw[key]
@@ -139,7 +98,12 @@ func (p *parsed) readFront(front string) {
 		}
 		return v.text, true
 	}
-	lineOf := func(key string) int { return firstLine + raw[key].line }
+	lineOf := func(key string) int {
+		if fm != nil {
+			return fm.Lines[key]
+		}
+		return 2 + raw[key].line // the YAML starts on file line 2
+	}
 
 	if v, ok := get("description"); ok {
 		p.Description = p.scalar("description", v, lineOf("description"))
@@ -155,21 +119,12 @@ func (p *parsed) readFront(front string) {
 		p.Model = p.scalar("model", v, lineOf("model"))
 	}
 	if v, ok := get("allowed-tools"); ok {
-		p.AllowedTools = p.toolList(v, lineOf("allowed-tools"))
-	}
-}
-
-// decodeYAML decodes a frontmatter mapping. go-yaml is third-party code fed with files from
-// cloned repositories, so a panic in it becomes an error (and the line-by-line fallback) rather
-// than a crash of the host.
-func decodeYAML(front string) (m map[string]any, err error) {
-	defer func() {
-		if r := recover(); r != nil {
-			m, err = nil, fmt.Errorf("YAML parser failed: %v", r)
+		tools, err := frontmatter.AllowedTools(v)
+		if err != nil {
+			p.diags = append(p.diags, Diagnostic{Line: lineOf("allowed-tools"), Severity: SeverityWarning, Message: err.Error()})
 		}
-	}()
-	err = yaml.Unmarshal([]byte(front), &m)
-	return m, err
+		p.AllowedTools = tools
+	}
 }
 
 // scalar turns a frontmatter value into a string, reporting values that are not scalars.
@@ -187,43 +142,13 @@ func (p *parsed) scalar(key string, v any, line int) string {
 	return ""
 }
 
-// toolList reads allowed-tools as a YAML list or a comma- or space-separated string. Commas take
-// precedence, since tool patterns such as "Bash(git add:*)" contain spaces.
-func (p *parsed) toolList(v any, line int) []string {
-	var out []string
-	switch v := v.(type) {
-	case nil:
-		return nil
-	case string:
-		if !strings.Contains(v, ",") {
-			return strings.Fields(v)
-		}
-		for _, f := range strings.Split(v, ",") {
-			if f = strings.TrimSpace(f); f != "" {
-				out = append(out, f)
-			}
-		}
-		return out
-	case []any:
-		for _, e := range v {
-			if s := p.scalar("allowed-tools entry", e, line); s != "" {
-				out = append(out, s)
-			}
-		}
-		return out
-	}
-	p.diags = append(p.diags, Diagnostic{Line: line, Severity: SeverityWarning,
-		Message: fmt.Sprintf("allowed-tools should be a list or a string, not %T; ignored", v)})
-	return nil
-}
-
 type rawValue struct {
 	text string
 	line int // 0-based within the frontmatter
 }
 
 // rawValues reads top-level "key: value" lines without YAML, for the fallback and for hints YAML
-// misreads. Surrounding quotes are removed from a value.
+// misreads. front has LF line ends. Surrounding quotes are removed from a value.
 func rawValues(front string) map[string]rawValue {
 	out := make(map[string]rawValue)
 	for i, l := range strings.Split(front, "\n") {

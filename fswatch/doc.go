@@ -36,6 +36,9 @@
 //     is re-walked (watches added where missing) and each root path is reported as changed.
 //   - The callback runs on the watcher's own goroutine, one call at a time. Close waits for a
 //     running callback, so the callback must not call Close (that would deadlock); it may call Add.
+//   - The package imports nothing of this module (DESIGN.md: fswatch → fsnotify only), so Add
+//     after Close wraps fswatch's own ErrClosed, not ext.ErrClosed; callers map it if they pass
+//     it on.
 //
 // Known limits: an existing root's ancestors are not watched, so renaming a folder above a root
 // (mv project project2) is not noticed: the watches follow the moved inodes, and events keep

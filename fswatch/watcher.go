@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
-
-	"github.com/agentpool/agentpool/ext"
 )
 
 // Defaults applied by New to zero Options fields.
@@ -21,6 +19,11 @@ const (
 	DefaultDebounce = 500 * time.Millisecond
 	DefaultMaxDepth = 6
 )
+
+// ErrClosed reports a call to Add after Close. fswatch knows nothing of the domain (it imports
+// no package of this module), so it has its own sentinel rather than ext.ErrClosed; a caller
+// that passes the error on to users of a capability maps it to ext.ErrClosed.
+var ErrClosed = errors.New("watcher closed")
 
 // Options configures a Watcher. The zero value, or a nil *Options, means the defaults.
 // New copies the options, so changing them afterwards has no effect.
@@ -121,12 +124,12 @@ func New(roots []string, opts *Options, onChange func(changed []string)) (*Watch
 }
 
 // Add watches one more root, as New does for its roots. Adding a root twice is a no-op.
-// After Close it returns an error wrapping ext.ErrClosed.
+// After Close it returns an error wrapping ErrClosed.
 func (w *Watcher) Add(root string) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
-		return fmt.Errorf("fswatch: add %s: %w", root, ext.ErrClosed)
+		return fmt.Errorf("fswatch: add %s: %w", root, ErrClosed)
 	}
 	n := len(w.changed)
 	if err := w.addRootLocked(root, false); err != nil {

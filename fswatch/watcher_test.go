@@ -12,8 +12,6 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
-
-	"github.com/agentpool/agentpool/ext"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -519,7 +517,7 @@ func TestCloseStopsCallbacks(t *testing.T) {
 	if late.Load() {
 		t.Fatal("callback ran after Close returned")
 	}
-	if err := w.Add(tempDir(t)); !errors.Is(err, ext.ErrClosed) {
+	if err := w.Add(tempDir(t)); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Add after Close: %v", err)
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/agentpool/agentpool/command"
+	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/ext"
 )
 
@@ -51,7 +51,7 @@ func (m *Manager) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext
 	args := req.Args
 	if args == nil && req.Named["arguments"] != "" {
 		var err error
-		if args, err = command.Split(req.Named["arguments"]); err != nil {
+		if args, err = cmdline.Split(req.Named["arguments"]); err != nil {
 			return nil, fmt.Errorf("skill manager %q: command %q: %w", m.name, name, err)
 		}
 	}
@@ -59,7 +59,7 @@ func (m *Manager) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext
 	if err != nil {
 		return nil, err
 	}
-	out := ext.UserPrompt(command.ExpandSkill(body, args))
+	out := ext.UserPrompt(cmdline.ExpandSkill(body, args))
 	out.Description = s.Description
 	return out, nil
 }

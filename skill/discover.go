@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/agentpool/agentpool/frontmatter"
 )
 
 // Discovery defaults, from the client implementation guide's "reasonable bounds".
@@ -303,7 +305,7 @@ func readHead(f *os.File, buf []byte) (head []byte, complete bool, err error) {
 		if err != nil {
 			return nil, false, err
 		}
-		if b := splitBlock(stripBOM(buf[:n])); !b.opened || b.closed {
+		if b := frontmatter.Split(buf[:n]); !b.Opened || b.Closed {
 			return buf[:n], false, nil
 		}
 		if want == len(buf) {

@@ -9,7 +9,9 @@
 //   - Parsing (ParseFrontmatter, ParseSkill) is lenient and never panics: a BOM, CRLF line ends,
 //     unknown keys, allowed-tools as a list, non-string metadata and unquoted `key: value: x`
 //     are accepted, each with a Diagnostic naming file and line. A skill without description or
-//     with unusable YAML is skipped with an error diagnostic.
+//     with unusable YAML is skipped with an error diagnostic. The file format itself (fences,
+//     YAML, the alias cap, allowed-tools) is read by package frontmatter, shared with command
+//     files; this package applies the skill rules to what it reads.
 //   - Validate applies the specification's strict rules and reports each failure, nothing else.
 //   - Discover scans roots in precedence order (DefaultRoots gives the conventional ones).
 //   - Manager serves the skills: skill:// resources, instructions, the load_skill tool, the
@@ -27,18 +29,15 @@
 //     always-active/always_active, disable-model-invocation, mcp-servers) or that common
 //     clients define (model, when_to_use, version, context, agent, hooks) are silent in
 //     discovery; Validate reports them as unknown keys, as the specification allows only six.
-//   - Unquoted colons. When the YAML does not parse, each `key: value` line whose plain value
-//     holds ": " (and an `argument-hint: [a] [b]` line) is single-quoted and the YAML parsed
-//     again; each rewritten line is a warning, and a strict failure.
+//   - Unquoted colons. package frontmatter quotes a `key: value` line whose plain value holds ": "
+//     (and an `argument-hint: [a] [b]` line) when the YAML does not parse otherwise; each
+//     rewritten line is a warning, and a strict failure (rule yaml).
 //   - Values. Non-string metadata values become strings: scalars as written, lists and maps as
-//     JSON. allowed-tools as a string is split on spaces and commas outside parentheses, so
-//     "Bash(git diff:*)" stays one entry; `allowed-tools:` with no value means no tools.
-//     argument-hint written as a YAML list ([file]) is read back as "[file]".
-//   - Fast path. Frontmatter made only of `key: value` lines (and one level of indented
-//     `key: value` lines under a bare `key:`) whose values YAML reads as the same plain or
-//     simply double-quoted string is parsed without the YAML parser; anything else goes to
-//     github.com/goccy/go-yaml, whose panics are turned into errors. FuzzParseFrontmatter
-//     checks the two agree.
+//     JSON. allowed-tools is read by frontmatter.AllowedTools: a string is split on whitespace
+//     and commas outside parentheses, so "Bash(git diff:*) Read" is two entries; list entries
+//     that are lists or mappings are dropped with a warning; `allowed-tools:` with no value,
+//     or a mapping, means no tools. argument-hint written as a YAML list ([file]) is read back
+//     as "[file]".
 //   - Reading at discovery. SKILL.md is read in one 4 KiB read, more only while the
 //     frontmatter is still open, up to 64 KiB (beyond that: error). Bodies are read on first
 //     use (Skill.Body) and cached until the file's identity, size or modification time

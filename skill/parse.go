@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/agentpool/agentpool/frontmatter"
 )
 
 // Limits from the specification.
@@ -98,26 +100,24 @@ func interpret(fm *Frontmatter, path string) (*Skill, []finding) {
 				add(key, SeverityWarning, RuleCompatibility, "compatibility is %d characters, more than %d", n, maxCompatibilityLen)
 			}
 		case "metadata":
-			s.Metadata = interpretMetadata(v, fm.rawMeta, func(rule Rule, format string, args ...any) {
+			s.Metadata = interpretMetadata(v, fm.RawScalars[key], func(rule Rule, format string, args ...any) {
 				add(key, SeverityWarning, rule, format, args...)
 			})
 		case "allowed-tools":
 			s.AllowedToolsSet = true
-			switch t := v.(type) {
+			tools, err := frontmatter.AllowedTools(v)
+			s.AllowedTools = tools
+			switch v.(type) {
 			case nil:
 				add(key, SeverityWarning, "", "allowed-tools is empty: the skill's MCP servers contribute no tools")
-			case string:
-				s.AllowedTools = splitTools(t)
+			case string: // the specification's form
 			case []any:
-				for _, x := range t {
-					if str := strings.TrimSpace(scalarString(x)); str != "" {
-						s.AllowedTools = append(s.AllowedTools, str)
-					}
-				}
 				add(key, SeverityWarning, RuleAllowedTools, "allowed-tools is a list; the specification wants a space-separated string (read as the listed tools)")
 			default:
-				s.AllowedTools = splitTools(scalarString(v))
 				add(key, SeverityWarning, RuleAllowedTools, "allowed-tools is %s, not a space-separated string", kindOf(v))
+			}
+			if err != nil {
+				add(key, SeverityWarning, "", "%v", err)
 			}
 		case "user-invocable":
 			s.UserInvocable = boolValue(v, true, func(format string, args ...any) { add(key, SeverityWarning, "", format, args...) })
@@ -285,36 +285,6 @@ func interpretMetadata(v any, raw map[string]string, report func(Rule, string, .
 		if !isString(x) {
 			report(RuleMetadata, "metadata %q is %s, not a string; read as %q", k, kindOf(x), out[k])
 		}
-	}
-	return out
-}
-
-// splitTools splits an allowed-tools string on spaces and commas outside parentheses, so
-// "Bash(git diff:*) Read, Write" gives "Bash(git diff:*)", "Read" and "Write".
-func splitTools(s string) []string {
-	out := []string{}
-	depth, start := 0, -1
-	for i, r := range s {
-		switch {
-		case r == '(':
-			depth++
-		case r == ')':
-			if depth > 0 {
-				depth--
-			}
-		case depth == 0 && (r == ' ' || r == ',' || r == '\t' || r == '\n'):
-			if start >= 0 {
-				out = append(out, s[start:i])
-				start = -1
-			}
-			continue
-		}
-		if start < 0 {
-			start = i
-		}
-	}
-	if start >= 0 {
-		out = append(out, s[start:])
 	}
 	return out
 }

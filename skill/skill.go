@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/frontmatter"
 )
 
 // maxFileSize bounds every whole-file read (a SKILL.md body, a skill file served as a resource):
@@ -111,12 +112,7 @@ func (s *Skill) Body() (string, error) {
 // bodyOf returns the body of a whole SKILL.md: what follows the frontmatter, or the whole file
 // when there is no closed frontmatter.
 func bodyOf(data []byte) string {
-	data = stripBOM(data)
-	b := splitBlock(data)
-	if b.closed {
-		data = b.body
-	}
-	return trimBody(normalizeNewlines(data))
+	return trimBody(frontmatter.NormalizeNewlines(frontmatter.Split(data).Body))
 }
 
 // readAllLimited reads f to its end, refusing files larger than maxFileSize.

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentpool/agentpool/command"
+	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
@@ -79,12 +79,12 @@ func newCommandsRunCmd(opts *options) *cobra.Command {
 		line := strings.Join(args, " ")
 		if len(args) > 1 {
 			// Several shell words: keep each as one argument.
-			line = args[0] + " " + command.Join(args[1:])
+			line = args[0] + " " + cmdline.Join(args[1:])
 		}
 		if !strings.HasPrefix(line, "/") {
 			line = "/" + line
 		}
-		name, cmdArgs, _, err := command.ParseLine(line)
+		name, cmdArgs, _, err := cmdline.ParseLine(line)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,285 @@
+package agentpool_test
+
+// This file checks that the imports among this module's packages point one way, as DESIGN.md
+// ("Dependencies point one way") draws them, the way the standard library's go/build/deps_test.go
+// checks its own: the allowed edges are data, and an arrow that runs the wrong way fails
+// `go test`, not a review.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+)
+
+// module is this module's path; packages are named relative to it below ("." is the root).
+const module = "github.com/agentpool/agentpool"
+
+// allowedImports lists, for every package of this module, the packages of this module it may
+// import. A package may also import whatever those may import, transitively ("anything below
+// them"): the table only has to name the nearest layers. Packages that do not exist yet are here
+// already, so that they start out in the right place. A new package must be added here, or the
+// test fails; only non-test imports are checked.
+var allowedImports = map[string][]string{
+	// The CLI: thin commands over the host, the server, agents and views (and anything below).
+	"cmd/agentpool": {"host", "gateway", "agent", "view", "config"},
+
+	// The composition root at run time; nobody below imports it.
+	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext"},
+
+	// Consumers of views: never host, config or a capability package.
+	"gateway": {"view", "ext"},
+	"agent":   {"view", "ext"},
+	"view":    {"ext"},
+
+	// Configuration. It should import the kinds' packages only for their config structs; today
+	// it still builds hosts, which this edge allows until package host exists.
+	"config": {"skill", "command", "mcpcap", "connpool", "ext"},
+
+	// Capabilities.
+	"mcpcap":  {"connpool", "ext"},
+	"skill":   {"ext", "fswatch", "frontmatter", "cmdline"},
+	"command": {"ext", "fswatch", "frontmatter", "cmdline"},
+
+	// Leaves: nothing of ours (connpool: go-sdk only; fswatch: fsnotify only; frontmatter:
+	// go-yaml only; cmdline: the standard library only).
+	"ext":         nil,
+	"connpool":    nil,
+	"fswatch":     nil,
+	"frontmatter": nil,
+	"cmdline":     nil,
+
+	// Bundled content and test helpers, as they are today.
+	"examples":                            nil,
+	"internal/testserver":                 nil,
+	"internal/testserver/cmd/faultserver": nil,
+
+	// The module root holds only tests, such as this one.
+	".": nil,
+}
+
+// pkgImports is one package of this module and the packages of this module it imports, both
+// relative to the module ("." for its root).
+type pkgImports struct {
+	Path    string
+	Imports []string
+}
+
+// closure returns, for every package of rules, every package it may import: its allowed
+// imports and, transitively, theirs.
+func closure(rules map[string][]string) map[string]map[string]bool {
+	out := make(map[string]map[string]bool, len(rules))
+	for pkg := range rules {
+		seen := map[string]bool{}
+		stack := slices.Clone(rules[pkg])
+		for len(stack) > 0 {
+			p := stack[len(stack)-1]
+			stack = stack[:len(stack)-1]
+			if seen[p] {
+				continue
+			}
+			seen[p] = true
+			stack = append(stack, rules[p]...)
+		}
+		out[pkg] = seen
+	}
+	return out
+}
+
+// checkRules reports what is wrong with the table itself: an edge to a package the table does
+// not list, and a cycle (a package allowed to import itself through others), which would let
+// imports run both ways.
+func checkRules(rules map[string][]string) []string {
+	var bad []string
+	for pkg, allowed := range rules {
+		for _, a := range allowed {
+			if _, ok := rules[a]; !ok {
+				bad = append(bad, fmt.Sprintf("rule %s → %s: %s has no rule of its own", pkg, a, a))
+			}
+		}
+	}
+	for pkg, below := range closure(rules) {
+		if below[pkg] {
+			bad = append(bad, fmt.Sprintf("rule cycle: %s may import itself through the rules", pkg))
+		}
+	}
+	sort.Strings(bad)
+	return bad
+}
+
+// checkImports reports every import of pkgs that rules do not allow, and every package (importer
+// or imported) that rules do not know.
+func checkImports(rules map[string][]string, pkgs []pkgImports) []string {
+	below := closure(rules)
+	var bad []string
+	for _, p := range pkgs {
+		if _, ok := rules[p.Path]; !ok {
+			bad = append(bad, fmt.Sprintf("%s: unknown package; add it to allowedImports in deps_test.go", p.Path))
+			continue
+		}
+		for _, imp := range p.Imports {
+			if _, ok := rules[imp]; !ok {
+				bad = append(bad, fmt.Sprintf("%s → %s: unknown package; add it to allowedImports in deps_test.go", p.Path, imp))
+				continue
+			}
+			if !below[p.Path][imp] {
+				bad = append(bad, fmt.Sprintf("%s → %s: not allowed (%s may import %s)", p.Path, imp, p.Path, describe(below[p.Path])))
+			}
+		}
+	}
+	sort.Strings(bad)
+	return slices.Compact(bad)
+}
+
+// describe lists a set of packages for a message.
+func describe(set map[string]bool) string {
+	if len(set) == 0 {
+		return "nothing of this module"
+	}
+	names := make([]string, 0, len(set))
+	for p := range set {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	return strings.Join(names, ", ")
+}
+
+// relative names an import path relative to the module: "." for the root, "" when it is not
+// a package of this module.
+func relative(path string) string {
+	switch {
+	case path == module:
+		return "."
+	case strings.HasPrefix(path, module+"/"):
+		return strings.TrimPrefix(path, module+"/")
+	}
+	return ""
+}
+
+// listImports runs `go list` for every package of the module as built for goos and returns
+// each package's non-test imports of this module.
+func listImports(t *testing.T, goos string) []pkgImports {
+	t.Helper()
+	gocmd, err := exec.LookPath("go") // go test puts its own GOROOT/bin first in PATH
+	if err != nil {
+		t.Fatalf("go command not found: %v", err)
+	}
+	// -e: a dependency missing from the module cache for another GOOS is an error of that
+	// package's dependencies, not of its import list; errors of our own packages fail below.
+	cmd := exec.Command(gocmd, "list", "-e", "-json=ImportPath,Imports,Error", "./...")
+	cmd.Env = append(os.Environ(), "GOOS="+goos)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("GOOS=%s go list: %v\n%s", goos, err, stderr.Bytes())
+	}
+	var pkgs []pkgImports
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p struct {
+			ImportPath string
+			Imports    []string
+			Error      *struct{ Err string }
+		}
+		if err := dec.Decode(&p); errors.Is(err, io.EOF) {
+			break
+		} else if err != nil {
+			t.Fatalf("GOOS=%s go list output: %v", goos, err)
+		}
+		if p.Error != nil {
+			t.Errorf("GOOS=%s go list %s: %s", goos, p.ImportPath, p.Error.Err)
+		}
+		pi := pkgImports{Path: relative(p.ImportPath)}
+		if pi.Path == "" {
+			t.Fatalf("go list ./... listed %s, outside module %s", p.ImportPath, module)
+		}
+		for _, imp := range p.Imports {
+			if r := relative(imp); r != "" {
+				pi.Imports = append(pi.Imports, r)
+			}
+		}
+		pkgs = append(pkgs, pi)
+	}
+	if len(pkgs) == 0 {
+		t.Fatalf("GOOS=%s go list ./... listed no package", goos)
+	}
+	return pkgs
+}
+
+// TestImportRules checks every package's imports against allowedImports, for the operating
+// systems whose files differ (build-tagged files may import differently).
+func TestImportRules(t *testing.T) {
+	if bad := checkRules(allowedImports); len(bad) > 0 {
+		t.Fatalf("allowedImports is inconsistent:\n%s", strings.Join(bad, "\n"))
+	}
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		if bad := checkImports(allowedImports, listImports(t, goos)); len(bad) > 0 {
+			t.Errorf("GOOS=%s: imports that break the dependency rules of DESIGN.md:\n%s", goos, strings.Join(bad, "\n"))
+		}
+	}
+}
+
+// TestImportRulesCatchBrokenEdges is the test of the test: edges that run the wrong way, and
+// packages the table does not know, must be reported by the checker.
+func TestImportRulesCatchBrokenEdges(t *testing.T) {
+	tests := []struct {
+		name string
+		pkgs []pkgImports
+		want []string // one part of a message per report, in sorted order; nil for none
+	}{
+		{"today's shape", []pkgImports{
+			{"cmd/agentpool", []string{"config", "command", "skill", "ext", "cmdline"}},
+			{"config", []string{"skill", "command", "mcpcap", "connpool", "ext"}},
+			{"skill", []string{"ext", "fswatch", "frontmatter", "cmdline"}},
+			{"mcpcap", []string{"connpool", "ext"}},
+			{"gateway", []string{"view", "ext"}},
+			{"ext", nil},
+		}, nil},
+		{"a capability imports another's client", []pkgImports{{"skill", []string{"ext", "mcpcap"}}},
+			[]string{"skill → mcpcap: not allowed"}},
+		{"the server reads config", []pkgImports{{"gateway", []string{"view", "config"}}},
+			[]string{"gateway → config: not allowed"}},
+		{"the core imports a capability", []pkgImports{{"ext", []string{"skill"}}},
+			[]string{"ext → skill: not allowed (ext may import nothing of this module)"}},
+		{"a view reaches past ext", []pkgImports{{"view", []string{"ext", "fswatch"}}},
+			[]string{"view → fswatch: not allowed"}},
+		{"a leaf imports a leaf", []pkgImports{{"fswatch", []string{"ext"}}},
+			[]string{"fswatch → ext: not allowed"}},
+		{"something imports the host", []pkgImports{{"config", []string{"host"}}, {"gateway", []string{"host"}}},
+			[]string{"config → host: not allowed", "gateway → host: not allowed"}},
+		{"an unknown package", []pkgImports{{"util", []string{"ext"}}},
+			[]string{"util: unknown package"}},
+		{"an import of an unknown package", []pkgImports{{"skill", []string{"helpers"}}},
+			[]string{"skill → helpers: unknown package"}},
+	}
+	for _, tt := range tests {
+		got := checkImports(allowedImports, tt.pkgs)
+		if len(got) != len(tt.want) {
+			t.Errorf("%s: reports %q, want %d", tt.name, got, len(tt.want))
+			continue
+		}
+		for i, w := range tt.want {
+			if !strings.Contains(got[i], w) {
+				t.Errorf("%s: report %q, want one containing %q", tt.name, got[i], w)
+			}
+		}
+	}
+
+	// A table that lets imports run both ways, or names a package it has no rule for.
+	for name, rules := range map[string]map[string][]string{
+		"cycle":        {"ext": {"skill"}, "skill": {"ext"}},
+		"missing rule": {"skill": {"ext"}},
+	} {
+		if bad := checkRules(rules); len(bad) == 0 {
+			t.Errorf("checkRules accepted the %s table %v", name, rules)
+		}
+	}
+}

@@ -1,0 +1,324 @@
+package frontmatter
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// Frontmatter is the parsed YAML of a frontmatter block.
+type Frontmatter struct {
+	// Keys lists every top-level key in file order, unknown ones included.
+	Keys []string
+	// Values holds each key's decoded YAML value: string, bool, int, uint64, float64, []any,
+	// map[string]any or nil.
+	Values map[string]any
+	// Lines holds each key's 1-based file line, the opening fence being line 1.
+	Lines map[string]int
+	// RawScalars holds, for each top-level key whose value is a mapping, the source text of the
+	// mapping's non-string scalar values by their key ("version: 1.0" gives "1.0" where Values
+	// holds the number 1). It is nil when no such value exists.
+	RawScalars map[string]map[string]string
+}
+
+// Severity says how bad a Diagnostic is.
+type Severity string
+
+// The two severities: an error means the frontmatter could not be read (Parse returned nil), a
+// warning that it was read after a repair.
+const (
+	SeverityError   Severity = "error"
+	SeverityWarning Severity = "warning"
+)
+
+// Diagnostic reports one problem found in a frontmatter: the file, its 1-based line (the opening
+// fence is line 1), how bad it is and what is wrong.
+type Diagnostic struct {
+	Path     string
+	Line     int
+	Severity Severity
+	Message  string
+}
+
+// String formats d as "path:line: severity: message", the form compilers use.
+func (d Diagnostic) String() string {
+	return fmt.Sprintf("%s:%d: %s: %s", d.Path, d.Line, d.Severity, d.Message)
+}
+
+// Parse parses y, the text between the fences of path's frontmatter (Block.YAML), leniently: CRLF
+// and lone CR line ends are accepted, invalid UTF-8 is replaced (a warning), and an unquoted value
+// holding ": " is quoted and parsed again (a warning per line). It returns nil and an error
+// diagnostic when the YAML cannot be read: not YAML, not a mapping, a duplicate key, or aliases
+// expanding far beyond the text. An empty block is an empty Frontmatter. path only labels the
+// diagnostics, whose lines are file lines. Parse never panics, whatever y holds.
+func Parse(path string, y []byte) (*Frontmatter, []Diagnostic) {
+	var ds []Diagnostic
+	report := func(line int, sev Severity, msg string) {
+		ds = append(ds, Diagnostic{Path: path, Line: line, Severity: sev, Message: msg})
+	}
+	// YAML line n is file line n+1: the opening fence is line 1.
+	y = NormalizeNewlines(y)
+	if !utf8.Valid(y) {
+		report(firstInvalidUTF8Line(y)+1, SeverityWarning, "frontmatter is not valid UTF-8; invalid bytes replaced with U+FFFD")
+		y = bytes.ToValidUTF8(y, []byte("\uFFFD"))
+	}
+	if fm, ok := fastParse(y); ok {
+		return fm, ds
+	}
+	fm, err := parseYAML(y)
+	if err == nil {
+		return fm, ds
+	}
+	line, msg := yamlErrorPosition(err)
+	if fixed, lines := quoteColonValues(y); len(lines) > 0 {
+		if fm2, err2 := parseYAML(fixed); err2 == nil {
+			for _, l := range lines {
+				report(l+1, SeverityWarning, "unquoted value contains \": \" (invalid YAML); read as a quoted string")
+			}
+			return fm2, ds
+		}
+	}
+	var nm *notMapping
+	var ab *aliasBomb
+	if errors.As(err, &nm) || errors.As(err, &ab) {
+		report(2, SeverityError, err.Error())
+		return nil, ds
+	}
+	report(line+1, SeverityError, "frontmatter is not valid YAML: "+msg)
+	return nil, ds
+}
+
+// firstInvalidUTF8Line returns the 1-based line of y holding the first invalid UTF-8 byte.
+func firstInvalidUTF8Line(y []byte) int {
+	line := 1
+	for len(y) > 0 {
+		r, size := utf8.DecodeRune(y)
+		if r == utf8.RuneError && size <= 1 {
+			return line
+		}
+		if r == '\n' {
+			line++
+		}
+		y = y[size:]
+	}
+	return line
+}
+
+// notMapping reports frontmatter that is YAML but not a mapping.
+type notMapping struct{ kind string }
+
+func (e *notMapping) Error() string {
+	return "frontmatter is a YAML " + e.kind + ", not a mapping of keys to values"
+}
+
+// aliasBomb reports frontmatter whose YAML aliases expand it far beyond its written size.
+type aliasBomb struct{ limit int }
+
+func (e *aliasBomb) Error() string {
+	return fmt.Sprintf("frontmatter YAML aliases expand to more than %d KiB; refused", e.limit>>10)
+}
+
+// expansionLimit is the largest decoded size accepted for a frontmatter of n bytes.
+func expansionLimit(n int) int { return 4*n + 64<<10 }
+
+// expandedSize measures v as it would be written out with aliases expanded: one per value plus
+// the bytes of each string and key. It stops counting once the size passes limit.
+func expandedSize(v any, limit int) int {
+	n := 0
+	var walk func(v any)
+	walk = func(v any) {
+		n++
+		if n > limit {
+			return
+		}
+		switch t := v.(type) {
+		case string:
+			n += len(t)
+		case []any:
+			for _, x := range t {
+				if walk(x); n > limit {
+					return
+				}
+			}
+		case map[string]any:
+			for k, x := range t {
+				n += len(k)
+				if walk(x); n > limit {
+					return
+				}
+			}
+		case map[any]any:
+			for k, x := range t {
+				walk(k)
+				if walk(x); n > limit {
+					return
+				}
+			}
+		}
+	}
+	walk(v)
+	return n
+}
+
+// yamlErrorPosition extracts the YAML line (1-based, 0 if unknown) and a one-line message.
+func yamlErrorPosition(err error) (int, string) {
+	var ye yaml.Error
+	if errors.As(err, &ye) {
+		line := 0
+		if tk := ye.GetToken(); tk != nil && tk.Position != nil {
+			line = tk.Position.Line
+		}
+		return line, ye.GetMessage()
+	}
+	msg := err.Error()
+	if i := strings.IndexByte(msg, '\n'); i >= 0 {
+		msg = msg[:i]
+	}
+	return 0, msg
+}
+
+// parseYAML parses y with go-yaml, keeping each top-level key's file line. The parser is
+// third-party code fed with untrusted input, so a panic in it becomes an error rather than a crash.
+func parseYAML(y []byte) (fm *Frontmatter, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			fm, err = nil, fmt.Errorf("YAML parser failed: %v", r)
+		}
+	}()
+	f, err := parser.ParseBytes(y, 0)
+	if err != nil {
+		return nil, err
+	}
+	fm = &Frontmatter{Keys: []string{}, Values: map[string]any{}, Lines: map[string]int{}}
+	if len(f.Docs) == 0 || f.Docs[0] == nil || f.Docs[0].Body == nil {
+		return fm, nil
+	}
+	var values []*ast.MappingValueNode
+	switch body := f.Docs[0].Body.(type) {
+	case *ast.MappingNode:
+		values = body.Values
+	case *ast.MappingValueNode:
+		values = []*ast.MappingValueNode{body}
+	case *ast.CommentNode:
+		return fm, nil
+	default:
+		return nil, &notMapping{kind: strings.ToLower(strings.TrimSuffix(body.Type().String(), "Type"))}
+	}
+	// Decode the whole mapping at once so anchors and aliases resolve, then pair keys with lines.
+	var all map[string]any
+	if err := yaml.NodeToValue(f.Docs[0].Body, &all); err != nil {
+		return nil, err
+	}
+	// Decoded aliases share their value; every later use expands them (see the package doc).
+	if limit := expansionLimit(len(y)); expandedSize(all, limit) > limit {
+		return nil, &aliasBomb{limit: limit}
+	}
+	for _, v := range values {
+		if v == nil || v.Key == nil {
+			continue
+		}
+		var k any
+		if err := yaml.NodeToValue(v.Key, &k); err != nil {
+			return nil, err
+		}
+		key := fmt.Sprint(k)
+		if _, dup := fm.Lines[key]; dup {
+			return nil, &yaml.DuplicateKeyError{Message: fmt.Sprintf("key %q appears twice", key), Token: v.Key.GetToken()}
+		}
+		line := 0
+		if tk := v.Key.GetToken(); tk != nil && tk.Position != nil {
+			line = tk.Position.Line
+		}
+		fm.Keys = append(fm.Keys, key)
+		fm.Lines[key] = line + 1
+		fm.Values[key] = all[key]
+		if raw := rawScalars(v.Value); len(raw) > 0 {
+			if fm.RawScalars == nil {
+				fm.RawScalars = map[string]map[string]string{}
+			}
+			fm.RawScalars[key] = raw
+		}
+	}
+	return fm, nil
+}
+
+// rawScalars returns the source text of the non-string scalar values of a mapping node, by key.
+func rawScalars(n ast.Node) map[string]string {
+	var values []*ast.MappingValueNode
+	switch t := n.(type) {
+	case *ast.MappingNode:
+		values = t.Values
+	case *ast.MappingValueNode:
+		values = []*ast.MappingValueNode{t}
+	default:
+		return nil
+	}
+	var out map[string]string
+	for _, v := range values {
+		if v == nil || v.Key == nil || v.Value == nil {
+			continue
+		}
+		switch v.Value.Type() {
+		case ast.IntegerType, ast.FloatType, ast.BoolType, ast.InfinityType, ast.NanType:
+			if tk := v.Value.GetToken(); tk != nil {
+				if out == nil {
+					out = map[string]string{}
+				}
+				out[v.Key.String()] = tk.Value
+			}
+		}
+	}
+	return out
+}
+
+// quoteColonValues rewrites lines like `description: Use when: x` (invalid YAML: a plain value
+// may not hold ": ") into `description: 'Use when: x'`, and `argument-hint: [a] [b]` into a
+// quoted string. It returns the new text and the 1-based YAML lines it changed.
+func quoteColonValues(y []byte) ([]byte, []int) {
+	lines := strings.Split(string(y), "\n")
+	var changed []int
+	for i, l := range lines {
+		indent := len(l) - len(strings.TrimLeft(l, " "))
+		rest := l[indent:]
+		colon := strings.Index(rest, ": ")
+		if colon <= 0 || !isPlainKey(rest[:colon]) {
+			continue
+		}
+		key, val := rest[:colon], strings.TrimSpace(rest[colon+2:])
+		if val == "" {
+			continue
+		}
+		flowHint := key == "argument-hint" && val[0] == '['
+		if !flowHint {
+			if strings.IndexByte("\"'[{|>&*!%@`#", val[0]) >= 0 {
+				continue
+			}
+			if !strings.Contains(val, ": ") && !strings.HasSuffix(val, ":") {
+				continue
+			}
+		}
+		lines[i] = l[:indent] + key + ": '" + strings.ReplaceAll(val, "'", "''") + "'"
+		changed = append(changed, i+1)
+	}
+	return []byte(strings.Join(lines, "\n")), changed
+}
+
+// isPlainKey reports whether k is a simple mapping key (letters, digits, '-', '_', '.').
+func isPlainKey(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
