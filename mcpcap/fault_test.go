@@ -103,8 +103,9 @@ type killer struct {
 	t          *testing.T
 	c          *Cap
 	log        string
-	settle     time.Duration // wait before the kill so the calls reach the server
+	settle     time.Duration // at least this long before the kill, so the other calls reach the server
 	countCalls int
+	sleeps     int // sleep calls made so far, each logged "begin" by the server when it starts
 }
 
 // cycle runs one kill cycle and returns the pid (= process group) it killed.
@@ -127,6 +128,7 @@ func (k *killer) cycle(cycle int) (victim int) {
 		case 3:
 			// Not annotated, so not safe to repeat; still running when the kill lands.
 			tool, args = "sleep", `{"ms":3000}`
+			k.sleeps++
 		}
 		wg.Add(1)
 		go func() {
@@ -152,7 +154,14 @@ func (k *killer) cycle(cycle int) (victim int) {
 			}
 		}()
 	}
+	// The sleeps must be running on the server when the kill lands: one still queued in this
+	// process would never have reached the server and is rightly sent again on the next
+	// connection. A fixed delay is not enough on a loaded machine, so wait for the server's
+	// "begin" lines as well.
 	time.Sleep(k.settle)
+	waitFor(t, fmt.Sprintf("cycle %d: %d sleeps begun on the server", cycle, k.sleeps), func() bool {
+		return countLines(t, k.log, "begin ") >= k.sleeps
+	})
 	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
 		t.Fatalf("kill %d: %v", victim, err)
 	}
