@@ -47,7 +47,7 @@ type Host struct {
 // Build creates the registry, the connection pool and every capability the config declares, and
 // registers them at pool scope. It does no I/O beyond scanning skill and command folders: MCP
 // servers connect when first listed. On error nothing it started survives.
-func Build(ctx context.Context, cfg *Config, opts BuildOptions) (h *Host, err error) {
+func Build(ctx context.Context, cfg *Config, opts BuildOptions) (_ *Host, err error) {
 	if cfg == nil {
 		cfg = &Config{}
 	}
@@ -66,11 +66,12 @@ func Build(ctx context.Context, cfg *Config, opts BuildOptions) (h *Host, err er
 		ConfigureClient: mcpcap.RegisterSkillMethods,
 	})
 	reg.OnClose(pool.Close)
-	h = &Host{Config: cfg, Registry: reg, Pool: pool, logger: logger}
+	h := &Host{Config: cfg, Registry: reg, Pool: pool, logger: logger}
+	// h is a local, not the result: a failing `return nil, err` has already set the result to
+	// nil, and the half-built host must still be closed.
 	defer func() {
 		if err != nil {
 			err = errors.Join(err, h.Close(context.WithoutCancel(ctx)))
-			h = nil
 		}
 	}()
 

@@ -116,3 +116,23 @@ func TestOpenSessionFailureLeavesNothing(t *testing.T) {
 		t.Fatalf("after a failed open, s1 sees %s; want the earlier b only", got)
 	}
 }
+
+// TestBuildFailureCleansUp: a build that fails after it started something (a server whose name
+// the skill manager holds; a server mcpcap.New refuses) returns the error instead of crashing,
+// and leaves nothing running (goleak checks the skill watcher and the pool are gone).
+func TestBuildFailureCleansUp(t *testing.T) {
+	dir := t.TempDir()
+	for name, servers := range map[string]map[string]MCPServer{
+		"name taken":      {"skills": {Type: TypeStdio, Command: "/nonexistent/server"}},
+		"attempts":        {"a": {Type: TypeStdio, Command: "/nonexistent/server", Retry: Retry{Attempts: 21}}},
+		"bad tool filter": {"a": {Type: TypeStdio, Command: "/nonexistent/server", AllowTools: []string{"[bad"}}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			cfg := &Config{Skills: Skills{Dirs: []string{dir}}, MCPServers: servers}
+			h, err := Build(context.Background(), cfg, BuildOptions{Watch: true})
+			if err == nil || h != nil {
+				t.Fatalf("Build = %v, %v; want an error and no host", h, err)
+			}
+		})
+	}
+}
