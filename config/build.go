@@ -2,7 +2,6 @@ package config
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -75,7 +74,7 @@ func Build(ctx context.Context, cfg *Config, opts BuildOptions) (_ *Host, err er
 		}
 	}()
 
-	watch := opts.Watch && (cfg.Skills.Watch == nil || *cfg.Skills.Watch)
+	watch := cfg.Skills.Watching(opts.Watch)
 	roots := append(append([]string{}, opts.SkillDirs...), cfg.Skills.Dirs...)
 	cmdRoots := append([]string{}, cfg.Commands.Dirs...)
 	if opts.DefaultRoots {
@@ -107,7 +106,7 @@ func Build(ctx context.Context, cfg *Config, opts BuildOptions) (_ *Host, err er
 		_ = h.Commands.Close(ctx)
 		return nil, err
 	}
-	for _, name := range cfg.ServerNames() {
+	for _, name := range cfg.MCPServers.Names() {
 		s := cfg.MCPServers[name]
 		if s.Scope == mcpcap.ScopeSession {
 			h.sessionServers = append(h.sessionServers, name)
@@ -161,45 +160,19 @@ func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
 // Close closes every capability, in scope order, then the connection pool. It is idempotent.
 func (h *Host) Close(ctx context.Context) error { return h.Registry.Close(ctx) }
 
-func (h *Host) newServer(name string, s MCPServer, partition string) (*mcpcap.Cap, error) {
-	tools := make([]ext.ToolEntry, 0, len(s.Tools))
-	for _, t := range s.Tools {
-		schema := t.InputSchema
-		if schema == nil {
-			schema = map[string]any{"type": "object"}
-		}
-		raw, err := json.Marshal(schema)
-		if err != nil {
-			return nil, fmt.Errorf("mcp_servers.%s.tools.%s.input_schema: %w", name, t.Name, err)
-		}
-		entry := ext.ToolEntry{Name: t.Name, Description: t.Description, InputSchema: raw}
-		if t.ReadOnly || t.Idempotent {
-			entry.Annotations = &ext.ToolAnnotations{ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent}
-		}
-		tools = append(tools, entry)
+func (h *Host) newServer(name string, s mcpcap.ServerSpec, partition string) (*mcpcap.Cap, error) {
+	cfg, err := s.Config(name)
+	if err != nil {
+		return nil, err
 	}
-	return mcpcap.New(mcpcap.Config{
-		Name: name,
-		Server: connpool.ServerConfig{
-			Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
-			URL: s.URL, Headers: s.Headers,
-		},
-		Lazy:       s.Lazy,
-		Tools:      tools,
-		Scope:      s.Scope,
-		Prefix:     s.Prefix,
-		AllowTools: s.AllowTools,
-		DenyTools:  s.DenyTools,
-		Timeout:    s.Timeout,
-		Retry:      mcpcap.Retry{Attempts: s.Retry.Attempts, Backoff: s.Retry.Backoff, Calls: s.Retry.Calls},
-	}, mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger))
+	return mcpcap.New(cfg, mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger))
 }
 
 // skillServer is the skill manager's injected factory for a skill's own MCP servers. The server
 // is named "<skill>.<server>", shares the pool and is recorded as a child of the skill manager in
 // the registry; the extensions.allowed_commands list applies.
 func (h *Host) skillServer(_ context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
-	s := MCPServer{
+	s := mcpcap.ServerSpec{
 		Type: decl.Type, Command: decl.Command, Args: decl.Args, Env: decl.Env, Cwd: decl.Cwd,
 		URL: decl.URL, Headers: decl.Headers,
 	}
@@ -209,10 +182,9 @@ func (h *Host) skillServer(_ context.Context, skillName string, decl skill.Serve
 		}
 	}
 	name := skillName + "." + decl.Name
-	p := &problems{name: fmt.Sprintf("%s:%d", decl.Source, decl.Line)}
-	s.validate(name, h.Config.Extensions.AllowedCommands, p)
-	if err := p.err(); err != nil {
-		return nil, err
+	key := "mcp-servers." + decl.Name
+	if err := errors.Join(s.Validate(key), s.CheckCommand(key, h.Config.Extensions.AllowedCommands)); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", decl.Source, decl.Line, err)
 	}
 	c, err := h.newServer(name, s, connpool.GlobalPartition)
 	if err != nil {

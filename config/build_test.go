@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/skill"
 )
 
 func writeFile(t *testing.T, path, data string) {
@@ -122,13 +125,13 @@ func TestOpenSessionFailureLeavesNothing(t *testing.T) {
 // and leaves nothing running (goleak checks the skill watcher and the pool are gone).
 func TestBuildFailureCleansUp(t *testing.T) {
 	dir := t.TempDir()
-	for name, servers := range map[string]map[string]MCPServer{
-		"name taken":      {"skills": {Type: TypeStdio, Command: "/nonexistent/server"}},
-		"attempts":        {"a": {Type: TypeStdio, Command: "/nonexistent/server", Retry: Retry{Attempts: 21}}},
-		"bad tool filter": {"a": {Type: TypeStdio, Command: "/nonexistent/server", AllowTools: []string{"[bad"}}},
+	for name, servers := range map[string]mcpcap.Servers{
+		"name taken":      {"skills": {Type: connpool.TypeStdio, Command: "/nonexistent/server"}},
+		"attempts":        {"a": {Type: connpool.TypeStdio, Command: "/nonexistent/server", Retry: mcpcap.Retry{Attempts: 21}}},
+		"bad tool filter": {"a": {Type: connpool.TypeStdio, Command: "/nonexistent/server", AllowTools: []string{"[bad"}}},
 	} {
 		t.Run(name, func(t *testing.T) {
-			cfg := &Config{Skills: Skills{Dirs: []string{dir}}, MCPServers: servers}
+			cfg := &Config{Skills: skill.Config{Dirs: []string{dir}}, MCPServers: servers}
 			h, err := Build(context.Background(), cfg, BuildOptions{Watch: true})
 			if err == nil || h != nil {
 				t.Fatalf("Build = %v, %v; want an error and no host", h, err)

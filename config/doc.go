@@ -10,7 +10,7 @@
 //	  debounce: 500ms
 //	commands:
 //	  dirs: [./commands]        # configured command roots
-//	mcp_servers:                # name → server (see MCPServer)
+//	mcp_servers:                # name → server (see mcpcap.ServerSpec)
 //	  everything:
 //	    command: npx
 //	    args: ["-y", "@modelcontextprotocol/server-everything"]
@@ -24,9 +24,15 @@
 // Decisions taken where DESIGN.md is silent:
 //   - Unknown keys are errors, not warnings: a misspelt key in a server definition would
 //     otherwise silently change behaviour. Every error names the file, line and column.
-//   - ${VAR} and ${VAR:-default} are expanded in string values only (command, args, env, cwd,
-//     url, headers), after parsing, so a variable's value can never inject YAML structure. An
-//     unset variable without a default is an error naming the variable and the key.
+//   - ${VAR} and ${VAR:-default} are expanded in string values of fields tagged
+//     config:"expand" (skills.dirs, commands.dirs, a server's command, args, env, cwd, url,
+//     headers), in the YAML scalars before decoding, so a variable's value can never inject
+//     YAML structure. An unset variable without a default is an error naming the variable and
+//     the key. Any time.Duration field of any section must hold a duration with a unit. Both
+//     are done once for every kind by walking the YAML in step with the Go types (walk.go).
+//   - Each kind's section is its own struct (skill.Config, command.Config, mcpcap.Servers) with
+//     its keys and a Validate(key) that keys every problem by its YAML path; Parse places each
+//     problem in the file by that key.
 //   - Relative skill, command and cwd paths are resolved against the config file's folder.
 //   - Validation collects every problem rather than stopping at the first, and one bad server
 //     does not hide the others' errors.
