@@ -191,6 +191,13 @@ func (s *ServerSpec) Validate(key string) error {
 			add(key+".deny_tools", "tool %q is both allowed and denied", t)
 		}
 	}
+	if len(errs) == 0 {
+		// What only the pool checks (NUL bytes, malformed env and header names), said now.
+		cfg, _ := s.Config("")
+		if err := cfg.Server.Validate(); err != nil {
+			add(key, "%v", err)
+		}
+	}
 	return errors.Join(errs...)
 }
 

@@ -60,6 +60,7 @@ func TestServerSpecValidate(t *testing.T) {
 		{"tools", ServerSpec{Command: "x", Tools: []StaticTool{{Name: "a"}, {}}}, []string{"s.tools[1]"}},
 		{"schema", ServerSpec{Command: "x", Tools: []StaticTool{{Name: "a", InputSchema: map[string]any{"f": func() {}}}}},
 			[]string{"s.tools[0].input_schema"}},
+		{"env name", ServerSpec{Command: "x", Env: map[string]string{"A=B": "c"}}, []string{"s"}},
 		{"patterns", ServerSpec{Command: "x", AllowTools: []string{"ok*", "[bad"}, DenyTools: []string{"ok*", "\\"}},
 			[]string{"s.allow_tools[1]", "s.deny_tools[1]", "s.deny_tools"}},
 	}

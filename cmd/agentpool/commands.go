@@ -6,8 +6,8 @@ import (
 	"text/tabwriter"
 
 	"github.com/agentpool/agentpool/command"
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/spf13/cobra"
 )
 
@@ -20,7 +20,7 @@ func newCommandsCmd(opts *options) *cobra.Command {
 		Use:   "list",
 		Short: "List every slash command, with collisions",
 		Args:  cobra.NoArgs,
-		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
+		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
 			entries, collisions, err := command.List(cmd.Context(), h.Registry.CommandResources(scope))
 			if err != nil {
 				// One failing source does not hide the others: report and go on.

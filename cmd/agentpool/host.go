@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/spf13/cobra"
 )
 
@@ -18,7 +19,7 @@ const cliSession = "cli"
 
 // openHost loads --config (if any) and builds the host the way `agentpool serve` will, with the
 // CLI's own session opened. watch turns on hot reload.
-func openHost(ctx context.Context, opts *options, watch bool) (*config.Host, ext.Scope, error) {
+func openHost(ctx context.Context, opts *options, watch bool) (*host.Host, ext.Scope, error) {
 	cfg := &config.Config{}
 	if opts.configFile != "" {
 		var err error
@@ -28,7 +29,7 @@ func openHost(ctx context.Context, opts *options, watch bool) (*config.Host, ext
 	}
 	project, _ := os.Getwd()
 	home, _ := os.UserHomeDir()
-	h, err := config.Build(ctx, cfg, config.BuildOptions{
+	h, err := host.Build(ctx, cfg, host.Options{
 		SkillDirs:    opts.skillsDirs,
 		DefaultRoots: !opts.noDefaultRoots,
 		ProjectDir:   project,
@@ -48,7 +49,7 @@ func openHost(ctx context.Context, opts *options, watch bool) (*config.Host, ext
 }
 
 // closeHost closes the host with a bound of its own, even when the command's context ended.
-func closeHost(h *config.Host) {
+func closeHost(h *host.Host) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	_ = h.Close(ctx)
@@ -62,7 +63,7 @@ func printJSON(w io.Writer, v any) error {
 
 // withHost makes a cobra RunE that opens the host (watching when watch is set), runs fn with it
 // and the CLI's scope, and closes it afterwards.
-func withHost(opts *options, watch bool, fn func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error) func(*cobra.Command, []string) error {
+func withHost(opts *options, watch bool, fn func(cmd *cobra.Command, args []string, h *host.Host, scope ext.Scope) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		h, scope, err := openHost(cmd.Context(), opts, watch)
 		if err != nil {

@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/spf13/cobra"
 )
 
@@ -16,7 +16,7 @@ func newReadCmd(opts *options) *cobra.Command {
 		Use:   "read URI",
 		Short: "Print a resource: skill://<skill>/<file>, mcp://<server>/<uri>, or an upstream server's own URI",
 		Args:  cobra.ExactArgs(1),
-		RunE: withHost(opts, false, func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error {
+		RunE: withHost(opts, false, func(cmd *cobra.Command, args []string, h *host.Host, scope ext.Scope) error {
 			contents, err := h.Registry.ResolveURI(cmd.Context(), args[0], scope)
 			if err != nil {
 				return err

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"text/tabwriter"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/skill"
 	"github.com/spf13/cobra"
 )
@@ -40,7 +40,7 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 		Use:   "list",
 		Short: "List the skills found under the skill roots",
 		Args:  cobra.NoArgs,
-		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, _ ext.Scope) error {
+		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *host.Host, _ ext.Scope) error {
 			skills := h.Skills.Skills()
 			diags := h.Skills.Diagnostics()
 			out := cmd.OutOrStdout()

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/spf13/cobra"
 )
 
@@ -27,7 +27,7 @@ type visibleTool struct {
 // visibleTools lists the tools of every visible capability. Upstream servers' tools are named
 // <server>__<tool>; local capabilities' tools keep their names. A capability that fails to list
 // is reported on warn and skipped: one broken server does not hide the others.
-func visibleTools(cmd *cobra.Command, h *config.Host, scope ext.Scope) []visibleTool {
+func visibleTools(cmd *cobra.Command, h *host.Host, scope ext.Scope) []visibleTool {
 	var out []visibleTool
 	for _, c := range h.Registry.Visible(scope) {
 		tools, err := listToolsOf(cmd, c)
@@ -63,7 +63,7 @@ func newToolsCmd(opts *options) *cobra.Command {
 		Use:   "list",
 		Short: "List every visible tool (upstream tools as <server>__<tool>)",
 		Args:  cobra.NoArgs,
-		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
+		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
 			tools := visibleTools(cmd, h, scope)
 			if asJSON {
 				if tools == nil {
@@ -126,7 +126,7 @@ func newToolsCmd(opts *options) *cobra.Command {
 
 // findTool resolves a name typed to `tools call`: <server>__<tool> for upstream tools, or a local
 // capability's tool name; it lists no upstream server's tools either way.
-func findTool(cmd *cobra.Command, h *config.Host, scope ext.Scope, name string) (ext.Capability, string, error) {
+func findTool(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (ext.Capability, string, error) {
 	if server, tool, ok := strings.Cut(name, toolSep); ok {
 		for _, c := range h.Registry.Visible(scope) {
 			if _, ok := c.(ext.ToolProvider); ok && ext.OriginOf(c).Remote() && c.Name() == server {
@@ -196,7 +196,7 @@ func newResourcesCmd(opts *options) *cobra.Command {
 		Use:   "list",
 		Short: "List skill:// resources and every upstream resource",
 		Args:  cobra.NoArgs,
-		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
+		RunE: withHost(opts, false, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
 			ctx := cmd.Context()
 			rows := []resourceRow{}
 			for _, c := range h.Registry.Visible(scope) {
