@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"maps"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -57,7 +58,7 @@ mcp_servers:
 		t.Fatalf("pool scope sees %s", got)
 	}
 	tools, err := h.Servers[0].Tools(ctx)
-	if err != nil || len(tools) != 1 || tools[0].Name != "ping" || !tools[0].Annotations.ReadOnlyHint {
+	if err != nil || len(tools) != 1 || tools[0].Name != "lazy__ping" || !tools[0].Annotations.ReadOnlyHint {
 		t.Fatalf("lazy tools = %+v, %v", tools, err)
 	}
 	out, err := h.Registry.ResolveURI(ctx, "skill://greet/SKILL.md", ext.Scope{})
@@ -246,5 +247,28 @@ func TestKindsCoverConfigSections(t *testing.T) {
 	slices.Sort(keys)
 	if !slices.Equal(sections, keys) {
 		t.Fatalf("config sections %v, kinds %v: each kind needs both", sections, keys)
+	}
+}
+
+// TestServerToolNames: a configured server's tools are "<server>__<tool>" (ext.ToolName) unless
+// its prefix key says otherwise; prefix: "" keeps the server's own names.
+func TestServerToolNames(t *testing.T) {
+	h := buildHost(t, "x.yaml", `
+mcp_servers:
+  plain: {command: /nonexistent/a, lazy: true, tools: [{name: ping}]}
+  raw: {command: /nonexistent/b, lazy: true, tools: [{name: ping}], prefix: ""}
+  custom: {command: /nonexistent/c, lazy: true, tools: [{name: ping}], prefix: "c_"}
+`, Options{})
+	got := map[string]string{}
+	for _, c := range h.Servers {
+		tools, err := c.Tools(context.Background())
+		if err != nil || len(tools) != 1 {
+			t.Fatalf("%s: %v, %v", c.Name(), tools, err)
+		}
+		got[c.Name()] = tools[0].Name
+	}
+	want := map[string]string{"plain": "plain__ping", "raw": "ping", "custom": "c_ping"}
+	if !maps.Equal(got, want) {
+		t.Fatalf("tool names %v, want %v", got, want)
 	}
 }

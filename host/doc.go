@@ -38,6 +38,12 @@
 //     every skill and command root is local, the project's .agents and .claude folders
 //     included: the project-versus-user split (OriginProject, untrusted until the user trusts
 //     the project) comes with trust, in a later issue.
+//   - Tool names follow the one rule, ext.ToolName(namespace, tool) = "<namespace>__<tool>":
+//     a configured MCP server without a prefix key gets Prefix "<server>__", so the Cap itself
+//     lists its tools namespaced and nobody above adds the namespace again; prefix: "" means
+//     the server's own names (what a transparent gateway in front of one server needs); a
+//     skill's own servers get Prefix "", because the skill manager namespaces their tools as
+//     "<skill>__<tool>".
 //   - A capability name may be used once: a server named "skills" or "commands", even a
 //     session-scoped one, is refused by Build rather than shadowing the skill manager.
 //   - Build registers one skill manager at pool scope, so the skills' own MCP servers use the

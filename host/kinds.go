@@ -79,11 +79,17 @@ func buildServers(_ context.Context, h *Host) ([]part, error) {
 	return parts, nil
 }
 
-// newServer builds the configured server name in the pool partition given.
+// newServer builds the configured server name in the pool partition given. Without a prefix
+// key its tools are listed as ext.ToolName(name, tool), "<name>__<tool>"; prefix: "" keeps the
+// server's own names.
 func (h *Host) newServer(name string, spec mcpcap.ServerSpec, partition string) (*mcpcap.Cap, error) {
 	cfg, err := spec.Config(name)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Prefix == nil {
+		prefix := ext.ToolName(name, "")
+		cfg.Prefix = &prefix
 	}
 	return mcpcap.New(cfg, mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger))
 }

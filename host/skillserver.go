@@ -31,6 +31,9 @@ func (h *Host) skillServer(_ context.Context, skillName string, decl skill.Serve
 	if err := errors.Join(spec.Validate(key), spec.CheckCommand(key, h.Config.Extensions.AllowedCommands)); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", decl.Source, decl.Line, err)
 	}
+	// Raw tool names: the skill manager lists them as "<skill>__<tool>" (ext.ToolName).
+	raw := ""
+	spec.Prefix = &raw
 	c, err := h.newServer(skillName+"."+decl.Name, spec, connpool.GlobalPartition)
 	if err != nil {
 		return nil, err

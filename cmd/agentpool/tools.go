@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -13,9 +14,6 @@ import (
 
 func init() { subcommands = append(subcommands, newToolsCmd, newResourcesCmd) }
 
-// toolSep joins an upstream server's name and its tool's name, as the gateway will.
-const toolSep = "__"
-
 // visibleTool is one tool of the CLI's view and the capability that serves it.
 type visibleTool struct {
 	Name       string         `json:"name"` // as typed to `tools call`
@@ -24,9 +22,10 @@ type visibleTool struct {
 	cap        ext.Capability `json:"-"`
 }
 
-// visibleTools lists the tools of every visible capability. Upstream servers' tools are named
-// <server>__<tool>; local capabilities' tools keep their names. A capability that fails to list
-// is reported on warn and skipped: one broken server does not hide the others.
+// visibleTools lists the tools of every visible capability, named as the capability lists them:
+// the host names an upstream server's tools <server>__<tool> (ext.ToolName) unless its prefix
+// says otherwise. A capability that fails to list is reported on warn and skipped: one broken
+// server does not hide the others.
 func visibleTools(cmd *cobra.Command, h *host.Host, scope ext.Scope) []visibleTool {
 	var out []visibleTool
 	for _, c := range h.Registry.Visible(scope) {
@@ -35,13 +34,8 @@ func visibleTools(cmd *cobra.Command, h *host.Host, scope ext.Scope) []visibleTo
 			fmt.Fprintf(cmd.ErrOrStderr(), "agentpool: warning: %s: %v\n", c.Name(), err)
 			continue
 		}
-		upstream := ext.OriginOf(c).Remote()
 		for _, t := range tools {
-			name := t.Name
-			if upstream {
-				name = c.Name() + toolSep + t.Name
-			}
-			out = append(out, visibleTool{Name: name, Capability: c.Name(), Tool: t, cap: c})
+			out = append(out, visibleTool{Name: t.Name, Capability: c.Name(), Tool: t, cap: c})
 		}
 	}
 	return out
@@ -98,11 +92,11 @@ func newToolsCmd(opts *options) *cobra.Command {
 				return err
 			}
 			defer closeHost(h)
-			c, tool, err := findTool(cmd, h, scope, args[0])
+			c, err := findTool(cmd, h, scope, args[0])
 			if err != nil {
 				return err
 			}
-			res, err := c.(ext.ToolProvider).CallTool(cmd.Context(), &ext.ToolCall{Name: tool, Arguments: raw})
+			res, err := c.CallTool(cmd.Context(), &ext.ToolCall{Name: args[0], Arguments: raw})
 			if err != nil {
 				return err
 			}
@@ -124,34 +118,34 @@ func newToolsCmd(opts *options) *cobra.Command {
 	return cmd
 }
 
-// findTool resolves a name typed to `tools call`: <server>__<tool> for upstream tools, or a local
-// capability's tool name; it lists no upstream server's tools either way.
-func findTool(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (ext.Capability, string, error) {
-	if server, tool, ok := strings.Cut(name, toolSep); ok {
-		for _, c := range h.Registry.Visible(scope) {
-			if _, ok := c.(ext.ToolProvider); ok && ext.OriginOf(c).Remote() && c.Name() == server {
-				return c, tool, nil
-			}
+// findTool finds the capability that serves a name typed to `tools call`, connecting as few
+// upstream servers as it can: the server a <server>__<tool> name names (the host's default
+// naming) is asked alone, without listing; then every local capability; and only then the other
+// upstream servers, whose prefix may be another or none (prefix: "").
+func findTool(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (ext.ToolProvider, error) {
+	visible := h.Registry.Visible(scope)
+	namespace, _, namespaced := strings.Cut(name, ext.ToolSep)
+	for _, c := range visible {
+		if tp, ok := c.(ext.ToolProvider); ok && namespaced && ext.OriginOf(c).Remote() && c.Name() == namespace {
+			return tp, nil
 		}
 	}
-	// Every upstream tool is named <server>__<tool>, so only local capabilities are left to ask:
-	// no upstream server is connected just to find a local tool.
-	for _, c := range h.Registry.Visible(scope) {
-		if ext.OriginOf(c).Remote() {
-			continue
-		}
+	lists := func(c ext.Capability) bool {
 		tools, err := listToolsOf(cmd, c)
 		if err != nil {
 			fmt.Fprintf(cmd.ErrOrStderr(), "agentpool: warning: %s: %v\n", c.Name(), err)
-			continue
+			return false
 		}
-		for _, t := range tools {
-			if t.Name == name {
-				return c, t.Name, nil
+		return slices.ContainsFunc(tools, func(t ext.ToolEntry) bool { return t.Name == name })
+	}
+	for _, remote := range []bool{false, true} {
+		for _, c := range visible {
+			if ext.OriginOf(c).Remote() == remote && lists(c) {
+				return c.(ext.ToolProvider), nil
 			}
 		}
 	}
-	return nil, "", fmt.Errorf("tool %q: %w (see agentpool tools list)", name, ext.ErrNotFound)
+	return nil, fmt.Errorf("tool %q: %w (see agentpool tools list)", name, ext.ErrNotFound)
 }
 
 // printResult prints text content as text and every other kind as one JSON line.
