@@ -20,11 +20,16 @@ import (
 // Config is a parsed, validated configuration file. Each extension kind's section is that
 // kind's own struct, with its keys and its validation; pool and extensions are the host's own.
 type Config struct {
-	Skills     skill.Config   `yaml:"skills"`
-	Commands   command.Config `yaml:"commands"`
+	// Skills is the skills section: local skill discovery.
+	Skills skill.Config `yaml:"skills"`
+	// Commands is the commands section: command-file discovery.
+	Commands command.Config `yaml:"commands"`
+	// MCPServers is the mcp_servers section: upstream MCP servers by name.
 	MCPServers mcpcap.Servers `yaml:"mcp_servers"`
-	Pool       Pool           `yaml:"pool"`
-	Extensions Extensions     `yaml:"extensions"`
+	// Pool is the pool section: the MCP connection pool's limits.
+	Pool Pool `yaml:"pool"`
+	// Extensions is the extensions section: limits on every extension.
+	Extensions Extensions `yaml:"extensions"`
 
 	// Path is the file the config was read from ("" when parsed from bytes without a name).
 	Path string `yaml:"-"`

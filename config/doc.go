@@ -23,7 +23,8 @@
 //	  allowed_commands: [npx, node]   # optional allowlist for stdio commands (base names)
 //
 // Each extension kind owns its section: the section is that kind's struct, in the kind's
-// package, with its YAML keys and a Validate(key string) error method that reports every
+// package (config imports skill, command and mcpcap for those types only), one field of Config
+// naming its key, with its YAML keys and a Validate(key string) error method that reports every
 // problem keyed by its YAML path ("mcp_servers.x.retry.calls: …"). Config.Validate calls it
 // with the section's key; Parse finds each problem's key in the syntax tree (a problem says
 // its key with a Key() string method) and prefixes "file:line:col". What is the same for every

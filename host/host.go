@@ -31,10 +31,15 @@ type Options struct {
 
 // Host is everything Build assembled. Close it to stop every capability and then the pool.
 type Host struct {
-	Config   *config.Config
+	// Config is the configuration the host was built from.
+	Config *config.Config
+	// Registry holds every capability; closing it closes them and then the pool.
 	Registry *ext.Registry
-	Pool     *connpool.Pool
-	Skills   *skill.Manager
+	// Pool is the connection pool every MCP server leases its client from.
+	Pool *connpool.Pool
+	// Skills is the skill manager (registered at pool scope as "skills").
+	Skills *skill.Manager
+	// Commands is the command-file source (registered at pool scope as "commands").
 	Commands *command.FileSource
 	// Servers are the pool-scoped MCP servers, in name order.
 	Servers []*mcpcap.Cap

@@ -54,11 +54,16 @@ type ServerSpec struct {
 
 // StaticTool declares a tool of a lazy server so it can be listed before the server starts.
 type StaticTool struct {
-	Name        string         `yaml:"name"`
-	Description string         `yaml:"description"`
+	// Name is the tool's name as the server names it (before Prefix). Required.
+	Name string `yaml:"name"`
+	// Description is shown in listings.
+	Description string `yaml:"description"`
+	// InputSchema is the tool's JSON Schema; nil means {"type": "object"}.
 	InputSchema map[string]any `yaml:"input_schema"`
-	ReadOnly    bool           `yaml:"read_only"`
-	Idempotent  bool           `yaml:"idempotent"`
+	// ReadOnly and Idempotent are the tool's annotations: either lets a call cut off by a
+	// lost connection be retried (Retry.Calls "safe").
+	ReadOnly   bool `yaml:"read_only"`
+	Idempotent bool `yaml:"idempotent"`
 }
 
 // Validate checks every server in name order, filling in each one's implied type, and returns
