@@ -57,7 +57,8 @@ type kind struct {
 }
 
 // kinds are the extension kinds Build knows, in registration order (the order Visible lists
-// them in). A new kind is its own package's config struct plus one entry here.
+// them in). A new kind is its own package's config struct plus one entry here (and the
+// config.Config field naming its key; TestKindsCoverConfigSections checks both exist).
 var kinds = []kind{
 	{"skills", buildSkills},
 	{"commands", buildCommands},
@@ -75,11 +76,12 @@ type part struct {
 // and registers them at pool scope. It does no I/O beyond scanning skill and command folders:
 // MCP servers connect when first listed.
 //
-// It follows Caddy's lifecycle: load (the config is checked again with Config.Validate, since
-// one made in code has not been through Parse), provision (every kind builds its
-// capabilities), validate (the capabilities' names are unique across kinds, session-scoped
-// servers included), then register. When a step fails, Build closes everything it started,
-// the connection pool last, and returns the error: nothing half-started survives.
+// It follows Caddy's lifecycle: load (the config is checked again with Config.Validate, which
+// fills in what it implies as Parse does, since one made in code has not been through Parse),
+// provision (every kind builds its capabilities), validate (the capabilities' names are unique
+// across kinds, session-scoped servers included), then register. When a step fails, Build
+// closes everything it started, the connection pool last, and returns the error: nothing
+// half-started survives.
 func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error) {
 	if cfg == nil {
 		cfg = &config.Config{}
