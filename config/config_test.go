@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/connpool"
 )
 
 func TestParseValid(t *testing.T) {
@@ -39,17 +41,17 @@ pool:
 		t.Fatal(err)
 	}
 	ev := cfg.MCPServers["everything"]
-	if ev.Type != TypeStdio || ev.Args[2] != "stdio" || ev.Env["TOKEN"] != "s3cret" || ev.Cwd != filepath.Join(dir, "work") {
+	if ev.Type != connpool.TypeStdio || ev.Args[2] != "stdio" || ev.Env["TOKEN"] != "s3cret" || ev.Cwd != filepath.Join(dir, "work") {
 		t.Errorf("everything = %+v", ev)
 	}
 	rm := cfg.MCPServers["remote"]
-	if rm.Type != TypeStreamableHTTP || rm.Headers["Authorization"] != "Bearer s3cret" || rm.Retry.Backoff != 10*time.Millisecond {
+	if rm.Type != connpool.TypeStreamableHTTP || rm.Headers["Authorization"] != "Bearer s3cret" || rm.Retry.Backoff != 10*time.Millisecond {
 		t.Errorf("remote = %+v", rm)
 	}
 	if cfg.Skills.Dirs[0] != filepath.Join(dir, "skills") || cfg.Skills.Debounce != 200*time.Millisecond {
 		t.Errorf("skills = %+v", cfg.Skills)
 	}
-	if got := cfg.ServerNames(); strings.Join(got, ",") != "everything,remote" {
+	if got := cfg.MCPServers.Names(); strings.Join(got, ",") != "everything,remote" {
 		t.Errorf("names = %v", got)
 	}
 }
@@ -153,19 +155,21 @@ mcp_servers:
   a:
     command: x
     env: {timeout: "30", debounce: "soon"}
-    headers: {backoff: "yes", idle_timeout: "never"}
     tools:
       - name: t
         input_schema: {type: object, properties: {timeout: {type: string, default: "later"}}, timeout: "x"}
     timeout: 2s
     retry: {backoff: 10ms}
+  b:
+    url: http://127.0.0.1:1/mcp
+    headers: {backoff: "yes", idle_timeout: "never"}
 `
 	cfg, err := Parse("cfg.yaml", []byte(data))
 	if err != nil {
 		t.Fatalf("a valid config is rejected: %v", err)
 	}
 	a := cfg.MCPServers["a"]
-	if a.Env["timeout"] != "30" || a.Headers["backoff"] != "yes" || a.Timeout != 2*time.Second || a.Retry.Backoff != 10*time.Millisecond {
+	if a.Env["timeout"] != "30" || cfg.MCPServers["b"].Headers["backoff"] != "yes" || a.Timeout != 2*time.Second || a.Retry.Backoff != 10*time.Millisecond {
 		t.Fatalf("server = %+v", a)
 	}
 	// The real duration keys are still checked, with their position.

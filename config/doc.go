@@ -1,42 +1,58 @@
-// Package config reads agentpool's YAML configuration and builds the capabilities it declares into
-// an ext.Registry. It is the composition root of DESIGN.md: the one place that knows every
-// concrete source (skill, command, mcpcap, connpool) and injects them into each other.
+// Package config reads agentpool's YAML configuration file: it parses, expands, decodes and
+// validates it into a Config, naming the file, line and column of every problem. It is the
+// file format of DESIGN.md; it builds nothing (package host does, from a Config).
 //
 // This is the part-3 subset of the configuration (part 4 completes it with agents and the server):
 //
-//	skills:
+//	skills:                     # skill.Config
 //	  dirs: [./skills]          # configured skill roots, highest precedence after --skills-dir
 //	  watch: true               # hot reload (default true)
 //	  debounce: 500ms
-//	commands:
+//	  max_folders: 2000
+//	commands:                   # command.Config
 //	  dirs: [./commands]        # configured command roots
-//	mcp_servers:                # name → server (see MCPServer)
+//	mcp_servers:                # mcpcap.Servers: name → mcpcap.ServerSpec
 //	  everything:
 //	    command: npx
 //	    args: ["-y", "@modelcontextprotocol/server-everything"]
-//	pool:
+//	pool:                       # Pool
 //	  max_clients: 20
 //	  idle_timeout: 5m
-//	extensions:
+//	extensions:                 # Extensions
 //	  max_composition_depth: 3
 //	  allowed_commands: [npx, node]   # optional allowlist for stdio commands (base names)
+//
+// Each extension kind owns its section: the section is that kind's struct, in the kind's
+// package (config imports skill, command and mcpcap for those types only), one field of Config
+// naming its key, with its YAML keys and a Validate(key string) error method that reports every
+// problem keyed by its YAML path ("mcp_servers.x.retry.calls: …"). Config.Validate calls it
+// with the section's key; Parse finds each problem's key in the syntax tree (a problem says
+// its key with a Key() string method) and prefixes "file:line:col". What is the same for every
+// kind is done once, here, over the YAML before it is decoded, by walking the syntax tree in
+// step with the Go type it decodes into:
+//   - Durations: any time.Duration field, in any kind's struct, must hold a duration with a unit
+//     ("500ms", "5m"); a bare number (30) or any other value is an error at its position. No
+//     list of duration keys exists: a kind adds a duration by declaring the field.
+//   - ${VAR} and ${VAR:-default} (and $$ for a literal $) are expanded in string values of
+//     fields tagged config:"expand", and of the lists and maps such a field holds (values, not
+//     keys), in the scalar itself before decoding, so a variable's value can never inject YAML
+//     structure. The expanded keys are those of before: skills.dirs, commands.dirs, and a
+//     server's command, args, env, cwd, url and headers. Other values (a tool's description or
+//     input_schema, prefix, allow_tools) are left as written. An unset variable without a
+//     default is an error naming the variable, the key and the position.
+//   - Relative paths in fields tagged config:"path" (skills.dirs, commands.dirs, a server's
+//     cwd) are resolved against the config file's folder, after expansion.
 //
 // Decisions taken where DESIGN.md is silent:
 //   - Unknown keys are errors, not warnings: a misspelt key in a server definition would
 //     otherwise silently change behaviour. Every error names the file, line and column.
-//   - ${VAR} and ${VAR:-default} are expanded in string values only (command, args, env, cwd,
-//     url, headers), after parsing, so a variable's value can never inject YAML structure. An
-//     unset variable without a default is an error naming the variable and the key.
-//   - Relative skill, command and cwd paths are resolved against the config file's folder.
 //   - Validation collects every problem rather than stopping at the first, and one bad server
-//     does not hide the others' errors.
-//   - A skill's own MCP servers are recorded as registry children of the skill manager when
-//     built (Registry.AddChild) and forgotten (Registry.RemoveChild) when the manager closes
-//     them (a reload dropped or replaced them), so hot reload does not accumulate them.
-//   - Build registers one skill manager at pool scope, so the skills' own MCP servers use the
-//     pool's "global" partition: they are shared by every session, like the skills themselves.
-//     DESIGN.md partitions skill servers by session; that applies once a gateway registers a
-//     skill manager per session (part 4), which then passes its session id as the partition.
-//   - scope: session servers are not started by Build: Host.OpenSession registers a private
-//     instance per session (its own pool partition, so its own process and state).
+//     does not hide the others' errors. Problems found while expanding and checking durations
+//     are reported first, alone: validating values that could not be expanded would only add
+//     noise.
+//   - A problem whose key is not in the file (a missing command) is placed at the nearest
+//     enclosing key that is (the server).
+//   - extensions.allowed_commands applies to every section with a CheckCommands method
+//     (mcp_servers), and the host applies it to a skill's own servers too.
+//   - Only the first YAML document of the file is read.
 package config

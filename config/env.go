@@ -2,7 +2,6 @@ package config
 
 import (
 	"fmt"
-	"os"
 	"strings"
 )
 
@@ -64,52 +63,3 @@ func validEnvName(s string) bool {
 	}
 	return true
 }
-
-// expand applies expandEnv to every string value that may carry a variable.
-func (c *Config) expand(p *problems) {
-	one := func(path string, s *string) {
-		v, err := expandEnv(*s, os.LookupEnv)
-		if err != nil {
-			p.addf(path, "%s: %v", displayPath(path), err)
-			return
-		}
-		*s = v
-	}
-	for name, s := range c.MCPServers {
-		base := serverPath(name)
-		one(base+".command", &s.Command)
-		one(base+".cwd", &s.Cwd)
-		one(base+".url", &s.URL)
-		for i := range s.Args {
-			one(fmt.Sprintf("%s.args[%d]", base, i), &s.Args[i])
-		}
-		for k, v := range s.Env {
-			one(base+".env."+quoteKey(k), &v)
-			s.Env[k] = v
-		}
-		for k, v := range s.Headers {
-			one(base+".headers."+quoteKey(k), &v)
-			s.Headers[k] = v
-		}
-		c.MCPServers[name] = s
-	}
-	for i := range c.Skills.Dirs {
-		one(fmt.Sprintf("$.skills.dirs[%d]", i), &c.Skills.Dirs[i])
-	}
-	for i := range c.Commands.Dirs {
-		one(fmt.Sprintf("$.commands.dirs[%d]", i), &c.Commands.Dirs[i])
-	}
-}
-
-func serverPath(name string) string { return "$.mcp_servers." + quoteKey(name) }
-
-// quoteKey quotes a map key for a YAML path when it holds characters the path syntax uses.
-func quoteKey(k string) string {
-	if strings.ContainsAny(k, ".[]'\" *$") {
-		return "'" + strings.ReplaceAll(k, "'", "''") + "'"
-	}
-	return k
-}
-
-// displayPath turns "$.mcp_servers.x.command" into "mcp_servers.x.command" for messages.
-func displayPath(path string) string { return strings.TrimPrefix(path, "$.") }

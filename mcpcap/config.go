@@ -66,8 +66,9 @@ type Config struct {
 	Tools []ext.ToolEntry
 	// Scope is ScopePool (default) or ScopeSession; it selects the pool partition.
 	Scope string
-	// Prefix is prepended to every tool name this capability serves. Nil means no prefix at
-	// this layer (the gateway adds "<server>__" itself).
+	// Prefix is prepended to every tool name this capability serves; nil and "" mean none.
+	// The host gives a configured server "<server>__" (ext.ToolName) unless its config says
+	// otherwise, and a skill's own server "" (the skill manager namespaces those itself).
 	Prefix *string
 	// AllowTools, if not empty, keeps only the tools matching one of its patterns
 	// (path.Match syntax, matched against the server's tool name). DenyTools removes the tools
@@ -79,15 +80,16 @@ type Config struct {
 	Retry Retry
 }
 
-// Retry configures reconnection with exponential backoff and the call-retry policy.
+// Retry configures reconnection with exponential backoff and the call-retry policy. Its YAML
+// keys are those of a server's retry block in the config file (ServerSpec).
 type Retry struct {
 	// Attempts is how many connection attempts make one reconnect round; default 3.
-	Attempts int
+	Attempts int `yaml:"attempts"`
 	// Backoff is the delay before the second attempt, doubled before each further one;
 	// default 1s. While degraded, a new attempt is made at most once per the longest delay.
-	Backoff time.Duration
+	Backoff time.Duration `yaml:"backoff"`
 	// Calls is CallsSafe (default), CallsAlways or CallsNever.
-	Calls string
+	Calls string `yaml:"calls"`
 }
 
 // Option configures New.

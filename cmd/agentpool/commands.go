@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"github.com/agentpool/agentpool/cmdline"
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +25,7 @@ func newCommandsListCmd(opts *options) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	out := addOutputFlags(cmd)
-	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *config.Host, v *view.View) error {
+	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *host.Host, v *view.View) error {
 		collisions := kindOf(v.Collisions, "command")
 		err := out.print(cmd, map[string]any{"commands": v.Commands, "collisions": collisions}, func(w io.Writer) {
 			fmt.Fprintln(w, "COMMAND\tSOURCE\tDESCRIPTION")
@@ -91,7 +91,7 @@ func newCommandsRunCmd(opts *options) *cobra.Command {
 		if cmdArgs == nil {
 			cmdArgs = []string{}
 		}
-		return withView(opts, func(cmd *cobra.Command, _ []string, _ *config.Host, v *view.View) error {
+		return withView(opts, func(cmd *cobra.Command, _ []string, _ *host.Host, v *view.View) error {
 			res, err := v.GetCommand(cmd.Context(), &ext.CommandRequest{Name: name, Args: cmdArgs})
 			if err != nil {
 				return err

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -34,7 +34,7 @@ func newCompileCmd(opts *options) *cobra.Command {
 	out := addOutputFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ho := hostOpts{session: co.session, agent: co.agent}
-		return withHost(opts, ho, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
+		return withHost(opts, ho, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
 			v, err := view.Compile(cmd.Context(), h.Registry, scope, &view.Options{Prompt: co.prompt})
 			if err != nil {
 				return err

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +26,7 @@ type hostOpts struct {
 
 // openHost loads --config (if any) and builds the host the way `agentpool serve` will, with
 // the session opened, and returns the scope the command sees.
-func openHost(ctx context.Context, opts *options, ho hostOpts) (*config.Host, ext.Scope, error) {
+func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, ext.Scope, error) {
 	cfg := &config.Config{}
 	if opts.configFile != "" {
 		var err error
@@ -35,7 +36,7 @@ func openHost(ctx context.Context, opts *options, ho hostOpts) (*config.Host, ex
 	}
 	project, _ := os.Getwd()
 	home, _ := os.UserHomeDir()
-	h, err := config.Build(ctx, cfg, config.BuildOptions{
+	h, err := host.Build(ctx, cfg, host.Options{
 		SkillDirs:    opts.skillsDirs,
 		DefaultRoots: !opts.noDefaultRoots,
 		ProjectDir:   project,
@@ -58,7 +59,7 @@ func openHost(ctx context.Context, opts *options, ho hostOpts) (*config.Host, ex
 }
 
 // closeHost closes the host with a bound of its own, even when the command's context ended.
-func closeHost(h *config.Host) {
+func closeHost(h *host.Host) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	_ = h.Close(ctx)
@@ -66,7 +67,7 @@ func closeHost(h *config.Host) {
 
 // withHost makes a cobra RunE that opens the host, runs fn with it and the command's scope,
 // and closes it afterwards.
-func withHost(opts *options, ho hostOpts, fn func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error) func(*cobra.Command, []string) error {
+func withHost(opts *options, ho hostOpts, fn func(cmd *cobra.Command, args []string, h *host.Host, scope ext.Scope) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		h, scope, err := openHost(cmd.Context(), opts, ho)
 		if err != nil {
@@ -79,8 +80,8 @@ func withHost(opts *options, ho hostOpts, fn func(cmd *cobra.Command, args []str
 
 // withView is withHost for commands that need the compiled view of the scope. Problems
 // (a server that did not start) are warnings: the rest of the view is still shown.
-func withView(opts *options, fn func(cmd *cobra.Command, args []string, h *config.Host, v *view.View) error) func(*cobra.Command, []string) error {
-	return withHost(opts, hostOpts{}, func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error {
+func withView(opts *options, fn func(cmd *cobra.Command, args []string, h *host.Host, v *view.View) error) func(*cobra.Command, []string) error {
+	return withHost(opts, hostOpts{}, func(cmd *cobra.Command, args []string, h *host.Host, scope ext.Scope) error {
 		v, err := view.Compile(cmd.Context(), h.Registry, scope, nil)
 		if err != nil {
 			return err

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -23,7 +23,7 @@ func newResourcesListCmd(opts *options) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	out := addOutputFlags(cmd)
-	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *config.Host, v *view.View) error {
+	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *host.Host, v *view.View) error {
 		return out.print(cmd, map[string]any{"resources": v.Resources, "templates": v.Templates}, func(w io.Writer) {
 			fmt.Fprintln(w, "URI\tFROM\tNAME")
 			for _, r := range v.Resources {
@@ -51,7 +51,7 @@ func newResourcesReadCmd(opts *options) *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 	}
 	out := addOutputFlags(cmd)
-	cmd.RunE = withHost(opts, hostOpts{}, func(cmd *cobra.Command, args []string, h *config.Host, scope ext.Scope) error {
+	cmd.RunE = withHost(opts, hostOpts{}, func(cmd *cobra.Command, args []string, h *host.Host, scope ext.Scope) error {
 		// Reads are routed by the registry at the scope: no view (and no server listing) needed.
 		contents, err := h.Registry.ResolveURI(cmd.Context(), args[0], scope)
 		if err != nil {

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/skill"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
@@ -43,7 +43,7 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	out := addOutputFlags(cmd)
-	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, h *config.Host, v *view.View) error {
+	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, h *host.Host, v *view.View) error {
 		local := map[string]*skill.Skill{}
 		for _, s := range h.Skills.Skills() {
 			local[s.URI()] = s

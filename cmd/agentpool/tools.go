@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -25,7 +25,7 @@ func newToolsListCmd(opts *options) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	out := addOutputFlags(cmd)
-	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *config.Host, v *view.View) error {
+	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *host.Host, v *view.View) error {
 		return out.print(cmd, map[string]any{"tools": v.Tools, "collisions": v.Collisions}, func(w io.Writer) {
 			fmt.Fprintln(w, "TOOL\tDESCRIPTION")
 			for _, t := range v.Tools {
@@ -50,7 +50,7 @@ func newToolsCallCmd(opts *options) *cobra.Command {
 				}
 				raw = json.RawMessage(args[1])
 			}
-			return withHost(opts, hostOpts{}, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
+			return withHost(opts, hostOpts{}, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
 				v, err := findTool(cmd, h, scope, args[0])
 				if err != nil {
 					return err
@@ -80,7 +80,7 @@ func newToolsCallCmd(opts *options) *cobra.Command {
 // findTool returns a view that has the tool called name. It first compiles only the local
 // capabilities, so calling a local tool (load_skill) starts no upstream server; a local tool
 // wins over a remote one of the same name in the full view too, so the route is the same.
-func findTool(cmd *cobra.Command, h *config.Host, scope ext.Scope, name string) (*view.View, error) {
+func findTool(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (*view.View, error) {
 	ctx := cmd.Context()
 	local, err := view.Compile(ctx, h.Registry, scope, &view.Options{
 		Include: func(r ext.Registration) bool { return !r.Origin.Remote() },

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/spf13/cobra"
 )
 
@@ -15,7 +15,7 @@ func newWatchCmd(opts *options) *cobra.Command {
 		Use:   "watch",
 		Short: "Print every change event (skills, commands, MCP tools, resources, prompts) until interrupted",
 		Args:  cobra.NoArgs,
-		RunE: withHost(opts, hostOpts{watch: true}, func(cmd *cobra.Command, _ []string, h *config.Host, scope ext.Scope) error {
+		RunE: withHost(opts, hostOpts{watch: true}, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
 			ctx := cmd.Context()
 			events := h.Registry.Changes(ctx, scope)
 			out := cmd.OutOrStdout()

@@ -1,4 +1,4 @@
-package config
+package host
 
 import (
 	"context"
@@ -40,7 +40,7 @@ mcp-servers:
 Still readable.
 `)
 	ctx := context.Background()
-	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills]}\n", BuildOptions{})
+	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills]}\n", Options{})
 
 	tools, err := h.Skills.Tools(ctx)
 	if err != nil {
@@ -83,7 +83,7 @@ func TestSkillServerReplacedIsForgotten(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"), skillMD("first"))
 	ctx := context.Background()
-	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills], debounce: 20ms}\n", BuildOptions{Watch: true})
+	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills], debounce: 20ms}\n", Options{Watch: true})
 
 	if _, err := h.Skills.Tools(ctx); err != nil {
 		t.Fatal(err)

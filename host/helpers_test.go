@@ -1,10 +1,11 @@
-package config
+package host
 
 import (
 	"context"
 	"errors"
 	"testing"
 
+	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/skill"
 	"go.uber.org/goleak"
@@ -25,14 +26,14 @@ func (h *Host) recordedChild(c ext.Capability) bool {
 
 // buildHost builds a host from config data (named path, which places relative paths) or, with
 // data empty, from the file at path; the host is closed when the test ends.
-func buildHost(t *testing.T, path, data string, opts BuildOptions) *Host {
+func buildHost(t *testing.T, path, data string, opts Options) *Host {
 	t.Helper()
-	var cfg *Config
+	var cfg *config.Config
 	var err error
 	if data == "" {
-		cfg, err = Load(path)
+		cfg, err = config.Load(path)
 	} else {
-		cfg, err = Parse(path, []byte(data))
+		cfg, err = config.Parse(path, []byte(data))
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package config_test
+package host_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 )
 
 // Build assembles a registry from a config; the caller then asks what a scope sees.
@@ -25,20 +26,20 @@ func ExampleBuild() {
 		return
 	}
 	ctx := context.Background()
-	host, err := config.Build(ctx, cfg, config.BuildOptions{})
+	h, err := host.Build(ctx, cfg, host.Options{})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
-	defer host.Close(ctx)
+	defer h.Close(ctx)
 
 	scope := ext.Scope{SessionID: "s1", AgentName: "coder"}
-	for _, c := range host.Registry.Visible(scope) {
+	for _, c := range h.Registry.Visible(scope) {
 		fmt.Println("capability:", c.Name())
 	}
-	text, _ := host.Skills.GetCommand(ctx, &ext.CommandRequest{Name: "greet", Args: []string{"Ada"}})
+	text, _ := h.Skills.GetCommand(ctx, &ext.CommandRequest{Name: "greet", Args: []string{"Ada"}})
 	fmt.Println(text.Text())
-	contents, _ := host.Registry.ResolveURI(ctx, "skill://greet/SKILL.md", scope)
+	contents, _ := h.Registry.ResolveURI(ctx, "skill://greet/SKILL.md", scope)
 	fmt.Println(len(contents), contents[0].MIMEType)
 	// Output:
 	// capability: skills

@@ -1,0 +1,207 @@
+package config
+
+import (
+	"fmt"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"time"
+
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
+)
+
+// This file holds what Parse does to the YAML before decoding it, once for every section of
+// every kind: it walks the syntax tree in step with the Go type the tree decodes into, so
+// that what happens to a value depends on the field it lands in, never on a list of key names.
+//
+//   - A time.Duration field must hold a duration with a unit ("500ms", "5m"): a bare number
+//     or anything else is reported at its line and column (the decoder's own error for it
+//     carries no position, and would read 30 as 30ns).
+//   - A string field tagged config:"expand" (or a list or map of strings so tagged) has
+//     ${VAR} and ${VAR:-default} replaced in the scalar itself, before decoding, so a
+//     variable's value can never inject YAML structure (see expandEnv).
+//   - A string field tagged config:"path" is made absolute against the config file's folder
+//     when relative (after expansion).
+//
+// User data is never touched: map keys, and values decoded into an interface (a static tool's
+// input_schema) are not walked.
+
+// fieldTags are the config:"…" options of the field a value is decoded into; a list's or a
+// map's elements inherit them.
+type fieldTags struct{ expand, path bool }
+
+func tagsOf(f reflect.StructField) fieldTags {
+	var t fieldTags
+	for _, opt := range strings.Split(f.Tag.Get("config"), ",") {
+		switch opt {
+		case "expand":
+			t.expand = true
+		case "path":
+			t.path = true
+		}
+	}
+	return t
+}
+
+var durationType = reflect.TypeFor[time.Duration]()
+
+// walker applies the rules above, collecting problems.
+type walker struct {
+	p      *problems
+	lookup func(string) (string, bool) // the environment
+	dir    string                      // the config file's folder; "" resolves no path
+}
+
+// walk visits n, which decodes into a value of type t at key ("mcp_servers.x.args[0]");
+// set replaces n in its parent.
+func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, set func(ast.Node)) {
+	switch v := n.(type) {
+	case nil:
+		return
+	case *ast.AnchorNode:
+		w.walk(v.Value, t, key, tags, func(m ast.Node) { v.Value = m })
+		return
+	case *ast.TagNode:
+		w.walk(v.Value, t, key, tags, func(m ast.Node) { v.Value = m })
+		return
+	}
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	switch {
+	case t == durationType:
+		w.duration(n, key, set)
+	case t.Kind() == reflect.Struct:
+		for _, mv := range mappingValues(n) {
+			name := keyString(mv.Key)
+			if f, ok := fieldByYAMLName(t, name); ok {
+				w.walk(mv.Value, f.Type, joinKey(key, name), tagsOf(f), func(m ast.Node) { mv.Value = m })
+			}
+		}
+	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
+		for _, mv := range mappingValues(n) {
+			w.walk(mv.Value, t.Elem(), joinKey(key, keyString(mv.Key)), tags, func(m ast.Node) { mv.Value = m })
+		}
+	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
+		if seq, ok := n.(*ast.SequenceNode); ok {
+			for i, e := range seq.Values {
+				w.walk(e, t.Elem(), fmt.Sprintf("%s[%d]", key, i), tags, func(m ast.Node) { seq.Values[i] = m })
+			}
+		}
+	case t.Kind() == reflect.String:
+		w.scalar(n, key, tags)
+	}
+}
+
+// duration reports a value that is not a duration with a unit, and replaces it with null so
+// that the decoder does not report it again without a position.
+func (w *walker) duration(n ast.Node, key string, set func(ast.Node)) {
+	switch v := n.(type) {
+	case *ast.NullNode:
+		return
+	case *ast.IntegerNode, *ast.FloatNode:
+		s := v.GetToken().Value
+		w.p.at(n, "%s: %s has no unit (write e.g. %ss or %sms)", key, s, s, s)
+	case *ast.StringNode:
+		if _, err := time.ParseDuration(v.Value); err == nil {
+			return
+		}
+		w.p.at(n, "%s: %q is not a duration (e.g. 500ms, 5s, 5m)", key, v.Value)
+	default:
+		w.p.at(n, "%s: not a duration (e.g. 500ms, 5s, 5m)", key)
+	}
+	set(ast.Null(token.New("null", "null", n.GetToken().Position)))
+}
+
+// scalar expands and resolves a string scalar as its tags say, in place: the decoder reads
+// the new value (a block scalar's too: it holds its text in a string node).
+func (w *walker) scalar(n ast.Node, key string, tags fieldTags) {
+	if !tags.expand && !tags.path {
+		return
+	}
+	var str *ast.StringNode
+	switch v := n.(type) {
+	case *ast.StringNode:
+		str = v
+	case *ast.LiteralNode:
+		str = v.Value
+	}
+	if str == nil {
+		return // not a string: the decoder reports it if it matters
+	}
+	out := str.Value
+	if tags.expand {
+		var err error
+		if out, err = expandEnv(out, w.lookup); err != nil {
+			w.p.at(n, "%s: %v", key, err)
+			return
+		}
+	}
+	if tags.path && w.dir != "" && out != "" && !filepath.IsAbs(out) {
+		out = filepath.Join(w.dir, out)
+	}
+	str.Value = out
+}
+
+// fieldByYAMLName finds the field of struct type t that the YAML key name decodes into.
+func fieldByYAMLName(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		if f := t.Field(i); f.IsExported() && yamlName(f) == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// yamlName is the key of field f: its yaml tag's name, else its name lowercased (go-yaml's
+// rule).
+func yamlName(f reflect.StructField) string {
+	if name, _, _ := strings.Cut(f.Tag.Get("yaml"), ","); name != "" {
+		return name
+	}
+	return strings.ToLower(f.Name)
+}
+
+func joinKey(key, name string) string {
+	if key == "" {
+		return name
+	}
+	return key + "." + name
+}
+
+// keyString is a mapping key as written, without quotes.
+func keyString(k ast.MapKeyNode) string {
+	if s, ok := unwrap(k).(*ast.StringNode); ok {
+		return s.Value
+	}
+	if tk := k.GetToken(); tk != nil {
+		return tk.Value
+	}
+	return k.String()
+}
+
+// unwrap returns the node an anchor or tag decorates.
+func unwrap(n ast.Node) ast.Node {
+	for {
+		switch v := n.(type) {
+		case *ast.AnchorNode:
+			n = v.Value
+		case *ast.TagNode:
+			n = v.Value
+		default:
+			return n
+		}
+	}
+}
+
+// mappingValues returns the key-value pairs of a mapping node (none for anything else).
+func mappingValues(n ast.Node) []*ast.MappingValueNode {
+	switch v := unwrap(n).(type) {
+	case *ast.MappingNode:
+		return v.Values
+	case *ast.MappingValueNode:
+		return []*ast.MappingValueNode{v}
+	}
+	return nil
+}

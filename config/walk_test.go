@@ -1,0 +1,151 @@
+package config
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+)
+
+// walkInto runs the walker over data for a value of type T and decodes the result, as Parse
+// does for Config.
+func walkInto[T any](t *testing.T, data string, env map[string]string) (T, error) {
+	t.Helper()
+	var out T
+	file, err := parser.ParseBytes([]byte(data), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := file.Docs[0].Body
+	p := &problems{name: "x.yaml", root: body}
+	w := &walker{p: p, dir: "/cfg", lookup: func(k string) (string, bool) { v, ok := env[k]; return v, ok }}
+	w.walk(body, reflect.TypeFor[T](), "", fieldTags{}, func(n ast.Node) { body = n })
+	if err := p.err(); err != nil {
+		return out, err
+	}
+	if err := yaml.NodeToValue(body, &out, yaml.Strict()); err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return out, nil
+}
+
+// Any time.Duration field of any section is checked, however deep and under whatever key: the
+// walker goes by the Go type, not by a list of key names.
+func TestWalkDurationsByType(t *testing.T) {
+	type leaf struct {
+		Wait  time.Duration  `yaml:"wait"`
+		Other string         `yaml:"other"`
+		Ptr   *time.Duration `yaml:"ptr"`
+	}
+	type kind struct {
+		Items  []leaf          `yaml:"items"`
+		ByName map[string]leaf `yaml:"by_name"`
+	}
+	got, err := walkInto[kind](t, "items: [{wait: 1s, other: 30, ptr: 2m}]\nby_name: {a: {wait: 5ms, other: soon}}\n", nil)
+	if err != nil || got.Items[0].Wait != time.Second || *got.Items[0].Ptr != 2*time.Minute || got.ByName["a"].Wait != 5*time.Millisecond {
+		t.Fatalf("got %+v, %v", got, err)
+	}
+	_, err = walkInto[kind](t, "items:\n  - {wait: 1s}\n  - {ptr: 30}\nby_name:\n  b: {wait: later}\n", nil)
+	for _, want := range []string{"x.yaml:3:11: items[1].ptr: 30 has no unit", `x.yaml:5:13: by_name.b.wait: "later" is not a duration`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want %q", err, want)
+		}
+	}
+}
+
+// ${VAR} applies only to fields tagged config:"expand" (and their lists' and maps' values),
+// relative paths only to config:"path" ones; map keys and untagged fields are left as written.
+func TestWalkExpandsTaggedFieldsOnly(t *testing.T) {
+	type kind struct {
+		Cmd   string            `yaml:"cmd" config:"expand"`
+		Env   map[string]string `yaml:"env" config:"expand"`
+		Dirs  []string          `yaml:"dirs" config:"expand,path"`
+		Plain string            `yaml:"plain"`
+		Any   map[string]any    `yaml:"any" config:"expand"`
+	}
+	env := map[string]string{"X": "ex", "D": "sub"}
+	got, err := walkInto[kind](t, `
+cmd: "${X}/bin"
+env: {"${X}": "v=${X}"}
+dirs: [rel, /abs, "${D}/d", "|x"]
+plain: "${X} $$"
+any: {k: "${X}"}
+`, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := kind{
+		Cmd: "ex/bin", Env: map[string]string{"${X}": "v=ex"}, Dirs: []string{"/cfg/rel", "/abs", "/cfg/sub/d", "/cfg/|x"},
+		Plain: "${X} $$", Any: map[string]any{"k": "${X}"},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
+func TestParseExpandsBlockScalarsAndAliases(t *testing.T) {
+	t.Setenv("AP_BIN", "/opt/bin")
+	cfg, err := Parse("cfg.yaml", []byte(`
+mcp_servers:
+  a: &base
+    command: ${AP_BIN}/server
+    args:
+      - |
+        ${AP_BIN}
+  b: *base
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b"} {
+		if s := cfg.MCPServers[name]; s.Command != "/opt/bin/server" || s.Args[0] != "/opt/bin\n" {
+			t.Errorf("%s = %+v", name, s)
+		}
+	}
+}
+
+// Problems a kind's Validate finds are placed at the key they name, a server name holding
+// dots included, or at the nearest enclosing key present in the file.
+func TestParseProblemPositions(t *testing.T) {
+	data := `mcp_servers:
+  a.b:
+    command: x
+    retry: {attempts: 21}
+    allow_tools: [ok, "[bad"]
+  c:
+    tools:
+      - {name: t}
+      - {description: nameless}
+`
+	_, err := Parse("cfg.yaml", []byte(data))
+	for _, want := range []string{
+		"cfg.yaml:4:23: mcp_servers.a.b.retry.attempts: ",
+		"cfg.yaml:5:23: mcp_servers.a.b.allow_tools[1]: bad pattern",
+		"cfg.yaml:7:5: mcp_servers.c: needs a command",
+		"cfg.yaml:9:9: mcp_servers.c.tools[1]: a tool needs a name",
+	} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v\nwant %q", err, want)
+		}
+	}
+}
+
+// A Config made in code is checked by Validate, with keys but without positions.
+func TestValidateConfigMadeInCode(t *testing.T) {
+	cfg := &Config{Pool: Pool{MaxClients: -1}, Extensions: Extensions{AllowedCommands: []string{"node"}}}
+	cfg.MCPServers = mcpcap.Servers{"a": {Command: "/bin/sh"}}
+	err := cfg.Validate()
+	for _, want := range []string{"mcp_servers.a.command: command \"/bin/sh\" is not in extensions.allowed_commands", "pool.max_clients: must not be negative"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("err = %v, want %q", err, want)
+		}
+	}
+	if cfg.MCPServers["a"].Type != "stdio" {
+		t.Errorf("Validate did not fill in the implied type: %+v", cfg.MCPServers["a"])
+	}
+}

@@ -1,0 +1,63 @@
+// Package host is agentpool's composition root at run time (DESIGN.md "Layout"): from a
+// config.Config it builds the registry, the connection pool and every capability the config
+// declares, injects them into each other, opens and closes the capabilities of a session, and
+// shuts everything down. It is the one package that knows every concrete kind (skill, command,
+// mcpcap, connpool); nothing below it imports it, and package config, which only reads the
+// file, builds nothing.
+//
+// RFC-0051 sections implemented here: "Client Injection (DI)" (a skill's own MCP servers are
+// made by a factory the host hands the skill manager, so package skill never imports mcpcap),
+// "Composition via Client Sharing" (those servers share the pool and are recorded as registry
+// children of the skill manager), "Lifecycle Management" (Build, OpenSession, Close) and the
+// resolved Q1 (pool-level capabilities registered at startup, session ones per session).
+//
+// # Kinds
+//
+// Build walks a small table of extension kinds — skills, commands, mcp_servers — each an
+// entry {key, build} whose build function turns that kind's section of the config (the kind's
+// own struct, from its own package) into capabilities. Adding a kind touches its own package
+// (the config struct with its YAML keys and Validate, and the capability) and one entry in
+// that table — and the field in config.Config that names its key, since config validates
+// every section at Parse, with positions, before anything is built. A test checks that the
+// table and config.Config's sections name the same kinds.
+//
+// # Lifecycle
+//
+// Build follows Caddy's rule: load (the config is validated again, since one made in code has
+// not been through config.Parse), provision (each kind builds its capabilities, doing no I/O
+// beyond scanning skill and command folders: MCP servers connect when first listed), validate
+// (names unique across kinds), register at pool scope. If any step fails, Build closes what
+// the earlier steps started — unregistered capabilities, then the registry with everything
+// registered and the pool last — and returns the error with no Host: nothing half-started
+// survives.
+//
+// # Decisions taken where the RFC and DESIGN.md are silent
+//
+//   - Origins are explicit at registration: the skill manager and the command files are
+//     registered as ext.OriginLocal; MCP servers say their own (remote, mcp://<name>). Today
+//     every skill and command root is local, the project's .agents and .claude folders
+//     included: the project-versus-user split (OriginProject, untrusted until the user trusts
+//     the project) comes with trust, in a later issue.
+//   - Tool names follow the one rule, ext.ToolName(namespace, tool) = "<namespace>__<tool>":
+//     a configured MCP server without a prefix key gets Prefix "<server>__", so the Cap itself
+//     lists its tools namespaced and nobody above adds the namespace again; prefix: "" means
+//     the server's own names (what a transparent gateway in front of one server needs); a
+//     skill's own servers get Prefix "", because the skill manager namespaces their tools as
+//     "<skill>__<tool>".
+//   - A capability name may be used once: a server named "skills" or "commands", even a
+//     session-scoped one, is refused by Build rather than shadowing the skill manager.
+//   - Build registers one skill manager at pool scope, so the skills' own MCP servers use the
+//     pool's "global" partition: they are shared by every session, like the skills themselves.
+//     DESIGN.md partitions skill servers by session; that applies once a gateway registers a
+//     skill manager per session (part 4), which then passes its session id as the partition.
+//   - A skill's own MCP server is named "<skill>.<server>", is validated as a config entry
+//     would be (keys "mcp-servers.<server>", prefixed by the SKILL.md or mcp.json position), and
+//     extensions.allowed_commands applies to it. It is recorded as a registry child of the skill
+//     manager when built (Registry.AddChild) and forgotten (Registry.RemoveChild) when the
+//     manager closes it (a reload dropped or replaced it), so hot reload does not accumulate
+//     edges.
+//   - scope: session servers are not started by Build: OpenSession registers a private
+//     instance per session (its own pool partition, so its own process and state).
+//   - Command files follow the skills section's watch and debounce: one host follows both, and
+//     no separate switch has been asked for.
+package host

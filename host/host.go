@@ -1,0 +1,160 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+
+	"github.com/agentpool/agentpool/command"
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/skill"
+)
+
+// Options are the inputs to Build that do not come from the file: command-line roots and
+// where the project and user folders are.
+type Options struct {
+	// SkillDirs are skill roots of the highest precedence (--skills-dir), before the config's.
+	SkillDirs []string
+	// DefaultRoots adds the project and user skill and command roots (.agents/…, .claude/…).
+	DefaultRoots bool
+	// ProjectDir and HomeDir locate the default roots.
+	ProjectDir, HomeDir string
+	// Watch turns hot reload on for skills and commands (the config's skills.watch can turn it off).
+	Watch bool
+	// Logger receives lifecycle messages; nil discards them.
+	Logger *slog.Logger
+}
+
+// Host is everything Build assembled. Close it to stop every capability and then the pool.
+type Host struct {
+	// Config is the configuration the host was built from.
+	Config *config.Config
+	// Registry holds every capability; closing it closes them and then the pool.
+	Registry *ext.Registry
+	// Pool is the connection pool every MCP server leases its client from.
+	Pool *connpool.Pool
+	// Skills is the skill manager (registered at pool scope as "skills").
+	Skills *skill.Manager
+	// Commands is the command-file source (registered at pool scope as "commands").
+	Commands *command.FileSource
+	// Servers are the pool-scoped MCP servers, in name order.
+	Servers []*mcpcap.Cap
+
+	opts           Options
+	sessionServers []string // names of session-scoped servers, built per session
+	logger         *slog.Logger
+}
+
+// kind builds one extension kind's section of the config: the capabilities it declares at
+// pool scope, not yet registered. On error it still returns what it built, for Build to close.
+type kind struct {
+	key   string // the section's key in the config file
+	build func(ctx context.Context, h *Host) ([]part, error)
+}
+
+// kinds are the extension kinds Build knows, in registration order (the order Visible lists
+// them in). A new kind is its own package's config struct plus one entry here (and the
+// config.Config field naming its key; TestKindsCoverConfigSections checks both exist).
+var kinds = []kind{
+	{"skills", buildSkills},
+	{"commands", buildCommands},
+	{"mcp_servers", buildServers},
+}
+
+// part is one capability a kind built, waiting to be registered at pool scope.
+type part struct {
+	key  string // where it comes from in the config ("skills", "mcp_servers.x")
+	cap  ext.Capability
+	opts []ext.RegisterOption
+}
+
+// Build creates the registry, the connection pool and every capability the config declares,
+// and registers them at pool scope. It does no I/O beyond scanning skill and command folders:
+// MCP servers connect when first listed.
+//
+// It follows Caddy's lifecycle: load (the config is checked again with Config.Validate, which
+// fills in what it implies as Parse does, since one made in code has not been through Parse),
+// provision (every kind builds its capabilities), validate (the capabilities' names are unique
+// across kinds, session-scoped servers included), then register. When a step fails, Build
+// closes everything it started, the connection pool last, and returns the error: nothing
+// half-started survives.
+func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error) {
+	if cfg == nil {
+		cfg = &config.Config{}
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	logger := opts.Logger
+	if logger == nil {
+		logger = slog.New(slog.DiscardHandler)
+	}
+	reg := ext.NewRegistry(&ext.RegistryOptions{
+		MaxCompositionDepth: cfg.Extensions.MaxCompositionDepth,
+		Logger:              logger,
+	})
+	pool := connpool.New(&connpool.Options{
+		MaxClients:      cfg.Pool.MaxClients,
+		IdleTimeout:     cfg.Pool.IdleTimeout,
+		Logger:          logger,
+		ConfigureClient: mcpcap.RegisterSkillMethods,
+	})
+	reg.OnClose(pool.Close)
+	h := &Host{Config: cfg, Registry: reg, Pool: pool, opts: opts, logger: logger}
+
+	var parts []part
+	for _, k := range kinds {
+		built, err := k.build(ctx, h)
+		parts = append(parts, built...)
+		if err != nil {
+			return nil, h.abort(ctx, parts, fmt.Errorf("build %s: %w", k.key, err))
+		}
+	}
+	if err := h.checkNames(parts); err != nil {
+		return nil, h.abort(ctx, parts, err)
+	}
+	for i, p := range parts {
+		if err := reg.Register(p.cap, ext.LevelPool, ext.Scope{}, p.opts...); err != nil {
+			return nil, h.abort(ctx, parts[i:], fmt.Errorf("register %s: %w", p.key, err))
+		}
+	}
+	return h, nil
+}
+
+// checkNames reports a capability name used twice: two capabilities of one name in a scope
+// would make one of them unreachable by name.
+func (h *Host) checkNames(parts []part) error {
+	owner := make(map[string]string, len(parts)+len(h.sessionServers))
+	var errs []error
+	claim := func(name, key string) {
+		if first, ok := owner[name]; ok {
+			errs = append(errs, fmt.Errorf("%s: name %q is already used by %s", key, name, first))
+			return
+		}
+		owner[name] = key
+	}
+	for _, p := range parts {
+		claim(p.cap.Name(), p.key)
+	}
+	for _, name := range h.sessionServers {
+		claim(name, "mcp_servers."+name)
+	}
+	return errors.Join(errs...)
+}
+
+// abort closes the capabilities built but not registered, then the host (every registered
+// capability, then the pool), and returns err with any error of theirs.
+func (h *Host) abort(ctx context.Context, unregistered []part, err error) error {
+	ctx = context.WithoutCancel(ctx)
+	for _, p := range unregistered {
+		err = errors.Join(err, p.cap.Close(ctx))
+	}
+	return errors.Join(err, h.Close(ctx))
+}
+
+// Close closes every capability, in scope order, then the connection pool. It is idempotent.
+func (h *Host) Close(ctx context.Context) error { return h.Registry.Close(ctx) }

@@ -1,0 +1,95 @@
+package host
+
+import (
+	"context"
+	"slices"
+
+	"github.com/agentpool/agentpool/command"
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/skill"
+)
+
+// localOrigin is the origin of the skill manager and the command files: the user's own.
+// Project folders (.agents/skills under the working directory) are among their roots and
+// still local here; the project-versus-user split comes with trust, in a later issue.
+var localOrigin = ext.WithOrigin(ext.Origin{Kind: ext.OriginLocal})
+
+// buildSkills builds the skill manager over the command line's roots, the config's and, with
+// Options.DefaultRoots, the project's and the user's.
+func buildSkills(_ context.Context, h *Host) ([]part, error) {
+	cfg := h.Config.Skills
+	roots := append(slices.Clone(h.opts.SkillDirs), cfg.Dirs...)
+	if h.opts.DefaultRoots {
+		roots = append(roots, skill.DefaultRoots(h.opts.ProjectDir, h.opts.HomeDir)...)
+	}
+	m, err := skill.NewManager(&skill.Options{
+		Roots:      roots,
+		Watch:      cfg.Watching(h.opts.Watch),
+		Debounce:   cfg.Debounce,
+		MaxFolders: cfg.MaxFolders,
+		Logger:     h.logger,
+		Children:   h.skillServer,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.Skills = m
+	return []part{{key: "skills", cap: m, opts: []ext.RegisterOption{localOrigin}}}, nil
+}
+
+// buildCommands builds the command-file source over the config's roots and the default ones.
+// Command files are watched as skills are (skills.watch, skills.debounce): one host follows
+// both, and a separate switch has not been asked for.
+func buildCommands(_ context.Context, h *Host) ([]part, error) {
+	roots := slices.Clone(h.Config.Commands.Dirs)
+	if h.opts.DefaultRoots {
+		roots = append(roots, command.DefaultRoots(h.opts.ProjectDir, h.opts.HomeDir)...)
+	}
+	fs, err := command.NewFileSource(roots, &command.FileOptions{
+		Watch:    h.Config.Skills.Watching(h.opts.Watch),
+		Debounce: h.Config.Skills.Debounce,
+		Logger:   h.logger,
+	})
+	if err != nil {
+		return nil, err
+	}
+	h.Commands = fs
+	return []part{{key: "commands", cap: fs, opts: []ext.RegisterOption{localOrigin}}}, nil
+}
+
+// buildServers builds every pool-scoped MCP server, in name order, and records the
+// session-scoped ones for OpenSession. A Cap says its own origin (remote, mcp://<name>).
+func buildServers(_ context.Context, h *Host) ([]part, error) {
+	var parts []part
+	for _, name := range h.Config.MCPServers.Names() {
+		spec := h.Config.MCPServers[name]
+		if spec.Scope == mcpcap.ScopeSession {
+			h.sessionServers = append(h.sessionServers, name)
+			continue
+		}
+		c, err := h.newServer(name, spec, connpool.GlobalPartition)
+		if err != nil {
+			return parts, err
+		}
+		parts = append(parts, part{key: "mcp_servers." + name, cap: c})
+		h.Servers = append(h.Servers, c)
+	}
+	return parts, nil
+}
+
+// newServer builds the configured server name in the pool partition given. Without a prefix
+// key its tools are listed as ext.ToolName(name, tool), "<name>__<tool>"; prefix: "" keeps the
+// server's own names.
+func (h *Host) newServer(name string, spec mcpcap.ServerSpec, partition string) (*mcpcap.Cap, error) {
+	cfg, err := spec.Config(name)
+	if err != nil {
+		return nil, err
+	}
+	if cfg.Prefix == nil {
+		prefix := ext.ToolName(name, "")
+		cfg.Prefix = &prefix
+	}
+	return mcpcap.New(cfg, mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger))
+}

@@ -1,0 +1,274 @@
+package mcpcap
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/ext"
+)
+
+// Servers is the mcp_servers section of the config file: MCP servers by name.
+type Servers map[string]ServerSpec
+
+// ServerSpec is one MCP server as the config file declares it (DESIGN.md "MCP servers",
+// config per server). Its YAML keys are its own; package config decodes it, expanding ${VAR}
+// in the fields tagged config:"expand" and resolving those tagged config:"path" against the
+// config file's folder, and calls Validate. Config turns it into what New takes.
+type ServerSpec struct {
+	// Type is connpool.TypeStdio, TypeStreamableHTTP or TypeSSE; Validate fills it in from
+	// Command (stdio) or URL (streamable-http) when empty.
+	Type string `yaml:"type"`
+	// Command, Args, Env and Cwd start a stdio server.
+	Command string            `yaml:"command" config:"expand"`
+	Args    []string          `yaml:"args" config:"expand"`
+	Env     map[string]string `yaml:"env" config:"expand"`
+	Cwd     string            `yaml:"cwd" config:"expand,path"`
+	// URL and Headers reach an HTTP server.
+	URL     string            `yaml:"url" config:"expand"`
+	Headers map[string]string `yaml:"headers" config:"expand"`
+	// Lazy defers connecting to the first call; Tools are listed until then.
+	Lazy  bool         `yaml:"lazy"`
+	Tools []StaticTool `yaml:"tools"`
+	// Scope is ScopePool (default) or ScopeSession.
+	Scope string `yaml:"scope"`
+	// Prefix is prepended to the server's tool names. Nil (no prefix key) leaves the choice to
+	// whoever builds the Cap (the host uses "<server>__", ext.ToolName); "" means raw names.
+	Prefix *string `yaml:"prefix"`
+	// AllowTools and DenyTools filter the server's tools by path.Match pattern; deny wins.
+	AllowTools []string `yaml:"allow_tools"`
+	DenyTools  []string `yaml:"deny_tools"`
+	// Timeout bounds each call; zero means DefaultTimeout.
+	Timeout time.Duration `yaml:"timeout"`
+	// Retry is the reconnect and call-retry policy.
+	Retry Retry `yaml:"retry"`
+}
+
+// StaticTool declares a tool of a lazy server so it can be listed before the server starts.
+type StaticTool struct {
+	// Name is the tool's name as the server names it (before Prefix). Required.
+	Name string `yaml:"name"`
+	// Description is shown in listings.
+	Description string `yaml:"description"`
+	// InputSchema is the tool's JSON Schema; nil means {"type": "object"}.
+	InputSchema map[string]any `yaml:"input_schema"`
+	// ReadOnly and Idempotent are the tool's annotations: either lets a call cut off by a
+	// lost connection be retried (Retry.Calls "safe").
+	ReadOnly   bool `yaml:"read_only"`
+	Idempotent bool `yaml:"idempotent"`
+}
+
+// Validate checks every server in name order, filling in each one's implied type, and returns
+// every problem found (nil when none). Each problem is keyed under key: a server's problems
+// under key.<name> (see ServerSpec.Validate).
+func (ss Servers) Validate(key string) error {
+	var errs []error
+	for _, name := range ss.Names() {
+		at := key + "." + name
+		if name == "" || strings.ContainsAny(name, "/:\\ \t") {
+			errs = append(errs, keyErrorf(at, "server name must be non-empty and hold no '/', ':', '\\' or spaces"))
+		}
+		s := ss[name]
+		errs = append(errs, s.Validate(at))
+		ss[name] = s
+	}
+	return errors.Join(errs...)
+}
+
+// CheckCommands reports every stdio server whose command is not allowed (see
+// ServerSpec.CheckCommand), keyed under key.<name>.
+func (ss Servers) CheckCommands(key string, allowed []string) error {
+	var errs []error
+	for _, name := range ss.Names() {
+		errs = append(errs, ss[name].CheckCommand(key+"."+name, allowed))
+	}
+	return errors.Join(errs...)
+}
+
+// Names returns the server names in sorted order.
+func (ss Servers) Names() []string {
+	names := make([]string, 0, len(ss))
+	for n := range ss {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+// Validate checks s and fills in the type its command or url implies. It returns every
+// problem found, joined (nil when none); each problem's message starts with the key it
+// concerns, key being s's own key ("mcp_servers.x" gives "mcp_servers.x.retry.calls: …"),
+// and the problem has a Key() string method returning that key, so that package config can
+// place it in the file.
+func (s *ServerSpec) Validate(key string) error {
+	var errs []error
+	add := func(at, format string, a ...any) { errs = append(errs, keyErrorf(at, format, a...)) }
+	if s.Type == "" {
+		switch {
+		case s.Command != "":
+			s.Type = connpool.TypeStdio
+		case s.URL != "":
+			s.Type = connpool.TypeStreamableHTTP
+		}
+	}
+	switch s.Type {
+	case connpool.TypeStdio:
+		if s.Command == "" {
+			add(key, "stdio server needs a command")
+		}
+		if s.URL != "" {
+			add(key+".url", "url is not used by a stdio server")
+		}
+		if len(s.Headers) > 0 {
+			add(key+".headers", "headers are not used by a stdio server")
+		}
+	case connpool.TypeStreamableHTTP, connpool.TypeSSE:
+		if s.URL == "" {
+			add(key, "%s server needs a url", s.Type)
+		} else if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			add(key+".url", "url %q must be an http or https URL", s.URL)
+		}
+		for _, f := range []struct {
+			key  string
+			used bool
+		}{{"command", s.Command != ""}, {"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"cwd", s.Cwd != ""}} {
+			if f.used {
+				add(key+"."+f.key, "%s is not used by a %s server", f.key, s.Type)
+			}
+		}
+	case "":
+		add(key, "needs a command (stdio) or a url (streamable-http, sse)")
+	default:
+		add(key+".type", "unknown type %q (want stdio, streamable-http or sse)", s.Type)
+	}
+	switch s.Scope {
+	case "", ScopePool, ScopeSession:
+	default:
+		add(key+".scope", "unknown scope %q (want pool or session)", s.Scope)
+	}
+	switch s.Retry.Calls {
+	case "", CallsSafe, CallsAlways, CallsNever:
+	default:
+		add(key+".retry.calls", "unknown retry.calls %q (want safe, always or never)", s.Retry.Calls)
+	}
+	if s.Retry.Attempts < 0 || s.Retry.Attempts > MaxAttempts {
+		// Backoff doubles per attempt: beyond MaxAttempts the delay overflows time.Duration.
+		add(key+".retry.attempts", "must be between 0 (the default, %d) and %d, got %d", DefaultAttempts, MaxAttempts, s.Retry.Attempts)
+	}
+	if s.Retry.Backoff < 0 {
+		add(key+".retry.backoff", "must not be negative, got %s", s.Retry.Backoff)
+	}
+	if s.Timeout < 0 {
+		add(key+".timeout", "must not be negative, got %s", s.Timeout)
+	}
+	if s.Lazy && len(s.Tools) == 0 {
+		add(key+".lazy", "a lazy server needs its tools declared statically (tools:)")
+	}
+	for i, t := range s.Tools {
+		at := fmt.Sprintf("%s.tools[%d]", key, i)
+		if t.Name == "" {
+			add(at, "a tool needs a name")
+		}
+		if _, err := json.Marshal(t.InputSchema); err != nil {
+			add(at+".input_schema", "not representable as JSON: %v", err)
+		}
+	}
+	for _, list := range []struct {
+		key      string
+		patterns []string
+	}{{"allow_tools", s.AllowTools}, {"deny_tools", s.DenyTools}} {
+		for i, p := range list.patterns {
+			if _, err := path.Match(p, ""); err != nil {
+				add(fmt.Sprintf("%s.%s[%d]", key, list.key, i), "bad pattern %q: %v", p, err)
+			}
+		}
+	}
+	for _, t := range s.AllowTools {
+		if slices.Contains(s.DenyTools, t) {
+			add(key+".deny_tools", "tool %q is both allowed and denied", t)
+		}
+	}
+	if len(errs) == 0 {
+		// What only the pool checks (NUL bytes, malformed env and header names), said now.
+		cfg, _ := s.Config("")
+		if err := cfg.Server.Validate(); err != nil {
+			add(key, "%v", err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// CheckCommand reports a stdio server whose command's base name is not in allowed (the
+// extensions.allowed_commands policy), keyed key.command; an empty allowed allows any command.
+func (s ServerSpec) CheckCommand(key string, allowed []string) error {
+	if len(allowed) == 0 || s.Command == "" || (s.Type != "" && s.Type != connpool.TypeStdio) {
+		return nil
+	}
+	if !slices.Contains(allowed, filepath.Base(s.Command)) {
+		return keyErrorf(key+".command", "command %q is not in extensions.allowed_commands %v", s.Command, allowed)
+	}
+	return nil
+}
+
+// Config returns the Config New takes for the server named name. Prefix stays nil when s has
+// none: the caller decides the default. It fails only for a static tool's input_schema that
+// does not marshal to JSON (which Validate reports).
+func (s ServerSpec) Config(name string) (Config, error) {
+	tools := make([]ext.ToolEntry, 0, len(s.Tools))
+	for _, t := range s.Tools {
+		schema := t.InputSchema
+		if schema == nil {
+			schema = map[string]any{"type": "object"}
+		}
+		raw, err := json.Marshal(schema)
+		if err != nil {
+			return Config{}, fmt.Errorf("mcp server %q: tool %q: input_schema: %w", name, t.Name, err)
+		}
+		entry := ext.ToolEntry{Name: t.Name, Description: t.Description, InputSchema: raw}
+		if t.ReadOnly || t.Idempotent {
+			entry.Annotations = &ext.ToolAnnotations{ReadOnlyHint: t.ReadOnly, IdempotentHint: t.Idempotent}
+		}
+		tools = append(tools, entry)
+	}
+	var prefix *string
+	if s.Prefix != nil {
+		p := *s.Prefix
+		prefix = &p
+	}
+	return Config{
+		Name: name,
+		Server: connpool.ServerConfig{
+			Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
+			URL: s.URL, Headers: s.Headers,
+		},
+		Lazy:       s.Lazy,
+		Tools:      tools,
+		Scope:      s.Scope,
+		Prefix:     prefix,
+		AllowTools: s.AllowTools,
+		DenyTools:  s.DenyTools,
+		Timeout:    s.Timeout,
+		Retry:      s.Retry,
+	}, nil
+}
+
+// keyError is one problem of a config key: "<key>: <what>". Key lets package config place it
+// in the file without parsing the message.
+type keyError struct{ key, msg string }
+
+func keyErrorf(key, format string, a ...any) error {
+	return &keyError{key: key, msg: fmt.Sprintf(format, a...)}
+}
+
+func (e *keyError) Error() string { return e.key + ": " + e.msg }
+
+// Key returns the YAML key the problem concerns, as in "mcp_servers.x.retry.calls".
+func (e *keyError) Key() string { return e.key }

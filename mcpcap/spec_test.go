@@ -1,0 +1,139 @@
+package mcpcap
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/google/go-cmp/cmp"
+)
+
+// problemKeys returns the Key of every problem in err, in order.
+func problemKeys(t *testing.T, err error) []string {
+	t.Helper()
+	var keys []string
+	var walk func(error)
+	walk = func(err error) {
+		if j, ok := err.(interface{ Unwrap() []error }); ok {
+			for _, e := range j.Unwrap() {
+				walk(e)
+			}
+			return
+		}
+		var k interface{ Key() string }
+		if !errors.As(err, &k) {
+			t.Errorf("problem %q has no key", err)
+			return
+		}
+		if !strings.HasPrefix(err.Error(), k.Key()+": ") {
+			t.Errorf("problem %q does not start with its key %q", err, k.Key())
+		}
+		keys = append(keys, k.Key())
+	}
+	if err != nil {
+		walk(err)
+	}
+	return keys
+}
+
+func TestServerSpecValidate(t *testing.T) {
+	cases := []struct {
+		name string
+		spec ServerSpec
+		want []string // keys of the problems, in order
+	}{
+		{"stdio", ServerSpec{Command: "x"}, nil},
+		{"http", ServerSpec{URL: "https://h/mcp", Headers: map[string]string{"A": "b"}}, nil},
+		{"nothing", ServerSpec{}, []string{"s"}},
+		{"unknown type", ServerSpec{Type: "ftp", Command: "x"}, []string{"s.type"}},
+		{"stdio with url and headers", ServerSpec{Type: "stdio", Command: "x", URL: "http://h", Headers: map[string]string{"A": "b"}},
+			[]string{"s.url", "s.headers"}},
+		{"http with stdio keys", ServerSpec{Type: "sse", URL: "http://h", Command: "x", Args: []string{"a"}, Env: map[string]string{"A": "b"}, Cwd: "/"},
+			[]string{"s.command", "s.args", "s.env", "s.cwd"}},
+		{"bad url", ServerSpec{URL: "file:///etc/passwd"}, []string{"s.url"}},
+		{"scope", ServerSpec{Command: "x", Scope: "turn"}, []string{"s.scope"}},
+		{"retry", ServerSpec{Command: "x", Retry: Retry{Attempts: MaxAttempts + 1, Backoff: -time.Second, Calls: "sometimes"}, Timeout: -1},
+			[]string{"s.retry.calls", "s.retry.attempts", "s.retry.backoff", "s.timeout"}},
+		{"lazy", ServerSpec{Command: "x", Lazy: true}, []string{"s.lazy"}},
+		{"tools", ServerSpec{Command: "x", Tools: []StaticTool{{Name: "a"}, {}}}, []string{"s.tools[1]"}},
+		{"schema", ServerSpec{Command: "x", Tools: []StaticTool{{Name: "a", InputSchema: map[string]any{"f": func() {}}}}},
+			[]string{"s.tools[0].input_schema"}},
+		{"env name", ServerSpec{Command: "x", Env: map[string]string{"A=B": "c"}}, []string{"s"}},
+		{"patterns", ServerSpec{Command: "x", AllowTools: []string{"ok*", "[bad"}, DenyTools: []string{"ok*", "\\"}},
+			[]string{"s.allow_tools[1]", "s.deny_tools[1]", "s.deny_tools"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := tc.spec.Validate("s")
+			if diff := cmp.Diff(tc.want, problemKeys(t, err)); diff != "" {
+				t.Errorf("problem keys (-want +got):\n%s\n%v", diff, err)
+			}
+		})
+	}
+}
+
+func TestServersValidate(t *testing.T) {
+	ss := Servers{"b": {URL: "http://h/mcp"}, "a/x": {Command: "x"}, "c": {}}
+	err := ss.Validate("mcp_servers")
+	if diff := cmp.Diff([]string{"mcp_servers.a/x", "mcp_servers.c"}, problemKeys(t, err)); diff != "" {
+		t.Errorf("problem keys (-want +got):\n%s", diff)
+	}
+	if ss["a/x"].Type != connpool.TypeStdio || ss["b"].Type != connpool.TypeStreamableHTTP {
+		t.Errorf("implied types not filled in: %+v", ss)
+	}
+	if !strings.Contains(err.Error(), "mcp_servers.a/x: server name") {
+		t.Errorf("err = %v", err)
+	}
+}
+
+func TestCheckCommands(t *testing.T) {
+	ss := Servers{"a": {Command: "/usr/bin/node"}, "b": {Command: "sh"}, "c": {URL: "http://h"}}
+	if err := ss.CheckCommands("mcp_servers", nil); err != nil {
+		t.Fatalf("no allowlist: %v", err)
+	}
+	err := ss.CheckCommands("mcp_servers", []string{"node"})
+	if diff := cmp.Diff([]string{"mcp_servers.b.command"}, problemKeys(t, err)); diff != "" {
+		t.Errorf("problem keys (-want +got):\n%s", diff)
+	}
+}
+
+func TestServerSpecConfig(t *testing.T) {
+	raw := ""
+	spec := ServerSpec{
+		Type: "stdio", Command: "x", Args: []string{"a"}, Env: map[string]string{"K": "v"}, Cwd: "/w",
+		Lazy: true, Tools: []StaticTool{{Name: "ping", Description: "Ping", ReadOnly: true}},
+		Scope: ScopeSession, Prefix: &raw, AllowTools: []string{"p*"}, DenyTools: []string{"q"},
+		Timeout: time.Second, Retry: Retry{Attempts: 2, Backoff: time.Millisecond, Calls: CallsNever},
+	}
+	cfg, err := spec.Config("srv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Prefix == nil || *cfg.Prefix != "" || cfg.Prefix == spec.Prefix {
+		t.Errorf("prefix = %v, want a copy of \"\"", cfg.Prefix)
+	}
+	cfg.Prefix = nil
+	want := Config{
+		Name: "srv",
+		Server: connpool.ServerConfig{Name: "srv", Type: "stdio", Command: "x", Args: []string{"a"},
+			Env: map[string]string{"K": "v"}, Cwd: "/w"},
+		Lazy:  true,
+		Scope: ScopeSession, AllowTools: []string{"p*"}, DenyTools: []string{"q"},
+		Timeout: time.Second, Retry: Retry{Attempts: 2, Backoff: time.Millisecond, Calls: CallsNever},
+	}
+	tools := cfg.Tools
+	cfg.Tools = nil
+	if diff := cmp.Diff(want, cfg); diff != "" {
+		t.Errorf("config (-want +got):\n%s", diff)
+	}
+	if len(tools) != 1 || tools[0].Name != "ping" || string(tools[0].InputSchema) != `{"type":"object"}` ||
+		tools[0].Annotations == nil || !tools[0].Annotations.ReadOnlyHint {
+		t.Errorf("tools = %+v", tools)
+	}
+	spec.Prefix = nil
+	if cfg, _ := spec.Config("srv"); cfg.Prefix != nil {
+		t.Errorf("no prefix key must leave Prefix nil, got %q", *cfg.Prefix)
+	}
+}
