@@ -95,6 +95,14 @@ func losslessServer() *mcp.Server {
 			}
 			return &mcp.CallToolResult{StructuredContent: map[string]any{"token": token}, Content: []mcp.Content{&mcp.TextContent{Text: "done"}}}, nil
 		})
+	s.AddTool(&mcp.Tool{Name: "structured", Description: "returns its argument value as structured content, and no content", InputSchema: object},
+		func(_ context.Context, r *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var args struct {
+				Value json.RawMessage `json:"value"`
+			}
+			_ = json.Unmarshal(r.Params.Arguments, &args)
+			return &mcp.CallToolResult{StructuredContent: args.Value, Content: []mcp.Content{}}, nil
+		})
 	read := func(_ context.Context, r *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: r.Params.URI, MIMEType: "text/plain", Text: "x"}}}, nil
 	}

@@ -334,7 +334,7 @@ func TestLosslessGoServerStreamableHTTP(t *testing.T) {
 }
 
 func losslessGoServer(t *testing.T, r *losslessRun) {
-	// kinds, meta and progress (2 icons, 1 icon), the resource (2), the template (1), the prompt (1).
+	// kinds and meta (2 icons, 1 icon), the resource (2), the template (1), the prompt (1).
 	if icons := r.listings(); icons != 7 {
 		t.Errorf("%d icons through the Cap's listings, want 7", icons)
 	}
@@ -348,6 +348,17 @@ func losslessGoServer(t *testing.T, r *losslessRun) {
 	}
 	if res := r.call("kinds", `{"fail":true}`); !res.IsError {
 		t.Errorf("kinds with fail: isError not set")
+	}
+	// Known loss, logged rather than failed: go-sdk v1.8.0 decodes structuredContent (and _meta,
+	// and schemas: every value it types as any) with numbers as float64, so an integer beyond
+	// 2^53 reaches the Cap rounded. The Cap never sees the server's digits.
+	big := `12345678901234567891`
+	res, err := r.c.CallTool(r.ctx, &ext.ToolCall{Name: "structured", Arguments: json.RawMessage(`{"value":` + big + `}`)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(res.StructuredContent) != big {
+		t.Logf("known loss: structured content %s came through as %s (go-sdk decodes any as float64)", big, res.StructuredContent)
 	}
 	p := r.prompt("roles", map[string]string{"topic": "loss"})
 	var roles []string

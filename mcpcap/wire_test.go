@@ -1,8 +1,10 @@
 package mcpcap
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"math/big"
 	"os/exec"
 	"sync"
 	"testing"
@@ -102,19 +104,23 @@ func bareStdio(t *testing.T, name string, args []string, env []string) (*mcp.Cli
 	return bareSession(t, &mcp.CommandTransport{Command: cmd})
 }
 
-// wireForm decodes JSON into the generic form compared by wireDiff.
+// wireForm decodes JSON into the generic form compared by wireDiff. Numbers stay as their
+// literal text (json.Number), compared by exact value (sameNumber): decoded to float64 an
+// integer beyond 2^53 would compare equal to the rounded value a lossy conversion produced.
 func wireForm(t *testing.T, b []byte) any {
 	t.Helper()
 	var v any
-	if err := json.Unmarshal(b, &v); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
 		t.Fatalf("decode %s: %v", b, err)
 	}
 	return v
 }
 
 // wireDiff compares got, an ext value (ext types mirror the MCP wire form, so it marshals to
-// it), with raw, the JSON the server sent, structurally: every key and value, numbers as JSON
-// numbers. It returns "" when they are the same. The top-level key "resultType" (protocol
+// it), with raw, the JSON the server sent, structurally: every key and value, numbers by exact
+// value. It returns "" when they are the same. The top-level key "resultType" (protocol
 // framing, SEP-2322) is not content and is ignored; normalize, when set, adjusts the server's
 // form first, for differences the caller has decided are not losses.
 func wireDiff(t *testing.T, raw json.RawMessage, got any, normalize func(any)) string {
@@ -130,10 +136,17 @@ func wireDiff(t *testing.T, raw json.RawMessage, got any, normalize func(any)) s
 	if err != nil {
 		t.Fatalf("marshal %T: %v", got, err)
 	}
-	if d := cmp.Diff(want, wireForm(t, b)); d != "" {
+	if d := cmp.Diff(want, wireForm(t, b), cmp.Comparer(sameNumber)); d != "" {
 		return "(-server +cap):\n" + d + "\nserver: " + string(raw) + "\ncap:    " + string(b)
 	}
 	return ""
+}
+
+// sameNumber compares JSON numbers by exact value, whatever their spelling (1.5e300, 1.5e+300).
+func sameNumber(a, b json.Number) bool {
+	x, okx := new(big.Rat).SetString(string(a))
+	y, oky := new(big.Rat).SetString(string(b))
+	return okx && oky && x.Cmp(y) == 0
 }
 
 // sameAsWire fails t unless the Cap's answer equals what the server sent for the same request
