@@ -349,6 +349,13 @@ func losslessGoServer(t *testing.T, r *losslessRun) {
 	if res := r.call("kinds", `{"fail":true}`); !res.IsError {
 		t.Errorf("kinds with fail: isError not set")
 	}
+	// Structured content may be any JSON value (SEP-2106); an empty object is still an answer
+	// to an output schema, not the absence of one.
+	for _, v := range []string{`{}`, `[]`, `0`, `false`, `""`, `{"a":{},"b":[]}`, `[1.5e300,-0.001]`} {
+		if res := r.call("structured", `{"value":`+v+`}`); res.StructuredContent == nil {
+			t.Errorf("structured content %s lost", v)
+		}
+	}
 	// Known loss, logged rather than failed: go-sdk v1.8.0 decodes structuredContent (and _meta,
 	// and schemas: every value it types as any) with numbers as float64, so an integer beyond
 	// 2^53 reaches the Cap rounded. The Cap never sees the server's digits.
