@@ -35,8 +35,10 @@
 //     handler goroutine, so for it that ordering is not guaranteed.
 //   - Prompts keep their messages' roles and typed content (ext.PromptResult); named
 //     arguments pass as they are, positional ones bind in declaration order.
-//   - Resource subscriptions are counted per URI, sent upstream once, and made again on every
-//     reconnect (a new server session knows nothing of the old one's).
+//   - Resource subscriptions are counted per URI and per server session, across the Caps
+//     sharing a pooled connection (the server keeps one subscription per session): the first
+//     holder subscribes upstream, the last one to unsubscribe (or Close) unsubscribes. They
+//     are made again on every reconnect (a new server session knows nothing of the old one's).
 //   - Call retry: a request the SDK refused before writing it (ErrConnectionClosed: the
 //     connection was already closing) never reached the server and is always repeated on a
 //     new connection. A request that may have reached it is repeated only for tools
