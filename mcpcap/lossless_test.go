@@ -19,13 +19,14 @@ import (
 // The tests in this file check RFC-0051's "round trip without loss" (issue 7): what a Cap returns
 // through the ext contracts (ToolResult, PromptResult, the icons of tools, resources, templates
 // and commands) equals what the server sent for the same request, made on a bare go-sdk session
-// to a second instance of the same server, byte for byte after decoding.
+// to a second instance of the same server: every key and value of the JSON, numbers exactly.
 //
 // server-everything (pinned in testdata/npm) offers: image, text and resource-link content;
 // embedded text and blob resources in tool results and in a prompt; annotations on text and
 // image; structured content; isError (a tool that throws). It offers no audio content, no icons
 // anywhere (server info, tools, resources, templates, prompts), prompts with the user role only,
-// no _meta on results or content, and no tool that echoes the request's _meta. The lossless
+// no _meta on results or content, progress without messages, and no tool that echoes the
+// request's _meta (progress_test.go). The lossless
 // test server (lossless_server_test.go, a go-sdk server run by re-executing this test binary)
 // covers those.
 
