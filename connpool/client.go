@@ -127,9 +127,8 @@ func (c *client) mcpClient() *mcp.Client {
 		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
 			c.fanout(Notification{Kind: LoggingMessage, Params: r.Params})
 		},
-		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
-			c.fanout(Notification{Kind: Progress, Params: r.Params})
-		},
+		// No ProgressNotificationHandler: progress is fanned out by the transport tap, in
+		// read order (see deliverProgress).
 	}
 	return mcp.NewClient(c.pool.opts.ClientInfo, opts)
 }
@@ -154,9 +153,10 @@ func (c *client) start(ctx context.Context) error {
 			c.ended.Store(true)
 			c.pool.procs.Add(-1)
 		})
-		t = &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}
+		t = &progressTransport{inner: &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, deliver: c.deliverProgress}
 	case TypeStreamableHTTP, TypeSSE:
 		hc, base := newHTTPClient(c.cfg.Headers, c.transportFailed)
+		hc.Transport = &sseProgressTap{base: hc.Transport, deliver: c.deliverProgress}
 		c.httpT = base
 		life, cancel := context.WithCancel(context.Background())
 		c.httpCancel = cancel

@@ -58,6 +58,12 @@
 //     progress) are fanned out synchronously to every lease's observers;
 //     observers must not block. Progress notifications go to every lease:
 //     observers filter on their own progress tokens.
+//   - Progress is fanned out from the transport's read path (a wrapped stdio
+//     connection; for HTTP, a tap on event-stream bodies that frames SSE as
+//     the SDK does), not from the SDK's notification handler, which runs on
+//     a goroutine of its own while a response completes its call at once:
+//     every progress notification the server sent ahead of a result reaches
+//     the observers before the call that awaits the result returns.
 //
 // Platform: Linux (process groups, prctl); other Unix systems work without
 // Options.Subreaper.

@@ -1,5 +1,17 @@
 package connpool
 
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
 // NotificationKind says which server notification a Notification carries. Its
 // value is the MCP method name.
 type NotificationKind string
@@ -22,4 +34,163 @@ type Notification struct {
 	Kind   NotificationKind
 	URI    string
 	Params any
+}
+
+// Progress notifications are delivered as the transport reads them, not by the go-sdk's
+// notification handler. The SDK runs handlers on a goroutine of their own while a response
+// completes its call directly on the reading goroutine, so a call could return before the
+// progress the server sent ahead of its result had been handed on; a lease that routes a
+// call's progress only while the call runs (mcpcap) then lost it, and a gateway forwarding it
+// would have had to send progress after the result. Read in transport order, every progress
+// notification that precedes a response reaches the observers before the response is
+// processed.
+
+// deliverProgress decodes the params of a notifications/progress message and fans them out.
+// Malformed params are left to the SDK, which reports them.
+func (c *client) deliverProgress(params json.RawMessage) {
+	var p mcp.ProgressNotificationParams
+	if err := json.Unmarshal(params, &p); err != nil {
+		return
+	}
+	c.fanout(Notification{Kind: Progress, Params: &p})
+}
+
+// progressTransport taps a stdio transport: its connection hands each progress notification to
+// deliver as Read returns it. (Only stdio: the streamable HTTP connection has an unexported
+// session hook that a wrapper would hide; HTTP is tapped by sseProgressTap instead.)
+type progressTransport struct {
+	inner   mcp.Transport
+	deliver func(json.RawMessage)
+}
+
+func (t *progressTransport) Connect(ctx context.Context) (mcp.Connection, error) {
+	conn, err := t.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &progressConn{Connection: conn, deliver: t.deliver}, nil
+}
+
+type progressConn struct {
+	mcp.Connection
+	deliver func(json.RawMessage)
+}
+
+func (c *progressConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Request); ok && err == nil && !r.IsCall() && r.Method == string(Progress) {
+		c.deliver(r.Params)
+	}
+	return msg, err
+}
+
+// maxTappedEvent bounds what sseProgressTap buffers of one SSE event: a progress notification
+// is small, so a bigger event (a large result) is passed over rather than copied.
+const maxTappedEvent = 64 << 10
+
+// sseProgressTap taps HTTP responses that are event streams (streamable HTTP and SSE): as the
+// SDK reads an SSE body, every complete "message" event carrying a progress notification is
+// handed to deliver, before the bytes of any later event reach the SDK.
+type sseProgressTap struct {
+	base    http.RoundTripper
+	deliver func(json.RawMessage)
+}
+
+func (t *sseProgressTap) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+			resp.Body = &sseTapBody{ReadCloser: resp.Body, deliver: t.deliver}
+		}
+	}
+	return resp, err
+}
+
+// sseTapBody scans the SSE stream it passes through as the SDK does: lines end at LF, trailing
+// CRs are trimmed, a blank line (or EOF) ends an event, consecutive data fields are joined by
+// LF, and only unnamed or "message" events carry messages.
+type sseTapBody struct {
+	io.ReadCloser
+	deliver func(json.RawMessage)
+
+	line     []byte // the current line, while its event is small enough to matter
+	nonBlank bool   // the current line has a byte other than CR
+	skip     bool   // the current event is too big to be a progress notification
+	name     string // the current event's name
+	data     []byte // the current event's data
+	hasData  bool
+}
+
+func (b *sseTapBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	for chunk := p[:n]; len(chunk) > 0; {
+		part, rest, eol := bytes.Cut(chunk, []byte{'\n'})
+		b.add(part)
+		if !eol {
+			break
+		}
+		b.endLine()
+		chunk = rest
+	}
+	if err == io.EOF {
+		if b.nonBlank {
+			b.endLine()
+		}
+		b.dispatch()
+	}
+	return n, err
+}
+
+// add takes part of the current line.
+func (b *sseTapBody) add(part []byte) {
+	if !b.nonBlank && len(bytes.Trim(part, "\r")) > 0 {
+		b.nonBlank = true
+	}
+	if b.skip {
+		return
+	}
+	if len(b.line)+len(part)+len(b.data) > maxTappedEvent {
+		b.skip, b.line = true, b.line[:0]
+		return
+	}
+	b.line = append(b.line, part...)
+}
+
+// endLine ends the current line: a blank one ends the event, others are fields.
+func (b *sseTapBody) endLine() {
+	line, blank := bytes.TrimRight(b.line, "\r"), !b.nonBlank
+	b.line, b.nonBlank = b.line[:0], false
+	if blank {
+		b.dispatch()
+		return
+	}
+	if b.skip {
+		return
+	}
+	key, value, _ := bytes.Cut(line, []byte{':'})
+	switch string(key) {
+	case "event":
+		b.name = string(bytes.TrimSpace(value))
+	case "data":
+		if b.hasData {
+			b.data = append(b.data, '\n')
+		}
+		b.data = append(b.data, bytes.TrimSpace(value)...)
+		b.hasData = true
+	}
+}
+
+// dispatch ends the current event, delivering it if it is a progress notification.
+func (b *sseTapBody) dispatch() {
+	if !b.skip && (b.name == "" || b.name == "message") && bytes.Contains(b.data, []byte(`"`+string(Progress)+`"`)) {
+		var msg struct {
+			ID     json.RawMessage `json:"id"`
+			Method string          `json:"method"`
+			Params json.RawMessage `json:"params"`
+		}
+		if json.Unmarshal(b.data, &msg) == nil && msg.ID == nil && msg.Method == string(Progress) {
+			b.deliver(msg.Params)
+		}
+	}
+	b.skip, b.name, b.data, b.hasData = false, "", b.data[:0], false
 }

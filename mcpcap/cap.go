@@ -66,8 +66,13 @@ type Cap struct {
 	resList    listing[*resourceCache]
 	promptList listing[[]*mcp.Prompt]
 	skillList  listing[*skillCache]
-	// subs counts resource subscriptions by URI.
-	subs map[string]int
+
+	// subMu serialises the Cap's subscription changes (it is held across upstream requests).
+	subMu sync.Mutex
+	// subs counts the Cap's resource subscriptions by URI, held on session subsOn (see
+	// subscribe.go). Guarded by subMu.
+	subs   map[string]int
+	subsOn *mcp.ClientSession
 }
 
 // New validates cfg and returns a Cap. It does no I/O: the connection is made on first use.
@@ -127,9 +132,11 @@ func (c *Cap) Instructions(ctx context.Context) (ext.Instructions, error) {
 	return ext.Instructions{}, nil
 }
 
-// Close releases the pooled lease (an injected client is left open for its owner), stops the
-// Cap's goroutines and makes later calls fail with ext.ErrClosed. It is idempotent, safe
-// without prior use, and returns ctx.Err() if ctx ends before the goroutines stopped.
+// Close gives back the Cap's resource subscriptions (the server is told about each one no
+// other Cap on the session holds), releases the pooled lease (an injected client is left open
+// for its owner), stops the Cap's goroutines and makes later calls fail with ext.ErrClosed. It
+// is idempotent, safe without prior use, and returns ctx.Err() if ctx ends before all that is
+// done (the rest then finishes in the background, bounded by ctx).
 func (c *Cap) Close(ctx context.Context) error {
 	c.mu.Lock()
 	if c.closed {
@@ -139,9 +146,15 @@ func (c *Cap) Close(ctx context.Context) error {
 	c.closed = true
 	c.mu.Unlock()
 	close(c.stop)
-	if cn := c.cur.Swap(nil); cn != nil {
-		cn.retire()
-	}
+	cn := c.cur.Swap(nil)
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		c.releaseSubs(ctx) // while the lease still holds the session
+		if cn != nil {
+			cn.retire()
+		}
+	}()
 	done := make(chan struct{})
 	go func() { c.wg.Wait(); close(done) }()
 	select {

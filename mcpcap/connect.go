@@ -210,16 +210,11 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 	c.resList.drop()
 	c.promptList.drop()
 	c.skillList.drop()
-	subs := c.subscribedLocked()
 	c.mu.Unlock()
 	if reconnect {
 		c.log.Info("reconnected", "pid", cn.pid())
 		// A new server session knows nothing of the old one's subscriptions.
-		for _, uri := range subs {
-			if err := cn.session.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
-				c.log.Warn("resubscribe failed", "uri", uri, "err", err)
-			}
-		}
+		c.resubscribe(ctx, cn.session)
 	}
 	return nil
 }

@@ -37,6 +37,20 @@ func rawJSON(v any) json.RawMessage {
 	return b
 }
 
+// structured marshals a result's structured content. Unlike rawJSON it keeps an empty object
+// or array: structured content may be any JSON value (SEP-2106), and {} is an answer to an
+// output schema, not the absence of one. Only an absent (or null) value is nil.
+func structured(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return nil
+	}
+	return b
+}
+
 func toolEntry(t *mcp.Tool) ext.ToolEntry {
 	e := ext.ToolEntry{
 		Name:         t.Name,
@@ -62,7 +76,7 @@ func toolEntry(t *mcp.Tool) ext.ToolEntry {
 func toolResult(r *mcp.CallToolResult) *ext.ToolResult {
 	out := &ext.ToolResult{
 		Content:           make([]ext.Content, 0, len(r.Content)),
-		StructuredContent: rawJSON(r.StructuredContent),
+		StructuredContent: structured(r.StructuredContent),
 		IsError:           r.IsError,
 		Meta:              rawJSON(r.Meta),
 	}

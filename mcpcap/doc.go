@@ -27,12 +27,18 @@
 //   - Progress: a call with ext.ToolCall.Progress sends a progress token of the Cap's own
 //     making ("agentpool-<random>-<n>", unique across Caps, since Caps sharing a pooled
 //     connection all receive its notifications) in place of any token in the caller's _meta;
-//     the server's notifications for it reach the sink until the call returns. The caller's
-//     own token (a gateway's client) is the caller's to map.
+//     the server's notifications for it reach the sink until the call returns: on a pooled
+//     connection, every one the server sent ahead of the result reaches it before CallTool
+//     returns (connpool delivers progress in transport order). The caller's own token (a
+//     gateway's client) is the caller's to map; without a sink it is not sent at all. An
+//     injected client's progress arrives only through HandleNotification, from the SDK's
+//     handler goroutine, so for it that ordering is not guaranteed.
 //   - Prompts keep their messages' roles and typed content (ext.PromptResult); named
 //     arguments pass as they are, positional ones bind in declaration order.
-//   - Resource subscriptions are counted per URI, sent upstream once, and made again on every
-//     reconnect (a new server session knows nothing of the old one's).
+//   - Resource subscriptions are counted per URI and per server session, across the Caps
+//     sharing a pooled connection (the server keeps one subscription per session): the first
+//     holder subscribes upstream, the last one to unsubscribe (or Close) unsubscribes. They
+//     are made again on every reconnect (a new server session knows nothing of the old one's).
 //   - Call retry: a request the SDK refused before writing it (ErrConnectionClosed: the
 //     connection was already closing) never reached the server and is always repeated on a
 //     new connection. A request that may have reached it is repeated only for tools

@@ -125,10 +125,11 @@ func (c *Cap) emitToolsChanged() { c.emit(ext.ToolsChanged, "") }
 // Retry.Calls is "always" (never when "never"); otherwise the error wraps ErrConnectionLost.
 // A tool-level failure is a result with IsError set, not an error.
 //
-// call.Meta is sent as the request's _meta. When call.Progress is set, the Cap sends a
-// progress token of its own (unique across every Cap, so callers sharing a pooled connection
-// never see each other's progress) and hands the server's progress notifications for it to
-// call.Progress until the call returns.
+// call.Meta is sent as the request's _meta, less any progressToken. When call.Progress is set,
+// the Cap sends a progress token of its own (unique across every Cap, so callers sharing a
+// pooled connection never see each other's progress) and hands the server's progress
+// notifications for it to call.Progress, in order; on a pooled connection all that the server
+// sent before its result have been handed over when CallTool returns.
 func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {
 	name, args := call.Name, call.Arguments
 	info, err := c.lookupTool(ctx, name)
