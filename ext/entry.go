@@ -147,6 +147,16 @@ type Content struct {
 	Meta        json.RawMessage   `json:"_meta,omitempty"`
 }
 
+// MarshalJSON writes the MCP wire form, in which a text item always has "text", even empty.
+func (c Content) MarshalJSON() ([]byte, error) {
+	type plain Content
+	b, err := json.Marshal(plain(c))
+	if err != nil || c.Type != ContentText || c.Text != "" {
+		return b, err
+	}
+	return append([]byte(`{"text":"",`), b[1:]...), nil
+}
+
 // ToolResult is the result of a tool call. IsError reports a tool-level failure (the tool ran
 // and said it failed), as distinct from a returned error (the call could not be made).
 type ToolResult struct {
@@ -164,6 +174,7 @@ func TextResult(text string) *ToolResult {
 // CommandArgument describes one argument of a command (an MCP prompt argument).
 type CommandArgument struct {
 	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
 	Description string `json:"description,omitempty"`
 	Required    bool   `json:"required,omitempty"`
 }
@@ -174,14 +185,16 @@ type CommandArgument struct {
 type CommandEntry struct {
 	Name          string            `json:"name"`
 	QualifiedName string            `json:"qualifiedName,omitempty"`
+	Title         string            `json:"title,omitempty"`
 	Description   string            `json:"description,omitempty"`
 	ArgumentHint  string            `json:"argumentHint,omitempty"`
 	Arguments     []CommandArgument `json:"arguments,omitempty"`
 	// Source names where the command came from: "skill", "file" or "mcp".
 	Source string `json:"source,omitempty"`
 	// Path is the file the command was read from, for local sources.
-	Path  string `json:"path,omitempty"`
-	Icons []Icon `json:"icons,omitempty"`
+	Path  string          `json:"path,omitempty"`
+	Icons []Icon          `json:"icons,omitempty"`
+	Meta  json.RawMessage `json:"_meta,omitempty"`
 }
 
 // CommandRequest asks for one command expanded. Args are positional (a slash command line split

@@ -22,19 +22,18 @@ func (c *Cap) ListCommands(ctx context.Context) ([]ext.CommandEntry, error) {
 		e := ext.CommandEntry{
 			Name:          c.cfg.Name + ":" + p.Name,
 			QualifiedName: c.cfg.Name + ":" + p.Name,
+			Title:         p.Title,
 			Description:   p.Description,
 			Source:        "mcp",
 			Icons:         icons(p.Icons),
-		}
-		if e.Description == "" {
-			e.Description = p.Title
+			Meta:          rawJSON(p.Meta),
 		}
 		var hint []string
 		for _, a := range p.Arguments {
 			if a == nil {
 				continue
 			}
-			e.Arguments = append(e.Arguments, ext.CommandArgument{Name: a.Name, Description: a.Description, Required: a.Required})
+			e.Arguments = append(e.Arguments, ext.CommandArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
 			if a.Required {
 				hint = append(hint, "<"+a.Name+">")
 			} else {

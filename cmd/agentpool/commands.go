@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"io"
 	"strings"
@@ -34,7 +35,7 @@ func newCommandsListCmd(opts *options) *cobra.Command {
 				if c.ArgumentHint != "" {
 					name += " " + c.ArgumentHint
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\n", name, c.Source, oneLine(c.Description, 60))
+				fmt.Fprintf(w, "%s\t%s\t%s\n", name, c.Source, oneLine(cmp.Or(c.Description, c.Title), 60))
 			}
 		})
 		if err != nil || out.json {
