@@ -1,0 +1,29 @@
+package command
+
+import (
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/ext/exttest"
+)
+
+func TestFileSourceConformance(t *testing.T) {
+	root := tempDir(t)
+	writeFile(t, filepath.Join(root, "review.md"), "---\ndescription: Review the diff\n---\nReview $ARGUMENTS\n")
+	writeFile(t, filepath.Join(root, "frontend", "component.md"), "Build a component\n")
+	for _, watch := range []bool{false, true} {
+		name := "Static"
+		if watch {
+			name = "Watch"
+		}
+		t.Run(name, func(t *testing.T) {
+			exttest.TestCapability(t, func(t *testing.T) ext.Capability {
+				return newSource(t, []string{root, filepath.Join(tempDir(t), "missing")}, &FileOptions{Watch: watch, Debounce: 10 * time.Millisecond})
+			}, &exttest.Options{
+				Command: &ext.CommandRequest{Name: "file:frontend:component", Args: []string{"x"}},
+			})
+		})
+	}
+}
