@@ -3,6 +3,7 @@ package skill
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sync"
 	"testing"
@@ -71,4 +72,53 @@ func TestManagerConformance(t *testing.T) {
 			Released: func(c ext.Capability) error { return ct.released(c) },
 		})
 	})
+}
+
+// blockingChild is a child whose Close takes until its context ends, as a server that will
+// not stop does.
+type blockingChild struct {
+	fakeCap
+	entered chan struct{}
+}
+
+func (b *blockingChild) Close(ctx context.Context) error {
+	close(b.entered)
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// A Close that finds another Close at work returns when its own context ends, with that
+// context's error: it does not wait for the first caller's context.
+func TestManagerCloseWaitsOnlyForItsOwnContext(t *testing.T) {
+	root := conformanceRoot(t)
+	child := &blockingChild{fakeCap: fakeCap{name: "helper", tools: []string{"echo"}}, entered: make(chan struct{})}
+	m := newTestManager(t, &Options{Roots: []string{root}, Children: func(context.Context, string, ServerDecl) (ext.Capability, error) {
+		return child, nil
+	}})
+	if _, err := m.Tools(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	firstCtx, cancelFirst := context.WithCancel(context.Background())
+	defer cancelFirst()
+	firstDone := make(chan error, 1)
+	go func() { firstDone <- m.Close(firstCtx) }()
+	<-child.entered
+
+	secondCtx, cancelSecond := context.WithCancel(context.Background())
+	cancelSecond()
+	secondDone := make(chan error, 1)
+	go func() { secondDone <- m.Close(secondCtx) }()
+	select {
+	case err := <-secondDone:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("second Close = %v, want an error wrapping context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Error("a Close with a cancelled context waited for the first Close")
+		defer func() { <-secondDone }()
+	}
+	cancelFirst()
+	if err := <-firstDone; !errors.Is(err, context.Canceled) {
+		t.Errorf("first Close = %v, want the child's context error", err)
+	}
 }
