@@ -202,11 +202,25 @@ type checker struct {
 	report reporter
 	newCap func() ext.Capability
 
-	mu   sync.Mutex
-	caps []ext.Capability // every capability made, closed by closeAll
+	mu       sync.Mutex
+	caps     []ext.Capability // every capability made, closed by closeAll
+	reported map[string]bool  // failures reported, each once
 }
 
-func (k *checker) errorf(format string, args ...any) { k.report.Errorf(format, args...) }
+// errorf reports a failure, once: concurrent closers find the same faults.
+func (k *checker) errorf(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	k.mu.Lock()
+	if k.reported == nil {
+		k.reported = map[string]bool{}
+	}
+	dup := k.reported[msg]
+	k.reported[msg] = true
+	k.mu.Unlock()
+	if !dup {
+		k.report.Errorf("%s", msg)
+	}
+}
 
 // fresh returns a new capability, or nil (reported) when newCap returned none.
 func (k *checker) fresh() ext.Capability {
@@ -540,9 +554,8 @@ func (k *checker) closeConcurrently(used bool) {
 	for i := 1; i <= concurrentClosers; i++ {
 		wg.Go(func() {
 			<-start
-			what := fmt.Sprintf("concurrent Close #%d of %d", i, concurrentClosers)
-			if k.closeOnce(c, what) {
-				k.verifyClosed(c, name, "after "+what+" returned")
+			if k.closeOnce(c, fmt.Sprintf("concurrent Close #%d of %d", i, concurrentClosers)) {
+				k.verifyClosed(c, name, "after one of concurrent Close calls returned")
 			}
 		})
 	}

@@ -101,7 +101,7 @@ func TestBrokenFakesFail(t *testing.T) {
 		{"CloseCancelledOtherError", faultCloseCancelledOtherError, nil,
 			[]string{"CloseCancelledContext: Close with a cancelled context = close failed, want nil or an error wrapping context.Canceled"}},
 		{"CloseReturnsEarly", faultCloseReturnsEarly, nil,
-			[]string{"CloseConcurrently: after concurrent Close #", "returned no error, want an error wrapping ext.ErrClosed"}},
+			[]string{"CloseConcurrently: after one of concurrent Close calls returned, Tools returned no error, want an error wrapping ext.ErrClosed"}},
 		{"NameAfterClose", faultNameAfterClose, nil,
 			[]string{`AfterClose: after Close, Name = "renamed", want "fake" as before Close`}},
 		{"TraversalBeforeClosed", faultTraversalBeforeClosed, nil,
