@@ -1,0 +1,70 @@
+package mcpcap
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/ext/exttest"
+	"github.com/agentpool/agentpool/internal/testserver"
+)
+
+// noLeases is exttest's Released check for a pooled Cap: once closed, it holds no lease.
+func noLeases(p *connpool.Pool) func(ext.Capability) error {
+	return func(ext.Capability) error {
+		if n := p.Stats().Leases; n != 0 {
+			return fmt.Errorf("%d pool leases outstanding", n)
+		}
+		return nil
+	}
+}
+
+func TestCapConformance(t *testing.T) {
+	t.Run("InMemory", func(t *testing.T) {
+		exttest.TestCapability(t, func(t *testing.T) ext.Capability {
+			c, _ := inMemCap(t, richServer(t), Config{Name: "rich"})
+			return c
+		}, &exttest.Options{
+			Tool:        &ext.ToolCall{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)},
+			Command:     &ext.CommandRequest{Name: "rich:greet", Args: []string{"ann"}},
+			SkillURI:    "skill://remote-pdf/SKILL.md",
+			ResourceURI: "test://static/hello",
+			Complete:    &ext.CompleteRequest{Ref: ext.CompleteRef{Type: "ref/prompt", Name: "rich:greet"}, Argument: ext.CompleteArgument{Name: "name", Value: "a"}},
+		})
+	})
+
+	bin := testserver.Build(t)
+	server := connpool.ServerConfig{Command: bin, Args: []string{"--skills"}}
+	t.Run("PooledStdio", func(t *testing.T) {
+		p := newPool(t)
+		exttest.TestCapability(t, func(t *testing.T) ext.Capability {
+			return newPoolCap(t, p, "", Config{Name: "fault", Server: server})
+		}, &exttest.Options{
+			Tool:        &ext.ToolCall{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)},
+			Command:     &ext.CommandRequest{Name: "fault:greet", Args: []string{"ann"}},
+			SkillURI:    "skill://pdf/SKILL.md",
+			ResourceURI: "test://static/hello",
+			Released:    noLeases(p),
+		})
+	})
+	t.Run("LazyStaticTools", func(t *testing.T) {
+		p := newPool(t)
+		static := []ext.ToolEntry{{Name: "echo", Description: "static echo", Annotations: &ext.ToolAnnotations{ReadOnlyHint: true}}}
+		exttest.TestCapability(t, func(t *testing.T) ext.Capability {
+			return newPoolCap(t, p, "", Config{Name: "fault", Server: server, Lazy: true, Tools: static})
+		}, &exttest.Options{
+			Tool:     &ext.ToolCall{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)},
+			Released: noLeases(p),
+		})
+	})
+	t.Run("Unreachable", func(t *testing.T) {
+		p := newPool(t)
+		exttest.TestCapability(t, func(t *testing.T) ext.Capability {
+			return newPoolCap(t, p, "", Config{Name: "gone", Server: connpool.ServerConfig{Command: bin, Args: []string{"--exit-at-start", "3"}},
+				Retry: Retry{Attempts: 1, Backoff: time.Millisecond}})
+		}, &exttest.Options{Offline: true, Released: noLeases(p)})
+	})
+}
