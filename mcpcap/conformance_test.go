@@ -1,7 +1,9 @@
 package mcpcap
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -67,4 +69,44 @@ func TestCapConformance(t *testing.T) {
 				Retry: Retry{Attempts: 1, Backoff: time.Millisecond}})
 		}, &exttest.Options{Offline: true, Released: noLeases(p)})
 	})
+}
+
+// A Close that finds another at work returns once the Cap is closed (its lease given back) or
+// its own context ends, then with that context's error; never before.
+func TestCloseWaitsForTheCloseAtWork(t *testing.T) {
+	bin := testserver.Build(t)
+	p := newPool(t)
+	c := newPoolCap(t, p, "", Config{Name: "fault", Server: connpool.ServerConfig{Command: bin}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Tools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	entered, proceed := make(chan struct{}), make(chan struct{})
+	testHookClosing = func(hc *Cap) {
+		if hc == c {
+			close(entered)
+			<-proceed
+		}
+	}
+	defer func() { testHookClosing = nil }()
+	first := make(chan error, 1)
+	go func() { first <- c.Close(ctx) }()
+	<-entered
+
+	short, cancelShort := context.WithTimeout(ctx, 50*time.Millisecond)
+	defer cancelShort()
+	if err := c.Close(short); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Close while another Close is at work = %v with %d leases held, want the context's error", err, p.Stats().Leases)
+	}
+	close(proceed)
+	if err := <-first; err != nil {
+		t.Fatalf("first Close: %v", err)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatalf("Close after the first finished: %v", err)
+	}
+	if n := p.Stats().Leases; n != 0 {
+		t.Fatalf("%d leases after Close", n)
+	}
 }
