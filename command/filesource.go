@@ -256,16 +256,16 @@ func (s *FileSource) GetCommand(ctx context.Context, req *ext.CommandRequest) (*
 		return nil, err
 	}
 	name := req.Name
-	args, err := requestArgs(req)
-	if err != nil {
-		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, err)
-	}
 	s.mu.RLock()
 	closed := s.closed
 	c := s.lookup(name)
 	s.mu.RUnlock()
 	if closed {
 		return nil, fmt.Errorf("command source %q: %w", s.name, ext.ErrClosed)
+	}
+	args, err := requestArgs(req)
+	if err != nil {
+		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, err)
 	}
 	if c == nil {
 		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, ext.ErrNotFound)

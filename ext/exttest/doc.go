@@ -24,9 +24,10 @@
 //     the capability's own tests' business.
 //   - After Close the inputs must not matter: a method is called with unknown names, with the
 //     known-good inputs of Options (a capability may answer a known name from a cache before
-//     looking at its state), and with URIs a capability might reject before doing any work (a
-//     skill path with "..", an mcp:// URI naming another server). Each must fail with
-//     ext.ErrClosed, never with another error and never with none.
+//     looking at its state), and with inputs a capability might reject before doing any work (a
+//     skill path with "..", an mcp:// URI naming another server, a command line with an
+//     unbalanced quote). Each must fail with ext.ErrClosed, never with another error and never
+//     with none.
 //   - Every call runs in its own goroutine with a context bounded by Options.Timeout: a call
 //     that panics is reported as a failure of that call, one that does not return within
 //     twice the timeout as a hang, so one broken method does not hang the test binary.

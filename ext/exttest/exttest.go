@@ -36,6 +36,7 @@ const (
 	traversalSkillURI   = "skill://no-such-skill-xyz/../../../etc/passwd"
 	otherServerSkillURI = "mcp://exttest-no-such-server/skill://no-such-skill-xyz/SKILL.md"
 	otherServerURI      = "mcp://exttest-no-such-server/exttest://no-such-resource-xyz"
+	unsplittableArgs    = `"unbalanced quote`
 )
 
 // concurrentClosers is how many goroutines call Close at once.
@@ -318,12 +319,24 @@ func (k *checker) toolCalls() []ext.ToolCall {
 	return calls
 }
 
+// commandRequests are the requests made of GetCommand: the unknown command, the known one, and
+// a command line that cannot be split (an unbalanced quote).
 func (k *checker) commandRequests() []ext.CommandRequest {
 	reqs := []ext.CommandRequest{{Name: UnknownCommand}}
+	odd := ext.CommandRequest{Name: UnknownCommand, Named: map[string]string{"arguments": unsplittableArgs}}
 	if k.opts.Command != nil {
 		reqs = append(reqs, *k.opts.Command)
+		odd.Name = k.opts.Command.Name
 	}
-	return reqs
+	return append(reqs, odd)
+}
+
+// describeRequest names a GetCommand call.
+func describeRequest(req ext.CommandRequest) string {
+	if args, ok := req.Named["arguments"]; ok && req.Args == nil {
+		return fmt.Sprintf("GetCommand(%q, arguments %q)", req.Name, args)
+	}
+	return fmt.Sprintf("GetCommand(%q)", req.Name)
 }
 
 func (k *checker) skillURIs() []string {
@@ -393,7 +406,7 @@ func (k *checker) probes(c ext.Capability) []probe {
 	if cr, ok := c.(ext.CommandResource); ok {
 		add("ListCommands", func(ctx context.Context) error { _, err := cr.ListCommands(ctx); return err })
 		for _, req := range k.commandRequests() {
-			add(fmt.Sprintf("GetCommand(%q)", req.Name), func(ctx context.Context) error {
+			add(describeRequest(req), func(ctx context.Context) error {
 				req := req
 				_, err := cr.GetCommand(ctx, &req)
 				return err

@@ -109,6 +109,8 @@ func TestBrokenFakesFail(t *testing.T) {
 				`AfterClose: after Close, SkillExists("skill://no-such-skill-xyz/../../../etc/passwd") returned no error`}},
 		{"UnknownResourcePlainError", faultUnknownResourcePlainError, nil,
 			[]string{`UnknownNames: ReadResource("exttest://no-such-resource-xyz") returned "upstream said no", want an error wrapping ext.ErrNotFound`}},
+		{"ArgsBeforeClosed", faultArgsBeforeClosed, nil,
+			[]string{`AfterClose: after Close, GetCommand("hello", arguments "\"unbalanced quote") returned "unbalanced quote", want an error wrapping ext.ErrClosed`}},
 		{"CloseFails", faultCloseFails, nil,
 			[]string{"CloseWithoutUse: Close of an unused capability = close failed, want nil",
 				"Close at the end of the check = close failed, want nil"}},

@@ -48,6 +48,8 @@ const (
 	faultUnknownResourcePlainError
 	// Close never succeeds.
 	faultCloseFails
+	// GetCommand splits its command line before the closed check.
+	faultArgsBeforeClosed
 )
 
 // The known-good inputs of the fake.
@@ -314,6 +316,9 @@ func (f *fake) ListCommands(context.Context) ([]ext.CommandEntry, error) {
 }
 
 func (f *fake) GetCommand(_ context.Context, req *ext.CommandRequest) (*ext.PromptResult, error) {
+	if f.fault == faultArgsBeforeClosed && strings.Count(req.Named["arguments"], `"`)%2 == 1 {
+		return nil, errors.New("unbalanced quote")
+	}
 	if err := f.enter(); err != nil {
 		return nil, err
 	}
