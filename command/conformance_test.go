@@ -1,6 +1,8 @@
 package command
 
 import (
+	"context"
+	"errors"
 	"path/filepath"
 	"testing"
 	"time"
@@ -25,5 +27,22 @@ func TestFileSourceConformance(t *testing.T) {
 				Command: &ext.CommandRequest{Name: "file:frontend:component", Args: []string{"x"}},
 			})
 		})
+	}
+}
+
+// Reload is outside the ext interfaces, so exttest does not call it; after Close it must
+// still fail with ErrClosed rather than rescan.
+func TestFileSourceReloadAfterClose(t *testing.T) {
+	root := tempDir(t)
+	s := newSource(t, []string{root}, nil)
+	if err := s.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(root, "late.md"), "Late\n")
+	if err := s.Reload(context.Background()); !errors.Is(err, ext.ErrClosed) {
+		t.Errorf("Reload after Close = %v, want an error wrapping ext.ErrClosed", err)
+	}
+	if _, ok := s.Command("late"); ok {
+		t.Error("Reload after Close rescanned the roots")
 	}
 }
