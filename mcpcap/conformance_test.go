@@ -62,6 +62,16 @@ func TestCapConformance(t *testing.T) {
 			Released: noLeases(p),
 		})
 	})
+	t.Run("PooledHTTPToolsOnly", func(t *testing.T) {
+		url := echoHTTPServer(t) // closed after the pool, which holds a connection to it
+		p := newPool(t)
+		exttest.TestCapability(t, func(t *testing.T) ext.Capability {
+			return newPoolCap(t, p, "", Config{Name: "echo", Server: connpool.ServerConfig{URL: url}})
+		}, &exttest.Options{
+			Tool:     &ext.ToolCall{Name: "echo"},
+			Released: noLeases(p),
+		})
+	})
 	t.Run("Unreachable", func(t *testing.T) {
 		p := newPool(t)
 		exttest.TestCapability(t, func(t *testing.T) ext.Capability {
