@@ -147,16 +147,14 @@ func (f *fake) Close(ctx context.Context) (err error) {
 			f.laterOnce.Do(func() { close(f.later) })
 			return nil // does not wait for the first caller
 		}
-		// When other callers come, hold the capability half closed until a method ran in
-		// that state.
-		select {
-		case <-f.later:
+		// Hold the capability half closed until another Close came and a method ran in that
+		// state (the test runs only the concurrent check on this fake).
+		for _, ch := range []<-chan struct{}{f.later, f.probed} {
 			select {
-			case <-f.probed:
+			case <-ch:
 			case <-f.release:
 			case <-time.After(10 * time.Second):
 			}
-		case <-time.After(100 * time.Millisecond):
 		}
 	case faultCloseFails:
 		return errors.New("close failed")
