@@ -257,16 +257,16 @@ func (s *FileSource) GetCommand(ctx context.Context, req *ext.CommandRequest) (*
 		return nil, err
 	}
 	name := req.Name
-	args, err := requestArgs(req)
-	if err != nil {
-		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, err)
-	}
 	s.mu.RLock()
 	closed := s.closed
 	c := s.lookup(name)
 	s.mu.RUnlock()
 	if closed {
 		return nil, fmt.Errorf("command source %q: %w", s.name, ext.ErrClosed)
+	}
+	args, err := requestArgs(req)
+	if err != nil {
+		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, err)
 	}
 	if c == nil {
 		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, ext.ErrNotFound)
@@ -348,10 +348,17 @@ func (s *FileSource) Diagnostics() []Diagnostic {
 }
 
 // Reload rescans the roots now, emitting commands_changed when something changed. It is what the
-// watcher does on each change; call it when Watch is off.
+// watcher does on each change; call it when Watch is off. After Close it fails with
+// ext.ErrClosed.
 func (s *FileSource) Reload(ctx context.Context) error {
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	s.mu.RLock()
+	closed := s.closed
+	s.mu.RUnlock()
+	if closed {
+		return fmt.Errorf("command source %q: %w", s.name, ext.ErrClosed)
 	}
 	s.rescan()
 	return nil

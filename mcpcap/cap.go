@@ -53,6 +53,8 @@ type Cap struct {
 
 	stop chan struct{} // closed by Close; stops watchers and backoff sleeps
 	wg   sync.WaitGroup
+	// closeDone is closed once Close gave back the connection and the goroutines stopped.
+	closeDone chan struct{}
 
 	mu          sync.Mutex // guards the fields below
 	closed      bool
@@ -100,6 +102,7 @@ func New(cfg Config, opts ...Option) (*Cap, error) {
 		injected:   o.client,
 		connectSem: make(chan struct{}, 1),
 		stop:       make(chan struct{}),
+		closeDone:  make(chan struct{}),
 	}
 	if cfg.Lazy {
 		c.tools.Store(c.buildToolSet(staticTools(cfg.Tools), true))
@@ -135,35 +138,46 @@ func (c *Cap) Instructions(ctx context.Context) (ext.Instructions, error) {
 // Close gives back the Cap's resource subscriptions (the server is told about each one no
 // other Cap on the session holds), releases the pooled lease (an injected client is left open
 // for its owner), stops the Cap's goroutines and makes later calls fail with ext.ErrClosed. It
-// is idempotent, safe without prior use, and returns ctx.Err() if ctx ends before all that is
-// done (the rest then finishes in the background, bounded by ctx).
+// is idempotent, safe without prior use and for concurrent use: every call returns nil once
+// all that is done, or an error wrapping ctx.Err() if ctx ends first (the rest then finishes
+// in the background, bounded by the first caller's ctx).
 func (c *Cap) Close(ctx context.Context) error {
 	c.mu.Lock()
-	if c.closed {
-		c.mu.Unlock()
-		return nil
-	}
+	first := !c.closed
 	c.closed = true
 	c.mu.Unlock()
-	close(c.stop)
-	cn := c.cur.Swap(nil)
-	c.wg.Add(1)
-	go func() {
-		defer c.wg.Done()
-		c.releaseSubs(ctx) // while the lease still holds the session
-		if cn != nil {
-			cn.retire()
+	if first {
+		if testHookClosing != nil {
+			testHookClosing(c)
 		}
-	}()
-	done := make(chan struct{})
-	go func() { c.wg.Wait(); close(done) }()
+		close(c.stop)
+		cn := c.cur.Swap(nil)
+		c.wg.Add(1)
+		go func() {
+			defer c.wg.Done()
+			c.releaseSubs(ctx) // while the lease still holds the session
+			if cn != nil {
+				cn.retire()
+			}
+		}()
+		go func() { c.wg.Wait(); close(c.closeDone) }()
+	}
 	select {
-	case <-done:
+	case <-c.closeDone:
+		return nil
+	default:
+	}
+	select {
+	case <-c.closeDone:
 		return nil
 	case <-ctx.Done():
 		return fmt.Errorf("mcp server %q: close: %w", c.cfg.Name, ctx.Err())
 	}
 }
+
+// testHookClosing, when set by a test, runs in the first Close once the Cap is marked closed,
+// before it gives anything back.
+var testHookClosing func(*Cap)
 
 func (c *Cap) isClosed() bool {
 	c.mu.Lock()

@@ -64,6 +64,9 @@ func (c *Cap) ListResourceTemplates(ctx context.Context) ([]ext.ResourceTemplate
 // ResourceExists reports whether the server lists uri or one of its templates matches it.
 // uri may be the server's own URI or mcp://<server>/<uri>. It answers from the cached listing.
 func (c *Cap) ResourceExists(ctx context.Context, uri string) (bool, error) {
+	if c.isClosed() {
+		return false, c.errClosed()
+	}
 	uri, ok := c.unwrapURI(uri)
 	if !ok {
 		return false, nil
@@ -90,6 +93,9 @@ func (rc *resourceCache) has(uri string) bool {
 // ReadResource reads uri (the server's URI or mcp://<server>/<uri>) with resources/read. An
 // unknown resource is ext.ErrNotFound.
 func (c *Cap) ReadResource(ctx context.Context, uri string) ([]ext.ResourceContents, error) {
+	if c.isClosed() {
+		return nil, c.errClosed()
+	}
 	orig, ok := c.unwrapURI(uri)
 	if !ok {
 		return nil, fmt.Errorf("mcp server %q: read %s: %w", c.cfg.Name, uri, ext.ErrNotFound)

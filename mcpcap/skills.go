@@ -110,6 +110,9 @@ func (c *Cap) ListSkills(ctx context.Context) ([]ext.SkillEntry, error) {
 // SkillExists reports whether the server lists uri as a skill file. It answers only for URIs
 // the server lists (skills/list files, skill:// resources), never for a guess.
 func (c *Cap) SkillExists(ctx context.Context, uri string) (bool, error) {
+	if c.isClosed() {
+		return false, c.errClosed()
+	}
 	uri, ok := c.unwrapURI(uri)
 	if !ok || checkSkillURI(uri) != nil {
 		return false, nil
@@ -124,6 +127,9 @@ func (c *Cap) SkillExists(ctx context.Context, uri string) (bool, error) {
 // ReadSkill reads a skill file the server lists. An unlisted URI is ext.ErrNotFound; a URI
 // with "..", an encoded dot segment, a backslash or a NUL is ext.ErrPathTraversal.
 func (c *Cap) ReadSkill(ctx context.Context, uri string) ([]ext.ResourceContents, error) {
+	if c.isClosed() {
+		return nil, c.errClosed()
+	}
 	orig, ok := c.unwrapURI(uri)
 	if !ok {
 		return nil, fmt.Errorf("mcp server %q: read skill %s: %w", c.cfg.Name, uri, ext.ErrNotFound)

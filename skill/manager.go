@@ -75,6 +75,7 @@ type Manager struct {
 	watcher   *fswatch.Watcher
 	closed    atomic.Bool
 	closeOnce sync.Once
+	closeDone chan struct{} // closed when the first Close has finished; closeErr is set then
 	closeErr  error
 }
 
@@ -100,7 +101,7 @@ type state struct {
 // NewManager scans the roots and, with Options.Watch, starts watching them. Problems in skills
 // are diagnostics, not errors: NewManager fails only when the watcher cannot start.
 func NewManager(opts *Options) (*Manager, error) {
-	m := &Manager{}
+	m := &Manager{closeDone: make(chan struct{})}
 	if opts != nil {
 		m.opts = *opts
 	}
@@ -238,20 +239,32 @@ func (o DiscoverOptions) withDefaultsValue() DiscoverOptions { return (&o).withD
 
 // Close stops the watcher and closes the skills' MCP server capabilities. It is idempotent and
 // safe for concurrent use; it returns the first close error (or the context's error when the
-// children did not close in time).
+// children did not close in time). A Close that finds another at work waits for it until its
+// own ctx ends, and then returns ctx's error.
 func (m *Manager) Close(ctx context.Context) error {
+	first := false
 	m.closeOnce.Do(func() {
+		first = true
 		m.closed.Store(true)
-		var errs []error
-		if m.watcher != nil {
-			if err := m.watcher.Close(); err != nil {
-				errs = append(errs, fmt.Errorf("skill manager %q: stop watcher: %w", m.name, err))
-			}
-		}
-		if err := m.kids.closeAll(ctx); err != nil {
-			errs = append(errs, err)
-		}
-		m.closeErr = errors.Join(errs...)
 	})
+	if !first {
+		select {
+		case <-m.closeDone:
+			return m.closeErr
+		case <-ctx.Done():
+			return fmt.Errorf("skill manager %q: close: %w", m.name, ctx.Err())
+		}
+	}
+	var errs []error
+	if m.watcher != nil {
+		if err := m.watcher.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("skill manager %q: stop watcher: %w", m.name, err))
+		}
+	}
+	if err := m.kids.closeAll(ctx); err != nil {
+		errs = append(errs, err)
+	}
+	m.closeErr = errors.Join(errs...)
+	close(m.closeDone)
 	return m.closeErr
 }
