@@ -36,7 +36,7 @@ func commandEntries(skills []*Skill) []ext.CommandEntry {
 
 // GetCommand expands the command of skill req.Name ("<name>" or "skill:<name>"): its SKILL.md
 // body with $ARGUMENTS, $1... replaced, or with "User arguments: ..." appended when the body
-// has no placeholder (command.ExpandSkill), as one user message. Without positional Args,
+// has no placeholder (cmdline.ExpandTemplate), as one user message. Without positional Args,
 // Named["arguments"] is split shell-style. An unknown or non-user-invocable skill is
 // ErrNotFound.
 func (m *Manager) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext.PromptResult, error) {
@@ -59,7 +59,7 @@ func (m *Manager) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext
 	if err != nil {
 		return nil, err
 	}
-	out := ext.UserPrompt(cmdline.ExpandSkill(body, args))
+	out := ext.UserPrompt(cmdline.ExpandTemplate(body, args))
 	out.Description = s.Description
 	return out, nil
 }
