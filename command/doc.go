@@ -6,7 +6,10 @@
 //
 // Splitting a typed line and expanding placeholders live in package cmdline, shared with package
 // skill; its package doc holds the rules chosen. Run parses lines with cmdline.ParseLine and
-// FileSource expands command files with cmdline.ExpandSkill.
+// FileSource expands command files with cmdline.ExpandTemplate: a command file is always a template,
+// so $ARGUMENTS, $1…$9 and $ARGUMENTS[N] are substituted outside fenced code, $10.00 stays a
+// price, and a file without any placeholder gets "User arguments: …" appended. (Skills are
+// templates only when they declare arguments or use $ARGUMENTS; see package skill.)
 //
 // # Command files
 //

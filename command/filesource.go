@@ -248,8 +248,9 @@ func (s *FileSource) lookup(name string) *fileCommand {
 }
 
 // GetCommand reads the command's body (cached until the file changes) and expands it with the
-// request's arguments as ExpandSkill does: placeholders are substituted, and a body without any
-// gets the arguments appended. The result is one user message. The name may be plain or
+// request's arguments: a command file is always a template (cmdline.ExpandTemplate), so
+// placeholders are substituted outside fenced code, and a body without any gets the arguments
+// appended. The result is one user message. The name may be plain or
 // qualified ("file:review"); without positional Args, Named["arguments"] is split shell-style.
 // An unknown command is ext.ErrNotFound.
 func (s *FileSource) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext.PromptResult, error) {
@@ -275,7 +276,7 @@ func (s *FileSource) GetCommand(ctx context.Context, req *ext.CommandRequest) (*
 	if err != nil {
 		return nil, fmt.Errorf("command source %q: command %q: %w", s.name, name, err)
 	}
-	out := ext.UserPrompt(cmdline.ExpandSkill(body, args))
+	out := ext.UserPrompt(cmdline.ExpandTemplate(body, args))
 	out.Description = c.Entry.Description
 	return out, nil
 }

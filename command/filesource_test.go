@@ -540,3 +540,23 @@ func FuzzParseFile(f *testing.F) {
 		}
 	})
 }
+
+// TestGetCommandTemplate checks that a command file is a template under the safe rules: $1…$9 and
+// $ARGUMENTS substitute, while $10.00, fenced code and \$ stay literal; a file without any
+// placeholder gets the arguments appended.
+func TestGetCommandTemplate(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "price.md"), "---\ndescription: Prices\n---\nQuote $1 at $10.00 (was $5.00), not \\$2.\n```sh\nawk '{print $1}' $ARGUMENTS\n```\nThen $ARGUMENTS[1].\n")
+	writeFile(t, filepath.Join(root, "static.md"), "Costs $10.00.\n```\n$1\n```\n")
+	s := newSource(t, []string{root}, nil)
+	ctx := context.Background()
+	out, err := s.GetCommand(ctx, &ext.CommandRequest{Name: "price", Args: []string{"gold", "silver"}})
+	want := "Quote gold at $10.00 (was $5.00), not $2.\n```sh\nawk '{print $1}' $ARGUMENTS\n```\nThen silver.\n"
+	if err != nil || out.Text() != want {
+		t.Errorf("GetCommand price = %q, %v; want %q", out.Text(), err, want)
+	}
+	out, err = s.GetCommand(ctx, &ext.CommandRequest{Name: "static", Args: []string{"x"}})
+	if want := "Costs $10.00.\n```\n$1\n```\n\n\nUser arguments: x"; err != nil || out.Text() != want {
+		t.Errorf("GetCommand static = %q, %v; want %q", out.Text(), err, want)
+	}
+}

@@ -34,11 +34,13 @@ func commandEntries(skills []*Skill) []ext.CommandEntry {
 	return out
 }
 
-// GetCommand expands the command of skill req.Name ("<name>" or "skill:<name>"): its SKILL.md
-// body with $ARGUMENTS, $1... replaced, or with "User arguments: ..." appended when the body
-// has no placeholder (command.ExpandSkill), as one user message. Without positional Args,
-// Named["arguments"] is split shell-style. An unknown or non-user-invocable skill is
-// ErrNotFound.
+// GetCommand returns the command of skill req.Name ("<name>" or "skill:<name>") as one user
+// message built from its SKILL.md body. A skill whose frontmatter declares `arguments` or
+// `argument-hint`, or whose body uses $ARGUMENTS, is a template: cmdline.ExpandTemplate
+// substitutes its placeholders. Any other body is never rewritten — real skills hold prices like
+// $10.00 and shell snippets like awk '{print $1}' — and gets "User arguments: …" appended when
+// there are arguments (cmdline.AppendArguments). Without positional Args, Named["arguments"] is
+// split shell-style. An unknown or non-user-invocable skill is ErrNotFound.
 func (m *Manager) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext.PromptResult, error) {
 	if err := m.check(ctx); err != nil {
 		return nil, err
@@ -59,7 +61,15 @@ func (m *Manager) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext
 	if err != nil {
 		return nil, err
 	}
-	out := ext.UserPrompt(cmdline.ExpandSkill(body, args))
+	out := ext.UserPrompt(expandBody(s, body, args))
 	out.Description = s.Description
 	return out, nil
+}
+
+// expandBody expands body as a template when s is one, and otherwise only appends the arguments.
+func expandBody(s *Skill, body string, args []string) string {
+	if s.DeclaresArguments || cmdline.UsesArguments(body) {
+		return cmdline.ExpandTemplate(body, args)
+	}
+	return cmdline.AppendArguments(body, args)
 }

@@ -2,9 +2,13 @@ package skill
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/agentpool/agentpool/ext"
 )
 
 // corpusDir is the real-world corpus beside the repository (../shared/corpus from the repo root).
@@ -114,4 +118,61 @@ func TestCorpusManager(t *testing.T) {
 			t.Errorf("ReadSkill(%s) = %v, %v", e.URI, rc, err)
 		}
 	}
+}
+
+// TestCorpusCommandsVerbatim runs every skill of the corpus as a command with an argument through
+// the Manager: none is a template, so each body comes back byte for byte (prices like $10.00 and
+// awk's $1 included) with the argument line appended.
+func TestCorpusCommandsVerbatim(t *testing.T) {
+	root := corpus(t)
+	m, err := NewManager(&Options{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close(context.Background())
+	ctx := context.Background()
+	cmds, err := m.ListCommands(ctx)
+	if err != nil || len(cmds) != 26 {
+		t.Fatalf("ListCommands = %d entries, %v; want 26", len(cmds), err)
+	}
+	const arg = "hello $1 world"
+	dollars := 0
+	for _, c := range cmds {
+		data, err := os.ReadFile(c.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := bodyOf(data)
+		if !strings.Contains(strings.ReplaceAll(string(data), "\r\n", "\n"), body) {
+			t.Fatalf("%s: body is not a slice of the file", c.Path)
+		}
+		dollars += strings.Count(body, "$")
+		for _, name := range []string{c.Name, c.QualifiedName} {
+			got, err := m.GetCommand(ctx, &ext.CommandRequest{Name: name, Args: []string{arg}})
+			if err != nil {
+				t.Errorf("GetCommand(%s): %v", name, err)
+				continue
+			}
+			if want := body + "\n\nUser arguments: " + arg; got.Text() != want {
+				t.Errorf("GetCommand(%s) changed the body:\n%s", name, firstDiff(want, got.Text()))
+			}
+		}
+		got, err := m.GetCommand(ctx, &ext.CommandRequest{Name: c.Name})
+		if err != nil || got.Text() != body {
+			t.Errorf("GetCommand(%s) without arguments changed the body (err %v)", c.Name, err)
+		}
+	}
+	if dollars < 50 {
+		t.Errorf("corpus bodies hold %d dollar signs; the test expects the corpus's prices and shell snippets", dollars)
+	}
+}
+
+// firstDiff describes where want and got first differ.
+func firstDiff(want, got string) string {
+	i := 0
+	for i < len(want) && i < len(got) && want[i] == got[i] {
+		i++
+	}
+	lo := max(0, i-40)
+	return fmt.Sprintf("at byte %d: want %q, got %q", i, want[lo:min(len(want), i+40)], got[lo:min(len(got), i+40)])
 }

@@ -75,6 +75,13 @@
 //     allowed-tools entry allows a tool when it equals or glob-matches the tool's name,
 //     "<server>__<tool>", "<skill>__<tool>" or "mcp__<server>__<tool>".
 //   - Commands. Every user-invocable skill is a command named after it, qualified "skill:<name>".
+//     Its body is a template (placeholders substituted by cmdline.ExpandTemplate) only when the
+//     frontmatter holds `arguments` or `argument-hint` (any value, even empty) or the body uses
+//     $ARGUMENTS outside fenced code and unescaped (cmdline.UsesArguments). Any other body is
+//     returned byte for byte: skills are written as prose, with prices ($10.00) and shell
+//     snippets (awk '{print $1}'), not as templates, and a bare $1 is far likelier to be one of
+//     those than a placeholder. Arguments given to such a skill are appended as
+//     "\n\nUser arguments: <args joined by spaces>"; with no arguments nothing is appended.
 //   - Watching. The roots are watched with package fswatch (recursive, through symlinked folders,
 //     roots that do not exist yet included). After each debounced batch only the roots holding a
 //     changed path are walked again, and only skills whose SKILL.md or mcp.json changed are read

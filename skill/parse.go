@@ -127,11 +127,15 @@ func interpret(fm *Frontmatter, path string) (*Skill, []finding) {
 			s.DisableModelInvocation = boolValue(v, false, func(format string, args ...any) { add(key, SeverityWarning, "", format, args...) })
 		case "argument-hint":
 			s.ArgumentHint = argumentHint(v)
+			s.DeclaresArguments = true
 		case "mcp-servers":
 			servers, more := parseServers(v, dir, path, fm.Lines[key])
 			s.Servers = servers
 			fs = append(fs, more...)
 		default:
+			if key == "arguments" { // kept in Extra as written; only its presence is read
+				s.DeclaresArguments = true
+			}
 			if s.Extra == nil {
 				s.Extra = map[string]any{}
 			}

@@ -38,6 +38,10 @@ type Skill struct {
 	// is not a slash command.
 	UserInvocable bool   `json:"userInvocable"`
 	ArgumentHint  string `json:"argumentHint,omitempty"`
+	// DeclaresArguments is true when the frontmatter holds `arguments` or `argument-hint`, with any
+	// value: the skill's body is then a template whose placeholders GetCommand substitutes. A
+	// skill that does not declare arguments is a template only when its body uses $ARGUMENTS.
+	DeclaresArguments bool `json:"declaresArguments,omitempty"`
 	// AlwaysActive skills (`always-active: true` or `always_active: true`) have their content in
 	// every turn's dynamic instructions.
 	AlwaysActive bool `json:"alwaysActive,omitempty"`
