@@ -45,10 +45,10 @@ func newToolsCallCmd(opts *options) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw := json.RawMessage(`{}`)
 			if len(args) == 2 {
-				if !json.Valid([]byte(args[1])) {
-					return fmt.Errorf("tool arguments are not valid JSON: %s", args[1])
+				var err error
+				if raw, err = toolArgs(args[1]); err != nil {
+					return err
 				}
-				raw = json.RawMessage(args[1])
 			}
 			return withHost(opts, hostOpts{}, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
 				v, err := findTool(cmd, h, scope, args[0])
@@ -75,6 +75,19 @@ func newToolsCallCmd(opts *options) *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the whole result as JSON")
 	return cmd
+}
+
+// toolArgs checks a tool call's JSON-ARGS: MCP's tools/call takes its arguments as one JSON
+// object, so an array, a string or null is refused here rather than by the server.
+func toolArgs(arg string) (json.RawMessage, error) {
+	if !json.Valid([]byte(arg)) {
+		return nil, fmt.Errorf("tool arguments are not valid JSON: %s", arg)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(arg), &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("tool arguments must be a JSON object ({\"key\": value, …}): %s", arg)
+	}
+	return json.RawMessage(arg), nil
 }
 
 // findTool returns a view that has the tool called name. It first compiles only the local
