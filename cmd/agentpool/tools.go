@@ -63,10 +63,12 @@ func newToolsCallCmd(opts *options) *cobra.Command {
 					if err := printJSON(cmd.OutOrStdout(), res); err != nil {
 						return err
 					}
-				} else {
+				} else if !res.IsError {
 					printResult(cmd, res)
 				}
 				if res.IsError {
+					// Without --json the error's text is said once, on stderr, and stdout stays
+					// clean for whatever reads it.
 					return &exitError{code: 1, msg: fmt.Sprintf("tool %s reported an error: %s", args[0], resultText(res))}
 				}
 				return nil
@@ -131,12 +133,20 @@ func printResult(cmd *cobra.Command, res *ext.ToolResult) {
 	}
 }
 
+// resultText is the text of res's text content, joined by spaces; when it has none, each other
+// content item as JSON, so an error result is never reported empty.
 func resultText(res *ext.ToolResult) string {
-	var parts []string
+	var parts, other []string
 	for _, c := range res.Content {
 		if c.Type == ext.ContentText {
 			parts = append(parts, c.Text)
+			continue
 		}
+		b, _ := json.Marshal(c)
+		other = append(other, string(b))
+	}
+	if len(parts) == 0 {
+		parts = other
 	}
 	return strings.Join(parts, " ")
 }
