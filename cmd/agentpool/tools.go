@@ -26,12 +26,20 @@ func newToolsListCmd(opts *options) *cobra.Command {
 	}
 	out := addOutputFlags(cmd)
 	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *host.Host, v *view.View) error {
-		return out.print(cmd, map[string]any{"tools": v.Tools, "collisions": v.Collisions}, func(w io.Writer) {
+		collisions := kindOf(v.Collisions, "tool")
+		err := out.print(cmd, map[string]any{"tools": v.Tools, "collisions": collisions}, func(w io.Writer) {
 			fmt.Fprintln(w, "TOOL\tDESCRIPTION")
 			for _, t := range v.Tools {
 				fmt.Fprintf(w, "%s\t%s\n", t.Name, oneLine(t.Entry.Description, 70))
 			}
 		})
+		if err != nil || out.json {
+			return err
+		}
+		for _, c := range collisions {
+			fmt.Fprintln(cmd.ErrOrStderr(), "collision:", c)
+		}
+		return nil
 	})
 	return cmd
 }
