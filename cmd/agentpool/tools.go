@@ -100,10 +100,29 @@ func toolArgs(arg string) (json.RawMessage, error) {
 	return json.RawMessage(arg), nil
 }
 
-// findTool returns a view that has the tool called name. It first compiles only the local
-// capabilities, so calling a local tool (load_skill) starts no upstream server; a local tool
-// wins over a remote one of the same name in the full view too, so the route is the same.
+// findTool returns a view that has the tool called name. A local tool (load_skill) is found
+// in a view of the local capabilities only, so calling it starts no upstream server.
 func findTool(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (*view.View, error) {
+	v, err := localFirst(cmd, h, scope, func(v *view.View) bool {
+		_, ok := v.Tool(name)
+		return ok
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v.Tool(name); !ok {
+		warnProblems(cmd, v)
+		return nil, fmt.Errorf("tool %q: %w (see agentpool tools list)", name, ext.ErrNotFound)
+	}
+	return v, nil
+}
+
+// localFirst compiles only the local capabilities (no upstream server is connected for that)
+// and returns that view when found reports that it has what the command needs; otherwise it
+// returns the full view, which connects every upstream server. A local entry wins over a
+// remote one of the same name in the full view too (origin ranks first), so the route is the
+// same either way. Problems of the full view are left to the caller.
+func localFirst(cmd *cobra.Command, h *host.Host, scope ext.Scope, found func(*view.View) bool) (*view.View, error) {
 	ctx := cmd.Context()
 	local, err := view.Compile(ctx, h.Registry, scope, &view.Options{
 		Include: func(r ext.Registration) bool { return !r.Origin.Remote() },
@@ -111,18 +130,10 @@ func findTool(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (*
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := local.Tool(name); ok {
+	if found(local) {
 		return local, nil
 	}
-	full, err := view.Compile(ctx, h.Registry, scope, nil)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := full.Tool(name); !ok {
-		warnProblems(cmd, full)
-		return nil, fmt.Errorf("tool %q: %w (see agentpool tools list)", name, ext.ErrNotFound)
-	}
-	return full, nil
+	return view.Compile(ctx, h.Registry, scope, nil)
 }
 
 // printResult prints text content as text and every other kind as one JSON line.
