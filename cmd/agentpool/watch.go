@@ -28,6 +28,7 @@ func newWatchCmd(opts *options) *cobra.Command {
 			warnProblems(cmd, v)
 			out := cmd.OutOrStdout()
 			enc := json.NewEncoder(out)
+			enc.SetEscapeHTML(false) // as printJSON: a URI's & stays &
 			// Printed once the watchers run, so scripts know edits from now on are seen.
 			fmt.Fprintln(cmd.ErrOrStderr(), "agentpool: watching; interrupt to stop")
 			for ev := range events {
