@@ -92,7 +92,11 @@ func newCommandsRunCmd(opts *options) *cobra.Command {
 		if cmdArgs == nil {
 			cmdArgs = []string{}
 		}
-		return withView(opts, func(cmd *cobra.Command, _ []string, _ *host.Host, v *view.View) error {
+		return withHost(opts, hostOpts{}, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
+			v, err := findCommand(cmd, h, scope, name)
+			if err != nil {
+				return err
+			}
 			res, err := v.GetCommand(cmd.Context(), &ext.CommandRequest{Name: name, Args: cmdArgs})
 			if err != nil {
 				return err
@@ -105,4 +109,26 @@ func newCommandsRunCmd(opts *options) *cobra.Command {
 		})(cmd, args)
 	}
 	return cmd
+}
+
+// findCommand returns the view to expand the command called name in. A plain name that a
+// local source (a skill, a command file) has is expanded without starting any upstream server;
+// a qualified name (skill:x, <server>:<prompt>) goes to the full view, where an MCP prompt's
+// name could be the same string. Problems of the full view are printed as warnings.
+func findCommand(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (*view.View, error) {
+	var v *view.View
+	var err error
+	if strings.Contains(name, ":") {
+		v, err = view.Compile(cmd.Context(), h.Registry, scope, nil)
+	} else {
+		v, err = localFirst(cmd, h, scope, func(v *view.View) bool {
+			_, ok := v.Command(name)
+			return ok
+		})
+	}
+	if err != nil {
+		return nil, err
+	}
+	warnProblems(cmd, v)
+	return v, nil
 }

@@ -34,8 +34,12 @@ func (o *output) print(cmd *cobra.Command, v any, table func(w io.Writer)) error
 	return tw.Flush()
 }
 
+// printJSON writes v as indented JSON. <, > and & are kept as they are (not \u003c): the
+// output is read by people and by JSON tools, never embedded in HTML, and instructions are
+// full of <available-skills> and <skill_content> tags.
 func printJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(v)
 }

@@ -26,12 +26,20 @@ func newToolsListCmd(opts *options) *cobra.Command {
 	}
 	out := addOutputFlags(cmd)
 	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *host.Host, v *view.View) error {
-		return out.print(cmd, map[string]any{"tools": v.Tools, "collisions": v.Collisions}, func(w io.Writer) {
+		collisions := kindOf(v.Collisions, "tool")
+		err := out.print(cmd, map[string]any{"tools": v.Tools, "collisions": collisions}, func(w io.Writer) {
 			fmt.Fprintln(w, "TOOL\tDESCRIPTION")
 			for _, t := range v.Tools {
 				fmt.Fprintf(w, "%s\t%s\n", t.Name, oneLine(t.Entry.Description, 70))
 			}
 		})
+		if err != nil || out.json {
+			return err
+		}
+		for _, c := range collisions {
+			fmt.Fprintln(cmd.ErrOrStderr(), "collision:", c)
+		}
+		return nil
 	})
 	return cmd
 }
@@ -45,10 +53,10 @@ func newToolsCallCmd(opts *options) *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			raw := json.RawMessage(`{}`)
 			if len(args) == 2 {
-				if !json.Valid([]byte(args[1])) {
-					return fmt.Errorf("tool arguments are not valid JSON: %s", args[1])
+				var err error
+				if raw, err = toolArgs(args[1]); err != nil {
+					return err
 				}
-				raw = json.RawMessage(args[1])
 			}
 			return withHost(opts, hostOpts{}, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
 				v, err := findTool(cmd, h, scope, args[0])
@@ -63,10 +71,12 @@ func newToolsCallCmd(opts *options) *cobra.Command {
 					if err := printJSON(cmd.OutOrStdout(), res); err != nil {
 						return err
 					}
-				} else {
+				} else if !res.IsError {
 					printResult(cmd, res)
 				}
 				if res.IsError {
+					// Without --json the error's text is said once, on stderr, and stdout stays
+					// clean for whatever reads it.
 					return &exitError{code: 1, msg: fmt.Sprintf("tool %s reported an error: %s", args[0], resultText(res))}
 				}
 				return nil
@@ -77,10 +87,42 @@ func newToolsCallCmd(opts *options) *cobra.Command {
 	return cmd
 }
 
-// findTool returns a view that has the tool called name. It first compiles only the local
-// capabilities, so calling a local tool (load_skill) starts no upstream server; a local tool
-// wins over a remote one of the same name in the full view too, so the route is the same.
+// toolArgs checks a tool call's JSON-ARGS: MCP's tools/call takes its arguments as one JSON
+// object, so an array, a string or null is refused here rather than by the server.
+func toolArgs(arg string) (json.RawMessage, error) {
+	if !json.Valid([]byte(arg)) {
+		return nil, fmt.Errorf("tool arguments are not valid JSON: %s", arg)
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(arg), &obj); err != nil || obj == nil {
+		return nil, fmt.Errorf("tool arguments must be a JSON object ({\"key\": value, …}): %s", arg)
+	}
+	return json.RawMessage(arg), nil
+}
+
+// findTool returns a view that has the tool called name. A local tool (load_skill) is found
+// in a view of the local capabilities only, so calling it starts no upstream server.
 func findTool(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (*view.View, error) {
+	v, err := localFirst(cmd, h, scope, func(v *view.View) bool {
+		_, ok := v.Tool(name)
+		return ok
+	})
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v.Tool(name); !ok {
+		warnProblems(cmd, v)
+		return nil, fmt.Errorf("tool %q: %w (see agentpool tools list)", name, ext.ErrNotFound)
+	}
+	return v, nil
+}
+
+// localFirst compiles only the local capabilities (no upstream server is connected for that)
+// and returns that view when found reports that it has what the command needs; otherwise it
+// returns the full view, which connects every upstream server. A local entry wins over a
+// remote one of the same name in the full view too (origin ranks first), so the route is the
+// same either way. Problems of the full view are left to the caller.
+func localFirst(cmd *cobra.Command, h *host.Host, scope ext.Scope, found func(*view.View) bool) (*view.View, error) {
 	ctx := cmd.Context()
 	local, err := view.Compile(ctx, h.Registry, scope, &view.Options{
 		Include: func(r ext.Registration) bool { return !r.Origin.Remote() },
@@ -88,18 +130,10 @@ func findTool(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (*
 	if err != nil {
 		return nil, err
 	}
-	if _, ok := local.Tool(name); ok {
+	if found(local) {
 		return local, nil
 	}
-	full, err := view.Compile(ctx, h.Registry, scope, nil)
-	if err != nil {
-		return nil, err
-	}
-	if _, ok := full.Tool(name); !ok {
-		warnProblems(cmd, full)
-		return nil, fmt.Errorf("tool %q: %w (see agentpool tools list)", name, ext.ErrNotFound)
-	}
-	return full, nil
+	return view.Compile(ctx, h.Registry, scope, nil)
 }
 
 // printResult prints text content as text and every other kind as one JSON line.
@@ -118,12 +152,20 @@ func printResult(cmd *cobra.Command, res *ext.ToolResult) {
 	}
 }
 
+// resultText is the text of res's text content, joined by spaces; when it has none, each other
+// content item as JSON, so an error result is never reported empty.
 func resultText(res *ext.ToolResult) string {
-	var parts []string
+	var parts, other []string
 	for _, c := range res.Content {
 		if c.Type == ext.ContentText {
 			parts = append(parts, c.Text)
+			continue
 		}
+		b, _ := json.Marshal(c)
+		other = append(other, string(b))
+	}
+	if len(parts) == 0 {
+		parts = other
 	}
 	return strings.Join(parts, " ")
 }

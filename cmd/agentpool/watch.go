@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
 
@@ -18,8 +19,16 @@ func newWatchCmd(opts *options) *cobra.Command {
 		RunE: withHost(opts, hostOpts{watch: true}, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
 			ctx := cmd.Context()
 			events := h.Registry.Changes(ctx, scope)
+			// Compile the view once, as a client's first listing would: an upstream server is
+			// connected only then, and one that is not connected sends no notifications.
+			v, err := view.Compile(ctx, h.Registry, scope, nil)
+			if err != nil {
+				return err
+			}
+			warnProblems(cmd, v)
 			out := cmd.OutOrStdout()
 			enc := json.NewEncoder(out)
+			enc.SetEscapeHTML(false) // as printJSON: a URI's & stays &
 			// Printed once the watchers run, so scripts know edits from now on are seen.
 			fmt.Fprintln(cmd.ErrOrStderr(), "agentpool: watching; interrupt to stop")
 			for ev := range events {

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // syncBuffer is a bytes.Buffer safe for one writer and one reader goroutine.
@@ -34,16 +37,14 @@ func (s *syncBuffer) String() string {
 	return s.b.String()
 }
 
-// TestWatchJSON runs `agentpool watch --json` over a real skill root and checks that a skill
-// created, edited (editor-style: temp file renamed over SKILL.md), renamed and deleted after
-// start-up each produce skills_changed events naming the skill.
-func TestWatchJSON(t *testing.T) {
-	root := t.TempDir()
-	t.Setenv("HOME", t.TempDir())
+// startWatch runs `agentpool <args> watch --json` in process until the test ends and returns
+// the events it prints, once it has said it is watching.
+func startWatch(t *testing.T, args ...string) <-chan ext.ChangeEvent {
+	t.Helper()
 	pr, pw := io.Pipe()
 	stderr := &syncBuffer{}
 	cmd := newRootCmd()
-	cmd.SetArgs([]string{"--no-default-roots", "--skills-dir", root, "watch", "--json"})
+	cmd.SetArgs(append(args, "watch", "--json"))
 	cmd.SetOut(pw)
 	cmd.SetErr(stderr)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -53,15 +54,15 @@ func TestWatchJSON(t *testing.T) {
 		pw.Close()
 		done <- err
 	}()
-	defer func() {
+	events := make(chan ext.ChangeEvent, 100)
+	readerDone := make(chan struct{})
+	t.Cleanup(func() {
+		close(readerDone)
 		cancel()
 		if err := <-done; err != nil {
 			t.Errorf("watch: %v", err)
 		}
-	}()
-
-	events := make(chan ext.ChangeEvent, 100)
-	readerDone := make(chan struct{})
+	})
 	go func() {
 		defer close(events)
 		sc := bufio.NewScanner(pr)
@@ -77,27 +78,42 @@ func TestWatchJSON(t *testing.T) {
 			}
 		}
 	}()
-	defer close(readerDone)
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching") }, "watch to start")
+	return events
+}
 
+// expectEvent waits for an event of kind from capability (and, unless uri is "", about uri),
+// then drains the rest of its batch.
+func expectEvent(t *testing.T, events <-chan ext.ChangeEvent, step string, kind ext.ChangeKind, capability, uri string) {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				t.Fatalf("%s: stream ended", step)
+			}
+			t.Logf("%s: event %+v", step, ev)
+			if ev.Kind == kind && ev.Capability == capability && (uri == "" || ev.SourceURI == uri) {
+				drainBatch(events)
+				return
+			}
+		case <-deadline:
+			t.Fatalf("%s: no %s event from %s for %q", step, kind, capability, uri)
+		}
+	}
+}
+
+// TestWatchJSON runs `agentpool watch --json` over a real skill root and checks that a skill
+// created, edited (editor-style: temp file renamed over SKILL.md), renamed and deleted after
+// start-up each produce skills_changed events naming the skill.
+func TestWatchJSON(t *testing.T) {
+	root := t.TempDir()
+	t.Setenv("HOME", t.TempDir())
+	events := startWatch(t, "--no-default-roots", "--skills-dir", root)
 	expect := func(step, uri string) {
 		t.Helper()
-		deadline := time.After(20 * time.Second)
-		for {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					t.Fatalf("%s: stream ended", step)
-				}
-				t.Logf("%s: event %+v", step, ev)
-				if ev.Kind == ext.SkillsChanged && ev.Capability == "skills" && (uri == "" || ev.SourceURI == uri) {
-					drainBatch(events)
-					return
-				}
-			case <-deadline:
-				t.Fatalf("%s: no skills_changed event for %q", step, uri)
-			}
-		}
+		expectEvent(t, events, step, ext.SkillsChanged, "skills", uri)
 	}
 	dir := filepath.Join(root, "fresh")
 	write := func(path, desc string) {
@@ -152,4 +168,51 @@ func waitFor(t *testing.T, cond func() bool, what string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// TestWatchUpstreamToolsChanged runs watch with an MCP server from the config (faultserver over
+// streamable HTTP, one server for every client) and has another client add a tool to it after
+// start-up: watch must print the server's tools_changed, which needs it to be connected.
+func TestWatchUpstreamToolsChanged(t *testing.T) {
+	url := startHTTPFault(t)
+	cfg := filepath.Join(t.TempDir(), "agentpool.yaml")
+	writeFile(t, cfg, "mcp_servers:\n  fault:\n    url: "+url+"\n")
+	t.Setenv("HOME", t.TempDir())
+	events := startWatch(t, "--no-default-roots", "--config", cfg)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	c := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "test"}, nil)
+	s, err := c.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := s.CallTool(ctx, &mcp.CallToolParams{Name: "add_tool", Arguments: map[string]any{"name": "added"}}); err != nil {
+		t.Fatal(err)
+	}
+	expectEvent(t, events, "add_tool", ext.ToolsChanged, "fault", "")
+}
+
+// startHTTPFault runs faultserver --http on a free loopback port until the test ends and
+// returns its streamable HTTP URL.
+func startHTTPFault(t *testing.T) string {
+	t.Helper()
+	cmd := exec.Command(testserver.Build(t), "--http", "127.0.0.1:0")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("faultserver --http: %v", err)
+	}
+	return strings.TrimSpace(line)
 }
