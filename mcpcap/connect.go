@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
@@ -318,7 +320,11 @@ func connectionLost(err error, cn *conn) (lost, sent bool) {
 	if errors.As(err, &wire) {
 		return false, true // the server answered
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrSessionMissing) {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrSessionMissing) ||
+		errors.Is(err, fs.ErrClosed) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) {
+		// A pipe or socket already closed under the call: nothing else can come of it, so
+		// there is no need to wait for the watcher to notice (on a loaded machine it may not
+		// within the grace below, and a read-only call would then not be retried).
 		return true, true
 	}
 	if cn.done != nil {
