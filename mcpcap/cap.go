@@ -51,8 +51,11 @@ type Cap struct {
 	// progress routes progress notifications to the calls that asked for them.
 	progress progressRoutes
 
-	stop chan struct{} // closed by Close; stops watchers and backoff sleeps
+	stop chan struct{} // closed by Close; stops watchers, backoff sleeps and waits for the pool
 	wg   sync.WaitGroup
+	// dials counts pooled dials between Get and the installation (or return) of their lease;
+	// Add only while not closed, under mu.
+	dials sync.WaitGroup
 	// closeDone is closed once Close gave back the connection and the goroutines stopped.
 	closeDone chan struct{}
 
@@ -155,6 +158,7 @@ func (c *Cap) Close(ctx context.Context) error {
 		c.wg.Add(1)
 		go func() {
 			defer c.wg.Done()
+			c.dials.Wait()     // a dial in progress retires its lease on seeing closed
 			c.releaseSubs(ctx) // while the lease still holds the session
 			if cn != nil {
 				cn.retire()

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -121,10 +122,16 @@ func (c *Cap) connectSlow(ctx context.Context) (*conn, error) {
 		cn, err := c.dial(ctx)
 		if err == nil {
 			if err := c.onConnected(ctx, cn, wasDegraded); err != nil {
+				if errors.Is(err, ext.ErrClosed) {
+					return nil, err
+				}
 				lastErr = err
 				continue
 			}
 			return cn, nil
+		}
+		if errors.Is(err, ext.ErrClosed) {
+			return nil, err
 		}
 		lastErr = err
 		if ctx.Err() != nil || c.injected != nil {
@@ -154,8 +161,32 @@ func (c *Cap) dial(ctx context.Context) (*conn, error) {
 		}
 		return cn, nil
 	}
-	lease, err := c.pool.Get(ctx, c.cfg.Server, c.partition)
+	// Close waits for a dial it did not prevent (c.dials) and ends its wait for the pool, so no
+	// lease is taken after Close returned. onConnected (or the error below) ends the count.
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, c.errClosed()
+	}
+	c.dials.Add(1)
+	c.mu.Unlock()
+	getCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		select {
+		case <-c.stop:
+			cancel()
+		case <-getCtx.Done():
+		}
+	}()
+	lease, err := c.pool.Get(getCtx, c.cfg.Server, c.partition)
 	if err != nil {
+		c.dials.Done()
+		select {
+		case <-c.stop:
+			return nil, c.errClosed()
+		default:
+		}
 		return nil, fmt.Errorf("mcp server %q: connect: %w", c.cfg.Name, err)
 	}
 	cn := newConn(lease.Session(), lease)
@@ -178,6 +209,7 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 	if c.closed {
 		c.mu.Unlock()
 		cn.retire()
+		c.endDial(cn)
 		return c.errClosed()
 	}
 	reconnect := c.everUp
@@ -190,6 +222,7 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 		go c.watch(cn)
 	}
 	c.mu.Unlock()
+	c.endDial(cn)
 	if testHookInstall != nil {
 		testHookInstall(c)
 	}
@@ -219,6 +252,13 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 		c.resubscribe(ctx, cn.session)
 	}
 	return nil
+}
+
+// endDial ends the count a pooled dial started, once its lease is installed or given back.
+func (c *Cap) endDial(cn *conn) {
+	if cn.lease != nil {
+		c.dials.Done()
+	}
 }
 
 func (cn *conn) pid() int {

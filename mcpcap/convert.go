@@ -152,11 +152,17 @@ func promptMessage(m *mcp.PromptMessage) ext.PromptMessage {
 	return out
 }
 
-// metaMap decodes a caller's _meta; nil or malformed is an empty map.
+// metaMap decodes a caller's _meta one level deep, keeping each value as its raw JSON so that it
+// reaches the server as the caller wrote it (a number through float64 would lose digits); nil or
+// malformed is an empty map.
 func metaMap(raw json.RawMessage) mcp.Meta {
 	m := mcp.Meta{}
-	if len(raw) > 0 {
-		_ = json.Unmarshal(raw, &m)
+	var fields map[string]json.RawMessage
+	if len(raw) == 0 || json.Unmarshal(raw, &fields) != nil {
+		return m
+	}
+	for k, v := range fields {
+		m[k] = v
 	}
 	return m
 }

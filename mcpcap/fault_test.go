@@ -311,7 +311,9 @@ func TestCancellation(t *testing.T) {
 		_, err := c.CallTool(ctx, &ext.ToolCall{Name: "sleep", Arguments: json.RawMessage(`{"ms":30000}`)})
 		errc <- err
 	}()
-	time.Sleep(200 * time.Millisecond)
+	// Cancel only once the call runs on the server: cancelled earlier, it would never reach
+	// the server, which then logs no cancellation.
+	waitFor(t, "the sleep to begin on the server", func() bool { return countLines(t, log, "begin "+pid) == 1 })
 	cancel()
 	select {
 	case err := <-errc:

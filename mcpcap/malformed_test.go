@@ -117,7 +117,9 @@ func TestEndlessPaginationStops(t *testing.T) {
 				"resources/list": func(ctx context.Context) error { _, err := c.ListResources(ctx); return err },
 				"prompts/list":   func(ctx context.Context) error { _, err := c.ListCommands(ctx); return err },
 			} {
-				ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+				// A thousand pages take a while under -race on a loaded machine; an endless loop
+				// never ends, so only a deadline far beyond the normal time tells them apart.
+				ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 				err := list(ctx)
 				cancel()
 				if err == nil || errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), what) {

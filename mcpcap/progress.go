@@ -26,24 +26,40 @@ var tokenSeq atomic.Uint64
 // progressRoutes maps the progress tokens of calls in flight to their sinks.
 type progressRoutes struct {
 	mu    sync.Mutex
-	sinks map[string]func(ext.Progress)
+	sinks map[string]*progressRoute
+}
+
+// progressRoute is one call's sink. Its mutex is held while the sink runs, so remove, which
+// takes it, returns only once no call of the sink is running, and none starts afterwards: a call
+// cancelled while its progress was being handed on does not return before that has finished.
+type progressRoute struct {
+	mu   sync.Mutex
+	sink func(ext.Progress) // nil once removed
 }
 
 func (p *progressRoutes) add(sink func(ext.Progress)) string {
 	token := fmt.Sprintf("%s%d", tokenPrefix, tokenSeq.Add(1))
 	p.mu.Lock()
 	if p.sinks == nil {
-		p.sinks = make(map[string]func(ext.Progress))
+		p.sinks = make(map[string]*progressRoute)
 	}
-	p.sinks[token] = sink
+	p.sinks[token] = &progressRoute{sink: sink}
 	p.mu.Unlock()
 	return token
 }
 
+// remove ends the route of token; when it returns the sink is not running and is never called
+// again.
 func (p *progressRoutes) remove(token string) {
 	p.mu.Lock()
+	r := p.sinks[token]
 	delete(p.sinks, token)
 	p.mu.Unlock()
+	if r != nil {
+		r.mu.Lock()
+		r.sink = nil
+		r.mu.Unlock()
+	}
 }
 
 // deliver hands a progress notification to the call whose token it carries. Tokens of other
@@ -57,9 +73,14 @@ func (p *progressRoutes) deliver(params *mcp.ProgressNotificationParams) {
 		return
 	}
 	p.mu.Lock()
-	sink := p.sinks[token]
+	r := p.sinks[token]
 	p.mu.Unlock()
-	if sink != nil {
-		sink(ext.Progress{Progress: params.Progress, Total: params.Total, Message: params.Message})
+	if r == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.sink != nil {
+		r.sink(ext.Progress{Progress: params.Progress, Total: params.Total, Message: params.Message})
 	}
 }

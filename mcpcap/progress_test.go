@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -261,4 +262,37 @@ func mapsEqualJSON(a, b map[string]any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return string(x) == string(y)
+}
+
+// Once a call's route is removed (CallTool returning, also when cancelled before the result),
+// its sink is never called again and no call of it is still running: a gateway forwarding
+// progress must not send any after the call's response.
+func TestProgressRouteRemoveWaitsForSink(t *testing.T) {
+	var p progressRoutes
+	entered, release := make(chan struct{}), make(chan struct{})
+	var calls atomic.Int32
+	token := p.add(func(ext.Progress) {
+		if calls.Add(1) == 1 {
+			close(entered)
+			<-release
+		}
+	})
+	go p.deliver(&mcp.ProgressNotificationParams{ProgressToken: token, Progress: 1})
+	<-entered
+	removed := make(chan struct{})
+	go func() { p.remove(token); close(removed) }()
+	select {
+	case <-removed:
+		t.Error("remove returned while the call's sink was still running")
+	case <-time.After(200 * time.Millisecond):
+	}
+	close(release)
+	<-removed
+	p.deliver(&mcp.ProgressNotificationParams{ProgressToken: token, Progress: 2})
+	if n := calls.Load(); n != 1 {
+		t.Errorf("sink called %d times, want 1 (nothing after remove)", n)
+	}
+	if n := len(p.sinks); n != 0 {
+		t.Errorf("%d routes left after remove", n)
+	}
 }

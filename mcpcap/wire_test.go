@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/ext"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -163,4 +164,92 @@ func sameAsWire(t *testing.T, what string, direct func() json.RawMessage, viaCap
 		}
 	}
 	t.Errorf("%s: the Cap's answer differs from what the server sent %s", what, d)
+}
+
+// serverWire records the raw params of the requests a server receives, by method.
+type serverWire struct {
+	inner mcp.Transport
+
+	mu     sync.Mutex
+	params map[string]json.RawMessage
+}
+
+func (w *serverWire) Connect(ctx context.Context) (mcp.Connection, error) {
+	c, err := w.inner.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &serverWireConn{Connection: c, w: w}, nil
+}
+
+func (w *serverWire) last(t *testing.T, method string) json.RawMessage {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p, ok := w.params[method]
+	if !ok {
+		t.Fatalf("the server received no %s", method)
+	}
+	return p
+}
+
+type serverWireConn struct {
+	mcp.Connection
+	w *serverWire
+}
+
+func (c *serverWireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	msg, err := c.Connection.Read(ctx)
+	if r, ok := msg.(*jsonrpc.Request); ok && err == nil {
+		c.w.mu.Lock()
+		c.w.params[r.Method] = bytes.Clone(r.Params)
+		c.w.mu.Unlock()
+	}
+	return msg, err
+}
+
+// The caller's _meta reaches the server as the caller wrote it (less progressToken): numbers
+// keep their digits, however big or precise, rather than passing through float64.
+func TestCallerMetaReachesTheWireVerbatim(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	s := mcp.NewServer(&mcp.Implementation{Name: "raw", Version: "1"}, nil)
+	mcp.AddTool(s, &mcp.Tool{Name: "noop"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
+	})
+	st, ct := mcp.NewInMemoryTransports()
+	wire := &serverWire{inner: st, params: map[string]json.RawMessage{}}
+	ss, err := s.Connect(ctx, wire, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	c, err := New(Config{Name: "raw"}, WithClient(cs))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	want := map[string]string{"big": `12345678901234567891`, "precise": `0.10000000000000000001`, "nested": `{"id":9007199254740993}`}
+	caller := json.RawMessage(`{"big":12345678901234567891,"precise":0.10000000000000000001,"nested":{"id":9007199254740993},"progressToken":"callers"}`)
+	for _, sink := range []func(ext.Progress){nil, func(ext.Progress) {}} {
+		if _, err := c.CallTool(ctx, &ext.ToolCall{Name: "noop", Meta: caller, Progress: sink}); err != nil {
+			t.Fatal(err)
+		}
+		var got struct {
+			Meta map[string]json.RawMessage `json:"_meta"`
+		}
+		if err := json.Unmarshal(wire.last(t, "tools/call"), &got); err != nil {
+			t.Fatal(err)
+		}
+		for k, v := range want {
+			if string(got.Meta[k]) != v {
+				t.Errorf("sink %v: _meta.%s reached the server as %s, want %s", sink != nil, k, got.Meta[k], v)
+			}
+		}
+	}
 }
