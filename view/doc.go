@@ -18,6 +18,8 @@
 //     remote one, then the narrowest scope (turn, agent, session, pool), then Visible order —
 //     and the other is renamed "<capability>__<name>"; if that is taken too, it is left out.
 //     Either way the collision is in View.Collisions: nothing is shadowed silently.
+//   - A capability registered in several visible slots (ext allows the same value at pool and
+//     in a session) is one source: asked once, and placed as its registration that precedes.
 //   - Commands: the winner of a contested name is chosen by origin, then by entry source
 //     (command files, skills, MCP prompts), then Visible order, then order within a source;
 //     each loser is listed under its qualified name ("file:review", "skill:pdf",
