@@ -43,3 +43,48 @@ func TestCapabilityInSeveralSlotsCountsOnce(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// Two command sources of one kind (the user's and a project's command files) both offer
+// /review, so both qualify it as "file:review". The loser must not be listed under a name
+// that routes to the winner: every listed command reaches the capability it names, and a
+// collision's ReachableAs reaches the loser.
+func TestCommandLoserWithTakenQualifiedName(t *testing.T) {
+	r := newRegistry(t)
+	user := newFake("user-commands", ext.OriginLocal)
+	user.cmds = []ext.CommandEntry{{Name: "review", QualifiedName: "file:review", Source: "file"}}
+	proj := newFake("project-commands", ext.OriginProject)
+	proj.cmds = []ext.CommandEntry{{Name: "review", QualifiedName: "file:review", Source: "file"}}
+	squat := newFake("squat", ext.OriginLocal)
+	squat.cmds = []ext.CommandEntry{{Name: "skill:pdf", Source: "file"}}
+	skills := newFake("skills", ext.OriginLocal)
+	skills.cmds = []ext.CommandEntry{{Name: "pdf", QualifiedName: "skill:pdf", Source: "skill"}}
+	rskills := newFake("rskills", ext.OriginRemote)
+	rskills.cmds = []ext.CommandEntry{{Name: "pdf", QualifiedName: "skill:pdf", Source: "skill"}}
+	for _, c := range []*fakeCap{proj, user, squat, skills, rskills} {
+		register(t, r, c, ext.LevelPool, ext.Scope{})
+	}
+	v := compile(t, r, ext.Scope{})
+	ctx := context.Background()
+	for _, c := range v.Commands {
+		out, err := v.GetCommand(ctx, &ext.CommandRequest{Name: c.Name})
+		if err != nil {
+			t.Errorf("listed %q: %v", c.Name, err)
+			continue
+		}
+		if want := c.Capability + "/"; len(out.Text()) < len(want) || out.Text()[:len(want)] != want {
+			t.Errorf("listed %q from %s, but GetCommand reached %q", c.Name, c.Capability, out.Text())
+		}
+	}
+	for _, col := range v.Collisions {
+		if col.Loser.ReachableAs == "" {
+			continue
+		}
+		c, ok := v.Command(col.Loser.ReachableAs)
+		if !ok || c.Capability != col.Loser.Capability {
+			t.Errorf("collision %s: %q reaches %+v", col, col.Loser.ReachableAs, c.Capability)
+		}
+	}
+	if _, ok := v.Command("project-commands:file:review"); !ok {
+		t.Errorf("the project's /review is not reachable; commands = %v", v.Commands)
+	}
+}
