@@ -81,11 +81,14 @@ func (v *View) assembleCommands(members []member) {
 		capName := c.m.reg.Capability.Name()
 		cmd := &Command{CommandEntry: c.e, Capability: capName, Origin: c.m.reg.Origin,
 			local: c.e.Name, source: c.m.reg.Capability.(ext.CommandResource)}
-		ordered = append(ordered, cmd)
-		if _, ok := winners[c.e.Name]; ok {
-			losers = append(losers, cmd)
+		if w, ok := winners[c.e.Name]; ok {
+			if w.source != cmd.source { // a capability listing a name twice offers it once
+				ordered = append(ordered, cmd)
+				losers = append(losers, cmd)
+			}
 			continue
 		}
+		ordered = append(ordered, cmd)
 		winners[c.e.Name] = cmd
 	}
 	// A plain name beats a qualified one; a qualified name goes to the first command, in

@@ -88,3 +88,31 @@ func TestCommandLoserWithTakenQualifiedName(t *testing.T) {
 		t.Errorf("the project's /review is not reachable; commands = %v", v.Commands)
 	}
 }
+
+// A capability that lists one of its names twice offers one tool, not a phantom renamed copy
+// colliding with itself.
+func TestToolListedTwiceByOneCapability(t *testing.T) {
+	r := newRegistry(t)
+	f := newFake("srv", ext.OriginRemote, "srv__x", "srv__x")
+	register(t, r, f, ext.LevelPool, ext.Scope{})
+	v := compile(t, r, ext.Scope{})
+	if diff := cmp.Diff([]string{"srv__x"}, toolNames(v)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	if len(v.Collisions) != 0 {
+		t.Errorf("collisions = %v", v.Collisions)
+	}
+}
+
+// The same holds for commands and skills listed twice by one capability.
+func TestCommandAndSkillListedTwiceByOneCapability(t *testing.T) {
+	r := newRegistry(t)
+	f := newFake("skills", ext.OriginLocal)
+	f.cmds = []ext.CommandEntry{{Name: "pdf", QualifiedName: "skill:pdf", Source: "skill"}, {Name: "pdf", QualifiedName: "skill:pdf", Source: "skill"}}
+	f.skills = []ext.SkillEntry{{Name: "pdf", URI: "skill://pdf/SKILL.md"}, {Name: "pdf", URI: "skill://pdf/SKILL.md"}}
+	register(t, r, f, ext.LevelPool, ext.Scope{})
+	v := compile(t, r, ext.Scope{})
+	if len(v.Commands) != 1 || len(v.Skills) != 1 || len(v.Collisions) != 0 {
+		t.Errorf("commands = %v\nskills = %v\ncollisions = %v", v.Commands, v.Skills, v.Collisions)
+	}
+}
