@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/view"
 	"github.com/google/go-cmp/cmp"
 )
 
@@ -114,5 +115,19 @@ func TestCommandAndSkillListedTwiceByOneCapability(t *testing.T) {
 	v := compile(t, r, ext.Scope{})
 	if len(v.Commands) != 1 || len(v.Skills) != 1 || len(v.Collisions) != 0 {
 		t.Errorf("commands = %v\nskills = %v\ncollisions = %v", v.Commands, v.Skills, v.Collisions)
+	}
+}
+
+// A local capability that is degraded and cannot list its tools is one problem, not two.
+func TestDegradedLocalCapabilityOneProblem(t *testing.T) {
+	r := newRegistry(t)
+	f := newFake("local", ext.OriginLocal, "x")
+	f.health = ext.HealthDegraded
+	f.toolsErr = context.DeadlineExceeded
+	register(t, r, f, ext.LevelPool, ext.Scope{})
+	v := compile(t, r, ext.Scope{})
+	want := []view.Problem{{Capability: "local", What: "capability", Err: "degraded: fake failure"}}
+	if diff := cmp.Diff(want, v.Problems); diff != "" {
+		t.Errorf("problems (-want +got):\n%s", diff)
 	}
 }

@@ -238,9 +238,9 @@ func (m *member) collect(ctx context.Context, prompt string) {
 			m.tools = nil
 			if st, bad := health(); bad {
 				unhealthy(st)
-			} else {
-				fail("tools", err)
+				return
 			}
+			fail("tools", err)
 			// A source that cannot list its tools (an unreachable server) has nothing else to
 			// offer either; asking again for each kind would only repeat the wait.
 			if m.reg.Origin.Remote() {
