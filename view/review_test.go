@@ -2,7 +2,9 @@ package view_test
 
 import (
 	"context"
+	"errors"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
@@ -129,5 +131,61 @@ func TestDegradedLocalCapabilityOneProblem(t *testing.T) {
 	want := []view.Problem{{Capability: "local", What: "capability", Err: "degraded: fake failure"}}
 	if diff := cmp.Diff(want, v.Problems); diff != "" {
 		t.Errorf("problems (-want +got):\n%s", diff)
+	}
+}
+
+// blockingTools is a tool provider whose listing waits until released.
+type blockingTools struct {
+	*fakeCap
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingTools) Tools(ctx context.Context) ([]ext.ToolEntry, error) {
+	select {
+	case b.entered <- struct{}{}:
+	default:
+	}
+	<-b.release
+	return b.fakeCap.Tools(ctx)
+}
+
+// A Get that finds another Get compiling its scope waits for it only as long as its own ctx
+// lasts: a cancelled request is not held behind a slow compile (an unreachable server).
+func TestCacheGetHonoursContextWhileWaiting(t *testing.T) {
+	r := newRegistry(t)
+	b := &blockingTools{fakeCap: newFake("slow", ext.OriginRemote, "slow__a"),
+		entered: make(chan struct{}, 1), release: make(chan struct{})}
+	register(t, r, b, ext.LevelPool, ext.Scope{})
+	c := view.NewCache(r, nil)
+	first := make(chan error, 1)
+	go func() {
+		_, err := c.Get(context.Background(), ext.Scope{})
+		first <- err
+	}()
+	<-b.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	second := make(chan error, 1)
+	go func() {
+		_, err := c.Get(ctx, ext.Scope{})
+		second <- err
+	}()
+	waited := false
+	select {
+	case err := <-second:
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("Get with a cancelled ctx = %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		waited = true
+		t.Error("Get with a cancelled ctx still waits for another Get's compile")
+	}
+	close(b.release)
+	if err := <-first; err != nil {
+		t.Fatal(err)
+	}
+	if waited {
+		<-second
 	}
 }
