@@ -202,8 +202,9 @@ func checkCapability(c Capability, what string) error {
 //
 // Register records c's composition edges (Composite.Children, recursively), rejecting a cycle
 // with ErrCircularComposition and logging a warning when the chain is deeper than
-// MaxCompositionDepth. If c is a ChangeObservable, Register subscribes to it until c is
-// unregistered or closed. After Close it returns ErrClosed. On error nothing is registered.
+// MaxCompositionDepth. If c is a ChangeObservable, Register subscribes to it before c becomes
+// visible, so no change after that is missed, until c is unregistered or closed (or at once
+// stops again when Register fails). After Close it returns ErrClosed. On error nothing is registered.
 func (r *Registry) Register(c Capability, level ScopeLevel, slot Scope, opts ...RegisterOption) error {
 	if err := checkCapability(c, "register"); err != nil {
 		return err
@@ -237,21 +238,29 @@ func (r *Registry) Register(c Capability, level ScopeLevel, slot Scope, opts ...
 		origin = *cfg.origin
 	}
 	e := &entry{cap: c, name: name, level: level, slot: slot, schemes: schemes, origin: origin, id: entryIDs.Add(1)}
+	// Observe before the entry becomes visible: events until then are dropped (e is not
+	// live), but a change after it is counted, even one made while Register is still running.
+	// Observing after insertion would lose a change made in between, and with it the
+	// invalidation of a view compiled in that window.
+	r.observe(e)
 	var depth int
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()
+		e.unobserve()
 		return fmt.Errorf("register %q: registry: %w", name, ErrClosed)
 	}
 	list := r.slotLocked(level, slot)
 	for _, o := range list {
 		if o.name == name {
 			r.mu.Unlock()
+			e.unobserve()
 			return fmt.Errorf("register %q at %s %s: %w", name, level, slot, ErrDuplicate)
 		}
 	}
 	if err := r.checkEdgesLocked(edges); err != nil {
 		r.mu.Unlock()
+		e.unobserve()
 		return fmt.Errorf("register %q at %s %s: %w", name, level, slot, err)
 	}
 	e.members = r.addEdgesLocked(c, edges)
@@ -267,7 +276,6 @@ func (r *Registry) Register(c Capability, level ScopeLevel, slot Scope, opts ...
 			"capability", name, "level", level.String(), "slot", slot.String(),
 			"depth", depth, "max", r.maxDepth)
 	}
-	r.observe(e)
 	return nil
 }
 

@@ -71,3 +71,38 @@ func mustRegister(t *testing.T, r *Registry, c Capability, level ScopeLevel, slo
 		t.Fatal(err)
 	}
 }
+
+// lateObserver is a capability whose content changes (and is announced) in the window between
+// Register making it visible and Register subscribing to it: before observing, it lets a
+// "view" take a stamp, then changes and emits while nobody listens yet.
+type lateObserver struct {
+	obsCap
+	before func()
+}
+
+func (c *lateObserver) Observe(fn func(ChangeEvent)) (stop func()) {
+	if c.before != nil {
+		c.before()
+	}
+	return c.obsCap.Observe(fn)
+}
+
+// A change announced while Register is still between making a capability visible and
+// observing it must still move the stamp: a view compiled in that window (it saw the
+// capability, and its old content) would otherwise be kept forever.
+func TestStampSeesChangeDuringRegister(t *testing.T) {
+	r := NewRegistry(nil)
+	t.Cleanup(func() { _ = r.Close(t.Context()) })
+	c := &lateObserver{obsCap: *newObsCap("srv")}
+	var compiled Stamp
+	visible := false
+	c.before = func() {
+		compiled = r.Stamp(Scope{}) // a view compiled now
+		visible = len(r.Visible(Scope{})) == 1
+		c.Emit(ChangeEvent{Kind: ToolsChanged}) // then the content changes
+	}
+	mustRegister(t, r, c, LevelPool, Scope{})
+	if visible && r.Stamp(Scope{}) == compiled {
+		t.Fatal("a change announced during Register left the stamp of a view that predates it unchanged")
+	}
+}

@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -25,7 +26,7 @@ type Cache struct {
 }
 
 type cacheEntry struct {
-	mu    sync.Mutex // held while compiling
+	lock  chan struct{} // capacity 1, held while compiling; a channel so a waiter can give up
 	stamp ext.Stamp
 	view  *View
 	at    time.Time // when view was compiled
@@ -52,18 +53,28 @@ func NewCache(reg *ext.Registry, opts *CacheOptions) *Cache {
 	return c
 }
 
-// Get returns scope's view, compiling it when there is none or it is stale.
+// Get returns scope's view, compiling it when there is none or it is stale. A Get that finds
+// another compiling the same scope waits for it, but no longer than ctx lasts (then it
+// returns ctx's error).
 func (c *Cache) Get(ctx context.Context, scope ext.Scope) (*View, error) {
 	stamp := c.reg.Stamp(scope)
 	c.mu.Lock()
 	e := c.entries[scope]
 	if e == nil {
-		e = &cacheEntry{}
+		e = &cacheEntry{lock: make(chan struct{}, 1)}
 		c.entries[scope] = e
 	}
 	c.mu.Unlock()
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	select {
+	case e.lock <- struct{}{}:
+	default: // another Get is compiling: wait for it as long as ctx lasts
+		select {
+		case e.lock <- struct{}{}:
+		case <-ctx.Done():
+			return nil, fmt.Errorf("view of %s: %w", scope, ctx.Err())
+		}
+	}
+	defer func() { <-e.lock }()
 	if e.view != nil && e.stamp == stamp && (len(e.view.Problems) == 0 || time.Since(e.at) < c.retry) {
 		return e.view, nil
 	}

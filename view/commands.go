@@ -47,9 +47,12 @@ func qualifiedName(e ext.CommandEntry, capability string) string {
 // assembleCommands merges every source's commands. When two offer the same name, the winner
 // is chosen by origin (the user's own, a project's, remote), then by entry source (command
 // files, skills, MCP prompts, others), then by Visible order, then by order within a source.
-// The winner is listed under the name; each loser is reported as a Collision and listed under
-// its qualified name, unless that is itself some command's name. Every command is also reached
-// by its qualified name.
+// The winner is listed under the name. Every command is also reached by its qualified name,
+// unless a command that precedes already holds that name (as a name or as its own qualified
+// name): two sources of one kind qualify alike ("file:review" from the user's and a project's
+// command files). Each loser is reported as a Collision and listed under the name that reaches
+// it: its qualified name when it holds it, else "<capability>:<qualified name>", else none (the
+// loser is left out and the collision says so).
 func (v *View) assembleCommands(members []member) {
 	type cand struct {
 		m   *member
@@ -72,47 +75,55 @@ func (v *View) assembleCommands(members []member) {
 		)
 	})
 	winners := make(map[string]*Command, len(all))
-	byQual := make(map[string]*Command, len(all))
+	ordered := make([]*Command, 0, len(all)) // every command, in precedence order
 	var losers []*Command
 	for _, c := range all {
 		capName := c.m.reg.Capability.Name()
 		cmd := &Command{CommandEntry: c.e, Capability: capName, Origin: c.m.reg.Origin,
 			local: c.e.Name, source: c.m.reg.Capability.(ext.CommandResource)}
-		q := qualifiedName(c.e, capName)
-		if _, ok := byQual[q]; !ok {
-			byQual[q] = cmd
-		}
 		if w, ok := winners[c.e.Name]; ok {
-			losers = append(losers, cmd)
-			v.Collisions = append(v.Collisions, Collision{Kind: "command", Name: c.e.Name,
-				Winner: Claim{Capability: w.Capability, Origin: w.Origin, ReachableAs: w.Name, Path: w.Path},
-				Loser:  Claim{Capability: capName, Origin: cmd.Origin, ReachableAs: q, Path: c.e.Path}})
+			if w.source != cmd.source { // a capability listing a name twice offers it once
+				ordered = append(ordered, cmd)
+				losers = append(losers, cmd)
+			}
 			continue
 		}
+		ordered = append(ordered, cmd)
 		winners[c.e.Name] = cmd
 	}
-	v.commands = make(map[string]*Command, len(winners)+len(byQual))
-	for q, c := range byQual {
-		v.commands[q] = c
-	}
-	for n, c := range winners { // a plain name beats a qualified one
+	// A plain name beats a qualified one; a qualified name goes to the first command, in
+	// precedence order, that claims it; a loser without one gets "<capability>:<qualified>".
+	v.commands = make(map[string]*Command, len(winners)+len(all))
+	for n, c := range winners {
 		v.commands[n] = c
 	}
+	for _, c := range ordered {
+		if q := qualifiedName(c.CommandEntry, c.Capability); v.commands[q] == nil {
+			v.commands[q] = c
+		}
+	}
 	v.Commands = make([]Command, 0, len(winners)+len(losers))
-	listed := make(map[string]bool, len(winners))
-	for n, c := range winners {
+	for _, c := range winners {
 		v.Commands = append(v.Commands, *c)
-		listed[n] = true
 	}
 	for _, c := range losers {
 		q := qualifiedName(c.CommandEntry, c.Capability)
-		if listed[q] {
-			continue // the qualified name is itself some command's name, which keeps it
+		reach := ""
+		if v.commands[q] == c {
+			reach = q
+		} else if alt := c.Capability + ":" + q; v.commands[alt] == nil {
+			reach = alt
+			v.commands[alt] = c
 		}
-		listed[q] = true
-		shown := *c
-		shown.Name = q
-		v.Commands = append(v.Commands, shown)
+		if reach != "" {
+			shown := *c
+			shown.Name = reach
+			v.Commands = append(v.Commands, shown)
+		}
+		w := winners[c.Name]
+		v.Collisions = append(v.Collisions, Collision{Kind: "command", Name: c.Name,
+			Winner: Claim{Capability: w.Capability, Origin: w.Origin, ReachableAs: w.Name, Path: w.Path},
+			Loser:  Claim{Capability: c.Capability, Origin: c.Origin, ReachableAs: reach, Path: c.Path}})
 	}
 	slices.SortFunc(v.Commands, func(a, b Command) int { return strings.Compare(a.Name, b.Name) })
 }

@@ -18,10 +18,15 @@
 //     remote one, then the narrowest scope (turn, agent, session, pool), then Visible order —
 //     and the other is renamed "<capability>__<name>"; if that is taken too, it is left out.
 //     Either way the collision is in View.Collisions: nothing is shadowed silently.
+//   - A capability registered in several visible slots (ext allows the same value at pool and
+//     in a session) is one source: asked once, and placed as its registration that precedes.
 //   - Commands: the winner of a contested name is chosen by origin, then by entry source
 //     (command files, skills, MCP prompts), then Visible order, then order within a source;
 //     each loser is listed under its qualified name ("file:review", "skill:pdf",
-//     "<server>:<prompt>") and every command is reachable by its qualified name.
+//     "<server>:<prompt>"), which also reaches every command — unless a command that
+//     precedes holds it already (the user's and a project's command files both qualify
+//     /review as "file:review"): then the loser is "<capability>:<qualified name>", or left
+//     out if that is taken too. A listed name always reaches the capability it names.
 //   - Skills: one source per skill name, chosen like tools (a local skill always beats a
 //     remote one); the loser is a "skill" collision. Reads go through ext.Registry.ResolveURI,
 //     which applies the same local-first rule per file.

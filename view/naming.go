@@ -21,8 +21,8 @@ type Claim struct {
 	Capability string     `json:"capability"`
 	Origin     ext.Origin `json:"origin"`
 	// ReachableAs is the name that reaches this side: the contested name for the winner, a
-	// qualified name for a loser, or "" for a loser left out (a shadowed skill, or a tool whose
-	// qualified name was taken too).
+	// qualified name for a loser, or "" for a loser left out (a shadowed skill, or a tool or
+	// command whose qualified names were all taken).
 	ReachableAs string `json:"reachableAs"`
 	// Path is the file a local command came from, when known.
 	Path string `json:"path,omitempty"`

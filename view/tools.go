@@ -14,7 +14,8 @@ import (
 // skill's own servers' as "<skill>__<tool>"). When two capabilities list the same name, the
 // one that precedes (origin, then narrowest scope, then Visible order) keeps it; the other is
 // renamed "<capability>__<name>" and the collision reported. If that name is taken as well,
-// the loser is left out and the collision says so.
+// the loser is left out and the collision says so. A capability that lists a name twice
+// offers its first entry only.
 func (v *View) assembleTools(members []member) {
 	type cand struct {
 		m *member
@@ -31,8 +32,10 @@ func (v *View) assembleTools(members []member) {
 	v.tools = make(map[string]*Tool, len(all))
 	var losers []cand
 	for _, c := range all {
-		if _, taken := v.tools[c.e.Name]; taken {
-			losers = append(losers, c)
+		if w, taken := v.tools[c.e.Name]; taken {
+			if w.provider != c.m.reg.Capability.(ext.ToolProvider) {
+				losers = append(losers, c) // a capability listing a name twice offers it once
+			}
 			continue
 		}
 		v.tools[c.e.Name] = newTool(c.m, c.e, c.e.Name)

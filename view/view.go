@@ -121,7 +121,9 @@ type member struct {
 }
 
 // Compile asks every capability reg makes visible at scope for what it contributes and
-// assembles the view. Capabilities are asked concurrently, each in its own goroutine. A
+// assembles the view. A capability registered in several visible slots is asked once, as
+// registered in the slot that precedes (see distinct). Capabilities are asked concurrently,
+// each in its own goroutine. A
 // capability that is degraded or closed (ext.HealthReporter) contributes nothing; one whose
 // listing fails contributes the rest; both are reported in Problems and never fail the
 // compile. A degraded capability is still asked for its tools, since asking is what lets it
@@ -141,6 +143,7 @@ func Compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, opts *Opti
 		}
 		regs = kept
 	}
+	regs = distinct(regs)
 	members := make([]member, len(regs))
 	var wg sync.WaitGroup
 	for i, r := range regs {
@@ -167,6 +170,37 @@ func Compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, opts *Opti
 		v.Problems = []Problem{}
 	}
 	return v, nil
+}
+
+// distinct keeps one registration per capability: ext lets the same value be registered in
+// several slots (pool and a session, say), and asking it twice would list its tools, commands
+// and skills twice, against themselves. The registration kept is the one that precedes (origin,
+// then narrowest scope, then Visible order), so the view reports it as the winner would be.
+func distinct(regs []ext.Registration) []ext.Registration {
+	best := make(map[ext.Capability]int, len(regs))
+	dup := false
+	for i, r := range regs {
+		j, ok := best[r.Capability]
+		if !ok {
+			best[r.Capability] = i
+			continue
+		}
+		dup = true
+		a, b := member{reg: r, rank: i}, member{reg: regs[j], rank: j}
+		if precedes(&a, &b) < 0 {
+			best[r.Capability] = i
+		}
+	}
+	if !dup {
+		return regs
+	}
+	out := make([]ext.Registration, 0, len(best))
+	for i, r := range regs {
+		if best[r.Capability] == i {
+			out = append(out, r)
+		}
+	}
+	return out
 }
 
 // collect asks one capability for everything it offers.
@@ -204,9 +238,9 @@ func (m *member) collect(ctx context.Context, prompt string) {
 			m.tools = nil
 			if st, bad := health(); bad {
 				unhealthy(st)
-			} else {
-				fail("tools", err)
+				return
 			}
+			fail("tools", err)
 			// A source that cannot list its tools (an unreachable server) has nothing else to
 			// offer either; asking again for each kind would only repeat the wait.
 			if m.reg.Origin.Remote() {
