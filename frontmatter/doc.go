@@ -8,8 +8,9 @@
 // means (name and description rules, a command's description from its first body line) stays in
 // the packages that read the keys.
 //
-//   - Split finds the block: a UTF-8 byte order mark is skipped, a fence is "---" alone on its
-//     line (trailing spaces, tabs and a CR allowed, so CRLF files work), and nothing is copied.
+//   - Split finds the block: a UTF-8 byte order mark is skipped, lines end with LF, CRLF or a
+//     lone CR (as Parse reads them), a fence is "---" alone on its line (trailing spaces and tabs
+//     allowed), and nothing is copied.
 //     Whether a file without a block, or with an unclosed one, is an error is the caller's call.
 //   - Parse reads the YAML between the fences into every top-level key (unknown ones included),
 //     its decoded value and its file line, and never panics: go-yaml is third-party code fed
