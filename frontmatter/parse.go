@@ -279,13 +279,25 @@ func rawScalars(n ast.Node) map[string]string {
 
 // quoteColonValues rewrites lines like `description: Use when: x` (invalid YAML: a plain value
 // may not hold ": ") into `description: 'Use when: x'`, and `argument-hint: [a] [b]` into a
-// quoted string. It returns the new text and the 1-based YAML lines it changed.
+// quoted string. It returns the new text and the 1-based YAML lines it changed. The text of a
+// block scalar (the lines under `key: |` or `key: >`) is left as written: there ": " is valid.
 func quoteColonValues(y []byte) ([]byte, []int) {
 	lines := strings.Split(string(y), "\n")
 	var changed []int
+	inBlock, blockIndent := false, 0
 	for i, l := range lines {
 		indent := len(l) - len(strings.TrimLeft(l, " "))
 		rest := l[indent:]
+		if inBlock {
+			if strings.TrimSpace(l) == "" || indent > blockIndent {
+				continue
+			}
+			inBlock = false
+		}
+		if startsBlockScalar(rest) {
+			inBlock, blockIndent = true, indent
+			continue
+		}
 		colon := strings.Index(rest, ": ")
 		if colon <= 0 || !isPlainKey(rest[:colon]) {
 			continue
@@ -307,6 +319,26 @@ func quoteColonValues(y []byte) ([]byte, []int) {
 		changed = append(changed, i+1)
 	}
 	return []byte(strings.Join(lines, "\n")), changed
+}
+
+// startsBlockScalar reports whether a line (without its indent) is a mapping entry, possibly a
+// list item, whose value is a block scalar header such as "|", ">-" or "|2 # comment".
+func startsBlockScalar(rest string) bool {
+	for strings.HasPrefix(rest, "- ") {
+		rest = strings.TrimLeft(rest[2:], " ")
+	}
+	colon := strings.Index(rest, ": ")
+	if colon <= 0 {
+		return false
+	}
+	v := strings.TrimSpace(rest[colon+2:])
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = strings.TrimSpace(v[:i])
+	}
+	if v == "" || v[0] != '|' && v[0] != '>' {
+		return false
+	}
+	return strings.Trim(v[1:], "0123456789+-") == ""
 }
 
 // isPlainKey reports whether k is a simple mapping key (letters, digits, '-', '_', '.').
