@@ -31,6 +31,10 @@
 //     expand them. A frontmatter whose decoded size exceeds 4 times its written size plus
 //     64 KiB is refused with an error naming aliases: written out, a frontmatter holds about as
 //     many bytes as it decodes to, so only aliases get there.
+//   - Length. YAML of more than 1000 lines is refused with an error, unless the fast path below
+//     reads it: go-yaml's time grows with the square of a mapping's keys (goccy/go-yaml#889), so
+//     a 1 MB frontmatter from a cloned repository would hold discovery for minutes. Real
+//     frontmatters are a few dozen lines.
 //   - Duplicate keys are an error, as YAML says, rather than a silent last-one-wins.
 //   - Raw scalars. Values are decoded as YAML says (version: 1.0 is the number 1), but the
 //     source text of the non-string scalars directly inside a top-level mapping is kept in

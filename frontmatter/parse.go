@@ -51,12 +51,19 @@ func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s:%d: %s: %s", d.Path, d.Line, d.Severity, d.Message)
 }
 
+// maxYAMLLines is the longest frontmatter, in lines, handed to the YAML parser. go-yaml takes
+// time quadratic in the number of keys of a mapping (goccy/go-yaml#889: 8,000 keys take seconds,
+// 60,000 more than a minute), and frontmatter comes from cloned repositories; real ones are a few
+// dozen lines. Longer ones the fast path reads are still accepted.
+const maxYAMLLines = 1000
+
 // Parse parses y, the text between the fences of path's frontmatter (Block.YAML), leniently: CRLF
 // and lone CR line ends are accepted, invalid UTF-8 is replaced (a warning), and an unquoted value
 // holding ": " is quoted and parsed again (a warning per line). It returns nil and an error
-// diagnostic when the YAML cannot be read: not YAML, not a mapping, a duplicate key, or aliases
-// expanding far beyond the text. An empty block is an empty Frontmatter. path only labels the
-// diagnostics, whose lines are file lines. Parse never panics, whatever y holds.
+// diagnostic when the YAML cannot be read: not YAML, not a mapping, a duplicate key, aliases
+// expanding far beyond the text, or more than 1000 lines that are not all simple `key: value`
+// lines. An empty block is an empty Frontmatter. path only labels the diagnostics, whose lines
+// are file lines. Parse never panics, whatever y holds.
 func Parse(path string, y []byte) (*Frontmatter, []Diagnostic) {
 	var ds []Diagnostic
 	report := func(line int, sev Severity, msg string) {
@@ -70,6 +77,10 @@ func Parse(path string, y []byte) (*Frontmatter, []Diagnostic) {
 	}
 	if fm, ok := fastParse(y); ok {
 		return fm, ds
+	}
+	if n := bytes.Count(y, []byte("\n")); n > maxYAMLLines || n == maxYAMLLines && y[len(y)-1] != '\n' {
+		report(maxYAMLLines+2, SeverityError, fmt.Sprintf("frontmatter has more than %d lines of YAML; refused (the YAML parser would take too long)", maxYAMLLines))
+		return nil, ds
 	}
 	fm, err := parseYAML(y)
 	if err == nil {

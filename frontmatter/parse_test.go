@@ -147,3 +147,23 @@ func TestAliasBombRefused(t *testing.T) {
 		t.Errorf("aliased allowed-tools = %q, %v", tools, err)
 	}
 }
+
+// TestParseRefusesHugeYAML checks that a frontmatter too long for the YAML parser, whose time
+// grows with the square of a mapping's keys, is refused rather than parsed for minutes, while
+// one of the same length that the fast path reads still loads.
+func TestParseRefusesHugeYAML(t *testing.T) {
+	var b strings.Builder
+	for i := range maxYAMLLines + 1 {
+		fmt.Fprintf(&b, "k%d: 1.5\n", i)
+	}
+	fm, ds := Parse("f.md", []byte(b.String()))
+	if fm != nil {
+		t.Fatalf("Parse accepted %d lines of YAML", maxYAMLLines+1)
+	}
+	checkDiags(t, "huge", ds, []wantDiag{{maxYAMLLines + 2, SeverityError, "lines"}})
+
+	fast := strings.ReplaceAll(b.String(), "1.5", "text")
+	if fm, ds := Parse("f.md", []byte(fast)); fm == nil || len(fm.Keys) != maxYAMLLines+1 {
+		t.Fatalf("Parse refused %d plain key: value lines: %v", maxYAMLLines+1, ds)
+	}
+}
