@@ -154,6 +154,9 @@ func FuzzExpand(f *testing.F) {
 	for _, s := range []string{
 		"", "$ARGUMENTS", "$1$2$9$10", "$ARGUMENTS[0]", "$ARGUMENTS[", "$ARGUMENTS[99999999999999999999]",
 		`\$1`, `\\$1`, "$$", `tail\`, "héllo $1 日本", "\xff$\xfe",
+		"$", "$ARGUMENTS[0", "$ARGUMENTS[]", "$ARGUMENTS[-1]", "$ARGUMENTS[1]x$ARGUMENTS[2]", "$ARGUMENTSX",
+		"$ARGUMENTS$ARGUMENTS", "$0$1", "$10.00 and $9.99", "awk '{print $1}'", "\\\\$ARGUMENTS", "\\$$1", "$\\1",
+		"```\necho $1\n```", "$ARGUMENTS[00000000000000000000001]", "$$$$$$$$$$$$$$$$$$$$$$$$$$$$1",
 	} {
 		f.Add(s, "a b", "c")
 	}

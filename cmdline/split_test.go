@@ -105,6 +105,9 @@ func FuzzSplit(f *testing.F) {
 	for _, s := range []string{
 		"", "a b", `'a b'`, `"a \"b\""`, `a\ b`, `'open`, `"open`, `end\`, `a'b c'd`,
 		"héllo 'wörld' ✓", "\x00\xff '\xfe'", `"\\\"" '\'`, "/cmd arg",
+		`''`, `""`, `'' ""`, "a\\\nb", "\t\v\f\r\n", `"a\'b"`, `'a\'b'`, `a"b"'c'\d`,
+		`"C:\path\to\x"`, `"unterminated \"`, `'it'\''s'`, "\u00a0a\u00a0b", "/ x", "/cmd  'a  b'  \"c\"  ",
+		"/cmd\targ", "   /x", "/x '", `/x "`,
 	} {
 		f.Add(s)
 	}

@@ -8,8 +8,9 @@
 // means (name and description rules, a command's description from its first body line) stays in
 // the packages that read the keys.
 //
-//   - Split finds the block: a UTF-8 byte order mark is skipped, a fence is "---" alone on its
-//     line (trailing spaces, tabs and a CR allowed, so CRLF files work), and nothing is copied.
+//   - Split finds the block: a UTF-8 byte order mark is skipped, lines end with LF, CRLF or a
+//     lone CR (as Parse reads them), a fence is "---" alone on its line (trailing spaces and tabs
+//     allowed), and nothing is copied.
 //     Whether a file without a block, or with an unclosed one, is an error is the caller's call.
 //   - Parse reads the YAML between the fences into every top-level key (unknown ones included),
 //     its decoded value and its file line, and never panics: go-yaml is third-party code fed
@@ -30,6 +31,10 @@
 //     expand them. A frontmatter whose decoded size exceeds 4 times its written size plus
 //     64 KiB is refused with an error naming aliases: written out, a frontmatter holds about as
 //     many bytes as it decodes to, so only aliases get there.
+//   - Length. YAML of more than 1000 lines is refused with an error, unless the fast path below
+//     reads it: go-yaml's time grows with the square of a mapping's keys (goccy/go-yaml#889), so
+//     a 1 MB frontmatter from a cloned repository would hold discovery for minutes. Real
+//     frontmatters are a few dozen lines.
 //   - Duplicate keys are an error, as YAML says, rather than a silent last-one-wins.
 //   - Raw scalars. Values are decoded as YAML says (version: 1.0 is the number 1), but the
 //     source text of the non-string scalars directly inside a top-level mapping is kept in

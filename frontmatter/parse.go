@@ -51,12 +51,19 @@ func (d Diagnostic) String() string {
 	return fmt.Sprintf("%s:%d: %s: %s", d.Path, d.Line, d.Severity, d.Message)
 }
 
+// maxYAMLLines is the longest frontmatter, in lines, handed to the YAML parser. go-yaml takes
+// time quadratic in the number of keys of a mapping (goccy/go-yaml#889: 8,000 keys take seconds,
+// 60,000 more than a minute), and frontmatter comes from cloned repositories; real ones are a few
+// dozen lines. Longer ones the fast path reads are still accepted.
+const maxYAMLLines = 1000
+
 // Parse parses y, the text between the fences of path's frontmatter (Block.YAML), leniently: CRLF
 // and lone CR line ends are accepted, invalid UTF-8 is replaced (a warning), and an unquoted value
 // holding ": " is quoted and parsed again (a warning per line). It returns nil and an error
-// diagnostic when the YAML cannot be read: not YAML, not a mapping, a duplicate key, or aliases
-// expanding far beyond the text. An empty block is an empty Frontmatter. path only labels the
-// diagnostics, whose lines are file lines. Parse never panics, whatever y holds.
+// diagnostic when the YAML cannot be read: not YAML, not a mapping, a duplicate key, aliases
+// expanding far beyond the text, or more than 1000 lines that are not all simple `key: value`
+// lines. An empty block is an empty Frontmatter. path only labels the diagnostics, whose lines
+// are file lines. Parse never panics, whatever y holds.
 func Parse(path string, y []byte) (*Frontmatter, []Diagnostic) {
 	var ds []Diagnostic
 	report := func(line int, sev Severity, msg string) {
@@ -70,6 +77,10 @@ func Parse(path string, y []byte) (*Frontmatter, []Diagnostic) {
 	}
 	if fm, ok := fastParse(y); ok {
 		return fm, ds
+	}
+	if n := bytes.Count(y, []byte("\n")); n > maxYAMLLines || n == maxYAMLLines && y[len(y)-1] != '\n' {
+		report(maxYAMLLines+2, SeverityError, fmt.Sprintf("frontmatter has more than %d lines of YAML; refused (the YAML parser would take too long)", maxYAMLLines))
+		return nil, ds
 	}
 	fm, err := parseYAML(y)
 	if err == nil {
@@ -279,13 +290,25 @@ func rawScalars(n ast.Node) map[string]string {
 
 // quoteColonValues rewrites lines like `description: Use when: x` (invalid YAML: a plain value
 // may not hold ": ") into `description: 'Use when: x'`, and `argument-hint: [a] [b]` into a
-// quoted string. It returns the new text and the 1-based YAML lines it changed.
+// quoted string. It returns the new text and the 1-based YAML lines it changed. The text of a
+// block scalar (the lines under `key: |` or `key: >`) is left as written: there ": " is valid.
 func quoteColonValues(y []byte) ([]byte, []int) {
 	lines := strings.Split(string(y), "\n")
 	var changed []int
+	inBlock, blockIndent := false, 0
 	for i, l := range lines {
 		indent := len(l) - len(strings.TrimLeft(l, " "))
 		rest := l[indent:]
+		if inBlock {
+			if strings.TrimSpace(l) == "" || indent > blockIndent {
+				continue
+			}
+			inBlock = false
+		}
+		if startsBlockScalar(rest) {
+			inBlock, blockIndent = true, indent
+			continue
+		}
 		colon := strings.Index(rest, ": ")
 		if colon <= 0 || !isPlainKey(rest[:colon]) {
 			continue
@@ -307,6 +330,26 @@ func quoteColonValues(y []byte) ([]byte, []int) {
 		changed = append(changed, i+1)
 	}
 	return []byte(strings.Join(lines, "\n")), changed
+}
+
+// startsBlockScalar reports whether a line (without its indent) is a mapping entry, possibly a
+// list item, whose value is a block scalar header such as "|", ">-" or "|2 # comment".
+func startsBlockScalar(rest string) bool {
+	for strings.HasPrefix(rest, "- ") {
+		rest = strings.TrimLeft(rest[2:], " ")
+	}
+	colon := strings.Index(rest, ": ")
+	if colon <= 0 {
+		return false
+	}
+	v := strings.TrimSpace(rest[colon+2:])
+	if i := strings.Index(v, " #"); i >= 0 {
+		v = strings.TrimSpace(v[:i])
+	}
+	if v == "" || v[0] != '|' && v[0] != '>' {
+		return false
+	}
+	return strings.Trim(v[1:], "0123456789+-") == ""
 }
 
 // isPlainKey reports whether k is a simple mapping key (letters, digits, '-', '_', '.').

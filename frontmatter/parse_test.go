@@ -55,6 +55,11 @@ func TestParse(t *testing.T) {
 			keys: []string{"name", "description"}, values: map[string]any{"name": "a", "description": "Use when: x"},
 			lines: map[string]int{"name": 2, "description": 3},
 			diags: []wantDiag{{3, SeverityWarning, `unquoted value contains ": "`}}},
+		{name: "repair leaves block scalars alone", yaml: "description: |\n  Usage: run: this\n\n  Note: x:\nwhen: Use when: x\nlist:\n  - text: >-\n      Tip: a: b\n",
+			keys:   []string{"description", "when", "list"},
+			values: map[string]any{"description": "Usage: run: this\n\nNote: x:\n", "when": "Use when: x", "list": []any{map[string]any{"text": "Tip: a: b"}}},
+			lines:  map[string]int{"description": 2, "when": 6, "list": 7},
+			diags:  []wantDiag{{6, SeverityWarning, `unquoted value contains ": "`}}},
 		{name: "argument-hint as typed", yaml: "argument-hint: [pr] [priority]\n",
 			keys: []string{"argument-hint"}, values: map[string]any{"argument-hint": "[pr] [priority]"}, lines: map[string]int{"argument-hint": 2},
 			diags: []wantDiag{{2, SeverityWarning, "unquoted value"}}},
@@ -140,5 +145,25 @@ func TestAliasBombRefused(t *testing.T) {
 	}
 	if tools, err := AllowedTools(fm.Values["allowed-tools"]); err != nil || len(tools) != 2 {
 		t.Errorf("aliased allowed-tools = %q, %v", tools, err)
+	}
+}
+
+// TestParseRefusesHugeYAML checks that a frontmatter too long for the YAML parser, whose time
+// grows with the square of a mapping's keys, is refused rather than parsed for minutes, while
+// one of the same length that the fast path reads still loads.
+func TestParseRefusesHugeYAML(t *testing.T) {
+	var b strings.Builder
+	for i := range maxYAMLLines + 1 {
+		fmt.Fprintf(&b, "k%d: 1.5\n", i)
+	}
+	fm, ds := Parse("f.md", []byte(b.String()))
+	if fm != nil {
+		t.Fatalf("Parse accepted %d lines of YAML", maxYAMLLines+1)
+	}
+	checkDiags(t, "huge", ds, []wantDiag{{maxYAMLLines + 2, SeverityError, "lines"}})
+
+	fast := strings.ReplaceAll(b.String(), "1.5", "text")
+	if fm, ds := Parse("f.md", []byte(fast)); fm == nil || len(fm.Keys) != maxYAMLLines+1 {
+		t.Fatalf("Parse refused %d plain key: value lines: %v", maxYAMLLines+1, ds)
 	}
 }

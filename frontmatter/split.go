@@ -22,41 +22,45 @@ type Block struct {
 }
 
 // Split finds the frontmatter of data: an opening "---" on the first line (after an optional
-// UTF-8 byte order mark) and the next "---" line. A fence may carry trailing spaces, tabs and
-// carriage returns. Split copies nothing and never fails; see Block for what it reports.
+// UTF-8 byte order mark) and the next "---" line. Lines end with LF, CRLF or a lone CR, as Parse
+// reads them, so a file with classic Mac line ends is split as its LF twin is. A fence may carry
+// trailing spaces and tabs. Split copies nothing and never fails; see Block for what it reports.
 func Split(data []byte) Block {
 	data = bytes.TrimPrefix(data, utf8BOM)
 	none := Block{Body: data, BodyLine: 1}
-	nl := bytes.IndexByte(data, '\n')
-	first := data
-	if nl >= 0 {
-		first = data[:nl]
-	}
-	if !isFence(first) {
+	end, next := lineEnd(data)
+	if !isFence(data[:end]) {
 		return none
 	}
 	none.Opened = true
-	if nl < 0 {
-		return none
-	}
-	start := nl + 1
+	start := next
 	line := 2
 	for pos := start; pos < len(data); line++ {
-		end := bytes.IndexByte(data[pos:], '\n')
-		var cur []byte
-		next := len(data)
-		if end >= 0 {
-			cur = data[pos : pos+end]
-			next = pos + end + 1
-		} else {
-			cur = data[pos:]
+		end, next := lineEnd(data[pos:])
+		if isFence(data[pos : pos+end]) {
+			return Block{YAML: data[start:pos], Body: data[pos+next:], BodyLine: line + 1, Opened: true, Closed: true}
 		}
-		if isFence(cur) {
-			return Block{YAML: data[start:pos], Body: data[next:], BodyLine: line + 1, Opened: true, Closed: true}
-		}
-		pos = next
+		pos += next
 	}
 	return none
+}
+
+// lineEnd returns the length of b's first line without its line end, and where the next line
+// starts: after the first LF, CRLF or lone CR, or len(b) when b holds one line.
+func lineEnd(b []byte) (end, next int) {
+	nl := bytes.IndexByte(b, '\n')
+	line := b
+	if nl >= 0 {
+		line = b[:nl]
+	}
+	// A CR before the LF ends the line there unless it is the CR of a CRLF.
+	if cr := bytes.IndexByte(line, '\r'); cr >= 0 && (cr != len(line)-1 || nl < 0) {
+		return cr, cr + 1
+	}
+	if nl < 0 {
+		return len(b), len(b)
+	}
+	return nl, nl + 1
 }
 
 // isFence reports whether line (without its "\n") is a "---" delimiter line.

@@ -13,6 +13,8 @@ func TestSplit(t *testing.T) {
 		{"block", "---\nname: a\n---\nbody\n", "name: a\n", "body\n", 4, true, true},
 		{"BOM", "\uFEFF---\nname: a\n---\nbody", "name: a\n", "body", 4, true, true},
 		{"CRLF", "---\r\nname: a\r\n---\r\nbody\r\n", "name: a\r\n", "body\r\n", 4, true, true},
+		{"lone CR", "---\rname: a\r---\rbody\r", "name: a\r", "body\r", 4, true, true},
+		{"lone CR then CRLF", "---\r\rk: v\r\n---\r\nb", "\rk: v\r\n", "b", 5, true, true},
 		{"trailing blanks on fences", "--- \t\nk: v\n---  \nb", "k: v\n", "b", 4, true, true},
 		{"empty block", "---\n---\n", "", "", 3, true, true},
 		{"closing fence ends the file", "---\nk: v\n---", "k: v\n", "", 4, true, true},

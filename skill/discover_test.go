@@ -65,6 +65,7 @@ func generatedCases() []generatedCase {
 	return []generatedCase{
 		{name: "BOM", rel: "r1/bom/SKILL.md", content: "\uFEFF" + skillMD("name: bom\ndescription: Starts with a BOM.\n", "Body"), skill: "bom"},
 		{name: "CRLF", rel: "r1/crlf/SKILL.md", content: "---\r\nname: crlf\r\ndescription: Windows line ends.\r\n---\r\nBody\r\n", skill: "crlf"},
+		{name: "lone CR", rel: "r1/lonecr/SKILL.md", content: "---\rname: lonecr\rdescription: Classic Mac line ends.\r---\rBody\r", skill: "lonecr"},
 		{name: "no frontmatter", rel: "r1/nofront/SKILL.md", content: "# Just Markdown\n\nNo header.\n",
 			diags: []wantDiag{{1, SeverityError, RuleFrontmatter, "no frontmatter"}}},
 		{name: "unclosed frontmatter", rel: "r1/unclosed/SKILL.md", content: "---\nname: unclosed\ndescription: Never closed.\n\nBody\n",

@@ -6,7 +6,7 @@
 // "Security Considerations"; the file format is spec/agent-skills-specification.md, the lenient
 // reading spec/agent-skills-client-implementation.md, and the skill:// layout SEP-2640.
 //
-//   - Parsing (ParseFrontmatter, ParseSkill) is lenient and never panics: a BOM, CRLF line ends,
+//   - Parsing (ParseFrontmatter, ParseSkill) is lenient and never panics: a BOM, CRLF or CR line ends,
 //     unknown keys, allowed-tools as a list, non-string metadata and unquoted `key: value: x`
 //     are accepted, each with a Diagnostic naming file and line. A skill without description or
 //     with unusable YAML is skipped with an error diagnostic. The file format itself (fences,

@@ -11,7 +11,7 @@ import (
 // Frontmatter is the parsed YAML header of a SKILL.md file: the keys, values and lines that
 // package frontmatter reads (Keys lists every top-level key in file order, unknown ones
 // included; Values holds each key's decoded YAML value and Lines its 1-based line in the file),
-// and the body. Body is the Markdown after the closing "---", with CRLF turned into LF and
+// and the body. Body is the Markdown after the closing "---", with CRLF and CR turned into LF and
 // surrounding blank space trimmed; BodyLine is the file line where it starts.
 type Frontmatter struct {
 	frontmatter.Frontmatter
@@ -31,8 +31,8 @@ type finding struct {
 
 func (f finding) fatal() bool { return f.lenient == SeverityError }
 
-// ParseFrontmatter parses the frontmatter of a SKILL.md held in data, leniently: a BOM and CRLF
-// line ends are accepted, an unquoted value holding ": " is quoted and parsed again (with a
+// ParseFrontmatter parses the frontmatter of a SKILL.md held in data, leniently: a BOM, CRLF and
+// lone CR line ends are accepted, an unquoted value holding ": " is quoted and parsed again (with a
 // warning), invalid UTF-8 is replaced (with a warning). It returns nil and an error diagnostic
 // when there is no usable frontmatter (none, never closed, not YAML, not a mapping). path only
 // labels the diagnostics. It never panics, whatever data holds.
