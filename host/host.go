@@ -27,6 +27,16 @@ type Options struct {
 	Watch bool
 	// Logger receives lifecycle messages; nil discards them.
 	Logger *slog.Logger
+	// Matcher picks the skills a turn's prompt selects for the dynamic instructions (see
+	// skill.Options.Matcher); nil means skill.MatchByName, the skills the prompt names.
+	Matcher func(prompt string, skills []ext.SkillEntry) []string
+}
+
+func (o Options) matcher() func(string, []ext.SkillEntry) []string {
+	if o.Matcher != nil {
+		return o.Matcher
+	}
+	return skill.MatchByName
 }
 
 // Host is everything Build assembled. Close it to stop every capability and then the pool.

@@ -30,6 +30,7 @@ func buildSkills(_ context.Context, h *Host) ([]part, error) {
 		Debounce:   cfg.Debounce,
 		MaxFolders: cfg.MaxFolders,
 		Logger:     h.logger,
+		Matcher:    h.opts.matcher(),
 		Children:   h.skillServer,
 	})
 	if err != nil {
