@@ -125,7 +125,7 @@ func (c *Cap) connectSlow(ctx context.Context) (*conn, error) {
 			return cn, nil
 		}
 		lastErr = err
-		if ctx.Err() != nil || c.injected != nil {
+		if ctx.Err() != nil || c.injected != nil || !retryableStart(err) {
 			break
 		}
 	}
@@ -137,6 +137,15 @@ func (c *Cap) connectSlow(ctx context.Context) (*conn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return nil, c.degradedErrLocked()
+}
+
+// retryableStart reports whether a failed dial is worth another attempt in the same round.
+// A start that cannot succeed by trying again at once (connpool.ErrPermanent: no such command,
+// no permission, HTTP 401/403/404) is not, and neither is one that ran out of its startup
+// timeout (connpool.ErrStartTimeout): repeating it would multiply a hung server's wait by
+// Retry.Attempts. The Cap degrades with the error, and a later access tries again.
+func retryableStart(err error) bool {
+	return !errors.Is(err, connpool.ErrPermanent) && !errors.Is(err, connpool.ErrStartTimeout)
 }
 
 // dial obtains a new connection: a lease from the pool, or the injected session once.

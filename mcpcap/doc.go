@@ -21,6 +21,18 @@
 //     delay of a round (Backoff << (Attempts-1)); success restores the tools and emits
 //     tools_changed. The RFC's "no automatic background reconnect" holds: only accesses
 //     reconnect.
+//   - Fast, honest start failures: a start is bounded by its own startup timeout
+//     (Config.Server.StartTimeout, the startup_timeout key, default 30 s for a first npx
+//     download), never by the call timeout (Timeout bounds the call only). A start that ran
+//     out of it (connpool.ErrStartTimeout) ends the connect round at once instead of being
+//     repeated Retry.Attempts times, so a hung server costs one startup timeout per request,
+//     not Attempts of them plus backoff. So does a start that cannot succeed by trying again
+//     at once (connpool.ErrPermanent: no such command, no execute permission, HTTP 401/403/404
+//     on initialize), which fails in milliseconds. Either degrades the Cap with the error
+//     recorded (Status, Health, ErrDegraded), and is never cached: the next access after the
+//     degraded interval starts the server again (the binary may have appeared). Accesses
+//     within that interval, including those that queued behind the failed start, fail at once
+//     with the recorded error.
 //   - Tools returns connection errors (ErrDegraded while degraded); the view leaves such a
 //     Cap out of a compiled toolset and reports why, so one unreachable server never fails a
 //     whole toolset.
