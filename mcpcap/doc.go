@@ -73,6 +73,10 @@
 //   - Resources: listings (and templates) are cached per connection and dropped on
 //     resources list_changed or reconnect; ResourceExists answers from the cache, matching
 //     templates with RFC 6570. URIs may be given as mcp://<server>/<original-uri>.
+//     ResourceSchemes (ext.SchemeSource) never starts or connects the server: it answers from
+//     the live connection's listing, else from the last listing seen (kept across reconnects),
+//     else with none. So a URI of an unknown scheme (a typo) starts no server, and a server's
+//     own scheme routes to it only once it has been listed; mcp://<server>/<uri> always does.
 //   - Prompts are commands named "<server>:<prompt>"; GetCommand binds positional arguments
 //     in declaration order, joins extra arguments into the last one, and rejects a missing
 //     required argument with an error naming it.

@@ -154,3 +154,59 @@ func TestCallTimeoutDoesNotBoundStart(t *testing.T) {
 		t.Fatalf("echo = %q", got)
 	}
 }
+
+// TestUnknownSchemeStartsNothing: routing a URI of a scheme no registration names asks the Caps
+// what they know (ResourceSchemes) and so starts no server: three configured, unused servers
+// stay unstarted for typo://x, and for their own test:// scheme too until they have been
+// listed. mcp://<server>/<uri> reaches a server's resource at any time; once listed, its own
+// scheme routes to it.
+func TestUnknownSchemeStartsNothing(t *testing.T) {
+	bin := testserver.Build(t)
+	p := newPool(t)
+	reg := ext.NewRegistry(nil)
+	t.Cleanup(func() { reg.Close(context.Background()) })
+	var counters []string
+	for _, name := range []string{"one", "two", "three"} {
+		script, starts := startCounter(t, "exec "+bin)
+		counters = append(counters, starts)
+		c := newPoolCap(t, p, "", Config{Name: name, Server: connpool.ServerConfig{Command: script}})
+		if err := reg.Register(c, ext.LevelPool, ext.Scope{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	started := func() int {
+		n := 0
+		for _, f := range counters {
+			n += countLines(t, f, "start")
+		}
+		return n
+	}
+	ctx := context.Background()
+	for _, uri := range []string{"typo://x", "test://static/hello"} {
+		_, err := reg.ResolveURI(ctx, uri, ext.Scope{})
+		if !errors.Is(err, ext.ErrUnknownScheme) || !strings.Contains(err.Error(), "mcp://<server>/<uri>") {
+			t.Fatalf("%s: %v; want ErrUnknownScheme pointing at mcp://<server>/<uri>", uri, err)
+		}
+		t.Log(err)
+		if n, s := started(), p.Stats(); n != 0 || s.Clients+s.Starting != 0 {
+			t.Fatalf("%s started %d servers (pool %+v)", uri, n, s)
+		}
+	}
+	out, err := reg.ResolveURI(ctx, "mcp://two/test://static/hello", ext.Scope{})
+	if err != nil || len(out) != 1 {
+		t.Fatalf("mcp://two/…: %v, %v", out, err)
+	}
+	if n := started(); n != 1 {
+		t.Fatalf("%d servers started for mcp://two/…, want 1", n)
+	}
+	// "two" has been listed: its scheme is known now, and routes to it without starting others.
+	if out, err := reg.ResolveURI(ctx, "test://static/hello", ext.Scope{}); err != nil || len(out) != 1 {
+		t.Fatalf("test:// after listing: %v, %v", out, err)
+	}
+	if _, err := reg.ResolveURI(ctx, "typo://x", ext.Scope{}); !errors.Is(err, ext.ErrUnknownScheme) || !strings.Contains(err.Error(), "known schemes: mcp, skill, test") {
+		t.Fatalf("typo after listing: %v", err)
+	}
+	if n := started(); n != 1 {
+		t.Fatalf("%d servers started, want 1", n)
+	}
+}

@@ -139,3 +139,23 @@ exec sleep 3600
 		t.Fatalf("%q: the servers did not start concurrently", got)
 	}
 }
+
+// TestReadUnknownSchemeStartsNoServer: `read typo://x` with three configured stdio servers
+// starts none of them, and says which schemes are known and how to reach a server's resource.
+func TestReadUnknownSchemeStartsNoServer(t *testing.T) {
+	dir := t.TempDir()
+	starts := filepath.Join(dir, "starts")
+	script := hungServer(t, dir, starts)
+	cfg := writeExec(t, dir, "agentpool.yaml", fmt.Sprintf(`mcp_servers:
+  a: {command: %[1]s, args: [a]}
+  b: {command: %[1]s, args: [b]}
+  c: {command: %[1]s, args: [c]}
+`, script), 0o644)
+	_, _, err := runCLIWithin(t, time.Minute, "--no-default-roots", "--config", cfg, "read", "typo://x")
+	if err == nil || !strings.Contains(err.Error(), `unknown URI scheme "typo"`) || !strings.Contains(err.Error(), "mcp://<server>/<uri>") {
+		t.Fatalf("read typo://x = %v", err)
+	}
+	if got := lines(t, starts, "start"); len(got) != 0 {
+		t.Fatalf("read typo://x started %q", got)
+	}
+}
