@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -327,7 +328,9 @@ func connectionLost(err error, cn *conn) (lost, sent bool) {
 	if errors.As(err, &wire) {
 		return false, true // the server answered
 	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrSessionMissing) {
+	// os.ErrClosed: a read or write on our end of a stdio pipe that the pool closed when the
+	// server's process group died, possibly before the lease's Done says so.
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrSessionMissing) || errors.Is(err, os.ErrClosed) {
 		return true, true
 	}
 	if cn.done != nil {

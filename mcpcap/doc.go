@@ -58,7 +58,8 @@
 //     "never"; otherwise the error wraps ErrConnectionLost and says why it was not retried.
 //     Annotations come from the server's listing (or the static tools of a Lazy Cap).
 //     A call is "cut off by a lost connection" when its error wraps io.EOF,
-//     ErrConnectionClosed or ErrSessionMissing, or is an HTTP request that got no HTTP
+//     ErrConnectionClosed, ErrSessionMissing or os.ErrClosed (our pipe end, closed when the
+//     server's group died), or is an HTTP request that got no HTTP
 //     response (the SDK's "rejected by transport" around a *url.Error; a failed dial means
 //     the request never left), or (other transport errors) when the connection ends within
 //     200 ms; an error the server sent (jsonrpc.Error) never is.
