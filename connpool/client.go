@@ -38,7 +38,7 @@ type client struct {
 
 	session    *mcp.ClientSession // valid after ready when startErr == nil
 	proc       *process           // stdio only
-	httpT      *http.Transport    // HTTP only
+	httpT      *headerTransport   // HTTP only
 	httpCancel context.CancelFunc // HTTP only: ends the connection's lifetime context
 
 	ended    atomic.Bool           // set as soon as the process or session is known dead
@@ -144,7 +144,15 @@ func (c *client) start(ctx context.Context) error {
 	case TypeStdio:
 		proc, err := spawn(c.cfg, c.pool.opts.StderrBytes, c.pool.opts.Subreaper, c.pool.goTracked)
 		if err != nil {
-			return fmt.Errorf("connpool: server %q: %w: spawn %q: %w", c.label(), ErrStart, c.cfg.Command, err)
+			what := fmt.Sprintf("spawn %q", c.cfg.Command)
+			if c.cfg.Cwd != "" {
+				// exec reports a missing cwd as the command's own ENOENT.
+				what += fmt.Sprintf(" in cwd %q", c.cfg.Cwd)
+			}
+			if permanentSpawnError(err) {
+				return fmt.Errorf("connpool: server %q: %w (%w): %s: %w", c.label(), ErrStart, ErrPermanent, what, err)
+			}
+			return fmt.Errorf("connpool: server %q: %w: %s: %w", c.label(), ErrStart, what, err)
 		}
 		c.proc = proc
 		c.pool.procs.Add(1)
@@ -155,9 +163,9 @@ func (c *client) start(ctx context.Context) error {
 		})
 		t = &progressTransport{inner: &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, deliver: c.deliverProgress}
 	case TypeStreamableHTTP, TypeSSE:
-		hc, base := newHTTPClient(c.cfg.Headers, c.transportFailed)
+		hc, ht := newHTTPClient(c.cfg.Headers, c.transportFailed)
 		hc.Transport = &sseProgressTap{base: hc.Transport, deliver: c.deliverProgress}
-		c.httpT = base
+		c.httpT = ht
 		life, cancel := context.WithCancel(context.Background())
 		c.httpCancel = cancel
 		var inner mcp.Transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
@@ -176,6 +184,15 @@ func (c *client) start(ctx context.Context) error {
 	session, err := mc.Connect(ctx, t, nil)
 	if err != nil {
 		c.teardown()
+		switch {
+		case c.httpT != nil && permanentStatus(int(c.httpT.firstStatus.Load())):
+			status := int(c.httpT.firstStatus.Load())
+			return fmt.Errorf("connpool: server %q: %w (%w): HTTP %d %s on initialize: %w",
+				c.label(), ErrStart, ErrPermanent, status, http.StatusText(status), err)
+		case errors.Is(ctx.Err(), context.DeadlineExceeded) && c.pool.ctx.Err() == nil:
+			return fmt.Errorf("connpool: server %q: %w: %w after %v: %w%s",
+				c.label(), ErrStart, ErrStartTimeout, c.cfg.startTimeout(), err, c.exitDetail())
+		}
 		return fmt.Errorf("connpool: server %q: %w: %w%s", c.label(), ErrStart, err, c.exitDetail())
 	}
 	c.session = session
@@ -264,7 +281,7 @@ func (c *client) teardown() {
 	}
 	if c.httpT != nil {
 		c.httpCancel()
-		c.httpT.CloseIdleConnections()
+		c.httpT.base.CloseIdleConnections()
 	}
 }
 

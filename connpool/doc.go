@@ -20,6 +20,13 @@
 //     the others waiting on the same start. A failed start is removed at once
 //     (never cached); every Get waiting on it gets the same error, wrapping
 //     ErrStart, with the process exit status and stderr tail.
+//   - Failed starts are classified for the caller's retry policy (the pool
+//     itself never retries): a start that ran out of StartTimeout also wraps
+//     ErrStartTimeout; one that cannot succeed by trying again at once also
+//     wraps ErrPermanent: spawn failed with ENOENT or EACCES (the command, the
+//     interpreter of its #! line, or its cwd), or an HTTP server answered the
+//     first request of the start with 401, 403 or 404 (only the first: a 404
+//     later in a session means the session expired). Neither is cached.
 //   - MaxClients counts clients that are starting or live. A client that is
 //     being torn down (evicted, expired, crashed) no longer counts, so the
 //     number of processes may briefly exceed MaxClients; Stats.Processes

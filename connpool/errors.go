@@ -17,6 +17,19 @@ var (
 	// initialized within its StartTimeout; the message carries the stderr tail.
 	// Failed starts are not cached: the next Get tries again.
 	ErrStart = errors.New("server failed to start")
+	// ErrStartTimeout reports a start that did not finish (spawn, connect,
+	// initialize) within the server's StartTimeout. It is wrapped together with
+	// ErrStart. The server may only be slow (a first `npx -y` download), so it
+	// is not ErrPermanent: the next Get starts it again.
+	ErrStartTimeout = errors.New("start timed out")
+	// ErrPermanent marks a start failure that trying again at once cannot
+	// mend: the command does not exist or may not be executed (ENOENT,
+	// EACCES, also for its cwd), or an HTTP server answered the first request
+	// (initialize; the event-stream GET for SSE) with 401, 403 or 404. It is
+	// wrapped together with ErrStart. Like every failed start it is not
+	// cached: the binary may appear or the token be fixed, and the next Get
+	// tries again.
+	ErrPermanent = errors.New("permanent failure")
 	// ErrServerExited reports that a live server's session ended (its process
 	// exited, was killed, or its connection dropped).
 	ErrServerExited = errors.New("server session ended")

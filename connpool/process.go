@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"slices"
@@ -94,6 +95,13 @@ func spawn(cfg ServerConfig, stderrBytes int, reap bool, goStart func(func())) (
 	})
 	goStart(p.wait)
 	return p, nil
+}
+
+// permanentSpawnError reports whether err, from starting a command, means
+// that starting it again cannot succeed until something outside changes: the
+// command (or its cwd) does not exist, or may not be executed.
+func permanentSpawnError(err error) bool {
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
 }
 
 func closeAll(fs ...*os.File) {

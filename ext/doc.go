@@ -43,8 +43,15 @@
 //     the same name (two skills are never mixed into one).
 //   - Schemes an upstream server serves ("test://", "file://") need no configuration: a
 //     ResourceSource that also implements SchemeSource reports them at run time, and ResolveURI
-//     asks it about any scheme no registration (WithSchemes) names. ErrUnknownScheme therefore
-//     means no visible capability serves the scheme, registered or learnt.
+//     asks it about any scheme no registration (WithSchemes) names. It reports only what it
+//     knows already, without starting or connecting anything: an unknown scheme (a typo) must
+//     not start every configured server. The consequence: an upstream server's own scheme is
+//     routable once the server has been listed (connected and its resources listed, as
+//     compiling a view does); before that it is ErrUnknownScheme, while the same resource is
+//     always reachable as mcp://<server>/<uri>, which names the server and so may start it.
+//     ErrUnknownScheme therefore means no visible capability is known to serve the scheme,
+//     registered or learnt; its message names the scheme, lists the schemes known in scope so
+//     far (mcp and skill always) and names the SchemeSources not connected yet.
 //   - Registration slots are indexed by key (pool; session id; static agent name; per session:
 //     agent name and (agent, turn)), each a small slice in registration order, under one
 //     RWMutex. A query does five map lookups at most, so its cost depends on what is visible,

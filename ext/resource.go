@@ -90,6 +90,11 @@ type ResourceTemplateSource interface {
 // SchemeSource is implemented by resource sources that learn their URI schemes at run time, such
 // as an MCP server serving its own "test://" or "file://" resources. ResolveURI asks the visible
 // SchemeSources about a scheme that no registration (WithSchemes) names. Schemes are lower case.
+//
+// ResourceSchemes reports the schemes the source knows now and must not start a process or open
+// a connection to learn them: every visible SchemeSource is asked on every URI of an unregistered
+// scheme, so a typo must not start every configured server. A source that has not learnt its
+// schemes yet (not connected) returns none; one with a live connection may list on it.
 type SchemeSource interface {
 	ResourceSchemes(ctx context.Context) ([]string, error)
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -69,8 +71,11 @@ func checkSkillURI(raw string) error {
 //   - mcp://<server>/<original-uri>: the visible ResourceSource of remote origin named server, asked for
 //     original-uri exactly as written in uri.
 //   - any other scheme: the visible ResourceSources registered WithSchemes(scheme); with none,
-//     the visible SchemeSources that report the scheme; with none of those either, an error
-//     wrapping ErrUnknownScheme naming the scheme.
+//     the visible SchemeSources that report the scheme now (they start and connect nothing to
+//     answer); with none of those either, an error wrapping ErrUnknownScheme naming the
+//     scheme, the schemes known in scope so far, and the SchemeSources not connected yet
+//     (whose schemes are unknown until they are listed: their resources are reachable as
+//     mcp://<server>/<uri>).
 //
 // Capabilities are asked for the URI as given but with its scheme lower-cased. A URI nobody
 // has is ErrNotFound (joined with any errors the existence checks returned). A
@@ -239,9 +244,17 @@ func (r *Registry) resolveScheme(ctx context.Context, u URI, scope Scope) ([]Res
 			return r.readFromScheme(ctx, entries, u, nil)
 		}
 	}
-	// No registration names the scheme: ask the sources that learn theirs at run time.
+	// No registration names the scheme: ask the sources that learn theirs at run time what they
+	// know now. ResourceSchemes starts and connects nothing, so an unknown scheme costs nothing.
 	var errs []error
 	routed := false
+	known := []string{"mcp", "skill"} // routed by ResolveURI itself
+	var unlearnt []string             // sources not connected yet: schemes unknown
+	for _, e := range entries {
+		if _, ok := e.cap.(ResourceSource); ok {
+			known = append(known, e.schemes...)
+		}
+	}
 	for _, e := range entries {
 		ss, ok := e.cap.(SchemeSource)
 		rs, isRS := e.cap.(ResourceSource)
@@ -252,6 +265,10 @@ func (r *Registry) resolveScheme(ctx context.Context, u URI, scope Scope) ([]Res
 		if err != nil {
 			errs = append(errs, fmt.Errorf("capability %q: resource schemes: %w", e.name, err))
 			continue
+		}
+		known = append(known, schemes...)
+		if len(schemes) == 0 && !connected(e.cap) {
+			unlearnt = append(unlearnt, strconv.Quote(e.name))
 		}
 		if !hasScheme(schemes, u.Scheme) {
 			continue
@@ -265,9 +282,21 @@ func (r *Registry) resolveScheme(ctx context.Context, u URI, scope Scope) ([]Res
 			errs = append(errs, err)
 		}
 	}
-	first := fmt.Errorf("%w %q in %q", ErrUnknownScheme, u.Scheme, u.Raw)
 	if routed {
-		first = fmt.Errorf("resolve %s: %w", u.Raw, ErrNotFound)
+		return nil, errors.Join(append([]error{fmt.Errorf("resolve %s: %w", u.Raw, ErrNotFound)}, errs...)...)
 	}
-	return nil, errors.Join(append([]error{first}, errs...)...)
+	slices.Sort(known)
+	msg := fmt.Sprintf("%q in %q (known schemes: %s)", u.Scheme, u.Raw, strings.Join(slices.Compact(known), ", "))
+	if len(unlearnt) > 0 {
+		msg += fmt.Sprintf("; sources not connected yet: %s (their own schemes are known once they are listed;"+
+			" an MCP server's resources are always reachable as mcp://<server>/<uri>)", strings.Join(unlearnt, ", "))
+	}
+	return nil, errors.Join(append([]error{fmt.Errorf("%w %s", ErrUnknownScheme, msg)}, errs...)...)
+}
+
+// connected reports whether c has a live connection, as its HealthReporter says; a capability
+// that reports no health has nothing to connect.
+func connected(c Capability) bool {
+	h, ok := c.(HealthReporter)
+	return !ok || h.Health().State == HealthOK
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -139,7 +140,9 @@ func TestResolveOtherSchemes(t *testing.T) {
 	} {
 		_, err := r.ResolveURI(ctx, tc.uri, tc.scope)
 		scheme, _, _ := strings.Cut(tc.uri, ":")
-		want := `unknown URI scheme "` + scheme + `" in "` + tc.uri + `"`
+		// The schemes known in the caller's scope: file (files, registered at pool), and the
+		// two ResolveURI routes itself; test is registered for agent ag only.
+		want := `unknown URI scheme "` + scheme + `" in "` + tc.uri + `" (known schemes: file, mcp, skill)`
 		if !errors.Is(err, ErrUnknownScheme) || err.Error() != want {
 			t.Fatalf("ResolveURI(%q) in %s: %v; want %q", tc.uri, tc.scope, err, want)
 		}
@@ -371,5 +374,66 @@ func TestResolveSkillTraversalKeptWithRemote(t *testing.T) {
 		if !errors.Is(err, ErrPathTraversal) {
 			t.Errorf("with remote %v: ResolveURI(skill://pdf/leak) = %v; want ErrPathTraversal", withRemote, err)
 		}
+	}
+}
+
+// idleSchemeCap is a SchemeSource that has not learnt its schemes (an MCP server not connected
+// yet): it reports none, and must not be asked for a resource.
+type idleSchemeCap struct {
+	schemeCap
+	state  HealthState
+	asked  atomic.Int32 // ResourceSchemes calls
+	exists atomic.Int32 // ResourceExists calls
+}
+
+var _ HealthReporter = (*idleSchemeCap)(nil)
+
+func (c *idleSchemeCap) Health() Health { return Health{State: c.state} }
+func (c *idleSchemeCap) ResourceSchemes(ctx context.Context) ([]string, error) {
+	c.asked.Add(1)
+	return c.schemeCap.ResourceSchemes(ctx)
+}
+func (c *idleSchemeCap) ResourceExists(ctx context.Context, uri string) (bool, error) {
+	c.exists.Add(1)
+	return c.schemeCap.ResourceExists(ctx, uri)
+}
+
+// TestResolveUnknownSchemeListsKnown: a scheme no registration names and no SchemeSource
+// reports is ErrUnknownScheme naming it, the schemes known so far, and the sources that do not
+// know theirs yet (not connected), with the mcp://<server>/<uri> form that always reaches them.
+// Those sources are asked only what they know (ResourceSchemes), never for the resource.
+func TestResolveUnknownSchemeListsKnown(t *testing.T) {
+	r := newTestRegistry(t)
+	files := newResCap(t, "files", "file:///etc/motd")
+	up := &schemeCap{resCap: *newResCap(t, "up", "test://static/hello"), schemes: []string{"test"}}
+	idle := &idleSchemeCap{schemeCap: schemeCap{resCap: *newResCap(t, "idle", "demo://x")}, state: HealthIdle}
+	empty := &idleSchemeCap{schemeCap: schemeCap{resCap: *newResCap(t, "empty")}, state: HealthOK}
+	if err := r.Register(files, LevelPool, Scope{}, WithSchemes("file")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []Capability{up, idle, empty} {
+		if err := r.Register(c, LevelPool, Scope{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := r.ResolveURI(context.Background(), "typo://x", Scope{})
+	if !errors.Is(err, ErrUnknownScheme) {
+		t.Fatalf("typo: %v", err)
+	}
+	for _, want := range []string{`"typo"`, "known schemes: file, mcp, skill, test", `not connected yet: "idle"`, "mcp://<server>/<uri>"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	if strings.Contains(err.Error(), `"empty"`) {
+		t.Errorf("a connected source serving no scheme is not \"not connected\": %v", err)
+	}
+	if idle.asked.Load() == 0 || idle.exists.Load() != 0 || empty.exists.Load() != 0 {
+		t.Errorf("idle: %d ResourceSchemes, %d ResourceExists; empty: %d ResourceExists; want only ResourceSchemes",
+			idle.asked.Load(), idle.exists.Load(), empty.exists.Load())
+	}
+	// A source that knows its schemes is routed to as before.
+	if got := readText(t, r, "test://static/hello", Scope{}); got != "up:test://static/hello" {
+		t.Fatalf("got %q", got)
 	}
 }

@@ -44,6 +44,9 @@ type Cap struct {
 	cur atomic.Pointer[conn]
 	// tools is the current tool snapshot (immutable once stored).
 	tools atomic.Pointer[toolSet]
+	// schemes are the URI schemes of the last resource listing, kept across reconnects so that
+	// ResourceSchemes can answer without connecting.
+	schemes atomic.Pointer[[]string]
 	// staleTools is set by a tools list_changed: the next access re-lists.
 	staleTools atomic.Bool
 	// connectSem serialises connect attempts (a context-aware mutex).

@@ -35,9 +35,12 @@ const (
 
 // Defaults applied by New to zero fields.
 const (
-	DefaultTimeout  = 60 * time.Second
-	DefaultAttempts = 3
-	DefaultBackoff  = time.Second
+	DefaultTimeout = 60 * time.Second
+	// DefaultStartupTimeout bounds one start of a pooled server (Config.Server.StartTimeout,
+	// the startup_timeout key): generous, since a first `npx -y` download is slow.
+	DefaultStartupTimeout = connpool.DefaultStartTimeout
+	DefaultAttempts       = 3
+	DefaultBackoff        = time.Second
 	// MaxAttempts bounds Retry.Attempts: the backoff doubles per attempt and would overflow.
 	MaxAttempts = 20
 )
@@ -57,7 +60,10 @@ type Config struct {
 	// Name is the server name: the capability name, the command prefix ("<name>:<prompt>")
 	// and the authority of mcp://<name>/ URIs. Required.
 	Name string
-	// Server says how to reach the server (stdio command or URL). Used with WithPool.
+	// Server says how to reach the server (stdio command or URL). Used with WithPool. Its
+	// StartTimeout bounds one start, separately from Timeout; zero means DefaultStartupTimeout.
+	// A start that runs out of it is not retried within the same connect round. Caps sharing
+	// a pooled server share its start: the first one's StartTimeout applies to it.
 	Server connpool.ServerConfig
 	// Lazy defers connecting to the first call; until then Tools serves the static Tools.
 	Lazy bool
@@ -74,7 +80,7 @@ type Config struct {
 	// (path.Match syntax, matched against the server's tool name). DenyTools removes the tools
 	// matching one of its patterns; deny wins over allow.
 	AllowTools, DenyTools []string
-	// Timeout bounds each call; default DefaultTimeout.
+	// Timeout bounds each call, not the start that may precede it; default DefaultTimeout.
 	Timeout time.Duration
 	// Retry configures reconnection and call retries.
 	Retry Retry
@@ -179,6 +185,9 @@ func (cfg *Config) validate(o *options) error {
 	case o.pool != nil:
 		if err := cfg.Server.Validate(); err != nil {
 			return bad("%v", err)
+		}
+		if cfg.Server.StartTimeout == 0 {
+			cfg.Server.StartTimeout = DefaultStartupTimeout
 		}
 		if o.partition == "" {
 			if cfg.Scope == ScopeSession {

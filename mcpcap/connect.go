@@ -134,7 +134,7 @@ func (c *Cap) connectSlow(ctx context.Context) (*conn, error) {
 			return nil, err
 		}
 		lastErr = err
-		if ctx.Err() != nil || c.injected != nil {
+		if ctx.Err() != nil || c.injected != nil || !retryableStart(err) {
 			break
 		}
 	}
@@ -146,6 +146,15 @@ func (c *Cap) connectSlow(ctx context.Context) (*conn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return nil, c.degradedErrLocked()
+}
+
+// retryableStart reports whether a failed dial is worth another attempt in the same round.
+// A start that cannot succeed by trying again at once (connpool.ErrPermanent: no such command,
+// no permission, HTTP 401/403/404) is not, and neither is one that ran out of its startup
+// timeout (connpool.ErrStartTimeout): repeating it would multiply a hung server's wait by
+// Retry.Attempts. The Cap degrades with the error, and a later access tries again.
+func retryableStart(err error) bool {
+	return !errors.Is(err, connpool.ErrPermanent) && !errors.Is(err, connpool.ErrStartTimeout)
 }
 
 // dial obtains a new connection: a lease from the pool, or the injected session once.
@@ -362,9 +371,11 @@ func connectionLost(err error, cn *conn) (lost, sent bool) {
 	}
 	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrSessionMissing) ||
 		errors.Is(err, fs.ErrClosed) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) {
-		// A pipe or socket already closed under the call: nothing else can come of it, so
-		// there is no need to wait for the watcher to notice (on a loaded machine it may not
-		// within the grace below, and a read-only call would then not be retried).
+		// A pipe or socket already closed under the call (our end of a stdio pipe the pool
+		// closed when the server's process group died, possibly before the lease's Done says
+		// so): nothing else can come of it, so there is no need to wait for the watcher to
+		// notice (on a loaded machine it may not within the grace below, and a read-only call
+		// would then not be retried).
 		return true, true
 	}
 	if cn.done != nil {

@@ -21,6 +21,18 @@
 //     delay of a round (Backoff << (Attempts-1)); success restores the tools and emits
 //     tools_changed. The RFC's "no automatic background reconnect" holds: only accesses
 //     reconnect.
+//   - Fast, honest start failures: a start is bounded by its own startup timeout
+//     (Config.Server.StartTimeout, the startup_timeout key, default 30 s for a first npx
+//     download), never by the call timeout (Timeout bounds the call only). A start that ran
+//     out of it (connpool.ErrStartTimeout) ends the connect round at once instead of being
+//     repeated Retry.Attempts times, so a hung server costs one startup timeout per request,
+//     not Attempts of them plus backoff. So does a start that cannot succeed by trying again
+//     at once (connpool.ErrPermanent: no such command, no execute permission, HTTP 401/403/404
+//     on initialize), which fails in milliseconds. Either degrades the Cap with the error
+//     recorded (Status, Health, ErrDegraded), and is never cached: the next access after the
+//     degraded interval starts the server again (the binary may have appeared). Accesses
+//     within that interval, including those that queued behind the failed start, fail at once
+//     with the recorded error.
 //   - Tools returns connection errors (ErrDegraded while degraded); the view leaves such a
 //     Cap out of a compiled toolset and reports why, so one unreachable server never fails a
 //     whole toolset.
@@ -46,7 +58,8 @@
 //     "never"; otherwise the error wraps ErrConnectionLost and says why it was not retried.
 //     Annotations come from the server's listing (or the static tools of a Lazy Cap).
 //     A call is "cut off by a lost connection" when its error wraps io.EOF,
-//     ErrConnectionClosed or ErrSessionMissing, or is an HTTP request that got no HTTP
+//     ErrConnectionClosed, ErrSessionMissing or os.ErrClosed (our pipe end, closed when the
+//     server's group died), or is an HTTP request that got no HTTP
 //     response (the SDK's "rejected by transport" around a *url.Error; a failed dial means
 //     the request never left), or (other transport errors) when the connection ends within
 //     200 ms; an error the server sent (jsonrpc.Error) never is.
@@ -61,6 +74,10 @@
 //   - Resources: listings (and templates) are cached per connection and dropped on
 //     resources list_changed or reconnect; ResourceExists answers from the cache, matching
 //     templates with RFC 6570. URIs may be given as mcp://<server>/<original-uri>.
+//     ResourceSchemes (ext.SchemeSource) never starts or connects the server: it answers from
+//     the live connection's listing, else from the last listing seen (kept across reconnects),
+//     else with none. So a URI of an unknown scheme (a typo) starts no server, and a server's
+//     own scheme routes to it only once it has been listed; mcp://<server>/<uri> always does.
 //   - Prompts are commands named "<server>:<prompt>"; GetCommand binds positional arguments
 //     in declaration order, joins extra arguments into the last one, and rejects a missing
 //     required argument with an error naming it.

@@ -40,6 +40,7 @@ type resourceCache struct {
 	byURI     map[string]bool
 	templates []ext.ResourceTemplateEntry
 	matchers  []*uritemplate.Template
+	schemes   []string // of entries and templates (ResourceSchemes)
 }
 
 // ListResources returns the server's resources (resources/list, all pages). The listing is
@@ -202,6 +203,8 @@ func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
 				return nil, fmt.Errorf("mcp server %q: resources/templates/list: %w", c.cfg.Name, err)
 			}
 		}
+		rc.schemes = schemesOf(rc)
+		c.schemes.Store(&rc.schemes)
 		return rc, nil
 	})
 }
@@ -214,14 +217,30 @@ func serverCaps(cn *conn) *mcp.ServerCapabilities {
 }
 
 // ResourceSchemes returns the URI schemes of the server's resources and templates, lower case,
-// from the cached listing (connecting when needed), so the registry can route the server's own
-// schemes ("test://", "file://") without configuration.
+// so the registry can route the server's own schemes ("test://", "file://") without
+// configuration. It never starts or connects the server (ext.SchemeSource): with a live
+// connection it answers from the listing (listing on that connection when needed); without
+// one it answers from the last listing it saw, or none before the first.
 func (c *Cap) ResourceSchemes(ctx context.Context) ([]string, error) {
+	if c.isClosed() {
+		return nil, c.errClosed()
+	}
+	if cn := c.cur.Load(); c.injected == nil && (cn == nil || cn.dead.Load()) {
+		if known := c.schemes.Load(); known != nil {
+			return *known, nil
+		}
+		return nil, nil
+	}
 	rc, err := c.resources(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []string
+	return rc.schemes, nil
+}
+
+// schemesOf returns the lower-case schemes of rc's resources and templates, in order.
+func schemesOf(rc *resourceCache) []string {
+	out := []string{}
 	add := func(uri string) {
 		scheme, _, ok := strings.Cut(uri, "://")
 		if !ok || scheme == "" {
@@ -238,5 +257,5 @@ func (c *Cap) ResourceSchemes(ctx context.Context) ([]string, error) {
 	for _, t := range rc.templates {
 		add(t.URITemplate)
 	}
-	return out, nil
+	return out
 }

@@ -48,6 +48,10 @@ type ServerSpec struct {
 	DenyTools  []string `yaml:"deny_tools"`
 	// Timeout bounds each call; zero means DefaultTimeout.
 	Timeout time.Duration `yaml:"timeout"`
+	// StartupTimeout bounds one start (spawn or connect, and initialize); zero means
+	// DefaultStartupTimeout. It is separate from Timeout: a first `npx -y` download is slow,
+	// and a start that runs out of it is not retried within the same request.
+	StartupTimeout time.Duration `yaml:"startup_timeout"`
 	// Retry is the reconnect and call-retry policy.
 	Retry Retry `yaml:"retry"`
 }
@@ -169,6 +173,9 @@ func (s *ServerSpec) Validate(key string) error {
 	if s.Timeout < 0 {
 		add(key+".timeout", "must not be negative, got %s", s.Timeout)
 	}
+	if s.StartupTimeout < 0 {
+		add(key+".startup_timeout", "must not be negative, got %s", s.StartupTimeout)
+	}
 	if s.Lazy && len(s.Tools) == 0 {
 		add(key+".lazy", "a lazy server needs its tools declared statically (tools:)")
 	}
@@ -247,7 +254,7 @@ func (s ServerSpec) Config(name string) (Config, error) {
 		Name: name,
 		Server: connpool.ServerConfig{
 			Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
-			URL: s.URL, Headers: s.Headers,
+			URL: s.URL, Headers: s.Headers, StartTimeout: s.StartupTimeout,
 		},
 		Lazy:       s.Lazy,
 		Tools:      tools,

@@ -1,6 +1,7 @@
 package mcpcap
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -54,8 +55,8 @@ func TestServerSpecValidate(t *testing.T) {
 			[]string{"s.command", "s.args", "s.env", "s.cwd"}},
 		{"bad url", ServerSpec{URL: "file:///etc/passwd"}, []string{"s.url"}},
 		{"scope", ServerSpec{Command: "x", Scope: "turn"}, []string{"s.scope"}},
-		{"retry", ServerSpec{Command: "x", Retry: Retry{Attempts: MaxAttempts + 1, Backoff: -time.Second, Calls: "sometimes"}, Timeout: -1},
-			[]string{"s.retry.calls", "s.retry.attempts", "s.retry.backoff", "s.timeout"}},
+		{"retry", ServerSpec{Command: "x", Retry: Retry{Attempts: MaxAttempts + 1, Backoff: -time.Second, Calls: "sometimes"}, Timeout: -1, StartupTimeout: -1},
+			[]string{"s.retry.calls", "s.retry.attempts", "s.retry.backoff", "s.timeout", "s.startup_timeout"}},
 		{"lazy", ServerSpec{Command: "x", Lazy: true}, []string{"s.lazy"}},
 		{"tools", ServerSpec{Command: "x", Tools: []StaticTool{{Name: "a"}, {}}}, []string{"s.tools[1]"}},
 		{"schema", ServerSpec{Command: "x", Tools: []StaticTool{{Name: "a", InputSchema: map[string]any{"f": func() {}}}}},
@@ -105,7 +106,7 @@ func TestServerSpecConfig(t *testing.T) {
 		Type: "stdio", Command: "x", Args: []string{"a"}, Env: map[string]string{"K": "v"}, Cwd: "/w",
 		Lazy: true, Tools: []StaticTool{{Name: "ping", Description: "Ping", ReadOnly: true}},
 		Scope: ScopeSession, Prefix: &raw, AllowTools: []string{"p*"}, DenyTools: []string{"q"},
-		Timeout: time.Second, Retry: Retry{Attempts: 2, Backoff: time.Millisecond, Calls: CallsNever},
+		Timeout: time.Second, StartupTimeout: 2 * time.Minute, Retry: Retry{Attempts: 2, Backoff: time.Millisecond, Calls: CallsNever},
 	}
 	cfg, err := spec.Config("srv")
 	if err != nil {
@@ -118,7 +119,7 @@ func TestServerSpecConfig(t *testing.T) {
 	want := Config{
 		Name: "srv",
 		Server: connpool.ServerConfig{Name: "srv", Type: "stdio", Command: "x", Args: []string{"a"},
-			Env: map[string]string{"K": "v"}, Cwd: "/w"},
+			Env: map[string]string{"K": "v"}, Cwd: "/w", StartTimeout: 2 * time.Minute},
 		Lazy:  true,
 		Scope: ScopeSession, AllowTools: []string{"p*"}, DenyTools: []string{"q"},
 		Timeout: time.Second, Retry: Retry{Attempts: 2, Backoff: time.Millisecond, Calls: CallsNever},
@@ -135,5 +136,29 @@ func TestServerSpecConfig(t *testing.T) {
 	spec.Prefix = nil
 	if cfg, _ := spec.Config("srv"); cfg.Prefix != nil {
 		t.Errorf("no prefix key must leave Prefix nil, got %q", *cfg.Prefix)
+	}
+}
+
+// TestStartupTimeoutDefault: a pooled Cap's startup timeout is connpool's default (30 s, room
+// for a first npx download) unless the config sets one; it is separate from the call timeout.
+func TestStartupTimeoutDefault(t *testing.T) {
+	p := connpool.New(nil)
+	defer p.Close(context.Background())
+	for _, tc := range []struct {
+		set, want time.Duration
+	}{{0, DefaultStartupTimeout}, {5 * time.Second, 5 * time.Second}} {
+		c, err := New(Config{Name: "s", Server: connpool.ServerConfig{Command: "x", StartTimeout: tc.set}, Timeout: time.Second}, WithPool(p, ""))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Config().Server.StartTimeout; got != tc.want {
+			t.Errorf("startup timeout %v gives %v, want %v", tc.set, got, tc.want)
+		}
+		if got := c.Config().Timeout; got != time.Second {
+			t.Errorf("call timeout = %v", got)
+		}
+	}
+	if DefaultStartupTimeout != 30*time.Second {
+		t.Errorf("DefaultStartupTimeout = %v", DefaultStartupTimeout)
 	}
 }

@@ -119,7 +119,7 @@ func (c *Cap) refreshTools(ctx context.Context, cn *conn, prev *toolSet, force b
 func (c *Cap) emitToolsChanged() { c.emit(ext.ToolsChanged, "") }
 
 // CallTool calls a tool by the name Tools served. The call is bounded by Config.Timeout and
-// by ctx; cancelling ctx cancels it upstream (notifications/cancelled) and leaves the
+// by ctx (connecting first, if needed, by the startup timeout and ctx); cancelling ctx cancels it upstream (notifications/cancelled) and leaves the
 // connection up. A call cut off by a lost connection is repeated on a new connection only if
 // it never reached the server, or the tool is annotated readOnlyHint or idempotentHint, or
 // Retry.Calls is "always" (never when "never"); otherwise the error wraps ErrConnectionLost.
@@ -136,12 +136,14 @@ func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
+	// The start is bounded by the startup timeout (Config.Server.StartTimeout), not the call's:
+	// a server slow to start (a first npx download) is not cut off by a short call timeout.
 	cn, err := c.ensure(ctx)
 	if err != nil {
 		return nil, err
 	}
+	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
+	defer cancel()
 	params := &mcp.CallToolParams{Name: info.upstream}
 	if len(args) > 0 {
 		params.Arguments = args

@@ -47,7 +47,7 @@ func newReadCmd(opts *options) *cobra.Command {
 func newResourcesReadCmd(opts *options) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "read URI",
-		Short: "Print a resource: skill://<skill>/<file>, mcp://<server>/<uri>, or an upstream server's own URI",
+		Short: "Print a resource: skill://<skill>/<file> or mcp://<server>/<uri> (a server's own scheme is known only once it is connected; an unknown scheme starts no server)",
 		Args:  cobra.ExactArgs(1),
 	}
 	out := addOutputFlags(cmd)
