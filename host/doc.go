@@ -57,7 +57,10 @@
 //     manager closes it (a reload dropped or replaced it), so hot reload does not accumulate
 //     edges.
 //   - scope: session servers are not started by Build: OpenSession registers a private
-//     instance per session (its own pool partition, so its own process and state).
+//     instance per session (its own pool partition, so its own process and state). The
+//     partition is new for every OpenSession, not the bare session id: a session id opened
+//     again after its scope was closed gets fresh processes, never the idle ones the pool
+//     still holds from the closed session.
 //   - Command files follow the skills section's watch and debounce: one host follows both, and
 //     no separate switch has been asked for.
 package host
