@@ -18,6 +18,8 @@ import (
 //   - A time.Duration field must hold a duration with a unit ("500ms", "5m"): a bare number
 //     or anything else is reported at its line and column (the decoder's own error for it
 //     carries no position, and would read 30 as 30ns).
+//   - An integer field must not hold a number with a fraction (2.5, 3.0, 1e3): the decoder
+//     would truncate it silently.
 //   - A string field tagged config:"expand" (or a list or map of strings so tagged) has
 //     ${VAR} and ${VAR:-default} replaced in the scalar itself, before decoding, so a
 //     variable's value can never inject YAML structure (see expandEnv).
@@ -72,6 +74,8 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 	switch {
 	case t == durationType:
 		w.duration(n, key, set)
+	case isInteger(t.Kind()):
+		w.integer(n, key, set)
 	case t.Kind() == reflect.Struct:
 		for _, mv := range mappingValues(n) {
 			name := keyString(mv.Key)
@@ -111,6 +115,23 @@ func (w *walker) duration(n ast.Node, key string, set func(ast.Node)) {
 	default:
 		w.p.at(n, "%s: not a duration (e.g. 500ms, 5s, 5m)", key)
 	}
+	set(ast.Null(token.New("null", "null", n.GetToken().Position)))
+}
+
+// isInteger reports whether k is an integer kind.
+func isInteger(k reflect.Kind) bool {
+	return reflect.Int <= k && k <= reflect.Int64 || reflect.Uint <= k && k <= reflect.Uintptr
+}
+
+// integer reports a number with a fraction or an exponent where an integer belongs, and
+// replaces it with null: the decoder would truncate 2.5 to 2 without a word. Anything else
+// that is not an integer the decoder reports itself.
+func (w *walker) integer(n ast.Node, key string, set func(ast.Node)) {
+	f, ok := n.(*ast.FloatNode)
+	if !ok {
+		return
+	}
+	w.p.at(n, "%s: %s is not a whole number", key, f.GetToken().Value)
 	set(ast.Null(token.New("null", "null", n.GetToken().Position)))
 }
 
