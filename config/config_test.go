@@ -185,3 +185,25 @@ mcp_servers:
 		}
 	}
 }
+
+// Errors the decoder finds (an unknown key, a value of the wrong kind) name the key as the
+// config's own checks do, never the Go struct field they land in.
+func TestDecodeErrorsNameTheKey(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"mcp_servers:\n  a:\n    command: x\n    bogus: 1\n", `cfg.yaml:4:5: mcp_servers.a.bogus: unknown field "bogus"`},
+		{"mcp_servers:\n  a: {command: x, bogus: 1}\n", `cfg.yaml:2:19: mcp_servers.a.bogus: unknown field "bogus"`},
+		{"pool:\n  max_client: 3\n", `cfg.yaml:2:3: pool.max_client: unknown field "max_client"`},
+		{"mcp_servers:\n  a:\n    command: x\n    lazy: yes\n", "cfg.yaml:4:11: mcp_servers.a.lazy: cannot unmarshal string into bool"},
+		{"mcp_servers:\n  a:\n    command: x\n    env: {A: [1, 2]}\n", "cfg.yaml:4:14: mcp_servers.a.env.A: cannot unmarshal"},
+		{"skills: {dirs: [a, {b: c}]}\n", "cfg.yaml:1:20: skills.dirs[1]: cannot unmarshal"},
+		{"mcp_servers:\n  a: 5\n", "cfg.yaml:2:6: mcp_servers.a: int was used where mapping is expected"},
+	} {
+		_, err := Parse("cfg.yaml", []byte(tc.yaml))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v\nwant %q", tc.yaml, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "Go struct field") {
+			t.Errorf("%q: err = %v names a Go struct field", tc.yaml, err)
+		}
+	}
+}
