@@ -119,6 +119,13 @@ func TestExpandEnv(t *testing.T) {
 		{"${B}", "", "B is not set"},
 		{"${A", "", "unclosed"},
 		{"${1A}", "", "invalid variable name"},
+		// A default is expanded in turn, as in a shell: nested variables and $$.
+		{"${B:-${A}}", "1", ""},
+		{"${B:-${C:-x}}y", "xy", ""},
+		{"${A:-${B}}", "1", ""}, // the default is not used, so its unset B is no error
+		{"${B:-$$HOME}", "$HOME", ""},
+		{"${B:-${C}}", "", "C is not set"},
+		{"${B:-${A}", "", "unclosed"},
 	}
 	for _, c := range cases {
 		got, err := expandEnv(c.in, lookup)
@@ -139,6 +146,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("skills: {dirs: [a, b]}\npool: {max_clients: 3}\n"))
 	f.Add([]byte("mcp_servers: {a: {url: 'http://h/${X:-y}'}}"))
 	f.Add([]byte("- - -\n:"))
+	f.Add([]byte("mcp_servers: {a: {command: '${X:-${Y:-$$z}}', args: ['${X:-${', '${A:-}}']}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse("fuzz.yaml", data)
 		if err == nil && cfg == nil {

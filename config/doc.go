@@ -41,7 +41,8 @@
 //     structure. The expanded keys are those of before: skills.dirs, commands.dirs, and a
 //     server's command, args, env, cwd, url and headers. Other values (a tool's description or
 //     input_schema, prefix, allow_tools) are left as written. An unset variable without a
-//     default is an error naming the variable, the key and the position.
+//     default is an error naming the variable, the key and the position. A default is
+//     expanded in turn when used, as in a shell: ${A:-${B:-x}}, ${A:-$$HOME}.
 //   - Relative paths in fields tagged config:"path" (skills.dirs, commands.dirs, a server's
 //     cwd) are resolved against the config file's folder, after expansion.
 //
