@@ -146,6 +146,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("skills: {dirs: [a, b]}\npool: {max_clients: 3}\n"))
 	f.Add([]byte("mcp_servers: {a: {url: 'http://h/${X:-y}'}}"))
 	f.Add([]byte("- - -\n:"))
+	f.Add([]byte("skills: {debounce: &d 5s, max_folders: &n 1.5}\npool: {idle_timeout: *d, max_clients: *n}\nmcp_servers: {a: {command: x, timeout: *zz}}\n"))
 	f.Add([]byte("mcp_servers: {a: {command: '${X:-${Y:-$$z}}', args: ['${X:-${', '${A:-}}']}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse("fuzz.yaml", data)

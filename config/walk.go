@@ -53,6 +53,21 @@ type walker struct {
 	p      *problems
 	lookup func(string) (string, bool) // the environment
 	dir    string                      // the config file's folder; "" resolves no path
+
+	anchors map[string]ast.Node // the values of the anchors walked so far, by name
+}
+
+// resolve returns the node an alias stands for, if its anchor was walked (anchors come
+// before their aliases), else nil; any other node is returned as it is.
+func (w *walker) resolve(n ast.Node) ast.Node {
+	a, ok := n.(*ast.AliasNode)
+	if !ok {
+		return n
+	}
+	if a.Value == nil || a.Value.GetToken() == nil {
+		return nil
+	}
+	return w.anchors[a.Value.GetToken().Value]
 }
 
 // walk visits n, which decodes into a value of type t at key ("mcp_servers.x.args[0]");
@@ -63,6 +78,12 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 		return
 	case *ast.AnchorNode:
 		w.walk(v.Value, t, key, tags, func(m ast.Node) { v.Value = m })
+		if v.Name != nil && v.Name.GetToken() != nil {
+			if w.anchors == nil {
+				w.anchors = map[string]ast.Node{}
+			}
+			w.anchors[v.Name.GetToken().Value] = v.Value
+		}
 		return
 	case *ast.TagNode:
 		w.walk(v.Value, t, key, tags, func(m ast.Node) { v.Value = m })
@@ -101,7 +122,9 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 // duration reports a value that is not a duration with a unit, and replaces it with null so
 // that the decoder does not report it again without a position.
 func (w *walker) duration(n ast.Node, key string, set func(ast.Node)) {
-	switch v := n.(type) {
+	switch v := w.resolve(n).(type) {
+	case nil:
+		return // an alias of an anchor not walked: the decoder reports it if it matters
 	case *ast.NullNode:
 		return
 	case *ast.IntegerNode, *ast.FloatNode:
@@ -127,7 +150,7 @@ func isInteger(k reflect.Kind) bool {
 // replaces it with null: the decoder would truncate 2.5 to 2 without a word. Anything else
 // that is not an integer the decoder reports itself.
 func (w *walker) integer(n ast.Node, key string, set func(ast.Node)) {
-	f, ok := n.(*ast.FloatNode)
+	f, ok := w.resolve(n).(*ast.FloatNode)
 	if !ok {
 		return
 	}

@@ -169,3 +169,16 @@ func TestParseRejectsFractionsForIntegers(t *testing.T) {
 		t.Fatalf("integers in other notations: %+v, %v", cfg, err)
 	}
 }
+
+// An alias is checked as the value it stands for: *d for an anchored 500ms is a duration, and
+// an alias to a bare number is still refused.
+func TestParseDurationAliases(t *testing.T) {
+	cfg, err := Parse("cfg.yaml", []byte("skills: {debounce: &d 500ms}\nmcp_servers:\n  x: {command: x, timeout: *d}\n"))
+	if err != nil || cfg.MCPServers["x"].Timeout != 500*time.Millisecond {
+		t.Fatalf("alias to a duration: %+v, %v", cfg, err)
+	}
+	_, err = Parse("cfg.yaml", []byte("skills: {max_folders: &n 30}\nmcp_servers:\n  x: {command: x, timeout: *n}\n"))
+	if err == nil || !strings.Contains(err.Error(), "cfg.yaml:3:28: mcp_servers.x.timeout: 30 has no unit") {
+		t.Fatalf("alias to a bare number: %v", err)
+	}
+}
