@@ -106,7 +106,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	}
 	w.walk(body, reflect.TypeFor[Config](), "", fieldTags{}, func(n ast.Node) { body = n })
 	if err := yaml.NodeToValue(body, cfg, yaml.Strict()); err != nil {
-		p.errs = append(p.errs, yamlError(name, err))
+		p.errs = append(p.errs, decodeError(name, body, err))
 		return nil, p.err()
 	}
 	if len(p.errs) == 0 {

@@ -119,6 +119,13 @@ func TestExpandEnv(t *testing.T) {
 		{"${B}", "", "B is not set"},
 		{"${A", "", "unclosed"},
 		{"${1A}", "", "invalid variable name"},
+		// A default is expanded in turn, as in a shell: nested variables and $$.
+		{"${B:-${A}}", "1", ""},
+		{"${B:-${C:-x}}y", "xy", ""},
+		{"${A:-${B}}", "1", ""}, // the default is not used, so its unset B is no error
+		{"${B:-$$HOME}", "$HOME", ""},
+		{"${B:-${C}}", "", "C is not set"},
+		{"${B:-${A}", "", "unclosed"},
 	}
 	for _, c := range cases {
 		got, err := expandEnv(c.in, lookup)
@@ -139,6 +146,8 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("skills: {dirs: [a, b]}\npool: {max_clients: 3}\n"))
 	f.Add([]byte("mcp_servers: {a: {url: 'http://h/${X:-y}'}}"))
 	f.Add([]byte("- - -\n:"))
+	f.Add([]byte("skills: {debounce: &d 5s, max_folders: &n 1.5}\npool: {idle_timeout: *d, max_clients: *n}\nmcp_servers: {a: {command: x, timeout: *zz}}\n"))
+	f.Add([]byte("mcp_servers: {a: {command: '${X:-${Y:-$$z}}', args: ['${X:-${', '${A:-}}']}}"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse("fuzz.yaml", data)
 		if err == nil && cfg == nil {
@@ -182,6 +191,28 @@ mcp_servers:
 		_, err := Parse("cfg.yaml", []byte(bad.yaml))
 		if err == nil || !strings.Contains(err.Error(), bad.where) || !strings.Contains(err.Error(), "not a duration") {
 			t.Errorf("%q: err = %v, want %s… not a duration", bad.yaml, err, bad.where)
+		}
+	}
+}
+
+// Errors the decoder finds (an unknown key, a value of the wrong kind) name the key as the
+// config's own checks do, never the Go struct field they land in.
+func TestDecodeErrorsNameTheKey(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"mcp_servers:\n  a:\n    command: x\n    bogus: 1\n", `cfg.yaml:4:5: mcp_servers.a.bogus: unknown field "bogus"`},
+		{"mcp_servers:\n  a: {command: x, bogus: 1}\n", `cfg.yaml:2:19: mcp_servers.a.bogus: unknown field "bogus"`},
+		{"pool:\n  max_client: 3\n", `cfg.yaml:2:3: pool.max_client: unknown field "max_client"`},
+		{"mcp_servers:\n  a:\n    command: x\n    lazy: yes\n", "cfg.yaml:4:11: mcp_servers.a.lazy: cannot unmarshal string into bool"},
+		{"mcp_servers:\n  a:\n    command: x\n    env: {A: [1, 2]}\n", "cfg.yaml:4:14: mcp_servers.a.env.A: cannot unmarshal"},
+		{"skills: {dirs: [a, {b: c}]}\n", "cfg.yaml:1:20: skills.dirs[1]: cannot unmarshal"},
+		{"mcp_servers:\n  a: 5\n", "cfg.yaml:2:6: mcp_servers.a: int was used where mapping is expected"},
+	} {
+		_, err := Parse("cfg.yaml", []byte(tc.yaml))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: err = %v\nwant %q", tc.yaml, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "Go struct field") {
+			t.Errorf("%q: err = %v names a Go struct field", tc.yaml, err)
 		}
 	}
 }

@@ -33,13 +33,16 @@
 //   - Durations: any time.Duration field, in any kind's struct, must hold a duration with a unit
 //     ("500ms", "5m"); a bare number (30) or any other value is an error at its position. No
 //     list of duration keys exists: a kind adds a duration by declaring the field.
+//   - Integers: any integer field must hold a whole number; 2.5 (or 3.0, 1e3) is an error at
+//     its position rather than silently truncated.
 //   - ${VAR} and ${VAR:-default} (and $$ for a literal $) are expanded in string values of
 //     fields tagged config:"expand", and of the lists and maps such a field holds (values, not
 //     keys), in the scalar itself before decoding, so a variable's value can never inject YAML
 //     structure. The expanded keys are those of before: skills.dirs, commands.dirs, and a
 //     server's command, args, env, cwd, url and headers. Other values (a tool's description or
 //     input_schema, prefix, allow_tools) are left as written. An unset variable without a
-//     default is an error naming the variable, the key and the position.
+//     default is an error naming the variable, the key and the position. A default is
+//     expanded in turn when used, as in a shell: ${A:-${B:-x}}, ${A:-$$HOME}.
 //   - Relative paths in fields tagged config:"path" (skills.dirs, commands.dirs, a server's
 //     cwd) are resolved against the config file's folder, after expansion.
 //

@@ -6,7 +6,8 @@ import (
 )
 
 // expandEnv replaces ${VAR} and ${VAR:-default} in s. $$ is a literal $. A bare $ not followed
-// by { or $ is kept as it is, so shell snippets in args survive.
+// by { or $ is kept as it is, so shell snippets in args survive. A default is expanded in turn
+// when it is used, so it may hold ${…} and $$ itself.
 func expandEnv(s string, lookup func(string) (string, bool)) (string, error) {
 	if !strings.Contains(s, "$") {
 		return s, nil
@@ -23,7 +24,7 @@ func expandEnv(s string, lookup func(string) (string, bool)) (string, error) {
 			b.WriteByte('$')
 			i++
 		case '{':
-			end := strings.IndexByte(s[i+2:], '}')
+			end := closingBrace(s[i+2:])
 			if end < 0 {
 				return "", fmt.Errorf("unclosed ${ at offset %d", i)
 			}
@@ -37,7 +38,12 @@ func expandEnv(s string, lookup func(string) (string, bool)) (string, error) {
 			case ok && (v != "" || !hasDef):
 				b.WriteString(v)
 			case hasDef:
-				b.WriteString(def)
+				// The default is expanded in turn, only when used: ${A:-${B:-x}}, ${A:-$$}.
+				d, err := expandEnv(def, lookup)
+				if err != nil {
+					return "", err
+				}
+				b.WriteString(d)
 			default:
 				return "", fmt.Errorf("environment variable %s is not set (use ${%s:-default})", name, name)
 			}
@@ -47,6 +53,27 @@ func expandEnv(s string, lookup func(string) (string, bool)) (string, error) {
 		}
 	}
 	return b.String(), nil
+}
+
+// closingBrace returns the index in s of the } that closes a ${ just before s, skipping the
+// ${…} pairs a default nests, or -1.
+func closingBrace(s string) int {
+	depth := 0
+	for i := 0; i < len(s); i++ {
+		switch {
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '$':
+			i++ // $$ is a literal $, even before {
+		case s[i] == '$' && i+1 < len(s) && s[i+1] == '{':
+			depth++
+			i++
+		case s[i] == '}':
+			if depth == 0 {
+				return i
+			}
+			depth--
+		}
+	}
+	return -1
 }
 
 func validEnvName(s string) bool {

@@ -3,11 +3,13 @@ package config
 import (
 	"errors"
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/token"
 )
 
 // problems collects errors, each as "name:line:col: what".
@@ -94,6 +96,65 @@ func lookupKey(n ast.Node, key string) ast.Node {
 		found = n
 	}
 	return found
+}
+
+// decodeError turns an error of the decoder into "name:line:col: key: message": the key is
+// the one at the error's position under root (an unknown key, or the value of the wrong
+// kind), and the Go struct field the value was meant for, which the message names and which
+// means nothing to whoever wrote the file, is left out.
+func decodeError(name string, root ast.Node, err error) error {
+	var ye yaml.Error
+	if !errors.As(err, &ye) {
+		return yamlError(name, err)
+	}
+	tk := ye.GetToken()
+	if tk == nil || tk.Position == nil {
+		return yamlError(name, err)
+	}
+	msg := goField.ReplaceAllString(ye.GetMessage(), "into ")
+	if key, ok := keyAt(root, "", tk.Position); ok && key != "" {
+		msg = key + ": " + msg
+	}
+	return fmt.Errorf("%s:%d:%d: %s", name, tk.Position.Line, tk.Position.Column, msg)
+}
+
+// goField matches the Go destination in go-yaml's "cannot unmarshal X into Go struct field
+// Config.MCPServers of type bool" and "… into Go value of type int".
+var goField = regexp.MustCompile(`into Go (struct field \S+ of type|value of type) `)
+
+// keyAt returns the key ("mcp_servers.x.env.A", "skills.dirs[1]") of the mapping key or
+// value that starts at pos under n, key being n's own.
+func keyAt(n ast.Node, key string, pos *token.Position) (string, bool) {
+	if n == nil {
+		return "", false
+	}
+	switch v := unwrap(n).(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		for _, mv := range mappingValues(v) {
+			at := joinKey(key, keyString(mv.Key))
+			if samePos(mv.Key, pos) {
+				return at, true
+			}
+			if k, ok := keyAt(mv.Value, at, pos); ok {
+				return k, true
+			}
+		}
+	case *ast.SequenceNode:
+		for i, e := range v.Values {
+			if k, ok := keyAt(e, fmt.Sprintf("%s[%d]", key, i), pos); ok {
+				return k, true
+			}
+		}
+	}
+	return key, samePos(n, pos)
+}
+
+func samePos(n ast.Node, pos *token.Position) bool {
+	if n == nil {
+		return false
+	}
+	tk := n.GetToken()
+	return tk != nil && tk.Position != nil && tk.Position.Line == pos.Line && tk.Position.Column == pos.Column
 }
 
 // yamlError turns a go-yaml error into "name:line:col: message".

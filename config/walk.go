@@ -18,6 +18,8 @@ import (
 //   - A time.Duration field must hold a duration with a unit ("500ms", "5m"): a bare number
 //     or anything else is reported at its line and column (the decoder's own error for it
 //     carries no position, and would read 30 as 30ns).
+//   - An integer field must not hold a number with a fraction (2.5, 3.0, 1e3): the decoder
+//     would truncate it silently.
 //   - A string field tagged config:"expand" (or a list or map of strings so tagged) has
 //     ${VAR} and ${VAR:-default} replaced in the scalar itself, before decoding, so a
 //     variable's value can never inject YAML structure (see expandEnv).
@@ -51,6 +53,21 @@ type walker struct {
 	p      *problems
 	lookup func(string) (string, bool) // the environment
 	dir    string                      // the config file's folder; "" resolves no path
+
+	anchors map[string]ast.Node // the values of the anchors walked so far, by name
+}
+
+// resolve returns the node an alias stands for, if its anchor was walked (anchors come
+// before their aliases), else nil; any other node is returned as it is.
+func (w *walker) resolve(n ast.Node) ast.Node {
+	a, ok := n.(*ast.AliasNode)
+	if !ok {
+		return n
+	}
+	if a.Value == nil || a.Value.GetToken() == nil {
+		return nil
+	}
+	return w.anchors[a.Value.GetToken().Value]
 }
 
 // walk visits n, which decodes into a value of type t at key ("mcp_servers.x.args[0]");
@@ -61,6 +78,12 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 		return
 	case *ast.AnchorNode:
 		w.walk(v.Value, t, key, tags, func(m ast.Node) { v.Value = m })
+		if v.Name != nil && v.Name.GetToken() != nil {
+			if w.anchors == nil {
+				w.anchors = map[string]ast.Node{}
+			}
+			w.anchors[v.Name.GetToken().Value] = v.Value
+		}
 		return
 	case *ast.TagNode:
 		w.walk(v.Value, t, key, tags, func(m ast.Node) { v.Value = m })
@@ -72,6 +95,8 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 	switch {
 	case t == durationType:
 		w.duration(n, key, set)
+	case isInteger(t.Kind()):
+		w.integer(n, key, set)
 	case t.Kind() == reflect.Struct:
 		for _, mv := range mappingValues(n) {
 			name := keyString(mv.Key)
@@ -97,7 +122,9 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 // duration reports a value that is not a duration with a unit, and replaces it with null so
 // that the decoder does not report it again without a position.
 func (w *walker) duration(n ast.Node, key string, set func(ast.Node)) {
-	switch v := n.(type) {
+	switch v := w.resolve(n).(type) {
+	case nil:
+		return // an alias of an anchor not walked: the decoder reports it if it matters
 	case *ast.NullNode:
 		return
 	case *ast.IntegerNode, *ast.FloatNode:
@@ -111,6 +138,23 @@ func (w *walker) duration(n ast.Node, key string, set func(ast.Node)) {
 	default:
 		w.p.at(n, "%s: not a duration (e.g. 500ms, 5s, 5m)", key)
 	}
+	set(ast.Null(token.New("null", "null", n.GetToken().Position)))
+}
+
+// isInteger reports whether k is an integer kind.
+func isInteger(k reflect.Kind) bool {
+	return reflect.Int <= k && k <= reflect.Int64 || reflect.Uint <= k && k <= reflect.Uintptr
+}
+
+// integer reports a number with a fraction or an exponent where an integer belongs, and
+// replaces it with null: the decoder would truncate 2.5 to 2 without a word. Anything else
+// that is not an integer the decoder reports itself.
+func (w *walker) integer(n ast.Node, key string, set func(ast.Node)) {
+	f, ok := w.resolve(n).(*ast.FloatNode)
+	if !ok {
+		return
+	}
+	w.p.at(n, "%s: %s is not a whole number", key, f.GetToken().Value)
 	set(ast.Null(token.New("null", "null", n.GetToken().Position)))
 }
 

@@ -149,3 +149,36 @@ func TestValidateConfigMadeInCode(t *testing.T) {
 		t.Errorf("Validate did not fill in the implied type: %+v", cfg.MCPServers["a"])
 	}
 }
+
+// An integer field must hold an integer: the decoder would otherwise truncate 2.5 to 2 and
+// accept it without a word.
+func TestParseRejectsFractionsForIntegers(t *testing.T) {
+	for _, tc := range []struct{ yaml, want string }{
+		{"pool:\n  max_clients: 2.5\n", "cfg.yaml:2:16: pool.max_clients: 2.5 is not a whole number"},
+		{"skills: {max_folders: 1.9}\n", "cfg.yaml:1:23: skills.max_folders: 1.9 is not a whole number"},
+		{"mcp_servers:\n  a: {command: x, retry: {attempts: 2.7}}\n", "cfg.yaml:2:37: mcp_servers.a.retry.attempts: 2.7 is not a whole number"},
+		{"extensions: {max_composition_depth: 3.0}\n", "cfg.yaml:1:37: extensions.max_composition_depth: 3.0 is not a whole number"},
+	} {
+		cfg, err := Parse("cfg.yaml", []byte(tc.yaml))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: cfg = %+v, err = %v; want %q", tc.yaml, cfg, err, tc.want)
+		}
+	}
+	cfg, err := Parse("cfg.yaml", []byte("pool: {max_clients: 0x10}\nskills: {max_folders: 1_000}\n"))
+	if err != nil || cfg.Pool.MaxClients != 16 || cfg.Skills.MaxFolders != 1000 {
+		t.Fatalf("integers in other notations: %+v, %v", cfg, err)
+	}
+}
+
+// An alias is checked as the value it stands for: *d for an anchored 500ms is a duration, and
+// an alias to a bare number is still refused.
+func TestParseDurationAliases(t *testing.T) {
+	cfg, err := Parse("cfg.yaml", []byte("skills: {debounce: &d 500ms}\nmcp_servers:\n  x: {command: x, timeout: *d}\n"))
+	if err != nil || cfg.MCPServers["x"].Timeout != 500*time.Millisecond {
+		t.Fatalf("alias to a duration: %+v, %v", cfg, err)
+	}
+	_, err = Parse("cfg.yaml", []byte("skills: {max_folders: &n 30}\nmcp_servers:\n  x: {command: x, timeout: *n}\n"))
+	if err == nil || !strings.Contains(err.Error(), "cfg.yaml:3:28: mcp_servers.x.timeout: 30 has no unit") {
+		t.Fatalf("alias to a bare number: %v", err)
+	}
+}

@@ -52,12 +52,16 @@
 //     skill manager per session (part 4), which then passes its session id as the partition.
 //   - A skill's own MCP server is named "<skill>.<server>", is validated as a config entry
 //     would be (keys "mcp-servers.<server>", prefixed by the SKILL.md or mcp.json position), and
-//     extensions.allowed_commands applies to it. It is recorded as a registry child of the skill
+//     extensions.allowed_commands applies to it. Its timeout, the one other key read, is a
+//     duration with a unit as in the config file: a bare number is an error, not the default. It is recorded as a registry child of the skill
 //     manager when built (Registry.AddChild) and forgotten (Registry.RemoveChild) when the
 //     manager closes it (a reload dropped or replaced it), so hot reload does not accumulate
 //     edges.
 //   - scope: session servers are not started by Build: OpenSession registers a private
-//     instance per session (its own pool partition, so its own process and state).
+//     instance per session (its own pool partition, so its own process and state). The
+//     partition is new for every OpenSession, not the bare session id: a session id opened
+//     again after its scope was closed gets fresh processes, never the idle ones the pool
+//     still holds from the closed session.
 //   - Command files follow the skills section's watch and debounce: one host follows both, and
 //     no separate switch has been asked for.
 package host

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 
 	"github.com/agentpool/agentpool/command"
 	"github.com/agentpool/agentpool/config"
@@ -55,7 +56,8 @@ type Host struct {
 	Servers []*mcpcap.Cap
 
 	opts           Options
-	sessionServers []string // names of session-scoped servers, built per session
+	sessionServers []string      // names of session-scoped servers, built per session
+	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
 	logger         *slog.Logger
 }
 

@@ -22,13 +22,22 @@ func (h *Host) skillServer(_ context.Context, skillName string, decl skill.Serve
 		Type: decl.Type, Command: decl.Command, Args: decl.Args, Env: decl.Env, Cwd: decl.Cwd,
 		URL: decl.URL, Headers: decl.Headers,
 	}
-	if v, ok := decl.Extra["timeout"].(string); ok {
-		if d, err := time.ParseDuration(v); err == nil {
+	key := "mcp-servers." + decl.Name
+	var timeoutErr error
+	if v, ok := decl.Extra["timeout"]; ok && v != nil {
+		// A duration with a unit, as in the config file: 30 or "soon" is an error, not the default.
+		str, isString := v.(string)
+		d, err := time.ParseDuration(str)
+		switch {
+		case !isString:
+			timeoutErr = fmt.Errorf("%s.timeout: %v is not a duration (write e.g. 30s or 500ms)", key, v)
+		case err != nil:
+			timeoutErr = fmt.Errorf("%s.timeout: %q is not a duration (e.g. 500ms, 5s, 5m)", key, str)
+		default:
 			spec.Timeout = d
 		}
 	}
-	key := "mcp-servers." + decl.Name
-	if err := errors.Join(spec.Validate(key), spec.CheckCommand(key, h.Config.Extensions.AllowedCommands)); err != nil {
+	if err := errors.Join(timeoutErr, spec.Validate(key), spec.CheckCommand(key, h.Config.Extensions.AllowedCommands)); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", decl.Source, decl.Line, err)
 	}
 	// Raw tool names: the skill manager lists them as "<skill>__<tool>" (ext.ToolName).

@@ -112,3 +112,32 @@ func TestSkillServerReplacedIsForgotten(t *testing.T) {
 		t.Fatalf("children after reload = %v", kids)
 	}
 }
+
+// TestSkillServerTimeoutIsADuration: a skill's server declares its timeout as the config file
+// does, a duration with a unit; a bare number or anything else is reported with the SKILL.md
+// position and key instead of being silently dropped for the default.
+func TestSkillServerTimeoutIsADuration(t *testing.T) {
+	h := buildHost(t, "x.yaml", "pool: {max_clients: 2}\n", Options{})
+	ctx := context.Background()
+	for _, bad := range []any{30, 1.5, "soon", "30", true} {
+		d := skillDecl("/nonexistent/server")
+		d.Extra = map[string]any{"timeout": bad}
+		c, err := h.skillServer(ctx, "pdf", d)
+		if err == nil {
+			_ = c.Close(ctx)
+		}
+		if err == nil || !strings.Contains(err.Error(), "SKILL.md:4: mcp-servers.tool.timeout") {
+			t.Errorf("timeout %#v: err = %v", bad, err)
+		}
+	}
+	d := skillDecl("/nonexistent/server")
+	d.Extra = map[string]any{"timeout": "2s"}
+	c, err := h.skillServer(ctx, "pdf", d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	if got := c.(*skillChild).Config().Timeout; got != 2*time.Second {
+		t.Fatalf("timeout = %v, want 2s", got)
+	}
+}

@@ -135,10 +135,19 @@ func (s *ServerSpec) Validate(key string) error {
 			add(key+".headers", "headers are not used by a stdio server")
 		}
 	case connpool.TypeStreamableHTTP, connpool.TypeSSE:
+		// The URL itself is never printed: it may carry a secret (user info, a query token).
 		if s.URL == "" {
 			add(key, "%s server needs a url", s.Type)
-		} else if u, err := url.Parse(s.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			add(key+".url", "url %q must be an http or https URL", s.URL)
+		} else if u, err := url.Parse(s.URL); err != nil {
+			var ue *url.Error
+			if errors.As(err, &ue) {
+				err = ue.Err // without the URL
+			}
+			add(key+".url", "not a valid URL: %v", err)
+		} else if u.Scheme != "http" && u.Scheme != "https" {
+			add(key+".url", "must be an http or https URL, got scheme %q", u.Scheme)
+		} else if u.Host == "" {
+			add(key+".url", "must be an http or https URL with a host")
 		}
 		for _, f := range []struct {
 			key  string
@@ -204,8 +213,9 @@ func (s *ServerSpec) Validate(key string) error {
 		}
 	}
 	if len(errs) == 0 {
-		// What only the pool checks (NUL bytes, malformed env and header names), said now.
-		cfg, _ := s.Config("")
+		// What only the pool checks (NUL bytes, malformed env and header names), said now. The
+		// pool names the server by its name, else by its URL: name it by its key.
+		cfg, _ := s.Config(key)
 		if err := cfg.Server.Validate(); err != nil {
 			add(key, "%v", err)
 		}

@@ -162,3 +162,25 @@ func TestStartupTimeoutDefault(t *testing.T) {
 		t.Errorf("DefaultStartupTimeout = %v", DefaultStartupTimeout)
 	}
 }
+
+// A URL can carry a secret (a password in its user info, a token in its query, often from
+// ${VAR}): a problem with the server's URL or headers never prints the URL.
+func TestServerSpecValidateKeepsURLSecrets(t *testing.T) {
+	for name, spec := range map[string]ServerSpec{
+		"bad scheme":  {URL: "htp://user:s3cret@h/mcp?token=s3cret"},
+		"unparsable":  {URL: "https://user:s3cret@h/%zz?token=s3cret"},
+		"no host":     {URL: "https:///mcp?token=s3cret"},
+		"bad header":  {URL: "https://user:s3cret@h/mcp?token=s3cret", Headers: map[string]string{"Bad Name": "s3cret"}},
+		"stdio + url": {Type: "stdio", Command: "x", URL: "https://user:s3cret@h/mcp"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			err := spec.Validate("s")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Errorf("error prints a secret: %v", err)
+			}
+		})
+	}
+}
