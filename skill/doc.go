@@ -48,6 +48,27 @@
 //     real folder is scanned once: a second path to it (a symlink cycle or a second link) is a
 //     warning. MaxFolders counts folders read per root. Loading runs on up to GOMAXPROCS
 //     goroutines once a root holds 32 skills or more.
+//   - Folders skipped. Only folders that hold no skills but may hold thousands of folders:
+//     version control (.git, .hg, .svn, .jj, .bzr), node_modules, .venv and __pycache__
+//     (SkipFolder). Other dot-folders are scanned, as the client guide says: collections keep
+//     skills under .system, .curated or .experimental, repositories under .github/skills. The
+//     watcher skips the same folders. Nothing here follows a dot-folder outside a root.
+//   - Limits are never silent. A skill deeper than MaxDepth is not loaded, but each one is
+//     reported with its path: once a root is scanned to MaxDepth, the folders below that depth
+//     are searched for SKILL.md with what is left of the folder budget (MaxFolders bounds the
+//     whole walk, search included); a search cut short by the budget is one warning on the
+//     root. A scan stopped by MaxFolders is a warning naming the root and the folder where it
+//     stopped.
+//   - Configured and default roots. Configured roots (Options.Roots, the roots given to
+//     Discover: --skills-dir and skills.dirs) that do not exist are a warning each, with a hint
+//     when the path holds a "~" that was not expanded. The conventional roots
+//     (Options.DefaultRoots, DiscoverOptions.DefaultRoots) may be missing silently. A
+//     configured root that is "~" or starts with "~/" is taken from the home directory
+//     (ExpandHome), as users expect; package config does the same for skills.dirs in a file.
+//   - One set of rules. Validate finds and reads skills with discovery's own walker and reader
+//     (the same skips, depth and folder limits, 64 KiB frontmatter bound, regular-file and
+//     symlink checks); what keeps discovery from loading a skill (too deep, budget reached,
+//     unreadable folder) is a Validate failure with rule skill-file.
 //   - Duplicates. The first skill of a name wins (the higher-precedence root, or the first
 //     found in the same root); every other one is a warning naming both SKILL.md paths.
 //   - Confinement. Every file read goes through ext.OpenConfined on the skill's real folder: a

@@ -24,7 +24,8 @@ func (m *Manager) startWatch() error {
 	if depth <= 0 {
 		depth = DefaultMaxDepth
 	}
-	w, err := fswatch.New(roots, &fswatch.Options{Debounce: m.opts.Debounce, MaxDepth: depth, Logger: m.log}, m.onFiles)
+	w, err := fswatch.New(roots, &fswatch.Options{Debounce: m.opts.Debounce, MaxDepth: depth, Logger: m.log,
+		Skip: func(p string) bool { return skipped[filepath.Base(p)] }}, m.onFiles)
 	if err != nil {
 		return fmt.Errorf("skill manager %q: watch: %w", m.name, err)
 	}
