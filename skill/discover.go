@@ -270,6 +270,14 @@ func (sc *scanner) load(c candidate) loadResult {
 	}
 	s.Root, s.realDir, s.info, s.body = c.root, c.realDir, info, &bodyCache{}
 	s.line = fm.Lines["name"]
+	if s.AlwaysActive && s.DisableModelInvocation {
+		line := fm.Lines["always-active"]
+		if line == 0 {
+			line = fm.Lines["always_active"]
+		}
+		diags = append(diags, Diagnostic{Path: path, Line: line, Severity: SeverityWarning,
+			Message: "always-active has no effect with disable-model-invocation: the skill is never given to the model"})
+	}
 	if c.mcpJSON {
 		jpath := filepath.Join(c.dir, mcpJSONFile)
 		servers, jfs := readMCPJSON(jpath, c.dir, c.realDir)

@@ -108,7 +108,7 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 	if !sameCommands(commandEntries(old.skills), commandEntries(cur.skills)) {
 		emit(ext.CommandsChanged, "")
 	}
-	toolsChanged := (len(old.skills) > 0) != (len(cur.skills) > 0)
+	toolsChanged := offersLoadSkill(old.skills) != offersLoadSkill(cur.skills)
 	for n := range skillsHit {
 		o, c := old.byName[n], cur.byName[n]
 		if (o != nil && len(o.Servers) > 0 || c != nil && len(c.Servers) > 0) && (o == nil || c == nil || fingerprint(o) != fingerprint(c) || !sameAllowed(o, c)) {
