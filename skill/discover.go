@@ -85,10 +85,10 @@ func (o *DiscoverOptions) withDefaults() DiscoverOptions {
 
 // Discover scans roots, then opts.DefaultRoots, in precedence order, for skills: folders
 // holding a SKILL.md. It reads each SKILL.md only up to the end of its frontmatter.
-// Version-control folders, dependency and cache folders (see SkipFolder) are skipped, other
-// dot-folders are scanned; symlinked folders are followed, each real folder scanned once. When
-// two skills share a name the earlier one (higher-precedence root, or first in the same root in
-// lexical depth-first order) wins and the other is reported. A root in roots that is "~" or
+// Version-control folders (.git, .hg, .svn, .jj, .bzr), node_modules, .venv and __pycache__
+// are skipped, other dot-folders are scanned; symlinked folders are followed, each real folder
+// scanned once. When two skills share a name the earlier one (higher-precedence root, or
+// first in the same root in lexical depth-first order) wins and the other is reported. A root in roots that is "~" or
 // starts with "~/" is taken from the home directory; one that does not exist is a warning.
 // Every limit reached (depth, folder count) is a warning naming the path. Discover returns the
 // winning skills in precedence order and every diagnostic, sorted by path and line.
@@ -128,11 +128,6 @@ var skipped = map[string]bool{
 	".git": true, ".hg": true, ".svn": true, ".jj": true, ".bzr": true,
 	"node_modules": true, ".venv": true, "__pycache__": true,
 }
-
-// SkipFolder reports whether discovery skips folders of this name: version-control folders
-// (.git, .hg, .svn, .jj, .bzr), node_modules, .venv and __pycache__. Other dot-folders are
-// scanned: collections keep skills under .system, .curated or .github/skills.
-func SkipFolder(name string) bool { return skipped[name] }
 
 // scanner runs discovery. prev and changed let a rescan reuse skills whose SKILL.md has not
 // changed: prev maps SKILL.md paths to the skills of the previous scan, changed holds the paths

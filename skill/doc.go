@@ -49,10 +49,11 @@
 //     warning. MaxFolders counts folders read per root. Loading runs on up to GOMAXPROCS
 //     goroutines once a root holds 32 skills or more.
 //   - Folders skipped. Only folders that hold no skills but may hold thousands of folders:
-//     version control (.git, .hg, .svn, .jj, .bzr), node_modules, .venv and __pycache__
-//     (SkipFolder). Other dot-folders are scanned, as the client guide says: collections keep
-//     skills under .system, .curated or .experimental, repositories under .github/skills. The
-//     watcher skips the same folders. Nothing here follows a dot-folder outside a root.
+//     version control (.git, .hg, .svn, .jj, .bzr), node_modules, .venv and __pycache__, one
+//     list shared by discovery, Validate and the watcher. Other dot-folders are scanned, as the
+//     client guide says: collections keep skills under .system, .curated or .experimental,
+//     repositories under .github/skills. The list is applied by name below each root; no rule
+//     looks for dot-folders outside the roots (symlinked folders are followed as before).
 //   - Limits are never silent. A skill deeper than MaxDepth is not loaded, but each one is
 //     reported with its path: once a root is scanned to MaxDepth, the folders below that depth
 //     are searched for SKILL.md with what is left of the folder budget (MaxFolders bounds the

@@ -14,7 +14,7 @@ import (
 // included. The returned error is set only when path itself cannot be read.
 //
 // Validate finds and reads skills exactly as Discover does with its default bounds: the same
-// folders skipped (SkipFolder), the same depth and folder limits, SKILL.md read only to the end
+// folders skipped, the same depth and folder limits, SKILL.md read only to the end
 // of a frontmatter of at most 64 KiB, a symlinked SKILL.md confined to its folder. So whatever
 // would keep discovery from loading a skill is a failure here too (rule skill-file): a skill
 // too deep to load, a folder limit reached, a folder that cannot be read.
