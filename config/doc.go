@@ -44,7 +44,8 @@
 //     default is an error naming the variable, the key and the position. A default is
 //     expanded in turn when used, as in a shell: ${A:-${B:-x}}, ${A:-$$HOME}.
 //   - Relative paths in fields tagged config:"path" (skills.dirs, commands.dirs, a server's
-//     cwd) are resolved against the config file's folder, after expansion.
+//     cwd) are resolved against the config file's folder, after expansion; one that is "~" or
+//     starts with "~/" is taken from the home directory instead, as a shell would.
 //
 // Decisions taken where DESIGN.md is silent:
 //   - Unknown keys are errors, not warnings: a misspelt key in a server definition would

@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -23,8 +24,9 @@ import (
 //   - A string field tagged config:"expand" (or a list or map of strings so tagged) has
 //     ${VAR} and ${VAR:-default} replaced in the scalar itself, before decoding, so a
 //     variable's value can never inject YAML structure (see expandEnv).
-//   - A string field tagged config:"path" is made absolute against the config file's folder
-//     when relative (after expansion).
+//   - A string field tagged config:"path" that is "~" or starts with "~/" is taken from the
+//     user's home directory, as a shell would (a config file is not read by one); otherwise it
+//     is made absolute against the config file's folder when relative (after expansion).
 //
 // User data is never touched: map keys, and values decoded into an interface (a static tool's
 // input_schema) are not walked.
@@ -181,6 +183,14 @@ func (w *walker) scalar(n ast.Node, key string, tags fieldTags) {
 			w.p.at(n, "%s: %v", key, err)
 			return
 		}
+	}
+	if tags.path && (out == "~" || strings.HasPrefix(out, "~/")) {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			w.p.at(n, "%s: cannot expand %q: %v", key, out, err)
+			return
+		}
+		out = filepath.Join(home, out[1:])
 	}
 	if tags.path && w.dir != "" && out != "" && !filepath.IsAbs(out) {
 		out = filepath.Join(w.dir, out)

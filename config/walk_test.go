@@ -88,6 +88,29 @@ any: {k: "${X}"}
 	}
 }
 
+// A path field that starts with "~/" (or is "~") is taken from the home directory, as a shell
+// would: skills.dirs: ["~/my-skills"] means what the user meant. "~user" and a "~" elsewhere
+// are ordinary characters.
+func TestWalkExpandsHomeInPaths(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	type kind struct {
+		Dirs  []string `yaml:"dirs" config:"expand,path"`
+		Plain string   `yaml:"plain"`
+	}
+	got, err := walkInto[kind](t, `
+dirs: ["~/skills", "~", "~bob/x", "a/~/b"]
+plain: "~/x"
+`, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := kind{Dirs: []string{home + "/skills", home, "/cfg/~bob/x", "/cfg/a/~/b"}, Plain: "~/x"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got  %+v\nwant %+v", got, want)
+	}
+}
+
 func TestParseExpandsBlockScalarsAndAliases(t *testing.T) {
 	t.Setenv("AP_BIN", "/opt/bin")
 	cfg, err := Parse("cfg.yaml", []byte(`

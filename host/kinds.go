@@ -20,18 +20,22 @@ var localOrigin = ext.WithOrigin(ext.Origin{Kind: ext.OriginLocal})
 // Options.DefaultRoots, the project's and the user's.
 func buildSkills(_ context.Context, h *Host) ([]part, error) {
 	cfg := h.Config.Skills
+	// The command line's and the config's roots are reported when missing; the conventional
+	// ones are not.
 	roots := append(slices.Clone(h.opts.SkillDirs), cfg.Dirs...)
+	var defaults []string
 	if h.opts.DefaultRoots {
-		roots = append(roots, skill.DefaultRoots(h.opts.ProjectDir, h.opts.HomeDir)...)
+		defaults = skill.DefaultRoots(h.opts.ProjectDir, h.opts.HomeDir)
 	}
 	m, err := skill.NewManager(&skill.Options{
-		Roots:      roots,
-		Watch:      cfg.Watching(h.opts.Watch),
-		Debounce:   cfg.Debounce,
-		MaxFolders: cfg.MaxFolders,
-		Logger:     h.logger,
-		Matcher:    h.opts.matcher(),
-		Children:   h.skillServer,
+		Roots:        roots,
+		DefaultRoots: defaults,
+		Watch:        cfg.Watching(h.opts.Watch),
+		Debounce:     cfg.Debounce,
+		MaxFolders:   cfg.MaxFolders,
+		Logger:       h.logger,
+		Matcher:      h.opts.matcher(),
+		Children:     h.skillServer,
 	})
 	if err != nil {
 		return nil, err

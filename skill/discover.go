@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -56,12 +57,16 @@ func DefaultRoots(projectDir, homeDir string) []string {
 
 // DiscoverOptions bounds a scan. The zero value means the defaults.
 type DiscoverOptions struct {
-	// MaxDepth is how deep below a root folders are scanned (a skill directly in the root is at
-	// depth 1). Default DefaultMaxDepth.
+	// MaxDepth is how deep below a root skills are loaded (a skill directly in the root is at
+	// depth 1). Default DefaultMaxDepth. A skill found deeper is reported, not loaded.
 	MaxDepth int
 	// MaxFolders is how many folders are read per root before the scan of that root stops with
 	// a warning. Default DefaultMaxFolders.
 	MaxFolders int
+	// DefaultRoots are scanned after the roots given to Discover, in order. Unlike those, a
+	// default root that does not exist is skipped without a diagnostic: these are the
+	// conventional places (DefaultRoots), which most users do not all have.
+	DefaultRoots []string
 }
 
 func (o *DiscoverOptions) withDefaults() DiscoverOptions {
@@ -78,21 +83,50 @@ func (o *DiscoverOptions) withDefaults() DiscoverOptions {
 	return out
 }
 
-// Discover scans roots, in precedence order, for skills: folders holding a SKILL.md. It reads
-// each SKILL.md only up to the end of its frontmatter. Folders named node_modules or starting
-// with "." are skipped; symlinked folders are followed, each real folder scanned once. When two
-// skills share a name the earlier one (higher-precedence root, or first in the same root in
-// lexical depth-first order) wins and the other is reported. A root that does not exist is
-// skipped silently. Discover returns the winning skills in precedence order and every
-// diagnostic, sorted by path and line.
+// Discover scans roots, then opts.DefaultRoots, in precedence order, for skills: folders
+// holding a SKILL.md. It reads each SKILL.md only up to the end of its frontmatter.
+// Version-control folders (.git, .hg, .svn, .jj, .bzr), node_modules, .venv and __pycache__
+// are skipped, other dot-folders are scanned; symlinked folders are followed, each real folder
+// scanned once. When two skills share a name the earlier one (higher-precedence root, or
+// first in the same root in lexical depth-first order) wins and the other is reported. A root in roots that is "~" or
+// starts with "~/" is taken from the home directory; one that does not exist is a warning.
+// Every limit reached (depth, folder count) is a warning naming the path. Discover returns the
+// winning skills in precedence order and every diagnostic, sorted by path and line.
 func Discover(roots []string, opts *DiscoverOptions) ([]*Skill, []Diagnostic) {
 	sc := scanner{opts: opts.withDefaults()}
-	scans := make([]rootScan, len(roots))
-	for i, r := range roots {
-		scans[i] = sc.scanRoot(r)
+	all := append(slices.Clone(roots), sc.opts.DefaultRoots...)
+	scans := make([]rootScan, len(all))
+	for i, r := range all {
+		if i < len(roots) {
+			scans[i] = sc.scanRoot(ExpandHome(r), false)
+		} else {
+			scans[i] = sc.scanRoot(r, true)
+		}
 	}
 	skills, diags := resolve(scans)
 	return skills, diags
+}
+
+// ExpandHome returns root with a leading "~" or "~/" replaced by the user's home directory
+// (os.UserHomeDir). Anything else, "~user/x" included, is returned unchanged; so is root when
+// the home directory is unknown (the root is then reported as missing, with a hint).
+func ExpandHome(root string) string {
+	if root != "~" && !strings.HasPrefix(root, "~/") && !strings.HasPrefix(root, "~"+string(filepath.Separator)) {
+		return root
+	}
+	home, err := os.UserHomeDir()
+	if err != nil || home == "" {
+		return root
+	}
+	return filepath.Join(home, root[1:])
+}
+
+// skipped are the folder names discovery (and the watcher, and Validate) never enter: version
+// control, and dependency or cache folders that hold no skills but may hold thousands of
+// folders, which would use up a root's folder budget.
+var skipped = map[string]bool{
+	".git": true, ".hg": true, ".svn": true, ".jj": true, ".bzr": true,
+	"node_modules": true, ".venv": true, "__pycache__": true,
 }
 
 // scanner runs discovery. prev and changed let a rescan reuse skills whose SKILL.md has not
@@ -125,10 +159,11 @@ type rootScan struct {
 	loaded []loadResult
 }
 
-// scanRoot walks one root and loads its candidates, in parallel when there are many.
-func (sc *scanner) scanRoot(root string) rootScan {
-	w := walker{opts: sc.opts, visited: map[string]string{}}
-	real := w.walkRoot(root)
+// scanRoot walks one root and loads its candidates, in parallel when there are many. A root
+// that does not exist is a warning unless optional.
+func (sc *scanner) scanRoot(root string, optional bool) rootScan {
+	w := newWalker(sc.opts)
+	real := w.walkRoot(root, optional)
 	rs := rootScan{root: root, real: real, diags: w.diags, loaded: make([]loadResult, len(w.cands))}
 	load := func(i int) { rs.loaded[i] = sc.load(w.cands[i]) }
 	n := len(w.cands)
@@ -211,39 +246,11 @@ func (sc *scanner) load(c candidate) loadResult {
 		return loadResult{diags: []Diagnostic{{Path: path, Severity: SeverityError, Rule: RuleSkillFile,
 			Message: fmt.Sprintf(format, args...)}}}
 	}
-	// Check the file before opening it: opening a named pipe blocks until a writer comes.
-	if c.linkedMD {
-		if err := checkInside(path, c.realDir); err != nil {
-			return fail("%v; the skill is skipped", err)
-		}
-	}
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		return fail("SKILL.md is not a regular file; the skill is skipped")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fail("cannot open SKILL.md: %v; the skill is skipped", unwrapPath(err))
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return fail("cannot stat SKILL.md: %v; the skill is skipped", unwrapPath(err))
-	}
-	if !info.Mode().IsRegular() {
-		return fail("SKILL.md is not a regular file; the skill is skipped")
-	}
-	if c.linkedMD {
-		// os.Open followed the symlink: make sure the file read is inside the skill folder (the
-		// link may have changed since the check above).
-		if err := checkInside(path, c.realDir); err != nil {
-			return fail("%v; the skill is skipped", err)
-		}
-	}
 	bufp := headPool.Get().(*[]byte)
 	defer headPool.Put(bufp)
-	head, complete, err := readHead(f, *bufp)
+	head, complete, info, err := readSkillHead(path, c.realDir, c.linkedMD, *bufp)
 	if err != nil {
-		return fail("cannot read SKILL.md: %v; the skill is skipped", unwrapPath(err))
+		return fail("%v; the skill is skipped", err)
 	}
 	fm, fs := parseHead(head, complete, false)
 	var s *Skill
@@ -258,6 +265,14 @@ func (sc *scanner) load(c candidate) loadResult {
 	}
 	s.Root, s.realDir, s.info, s.body = c.root, c.realDir, info, &bodyCache{}
 	s.line = fm.Lines["name"]
+	if s.AlwaysActive && s.DisableModelInvocation {
+		line := fm.Lines["always-active"]
+		if line == 0 {
+			line = fm.Lines["always_active"]
+		}
+		diags = append(diags, Diagnostic{Path: path, Line: line, Severity: SeverityWarning,
+			Message: "always-active has no effect with disable-model-invocation: the skill is never given to the model"})
+	}
 	if c.mcpJSON {
 		jpath := filepath.Join(c.dir, mcpJSONFile)
 		servers, jfs := readMCPJSON(jpath, c.dir, c.realDir)
@@ -288,6 +303,45 @@ func (sc *scanner) reusable(c candidate, path string) *Skill {
 	}
 	return old
 }
+
+// readSkillHead reads a SKILL.md as discovery does, for discovery and Validate alike: a
+// regular file (a named pipe is never opened: that blocks until a writer comes), inside
+// realDir when it is a symlink (linked), read into buf up to the end of its frontmatter. The
+// error, for a diagnostic, does not repeat the path.
+func readSkillHead(path, realDir string, linked bool, buf []byte) (head []byte, complete bool, info os.FileInfo, err error) {
+	if linked {
+		if err := checkInside(path, realDir); err != nil {
+			return nil, false, nil, err
+		}
+	}
+	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
+		return nil, false, nil, errNotRegular
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, nil, fmt.Errorf("cannot open SKILL.md: %v", unwrapPath(err))
+	}
+	defer f.Close()
+	if info, err = f.Stat(); err != nil {
+		return nil, false, nil, fmt.Errorf("cannot stat SKILL.md: %v", unwrapPath(err))
+	}
+	if !info.Mode().IsRegular() {
+		return nil, false, nil, errNotRegular
+	}
+	if linked {
+		// os.Open followed the symlink: make sure the file read is inside the skill folder (the
+		// link may have changed since the check above).
+		if err := checkInside(path, realDir); err != nil {
+			return nil, false, nil, err
+		}
+	}
+	if head, complete, err = readHead(f, buf); err != nil {
+		return nil, false, nil, fmt.Errorf("cannot read SKILL.md: %v", unwrapPath(err))
+	}
+	return head, complete, info, nil
+}
+
+var errNotRegular = errors.New("SKILL.md is not a regular file")
 
 var headPool = sync.Pool{New: func() any { b := make([]byte, maxHeadSize); return &b }}
 
@@ -368,40 +422,78 @@ func unwrapPath(err error) error {
 	return err
 }
 
-// walker finds candidates under roots.
+// walker finds the candidates under one root, applying the rules discovery and Validate share:
+// which folders are skipped, how deep skills load, how many folders are read.
 type walker struct {
 	opts    DiscoverOptions
+	root    string
 	diags   []Diagnostic
+	lost    []Diagnostic // the diagnostics that mean a skill (or possibly some) did not load
 	cands   []candidate
 	visited map[string]string // real folder -> folder as first reached
+	folders int               // folders read so far
+	// deep are the folders at MaxDepth that have subfolders: once the root is scanned to
+	// MaxDepth, they are searched, with what is left of the folder budget, for skills too deep
+	// to load, so that each one is reported rather than dropped without a word.
+	deep    []deepFolder
+	probing bool // searching deep folders: a SKILL.md found is reported, not loaded
+}
+
+type deepFolder struct {
+	dir, real string
+	entries   []fs.DirEntry
+}
+
+func newWalker(opts DiscoverOptions) *walker {
+	return &walker{opts: opts, visited: map[string]string{}}
 }
 
 func (w *walker) warn(path, format string, args ...any) {
 	w.diags = append(w.diags, Diagnostic{Path: path, Severity: SeverityWarning, Message: fmt.Sprintf(format, args...)})
 }
 
+// lose is warn for a problem that keeps skills from loading; Validate reports these too.
+func (w *walker) lose(path, format string, args ...any) {
+	w.warn(path, format, args...)
+	w.lost = append(w.lost, w.diags[len(w.diags)-1])
+}
+
 // walkRoot scans one root, which may itself be a skill folder, and returns its real path ("" when
-// it cannot be scanned).
-func (w *walker) walkRoot(root string) string {
+// it cannot be scanned). A root that does not exist is reported unless optional.
+func (w *walker) walkRoot(root string, optional bool) string {
+	w.root = root
 	info, err := os.Stat(root)
 	if err != nil {
 		if !errors.Is(err, fs.ErrNotExist) {
-			w.warn(root, "cannot read skill root: %v", unwrapPath(err))
+			w.lose(root, "cannot read skill root: %v", unwrapPath(err))
+		} else if !optional {
+			hint := ""
+			if strings.Contains(root, "~") {
+				hint = ` ("~" is taken as the home directory only at the start of a path, as "~/skills")`
+			}
+			w.lose(root, "skill root does not exist%s; no skills loaded from it", hint)
 		}
 		return ""
 	}
 	if !info.IsDir() {
-		w.warn(root, "skill root is not a folder; skipped")
+		w.lose(root, "skill root is not a folder; skipped")
 		return ""
 	}
 	real, err := realPath(root)
 	if err != nil {
-		w.warn(root, "cannot resolve skill root: %v", unwrapPath(err))
+		w.lose(root, "cannot resolve skill root: %v", unwrapPath(err))
 		return ""
 	}
 	w.visited[real] = root
-	folders := 0
-	w.walkDir(root, root, real, 0, &folders)
+	if !w.walkDir(root, real, 0) {
+		return real
+	}
+	w.probing = true
+	for _, d := range w.deep {
+		if !w.descendAll(d.dir, d.real, d.entries, w.opts.MaxDepth) {
+			break
+		}
+	}
 	return real
 }
 
@@ -415,15 +507,21 @@ func realPath(p string) (string, error) {
 }
 
 // walkDir reads dir and descends. It returns false when the root's folder budget ran out.
-func (w *walker) walkDir(root, dir, real string, depth int, folders *int) bool {
-	*folders++
-	if *folders > w.opts.MaxFolders {
-		w.warn(root, "more than %d folders under this root; the scan stopped there (skills beyond were not loaded)", w.opts.MaxFolders)
+func (w *walker) walkDir(dir, real string, depth int) bool {
+	w.folders++
+	if w.folders > w.opts.MaxFolders {
+		if w.probing {
+			w.warn(w.root, "more than %d folders under this root: the search for skills deeper than %d levels stopped at %s",
+				w.opts.MaxFolders, w.opts.MaxDepth, dir)
+		} else {
+			w.lose(w.root, "more than %d folders under this root; the scan stopped at %s (skills beyond were not loaded)",
+				w.opts.MaxFolders, dir)
+		}
 		return false
 	}
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		w.warn(dir, "cannot read folder: %v; skipped", unwrapPath(err))
+		w.lose(dir, "cannot read folder: %v; skipped", unwrapPath(err))
 		return true
 	}
 	isSkill, linked, mcpJSON := false, false, false
@@ -436,17 +534,29 @@ func (w *walker) walkDir(root, dir, real string, depth int, folders *int) bool {
 			mcpJSON = true
 		}
 	}
-	if isSkill {
-		w.cands = append(w.cands, candidate{root: root, dir: dir, realDir: real, mcpJSON: mcpJSON, linkedMD: linked})
+	switch {
+	case isSkill && depth > w.opts.MaxDepth:
+		w.lose(filepath.Join(dir, skillFile), "skill folder is %d levels below its root %s, deeper than the limit of %d; not loaded",
+			depth, w.root, w.opts.MaxDepth)
+	case isSkill:
+		w.cands = append(w.cands, candidate{root: w.root, dir: dir, realDir: real, mcpJSON: mcpJSON, linkedMD: linked})
 	}
-	if depth >= w.opts.MaxDepth {
+	if depth == w.opts.MaxDepth && !w.probing {
+		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Type()&(fs.ModeDir|fs.ModeSymlink) != 0 }) {
+			w.deep = append(w.deep, deepFolder{dir: dir, real: real, entries: entries})
+		}
 		return true
 	}
-	// Real folders first, then symlinked ones, so a link to a sibling folder is the one reported
-	// as a second path to an already scanned folder.
+	return w.descendAll(dir, real, entries, depth)
+}
+
+// descendAll walks into the subfolders of dir: real folders first, then symlinked ones, so a
+// link to a sibling folder is the one reported as a second path to an already scanned folder.
+// It returns false when the folder budget ran out.
+func (w *walker) descendAll(dir, real string, entries []fs.DirEntry, depth int) bool {
 	for pass := range 2 {
 		for _, e := range entries {
-			if !w.descend(root, dir, real, e, pass == 1, depth, folders) {
+			if !w.descend(dir, real, e, pass == 1, depth) {
 				return false
 			}
 		}
@@ -456,9 +566,9 @@ func (w *walker) walkDir(root, dir, real string, depth int, folders *int) bool {
 
 // descend walks into entry e of dir when it is a folder to scan: real folders on the first pass,
 // symlinked ones on the second. It returns false when the folder budget ran out.
-func (w *walker) descend(root, dir, real string, e fs.DirEntry, links bool, depth int, folders *int) bool {
+func (w *walker) descend(dir, real string, e fs.DirEntry, links bool, depth int) bool {
 	name := e.Name()
-	if name[0] == '.' || name == "node_modules" {
+	if skipped[name] {
 		return true
 	}
 	t := e.Type()
@@ -486,5 +596,5 @@ func (w *walker) descend(root, dir, real string, e fs.DirEntry, links bool, dept
 		return true
 	}
 	w.visited[childReal] = child
-	return w.walkDir(root, child, childReal, depth+1, folders)
+	return w.walkDir(child, childReal, depth+1)
 }

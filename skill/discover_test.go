@@ -132,9 +132,13 @@ func generatedCases() []generatedCase {
 				{2, SeverityWarning, RuleName, "must not contain consecutive hyphens"},
 				{2, SeverityWarning, "", `using "bad-name"`},
 			}},
-		{name: "too deep", rel: "r1/d1/d2/d3/d4/d5/d6/deep/SKILL.md", content: skillMD("name: deep\ndescription: d\n", "Body")},
+		{name: "too deep", rel: "r1/d1/d2/d3/d4/d5/d6/deep/SKILL.md", content: skillMD("name: deep\ndescription: d\n", "Body"),
+			diags: []wantDiag{{0, SeverityWarning, "", "7 levels below its root"}}},
 		{name: "node_modules skipped", rel: "r1/node_modules/nm/SKILL.md", content: skillMD("name: nm\ndescription: d\n", "Body")},
-		{name: "dot-folder skipped", rel: "r1/.hidden/hid/SKILL.md", content: skillMD("name: hid\ndescription: d\n", "Body")},
+		{name: ".git skipped", rel: "r1/.git/gitskill/SKILL.md", content: skillMD("name: gitskill\ndescription: d\n", "Body")},
+		{name: ".jj skipped", rel: "r1/.jj/jjskill/SKILL.md", content: skillMD("name: jjskill\ndescription: d\n", "Body")},
+		{name: ".venv skipped", rel: "r1/.venv/venvskill/SKILL.md", content: skillMD("name: venvskill\ndescription: d\n", "Body")},
+		{name: "other dot-folder scanned", rel: "r1/.hidden/hid/SKILL.md", content: skillMD("name: hid\ndescription: d\n", "Body"), skill: "hid"},
 	}
 }
 
@@ -209,7 +213,7 @@ func TestGeneratedCorpus(t *testing.T) {
 	for p, ds := range byPath {
 		t.Errorf("unexpected diagnostics for %s:\n%s", p, diagList(ds))
 	}
-	for _, name := range []string{"deep", "nm", "hid", "stolen"} {
+	for _, name := range []string{"deep", "nm", "gitskill", "jjskill", "venvskill", "stolen"} {
 		if loaded[name] != nil {
 			t.Errorf("skill %q should not load", name)
 		}
@@ -299,9 +303,17 @@ func TestRootVariants(t *testing.T) {
 	if len(skills) != 1 || skills[0].Name != "single" {
 		t.Errorf("skills = %v", skills)
 	}
-	if len(diags) != 2 || !strings.Contains(diags[0].Message+diags[1].Message, "not a folder") ||
-		!strings.Contains(diags[0].Message+diags[1].Message, "same folder as") {
+	var msgs string
+	for _, d := range diags {
+		msgs += d.Path + ": " + d.Message + "\n"
+	}
+	if len(diags) != 3 || !strings.Contains(msgs, "file: skill root is not a folder") ||
+		!strings.Contains(msgs, "link: skill root is the same folder as") || !strings.Contains(msgs, "missing: skill root does not exist") {
 		t.Errorf("diagnostics = %v", diags)
+	}
+	// A default root that does not exist is not reported: most users have only some of them.
+	if _, diags := Discover(nil, &DiscoverOptions{DefaultRoots: []string{filepath.Join(base, "missing")}}); len(diags) != 0 {
+		t.Errorf("missing default root: diagnostics = %v", diags)
 	}
 }
 

@@ -48,6 +48,28 @@
 //     real folder is scanned once: a second path to it (a symlink cycle or a second link) is a
 //     warning. MaxFolders counts folders read per root. Loading runs on up to GOMAXPROCS
 //     goroutines once a root holds 32 skills or more.
+//   - Folders skipped. Only folders that hold no skills but may hold thousands of folders:
+//     version control (.git, .hg, .svn, .jj, .bzr), node_modules, .venv and __pycache__, one
+//     list shared by discovery, Validate and the watcher. Other dot-folders are scanned, as the
+//     client guide says: collections keep skills under .system, .curated or .experimental,
+//     repositories under .github/skills. The list is applied by name below each root; no rule
+//     looks for dot-folders outside the roots (symlinked folders are followed as before).
+//   - Limits are never silent. A skill deeper than MaxDepth is not loaded, but each one is
+//     reported with its path: once a root is scanned to MaxDepth, the folders below that depth
+//     are searched for SKILL.md with what is left of the folder budget (MaxFolders bounds the
+//     whole walk, search included); a search cut short by the budget is one warning on the
+//     root. A scan stopped by MaxFolders is a warning naming the root and the folder where it
+//     stopped.
+//   - Configured and default roots. Configured roots (Options.Roots, the roots given to
+//     Discover: --skills-dir and skills.dirs) that do not exist are a warning each, with a hint
+//     when the path holds a "~" that was not expanded. The conventional roots
+//     (Options.DefaultRoots, DiscoverOptions.DefaultRoots) may be missing silently. A
+//     configured root that is "~" or starts with "~/" is taken from the home directory
+//     (ExpandHome), as users expect; package config does the same for skills.dirs in a file.
+//   - One set of rules. Validate finds and reads skills with discovery's own walker and reader
+//     (the same skips, depth and folder limits, 64 KiB frontmatter bound, regular-file and
+//     symlink checks); what keeps discovery from loading a skill (too deep, budget reached,
+//     unreadable folder) is a Validate failure with rule skill-file.
 //   - Duplicates. The first skill of a name wins (the higher-precedence root, or the first
 //     found in the same root); every other one is a warning naming both SKILL.md paths.
 //   - Confinement. Every file read goes through ext.OpenConfined on the skill's real folder: a
@@ -57,14 +79,24 @@
 //   - URIs. skill://<name>/<path> addresses files by skill name (flat, nested skills included);
 //     skill://<name> alone is its SKILL.md. Files with a textual MIME type and valid UTF-8 are
 //     Text, anything else a Blob; files over 32 MiB are refused.
+//   - disable-model-invocation. A skill so marked is never given to the model, only run by the
+//     user as a command: it is left out of the catalogue, of the always-active content (a
+//     skill marked both is a warning), of the matcher's choices (it is not offered to the
+//     matcher, and a name it returns anyway is ignored) and of load_skill (a tool error saying
+//     so, and never suggested as a close name). Its files stay readable as skill:// resources,
+//     which clients and users list and read: the mark governs what the model is given.
 //   - Instructions. Static is a short explanation followed by <available-skills> with
 //     <skill><name/><description/></skill> per skill, sorted by name, XML-escaped, empty when
-//     there is no skill; skills with disable-model-invocation are left out. Dynamic holds one
-//     <skill_content name="..."> block per always-active skill; TurnInstructions adds the
-//     matcher's picks. Bodies stay Markdown; only a literal "</skill_content" is escaped.
+//     there is no skill the model may use. Dynamic holds one <skill_content name="..."> block
+//     per always-active skill; TurnInstructions adds the matcher's picks. A skill with an empty
+//     body adds no block. Bodies stay Markdown; only a literal "</skill_content" is escaped.
 //   - load_skill returns the body in <skill_content>, followed by the skill's directory URI and
-//     up to 50 of its files (SEP "Structured wrapping"). It is offered only when there is at
-//     least one skill; an unknown name is a tool error listing close names.
+//     up to 50 of its files (SEP "Structured wrapping"). It is offered only when at least one
+//     skill is not marked disable-model-invocation (tools_changed when that changes); an
+//     unknown name is a tool error listing close names. It takes a name; the skill's own URI
+//     (skill://<name> or skill://<name>/SKILL.md) is accepted as one, while the URI of another
+//     file of a skill is a tool error naming the skill to load and saying the file is read as
+//     a resource, never the SKILL.md body in its place.
 //   - Children. MCP servers come from `mcp-servers` frontmatter (a mapping, or a list of
 //     mappings with a name) and a companion mcp.json; the frontmatter wins a name declared in
 //     both. A declaration without type is stdio with a command, streamable-http with a url; a

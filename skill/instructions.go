@@ -26,7 +26,8 @@ const maxListedFiles = 50
 // disable-model-invocation are left out.
 //
 // Dynamic holds a <skill_content name="..."> block with the full body of each always-active
-// skill. A body that cannot be read is left out and logged.
+// skill. A body that cannot be read is left out and logged; an empty body, and a skill marked
+// disable-model-invocation (run by the user only, as a command), are left out.
 func (m *Manager) Instructions(ctx context.Context) (ext.Instructions, error) {
 	if err := m.check(ctx); err != nil {
 		return ext.Instructions{}, err
@@ -36,7 +37,9 @@ func (m *Manager) Instructions(ctx context.Context) (ext.Instructions, error) {
 }
 
 // TurnInstructions returns the dynamic instructions for one turn: the always-active skills and
-// the skills Options.Matcher picks for prompt (unknown names ignored, each skill once).
+// the skills Options.Matcher picks for prompt (unknown names ignored, each skill once). The
+// matcher is offered only the skills the model may use, and a name it returns of a skill marked
+// disable-model-invocation is ignored too.
 func (m *Manager) TurnInstructions(ctx context.Context, prompt string) (string, error) {
 	if err := m.check(ctx); err != nil {
 		return "", err
@@ -75,18 +78,22 @@ func catalogue(skills []*Skill) string {
 	return b.String()
 }
 
-// dynamic renders the always-active skills, then the picked ones, each once.
+// dynamic renders the always-active skills, then the picked ones, each once. A skill the model
+// may not use is never rendered, whatever asked for it; nor is an empty body.
 func (m *Manager) dynamic(st *state, picked []string) string {
 	var blocks []string
 	seen := map[string]bool{}
 	add := func(s *Skill) {
-		if s == nil || seen[s.Name] {
+		if s == nil || seen[s.Name] || s.DisableModelInvocation {
 			return
 		}
 		seen[s.Name] = true
 		body, err := s.Body()
 		if err != nil {
 			m.log.Warn("skill content not included", "skill", s.Name, "err", err)
+			return
+		}
+		if strings.TrimSpace(body) == "" {
 			return
 		}
 		blocks = append(blocks, contentBlock(s, body, false))

@@ -26,9 +26,14 @@ const DefaultDebounce = 500 * time.Millisecond
 type Options struct {
 	// Name is the capability name; empty means DefaultName ("skills").
 	Name string
-	// Roots are the folders to scan, highest precedence first: configured roots, then
-	// DefaultRoots. Relative roots are made absolute at NewManager.
+	// Roots are the configured folders to scan, highest precedence first. A root that is "~" or
+	// starts with "~/" is taken from the home directory (ExpandHome); relative roots are made
+	// absolute at NewManager. A root that does not exist is a warning diagnostic (and is
+	// watched, so that skills put there later load).
 	Roots []string
+	// DefaultRoots are scanned after Roots: the conventional places (see the function
+	// DefaultRoots). One that does not exist is skipped without a diagnostic.
+	DefaultRoots []string
 	// Watch keeps the skills up to date with the files: changes are picked up after Debounce.
 	Watch bool
 	// Debounce is the quiet time after the last file event before a rescan; zero means
@@ -59,10 +64,11 @@ type Options struct {
 type Manager struct {
 	ext.Notifier
 
-	name  string
-	opts  Options
-	roots []string
-	log   *slog.Logger
+	name       string
+	opts       Options
+	roots      []string // Roots then DefaultRoots, absolute
+	configured int      // how many of roots are Roots, whose absence is reported
+	log        *slog.Logger
 
 	state atomic.Pointer[state]
 
@@ -116,14 +122,18 @@ func NewManager(opts *Options) (*Manager, error) {
 	if m.opts.Debounce <= 0 {
 		m.opts.Debounce = DefaultDebounce
 	}
-	for _, r := range m.opts.Roots {
+	for i, r := range slices.Concat(m.opts.Roots, m.opts.DefaultRoots) {
+		if i < len(m.opts.Roots) {
+			r = ExpandHome(r)
+		}
 		abs, err := filepath.Abs(r)
 		if err != nil {
 			return nil, fmt.Errorf("skill manager: root %q: %w", r, err)
 		}
 		m.roots = append(m.roots, abs)
 	}
-	m.opts.Roots = slices.Clone(m.roots)
+	m.configured = len(m.opts.Roots)
+	m.opts.Roots, m.opts.DefaultRoots = slices.Clone(m.roots[:m.configured]), slices.Clone(m.roots[m.configured:])
 	m.kids = newChildren(m)
 	m.scanMu.Lock()
 	defer m.scanMu.Unlock()
@@ -141,7 +151,8 @@ func NewManager(opts *Options) (*Manager, error) {
 // Name returns the capability name (Options.Name, default "skills").
 func (m *Manager) Name() string { return m.name }
 
-// Roots returns the roots scanned, absolute, highest precedence first.
+// Roots returns the roots scanned, absolute, highest precedence first: Options.Roots (with "~"
+// expanded), then Options.DefaultRoots.
 func (m *Manager) Roots() []string { return slices.Clone(m.roots) }
 
 // Skills returns the skills now loaded, sorted by name. The skills are shared snapshots: do
@@ -205,7 +216,7 @@ func (m *Manager) scanAll(changed []string) {
 				}
 			}
 		}
-		scans[i] = sc.scanRoot(root)
+		scans[i] = sc.scanRoot(root, i >= m.configured)
 	}
 	m.scans = scans
 	winners, diags := resolve(scans)

@@ -317,3 +317,91 @@ func TestBodyCache(t *testing.T) {
 		t.Errorf("body of a removed file: no error")
 	}
 }
+
+// TestDisableModelInvocation checks that a skill marked disable-model-invocation never reaches
+// the model: not in the catalogue, not through always-active, not through the matcher, not
+// through load_skill; that load_skill is offered only when some skill may be used by the
+// model; and that an empty body is not injected as an empty block.
+func TestDisableModelInvocation(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "user-only/SKILL.md", skillMD("name: user-only\ndescription: Deploys.\ndisable-model-invocation: true\n", "USER-ONLY BODY"))
+	write(t, root, "pinned/SKILL.md", skillMD("name: pinned\ndescription: Pinned but user only.\nalways-active: true\ndisable-model-invocation: true\n", "PINNED BODY"))
+	write(t, root, "hidden/SKILL.md", skillMD("name: hidden\ndescription: Neither.\ndisable-model-invocation: true\nuser-invocable: false\n", "HIDDEN BODY"))
+	ctx := context.Background()
+	matcher := func(string, []ext.SkillEntry) []string {
+		return []string{"user-only", "pinned", "hidden", "open", "blank"}
+	}
+	m := newTestManager(t, &Options{Roots: []string{root}, Matcher: matcher})
+	if d := m.Diagnostics(); len(d) != 1 || d[0].Line != 4 || !strings.Contains(d[0].Message, "always-active has no effect") {
+		t.Errorf("diagnostics:\n%s", diagList(d))
+	}
+	ins, _ := m.Instructions(ctx)
+	turn, _ := m.TurnInstructions(ctx, "deploy")
+	if ins.Static != "" || ins.Dynamic != "" || turn != "" {
+		t.Errorf("a user-only skill reached the model: %+v, turn %q", ins, turn)
+	}
+	if tools, _ := m.Tools(ctx); len(tools) != 0 {
+		t.Errorf("load_skill offered with only user-only skills: %v", tools)
+	}
+	for name, want := range map[string]string{"user-only": "as the /user-only command", "pinned": "disable-model-invocation", "hidden": "only the user runs it."} {
+		res, err := m.CallTool(ctx, &ext.ToolCall{Name: LoadSkillTool, Arguments: json.RawMessage(`{"name":"` + name + `"}`)})
+		if err != nil || !res.IsError || !strings.Contains(res.Content[0].Text, want) || strings.Contains(res.Content[0].Text, "BODY") {
+			t.Errorf("load_skill %s = %+v, %v", name, res, err)
+		}
+	}
+	res, _ := m.CallTool(ctx, &ext.ToolCall{Name: LoadSkillTool, Arguments: json.RawMessage(`{"name":"user-onl"}`)})
+	if !res.IsError || strings.Contains(res.Content[0].Text, "Did you mean") {
+		t.Errorf("load_skill suggested a user-only skill: %+v", res)
+	}
+
+	// A model-invocable skill brings load_skill; an always-active one with an empty body adds
+	// no block.
+	write(t, root, "open/SKILL.md", skillMD("name: open\ndescription: Open.\n", "OPEN BODY"))
+	write(t, root, "blank/SKILL.md", skillMD("name: blank\ndescription: Blank.\nalways-active: true\n", "\n  \n"))
+	if err := m.Reload(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if tools, _ := m.Tools(ctx); len(tools) != 1 || tools[0].Name != LoadSkillTool {
+		t.Errorf("Tools = %v", tools)
+	}
+	ins, _ = m.Instructions(ctx)
+	turn, _ = m.TurnInstructions(ctx, "deploy")
+	if ins.Dynamic != "" {
+		t.Errorf("Dynamic = %q, want nothing (the only always-active model skill is empty)", ins.Dynamic)
+	}
+	if turn != "<skill_content name=\"open\">\nOPEN BODY\n</skill_content>" {
+		t.Errorf("TurnInstructions = %q", turn)
+	}
+	if strings.Contains(ins.Static, "user-only") || strings.Contains(ins.Static, "pinned") || !strings.Contains(ins.Static, "<name>open</name>") {
+		t.Errorf("Static = %q", ins.Static)
+	}
+}
+
+// TestLoadSkillURI checks that load_skill takes a skill's own URI as its name, and refuses a
+// file URI saying what to call instead, rather than returning SKILL.md.
+func TestLoadSkillURI(t *testing.T) {
+	root, _ := managerTree(t)
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	ctx := context.Background()
+	call := func(name string) *ext.ToolResult {
+		args, _ := json.Marshal(map[string]string{"name": name})
+		res, err := m.CallTool(ctx, &ext.ToolCall{Name: LoadSkillTool, Arguments: args})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, uri := range []string{"skill://alpha", "skill://alpha/", "skill://alpha/SKILL.md"} {
+		if res := call(uri); res.IsError || !strings.Contains(res.Content[0].Text, "Alpha body") {
+			t.Errorf("load_skill %s = %+v", uri, res)
+		}
+	}
+	res := call("skill://alpha/references/guide.md")
+	if text := res.Content[0].Text; !res.IsError || strings.Contains(text, "Alpha body") ||
+		!strings.Contains(text, "load_skill takes a skill name") || !strings.Contains(text, `name "alpha"`) {
+		t.Errorf("load_skill file URI = %+v", res)
+	}
+	if res := call("skill://alpha/%2e%2e/beta"); !res.IsError || strings.Contains(res.Content[0].Text, "Alpha body") {
+		t.Errorf("load_skill bad URI = %+v", res)
+	}
+}

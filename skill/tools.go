@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -32,13 +33,21 @@ func loadSkillEntry() ext.ToolEntry {
 	}
 }
 
+// offersLoadSkill reports whether load_skill is offered: when at least one skill is not marked
+// disable-model-invocation. A skill so marked is never given to the model, so a catalogue of
+// only such skills has nothing for load_skill to load.
+func offersLoadSkill(skills []*Skill) bool {
+	return slices.ContainsFunc(skills, func(s *Skill) bool { return !s.DisableModelInvocation })
+}
+
 // route is where a prefixed child tool goes.
 type route struct {
 	child *child
 	tool  string
 }
 
-// Tools returns load_skill (when there is at least one skill) and the tools of the skills' own
+// Tools returns load_skill (when at least one skill may be used by the model: see
+// offersLoadSkill) and the tools of the skills' own
 // MCP servers, named "<skill>__<tool>" and filtered by each skill's allowed-tools. Children are
 // created on first use; a child that fails to list its tools is left out (and logged) while the
 // rest stay available.
@@ -55,7 +64,7 @@ func (m *Manager) Tools(ctx context.Context) ([]ext.ToolEntry, error) {
 func (m *Manager) collectTools(ctx context.Context) ([]ext.ToolEntry, map[string]route) {
 	st := m.state.Load()
 	var out []ext.ToolEntry
-	if len(st.skills) > 0 {
+	if offersLoadSkill(st.skills) {
 		out = append(out, loadSkillEntry())
 	}
 	type listing struct {
@@ -162,41 +171,56 @@ func (m *Manager) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolRe
 	return res, nil
 }
 
-// loadSkill runs the load_skill tool. Bad arguments and unknown names are tool errors
-// (IsError), so the model sees them and can correct itself.
+// loadSkill runs the load_skill tool. Bad arguments, unknown names, skills the model may not
+// use (disable-model-invocation) and URIs of files inside a skill are tool errors (IsError)
+// that say what to do instead, so the model sees them and can correct itself. A skill:// URI
+// naming the skill itself (skill://<name>, skill://<name>/SKILL.md) is taken as its name.
 func (m *Manager) loadSkill(args json.RawMessage) *ext.ToolResult {
+	fail := func(format string, a ...any) *ext.ToolResult {
+		res := ext.TextResult(fmt.Sprintf(format, a...))
+		res.IsError = true
+		return res
+	}
 	var in struct {
 		Name string `json:"name"`
 	}
 	if err := json.Unmarshal(args, &in); err != nil || strings.TrimSpace(in.Name) == "" {
-		res := ext.TextResult(`load_skill needs {"name": "<skill name>"}, with a name from <available-skills>.`)
-		res.IsError = true
-		return res
+		return fail(`load_skill needs {"name": "<skill name>"}, with a name from <available-skills>.`)
 	}
 	name := strings.TrimSpace(in.Name)
 	if strings.HasPrefix(name, "skill://") {
-		if u, err := ext.ParseURI(name); err == nil {
-			name = u.Authority
+		u, err := ext.ParseURI(name)
+		if err != nil {
+			return fail("load_skill takes a skill name from <available-skills>, not a URI; %q is not a valid skill:// URI: %v.", name, err)
 		}
+		if u.Path != "" && u.Path != skillFile {
+			return fail("load_skill takes a skill name, not a file: to load the skill, call load_skill with name %q; "+
+				"%s is a file of that skill, to be read as a resource once the skill is loaded.", u.Authority, name)
+		}
+		name = u.Authority
 	}
 	st := m.state.Load()
 	s := st.byName[name]
+	if s != nil && s.DisableModelInvocation {
+		how := ""
+		if s.UserInvocable {
+			how = fmt.Sprintf(", as the /%s command", name)
+		}
+		return fail("Skill %q is marked disable-model-invocation: only the user runs it%s. It cannot be loaded by the model.", name, how)
+	}
 	if s == nil {
 		msg := fmt.Sprintf("No skill named %q.", name)
-		if close := closeNames(name, st.skills); len(close) > 0 {
+		usable := slices.DeleteFunc(slices.Clone(st.skills), func(s *Skill) bool { return s.DisableModelInvocation })
+		if close := closeNames(name, usable); len(close) > 0 {
 			msg += " Did you mean: " + strings.Join(close, ", ") + "?"
-		} else if len(st.skills) > 0 {
+		} else if len(usable) > 0 {
 			msg += " Use a name from <available-skills>."
 		}
-		res := ext.TextResult(msg)
-		res.IsError = true
-		return res
+		return fail("%s", msg)
 	}
 	body, err := s.Body()
 	if err != nil {
-		res := ext.TextResult(fmt.Sprintf("Skill %q could not be read: %v", name, err))
-		res.IsError = true
-		return res
+		return fail("Skill %q could not be read: %v", name, err)
 	}
 	return ext.TextResult(contentBlock(s, body, true))
 }

@@ -2,6 +2,7 @@ package skill
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -10,8 +11,13 @@ import (
 // one error diagnostic per broken rule, with file and line, and nothing else (lenient repairs,
 // duplicate names and other notes are discovery's business). path may be a SKILL.md file, a
 // skill folder, or any folder: every skill found under a folder is checked, nested ones
-// included, with discovery's default bounds. The returned error is set only when path itself
-// cannot be read.
+// included. The returned error is set only when path itself cannot be read.
+//
+// Validate finds and reads skills exactly as Discover does with its default bounds: the same
+// folders skipped, the same depth and folder limits, SKILL.md read only to the end
+// of a frontmatter of at most 64 KiB, a symlinked SKILL.md confined to its folder. So whatever
+// would keep discovery from loading a skill is a failure here too (rule skill-file): a skill
+// too deep to load, a folder limit reached, a folder that cannot be read.
 //
 // The rules: SKILL.md starts with a closed YAML frontmatter block holding a mapping; name is
 // 1-64 characters of a-z, 0-9 and '-', without leading, trailing or consecutive hyphens, and
@@ -24,37 +30,44 @@ func Validate(path string) ([]Diagnostic, error) {
 		return nil, fmt.Errorf("validate %s: %w", path, err)
 	}
 	if !info.IsDir() {
-		return validateFile(path), nil
+		dir := filepath.Dir(path)
+		real, err := realPath(dir)
+		if err != nil {
+			return nil, fmt.Errorf("validate %s: %w", path, err)
+		}
+		linked := false
+		if li, err := os.Lstat(path); err == nil {
+			linked = li.Mode()&fs.ModeSymlink != 0
+		}
+		return validateFile(path, real, linked), nil
 	}
-	w := walker{opts: (*DiscoverOptions)(nil).withDefaults(), visited: map[string]string{}}
-	w.walkRoot(path)
-	if len(w.cands) == 0 {
+	w := newWalker((*DiscoverOptions)(nil).withDefaults())
+	w.walkRoot(path, false)
+	var out []Diagnostic
+	for _, d := range w.lost {
+		d.Severity, d.Rule = SeverityError, RuleSkillFile
+		out = append(out, d)
+	}
+	if len(w.cands) == 0 && len(out) == 0 {
 		return []Diagnostic{{Path: path, Severity: SeverityError, Rule: RuleSkillFile,
 			Message: "no skill found: no folder here holds a SKILL.md"}}, nil
 	}
-	var out []Diagnostic
 	for _, c := range w.cands {
-		out = append(out, validateFile(c.path())...)
+		out = append(out, validateFile(c.path(), c.realDir, c.linkedMD)...)
 	}
 	sortDiagnostics(out)
 	return out, nil
 }
 
-// validateFile checks one SKILL.md.
-func validateFile(path string) []Diagnostic {
-	fail := func(format string, args ...any) []Diagnostic {
-		return []Diagnostic{{Path: path, Severity: SeverityError, Rule: RuleSkillFile, Message: fmt.Sprintf(format, args...)}}
-	}
-	f, err := os.Open(path)
+// validateFile checks one SKILL.md, read as discovery reads it.
+func validateFile(path, realDir string, linked bool) []Diagnostic {
+	bufp := headPool.Get().(*[]byte)
+	defer headPool.Put(bufp)
+	data, complete, _, err := readSkillHead(path, realDir, linked, *bufp)
 	if err != nil {
-		return fail("cannot open: %v", unwrapPath(err))
+		return []Diagnostic{{Path: path, Severity: SeverityError, Rule: RuleSkillFile, Message: err.Error()}}
 	}
-	defer f.Close()
-	data, err := readAllLimited(f, filepath.Base(path))
-	if err != nil {
-		return fail("%v", unwrapPath(err))
-	}
-	fm, fs := parseHead(data, true, false)
+	fm, fs := parseHead(data, complete, false)
 	if fm != nil {
 		named := path
 		if b := filepath.Base(filepath.Dir(path)); b == "." || b == ".." || b == string(filepath.Separator) {

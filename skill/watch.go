@@ -24,7 +24,8 @@ func (m *Manager) startWatch() error {
 	if depth <= 0 {
 		depth = DefaultMaxDepth
 	}
-	w, err := fswatch.New(roots, &fswatch.Options{Debounce: m.opts.Debounce, MaxDepth: depth, Logger: m.log}, m.onFiles)
+	w, err := fswatch.New(roots, &fswatch.Options{Debounce: m.opts.Debounce, MaxDepth: depth, Logger: m.log,
+		Skip: func(p string) bool { return skipped[filepath.Base(p)] }}, m.onFiles)
 	if err != nil {
 		return fmt.Errorf("skill manager %q: watch: %w", m.name, err)
 	}
@@ -107,7 +108,7 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 	if !sameCommands(commandEntries(old.skills), commandEntries(cur.skills)) {
 		emit(ext.CommandsChanged, "")
 	}
-	toolsChanged := (len(old.skills) > 0) != (len(cur.skills) > 0)
+	toolsChanged := offersLoadSkill(old.skills) != offersLoadSkill(cur.skills)
 	for n := range skillsHit {
 		o, c := old.byName[n], cur.byName[n]
 		if (o != nil && len(o.Servers) > 0 || c != nil && len(c.Servers) > 0) && (o == nil || c == nil || fingerprint(o) != fingerprint(c) || !sameAllowed(o, c)) {

@@ -237,3 +237,23 @@ func TestHotReloadRapidEdits(t *testing.T) {
 		t.Errorf("200 rapid edits gave %d skills_changed events, want 1..10", n)
 	}
 }
+
+// TestHotReloadLoadSkillFollowsInvocability checks that tools_changed follows load_skill: it
+// goes away when the last model-invocable skill is marked disable-model-invocation, and comes
+// back when the mark is removed.
+func TestHotReloadLoadSkillFollowsInvocability(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "only/SKILL.md", skillMD("name: only\ndescription: d\n", "Body"))
+	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 20 * time.Millisecond})
+	r := record(m)
+	ctx := context.Background()
+	for _, disabled := range []bool{true, false} {
+		mark := r.mark()
+		write(t, root, "only/SKILL.md", skillMD(fmt.Sprintf("name: only\ndescription: d\ndisable-model-invocation: %v\n", disabled), "Body"))
+		waitEvents(t, r, mark, ext.ChangeEvent{Capability: "skills", Kind: ext.ToolsChanged})
+		tools, _ := m.Tools(ctx)
+		if offered := len(tools) == 1; offered == disabled {
+			t.Errorf("disabled %v: tools = %v", disabled, tools)
+		}
+	}
+}
