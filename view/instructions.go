@@ -2,6 +2,7 @@ package view
 
 import (
 	"context"
+	"regexp"
 	"strings"
 
 	"github.com/agentpool/agentpool/ext"
@@ -37,13 +38,19 @@ func instructions(members []member) Instructions {
 	return Instructions{Static: strings.Join(static, "\n\n"), Dynamic: strings.Join(dynamic, "\n\n")}
 }
 
-// label marks text from a remote origin with where it came from.
+// label marks text from a remote origin with where it came from. A closing tag inside the
+// text is neutralised ("&lt;/instructions"), so a server cannot end its block early and make
+// what follows look like the host's own words; nothing else of its text changes.
 func label(o ext.Origin, text string) string {
 	if !o.Remote() {
 		return text
 	}
+	text = closingTag.ReplaceAllStringFunc(text, func(m string) string { return "&lt;" + m[1:] })
 	return `<instructions from="` + xmlAttr(o.Location) + `">` + "\n" + text + "\n</instructions>"
 }
+
+// closingTag matches the start of a closing instructions tag, in any case and spacing.
+var closingTag = regexp.MustCompile(`(?i)<\s*/\s*instructions`)
 
 var attrEscaper = strings.NewReplacer(`&`, "&amp;", `<`, "&lt;", `>`, "&gt;", `"`, "&quot;")
 
