@@ -2,6 +2,8 @@ package view
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"regexp"
 	"strings"
 
@@ -59,20 +61,28 @@ func xmlAttr(s string) string { return attrEscaper.Replace(s) }
 // TurnInstructions returns the dynamic instructions for one turn's prompt, asking the
 // capabilities of the view that select skills per prompt (ext.TurnInstructor), and the
 // always-active part of the others. It is what Compile with Options.Prompt puts in
-// Instructions.Dynamic, for a view taken from a Cache.
+// Instructions.Dynamic, for a view taken from a Cache. Capabilities the compile left out are
+// not asked. One that fails now (closed since the compile) keeps what the compile had from
+// it; its error is returned, joined, beside the text the others gave, as Compile would have
+// recorded it as a problem rather than fail.
 func (v *View) TurnInstructions(ctx context.Context, prompt string) (string, error) {
 	members := make([]member, len(v.caps))
 	copy(members, v.caps)
+	var errs []error
 	for i := range members {
 		m := &members[i]
 		m.turn = ""
-		if ti, ok := m.reg.Capability.(ext.TurnInstructor); ok && prompt != "" {
+		if m.excluded() || prompt == "" {
+			continue
+		}
+		if ti, ok := m.reg.Capability.(ext.TurnInstructor); ok {
 			t, err := ti.TurnInstructions(ctx, prompt)
 			if err != nil {
-				return "", err
+				errs = append(errs, fmt.Errorf("%s: instructions: %w", m.reg.Capability.Name(), err))
+				continue
 			}
 			m.turn = t
 		}
 	}
-	return instructions(members).Dynamic, nil
+	return instructions(members).Dynamic, errors.Join(errs...)
 }

@@ -118,7 +118,11 @@ type member struct {
 	ins   ext.Instructions
 	turn  string
 	probs []Problem
+	out   bool // left out of the view (unhealthy or unreachable): asked nothing more
 }
+
+// excluded reports whether the compile left the capability out.
+func (m *member) excluded() bool { return m.out }
 
 // Compile asks every capability reg makes visible at scope for what it contributes and
 // assembles the view. A capability registered in several visible slots is asked once, as
@@ -224,6 +228,7 @@ func (m *member) collect(ctx context.Context, prompt string) {
 			msg += ": " + st.Err
 		}
 		m.tools = nil
+		m.out = true
 		m.probs = append(m.probs, Problem{Capability: name, What: "capability", Err: msg})
 	}
 	if st, bad := health(); bad && st.State == ext.HealthClosed {
@@ -244,6 +249,7 @@ func (m *member) collect(ctx context.Context, prompt string) {
 			// A source that cannot list its tools (an unreachable server) has nothing else to
 			// offer either; asking again for each kind would only repeat the wait.
 			if m.reg.Origin.Remote() {
+				m.out = true
 				return
 			}
 		}

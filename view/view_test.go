@@ -320,3 +320,36 @@ func TestRemoteInstructionsCannotForgeTheirLabel(t *testing.T) {
 	}
 }
 
+// TurnInstructions of a cached view keeps going when a capability fails after the compile,
+// and does not ask capabilities the compile left out.
+func TestTurnInstructionsAfterAFailure(t *testing.T) {
+	r := newRegistry(t)
+	ok := &turnFake{fakeCap: newFake("ok", ext.OriginLocal), text: "picked"}
+	broken := &turnFake{fakeCap: newFake("broken", ext.OriginLocal), err: errors.New("closed since")}
+	gone := &turnFake{fakeCap: newFake("gone", ext.OriginRemote), text: "never"}
+	gone.health = ext.HealthDegraded
+	gone.toolsErr = errors.New("down")
+	for _, c := range []*turnFake{ok, broken, gone} {
+		register(t, r, c, ext.LevelPool, ext.Scope{})
+	}
+	v := compile(t, r, ext.Scope{})
+	text, err := v.TurnInstructions(context.Background(), "hello")
+	if text != "picked" || err == nil || !strings.Contains(err.Error(), "broken") {
+		t.Fatalf("TurnInstructions = %q, %v; want the working capability's text and broken's error", text, err)
+	}
+	if gone.asked {
+		t.Fatal("a capability left out of the compile was asked")
+	}
+}
+
+type turnFake struct {
+	*fakeCap
+	text  string
+	err   error
+	asked bool
+}
+
+func (f *turnFake) TurnInstructions(context.Context, string) (string, error) {
+	f.asked = true
+	return f.text, f.err
+}
