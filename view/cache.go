@@ -96,6 +96,19 @@ func (c *Cache) Forget(scope ext.Scope) {
 	c.mu.Unlock()
 }
 
+// ForgetSession drops the views of every scope of session id (the session's own, its
+// agents' and turns'): what a gateway calls when a session ends, since agent and turn scopes
+// are many and short-lived.
+func (c *Cache) ForgetSession(id string) {
+	c.mu.Lock()
+	for s := range c.entries {
+		if s.SessionID == id {
+			delete(c.entries, s)
+		}
+	}
+	c.mu.Unlock()
+}
+
 // Len returns how many scopes have an entry.
 func (c *Cache) Len() int {
 	c.mu.Lock()

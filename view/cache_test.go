@@ -100,3 +100,19 @@ func TestCacheCompilesOnceForConcurrentGets(t *testing.T) {
 		t.Fatalf("tools listed %d times for 16 concurrent Gets, want 1", n)
 	}
 }
+
+func TestCacheForgetSession(t *testing.T) {
+	r := newRegistry(t)
+	register(t, r, newFake("a", ext.OriginLocal, "a"), ext.LevelPool, ext.Scope{})
+	c := view.NewCache(r, nil)
+	ctx := context.Background()
+	for _, s := range []ext.Scope{{SessionID: "s"}, {SessionID: "s", AgentName: "x"}, {SessionID: "s", AgentName: "x", TurnID: "1"}, {SessionID: "t"}} {
+		if _, err := c.Get(ctx, s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.ForgetSession("s")
+	if c.Len() != 1 {
+		t.Fatalf("Len after ForgetSession = %d, want 1 (session t's)", c.Len())
+	}
+}
