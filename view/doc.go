@@ -20,6 +20,9 @@
 //     Either way the collision is in View.Collisions: nothing is shadowed silently.
 //   - A capability registered in several visible slots (ext allows the same value at pool and
 //     in a session) is one source: asked once, and placed as its registration that precedes.
+//   - Prompts are the commands: every command of the view (a command file, a skill, an
+//     upstream prompt under "<server>:<prompt>") is what an MCP client sees as a prompt, and
+//     GetCommand returns its role-tagged messages. There is no separate prompt list.
 //   - Commands: the winner of a contested name is chosen by origin, then by entry source
 //     (command files, skills, MCP prompts), then Visible order, then order within a source;
 //     each loser is listed under its qualified name ("file:review", "skill:pdf",
