@@ -20,8 +20,8 @@
 //     HealthReporter, ResourceSubscriber, Composite, ChangeObservable, Originator.
 //   - Where a capability's content comes from is explicit: an Origin (local, project, remote)
 //     given at registration (WithOrigin) or said by the capability (Originator), never guessed
-//     from the interfaces it implements. Routing asks local skill sources before remote ones
-//     and routes mcp://<server>/… only to remote ones.
+//     from the interfaces it implements. Routing ranks skill sources by it (local first) and
+//     routes mcp://<server>/… only to remote ones.
 //   - The contracts lose nothing an MCP gateway must pass through: a ToolCall carries _meta
 //     and a progress sink; an expanded command is a PromptResult of role-tagged, typed
 //     messages; tools, resources, templates and commands carry icons; completion is
@@ -37,10 +37,24 @@
 //     something changed.
 //   - Reads return []ResourceContents, as MCP resources/read does, so text and binary files and
 //     multi-part upstream resources pass through unchanged.
-//   - Local skill sources are asked before remote ones: for skill:// URIs ResolveURI asks
-//     SkillResources of non-remote origin first,
-//     and a file missing from a local skill is not found rather than taken from a remote skill of
-//     the same name (two skills are never mixed into one).
+//   - One source per skill (SEP-2640 forbids silent shadowing): ResolveURI gives a skill's
+//     name to one source and reads every skill://<name>/… file from it alone, so two skills
+//     are never mixed into one. The precedence is package view's for every contested name —
+//     origin (local, project, remote), then scope level (turn, agent, session, pool), then
+//     Visible order — so the view's Skills list and ResolveURI agree on who owns a skill; a
+//     capability in several visible slots counts as its registration that precedes.
+//     ResourceSources registered WithSchemes("skill") are a fallback for skills no
+//     SkillResource has, never for a file a skill lacks. A file missing from the owner is
+//     ErrNotFound naming the owner ("skill pdf is served by "x"; it has no scripts/run.sh").
+//     A source that cannot answer (its existence check fails) is passed over, as the view
+//     leaves out a source whose listing fails.
+//   - The skill path of skill://a/b/c/file is the outermost of a, a/b, a/b/c that some source
+//     has (its SKILL.md exists); for a path of several segments whose prefixes are no skills
+//     (acme/billing/refunds) that is also the longest. Outermost, not longest, because a
+//     nested skill is supporting content of the skill around it (SEP-2640 "Nested skills"):
+//     a source that publishes pdf/scripts/SKILL.md must not take over another source's
+//     pdf/scripts/run.sh; such a nested skill is shadowed by the owner of pdf. Finding the
+//     owner costs one existence check per source and prefix, up to the first yes.
 //   - Schemes an upstream server serves ("test://", "file://") need no configuration: a
 //     ResourceSource that also implements SchemeSource reports them at run time, and ResolveURI
 //     asks it about any scheme no registration (WithSchemes) names. It reports only what it

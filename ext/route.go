@@ -1,6 +1,7 @@
 package ext
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -63,11 +64,16 @@ func checkSkillURI(raw string) error {
 
 // ResolveURI reads uri as the caller at scope sees it, asking the cheap existence check of each
 // candidate first and reading only from the first that says yes:
-//   - skill://<skill-path>/<file>: checked lexically for traversal first (ErrPathTraversal),
-//     then the visible SkillResources, local ones (origin not remote) before remote ones;
-//     a file missing from a local skill is ErrNotFound, never taken from a remote skill of the
-//     same name;
-//     then, as a fallback, visible ResourceSources registered WithSchemes("skill").
+//   - skill://<skill-path>/<file>: checked lexically for traversal first (ErrPathTraversal).
+//     Then one source owns the skill and is the only one asked for the file: the skill path
+//     is the outermost prefix of the URI's path (decoded, dot segments resolved) for which a
+//     visible SkillResource has <skill-path>/SKILL.md, and its owner is the first such source
+//     in the order package view uses for every contested name: origin (local, project,
+//     remote), then scope level (turn, agent, session, pool), then Visible order; a
+//     capability registered in several visible slots counts as its registration that
+//     precedes. Only when no SkillResource has the skill are the visible ResourceSources
+//     registered WithSchemes("skill") asked, under the same rule. A file the owner lacks is
+//     ErrNotFound naming the skill and its owner, never taken from another source.
 //   - mcp://<server>/<original-uri>: the visible ResourceSource of remote origin named server, asked for
 //     original-uri exactly as written in uri.
 //   - any other scheme: the visible ResourceSources registered WithSchemes(scheme); with none,
@@ -105,55 +111,197 @@ func (r *Registry) resolveSkill(ctx context.Context, u URI, scope Scope) ([]Reso
 	if !strings.Contains(u.Raw, "://") || u.Authority == "" {
 		return nil, fmt.Errorf("%w %q: a skill URI is skill://<skill-path>/<file-path>", ErrInvalidURI, u.Raw)
 	}
+	segs := skillSegments(u)
 	entries := r.visibleEntries(scope)
-	var local, remote []*entry
-	for _, e := range entries {
-		if _, ok := e.cap.(SkillResource); !ok {
-			continue
-		}
-		if e.origin.Remote() {
-			remote = append(remote, e)
-		} else {
-			local = append(local, e)
-		}
-	}
-	var errs []error
-	for i, e := range append(local, remote...) {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("resolve %s: %w", u.Raw, err)
-		}
-		if i == len(local) && r.localHasSkill(ctx, local, u) {
-			// A local skill of this name exists but lacks the file: a remote skill of the same
-			// name must not fill in for it, or two skills would be mixed into one.
-			// The local sources' errors (a traversal found on disk) stay part of the answer.
-			return nil, errors.Join(append([]error{fmt.Errorf("resolve %s: local skill %q has no such file: %w", u.Raw, u.Authority, ErrNotFound)}, errs...)...)
-		}
-		sr := e.cap.(SkillResource)
-		ok, err := sr.SkillExists(ctx, u.Raw)
+	skills := bySkillPrecedence(entries, func(e *entry) bool {
+		_, ok := e.cap.(SkillResource)
+		return ok
+	})
+	exists := func(e *entry, uri string) (bool, error) {
+		ok, err := e.cap.(SkillResource).SkillExists(ctx, uri)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("capability %q: skill exists %s: %w", e.name, u.Raw, err))
-			continue
+			err = fmt.Errorf("capability %q: skill exists %s: %w", e.name, uri, err)
 		}
-		if ok {
-			out, err := sr.ReadSkill(ctx, u.Raw)
+		return ok, err
+	}
+	read := func(e *entry, uri string) ([]ResourceContents, error) {
+		out, err := e.cap.(SkillResource).ReadSkill(ctx, uri)
+		if err != nil {
+			return nil, fmt.Errorf("capability %q: read %s: %w", e.name, uri, err)
+		}
+		return out, nil
+	}
+	owner, n, errs, err := skillOwner(ctx, skills, segs, exists)
+	if err != nil {
+		return nil, fmt.Errorf("resolve %s: %w", u.Raw, err)
+	}
+	if owner == nil {
+		// No SkillResource has the skill: the ResourceSources registered for skill:// are the
+		// fallback, under the same one-source rule.
+		fallback := bySkillPrecedence(entries, func(e *entry) bool {
+			_, ok := e.cap.(ResourceSource)
+			return ok && hasScheme(e.schemes, u.Scheme)
+		})
+		exists = func(e *entry, uri string) (bool, error) {
+			ok, err := e.cap.(ResourceSource).ResourceExists(ctx, uri)
 			if err != nil {
-				return nil, fmt.Errorf("capability %q: read %s: %w", e.name, u.Raw, err)
+				err = fmt.Errorf("capability %q: resource exists %s: %w", e.name, uri, err)
+			}
+			return ok, err
+		}
+		read = func(e *entry, uri string) ([]ResourceContents, error) {
+			out, err := e.cap.(ResourceSource).ReadResource(ctx, uri)
+			if err != nil {
+				return nil, fmt.Errorf("capability %q: read %s: %w", e.name, uri, err)
 			}
 			return out, nil
 		}
-	}
-	return r.readFromScheme(ctx, entries, u, errs)
-}
-
-// localHasSkill reports whether a local skill source has the skill u names (its SKILL.md).
-func (r *Registry) localHasSkill(ctx context.Context, local []*entry, u URI) bool {
-	root := "skill://" + u.Authority + "/SKILL.md"
-	for _, e := range local {
-		if ok, err := e.cap.(SkillResource).SkillExists(ctx, root); err == nil && ok {
-			return true
+		var more []error
+		owner, n, more, err = skillOwner(ctx, fallback, segs, exists)
+		if err != nil {
+			return nil, fmt.Errorf("resolve %s: %w", u.Raw, err)
+		}
+		errs = append(errs, more...)
+		if owner == nil {
+			return nil, errors.Join(append([]error{fmt.Errorf("resolve %s: no visible source has a skill at this path: %w", u.Raw, ErrNotFound)}, errs...)...)
 		}
 	}
-	return false
+	// Only the owner is asked for the file: a file it lacks is not taken from another source.
+	ok, err := exists(owner, u.Raw)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return nil, fmt.Errorf("resolve %s: skill %s is served by %q; it has no %s: %w",
+			u.Raw, strings.Join(segs[:n], "/"), owner.name, strings.Join(segs[n:], "/"), ErrNotFound)
+	}
+	return read(owner, u.Raw)
+}
+
+// skillSegments returns the segments of u's skill path and file path together (decoded, with
+// "." and ".." resolved; checkSkillURI has made sure ".." stays inside the first segment).
+func skillSegments(u URI) []string {
+	segs := []string{u.Authority}
+	for seg := range strings.SplitSeq(u.Path, "/") {
+		switch seg {
+		case "", ".":
+		case "..":
+			if len(segs) > 1 {
+				segs = segs[:len(segs)-1]
+			}
+		default:
+			segs = append(segs, seg)
+		}
+	}
+	return segs
+}
+
+// skillOwner finds the source that serves the skill a skill:// URI names: for each candidate
+// skill path, outermost first (segs[:1], segs[:2], … up to the segment before the file), it
+// asks the sources in precedence order whether they have <skill-path>/SKILL.md; the first
+// that does owns the skill, and n is the length of its skill path. Errors of sources that
+// could not answer are returned too (they are passed over, as the view leaves out a source
+// whose listing fails); err is the context's.
+func skillOwner(ctx context.Context, sources []*entry, segs []string,
+	exists func(*entry, string) (bool, error)) (owner *entry, n int, errs []error, err error) {
+	if len(sources) == 0 {
+		return nil, 0, nil, nil
+	}
+	for n = 1; n < len(segs); n++ {
+		probe := skillFileURI(segs[:n])
+		for _, e := range sources {
+			if err := ctx.Err(); err != nil {
+				return nil, 0, nil, err
+			}
+			ok, err := exists(e, probe)
+			if err != nil {
+				errs = append(errs, err)
+				continue
+			}
+			if ok {
+				return e, n, errs, nil
+			}
+		}
+	}
+	return nil, 0, errs, nil
+}
+
+// skillFileURI returns skill://<skill-path>/SKILL.md for the decoded segments of a skill path,
+// each escaped again.
+func skillFileURI(path []string) string {
+	var b strings.Builder
+	b.WriteString("skill://")
+	for i, seg := range path {
+		if i > 0 {
+			b.WriteByte('/')
+		}
+		for j := 0; j < len(seg); j++ {
+			c := seg[j]
+			if isSegmentByte(c) {
+				b.WriteByte(c)
+			} else {
+				fmt.Fprintf(&b, "%%%02X", c)
+			}
+		}
+	}
+	b.WriteString("/SKILL.md")
+	return b.String()
+}
+
+// isSegmentByte reports whether c may stand unescaped in a URI path segment (RFC 3986 pchar).
+func isSegmentByte(c byte) bool {
+	switch {
+	case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9':
+		return true
+	}
+	return strings.IndexByte("-._~!$&'()*+,;=:@", c) >= 0
+}
+
+// bySkillPrecedence returns the entries keep accepts in the order that decides which source
+// owns a contested skill, the order package view uses for every contested name: origin
+// (local, project, remote), then scope level (turn, agent, session, pool), then Visible order.
+// A capability registered in several visible slots appears once, placed as its registration
+// that precedes.
+func bySkillPrecedence(entries []*entry, keep func(*entry) bool) []*entry {
+	type ranked struct {
+		e    *entry
+		rank int // Visible order
+	}
+	var rs []ranked
+	for i, e := range entries {
+		if keep(e) {
+			rs = append(rs, ranked{e, i})
+		}
+	}
+	slices.SortStableFunc(rs, func(a, b ranked) int {
+		return cmp.Or(
+			cmp.Compare(originRank(a.e.origin), originRank(b.e.origin)),
+			cmp.Compare(b.e.level, a.e.level), // narrowest first
+			cmp.Compare(a.rank, b.rank),
+		)
+	})
+	out := make([]*entry, 0, len(rs))
+	seen := make(map[Capability]bool, len(rs))
+	for _, r := range rs {
+		if !seen[r.e.cap] {
+			seen[r.e.cap] = true
+			out = append(out, r.e)
+		}
+	}
+	return out
+}
+
+// originRank orders origins for precedence: the user's own, then a project's, then remote.
+func originRank(o Origin) int {
+	switch o.Kind {
+	case OriginLocal:
+		return 0
+	case OriginProject:
+		return 1
+	case OriginRemote:
+		return 2
+	}
+	return 3
 }
 
 // readFromScheme asks the entries registered for u's scheme that are ResourceSources.

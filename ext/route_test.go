@@ -310,7 +310,7 @@ func TestResolveSkillLocalNeverMixedWithRemote(t *testing.T) {
 		}
 	}
 	_, err := r.ResolveURI(context.Background(), "skill://pdf/evil.md", Scope{})
-	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `local skill "pdf"`) {
+	if !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), `skill pdf is served by "local"; it has no evil.md`) {
 		t.Fatalf("file missing from the local skill: %v", err)
 	}
 	if got := readText(t, r, "skill://other/SKILL.md", Scope{}); got != "upstream:skill://other/SKILL.md" {
