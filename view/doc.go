@@ -32,7 +32,7 @@
 //     out if that is taken too. A listed name always reaches the capability it names.
 //   - Skills: one source per skill name, chosen like tools (a local skill always beats a
 //     remote one); the loser is a "skill" collision. Reads go through ext.Registry.ResolveURI,
-//     which applies the same local-first rule per file.
+//     which applies the same precedence, per skill: every file of a skill comes from the source that owns it.
 //   - Failures: a capability that reports itself degraded or closed (ext.HealthReporter)
 //     contributes nothing; a listing that fails leaves out that part (and, for a remote
 //     capability whose tools cannot be listed, the rest: it is unreachable). Each is a
