@@ -53,6 +53,7 @@ type client struct {
 	idleTimer *time.Timer
 	idleSince time.Time
 	inMap     bool
+	doomed    bool // its partition was closed: it ends once it has no lease
 
 	obsMu     sync.Mutex
 	observers map[uint64]func(Notification)

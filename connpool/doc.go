@@ -31,6 +31,12 @@
 //     being torn down (evicted, expired, crashed) no longer counts, so the
 //     number of processes may briefly exceed MaxClients; Stats.Processes
 //     shows it. At the limit, Get evicts the client idle for longest.
+//   - Pool.ClosePartition ends a partition now, not after IdleTimeout: a
+//     session's end calls it, so its processes and their state end with it.
+//     Idle clients are closed and waited for; a leased one leaves the pool at
+//     once (the next Get starts a new one) and is closed at its last Release,
+//     or by Close. Partition names are not remembered: a host gives each
+//     session a partition of its own, never reused.
 //   - stdio servers get their own process group (Setpgid) and raw pipes
 //     handed to mcp.IOTransport; exec gets *os.File values so no copying
 //     goroutine ties cmd.Wait to a grandchild holding a pipe. When the direct

@@ -100,3 +100,72 @@ func TestEnvAndCwd(t *testing.T) {
 		return err == nil
 	})
 }
+
+// ClosePartition ends a partition's idle clients before it returns, its leased ones once
+// released, and leaves other partitions alone; the next Get there starts a new process.
+func TestClosePartition(t *testing.T) {
+	p := newTestPool(t, nil)
+	cfg := faultCfg(t)
+	idle := mustGet(t, p, cfg, "s#1")
+	mustCall(t, idle, "state_set", map[string]any{"value": "one"})
+	idlePID := idle.PID()
+	p.Release(idle)
+	leased := mustGet(t, p, faultCfg(t, "--stderr", "second"), "s#1")
+	leasedPID := leased.PID()
+	other := mustGet(t, p, cfg, "s#2")
+	defer p.Release(other)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	start := time.Now()
+	if err := p.ClosePartition(ctx, "s#1"); err != nil {
+		t.Fatalf("ClosePartition: %v", err)
+	}
+	t.Logf("idle client ended %v after ClosePartition was called", time.Since(start))
+	if left := groupProcs(t, idlePID); len(left) != 0 {
+		t.Fatalf("idle client's group %d still has %v after ClosePartition returned", idlePID, left)
+	}
+	if len(groupProcs(t, leasedPID)) == 0 {
+		t.Fatal("a leased client was ended before its release")
+	}
+	mustCall(t, leased, "echo", map[string]any{"text": "still works"})
+	start = time.Now()
+	p.Release(leased)
+	waitGroupGone(t, leasedPID)
+	t.Logf("leased client ended %v after its release", time.Since(start))
+	if err := p.ClosePartition(ctx, "s#1"); err != nil { // nothing left: returns at once
+		t.Fatalf("second ClosePartition: %v", err)
+	}
+	mustCall(t, other, "echo", map[string]any{"text": "untouched"})
+
+	again := mustGet(t, p, cfg, "s#1")
+	defer p.Release(again)
+	if again.PID() == idlePID {
+		t.Fatal("Get after ClosePartition reused the ended process")
+	}
+	if got := mustCall(t, again, "state_get", nil); got != "" {
+		t.Fatalf("new client sees old state %q", got)
+	}
+}
+
+// A partition closed while its client is still leased is torn down by Pool.Close too.
+func TestCloseEndsLeasedClientOfClosedPartition(t *testing.T) {
+	p := New(&Options{KillGrace: 200 * time.Millisecond})
+	c := mustGet(t, p, faultCfg(t), "s#1")
+	pid := c.PID()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.ClosePartition(ctx, "s#1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if left := groupProcs(t, pid); len(left) != 0 {
+		t.Fatalf("group %d still has %v after Close", pid, left)
+	}
+	p.Release(c)
+	if err := p.ClosePartition(ctx, "s#1"); err != nil {
+		t.Fatalf("ClosePartition after Close: %v", err)
+	}
+}

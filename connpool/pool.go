@@ -24,7 +24,8 @@ type Pool struct {
 	waiting int                 // Gets waiting for a slot (Stats.Waiting)
 	changed chan struct{}       // closed and replaced when a slot may have freed
 	closed  bool
-	closeCh chan struct{} // closed when Close has finished tearing down
+	closeCh chan struct{}        // closed when Close has finished tearing down
+	doomed  map[*client]struct{} // clients of closed partitions, until ClosePartition sees them done
 
 	wg    sync.WaitGroup // every goroutine the pool starts
 	procs atomic.Int64   // stdio processes whose group is not yet dead
@@ -150,14 +151,14 @@ func (p *Pool) runStart(c *client) {
 		p.removeLocked(c)
 		c.err = err
 		close(c.done)
-	} else if c.leases == 0 {
+	} else if c.leases == 0 && !c.doomed {
 		p.armIdleLocked(c)
 	}
 	close(c.ready)
-	closed := p.closed
+	closed := p.closed || (c.doomed && c.leases == 0)
 	p.mu.Unlock()
 	if err == nil && closed {
-		c.close() // Close ran while we were starting
+		c.close() // Close or ClosePartition ran while we were starting
 	}
 }
 
@@ -166,6 +167,14 @@ func (p *Pool) unlease(c *client) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	c.leases--
+	if c.leases == 0 && c.doomed {
+		select {
+		case <-c.ready:
+			c.close() // a failed start is already done; close is a no-op request then
+		default: // runStart closes it
+		}
+		return
+	}
 	if c.leases == 0 && c.inMap {
 		select {
 		case <-c.ready:
@@ -262,6 +271,70 @@ func (p *Pool) Release(c *Conn) {
 	p.unlease(c.c)
 }
 
+// ClosePartition ends the clients of partition now rather than after
+// IdleTimeout: what a session's end needs, since a session's processes and
+// their state belong to it alone. Idle clients (and clients still starting
+// with no lease) are closed at once; a leased client is closed as soon as its
+// last lease is released (a Release by a caller that outlives the partition is
+// still honoured, and its calls keep working until then). Every such client
+// leaves the pool at once: a later Get in partition starts a new client, so
+// callers should use a new partition name for a new session.
+//
+// ClosePartition returns when every client of partition that has no lease,
+// including those closed by an earlier ClosePartition and released since,
+// has ended (for stdio: its process group is dead and reaped), or with an
+// error wrapping ctx.Err() when ctx ends first (teardown goes on in the
+// background). Clients still leased are not waited for. Partition "" means
+// GlobalPartition. It is safe to call concurrently, repeatedly and after
+// Close (then it does nothing).
+func (p *Pool) ClosePartition(ctx context.Context, partition string) error {
+	if partition == "" {
+		partition = GlobalPartition
+	}
+	p.mu.Lock()
+	if p.closed {
+		p.mu.Unlock()
+		return nil
+	}
+	if p.doomed == nil {
+		p.doomed = make(map[*client]struct{})
+	}
+	for _, c := range p.clients {
+		if c.key.partition == partition {
+			c.doomed = true
+			p.removeLocked(c)
+			p.doomed[c] = struct{}{}
+		}
+	}
+	var wait []*client
+	for c := range p.doomed {
+		select {
+		case <-c.done:
+			delete(p.doomed, c) // ended: nothing left to wait for
+			continue
+		default:
+		}
+		if c.key.partition != partition || c.leases > 0 {
+			continue
+		}
+		select {
+		case <-c.ready:
+			c.close()
+		default: // starting with no lease: runStart closes it
+		}
+		wait = append(wait, c)
+	}
+	p.mu.Unlock()
+	for _, c := range wait {
+		select {
+		case <-c.done:
+		case <-ctx.Done():
+			return fmt.Errorf("connpool: close partition %q: server %q still ending: %w", partition, c.label(), ctx.Err())
+		}
+	}
+	return nil
+}
+
 // Close ends every client: each stdio server's whole process group gets its
 // stdin closed, SIGTERM, KillGrace, then SIGKILL, and is reaped. It returns
 // when everything the pool started has ended, or with ctx.Err() when ctx ends
@@ -277,6 +350,10 @@ func (p *Pool) Close(ctx context.Context) error {
 			all = append(all, c)
 			p.removeLocked(c)
 		}
+		for c := range p.doomed { // closed partitions' clients still leased
+			all = append(all, c)
+		}
+		p.doomed = nil
 		p.broadcastLocked()
 	}
 	p.mu.Unlock()

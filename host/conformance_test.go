@@ -21,10 +21,11 @@ func TestSkillChildConformance(t *testing.T) {
 		writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"),
 			"---\nname: ops\ndescription: Ops.\nmcp-servers:\n  srv:\n    command: "+bin+"\n---\nBody.\n")
 		h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills], watch: false}\n", Options{})
-		if _, err := h.Skills.Tools(context.Background()); err != nil {
+		ss := openSkills(t, h, "s1")
+		if _, err := ss.Tools(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		kids := h.Skills.Children()
+		kids := ss.Children()
 		if len(kids) != 1 {
 			t.Fatalf("children = %v, want the skill's server", kids)
 		}

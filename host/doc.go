@@ -6,9 +6,9 @@
 // file, builds nothing.
 //
 // RFC-0051 sections implemented here: "Client Injection (DI)" (a skill's own MCP servers are
-// made by a factory the host hands the skill manager, so package skill never imports mcpcap),
-// "Composition via Client Sharing" (those servers share the pool and are recorded as registry
-// children of the skill manager), "Lifecycle Management" (Build, OpenSession, Close) and the
+// made by a factory the host hands each session's skill.Servers, so package skill never imports
+// mcpcap), "Composition via Client Sharing" (those servers share the pool and are recorded as
+// registry children of the session's skill servers), "Lifecycle Management" (Build, OpenSession, CloseSession, Close) and the
 // resolved Q1 (pool-level capabilities registered at startup, session ones per session).
 //
 // # Kinds
@@ -46,17 +46,26 @@
 //     "<skill>__<tool>".
 //   - A capability name may be used once: a server named "skills" or "commands", even a
 //     session-scoped one, is refused by Build rather than shadowing the skill manager.
-//   - Build registers one skill manager at pool scope, so the skills' own MCP servers use the
-//     pool's "global" partition: they are shared by every session, like the skills themselves.
-//     DESIGN.md partitions skill servers by session; that applies once a gateway registers a
-//     skill manager per session (part 4), which then passes its session id as the partition.
+//   - Skills are the pool's, their servers the session's. Build registers one skill manager at
+//     pool scope (catalogue, instructions, load_skill, commands: one discovery and one watcher
+//     for every session) and gives it no factory, so it starts no server. OpenSession registers
+//     at the session's scope a skill.Servers named "skill-servers" (the name is reserved) whose
+//     factory builds the skills' servers in the session's pool partition: each session gets
+//     its own processes and state, listed as "<skill>__<tool>", following the manager's
+//     reloads. Outside a session (Scope{}) a skill's server tools are not listed; the CLI
+//     always queries in a session of its own.
+//   - A session ends at once: closing "skill-servers" (CloseSession, or Registry.CloseScope of
+//     the session) closes the skills' servers and calls connpool.Pool.ClosePartition for the
+//     session's partition, so its processes, configured session-scoped servers included, end
+//     then rather than after pool.idle_timeout. CloseSession also waits for them: when it
+//     returns, every process of the session has ended and been reaped.
 //   - A skill's own MCP server is named "<skill>.<server>", is validated as a config entry
 //     would be (keys "mcp-servers.<server>", prefixed by the SKILL.md or mcp.json position), and
 //     extensions.allowed_commands applies to it. Its timeout, the one other key read, is a
-//     duration with a unit as in the config file: a bare number is an error, not the default. It is recorded as a registry child of the skill
-//     manager when built (Registry.AddChild) and forgotten (Registry.RemoveChild) when the
-//     manager closes it (a reload dropped or replaced it), so hot reload does not accumulate
-//     edges.
+//     duration with a unit as in the config file: a bare number is an error, not the default.
+//     It is recorded as a registry child of its session's "skill-servers" when built
+//     (Registry.AddChild) and forgotten (Registry.RemoveChild) when closed (a reload dropped or
+//     replaced it, or the session ended), so hot reload does not accumulate edges.
 //   - scope: session servers are not started by Build: OpenSession registers a private
 //     instance per session (its own pool partition, so its own process and state). The
 //     partition is new for every OpenSession, not the bare session id: a session id opened

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"sync/atomic"
 
 	"github.com/agentpool/agentpool/command"
@@ -58,6 +59,8 @@ type Host struct {
 	opts           Options
 	sessionServers []string      // names of session-scoped servers, built per session
 	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
+	sessMu         sync.Mutex
+	partitions     map[string][]string // by session id: the pool partitions CloseSession ends
 	logger         *slog.Logger
 }
 
@@ -154,6 +157,9 @@ func (h *Host) checkNames(parts []part) error {
 	}
 	for _, name := range h.sessionServers {
 		claim(name, "mcp_servers."+name)
+	}
+	if _, ok := owner[skillServers]; ok {
+		errs = append(errs, fmt.Errorf("%s: name %q is reserved for the skills' servers of each session", owner[skillServers], skillServers))
 	}
 	return errors.Join(errs...)
 }

@@ -35,7 +35,7 @@ func buildSkills(_ context.Context, h *Host) ([]part, error) {
 		MaxFolders:   cfg.MaxFolders,
 		Logger:       h.logger,
 		Matcher:      h.opts.matcher(),
-		Children:     h.skillServer,
+		// No Children: a skill's servers are each session's (OpenSession), not the pool's.
 	})
 	if err != nil {
 		return nil, err

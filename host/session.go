@@ -7,42 +7,81 @@ import (
 	"strconv"
 
 	"github.com/agentpool/agentpool/ext"
-	"github.com/agentpool/agentpool/mcpcap"
 )
 
-// OpenSession registers, at the session's scope, a private instance of every session-scoped
-// server (its own process, its own state). Close the session with Registry.CloseScope.
+// OpenSession registers, at the session's scope, the session's own instances of what is
+// stateful: every session-scoped server (its own process, its own state) and, as one
+// capability named "skill-servers" (a skill.Servers), the MCP servers the skills declare,
+// listed as "<skill>__<tool>" and started when first listed. The skills themselves (catalogue,
+// load_skill, commands) stay the pool's skill manager, shared by every session. Close the
+// session with CloseSession (or Registry.CloseScope): its processes end then, not after the
+// pool's idle timeout.
 //
-// Each call leases its servers in a pool partition of its own ("<session id>#<n>"): the pool
-// keeps a released client for its idle timeout, and a session id used again after CloseScope
-// must not find the closed session's process and state there.
+// Each call leases its servers in a pool partition of its own ("<session id>#<n>"): a session
+// id used again after its close must never find the closed session's process and state.
 //
-// On error, the servers this call registered are unregistered and closed again.
+// On error, the capabilities this call registered are unregistered and closed again.
 func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
 	if sessionID == "" {
 		return fmt.Errorf("open session: empty session id")
 	}
 	slot := ext.Scope{SessionID: sessionID}
 	partition := sessionID + "#" + strconv.FormatUint(h.sessionSeq.Add(1), 10)
-	var added []*mcpcap.Cap
+	var added []ext.Capability
 	defer func() {
 		if err == nil {
+			h.sessMu.Lock()
+			if h.partitions == nil {
+				h.partitions = map[string][]string{}
+			}
+			h.partitions[sessionID] = append(h.partitions[sessionID], partition)
+			h.sessMu.Unlock()
 			return
 		}
 		for _, c := range added {
 			err = errors.Join(err, h.Registry.Unregister(ext.LevelSession, slot, c.Name()), c.Close(context.WithoutCancel(ctx)))
 		}
 	}()
+	register := func(c ext.Capability, opts ...ext.RegisterOption) error {
+		if err := h.Registry.Register(c, ext.LevelSession, slot, opts...); err != nil {
+			_ = c.Close(ctx)
+			return fmt.Errorf("open session %q: %w", sessionID, err)
+		}
+		added = append(added, c)
+		return nil
+	}
+	ss := &sessionSkills{pool: h.Pool, partition: partition}
+	ss.Servers = h.Skills.NewServers(skillServers, h.skillServerFactory(ss, partition))
+	if err := register(ss, localOrigin); err != nil {
+		return err
+	}
 	for _, name := range h.sessionServers {
 		c, err := h.newServer(name, h.Config.MCPServers[name], partition)
 		if err != nil {
 			return err
 		}
-		if err := h.Registry.Register(c, ext.LevelSession, slot); err != nil {
-			_ = c.Close(ctx)
-			return fmt.Errorf("open session %q: %w", sessionID, err)
+		if err := register(c); err != nil {
+			return err
 		}
-		added = append(added, c)
 	}
 	return nil
+}
+
+// CloseSession ends a session opened with OpenSession: it closes the capabilities of its scope
+// (Registry.CloseScope) and ends its pool partitions, so that when it returns every process
+// the session started has ended and been reaped (unless ctx ended first). A later OpenSession
+// of the same id starts fresh. Closing a session that is not open closes nothing.
+func (h *Host) CloseSession(ctx context.Context, sessionID string) error {
+	if sessionID == "" {
+		return fmt.Errorf("close session: empty session id")
+	}
+	err := h.Registry.CloseScope(ctx, ext.Scope{SessionID: sessionID})
+	h.sessMu.Lock()
+	partitions := h.partitions[sessionID]
+	delete(h.partitions, sessionID)
+	h.sessMu.Unlock()
+	for _, p := range partitions {
+		err = errors.Join(err, h.Pool.ClosePartition(ctx, p))
+	}
+	return err
 }

@@ -12,12 +12,24 @@ import (
 	"github.com/agentpool/agentpool/skill"
 )
 
-// skillServer is the skill manager's injected factory for a skill's own MCP servers (client
-// injection: package skill never imports mcpcap). The server is named "<skill>.<server>",
-// shares the pool and is recorded as a child of the skill manager in the registry; the
-// declaration is validated as a config entry would be, and extensions.allowed_commands
-// applies.
-func (h *Host) skillServer(_ context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
+// skillServers is the name of each session's capability holding the skills' own MCP servers
+// (a *skill.Servers): the skills are the pool's, their servers the session's.
+const skillServers = "skill-servers"
+
+// skillServerFactory is the factory a session's skill.Servers builds the skills' own MCP servers
+// with (client injection: package skill never imports mcpcap): each in the session's pool
+// partition, recorded as a child of parent, the session's capability.
+func (h *Host) skillServerFactory(parent ext.Capability, partition string) skill.ChildFactory {
+	return func(ctx context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
+		return h.skillServer(ctx, parent, partition, skillName, decl)
+	}
+}
+
+// skillServer builds one of a skill's own MCP servers. The server is named "<skill>.<server>",
+// leases its client in partition and is recorded as a registry child of parent (none when
+// parent is nil); the declaration is validated as a config entry would be, and
+// extensions.allowed_commands applies.
+func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
 	spec := mcpcap.ServerSpec{
 		Type: decl.Type, Command: decl.Command, Args: decl.Args, Env: decl.Env, Cwd: decl.Cwd,
 		URL: decl.URL, Headers: decl.Headers,
@@ -43,34 +55,58 @@ func (h *Host) skillServer(_ context.Context, skillName string, decl skill.Serve
 	// Raw tool names: the skill manager lists them as "<skill>__<tool>" (ext.ToolName).
 	raw := ""
 	spec.Prefix = &raw
-	c, err := h.newServer(skillName+"."+decl.Name, spec, connpool.GlobalPartition)
+	c, err := h.newServer(skillName+"."+decl.Name, spec, partition)
 	if err != nil {
 		return nil, err
 	}
+	child := &skillChild{Cap: c, h: h, parent: parent}
+	if parent == nil {
+		return child, nil
+	}
 	// Record the composition edge so the registry checks cycles and depth (RFC "Composition");
-	// the child forgets it when the skill manager closes it.
-	child := &skillChild{Cap: c, h: h}
-	if err := h.Registry.AddChild(h.Skills, child); err != nil {
+	// the child forgets it when its owner closes it.
+	if err := h.Registry.AddChild(parent, child); err != nil {
 		_ = c.Close(context.Background())
 		return nil, err
 	}
 	return child, nil
 }
 
-// skillChild is a skill's own MCP server as the skill manager holds it. Its composition edge
-// lives as long as it does: the manager closes it when a reload drops or replaces the server, or
+// skillChild is a skill's own MCP server as a session's skill.Servers holds it. Its composition
+// edge lives as long as it does: its owner closes it when a reload drops or replaces the server, or
 // at its own Close, and closing it removes the edge, so a long-running host editing skills does
 // not accumulate them. Embedding keeps every interface *mcpcap.Cap implements.
 type skillChild struct {
 	*mcpcap.Cap
-	h *Host
+	h      *Host
+	parent ext.Capability // the capability it is recorded under; nil for none
 }
 
 // Close forgets the child's composition edge, then closes the server. It is idempotent.
 func (c *skillChild) Close(ctx context.Context) error {
-	err := c.h.Registry.RemoveChild(c.h.Skills, c)
+	if c.parent == nil {
+		return c.Cap.Close(ctx)
+	}
+	err := c.h.Registry.RemoveChild(c.parent, c)
 	if errors.Is(err, ext.ErrNotFound) || errors.Is(err, ext.ErrClosed) {
 		err = nil // already forgotten, or the registry is gone with every edge
 	}
 	return errors.Join(err, c.Cap.Close(ctx))
+}
+
+// sessionSkills is a session's skill.Servers as the host registers it: closing it (with the
+// session) closes the skills' servers and then ends the session's pool partition at once, so
+// the session's processes, configured session-scoped servers included, do not wait out the
+// pool's idle timeout.
+type sessionSkills struct {
+	*skill.Servers
+	pool      *connpool.Pool
+	partition string
+}
+
+// Close closes the skills' servers, then ends every client of the session's partition:
+// the released ones before it returns, those another capability of the session still leases
+// as soon as it releases them. It is idempotent.
+func (s *sessionSkills) Close(ctx context.Context) error {
+	return errors.Join(s.Servers.Close(ctx), s.pool.ClosePartition(ctx, s.partition))
 }

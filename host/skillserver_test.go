@@ -41,12 +41,13 @@ Still readable.
 `)
 	ctx := context.Background()
 	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills]}\n", Options{})
+	ss := openSkills(t, h, "s1")
 
-	tools, err := h.Skills.Tools(ctx)
+	tools, err := ss.Tools(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, d := range h.Skills.Diagnostics() {
+	for _, d := range ss.Diagnostics() {
 		if strings.Contains(d.Message, `MCP server "fault"`) {
 			t.Fatalf("the ops server was not attached: %s", d)
 		}
@@ -59,7 +60,7 @@ Still readable.
 	if !strings.Contains(got, "ops__echo") || !strings.Contains(got, "ops__pid") || strings.Contains(got, "ops__count") {
 		t.Fatalf("skill tools = %s; want ops__echo and ops__pid only from the ops server (allowed-tools)", got)
 	}
-	res, err := h.Skills.CallTool(ctx, &ext.ToolCall{Name: "ops__echo", Arguments: json.RawMessage(`{"text":"via the skill"}`)})
+	res, err := ss.CallTool(ctx, &ext.ToolCall{Name: "ops__echo", Arguments: json.RawMessage(`{"text":"via the skill"}`)})
 	if err != nil || res.IsError || res.Content[0].Text != "via the skill" {
 		t.Fatalf("call = %+v, %v", res, err)
 	}
@@ -84,11 +85,12 @@ func TestSkillServerReplacedIsForgotten(t *testing.T) {
 	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"), skillMD("first"))
 	ctx := context.Background()
 	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills], debounce: 20ms}\n", Options{Watch: true})
+	ss := openSkills(t, h, "s1")
 
-	if _, err := h.Skills.Tools(ctx); err != nil {
+	if _, err := ss.Tools(ctx); err != nil {
 		t.Fatal(err)
 	}
-	old := h.Skills.Children()
+	old := ss.Children()
 	if len(old) != 1 || !h.recordedChild(old[0]) {
 		t.Fatalf("children = %v, want one recorded child", old)
 	}
@@ -104,10 +106,10 @@ func TestSkillServerReplacedIsForgotten(t *testing.T) {
 		t.Fatal("the replaced child's edge is still in the registry")
 	}
 	// The new server is attached and recorded.
-	if _, err := h.Skills.Tools(ctx); err != nil {
+	if _, err := ss.Tools(ctx); err != nil {
 		t.Fatal(err)
 	}
-	kids := h.Skills.Children()
+	kids := ss.Children()
 	if len(kids) != 1 || kids[0] == old[0] || !h.recordedChild(kids[0]) {
 		t.Fatalf("children after reload = %v", kids)
 	}
@@ -122,7 +124,7 @@ func TestSkillServerTimeoutIsADuration(t *testing.T) {
 	for _, bad := range []any{30, 1.5, "soon", "30", true} {
 		d := skillDecl("/nonexistent/server")
 		d.Extra = map[string]any{"timeout": bad}
-		c, err := h.skillServer(ctx, "pdf", d)
+		c, err := h.skillServer(ctx, nil, "p#1", "pdf", d)
 		if err == nil {
 			_ = c.Close(ctx)
 		}
@@ -132,7 +134,7 @@ func TestSkillServerTimeoutIsADuration(t *testing.T) {
 	}
 	d := skillDecl("/nonexistent/server")
 	d.Extra = map[string]any{"timeout": "2s"}
-	c, err := h.skillServer(ctx, "pdf", d)
+	c, err := h.skillServer(ctx, nil, "p#1", "pdf", d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
@@ -16,11 +17,21 @@ import (
 // uses the caller's context instead).
 const childCloseTimeout = 5 * time.Second
 
-// children owns the capabilities built for the skills' MCP servers: created lazily through
-// Options.Children, kept per skill while its declarations stay the same, closed when the skill
-// goes away or changes its declarations, and at Close.
+// ChildFactory builds a capability for one MCP server a skill declares (Options.Children,
+// Manager.NewServers). It must not do I/O: it is called lazily, when the skill's tools are first
+// needed, at most once per declaration and skill version.
+type ChildFactory func(ctx context.Context, skill string, decl ServerDecl) (ext.Capability, error)
+
+// children owns the capabilities built for the skills' MCP servers by one factory (the
+// manager's own, or one session's): created lazily, kept per skill while its declarations stay
+// the same, closed when the skill goes away or changes its declarations, and at Close.
 type children struct {
-	m      *Manager
+	m       *Manager // the catalogue the skills come from
+	owner   string   // the capability the tools are listed by, named in events and errors
+	factory ChildFactory
+	emit    func(ext.ChangeEvent)            // the owner's events (a child's tools_changed)
+	routes  atomic.Pointer[map[string]route] // child tool routes from the last listing
+
 	mu     sync.Mutex
 	sets   map[string]*childSet // by skill name
 	closed bool
@@ -41,8 +52,8 @@ type child struct {
 	stop  func() // stops observing the child's changes
 }
 
-func newChildren(m *Manager) *children {
-	return &children{m: m, sets: map[string]*childSet{}}
+func newChildren(m *Manager, owner string, factory ChildFactory, emit func(ext.ChangeEvent)) *children {
+	return &children{m: m, owner: owner, factory: factory, emit: emit, sets: map[string]*childSet{}}
 }
 
 // fingerprint identifies a skill's declarations: children are rebuilt only when it changes.
@@ -54,7 +65,7 @@ func fingerprint(s *Skill) string {
 // forSkill returns the children of s, creating them on first use. A declaration the factory
 // rejects is skipped and recorded as a diagnostic; the other children still work.
 func (c *children) forSkill(ctx context.Context, s *Skill) []*child {
-	factory := c.m.opts.Children
+	factory := c.factory
 	if factory == nil || len(s.Servers) == 0 {
 		return nil
 	}
@@ -90,10 +101,9 @@ func (c *children) forSkill(ctx context.Context, s *Skill) []*child {
 		}
 		k := &child{skill: s.Name, decl: d, cap: cp, stop: func() {}}
 		if obs, ok := cp.(ext.ChangeObservable); ok {
-			name := c.m.name
 			k.stop = obs.Observe(func(ev ext.ChangeEvent) {
 				if ev.Kind == ext.ToolsChanged {
-					c.m.Emit(ext.ChangeEvent{Capability: name, Kind: ext.ToolsChanged})
+					c.emit(ext.ChangeEvent{Capability: c.owner, Kind: ext.ToolsChanged})
 				}
 			})
 		}
@@ -108,7 +118,7 @@ func (c *children) forSkill(ctx context.Context, s *Skill) []*child {
 }
 
 // create calls the factory, turning a panic in it into an error.
-func (c *children) create(ctx context.Context, factory func(context.Context, string, ServerDecl) (ext.Capability, error), skill string, d ServerDecl) (cp ext.Capability, err error) {
+func (c *children) create(ctx context.Context, factory ChildFactory, skill string, d ServerDecl) (cp ext.Capability, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			cp, err = nil, fmt.Errorf("factory panicked: %v", r)

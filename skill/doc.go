@@ -97,6 +97,13 @@
 //     (skill://<name> or skill://<name>/SKILL.md) is accepted as one, while the URI of another
 //     file of a skill is a tool error naming the skill to load and saying the file is read as
 //     a resource, never the SKILL.md body in its place.
+//   - Servers per session. Options.Children builds the skills' servers in the manager itself,
+//     shared by every user of it; without it (as package host builds it) each session makes a
+//     Servers with Manager.NewServers and a factory of its own: the catalogue stays shared
+//     while every session gets its own instances of the skills' servers, listed as
+//     "<skill>__<tool>" by the Servers, pruned on the manager's reloads, and closed with it.
+//     The Servers passes on the manager's tools_changed under its own name. Manager.Diagnostics
+//     includes every open Servers' factory failures, each once.
 //   - Children. MCP servers come from `mcp-servers` frontmatter (a mapping, or a list of
 //     mappings with a name) and a companion mcp.json; the frontmatter wins a name declared in
 //     both. A declaration without type is stdio with a command, streamable-http with a url; a

@@ -51,7 +51,8 @@ type Options struct {
 	// Children builds a capability for one MCP server a skill declares. It must not do I/O (it
 	// is called lazily, when the skill's tools are first needed) and is called at most once per
 	// declaration and skill version. Nil keeps the declarations without children.
-	Children func(ctx context.Context, skill string, decl ServerDecl) (ext.Capability, error)
+	// Nil leaves the servers to each session: see Manager.NewServers.
+	Children ChildFactory
 }
 
 // Manager is the RFC's SkillManagerCap: the skills found under its roots as one capability. It
@@ -75,8 +76,10 @@ type Manager struct {
 	scanMu sync.Mutex // serialises scans; guards scans
 	scans  []rootScan
 
-	kids   *children
-	routes atomic.Pointer[map[string]route] // child tool routes from the last listing
+	kids *children // the servers built through Options.Children
+
+	sessMu   sync.Mutex
+	sessions map[*children]struct{} // the servers of each open Servers (NewServers)
 
 	watcher   *fswatch.Watcher
 	closed    atomic.Bool
@@ -134,7 +137,7 @@ func NewManager(opts *Options) (*Manager, error) {
 	}
 	m.configured = len(m.opts.Roots)
 	m.opts.Roots, m.opts.DefaultRoots = slices.Clone(m.roots[:m.configured]), slices.Clone(m.roots[m.configured:])
-	m.kids = newChildren(m)
+	m.kids = newChildren(m, m.name, m.opts.Children, m.Emit)
 	m.scanMu.Lock()
 	defer m.scanMu.Unlock()
 	if m.opts.Watch {
@@ -166,7 +169,15 @@ func (m *Manager) Skill(name string) *Skill { return m.state.Load().byName[name]
 // failure to create a skill's MCP server.
 func (m *Manager) Diagnostics() []Diagnostic {
 	out := slices.Clone(m.state.Load().diags)
-	out = append(out, m.kids.diagnostics()...)
+	seen := map[Diagnostic]bool{} // every session reports the same failures
+	for _, k := range m.childSets() {
+		for _, d := range k.diagnostics() {
+			if !seen[d] {
+				seen[d] = true
+				out = append(out, d)
+			}
+		}
+	}
 	sortDiagnostics(out)
 	return out
 }
@@ -227,7 +238,9 @@ func (m *Manager) scanAll(changed []string) {
 	st.skills = slices.Clone(winners)
 	sort.Slice(st.skills, func(i, j int) bool { return st.skills[i].Name < st.skills[j].Name })
 	m.state.Store(st)
-	m.routes.Store(nil)
+	for _, k := range m.childSets() {
+		k.routes.Store(nil)
+	}
 	if old != nil {
 		m.emitChanges(old, st, changed)
 	}

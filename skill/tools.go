@@ -47,26 +47,32 @@ type route struct {
 }
 
 // Tools returns load_skill (when at least one skill may be used by the model: see
-// offersLoadSkill) and the tools of the skills' own
-// MCP servers, named "<skill>__<tool>" and filtered by each skill's allowed-tools. Children are
-// created on first use; a child that fails to list its tools is left out (and logged) while the
-// rest stay available.
+// offersLoadSkill) and the tools of the skills' own MCP servers built through
+// Options.Children, named "<skill>__<tool>" and filtered by each skill's allowed-tools.
+// Children are created on first use; a child that fails to list its tools is left out (and
+// logged) while the rest stay available. Without Options.Children a skill's servers are each
+// session's (NewServers), and the manager lists only load_skill.
 func (m *Manager) Tools(ctx context.Context) ([]ext.ToolEntry, error) {
 	if err := m.check(ctx); err != nil {
 		return nil, err
 	}
-	tools, routes := m.collectTools(ctx)
-	m.routes.Store(&routes)
-	return tools, nil
-}
-
-// collectTools lists every tool and where each child tool routes to.
-func (m *Manager) collectTools(ctx context.Context) ([]ext.ToolEntry, map[string]route) {
-	st := m.state.Load()
 	var out []ext.ToolEntry
-	if offersLoadSkill(st.skills) {
+	if offersLoadSkill(m.state.Load().skills) {
 		out = append(out, loadSkillEntry())
 	}
+	return append(out, m.kids.tools(ctx)...), nil
+}
+
+// tools lists the children's tools, as "<skill>__<tool>", and records where each routes to.
+func (c *children) tools(ctx context.Context) []ext.ToolEntry {
+	tools, routes := c.collect(ctx)
+	c.routes.Store(&routes)
+	return tools
+}
+
+// collect lists every child tool and where each routes to.
+func (c *children) collect(ctx context.Context) ([]ext.ToolEntry, map[string]route) {
+	st := c.m.state.Load()
 	type listing struct {
 		s     *Skill
 		k     *child
@@ -74,7 +80,7 @@ func (m *Manager) collectTools(ctx context.Context) ([]ext.ToolEntry, map[string
 	}
 	var jobs []*listing
 	for _, s := range st.skills {
-		for _, k := range m.kids.forSkill(ctx, s) {
+		for _, k := range c.forSkill(ctx, s) {
 			jobs = append(jobs, &listing{s: s, k: k})
 		}
 	}
@@ -87,13 +93,14 @@ func (m *Manager) collectTools(ctx context.Context) ([]ext.ToolEntry, map[string
 			}
 			tools, err := tp.Tools(ctx)
 			if err != nil {
-				m.log.Warn("skill MCP server tools unavailable", "skill", j.s.Name, "server", j.k.decl.Name, "err", err)
+				c.m.log.Warn("skill MCP server tools unavailable", "skill", j.s.Name, "server", j.k.decl.Name, "err", err)
 				return
 			}
 			j.tools = tools
 		})
 	}
 	wg.Wait()
+	var out []ext.ToolEntry
 	routes := map[string]route{}
 	for _, j := range jobs {
 		for _, t := range j.tools {
@@ -102,7 +109,7 @@ func (m *Manager) collectTools(ctx context.Context) ([]ext.ToolEntry, map[string
 			}
 			name := ext.ToolName(j.s.Name, t.Name)
 			if _, dup := routes[name]; dup {
-				m.log.Warn("skill MCP tool name collision; first server kept", "skill", j.s.Name, "tool", t.Name, "server", j.k.decl.Name)
+				c.m.log.Warn("skill MCP tool name collision; first server kept", "skill", j.s.Name, "tool", t.Name, "server", j.k.decl.Name)
 				continue
 			}
 			routes[name] = route{child: j.k, tool: t.Name}
@@ -134,7 +141,7 @@ func toolAllowed(s *Skill, server, tool string) bool {
 	return false
 }
 
-// CallTool calls load_skill or a child tool "<skill>__<tool>". An unknown tool, or a child tool
+// CallTool calls load_skill or a child tool "<skill>__<tool>" built through Options.Children. An unknown tool, or a child tool
 // that the skill's allowed-tools excludes, is ErrNotFound. Child errors are returned wrapped.
 func (m *Manager) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {
 	if err := m.check(ctx); err != nil {
@@ -144,22 +151,29 @@ func (m *Manager) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolRe
 	if name == LoadSkillTool {
 		return m.loadSkill(call.Arguments), nil
 	}
+	return m.kids.call(ctx, call)
+}
+
+// call calls a child tool "<skill>__<tool>". An unknown tool, or one that the skill's
+// allowed-tools excludes, is ErrNotFound. Child errors are returned wrapped.
+func (c *children) call(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {
+	name := call.Name
 	if !strings.Contains(name, toolSep) {
-		return nil, fmt.Errorf("skill manager %q: tool %q: %w", m.name, name, ext.ErrNotFound)
+		return nil, fmt.Errorf("skill manager %q: tool %q: %w", c.owner, name, ext.ErrNotFound)
 	}
 	var r route
 	ok := false
-	if routes := m.routes.Load(); routes != nil {
+	if routes := c.routes.Load(); routes != nil {
 		r, ok = (*routes)[name]
 	}
 	if !ok {
 		// Not listed yet, or the skills changed since the last listing.
-		_, routes := m.collectTools(ctx)
-		m.routes.Store(&routes)
+		_, routes := c.collect(ctx)
+		c.routes.Store(&routes)
 		r, ok = routes[name]
 	}
 	if !ok {
-		return nil, fmt.Errorf("skill manager %q: tool %q: %w", m.name, name, ext.ErrNotFound)
+		return nil, fmt.Errorf("skill manager %q: tool %q: %w", c.owner, name, ext.ErrNotFound)
 	}
 	tp, _ := r.child.cap.(ext.ToolProvider) // routes hold only children that listed tools
 	forward := *call
@@ -281,8 +295,13 @@ func (m *Manager) Children() []ext.Capability {
 	if m.closed.Load() {
 		return nil
 	}
+	return m.kids.capabilities()
+}
+
+// capabilities returns the children built so far.
+func (c *children) capabilities() []ext.Capability {
 	var out []ext.Capability
-	for _, k := range m.kids.all() {
+	for _, k := range c.all() {
 		out = append(out, k.cap)
 	}
 	return out

@@ -118,6 +118,11 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 	if m.kids.prune(cur) {
 		toolsChanged = true
 	}
+	// A session's servers pruned here belong to skills counted above: their event is the
+	// manager's tools_changed, which each Servers passes on.
+	for _, k := range m.sessionSets() {
+		k.prune(cur)
+	}
 	if toolsChanged {
 		emit(ext.ToolsChanged, "")
 	}

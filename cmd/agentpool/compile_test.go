@@ -106,7 +106,7 @@ mcp_servers:
 	}
 	for name, kind := range map[string]ext.OriginKind{
 		"load_skill":         ext.OriginLocal,
-		"fault__echo":        ext.OriginLocal, // the skill's own server, through the skill manager
+		"fault__echo":        ext.OriginLocal, // the skill's own server, through the session's skill servers
 		"fault__fault__echo": ext.OriginRemote,
 		"other__echo":        ext.OriginRemote,
 		"other__extra":       ext.OriginRemote,
@@ -119,7 +119,7 @@ mcp_servers:
 	for _, c := range v.Collisions {
 		if c.Kind == "tool" && c.Name == "fault__echo" {
 			found = true
-			if c.Winner.Capability != "skills" || c.Loser.Capability != "fault" || c.Loser.ReachableAs != "fault__fault__echo" {
+			if c.Winner.Capability != "skill-servers" || c.Loser.Capability != "fault" || c.Loser.ReachableAs != "fault__fault__echo" {
 				t.Errorf("collision = %+v", c)
 			}
 		}
