@@ -86,19 +86,23 @@ func Load(path string) (*Config, error) {
 // relative paths. The returned error lists every problem found, each as "name:line:col: what".
 func Parse(name string, data []byte) (*Config, error) {
 	cfg := &Config{}
+	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a byte-order mark, as some editors write
 	if len(bytes.TrimSpace(data)) == 0 {
 		cfg.Path = name
 		return cfg, nil
 	}
 	file, err := parser.ParseBytes(data, 0)
 	if err != nil {
-		return nil, yamlError(name, err)
+		return nil, syntaxError(name, data, err)
 	}
-	if len(file.Docs) == 0 || file.Docs[0].Body == nil {
+	body, err := onlyDocument(name, file.Docs)
+	if err != nil {
+		return nil, err
+	}
+	if body == nil {
 		cfg.Path = name
 		return cfg, nil
 	}
-	body := file.Docs[0].Body
 	p := &problems{name: name, root: body}
 	w := &walker{p: p, lookup: os.LookupEnv}
 	if name != "" {
@@ -106,7 +110,7 @@ func Parse(name string, data []byte) (*Config, error) {
 	}
 	w.walk(body, reflect.TypeFor[Config](), "", fieldTags{}, func(n ast.Node) { body = n })
 	if err := yaml.NodeToValue(body, cfg, yaml.Strict()); err != nil {
-		p.errs = append(p.errs, decodeError(name, body, err))
+		p.errs = append(p.errs, decodeError(name, data, body, w.parents, err))
 		return nil, p.err()
 	}
 	if len(p.errs) == 0 {
@@ -117,6 +121,38 @@ func Parse(name string, data []byte) (*Config, error) {
 	}
 	cfg.Path = name
 	return cfg, nil
+}
+
+// onlyDocument returns the body of the file's one YAML document (nil when it is empty). A
+// second document with content, after "---", is an error at its first key rather than ignored
+// with whatever keys it holds; a document without content (a trailing "---") is allowed.
+func onlyDocument(name string, docs []*ast.DocumentNode) (ast.Node, error) {
+	var body ast.Node
+	for _, d := range docs {
+		if d == nil || d.Body == nil {
+			continue
+		}
+		if _, ok := d.Body.(*ast.DirectiveNode); ok {
+			continue // %YAML 1.2 before the "---" of the one document
+		}
+		if body == nil {
+			body = d.Body
+			continue
+		}
+		p := &problems{name: name}
+		what := "a second YAML document"
+		if d.Start != nil && d.Start.Position != nil {
+			what += fmt.Sprintf(` (after the "---" of line %d)`, d.Start.Position.Line)
+		}
+		first := d.Body
+		if mv := mappingValues(d.Body); len(mv) > 0 {
+			first = mv[0].Key
+			what = keyString(mv[0].Key) + ": " + what
+		}
+		p.at(first, "%s: a config file holds one document; merge its keys into the first", what)
+		return nil, p.err()
+	}
+	return body, nil
 }
 
 // validator is a section that checks itself: every problem keyed under key, the section's own

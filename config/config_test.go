@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -148,6 +149,9 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte("- - -\n:"))
 	f.Add([]byte("skills: {debounce: &d 5s, max_folders: &n 1.5}\npool: {idle_timeout: *d, max_clients: *n}\nmcp_servers: {a: {command: x, timeout: *zz}}\n"))
 	f.Add([]byte("mcp_servers: {a: {command: '${X:-${Y:-$$z}}', args: ['${X:-${', '${A:-}}']}}"))
+	for _, m := range malformedFiles(f) {
+		f.Add(m.data)
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		cfg, err := Parse("fuzz.yaml", data)
 		if err == nil && cfg == nil {
@@ -199,13 +203,13 @@ mcp_servers:
 // config's own checks do, never the Go struct field they land in.
 func TestDecodeErrorsNameTheKey(t *testing.T) {
 	for _, tc := range []struct{ yaml, want string }{
-		{"mcp_servers:\n  a:\n    command: x\n    bogus: 1\n", `cfg.yaml:4:5: mcp_servers.a.bogus: unknown field "bogus"`},
-		{"mcp_servers:\n  a: {command: x, bogus: 1}\n", `cfg.yaml:2:19: mcp_servers.a.bogus: unknown field "bogus"`},
-		{"pool:\n  max_client: 3\n", `cfg.yaml:2:3: pool.max_client: unknown field "max_client"`},
-		{"mcp_servers:\n  a:\n    command: x\n    lazy: yes\n", "cfg.yaml:4:11: mcp_servers.a.lazy: cannot unmarshal string into bool"},
-		{"mcp_servers:\n  a:\n    command: x\n    env: {A: [1, 2]}\n", "cfg.yaml:4:14: mcp_servers.a.env.A: cannot unmarshal"},
-		{"skills: {dirs: [a, {b: c}]}\n", "cfg.yaml:1:20: skills.dirs[1]: cannot unmarshal"},
-		{"mcp_servers:\n  a: 5\n", "cfg.yaml:2:6: mcp_servers.a: int was used where mapping is expected"},
+		{"mcp_servers:\n  a:\n    command: x\n    bogus: 1\n", `cfg.yaml:4:5: mcp_servers.a.bogus: unknown key (known keys: type, command,`},
+		{"mcp_servers:\n  a: {command: x, bogus: 1}\n", `cfg.yaml:2:19: mcp_servers.a.bogus: unknown key`},
+		{"pool:\n  max_client: 3\n", `cfg.yaml:2:3: pool.max_client: unknown key (did you mean max_clients?)`},
+		{"mcp_servers:\n  a:\n    command: x\n    lazy: yes\n", "cfg.yaml:4:11: mcp_servers.a.lazy: want true or false, got a string"},
+		{"mcp_servers:\n  a:\n    command: x\n    env: {A: [1, 2]}\n", "cfg.yaml:4:14: mcp_servers.a.env.A: want a string, got a list"},
+		{"skills: {dirs: [a, {b: c}]}\n", "cfg.yaml:1:20: skills.dirs[1]: want a string, got a mapping"},
+		{"mcp_servers:\n  a: 5\n", "cfg.yaml:2:6: mcp_servers.a: want a mapping (key: value), got a whole number"},
 	} {
 		_, err := Parse("cfg.yaml", []byte(tc.yaml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -214,5 +218,100 @@ func TestDecodeErrorsNameTheKey(t *testing.T) {
 		if err != nil && strings.Contains(err.Error(), "Go struct field") {
 			t.Errorf("%q: err = %v names a Go struct field", tc.yaml, err)
 		}
+	}
+}
+
+// malformed is one file of testdata/malformed: a config with one problem, whose first line,
+// "# want LINE TEXT", says the line the error must name and text it must hold (the key and
+// what is wrong). cmd/agentpool runs the same files through the CLI.
+type malformed struct {
+	name, path string
+	data       []byte
+	line       int
+	want       string
+}
+
+func malformedFiles(tb testing.TB) []malformed {
+	tb.Helper()
+	paths, err := filepath.Glob(filepath.Join("testdata", "malformed", "*.yaml"))
+	if err != nil || len(paths) < 30 {
+		tb.Fatalf("testdata/malformed: %d files, err %v", len(paths), err)
+	}
+	var out []malformed
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		first, _, _ := strings.Cut(strings.TrimPrefix(string(data), "\ufeff"), "\n")
+		var m malformed
+		if _, err := fmt.Sscanf(first, "# want %d", &m.line); err != nil {
+			tb.Fatalf("%s: first line %q is not \"# want LINE TEXT\"", p, first)
+		}
+		_, m.want, _ = strings.Cut(strings.TrimPrefix(first, "# want "), " ")
+		m.name, m.path, m.data = filepath.Base(p), p, data
+		out = append(out, m)
+	}
+	return out
+}
+
+// Every malformed file gives one error, on one line, naming the file, the line and the key.
+func TestMalformedFiles(t *testing.T) {
+	for _, m := range malformedFiles(t) {
+		t.Run(m.name, func(t *testing.T) {
+			cfg, err := Parse(m.name, m.data)
+			if err == nil {
+				t.Fatalf("no error (cfg %+v)", cfg)
+			}
+			msg := err.Error()
+			if strings.Contains(msg, "\n") {
+				t.Errorf("more than one line:\n%s", msg)
+			}
+			if prefix := fmt.Sprintf("%s:%d:", m.name, m.line); !strings.HasPrefix(msg, prefix) {
+				t.Errorf("error %q does not start with %q", msg, prefix)
+			}
+			if !strings.Contains(msg, m.want) {
+				t.Errorf("error %q lacks %q", msg, m.want)
+			}
+		})
+	}
+}
+
+// A byte-order mark is skipped; a YAML directive, a trailing "---" and a "..." end do not
+// count as a second document.
+func TestOneDocumentTolerances(t *testing.T) {
+	for _, data := range []string{
+		"\ufeffmcp_servers:\n  a: {command: x}\n",
+		"%YAML 1.2\n---\nmcp_servers:\n  a: {command: x}\n",
+		"---\nmcp_servers:\n  a: {command: x}\n---\n",
+		"mcp_servers:\n  a: {command: x}\n...\n",
+	} {
+		cfg, err := Parse("cfg.yaml", []byte(data))
+		if err != nil {
+			t.Errorf("%q: %v", data, err)
+			continue
+		}
+		if _, ok := cfg.MCPServers["a"]; !ok {
+			t.Errorf("%q: server a not read: %+v", data, cfg)
+		}
+	}
+}
+
+// The README's example config is read as written, with no variable set.
+func TestREADMEExample(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("..", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(readme), "A config that adds MCP servers")
+	_, rest, ok2 := strings.Cut(rest, "```yaml\n")
+	example, _, ok3 := strings.Cut(rest, "```")
+	if !ok || !ok2 || !ok3 {
+		t.Fatal("README has no yaml example after \"A config that adds MCP servers\"")
+	}
+	t.Setenv("TOKEN", "") // restores TOKEN after the test
+	os.Unsetenv("TOKEN")
+	if _, err := Parse("README.md", []byte(example)); err != nil {
+		t.Errorf("README example: %v", err)
 	}
 }

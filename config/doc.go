@@ -58,5 +58,21 @@
 //     enclosing key that is (the server).
 //   - extensions.allowed_commands applies to every section with a CheckCommands method
 //     (mcp_servers), and the host applies it to a skill's own servers too.
-//   - Only the first YAML document of the file is read.
+//   - A file holds one YAML document: a second one with content (after "---") is an error at
+//     its first key, not ignored with whatever keys it holds. A "%YAML" directive, a trailing
+//     "---" or "..." and a leading byte-order mark are tolerated.
+//   - Messages are in the file's terms: every one is "file:line:col: key: what", the key
+//     dotted from the top ("mcp_servers.a.args[1]"; "top level" for the file itself), what is
+//     wrong said as "want a list, got a string", never as Go types. A syntax error, found
+//     before there is a tree to find keys in, is placed under the key its line's indentation
+//     says. An unknown key names the key it was probably meant to be: another tool's spelling
+//     of it (mcpServers, Claude's and Cursor's key, mcp-servers, servers: mcp_servers;
+//     maxClients: max_clients), else a typo's correction, else the keys its mapping has.
+//     Reading a Claude or Cursor JSON file as it is (an import) is not done.
+//   - An unset ${VAR} without a default is an error when the file is read, for every server,
+//     used or not: the file is checked whole before anything starts, and an error that waits
+//     for a server's first use would surface mid-session. A variable that may be unset takes
+//     a default, ${TOKEN:-} for empty (the README's example does).
+//   - A server name must not hold "__" (ext.ToolSep) or end with "_": its tools'
+//     "<server>__<tool>" names would read back as another server's.
 package config

@@ -57,6 +57,9 @@ type walker struct {
 	dir    string                      // the config file's folder; "" resolves no path
 
 	anchors map[string]ast.Node // the values of the anchors walked so far, by name
+	// parents is the struct type of the mapping holding each key that names no field, by
+	// the key's line and column: an unknown key's hint says what the mapping knows.
+	parents map[[2]int]reflect.Type
 }
 
 // resolve returns the node an alias stands for, if its anchor was walked (anchors come
@@ -104,6 +107,11 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 			name := keyString(mv.Key)
 			if f, ok := fieldByYAMLName(t, name); ok {
 				w.walk(mv.Value, f.Type, joinKey(key, name), tagsOf(f), func(m ast.Node) { mv.Value = m })
+			} else if tk := mv.Key.GetToken(); tk != nil && tk.Position != nil {
+				if w.parents == nil {
+					w.parents = map[[2]int]reflect.Type{}
+				}
+				w.parents[[2]int{tk.Position.Line, tk.Position.Column}] = t
 			}
 		}
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:

@@ -77,8 +77,13 @@ func (ss Servers) Validate(key string) error {
 	var errs []error
 	for _, name := range ss.Names() {
 		at := key + "." + name
-		if name == "" || strings.ContainsAny(name, "/:\\ \t") {
+		switch {
+		case name == "" || strings.ContainsAny(name, "/:\\ \t"):
 			errs = append(errs, keyErrorf(at, "server name must be non-empty and hold no '/', ':', '\\' or spaces"))
+		case strings.Contains(name, ext.ToolSep) || strings.HasSuffix(name, ext.ToolSep[:1]):
+			// "a__b" + "__" + "t" would read back as server "a", tool "b__t"; "a_" + "__" + "t"
+			// as "a", "_t".
+			errs = append(errs, keyErrorf(at, "server name must not hold %q or end with %q: %q separates a server's name from its tools' names", ext.ToolSep, ext.ToolSep[:1], ext.ToolSep))
 		}
 		s := ss[name]
 		errs = append(errs, s.Validate(at))
@@ -217,7 +222,12 @@ func (s *ServerSpec) Validate(key string) error {
 		// pool names the server by its name, else by its URL: name it by its key.
 		cfg, _ := s.Config(key)
 		if err := cfg.Server.Validate(); err != nil {
-			add(key, "%v", err)
+			// Said without connpool's own prefix, which names the package and the key again.
+			msg := err.Error()
+			if _, what, ok := strings.Cut(msg, connpool.ErrInvalidConfig.Error()+": "); ok {
+				msg = what
+			}
+			add(key, "%s", msg)
 		}
 	}
 	return errors.Join(errs...)

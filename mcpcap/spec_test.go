@@ -184,3 +184,26 @@ func TestServerSpecValidateKeepsURLSecrets(t *testing.T) {
 		})
 	}
 }
+
+// A server name holding the namespace separator "__", or ending with "_", would make its tools'
+// names ambiguous ("a__b__t", "a___t"): it is refused, naming the key. A single "_" inside a
+// name is fine.
+func TestServerNameWithToolSep(t *testing.T) {
+	ss := Servers{"a__b": {Command: "x"}, "c_": {Command: "x"}, "my_server": {Command: "x"}, "__": {Command: "x"}}
+	err := ss.Validate("mcp_servers")
+	if diff := cmp.Diff([]string{"mcp_servers.__", "mcp_servers.a__b", "mcp_servers.c_"}, problemKeys(t, err)); diff != "" {
+		t.Errorf("problem keys (-want +got):\n%s", diff)
+	}
+	if !strings.Contains(err.Error(), `must not hold "__"`) {
+		t.Errorf("err = %v", err)
+	}
+}
+
+// What only the pool checks is said under the server's key, without connpool's own prefix.
+func TestServerSpecValidatePoolChecksWithoutPrefix(t *testing.T) {
+	s := ServerSpec{URL: "http://h/mcp", Headers: map[string]string{"bad name": "x"}}
+	err := s.Validate("mcp_servers.a")
+	if err == nil || err.Error() != `mcp_servers.a: invalid header "bad name"` {
+		t.Errorf("err = %v", err)
+	}
+}
