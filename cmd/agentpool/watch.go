@@ -25,7 +25,7 @@ func newWatchCmd(opts *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			warnProblems(cmd, v)
+			reportProblems(cmd, opts, v)
 			out := cmd.OutOrStdout()
 			enc := json.NewEncoder(out)
 			enc.SetEscapeHTML(false) // as printJSON: a URI's & stays &
