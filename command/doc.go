@@ -37,7 +37,9 @@
 //     GetCommand is current even without a watcher. Leading blank lines of the body are dropped.
 //   - A name found twice keeps the first (earlier root, or first in directory order within one
 //     root); the other file is a warning diagnostic naming the winner. A name with whitespace
-//     loads but is reported, since it cannot be typed after "/".
+//     or a control character is not loaded, with an error diagnostic: a slash command line
+//     splits at whitespace, so it could be listed but never run (making it runnable would need
+//     a quoting rule no client knows).
 //   - With FileOptions.Watch, every change below a root triggers a rescan, and commands_changed is
 //     emitted only when a command appeared, disappeared, moved or its file changed.
 //

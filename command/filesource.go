@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/ext"
@@ -83,7 +84,9 @@ type cachedBody struct {
 // command name the earlier root wins and the other file is reported in Diagnostics.
 //
 // A command's name is its path relative to its root without ".md", directories joined by ":"
-// (frontend/component.md is "frontend:component"); its QualifiedName is "file:" + name.
+// (frontend/component.md is "frontend:component"); its QualifiedName is "file:" + name. A file
+// whose name has whitespace or a control character ("has space.md") is not loaded, since no
+// slash command line could name it; Diagnostics says so.
 // Metadata is read when the roots are scanned; the body is read by GetCommand and cached until the
 // file changes. All methods are safe for concurrent use.
 type FileSource struct {
@@ -482,14 +485,18 @@ func scanRoot(root string, maxDepth int) ([]*fileCommand, []Diagnostic) {
 			}
 			c, ds := readCommand(root, p, append(slices.Clone(rel), strings.TrimSuffix(nm, filepath.Ext(nm))), sub)
 			diags = append(diags, ds...)
-			cmds = append(cmds, c)
+			if c != nil {
+				cmds = append(cmds, c)
+			}
 		}
 	}
 	walk(root, nil, []fs.FileInfo{fi})
 	return cmds, diags
 }
 
-// readCommand reads a command file's metadata (its first metaReadLimit bytes).
+// readCommand reads a command file's metadata (its first metaReadLimit bytes). A file whose
+// name (any path segment) has whitespace or a control character is refused: nil, with an error
+// diagnostic.
 func readCommand(root, path string, parts []string, fi fs.FileInfo) (*fileCommand, []Diagnostic) {
 	name := strings.Join(parts, ":")
 	c := &fileCommand{
@@ -500,9 +507,11 @@ func readCommand(root, path string, parts []string, fi fs.FileInfo) (*fileComman
 		stamp: stamp{size: fi.Size(), mod: fi.ModTime()},
 	}
 	var diags []Diagnostic
-	if strings.ContainsAny(name, " \t\n\r\v\f") {
-		diags = append(diags, Diagnostic{Path: path, Severity: SeverityWarning,
-			Message: fmt.Sprintf("command name %q contains whitespace and cannot be typed as /%s", name, name)})
+	if strings.ContainsFunc(name, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		// A slash command line splits at whitespace, so /has space could be listed but never
+		// run: the file is refused here rather than offered as a command nobody can type.
+		return nil, []Diagnostic{{Path: path, Severity: SeverityError,
+			Message: fmt.Sprintf("command name %q contains whitespace or a control character and cannot be typed as a slash command; not loaded (rename the file)", name)}}
 	}
 	f, err := os.Open(path)
 	if err != nil {

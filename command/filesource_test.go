@@ -166,8 +166,8 @@ func TestFileSourceLenientParsing(t *testing.T) {
 	}
 	s := newSource(t, []string{root}, nil)
 	ctx := context.Background()
-	if got := len(names(t, s)); got != len(files) {
-		t.Fatalf("%d commands, want %d (every file loads): %q", got, len(files), names(t, s))
+	if got := len(names(t, s)); got != len(files)-1 {
+		t.Fatalf("%d commands, want %d (every file loads but \"my cmd\"): %q", got, len(files)-1, names(t, s))
 	}
 	desc := func(n string) string {
 		c, ok := s.Command(n)
@@ -230,8 +230,12 @@ func TestFileSourceLenientParsing(t *testing.T) {
 	if ds := diagFor(s, filepath.Join(root, "invalid.md")); len(ds) != 1 || !strings.Contains(ds[0].Message, "UTF-8") {
 		t.Errorf("invalid UTF-8 diagnostics: %v", ds)
 	}
-	if ds := diagFor(s, filepath.Join(root, "my cmd.md")); len(ds) != 1 || !strings.Contains(ds[0].Message, "whitespace") {
+	// A name with whitespace cannot be typed as one /command: it is left out, with an error.
+	if ds := diagFor(s, filepath.Join(root, "my cmd.md")); len(ds) != 1 || !strings.Contains(ds[0].Message, "whitespace") || ds[0].Severity != SeverityError {
 		t.Errorf("whitespace name diagnostics: %v", ds)
+	}
+	if _, ok := s.Command("my cmd"); ok {
+		t.Error(`"my cmd" is listed; want it left out`)
 	}
 	if _, err := s.GetCommand(ctx, &ext.CommandRequest{Name: "binary", Args: nil}); err != nil {
 		t.Errorf("binary: %v", err)

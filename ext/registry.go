@@ -204,7 +204,8 @@ func checkCapability(c Capability, what string) error {
 // with ErrCircularComposition and logging a warning when the chain is deeper than
 // MaxCompositionDepth. If c is a ChangeObservable, Register subscribes to it before c becomes
 // visible, so no change after that is missed, until c is unregistered or closed (or at once
-// stops again when Register fails). After Close it returns ErrClosed. On error nothing is registered.
+// stops again when Register fails); a panic in c's Observe is returned as an error. After Close
+// it returns ErrClosed. On error nothing is registered.
 func (r *Registry) Register(c Capability, level ScopeLevel, slot Scope, opts ...RegisterOption) error {
 	if err := checkCapability(c, "register"); err != nil {
 		return err
@@ -241,8 +242,12 @@ func (r *Registry) Register(c Capability, level ScopeLevel, slot Scope, opts ...
 	// Observe before the entry becomes visible: events until then are dropped (e is not
 	// live), but a change after it is counted, even one made while Register is still running.
 	// Observing after insertion would lose a change made in between, and with it the
-	// invalidation of a view compiled in that window.
-	r.observe(e)
+	// invalidation of a view compiled in that window. A panic in the capability's Observe is
+	// its failure, not the caller's: it is returned, and nothing stays registered or observed.
+	if err := observeSafely(r, e); err != nil {
+		e.unobserve()
+		return fmt.Errorf("register %q at %s %s: observe: %w", name, level, slot, err)
+	}
 	var depth int
 	r.mu.Lock()
 	if r.closed {
@@ -276,6 +281,17 @@ func (r *Registry) Register(c Capability, level ScopeLevel, slot Scope, opts ...
 			"capability", name, "level", level.String(), "slot", slot.String(),
 			"depth", depth, "max", r.maxDepth)
 	}
+	return nil
+}
+
+// observeSafely is r.observe(e) with a panic in the capability's Observe returned as an error.
+func observeSafely(r *Registry, e *entry) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("panic: %v", p)
+		}
+	}()
+	r.observe(e)
 	return nil
 }
 

@@ -329,7 +329,9 @@ func (c *Cap) markDegraded(err error) {
 	c.nextAttempt = time.Now().Add(c.cfg.Retry.Backoff << (c.cfg.Retry.Attempts - 1))
 	c.mu.Unlock()
 	if !was {
-		c.log.Error("degraded: server unreachable", "err", err)
+		// A warning: an upstream server that cannot be reached is the state Health reports
+		// (and every view's Problems), recovered from by asking again, not a fault of the host.
+		c.log.Warn("degraded: server unreachable", "err", err)
 		c.tools.Store(nil)
 		c.emitToolsChanged()
 	}

@@ -51,12 +51,40 @@ func structured(v any) json.RawMessage {
 	return b
 }
 
+// objectSchema is the input schema of a tool that declares none: no arguments.
+var objectSchema = json.RawMessage(`{"type":"object"}`)
+
+// inputSchema marshals a tool's input schema so that it is always an object schema with
+// "type": "object": MCP requires it, and clients (the SDKs included) reject a tool without it,
+// yet servers send inputSchema: {} or leave it out. A missing or empty schema becomes
+// {"type":"object"}; an object schema without "type" gets it, every other key kept; a schema
+// with a type, or one that is not a JSON object at all, is passed on as it came.
+func inputSchema(v any) json.RawMessage {
+	b := structured(v)
+	if b == nil {
+		return objectSchema
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(b, &obj); err != nil || obj == nil {
+		return b
+	}
+	if _, ok := obj["type"]; ok {
+		return b
+	}
+	obj["type"] = json.RawMessage(`"object"`)
+	out, err := json.Marshal(obj)
+	if err != nil {
+		return b
+	}
+	return out
+}
+
 func toolEntry(t *mcp.Tool) ext.ToolEntry {
 	e := ext.ToolEntry{
 		Name:         t.Name,
 		Title:        t.Title,
 		Description:  t.Description,
-		InputSchema:  rawJSON(t.InputSchema),
+		InputSchema:  inputSchema(t.InputSchema),
 		OutputSchema: rawJSON(t.OutputSchema),
 		Icons:        icons(t.Icons),
 		Meta:         rawJSON(t.Meta),

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentpool/agentpool/cmdline"
+	"github.com/agentpool/agentpool/command"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/view"
@@ -26,23 +27,30 @@ func newCommandsListCmd(opts *options) *cobra.Command {
 		Args:  cobra.NoArgs,
 	}
 	out := addOutputFlags(cmd)
-	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *host.Host, v *view.View) error {
+	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, h *host.Host, v *view.View) error {
 		collisions := kindOf(v.Collisions, "command")
-		err := out.print(cmd, map[string]any{"commands": v.Commands, "collisions": collisions}, func(w io.Writer) {
+		diags := []command.Diagnostic{}
+		if h.Commands != nil {
+			diags = append(diags, h.Commands.Diagnostics()...)
+		}
+		err := out.print(cmd, map[string]any{"commands": v.Commands, "collisions": collisions, "diagnostics": diags, "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "COMMAND\tSOURCE\tDESCRIPTION")
 			for _, c := range v.Commands {
 				name := "/" + c.Name
 				if c.ArgumentHint != "" {
 					name += " " + c.ArgumentHint
 				}
-				fmt.Fprintf(w, "%s\t%s\t%s\n", name, c.Source, oneLine(cmp.Or(c.Description, c.Title), 60))
+				fmt.Fprintf(w, "%s\t%s\t%s\n", cell(name), c.Source, cell(oneLine(cmp.Or(c.Description, c.Title), 60)))
 			}
 		})
 		if err != nil || out.json {
 			return err
 		}
+		for _, d := range diags {
+			fmt.Fprintln(cmd.ErrOrStderr(), cell(d.String()))
+		}
 		for _, c := range collisions {
-			fmt.Fprintln(cmd.ErrOrStderr(), "collision:", c)
+			fmt.Fprintln(cmd.ErrOrStderr(), "collision:", cell(c.String()))
 		}
 		return nil
 	})
@@ -93,7 +101,7 @@ func newCommandsRunCmd(opts *options) *cobra.Command {
 			cmdArgs = []string{}
 		}
 		return withHost(opts, hostOpts{}, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
-			v, err := findCommand(cmd, h, scope, name)
+			v, err := findCommand(cmd, opts, h, scope, name)
 			if err != nil {
 				return err
 			}
@@ -115,7 +123,7 @@ func newCommandsRunCmd(opts *options) *cobra.Command {
 // local source (a skill, a command file) has is expanded without starting any upstream server;
 // a qualified name (skill:x, <server>:<prompt>) goes to the full view, where an MCP prompt's
 // name could be the same string. Problems of the full view are printed as warnings.
-func findCommand(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (*view.View, error) {
+func findCommand(cmd *cobra.Command, opts *options, h *host.Host, scope ext.Scope, name string) (*view.View, error) {
 	var v *view.View
 	var err error
 	if strings.Contains(name, ":") {
@@ -129,6 +137,6 @@ func findCommand(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string)
 	if err != nil {
 		return nil, err
 	}
-	warnProblems(cmd, v)
+	reportProblems(cmd, opts, v)
 	return v, nil
 }

@@ -40,39 +40,49 @@ func newCompileCmd(opts *options) *cobra.Command {
 				return err
 			}
 			if out.json {
-				return printJSON(cmd.OutOrStdout(), v)
+				reportProblems(cmd, opts, v)
+				err = printJSON(cmd.OutOrStdout(), jsonView(v))
+			} else {
+				err = printView(cmd, opts, v) // its problems section reports them
 			}
-			return printView(cmd, v)
+			if err != nil {
+				return err
+			}
+			return partial(v)
 		})(cmd, args)
 	}
 	return cmd
 }
 
 // printView prints a view for a person: one section per part, tools first, then what else a
-// model or client is given, then what went wrong.
-func printView(cmd *cobra.Command, v *view.View) error {
+// model or client is given, then what went wrong (one line per problem; whole with --verbose).
+func printView(cmd *cobra.Command, opts *options, v *view.View) error {
 	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
 	section := func(title string, n int) { fmt.Fprintf(w, "\n## %s (%d)\n", title, n) }
 	fmt.Fprintf(w, "# scope %s\n", v.Scope)
 	section("tools", len(v.Tools))
 	for _, t := range v.Tools {
-		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", t.Name, t.Capability, t.Origin, t.Level)
+		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", cell(t.Name), cell(t.Capability), t.Origin, t.Level)
 	}
 	section("commands", len(v.Commands))
 	for _, c := range v.Commands {
-		fmt.Fprintf(w, "/%s\t%s\t%s\n", c.Name, c.Capability, c.Origin)
+		fmt.Fprintf(w, "/%s\t%s\t%s\n", cell(c.Name), cell(c.Capability), c.Origin)
 	}
 	section("skills", len(v.Skills))
 	for _, s := range v.Skills {
-		fmt.Fprintf(w, "%s\t%s\t%s\n", s.Name, s.Capability, s.Source)
+		fmt.Fprintf(w, "%s\t%s\t%s\n", cell(s.Name), cell(s.Capability), s.Source)
 	}
 	section("collisions", len(v.Collisions))
 	for _, c := range v.Collisions {
-		fmt.Fprintln(w, c)
+		fmt.Fprintln(w, cell(c.String()))
 	}
 	section("problems", len(v.Problems))
 	for _, p := range v.Problems {
-		fmt.Fprintln(w, p)
+		if opts.verbose {
+			fmt.Fprintln(w, cell(p.String()))
+		} else {
+			fmt.Fprintln(w, summary(p))
+		}
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -81,4 +91,26 @@ func printView(cmd *cobra.Command, v *view.View) error {
 	fmt.Fprintf(out, "\n## instructions: static (%d bytes)\n%s\n", len(v.Instructions.Static), strings.TrimSpace(v.Instructions.Static))
 	fmt.Fprintf(out, "\n## instructions: dynamic (%d bytes)\n%s\n", len(v.Instructions.Dynamic), strings.TrimSpace(v.Instructions.Dynamic))
 	return nil
+}
+
+// jsonView is v for --json with every list [] rather than null when empty, as the list
+// commands print them: a script reads one shape whatever the view holds.
+func jsonView(v *view.View) *view.View {
+	c := *v
+	c.Tools = orEmpty(c.Tools)
+	c.Commands = orEmpty(c.Commands)
+	c.Skills = orEmpty(c.Skills)
+	c.Resources = orEmpty(c.Resources)
+	c.Templates = orEmpty(c.Templates)
+	c.Collisions = orEmpty(c.Collisions)
+	c.Problems = orEmpty(c.Problems)
+	return &c
+}
+
+// orEmpty returns s, or an empty slice when s is nil.
+func orEmpty[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }

@@ -124,8 +124,8 @@ exec sleep 3600
 	begin := time.Now()
 	_, stderr, err := runCLI(t, "--no-default-roots", "--config", cfg, "tools", "list")
 	t.Logf("tools list with two hung servers (startup_timeout 5s each): done after %v", time.Since(begin))
-	if err != nil {
-		t.Fatalf("tools list: %v", err)
+	if ee, ok := err.(*exitError); !ok || ee.code != exitPartial {
+		t.Fatalf("tools list: %v; want exit code %d (partial)", err, exitPartial)
 	}
 	for _, s := range []string{"a", "b"} {
 		if !strings.Contains(stderr, "warning: "+s+": ") {

@@ -42,7 +42,7 @@ func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, ext.
 		ProjectDir:   project,
 		HomeDir:      home,
 		Watch:        ho.watch,
-		Logger:       slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:       cliLogger(opts),
 	})
 	if err != nil {
 		return nil, ext.Scope{}, err
@@ -56,6 +56,17 @@ func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, ext.
 		return nil, ext.Scope{}, err
 	}
 	return h, ext.Scope{SessionID: session, AgentName: ho.agent}, nil
+}
+
+// cliLogger is the logger the libraries get: errors only, since every failure the CLI can
+// report it reports once itself (the view's problems, the command's error); with --verbose,
+// everything from debug up.
+func cliLogger(opts *options) *slog.Logger {
+	level := slog.LevelError
+	if opts.verbose {
+		level = slog.LevelDebug
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
 // closeHost closes the host with a bound of its own, even when the command's context ended.
@@ -79,20 +90,18 @@ func withHost(opts *options, ho hostOpts, fn func(cmd *cobra.Command, args []str
 }
 
 // withView is withHost for commands that need the compiled view of the scope. Problems
-// (a server that did not start) are warnings: the rest of the view is still shown.
+// (a server that did not start) are reported on stderr, one line each, and the rest of the
+// view is still shown; the command then exits exitPartial (its --json carries the problems).
 func withView(opts *options, fn func(cmd *cobra.Command, args []string, h *host.Host, v *view.View) error) func(*cobra.Command, []string) error {
 	return withHost(opts, hostOpts{}, func(cmd *cobra.Command, args []string, h *host.Host, scope ext.Scope) error {
 		v, err := view.Compile(cmd.Context(), h.Registry, scope, nil)
 		if err != nil {
 			return err
 		}
-		warnProblems(cmd, v)
-		return fn(cmd, args, h, v)
+		reportProblems(cmd, opts, v)
+		if err := fn(cmd, args, h, v); err != nil {
+			return err
+		}
+		return partial(v)
 	})
-}
-
-func warnProblems(cmd *cobra.Command, v *view.View) {
-	for _, p := range v.Problems {
-		warn(cmd, "%s", p)
-	}
 }

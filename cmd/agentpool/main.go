@@ -3,13 +3,20 @@
 //
 // Each command is a thin constructor (newXCmd) over library logic: what a scope sees comes from
 // package view, the host is built by openHost; the root wires every command explicitly.
+//
+// Failures are reported once (problems.go): a source that failed is one line on stderr naming
+// it and its most useful cause, the libraries log only errors unless --verbose, and a list
+// command that printed what it could exits 2 (partial), with the problems in its --json. A
+// signal exits 128 + its number (130 for Ctrl-C, 143 for SIGTERM), after the host was closed.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -26,20 +33,35 @@ type options struct {
 	skillsDirs []string
 	// noDefaultRoots is --no-default-roots: ignore project and user skill roots.
 	noDefaultRoots bool
+	// verbose is --verbose: every failure with its whole error chain, and the libraries' logs
+	// (debug and up) on stderr. Without it a failure is one line and only library errors log.
+	verbose bool
 }
+
+// Exit codes. A list command that printed what it could while a source failed exits
+// exitPartial; a signal ends the CLI with 128 + the signal's number, as a shell reports it.
+const (
+	exitFailure    = 1   // the command failed (or a tool reported an error, skills validate failed)
+	exitPartial    = 2   // a list command printed its list, but a source failed (see its problems)
+	exitInterrupt  = 130 // SIGINT (Ctrl-C)
+	exitTerminated = 143 // SIGTERM
+)
 
 func newRootCmd() *cobra.Command {
 	opts := &options{}
 	root := &cobra.Command{
 		Use:           "agentpool",
 		Short:         "One extension host for Agent Skills, MCP servers and slash commands",
+		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
+	root.SetVersionTemplate("agentpool {{.Version}}\n")
 	pf := root.PersistentFlags()
 	pf.StringVar(&opts.configFile, "config", "", "YAML config file")
 	pf.StringArrayVar(&opts.skillsDirs, "skills-dir", nil, "skill root, highest precedence (repeatable)")
 	pf.BoolVar(&opts.noDefaultRoots, "no-default-roots", false, "ignore the project and user skill roots")
+	pf.BoolVarP(&opts.verbose, "verbose", "v", false, "report failures with their whole error chain, and log what the libraries log")
 	root.AddCommand(
 		newVersionCmd(),
 		newCompileCmd(opts),
@@ -73,21 +95,44 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
+// run runs the CLI and returns its exit code: 0, exitFailure, the code of an *exitError, or
+// 128 + the signal's number when SIGINT or SIGTERM ended it. The first signal cancels the
+// command's context, so servers are stopped and the host closed; a second one kills at once.
 func run() int {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	var caught atomic.Value // os.Signal
+	go func() {
+		select {
+		case sig := <-sigs:
+			caught.Store(sig)
+			signal.Stop(sigs) // the next one takes the default action: exit now
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
 	err := newRootCmd().ExecuteContext(ctx)
+	if sig, ok := caught.Load().(os.Signal); ok {
+		if sig == syscall.SIGTERM {
+			return exitTerminated
+		}
+		return exitInterrupt
+	}
 	if err == nil {
 		return 0
 	}
-	if ee, ok := err.(*exitError); ok {
+	var ee *exitError
+	if errors.As(err, &ee) {
 		if ee.msg != "" {
 			fmt.Fprintln(os.Stderr, "agentpool:", ee.msg)
 		}
 		return ee.code
 	}
 	fmt.Fprintln(os.Stderr, "agentpool:", err)
-	return 1
+	return exitFailure
 }
 
 func main() { os.Exit(run()) }

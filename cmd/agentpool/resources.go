@@ -24,13 +24,13 @@ func newResourcesListCmd(opts *options) *cobra.Command {
 	}
 	out := addOutputFlags(cmd)
 	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *host.Host, v *view.View) error {
-		return out.print(cmd, map[string]any{"resources": v.Resources, "templates": v.Templates}, func(w io.Writer) {
+		return out.print(cmd, map[string]any{"resources": v.Resources, "templates": v.Templates, "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "URI\tFROM\tNAME")
 			for _, r := range v.Resources {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", r.URI, r.Capability, r.Name)
+				fmt.Fprintf(w, "%s\t%s\t%s\n", cell(r.URI), cell(r.Capability), cell(r.Name))
 			}
 			for _, t := range v.Templates {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", t.URITemplate, t.Capability, t.Name)
+				fmt.Fprintf(w, "%s\t%s\t%s\n", cell(t.URITemplate), cell(t.Capability), cell(t.Name))
 			}
 		})
 	})

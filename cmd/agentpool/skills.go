@@ -65,20 +65,20 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 		if diags == nil {
 			diags = []skill.Diagnostic{}
 		}
-		err := out.print(cmd, map[string]any{"skills": list, "diagnostics": diags, "collisions": kindOf(v.Collisions, "skill")}, func(w io.Writer) {
+		err := out.print(cmd, map[string]any{"skills": list, "diagnostics": diags, "collisions": kindOf(v.Collisions, "skill"), "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "NAME\tDESCRIPTION\tPATH")
 			for _, s := range list {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", s.Name, oneLine(s.Description, 70), s.Path)
+				fmt.Fprintf(w, "%s\t%s\t%s\n", cell(s.Name), cell(oneLine(s.Description, 70)), cell(s.Path))
 			}
 		})
 		if err != nil || out.json {
 			return err
 		}
 		for _, d := range diags {
-			fmt.Fprintln(cmd.ErrOrStderr(), d.String())
+			fmt.Fprintln(cmd.ErrOrStderr(), cell(d.String()))
 		}
 		for _, c := range kindOf(v.Collisions, "skill") {
-			fmt.Fprintln(cmd.ErrOrStderr(), "collision:", c)
+			fmt.Fprintln(cmd.ErrOrStderr(), "collision:", cell(c.String()))
 		}
 		return nil
 	})

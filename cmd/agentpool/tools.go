@@ -27,17 +27,17 @@ func newToolsListCmd(opts *options) *cobra.Command {
 	out := addOutputFlags(cmd)
 	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, _ *host.Host, v *view.View) error {
 		collisions := kindOf(v.Collisions, "tool")
-		err := out.print(cmd, map[string]any{"tools": v.Tools, "collisions": collisions}, func(w io.Writer) {
+		err := out.print(cmd, map[string]any{"tools": v.Tools, "collisions": collisions, "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "TOOL\tDESCRIPTION")
 			for _, t := range v.Tools {
-				fmt.Fprintf(w, "%s\t%s\n", t.Name, oneLine(t.Entry.Description, 70))
+				fmt.Fprintf(w, "%s\t%s\n", cell(t.Name), cell(oneLine(t.Entry.Description, 70)))
 			}
 		})
 		if err != nil || out.json {
 			return err
 		}
 		for _, c := range collisions {
-			fmt.Fprintln(cmd.ErrOrStderr(), "collision:", c)
+			fmt.Fprintln(cmd.ErrOrStderr(), "collision:", cell(c.String()))
 		}
 		return nil
 	})
@@ -59,7 +59,7 @@ func newToolsCallCmd(opts *options) *cobra.Command {
 				}
 			}
 			return withHost(opts, hostOpts{}, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
-				v, err := findTool(cmd, h, scope, args[0])
+				v, err := findTool(cmd, opts, h, scope, args[0])
 				if err != nil {
 					return err
 				}
@@ -102,7 +102,7 @@ func toolArgs(arg string) (json.RawMessage, error) {
 
 // findTool returns a view that has the tool called name. A local tool (load_skill) is found
 // in a view of the local capabilities only, so calling it starts no upstream server.
-func findTool(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (*view.View, error) {
+func findTool(cmd *cobra.Command, opts *options, h *host.Host, scope ext.Scope, name string) (*view.View, error) {
 	v, err := localFirst(cmd, h, scope, func(v *view.View) bool {
 		_, ok := v.Tool(name)
 		return ok
@@ -111,7 +111,7 @@ func findTool(cmd *cobra.Command, h *host.Host, scope ext.Scope, name string) (*
 		return nil, err
 	}
 	if _, ok := v.Tool(name); !ok {
-		warnProblems(cmd, v)
+		reportProblems(cmd, opts, v)
 		return nil, fmt.Errorf("tool %q: %w (see agentpool tools list)", name, ext.ErrNotFound)
 	}
 	return v, nil

@@ -25,12 +25,16 @@ func newWatchCmd(opts *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			warnProblems(cmd, v)
+			reportProblems(cmd, opts, v)
 			out := cmd.OutOrStdout()
 			enc := json.NewEncoder(out)
 			enc.SetEscapeHTML(false) // as printJSON: a URI's & stays &
 			// Printed once the watchers run, so scripts know edits from now on are seen.
-			fmt.Fprintln(cmd.ErrOrStderr(), "agentpool: watching; interrupt to stop")
+			if h.Config.Skills.Watching(true) {
+				fmt.Fprintln(cmd.ErrOrStderr(), "agentpool: watching; interrupt to stop")
+			} else {
+				fmt.Fprintln(cmd.ErrOrStderr(), "agentpool: watching MCP events only: skills and commands are not watched (skills.watch: false); interrupt to stop")
+			}
 			for ev := range events {
 				if asJSON {
 					if err := enc.Encode(ev); err != nil {

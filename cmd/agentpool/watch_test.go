@@ -216,3 +216,26 @@ func startHTTPFault(t *testing.T) string {
 	}
 	return strings.TrimSpace(line)
 }
+
+// TestWatchSaysWhatIsNotWatched: with skills.watch: false, watch says that skills and commands
+// are not watched rather than only "watching".
+func TestWatchSaysWhatIsNotWatched(t *testing.T) {
+	dir := t.TempDir()
+	cfg := writeExec(t, dir, "agentpool.yaml", "skills:\n  watch: false\n", 0o644)
+	stderr := &syncBuffer{}
+	root := newRootCmd()
+	root.SetArgs([]string{"--no-default-roots", "--config", cfg, "watch"})
+	root.SetOut(&syncBuffer{})
+	root.SetErr(stderr)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- root.ExecuteContext(ctx) }()
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching") }, "watch to start")
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(stderr.String(), "skills and commands are not watched (skills.watch: false)") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
