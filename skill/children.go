@@ -29,8 +29,8 @@ type children struct {
 	m       *Manager // the catalogue the skills come from
 	owner   string   // the capability the tools are listed by, named in events and errors
 	factory ChildFactory
-	emit    func(ext.ChangeEvent)            // the owner's events (a child's tools_changed)
-	routes  atomic.Pointer[map[string]route] // child tool routes from the last listing
+	emit    func(ext.ChangeEvent)      // the owner's events (a child's tools_changed)
+	routes  atomic.Pointer[routeTable] // child tool routes from the last listing
 
 	mu     sync.Mutex
 	sets   map[string]*childSet // by skill name

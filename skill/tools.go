@@ -40,6 +40,14 @@ func offersLoadSkill(skills []*Skill) bool {
 	return slices.ContainsFunc(skills, func(s *Skill) bool { return !s.DisableModelInvocation })
 }
 
+// routeTable is where each listed child tool goes, and the skills it was built from: a listing
+// that read the skills before a rescan may finish after it, and its routes (to children since
+// closed, or to tools allowed-tools now excludes) must not be used.
+type routeTable struct {
+	st     *state
+	routes map[string]route
+}
+
 // route is where a prefixed child tool goes.
 type route struct {
 	child *child
@@ -65,13 +73,13 @@ func (m *Manager) Tools(ctx context.Context) ([]ext.ToolEntry, error) {
 
 // tools lists the children's tools, as "<skill>__<tool>", and records where each routes to.
 func (c *children) tools(ctx context.Context) []ext.ToolEntry {
-	tools, routes := c.collect(ctx)
-	c.routes.Store(&routes)
+	tools, table := c.collect(ctx)
+	c.routes.Store(table)
 	return tools
 }
 
 // collect lists every child tool and where each routes to.
-func (c *children) collect(ctx context.Context) ([]ext.ToolEntry, map[string]route) {
+func (c *children) collect(ctx context.Context) ([]ext.ToolEntry, *routeTable) {
 	st := c.m.state.Load()
 	type listing struct {
 		s     *Skill
@@ -117,7 +125,7 @@ func (c *children) collect(ctx context.Context) ([]ext.ToolEntry, map[string]rou
 			out = append(out, t)
 		}
 	}
-	return out, routes
+	return out, &routeTable{st: st, routes: routes}
 }
 
 // toolAllowed applies a skill's allowed-tools to one child tool: absent means every tool, an
@@ -163,14 +171,14 @@ func (c *children) call(ctx context.Context, call *ext.ToolCall) (*ext.ToolResul
 	}
 	var r route
 	ok := false
-	if routes := c.routes.Load(); routes != nil {
-		r, ok = (*routes)[name]
+	if t := c.routes.Load(); t != nil && t.st == c.m.state.Load() {
+		r, ok = t.routes[name]
 	}
 	if !ok {
 		// Not listed yet, or the skills changed since the last listing.
-		_, routes := c.collect(ctx)
-		c.routes.Store(&routes)
-		r, ok = routes[name]
+		_, t := c.collect(ctx)
+		c.routes.Store(t)
+		r, ok = t.routes[name]
 	}
 	if !ok {
 		return nil, fmt.Errorf("skill manager %q: tool %q: %w", c.owner, name, ext.ErrNotFound)
