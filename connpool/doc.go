@@ -27,7 +27,8 @@
 //     interpreter of its #! line, or its cwd), or an HTTP server answered the
 //     first request of the start with 401, 403 or 404 (only the first: a 404
 //     later in a session means the session expired). Neither is cached.
-//   - MaxClients counts clients that are starting or live. A client that is
+//   - MaxClients counts clients that are starting or live, a closed
+//     partition's clients still leased included. A client that is
 //     being torn down (evicted, expired, crashed) no longer counts, so the
 //     number of processes may briefly exceed MaxClients; Stats.Processes
 //     shows it. At the limit, Get evicts the client idle for longest.
@@ -35,7 +36,7 @@
 //     session's end calls it, so its processes and their state end with it.
 //     Idle clients are closed and waited for; a leased one leaves the pool at
 //     once (the next Get starts a new one) and is closed at its last Release,
-//     or by Close. Partition names are not remembered: a host gives each
+//     or by Close; until then it still counts against MaxClients. Partition names are not remembered: a host gives each
 //     session a partition of its own, never reused.
 //   - stdio servers get their own process group (Setpgid) and raw pipes
 //     handed to mcp.IOTransport; exec gets *os.File values so no copying

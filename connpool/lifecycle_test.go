@@ -169,3 +169,43 @@ func TestCloseEndsLeasedClientOfClosedPartition(t *testing.T) {
 		t.Fatalf("ClosePartition after Close: %v", err)
 	}
 }
+
+// A client of a closed partition that is still leased is live (its calls work), so it still
+// counts against MaxClients until its last Release: closing sessions whose servers are busy
+// must not let the pool start a process beyond the cap for every such session.
+func TestClosePartitionLeasedClientStillCounts(t *testing.T) {
+	p := newTestPool(t, &Options{MaxClients: 1})
+	cfg := faultCfg(t)
+	leased := mustGet(t, p, cfg, "s#1")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := p.ClosePartition(ctx, "s#1"); err != nil {
+		t.Fatal(err)
+	}
+	short, cancelShort := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	c, err := p.Get(short, cfg, "s#2")
+	cancelShort()
+	if err == nil {
+		p.Release(c)
+		p.Release(leased)
+		t.Fatalf("Get in another partition started a second process (pids %d, %d) with MaxClients 1 while the first is leased and live", leased.PID(), c.PID())
+	}
+	if !errors.Is(err, ErrPoolExhausted) {
+		t.Fatalf("Get at the limit: %v, want ErrPoolExhausted", err)
+	}
+
+	// Its release frees the slot for a waiting Get.
+	got := make(chan error, 1)
+	go func() {
+		c, err := p.Get(ctx, cfg, "s#2")
+		if err == nil {
+			p.Release(c)
+		}
+		got <- err
+	}()
+	waitFor(t, "a Get to wait", func() bool { return p.Stats().Waiting == 1 })
+	p.Release(leased)
+	if err := <-got; err != nil {
+		t.Fatalf("Get after the closed partition's client was released: %v", err)
+	}
+}

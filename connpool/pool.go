@@ -96,9 +96,9 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 			c = nil
 		}
 		if c == nil {
-			if len(p.clients) >= p.opts.MaxClients && !p.evictIdleLocked() {
+			if p.liveLocked() >= p.opts.MaxClients && !p.evictIdleLocked() {
 				wait := p.changed
-				n := len(p.clients)
+				n := p.liveLocked()
 				p.waiting++
 				p.mu.Unlock()
 				select {
@@ -151,6 +151,7 @@ func (p *Pool) runStart(c *client) {
 		p.removeLocked(c)
 		c.err = err
 		close(c.done)
+		p.forgetDoomedLocked(c)
 	} else if c.leases == 0 && !c.doomed {
 		p.armIdleLocked(c)
 	}
@@ -173,6 +174,7 @@ func (p *Pool) unlease(c *client) {
 			c.close() // a failed start is already done; close is a no-op request then
 		default: // runStart closes it
 		}
+		p.broadcastLocked() // it no longer counts against MaxClients
 		return
 	}
 	if c.leases == 0 && c.inMap {
@@ -250,10 +252,33 @@ func (p *Pool) removeLocked(c *client) {
 	p.broadcastLocked()
 }
 
+// liveLocked counts the clients that count against MaxClients: those in the
+// map (starting or live) and those of closed partitions that are still leased
+// (live until their last Release; see ClosePartition).
+func (p *Pool) liveLocked() int {
+	n := len(p.clients)
+	for c := range p.doomed {
+		if c.leases > 0 && !c.ended.Load() {
+			n++
+		}
+	}
+	return n
+}
+
+// forgetDoomedLocked drops c, which has ended, from the closed partitions'
+// clients; a leased one frees its slot.
+func (p *Pool) forgetDoomedLocked(c *client) {
+	if _, ok := p.doomed[c]; ok {
+		delete(p.doomed, c)
+		p.broadcastLocked()
+	}
+}
+
 // remove is called by a client whose session ended.
 func (p *Pool) remove(c *client) {
 	p.mu.Lock()
 	p.removeLocked(c)
+	p.forgetDoomedLocked(c)
 	p.mu.Unlock()
 }
 
@@ -278,7 +303,8 @@ func (p *Pool) Release(c *Conn) {
 // last lease is released (a Release by a caller that outlives the partition is
 // still honoured, and its calls keep working until then). Every such client
 // leaves the pool at once: a later Get in partition starts a new client, so
-// callers should use a new partition name for a new session.
+// callers should use a new partition name for a new session. A leased client
+// still counts against MaxClients until its last Release.
 //
 // ClosePartition returns when every client of partition that has no lease,
 // including those closed by an earlier ClosePartition and released since,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"github.com/agentpool/agentpool/ext"
@@ -27,20 +28,23 @@ func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
 	}
 	slot := ext.Scope{SessionID: sessionID}
 	partition := sessionID + "#" + strconv.FormatUint(h.sessionSeq.Add(1), 10)
+	// Recorded before anything can close the session's capability (a concurrent CloseScope),
+	// which forgets it again.
+	h.sessMu.Lock()
+	if h.partitions == nil {
+		h.partitions = map[string][]string{}
+	}
+	h.partitions[sessionID] = append(h.partitions[sessionID], partition)
+	h.sessMu.Unlock()
 	var added []ext.Capability
 	defer func() {
 		if err == nil {
-			h.sessMu.Lock()
-			if h.partitions == nil {
-				h.partitions = map[string][]string{}
-			}
-			h.partitions[sessionID] = append(h.partitions[sessionID], partition)
-			h.sessMu.Unlock()
 			return
 		}
 		for _, c := range added {
 			err = errors.Join(err, h.Registry.Unregister(ext.LevelSession, slot, c.Name()), c.Close(context.WithoutCancel(ctx)))
 		}
+		h.forgetPartition(sessionID, partition)
 	}()
 	register := func(c ext.Capability, opts ...ext.RegisterOption) error {
 		if err := h.Registry.Register(c, ext.LevelSession, slot, opts...); err != nil {
@@ -50,7 +54,7 @@ func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
 		added = append(added, c)
 		return nil
 	}
-	ss := &sessionSkills{pool: h.Pool, partition: partition}
+	ss := &sessionSkills{pool: h.Pool, partition: partition, forget: func() { h.forgetPartition(sessionID, partition) }}
 	ss.Servers = h.Skills.NewServers(skillServers, h.skillServerFactory(ss, partition))
 	if err := register(ss, localOrigin); err != nil {
 		return err
@@ -75,13 +79,30 @@ func (h *Host) CloseSession(ctx context.Context, sessionID string) error {
 	if sessionID == "" {
 		return fmt.Errorf("close session: empty session id")
 	}
-	err := h.Registry.CloseScope(ctx, ext.Scope{SessionID: sessionID})
+	// Taken before the scope closes: closing "skill-servers" forgets its partition, and the
+	// partitions must still be ended again below, after every capability of the scope has
+	// released its clients.
 	h.sessMu.Lock()
 	partitions := h.partitions[sessionID]
 	delete(h.partitions, sessionID)
 	h.sessMu.Unlock()
+	err := h.Registry.CloseScope(ctx, ext.Scope{SessionID: sessionID})
 	for _, p := range partitions {
 		err = errors.Join(err, h.Pool.ClosePartition(ctx, p))
 	}
 	return err
+}
+
+// forgetPartition drops partition from the partitions recorded for sessionID, once the session's
+// "skill-servers" has closed (by CloseSession or Registry.CloseScope): a host whose sessions are
+// closed by CloseScope must not keep one entry for each.
+func (h *Host) forgetPartition(sessionID, partition string) {
+	h.sessMu.Lock()
+	defer h.sessMu.Unlock()
+	ps := slices.DeleteFunc(h.partitions[sessionID], func(p string) bool { return p == partition })
+	if len(ps) == 0 {
+		delete(h.partitions, sessionID)
+	} else {
+		h.partitions[sessionID] = ps
+	}
 }

@@ -54,3 +54,26 @@ func TestReopenedSessionStartsFresh(t *testing.T) {
 		t.Errorf("reopened session runs on the closed session's process %s", pid)
 	}
 }
+
+// TestCloseScopeForgetsPartitions: a session closed through Registry.CloseScope (which the docs
+// allow in place of CloseSession) leaves nothing behind in the host: a long-running host that
+// opens and closes sessions so must not accumulate one entry per session.
+func TestCloseScopeForgetsPartitions(t *testing.T) {
+	ctx := context.Background()
+	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), "mcp_servers: {}\n", Options{})
+	for i := range 50 {
+		sid := "s" + string(rune('a'+i%26)) + string(rune('a'+i/26))
+		if err := h.OpenSession(ctx, sid); err != nil {
+			t.Fatal(err)
+		}
+		if err := h.Registry.CloseScope(ctx, ext.Scope{SessionID: sid}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h.sessMu.Lock()
+	n := len(h.partitions)
+	h.sessMu.Unlock()
+	if n != 0 {
+		t.Fatalf("after 50 sessions closed by CloseScope the host still records partitions of %d", n)
+	}
+}

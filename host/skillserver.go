@@ -102,11 +102,16 @@ type sessionSkills struct {
 	*skill.Servers
 	pool      *connpool.Pool
 	partition string
+	forget    func() // drops the partition from the host's record of the session's partitions
 }
 
 // Close closes the skills' servers, then ends every client of the session's partition:
 // the released ones before it returns, those another capability of the session still leases
 // as soon as it releases them. It is idempotent.
 func (s *sessionSkills) Close(ctx context.Context) error {
-	return errors.Join(s.Servers.Close(ctx), s.pool.ClosePartition(ctx, s.partition))
+	err := errors.Join(s.Servers.Close(ctx), s.pool.ClosePartition(ctx, s.partition))
+	if s.forget != nil {
+		s.forget()
+	}
+	return err
 }
