@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strconv"
 	"strings"
 	"time"
 
@@ -157,14 +158,32 @@ func isInteger(k reflect.Kind) bool {
 }
 
 // integer reports a number with a fraction or an exponent where an integer belongs, and
-// replaces it with null: the decoder would truncate 2.5 to 2 without a word. Anything else
-// that is not an integer the decoder reports itself.
+// replaces it with null: the decoder would truncate 2.5 to 2 without a word. That includes a
+// string that reads as such a number (1e-3, which the parser leaves a string for want of a
+// dot, or a quoted "2.5"): the decoder converts a string to a number too. Anything else that
+// is not an integer the decoder reports itself.
 func (w *walker) integer(n ast.Node, key string, set func(ast.Node)) {
-	f, ok := w.resolve(n).(*ast.FloatNode)
-	if !ok {
+	var text string
+	switch v := w.resolve(n).(type) {
+	case *ast.FloatNode:
+		text = v.GetToken().Value
+	case *ast.StringNode:
+		s := strings.ReplaceAll(v.Value, "_", "")
+		if _, err := strconv.ParseInt(s, 0, 64); err == nil {
+			return
+		}
+		if _, err := strconv.ParseUint(s, 0, 64); err == nil {
+			return
+		}
+		if _, err := strconv.ParseFloat(s, 64); err != nil || !strings.ContainsAny(s, ".eEpPiInN") {
+			// Not a number at all, or a whole one out of range: the decoder says so.
+			return
+		}
+		text = v.Value
+	default:
 		return
 	}
-	w.p.at(n, "%s: %s is not a whole number", key, f.GetToken().Value)
+	w.p.at(n, "%s: %s is not a whole number", key, text)
 	set(ast.Null(token.New("null", "null", n.GetToken().Position)))
 }
 

@@ -181,6 +181,11 @@ func TestParseRejectsFractionsForIntegers(t *testing.T) {
 		{"skills: {max_folders: 1.9}\n", "cfg.yaml:1:23: skills.max_folders: 1.9 is not a whole number"},
 		{"mcp_servers:\n  a: {command: x, retry: {attempts: 2.7}}\n", "cfg.yaml:2:37: mcp_servers.a.retry.attempts: 2.7 is not a whole number"},
 		{"extensions: {max_composition_depth: 3.0}\n", "cfg.yaml:1:37: extensions.max_composition_depth: 3.0 is not a whole number"},
+		// An exponent without a dot is a string node to the parser, which the decoder turned
+		// into a number anyway: 1e-3 became 0 without a word.
+		{"pool:\n  max_clients: 1e-3\n", "cfg.yaml:2:16: pool.max_clients: 1e-3 is not a whole number"},
+		{"pool:\n  max_clients: 1e3\n", "cfg.yaml:2:16: pool.max_clients: 1e3 is not a whole number"},
+		{"skills: {max_folders: \"2.5\"}\n", "cfg.yaml:1:23: skills.max_folders: 2.5 is not a whole number"},
 	} {
 		cfg, err := Parse("cfg.yaml", []byte(tc.yaml))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

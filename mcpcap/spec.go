@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"path"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -92,6 +93,20 @@ func (ss Servers) Validate(key string) error {
 	return errors.Join(errs...)
 }
 
+// quoted matches a Go-quoted string ("…" with \" escapes), as url.Parse quotes in its messages.
+var quoted = regexp.MustCompile(`\s*"(?:[^"\\]|\\.)*"`)
+
+// urlProblem says what url.Parse found wrong without any piece of the URL: its message
+// names the URL, and quotes the part it could not read ("invalid port \":pa\" after host"),
+// which for a '/' written as it is in a password is the password's start.
+func urlProblem(err error) string {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err // without the URL
+	}
+	return quoted.ReplaceAllString(err.Error(), "")
+}
+
 // CheckCommands reports every stdio server whose command is not allowed (see
 // ServerSpec.CheckCommand), keyed under key.<name>.
 func (ss Servers) CheckCommands(key string, allowed []string) error {
@@ -144,11 +159,7 @@ func (s *ServerSpec) Validate(key string) error {
 		if s.URL == "" {
 			add(key, "%s server needs a url", s.Type)
 		} else if u, err := url.Parse(s.URL); err != nil {
-			var ue *url.Error
-			if errors.As(err, &ue) {
-				err = ue.Err // without the URL
-			}
-			add(key+".url", "not a valid URL: %v", err)
+			add(key+".url", "not a valid URL: %s", urlProblem(err))
 		} else if u.Scheme != "http" && u.Scheme != "https" {
 			add(key+".url", "must be an http or https URL, got scheme %q", u.Scheme)
 		} else if u.Host == "" {

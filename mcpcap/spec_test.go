@@ -172,6 +172,11 @@ func TestServerSpecValidateKeepsURLSecrets(t *testing.T) {
 		"no host":     {URL: "https:///mcp?token=s3cret"},
 		"bad header":  {URL: "https://user:s3cret@h/mcp?token=s3cret", Headers: map[string]string{"Bad Name": "s3cret"}},
 		"stdio + url": {Type: "stdio", Command: "x", URL: "https://user:s3cret@h/mcp"},
+		// A '/' or a '%' in a password written as it is: url.Parse's own message quotes the
+		// piece it could not read, which is the password's start or an escape inside it.
+		"slash in password":   {URL: "https://user:s3cret/x@h/mcp"},
+		"percent in password": {URL: "https://user:s3cret%zz@h/mcp"},
+		"bad escape in host":  {URL: "https://[::1%s3cret]/mcp"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			err := spec.Validate("s")
