@@ -18,6 +18,7 @@ import (
 	"os/signal"
 	"sync/atomic"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 )
@@ -95,25 +96,24 @@ type exitError struct {
 
 func (e *exitError) Error() string { return e.msg }
 
+// sameSignal is how close a second signal must follow the first to be the same event: timeout(1)
+// and a kill of the process group deliver one interrupt twice, to the process and to its group.
+const sameSignal = 500 * time.Millisecond
+
 // run runs the CLI and returns its exit code: 0, exitFailure, the code of an *exitError, or
 // 128 + the signal's number when SIGINT or SIGTERM ended it. The first signal cancels the
-// command's context, so servers are stopped and the host closed; a second one kills at once.
+// command's context, so servers are stopped and the host closed; a second one, later than
+// sameSignal, kills at once.
 func run() int {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	sigs := make(chan os.Signal, 1)
+	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	var caught atomic.Value // os.Signal
-	go func() {
-		select {
-		case sig := <-sigs:
-			caught.Store(sig)
-			signal.Stop(sigs) // the next one takes the default action: exit now
-			cancel()
-		case <-ctx.Done():
-		}
-	}()
+	go handleSignals(ctx, sigs, func(sig os.Signal) { caught.Store(sig); cancel() }, func(sig os.Signal) {
+		os.Exit(128 + int(sig.(syscall.Signal))) // at once, servers or not
+	})
 	err := newRootCmd().ExecuteContext(ctx)
 	if sig, ok := caught.Load().(os.Signal); ok {
 		if sig == syscall.SIGTERM {
@@ -133,6 +133,25 @@ func run() int {
 	}
 	fmt.Fprintln(os.Stderr, "agentpool:", err)
 	return exitFailure
+}
+
+// handleSignals calls first with the first signal from sigs (unless ctx ends before one), and
+// then now with any signal more than sameSignal later; one within sameSignal is the same event
+// delivered twice and is dropped.
+func handleSignals(ctx context.Context, sigs <-chan os.Signal, first, now func(os.Signal)) {
+	var sig os.Signal
+	select {
+	case sig = <-sigs:
+	case <-ctx.Done():
+		return
+	}
+	at := time.Now()
+	first(sig)
+	for sig := range sigs { // run returning ends the process, and this loop
+		if time.Since(at) > sameSignal {
+			now(sig)
+		}
+	}
 }
 
 func main() { os.Exit(run()) }

@@ -175,3 +175,49 @@ func TestTableCellsEscaped(t *testing.T) {
 		t.Errorf("skills list printed %d lines, want header and one row with new\\nline:\n%s", len(lines), stdout)
 	}
 }
+
+// TestSignalTwiceAtOnce: one interrupt delivered twice at once (timeout(1) and a process group's
+// kill signal the process and its group) is one signal: the servers are stopped and the CLI
+// exits 130, rather than dying at once and leaving a starting server running.
+func TestSignalTwiceAtOnce(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "pid")
+	script := filepath.Join(dir, "server.sh")
+	writeFile(t, script, "echo $$ > "+pidFile+"\nexec sleep 60\n")
+	writeFile(t, filepath.Join(dir, "config.yaml"), "mcp_servers:\n  slow:\n    command: sh\n    args: [\""+script+"\"]\n")
+	cmd := exec.Command("agentpool", "--no-default-roots", "--config", filepath.Join(dir, "config.yaml"), "tools", "list")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var pid int
+	waitFor(t, func() bool {
+		b, err := os.ReadFile(pidFile)
+		if err != nil {
+			return false
+		}
+		_, err = fmt.Sscan(string(b), &pid)
+		return err == nil
+	}, "the server to start")
+	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatal("tools list did not end")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupt {
+		t.Errorf("exit code %d (%v), want %d; stderr %s", code, cmd.ProcessState, exitInterrupt, stderr)
+	}
+	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+		t.Errorf("server process %d still running after the CLI exited (kill 0: %v)", pid, err)
+	}
+}
