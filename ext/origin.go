@@ -29,6 +29,21 @@ type Origin struct {
 // Remote reports whether the content comes from an MCP server.
 func (o Origin) Remote() bool { return o.Kind == OriginRemote }
 
+// Rank orders origins for a name two sources both offer (a skill, tool or command): the
+// user's own first, then a project's, then remote, then any other kind. ResolveURI and package
+// view both rank by it, so a skill's files are read from the source the view lists it from.
+func (o Origin) Rank() int {
+	switch o.Kind {
+	case OriginLocal:
+		return 0
+	case OriginProject:
+		return 1
+	case OriginRemote:
+		return 2
+	}
+	return 3
+}
+
 // String returns "kind" or "kind location".
 func (o Origin) String() string {
 	if o.Location == "" {

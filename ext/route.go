@@ -275,7 +275,7 @@ func bySkillPrecedence(entries []*entry, keep func(*entry) bool) []*entry {
 	}
 	slices.SortStableFunc(rs, func(a, b ranked) int {
 		return cmp.Or(
-			cmp.Compare(originRank(a.e.origin), originRank(b.e.origin)),
+			cmp.Compare(a.e.origin.Rank(), b.e.origin.Rank()),
 			cmp.Compare(b.e.level, a.e.level), // narrowest first
 			cmp.Compare(a.rank, b.rank),
 		)
@@ -289,19 +289,6 @@ func bySkillPrecedence(entries []*entry, keep func(*entry) bool) []*entry {
 		}
 	}
 	return out
-}
-
-// originRank orders origins for precedence: the user's own, then a project's, then remote.
-func originRank(o Origin) int {
-	switch o.Kind {
-	case OriginLocal:
-		return 0
-	case OriginProject:
-		return 1
-	case OriginRemote:
-		return 2
-	}
-	return 3
 }
 
 // readFromScheme asks the entries registered for u's scheme that are ResourceSources.

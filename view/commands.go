@@ -68,7 +68,7 @@ func (v *View) assembleCommands(members []member) {
 	}
 	slices.SortStableFunc(all, func(a, b cand) int {
 		return cmp.Or(
-			cmp.Compare(originRank(a.m.reg.Origin), originRank(b.m.reg.Origin)),
+			cmp.Compare(a.m.reg.Origin.Rank(), b.m.reg.Origin.Rank()),
 			cmp.Compare(sourceRank(a.e.Source), sourceRank(b.e.Source)),
 			cmp.Compare(a.m.rank, b.m.rank),
 			cmp.Compare(a.pos, b.pos),

@@ -44,19 +44,6 @@ func describe(c Claim) string {
 	return s
 }
 
-// originRank orders origins for precedence: the user's own, then a project's, then remote.
-func originRank(o ext.Origin) int {
-	switch o.Kind {
-	case ext.OriginLocal:
-		return 0
-	case ext.OriginProject:
-		return 1
-	case ext.OriginRemote:
-		return 2
-	}
-	return 3
-}
-
 // levelRank orders scope levels narrowest first: what a turn or an agent was given
 // deliberately overrides what everyone in the pool sees.
 func levelRank(l ext.ScopeLevel) int {
@@ -67,7 +54,7 @@ func levelRank(l ext.ScopeLevel) int {
 // first), then Visible order.
 func precedes(a, b *member) int {
 	return cmp.Or(
-		cmp.Compare(originRank(a.reg.Origin), originRank(b.reg.Origin)),
+		cmp.Compare(a.reg.Origin.Rank(), b.reg.Origin.Rank()),
 		cmp.Compare(levelRank(a.reg.Level), levelRank(b.reg.Level)),
 		cmp.Compare(a.rank, b.rank),
 	)
