@@ -23,22 +23,17 @@ func (v *View) assembleSkills(members []member) {
 		}
 	}
 	slices.SortStableFunc(all, func(a, b cand) int { return precedes(a.m, b.m) })
-	seen := make(map[string]*Skill, len(all))
-	from := make(map[string]*member, len(all))
+	winner := make(map[string]*member, len(all))
 	for _, c := range all {
-		if w, ok := seen[c.e.Name]; ok {
-			if from[c.e.Name] == c.m {
-				continue // a capability listing a skill twice offers it once
+		if w, ok := winner[c.e.Name]; ok {
+			if w != c.m { // a capability listing a skill twice offers it once
+				v.Collisions = append(v.Collisions, Collision{Kind: "skill", Name: c.e.Name,
+					Winner: claim(w, c.e.Name), Loser: claim(c.m, "")})
 			}
-			v.Collisions = append(v.Collisions, Collision{Kind: "skill", Name: c.e.Name,
-				Winner: Claim{Capability: w.Capability, Origin: w.Source, ReachableAs: w.Name},
-				Loser:  claim(c.m, "")})
 			continue
 		}
-		s := &Skill{SkillEntry: c.e, Capability: c.m.reg.Capability.Name(), Source: c.m.reg.Origin}
-		seen[c.e.Name] = s
-		from[c.e.Name] = c.m
-		v.Skills = append(v.Skills, *s)
+		winner[c.e.Name] = c.m
+		v.Skills = append(v.Skills, Skill{SkillEntry: c.e, Capability: c.m.reg.Capability.Name(), Source: c.m.reg.Origin})
 	}
 	slices.SortFunc(v.Skills, func(a, b Skill) int { return strings.Compare(a.Name, b.Name) })
 	if v.Skills == nil {
