@@ -72,7 +72,7 @@ func (v *View) TurnInstructions(ctx context.Context, prompt string) (string, err
 	for i := range members {
 		m := &members[i]
 		m.turn = ""
-		if m.excluded() || prompt == "" {
+		if m.out || prompt == "" {
 			continue
 		}
 		if ti, ok := m.reg.Capability.(ext.TurnInstructor); ok {

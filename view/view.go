@@ -121,9 +121,6 @@ type member struct {
 	out   bool // left out of the view (unhealthy or unreachable): asked nothing more
 }
 
-// excluded reports whether the compile left the capability out.
-func (m *member) excluded() bool { return m.out }
-
 // Compile asks every capability reg makes visible at scope for what it contributes and
 // assembles the view. A capability registered in several visible slots is asked once, as
 // registered in the slot that precedes (see distinct). Capabilities are asked concurrently,
