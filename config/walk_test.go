@@ -111,6 +111,16 @@ plain: "~/x"
 	}
 }
 
+// A "~" path when the home directory is unknown is an error at its line, naming the key, not
+// a folder literally called "~".
+func TestParseHomeUnknown(t *testing.T) {
+	t.Setenv("HOME", "")
+	_, err := Parse("cfg.yaml", []byte("skills:\n  dirs: [\"~/skills\"]\n"))
+	if err == nil || !strings.Contains(err.Error(), `cfg.yaml:2:10: skills.dirs[0]: cannot expand "~/skills"`) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
 func TestParseExpandsBlockScalarsAndAliases(t *testing.T) {
 	t.Setenv("AP_BIN", "/opt/bin")
 	cfg, err := Parse("cfg.yaml", []byte(`
