@@ -101,12 +101,7 @@ func TestCorpusValidate(t *testing.T) {
 
 // TestCorpusManager serves the corpus through a Manager: every SKILL.md readable by URI.
 func TestCorpusManager(t *testing.T) {
-	root := corpus(t)
-	m, err := NewManager(&Options{Roots: []string{root}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(context.Background())
+	m := newTestManager(t, &Options{Roots: []string{corpus(t)}})
 	ctx := context.Background()
 	list, err := m.ListSkills(ctx)
 	if err != nil || len(list) != 26 {
@@ -124,12 +119,7 @@ func TestCorpusManager(t *testing.T) {
 // the Manager: none is a template, so each body comes back byte for byte (prices like $10.00 and
 // awk's $1 included) with the argument line appended.
 func TestCorpusCommandsVerbatim(t *testing.T) {
-	root := corpus(t)
-	m, err := NewManager(&Options{Roots: []string{root}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer m.Close(context.Background())
+	m := newTestManager(t, &Options{Roots: []string{corpus(t)}})
 	ctx := context.Background()
 	cmds, err := m.ListCommands(ctx)
 	if err != nil || len(cmds) != 26 {

@@ -16,12 +16,17 @@ import (
 // runCLI runs the CLI in process with args and returns stdout and stderr.
 func runCLI(t *testing.T, args ...string) (string, string, error) {
 	t.Helper()
+	return runCLIContext(context.Background(), args...)
+}
+
+// runCLIContext is runCLI under ctx.
+func runCLIContext(ctx context.Context, args ...string) (stdout, stderr string, err error) {
 	var out, errOut bytes.Buffer
 	root := newRootCmd()
 	root.SetArgs(args)
 	root.SetOut(&out)
 	root.SetErr(&errOut)
-	err := root.ExecuteContext(context.Background())
+	err = root.ExecuteContext(ctx)
 	return out.String(), errOut.String(), err
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -14,15 +13,9 @@ import (
 // runCLIWithin is runCLI bounded by d: a command that waits to retry shows as the deadline.
 func runCLIWithin(t *testing.T, d time.Duration, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
-	var out, errOut bytes.Buffer
-	root := newRootCmd()
-	root.SetArgs(args)
-	root.SetOut(&out)
-	root.SetErr(&errOut)
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	err = root.ExecuteContext(ctx)
-	return out.String(), errOut.String(), err
+	return runCLIContext(ctx, args...)
 }
 
 // writeExec writes body to dir/name with mode and returns its path.

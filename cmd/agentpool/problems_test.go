@@ -33,6 +33,21 @@ func runBinary(t *testing.T, dir string, args ...string) (stdout, stderr string,
 	return out.String(), errOut.String(), cmd.ProcessState.ExitCode()
 }
 
+// waitExit waits for the started cmd to end; after 20 seconds it kills it and fails, saying
+// what did not end.
+func waitExit(t *testing.T, cmd *exec.Cmd, what string) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		_ = cmd.Process.Kill()
+		<-done
+		t.Fatalf("%s did not end", what)
+	}
+}
+
 // failingServerConfig writes a config with one stdio server that writes 20 KB of stderr,
 // ending in a fatal line, and exits 3.
 func failingServerConfig(t *testing.T, dir string) string {
@@ -147,15 +162,7 @@ func TestSignalExitCodes(t *testing.T) {
 		if err := cmd.Process.Signal(tc.sig); err != nil {
 			t.Fatal(err)
 		}
-		done := make(chan struct{})
-		go func() { _ = cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(20 * time.Second):
-			_ = cmd.Process.Kill()
-			<-done
-			t.Fatalf("%v: watch did not end", tc.sig)
-		}
+		waitExit(t, cmd, fmt.Sprintf("%v: watch", tc.sig))
 		if code := cmd.ProcessState.ExitCode(); code != tc.want {
 			t.Errorf("%v: exit code %d, want %d; stderr %s", tc.sig, code, tc.want, stderr)
 		}
@@ -205,15 +212,7 @@ func TestSignalTwiceAtOnce(t *testing.T) {
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	_ = cmd.Process.Signal(syscall.SIGINT)
-	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
-	select {
-	case <-done:
-	case <-time.After(20 * time.Second):
-		_ = cmd.Process.Kill()
-		<-done
-		t.Fatal("tools list did not end")
-	}
+	waitExit(t, cmd, "tools list")
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupt {
 		t.Errorf("exit code %d (%v), want %d; stderr %s", code, cmd.ProcessState, exitInterrupt, stderr)
 	}
