@@ -116,7 +116,7 @@ type sseTapBody struct {
 	line     []byte // the current line, while its event is small enough to matter
 	nonBlank bool   // the current line has a byte other than CR
 	skip     bool   // the current event is too big to be a progress notification
-	name     string // the current event's name
+	other    bool   // the current event is named, and not "message"
 	data     []byte // the current event's data
 	hasData  bool
 }
@@ -170,7 +170,8 @@ func (b *sseTapBody) endLine() {
 	key, value, _ := bytes.Cut(line, []byte{':'})
 	switch string(key) {
 	case "event":
-		b.name = string(bytes.TrimSpace(value))
+		name := bytes.TrimSpace(value)
+		b.other = len(name) > 0 && string(name) != "message"
 	case "data":
 		if b.hasData {
 			b.data = append(b.data, '\n')
@@ -182,7 +183,7 @@ func (b *sseTapBody) endLine() {
 
 // dispatch ends the current event, delivering it if it is a progress notification.
 func (b *sseTapBody) dispatch() {
-	if !b.skip && (b.name == "" || b.name == "message") && bytes.Contains(b.data, []byte(`"`+string(Progress)+`"`)) {
+	if !b.skip && !b.other && bytes.Contains(b.data, []byte(`"`+string(Progress)+`"`)) {
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
@@ -192,5 +193,5 @@ func (b *sseTapBody) dispatch() {
 			b.deliver(msg.Params)
 		}
 	}
-	b.skip, b.name, b.data, b.hasData = false, "", b.data[:0], false
+	b.skip, b.other, b.data, b.hasData = false, false, b.data[:0], false
 }

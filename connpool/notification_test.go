@@ -1,6 +1,7 @@
 package connpool
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"slices"
@@ -82,5 +83,23 @@ func TestSSETapPassesErrorsOn(t *testing.T) {
 	b := &sseTapBody{ReadCloser: io.NopCloser(iotest.ErrReader(io.ErrUnexpectedEOF)), deliver: func(json.RawMessage) { t.Error("delivered from nothing") }}
 	if _, err := b.Read(make([]byte, 8)); err != io.ErrUnexpectedEOF {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// The tap sits on every event stream: an event that is not progress costs it no allocation.
+func TestSSETapDoesNotAllocatePerEvent(t *testing.T) {
+	stream := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+	r := bytes.NewReader(stream)
+	b := &sseTapBody{ReadCloser: io.NopCloser(r), deliver: func(json.RawMessage) { t.Error("delivered a result") }}
+	buf := make([]byte, len(stream))
+	read := func() {
+		r.Reset(stream)
+		if _, err := io.ReadFull(b, buf); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read() // the tap's buffers grow once
+	if n := testing.AllocsPerRun(100, read); n != 0 {
+		t.Errorf("%v allocations per event, want 0", n)
 	}
 }

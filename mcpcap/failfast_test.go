@@ -210,14 +210,3 @@ func TestUnknownSchemeStartsNothing(t *testing.T) {
 		t.Fatalf("%d servers started, want 1", n)
 	}
 }
-
-// TestConnectionLostOnClosedPipe: a call whose read hit our own closed pipe end (the pool
-// closed it when the server's process group died) was cut off by a lost connection, without
-// waiting for the pool to report the death (which may take longer than the grace under load).
-func TestConnectionLostOnClosedPipe(t *testing.T) {
-	cn := &conn{done: make(chan struct{})} // never done: the answer must not depend on it
-	err := fmt.Errorf("calling %q: %w", "tools/call", &os.PathError{Op: "read", Path: "|0", Err: os.ErrClosed})
-	if lost, sent := connectionLost(err, cn); !lost || !sent {
-		t.Fatalf("connectionLost(%v) = %v, %v; want lost, maybe sent", err, lost, sent)
-	}
-}

@@ -15,6 +15,7 @@ func TestConnectionLostClosedPipes(t *testing.T) {
 	never := make(chan struct{}) // a connection whose end has not been noticed yet
 	for _, err := range []error{
 		fmt.Errorf("calling \"tools/call\": read |0: %w", fs.ErrClosed),
+		fmt.Errorf("calling %q: %w", "tools/call", &fs.PathError{Op: "read", Path: "|0", Err: fs.ErrClosed}), // as os.File reports it
 		fmt.Errorf("write |1: %w", syscall.EPIPE),
 		fmt.Errorf("read tcp: %w", net.ErrClosed),
 	} {

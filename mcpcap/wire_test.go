@@ -16,8 +16,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// wireTap wraps a client transport and keeps the raw JSON the server sent: the result of the
-// latest response to each method. Tests compare what a Cap returns with these bytes, not with
+// wireTap wraps a transport and keeps the raw JSON the other side sent: the result of the
+// latest response to each method, and (wrapping a server transport) the params of the latest
+// request of each method. Tests compare what a Cap returns with these bytes, not with
 // the go-sdk's decoding of them, so a loss anywhere between the wire and ext shows.
 //
 // Wrapping hides the streamable HTTP connection's (unexported) session hook: a tapped HTTP
@@ -29,10 +30,11 @@ type wireTap struct {
 	mu      sync.Mutex
 	pending map[jsonrpc.ID]string // request id → method
 	results map[string]json.RawMessage
+	params  map[string]json.RawMessage // request method → params
 }
 
 func newWireTap(inner mcp.Transport) *wireTap {
-	return &wireTap{inner: inner, pending: map[jsonrpc.ID]string{}, results: map[string]json.RawMessage{}}
+	return &wireTap{inner: inner, pending: map[jsonrpc.ID]string{}, results: map[string]json.RawMessage{}, params: map[string]json.RawMessage{}}
 }
 
 func (w *wireTap) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -55,6 +57,18 @@ func (w *wireTap) result(t *testing.T, method string) json.RawMessage {
 	return r
 }
 
+// last returns the raw params of the latest request of method.
+func (w *wireTap) last(t *testing.T, method string) json.RawMessage {
+	t.Helper()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	p, ok := w.params[method]
+	if !ok {
+		t.Fatalf("no %s request on the wire", method)
+	}
+	return p
+}
+
 type tapConn struct {
 	mcp.Connection
 	tap *wireTap
@@ -71,14 +85,20 @@ func (c *tapConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 
 func (c *tapConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if r, ok := msg.(*jsonrpc.Response); ok && err == nil {
-		c.tap.mu.Lock()
+	if err != nil {
+		return msg, err
+	}
+	c.tap.mu.Lock()
+	switch r := msg.(type) {
+	case *jsonrpc.Response:
 		if method, ok := c.tap.pending[r.ID]; ok {
 			delete(c.tap.pending, r.ID)
-			c.tap.results[method] = append(json.RawMessage(nil), r.Result...)
+			c.tap.results[method] = bytes.Clone(r.Result)
 		}
-		c.tap.mu.Unlock()
+	case *jsonrpc.Request:
+		c.tap.params[r.Method] = bytes.Clone(r.Params)
 	}
+	c.tap.mu.Unlock()
 	return msg, err
 }
 
@@ -166,48 +186,6 @@ func sameAsWire(t *testing.T, what string, direct func() json.RawMessage, viaCap
 	t.Errorf("%s: the Cap's answer differs from what the server sent %s", what, d)
 }
 
-// serverWire records the raw params of the requests a server receives, by method.
-type serverWire struct {
-	inner mcp.Transport
-
-	mu     sync.Mutex
-	params map[string]json.RawMessage
-}
-
-func (w *serverWire) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := w.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &serverWireConn{Connection: c, w: w}, nil
-}
-
-func (w *serverWire) last(t *testing.T, method string) json.RawMessage {
-	t.Helper()
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	p, ok := w.params[method]
-	if !ok {
-		t.Fatalf("the server received no %s", method)
-	}
-	return p
-}
-
-type serverWireConn struct {
-	mcp.Connection
-	w *serverWire
-}
-
-func (c *serverWireConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if r, ok := msg.(*jsonrpc.Request); ok && err == nil {
-		c.w.mu.Lock()
-		c.w.params[r.Method] = bytes.Clone(r.Params)
-		c.w.mu.Unlock()
-	}
-	return msg, err
-}
-
 // The caller's _meta reaches the server as the caller wrote it (less progressToken): numbers
 // keep their digits, however big or precise, rather than passing through float64.
 func TestCallerMetaReachesTheWireVerbatim(t *testing.T) {
@@ -218,7 +196,7 @@ func TestCallerMetaReachesTheWireVerbatim(t *testing.T) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "ok"}}}, nil, nil
 	})
 	st, ct := mcp.NewInMemoryTransports()
-	wire := &serverWire{inner: st, params: map[string]json.RawMessage{}}
+	wire := newWireTap(st)
 	ss, err := s.Connect(ctx, wire, nil)
 	if err != nil {
 		t.Fatal(err)
