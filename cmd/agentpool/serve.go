@@ -8,10 +8,12 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/examples"
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,10 +74,11 @@ func newServeCmd(opts *options) *cobra.Command {
 func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	ctx := cmd.Context()
 	signalStops.Store(true)
-	h, err := buildServeHost(ctx, opts)
+	h, cleanup, err := buildServeHost(ctx, opts, cmd.ErrOrStderr())
 	if err != nil {
 		return err
 	}
+	defer cleanup()
 	defer closeHost(h)
 	g, err := gateway.New(gateway.Options{
 		Registry:       h.Registry,
@@ -136,25 +139,57 @@ func serveHTTP(ctx context.Context, stderr io.Writer, g *gateway.Gateway, addr s
 }
 
 // buildServeHost builds the host as openHost does, without opening a session: each client
-// session opens its own.
-func buildServeHost(ctx context.Context, opts *options) (*host.Host, error) {
+// session opens its own. With no --config and no --skills-dir it also serves the bundled
+// example skills, so a first run shows something real: they are written to a temporary
+// directory (the skill manager reads real folders), which cleanup removes. An example whose
+// name a default root already has is left out: the examples come from a --skills-dir-like
+// root of the highest precedence, and must not shadow the user's own skills.
+func buildServeHost(ctx context.Context, opts *options, stderr io.Writer) (h *host.Host, cleanup func(), err error) {
 	cfg := &config.Config{}
 	if opts.configFile != "" {
-		var err error
 		if cfg, err = config.Load(opts.configFile); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 	project, _ := os.Getwd()
 	home, _ := os.UserHomeDir()
-	return host.Build(ctx, cfg, host.Options{
+	ho := host.Options{
 		SkillDirs:    opts.skillsDirs,
 		DefaultRoots: !opts.noDefaultRoots,
 		ProjectDir:   project,
 		HomeDir:      home,
 		Watch:        true,
 		Logger:       cliLogger(opts),
-	})
+	}
+	nothing := func() {}
+	if h, err = host.Build(ctx, cfg, ho); err != nil {
+		return nil, nil, err
+	}
+	if opts.configFile != "" || len(opts.skillsDirs) > 0 {
+		return h, nothing, nil
+	}
+	have := map[string]bool{}
+	for _, s := range h.Skills.Skills() {
+		have[s.Name] = true
+	}
+	dir, err := os.MkdirTemp("", "agentpool-examples-")
+	if err != nil {
+		return h, nothing, nil // the examples are a courtesy; serve what there is
+	}
+	cleanup = func() { _ = os.RemoveAll(dir) }
+	written, err := examples.WriteSkills(dir, func(name string) bool { return have[name] })
+	if err != nil || len(written) == 0 {
+		cleanup()
+		return h, nothing, nil
+	}
+	closeHost(h)
+	ho.SkillDirs = []string{dir}
+	if h, err = host.Build(ctx, cfg, ho); err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	fmt.Fprintf(stderr, "agentpool: no --config or --skills-dir: also serving the bundled example skills %s\n", strings.Join(written, ", "))
+	return h, cleanup, nil
 }
 
 // readCloser gives r a Close; the go-sdk closes its reader when the session ends.

@@ -170,3 +170,63 @@ func TestServeStdioBinary(t *testing.T) {
 		}
 	}
 }
+
+// TestServeEmbeddedDefault: with no config and no --skills-dir, serve also serves the bundled
+// example skills, beside the default roots: a user's own skill of an example's name wins
+// over the example. The examples' temporary folder is gone after exit.
+func TestServeEmbeddedDefault(t *testing.T) {
+	home, tmp, project := t.TempDir(), t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, ".agents", "skills", "explain", "SKILL.md"), "---\nname: explain\ndescription: The user's own explain.\n---\nMine.\n")
+	cmd := exec.Command("agentpool", "serve", "--stdio")
+	cmd.Dir = project
+	cmd.Env = append(os.Environ(), "HOME="+home, "TMPDIR="+tmp)
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: out, Writer: in}, nil)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		waitExit(t, cmd, "serve --stdio")
+		t.Fatalf("connect: %v; stderr:\n%s", err, stderr)
+	}
+	ctx := context.Background()
+	prompts, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := map[string]string{}
+	for _, p := range prompts.Prompts {
+		desc[p.Name] = p.Description
+	}
+	if _, ok := desc["hello-world"]; !ok || desc["code-review"] == "" || desc["explain"] != "The user's own explain." {
+		t.Errorf("prompts %v: want the examples hello-world and code-review, and the user's explain", desc)
+	}
+	rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://code-review/references/checklist.md"})
+	if err != nil || len(rr.Contents) != 1 || rr.Contents[0].Text == "" {
+		t.Errorf("read the example's reference: %v %+v", err, rr)
+	}
+	_ = in.Close()
+	waitExit(t, cmd, "serve --stdio")
+	_ = cs.Close()
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit code %d; stderr:\n%s", code, stderr)
+	}
+	if !strings.Contains(stderr.String(), "bundled example skills code-review, hello-world") {
+		t.Errorf("stderr does not say which examples are served:\n%s", stderr)
+	}
+	left, _ := filepath.Glob(filepath.Join(tmp, "agentpool-examples-*"))
+	if len(left) > 0 {
+		t.Errorf("examples folder left behind: %v", left)
+	}
+}
