@@ -29,7 +29,7 @@ const module = "github.com/agentpool/agentpool"
 // test fails; only non-test imports are checked.
 var allowedImports = map[string][]string{
 	// The CLI: thin commands over the host, the server, agents and views (and anything below).
-	"cmd/agentpool": {"host", "gateway", "agent", "view", "config"},
+	"cmd/agentpool": {"host", "gateway", "agent", "view", "config", "examples"},
 
 	// The composition root at run time; nobody below imports it.
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext"},

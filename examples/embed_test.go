@@ -4,6 +4,8 @@ import (
 	"context"
 	"github.com/agentpool/agentpool/ext"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -63,5 +65,35 @@ func TestExamplesServe(t *testing.T) {
 	rc, err := m.ReadSkill(context.Background(), "skill://code-review/references/checklist.md")
 	if err != nil || !strings.Contains(rc[0].Text, "Review checklist") {
 		t.Errorf("read checklist = %v, %v", rc, err)
+	}
+}
+
+// TestWriteSkills: the written folders are valid skills, the same as the bundled ones, and
+// a skipped name is not written.
+func TestWriteSkills(t *testing.T) {
+	dir := t.TempDir()
+	got, err := examples.WriteSkills(dir, func(name string) bool { return name == "explain" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(got, ",") != "code-review,hello-world" {
+		t.Errorf("written %v, want code-review and hello-world", got)
+	}
+	diags, err := skill.Validate(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range diags {
+		t.Errorf("%v", d)
+	}
+	want, err := os.ReadFile("skills/code-review/references/checklist.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "code-review", "references", "checklist.md")); err != nil || string(b) != string(want) {
+		t.Errorf("written checklist.md differs: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "explain")); !os.IsNotExist(err) {
+		t.Errorf("skipped explain was written: %v", err)
 	}
 }

@@ -73,6 +73,7 @@ func newRootCmd() *cobra.Command {
 		newResourcesCmd(opts),
 		newReadCmd(opts),
 		newWatchCmd(opts),
+		newServeCmd(opts),
 	)
 	return root
 }
@@ -115,7 +116,7 @@ func run() int {
 		os.Exit(128 + int(sig.(syscall.Signal))) // at once, servers or not
 	})
 	err := newRootCmd().ExecuteContext(ctx)
-	if sig, ok := caught.Load().(os.Signal); ok {
+	if sig, ok := caught.Load().(os.Signal); ok && !(err == nil && signalStops.Load()) {
 		if sig == syscall.SIGTERM {
 			return exitTerminated
 		}

@@ -1,0 +1,113 @@
+package gateway
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/agentpool/agentpool/view"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// skillFiles is the resource template through which every file of a listed skill can be
+// read (the view lists each skill's SKILL.md only; its other files are reached by URI, as
+// SEP-2640 expects clients to follow a SKILL.md's relative links).
+var skillFiles = &mcp.ResourceTemplate{
+	URITemplate: "skill://{+path}",
+	Name:        "skill-files",
+	Description: "Any file of a listed skill, as skill://<skill>/<path> (relative links in a SKILL.md resolve to these).",
+}
+
+// apply makes the server hold v: it removes what v no longer has and adds what is new or
+// changed, comparing each item's wire form with what the server holds. Unchanged items are
+// left alone, so a change yields one list_changed of each kind it touched (the go-sdk
+// debounces the adds and removes of one apply into one notification per kind) and none for
+// kinds it did not touch.
+func (s *session) apply(v *view.View) {
+	s.applyMu.Lock()
+	defer s.applyMu.Unlock()
+	s.view.Store(v) // first: a tool added below must route through the view that has it
+
+	tools := make(map[string]*mcp.Tool, len(v.Tools))
+	for i := range v.Tools {
+		t := mcpTool(&v.Tools[i])
+		tools[t.Name] = t
+	}
+	s.held.tools = reconcile(s, "tool", s.held.tools, tools, s.server.RemoveTools, func(t *mcp.Tool) {
+		s.server.AddTool(t, s.callTool)
+	})
+
+	prompts := make(map[string]*mcp.Prompt, len(v.Commands))
+	for i := range v.Commands {
+		p := mcpPrompt(&v.Commands[i])
+		prompts[p.Name] = p
+	}
+	s.held.prompts = reconcile(s, "prompt", s.held.prompts, prompts, s.server.RemovePrompts, func(p *mcp.Prompt) {
+		s.server.AddPrompt(p, s.getPrompt)
+	})
+
+	resources := make(map[string]*mcp.Resource, len(v.Resources))
+	for i := range v.Resources {
+		r := mcpResource(&v.Resources[i])
+		resources[r.URI] = r
+	}
+	s.held.resources = reconcile(s, "resource", s.held.resources, resources, s.server.RemoveResources, func(r *mcp.Resource) {
+		s.server.AddResource(r, s.readResource)
+	})
+
+	templates := make(map[string]*mcp.ResourceTemplate, len(v.Templates)+1)
+	for i := range v.Templates {
+		t := mcpTemplate(&v.Templates[i])
+		templates[t.URITemplate] = t
+	}
+	if _, taken := templates[skillFiles.URITemplate]; len(v.Skills) > 0 && !taken {
+		templates[skillFiles.URITemplate] = skillFiles
+	}
+	s.held.templates = reconcile(s, "resource template", s.held.templates, templates, s.server.RemoveResourceTemplates, func(t *mcp.ResourceTemplate) {
+		s.server.AddResourceTemplate(t, s.readResource)
+	})
+}
+
+// reconcile brings one kind of the server from held to want: one remove call for everything gone,
+// one add for each item new or changed. It returns what the server holds afterwards. An item
+// the go-sdk refuses (it panics on an input schema that is not an object, an invalid URI or
+// template) is logged and left out; it is tried again only when it changes.
+func reconcile[T any](s *session, kind string, held map[string]string, want map[string]T, remove func(...string), add func(T)) map[string]string {
+	next := make(map[string]string, len(want))
+	var gone []string
+	for k := range held {
+		if _, ok := want[k]; !ok {
+			gone = append(gone, k)
+		}
+	}
+	if len(gone) > 0 {
+		remove(gone...)
+	}
+	for k, item := range want {
+		b, err := json.Marshal(item)
+		if err != nil {
+			s.g.log.Warn("not served", "session", s.id, kind, k, "err", err)
+			continue
+		}
+		fp := string(b)
+		next[k] = fp
+		if held[k] == fp {
+			continue
+		}
+		if err := guard(func() { add(item) }); err != nil {
+			s.g.log.Warn("not served", "session", s.id, kind, k, "err", err)
+			remove(k) // a changed item that is now refused must not stay as it was
+		}
+	}
+	return next
+}
+
+// guard runs f, turning a panic into an error.
+func guard(f func()) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	f()
+	return nil
+}

@@ -1,0 +1,61 @@
+// Package gateway serves the view of a scope as MCP servers (DESIGN.md "The server";
+// RFC-0051's unified view exposed over MCP): `agentpool serve` is this package over
+// streamable HTTP or stdio. Each MCP client session is an ext.Scope of its own (the base scope
+// — the pool, or an agent — with SessionID set to the session's id) and gets its own
+// mcp.Server, whose tools, prompts, resources, resource templates and instructions come from
+// view.Compile for that scope (through a view.Cache) and are kept current from the registry's
+// change stream.
+//
+// It imports view, ext, the go-sdk and the standard library only: what it needs from the
+// host (opening and closing a session's own servers) is handed to it as functions.
+//
+// Decisions taken where the RFC and DESIGN.md are silent:
+//   - One mcp.Server per session, because an mcp.Server sends list_changed to all of its
+//     sessions. The go-sdk's streamable handler asks for a server on every request; the
+//     gateway answers from its sessions by Mcp-Session-Id, and for a POST without one opens
+//     the session only when the body holds initialize (anything else gets a JSON-RPC error,
+//     rather than a session that ends with the request). The session id is chosen by the
+//     gateway (crypto/rand) and given to the go-sdk through ServerOptions.GetSessionID.
+//   - A session is opened before its server answers initialize: OpenSession (the host
+//     registers the session's own servers), the change stream, the first view, a server
+//     filled with it. The server is filled before the client connects, so the first listings
+//     are complete and no list_changed is sent for the initial set. Instructions are the
+//     view's static part at that moment (MCP cannot change them later).
+//   - Updates are differences: after a change event (events arriving together are taken as
+//     one) the view is fetched from the cache and each kind is compared, item by item, by its
+//     wire form with what the server holds; only what was removed, added or changed is
+//     touched. The go-sdk debounces the adds and removes of one update into one list_changed
+//     per kind, so a client gets one notification per change and kind, and none for a kind
+//     the change did not touch.
+//   - Prompts are the view's commands under their listed names. A command that takes a
+//     command line (a skill, a command file) without declared arguments gets one optional
+//     argument, "arguments", which the view splits shell-style; an upstream prompt keeps its
+//     own arguments.
+//   - Resources are the view's (each skill's SKILL.md, every upstream resource) plus, when
+//     the view has skills, the template skill://{+path}, through which any file of a skill is
+//     read: reads go through view.ReadResource, the registry's routing and confinement.
+//   - Completions: completion/complete goes to the capability that owns the prompt or the
+//     resource template named, when it implements ext.Completer, with the prompt's qualified
+//     name; anything else gets an empty completion.
+//   - Errors: an upstream's JSON-RPC error passes through with its code, message and data; a
+//     name or URI that does not exist (or is refused: traversal, unknown scheme) is invalid
+//     params (-32602; resources/read: resource not found, -32002); anything else is an
+//     internal error carrying the message. An item the go-sdk refuses (a tool whose input
+//     schema is not an object, an invalid URI template) is logged and left out, never a panic.
+//   - A session ends on DELETE, when its transport closes, after Options.IdleTimeout without
+//     a request (the go-sdk's SessionTimeout: it counts POSTs, so a client that only keeps a
+//     GET stream open should ping), and at Close. Ending it stops its change stream, calls
+//     CloseSession, closes the registry's scope of the session (whatever else was registered
+//     there) and forgets its cached views.
+//   - HTTP checks, in order: Origin (absent is fine; loopback origins on any port and
+//     Options.AllowedOrigins pass; anything else, "null" included, is 403), the bearer token
+//     when set (compared in constant time after hashing; 401), the body size (413 with a
+//     JSON-RPC error), and at initialize the session cap (a JSON-RPC error naming the cap,
+//     with HTTP 200: clients retry a 503 silently; no other session is touched). Malformed
+//     JSON (-32700, HTTP 400) and requests of unknown methods (-32601) in a session get
+//     JSON-RPC errors from the gateway, where the go-sdk would answer in plain text. The go-sdk's own Host check (a loopback listener
+//     refuses a non-loopback Host header) stays on.
+//   - Not yet here (a later forwarding layer wraps the session): progress, cancellation,
+//     logging, sampling, elicitation, roots and subscriptions; per-agent paths; SEP-2640
+//     skills/list and skills/get; stateless mode. The session cap is per Gateway.
+package gateway

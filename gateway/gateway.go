@@ -1,0 +1,207 @@
+package gateway
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/view"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Defaults of Options.
+const (
+	// DefaultIdleTimeout is how long an HTTP session may go without a request before it is
+	// ended and its session-scoped servers released.
+	DefaultIdleTimeout = 30 * time.Minute
+	// DefaultMaxSessions caps the live sessions of one Gateway.
+	DefaultMaxSessions = 4096
+	// DefaultMaxBodyBytes caps an HTTP request body.
+	DefaultMaxBodyBytes = 4 << 20
+	// DefaultCloseTimeout bounds the end of one session (CloseSession, the registry's
+	// CloseScope).
+	DefaultCloseTimeout = 10 * time.Second
+)
+
+var (
+	// ErrTooManySessions is the error of an initialize beyond Options.MaxSessions.
+	ErrTooManySessions = errors.New("too many sessions")
+	// ErrClosed is the error of a session started after Close.
+	ErrClosed = errors.New("gateway closed")
+)
+
+// Options configure a Gateway. Registry is required; zero values elsewhere mean defaults.
+type Options struct {
+	// Registry holds the capabilities every session sees.
+	Registry *ext.Registry
+	// Scope is the base scope of every session: the pool (zero) or an agent (AgentName).
+	// Each session gets SessionID set to its own id.
+	Scope ext.Scope
+	// Cache compiles and keeps the views; nil means a cache of the Gateway's own.
+	Cache *view.Cache
+	// OpenSession, when set, is called with a new session's id before its view is compiled
+	// (the host registers the session's own servers); an error refuses the session.
+	OpenSession func(ctx context.Context, id string) error
+	// CloseSession, when set, is called with the id of a session that ended (DELETE,
+	// transport closed, idle timeout, Close); the registry's scope of the session is closed
+	// after it in any case.
+	CloseSession func(ctx context.Context, id string) error
+	// Logger receives session lifecycle messages; nil discards them.
+	Logger *slog.Logger
+	// Name and Version are the serverInfo sent at initialize ("agentpool", "dev" by default).
+	Name, Version string
+	// IdleTimeout ends an HTTP session that has made no request for this long
+	// (DefaultIdleTimeout; negative: never).
+	IdleTimeout time.Duration
+	// MaxSessions caps the live sessions (DefaultMaxSessions; negative: no cap).
+	MaxSessions int
+	// CloseTimeout bounds ending one session (DefaultCloseTimeout).
+	CloseTimeout time.Duration
+
+	// HTTP only.
+
+	// Token, when set, is the bearer token every HTTP request must carry.
+	Token string
+	// MaxBodyBytes caps an HTTP request body (DefaultMaxBodyBytes).
+	MaxBodyBytes int64
+	// AllowedOrigins are origins ("https://app.example") accepted besides the loopback ones.
+	AllowedOrigins []string
+}
+
+// A Gateway serves a scope's view as MCP servers: one mcp.Server per client session, over
+// streamable HTTP (Handler) or any go-sdk transport (Serve). It is safe for concurrent use.
+type Gateway struct {
+	opts  Options
+	reg   *ext.Registry
+	cache *view.Cache
+	log   *slog.Logger
+
+	mu       sync.Mutex
+	sessions map[string]*session // live: opened and not ended
+	closed   bool
+	wg       sync.WaitGroup // session goroutines
+}
+
+// New returns a Gateway over opts.Registry.
+func New(opts Options) (*Gateway, error) {
+	if opts.Registry == nil {
+		return nil, errors.New("gateway: no registry")
+	}
+	if opts.Scope.SessionID != "" || opts.Scope.TurnID != "" {
+		return nil, fmt.Errorf("gateway: base scope %s names a session or turn", opts.Scope)
+	}
+	if opts.Name == "" {
+		opts.Name = "agentpool"
+	}
+	if opts.Version == "" {
+		opts.Version = "dev"
+	}
+	if opts.IdleTimeout == 0 {
+		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.MaxSessions == 0 {
+		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.CloseTimeout <= 0 {
+		opts.CloseTimeout = DefaultCloseTimeout
+	}
+	if opts.MaxBodyBytes <= 0 {
+		opts.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	g := &Gateway{opts: opts, reg: opts.Registry, cache: opts.Cache, log: opts.Logger,
+		sessions: make(map[string]*session)}
+	if g.cache == nil {
+		g.cache = view.NewCache(g.reg, nil)
+	}
+	if g.log == nil {
+		g.log = slog.New(slog.DiscardHandler)
+	}
+	return g, nil
+}
+
+// Sessions returns how many sessions are live.
+func (g *Gateway) Sessions() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return len(g.sessions)
+}
+
+// Serve serves one client over t (an mcp.StdioTransport for `serve --stdio`) until the client
+// disconnects or ctx ends; the session is ended either way before Serve returns.
+func (g *Gateway) Serve(ctx context.Context, t mcp.Transport) error {
+	s, err := g.open(ctx, "stdio-"+rand.Text())
+	if err != nil {
+		return err
+	}
+	ss, err := s.server.Connect(ctx, t, nil)
+	if err != nil {
+		s.end()
+		return fmt.Errorf("gateway: connect: %w", err)
+	}
+	s.bind(ss)
+	select {
+	case <-s.ended:
+	case <-ctx.Done():
+		_ = ss.Close()
+		<-s.ended
+	}
+	return nil
+}
+
+// Close ends every session (as if each client had disconnected) and waits for them, no
+// longer than ctx lasts. New sessions are refused from then on. It does not close the
+// registry, which belongs to the caller. Close is safe to call twice.
+func (g *Gateway) Close(ctx context.Context) error {
+	g.mu.Lock()
+	g.closed = true
+	live := make([]*session, 0, len(g.sessions))
+	for _, s := range g.sessions {
+		live = append(live, s)
+	}
+	g.mu.Unlock()
+	for _, s := range live {
+		go s.close() // concurrently: each may wait for its servers to stop
+	}
+	done := make(chan struct{})
+	go func() { g.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("gateway: close: %d sessions still ending: %w", g.Sessions(), ctx.Err())
+	}
+}
+
+// reserve admits a new session id, or says why not.
+func (g *Gateway) reserve(s *session) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return ErrClosed
+	}
+	if max := g.opts.MaxSessions; max > 0 && len(g.sessions) >= max {
+		return fmt.Errorf("%w: %d live (max %d); end a session or raise --max-sessions", ErrTooManySessions, len(g.sessions), max)
+	}
+	g.sessions[s.id] = s
+	g.wg.Add(1) // done by s.end
+	return nil
+}
+
+func (g *Gateway) forget(s *session) {
+	g.mu.Lock()
+	if g.sessions[s.id] == s {
+		delete(g.sessions, s.id)
+	}
+	g.mu.Unlock()
+}
+
+func (g *Gateway) lookup(id string) *session {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.sessions[id]
+}

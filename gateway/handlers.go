@@ -1,0 +1,116 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The handlers route through the session's current view: a call reaches the capability that
+// serves the name now, with arguments and _meta as the client sent them.
+
+func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	call := &ext.ToolCall{Name: req.Params.Name, Arguments: req.Params.Arguments, Meta: rawMeta(req.Params.Meta)}
+	res, err := s.view.Load().CallTool(ctx, call)
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	return mcpToolResult(res)
+}
+
+func (s *session) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	res, err := s.view.Load().GetCommand(ctx, &ext.CommandRequest{Name: req.Params.Name, Named: req.Params.Arguments})
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	return mcpPromptResult(res)
+}
+
+func (s *session) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	cs, err := s.view.Load().ReadResource(ctx, uri)
+	if errors.Is(err, ext.ErrNotFound) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	if err != nil {
+		return nil, rpcError(err)
+	}
+	return &mcp.ReadResourceResult{Contents: mcpContents(cs)}, nil
+}
+
+// complete routes completion/complete to the capability behind the prompt or template named,
+// when it completes (ext.Completer); anything else gets an empty completion.
+func (s *session) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	p := req.Params
+	empty := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
+	if p == nil || p.Ref == nil {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion/complete: no ref"}
+	}
+	v := s.view.Load()
+	er := &ext.CompleteRequest{
+		Ref:      ext.CompleteRef{Type: p.Ref.Type, Name: p.Ref.Name, URI: p.Ref.URI},
+		Argument: ext.CompleteArgument{Name: p.Argument.Name, Value: p.Argument.Value},
+	}
+	if p.Context != nil {
+		er.Context = p.Context.Arguments
+	}
+	var owner string
+	switch p.Ref.Type {
+	case "ref/prompt":
+		c, ok := v.Command(p.Ref.Name)
+		if !ok {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "completion/complete: unknown prompt " + p.Ref.Name}
+		}
+		owner = c.Capability
+		// The qualified name reaches the command in its own source ("<server>:<prompt>").
+		if c.QualifiedName != "" {
+			er.Ref.Name = c.QualifiedName
+		}
+	case "ref/resource":
+		for _, t := range v.Templates {
+			if t.URITemplate == p.Ref.URI {
+				owner = t.Capability
+				break
+			}
+		}
+	}
+	if owner == "" {
+		return empty, nil
+	}
+	for _, r := range s.g.reg.Registrations(s.scope) {
+		if r.Capability.Name() != owner {
+			continue
+		}
+		c, ok := r.Capability.(ext.Completer)
+		if !ok {
+			return empty, nil
+		}
+		res, err := c.Complete(ctx, er)
+		if err != nil {
+			return nil, rpcError(err)
+		}
+		return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: res.Values, Total: res.Total, HasMore: res.HasMore}}, nil
+	}
+	return empty, nil
+}
+
+// rpcError turns a capability's error into a JSON-RPC error. An upstream server's own
+// JSON-RPC error passes through with its code, message and data; a name or URI that does not
+// exist or is refused is invalid params; anything else is an internal error carrying the
+// message, which names what failed and where.
+func rpcError(err error) error {
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return &jsonrpc.Error{Code: we.Code, Message: we.Message, Data: we.Data}
+	}
+	code := int64(jsonrpc.CodeInternalError)
+	for _, e := range []error{ext.ErrNotFound, ext.ErrPathTraversal, ext.ErrUnknownScheme, ext.ErrInvalidURI} {
+		if errors.Is(err, e) {
+			code = jsonrpc.CodeInvalidParams
+		}
+	}
+	return &jsonrpc.Error{Code: code, Message: err.Error()}
+}

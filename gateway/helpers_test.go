@@ -1,0 +1,197 @@
+package gateway_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fixture is a gateway over a real host: a skill root on disk (watched, with a short
+// debounce) and the fault-injection test server as a session-scoped stdio upstream named
+// "fault", served over real streamable HTTP on 127.0.0.1.
+type fixture struct {
+	h      *host.Host
+	g      *gateway.Gateway
+	url    string
+	skills string // the skill root
+}
+
+// writeSkill writes skill name under root, with a second file notes.md. The folder is built
+// aside and renamed into place, so a watcher sees one change.
+func writeSkill(t *testing.T, root, name, body string) {
+	t.Helper()
+	tmp := filepath.Join(t.TempDir(), name)
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: " + name + "\ndescription: The " + name + " skill for tests.\n---\n" + body + "\n"
+	if err := os.WriteFile(filepath.Join(tmp, "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(tmp, "notes.md"), []byte("notes of "+name+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(root, name)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newFixture starts the fixture with skill "greet"; set changes the gateway's options.
+func newFixture(t *testing.T, set func(*gateway.Options)) *fixture {
+	t.Helper()
+	bin := testserver.Build(t)
+	root := t.TempDir()
+	writeSkill(t, root, "greet", "Say hello to $ARGUMENTS.")
+	dir := t.TempDir()
+	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte(
+		"skills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+bin+", scope: session}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.Build(context.Background(), cfg, host.Options{SkillDirs: []string{root}, Watch: true, ProjectDir: dir, HomeDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession}
+	if set != nil {
+		set(&opts)
+	}
+	g, err := gateway.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g.Handler())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := g.Close(ctx); err != nil {
+			t.Errorf("gateway close: %v", err)
+		}
+		srv.Close()
+		if err := h.Close(ctx); err != nil {
+			t.Errorf("host close: %v", err)
+		}
+	})
+	return &fixture{h: h, g: g, url: srv.URL, skills: root}
+}
+
+// notes counts the list_changed notifications a client received.
+type notes struct {
+	tools, prompts, resources atomic.Int32
+	any                       chan struct{} // a token per notification
+}
+
+// connect connects a go-sdk client over streamable HTTP; it is closed when the test ends.
+func connect(t *testing.T, url string, hc *http.Client) (*mcp.ClientSession, *notes) {
+	t.Helper()
+	n := &notes{any: make(chan struct{}, 100)}
+	bump := func(c *atomic.Int32) { c.Add(1); n.any <- struct{}{} }
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { bump(&n.tools) },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { bump(&n.prompts) },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { bump(&n.resources) },
+	})
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url, HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, n
+}
+
+// call calls a tool and returns its text.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args any) string {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("call %s: %v", name, err)
+	}
+	if res.IsError || len(res.Content) != 1 {
+		t.Fatalf("call %s: %+v", name, res)
+	}
+	return res.Content[0].(*mcp.TextContent).Text
+}
+
+// waitFor polls cond for up to 20 s (a liveness bound, not a timing claim).
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// post sends one raw JSON-RPC POST (sid may be empty) with the headers a streamable client
+// sends, and returns the status, the headers and the JSON-RPC messages of the response (an
+// SSE stream's data lines, or a JSON body).
+func post(t *testing.T, url, sid, body string, header map[string]string) (int, http.Header, []map[string]any) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if sid != "" {
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var msgs []map[string]any
+	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<20)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var m map[string]any
+				if err := json.Unmarshal([]byte(data), &m); err == nil {
+					msgs = append(msgs, m)
+				}
+			}
+		}
+	} else {
+		var buf bytes.Buffer
+		_, _ = buf.ReadFrom(resp.Body)
+		var m map[string]any
+		if json.Unmarshal(buf.Bytes(), &m) == nil {
+			msgs = append(msgs, m)
+		}
+	}
+	return resp.StatusCode, resp.Header, msgs
+}
+
+const initBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}`
+
+// rpcError returns the error object of the first message, or nil.
+func rpcError(msgs []map[string]any) map[string]any {
+	if len(msgs) == 0 {
+		return nil
+	}
+	e, _ := msgs[0]["error"].(map[string]any)
+	return e
+}

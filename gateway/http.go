@@ -1,0 +1,262 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// sessionHeader is the streamable HTTP transport's session header.
+const sessionHeader = "Mcp-Session-Id"
+
+// codeServerError is the JSON-RPC code of a request the server cannot take now (the session
+// cap, a gateway shutting down): in the implementation-defined range -32000 to -32099.
+const codeServerError = -32000
+
+// pendingKey carries the session opened for an initialize request to getServer.
+type pendingKey struct{}
+
+// Handler returns the streamable HTTP handler of the gateway (mount it at /mcp). Every
+// request passes the checks first — Origin (a browser page of a foreign origin gets 403),
+// bearer token when Options.Token is set (401), body size (413) — and a POST without a
+// session opens one only when it carries initialize.
+func (g *Gateway) Handler() http.Handler {
+	opts := &mcp.StreamableHTTPOptions{
+		Logger:              g.opts.Logger,
+		MaxRequestBodyBytes: g.opts.MaxBodyBytes,
+	}
+	if g.opts.IdleTimeout > 0 {
+		opts.SessionTimeout = g.opts.IdleTimeout
+	}
+	sdk := mcp.NewStreamableHTTPHandler(g.serverFor, opts)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if o := r.Header.Get("Origin"); !g.originAllowed(o) {
+			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
+			return
+		}
+		if !g.authorized(r) {
+			w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
+			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+			return
+		}
+		if r.Method != http.MethodPost {
+			sdk.ServeHTTP(w, r)
+			return
+		}
+		// The body is read here, capped, so that an oversized one gets a JSON-RPC error
+		// whatever the request, and an initialize can be told from anything else.
+		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			if errors.As(err, &tooBig) {
+				writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
+					fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit))
+				return
+			}
+			http.Error(w, "Bad Request: "+err.Error(), http.StatusBadRequest)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if sid := r.Header.Get(sessionHeader); sid != "" {
+			// The go-sdk answers malformed JSON and unknown methods with plain text; a
+			// JSON-RPC client needs a JSON-RPC error. A session it does not know is
+			// left to the go-sdk (404).
+			if g.lookup(sid) != nil {
+				if id, code, msg := checkMessage(body); code != 0 {
+					status := http.StatusOK // a well-formed request with an error answer
+					if code == jsonrpc.CodeParseError {
+						status = http.StatusBadRequest
+					}
+					writeRPCError(w, status, id, code, msg)
+					return
+				}
+			}
+			sdk.ServeHTTP(w, r)
+			return
+		}
+		g.serveNew(w, r, body, sdk)
+	})
+}
+
+// serveNew handles a POST without a session: an initialize opens a session, anything else
+// is refused, since it would only create a session that ends with the request.
+func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, body []byte, sdk http.Handler) {
+	id, isInit, err := initializeIn(body)
+	if err != nil {
+		writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: "+err.Error())
+		return
+	}
+	if !isInit {
+		writeRPCError(w, http.StatusBadRequest, id, jsonrpc.CodeInvalidRequest,
+			"no "+sessionHeader+" header: a session starts with initialize")
+		return
+	}
+	s, err := g.open(r.Context(), rand.Text())
+	if err != nil {
+		status, code := http.StatusInternalServerError, int64(jsonrpc.CodeInternalError)
+		switch {
+		case errors.Is(err, ErrClosed):
+			status, code = http.StatusServiceUnavailable, codeServerError
+		case errors.Is(err, ErrTooManySessions):
+			// A JSON-RPC error answer, not 503: clients treat 503 as transient and retry
+			// without showing why; this says what the cap is.
+			status, code = http.StatusOK, codeServerError
+		}
+		g.log.Warn("session refused", "err", err)
+		writeRPCError(w, status, id, code, err.Error())
+		return
+	}
+	sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), pendingKey{}, s)))
+	if !s.bound() {
+		s.end() // initialize failed: the go-sdk dropped the session
+	}
+}
+
+// serverFor is the go-sdk's getServer: the server of the session the request names, or of
+// the session opened for it.
+func (g *Gateway) serverFor(r *http.Request) *mcp.Server {
+	if s, ok := r.Context().Value(pendingKey{}).(*session); ok {
+		return s.server
+	}
+	if s := g.lookup(r.Header.Get(sessionHeader)); s != nil {
+		return s.server
+	}
+	return nil
+}
+
+// methods are the client-to-server requests a session's server answers (the go-sdk's
+// table, which it does not export).
+var methods = map[string]bool{
+	"initialize": true, "ping": true, "server/discover": true, "completion/complete": true,
+	"tools/list": true, "tools/call": true, "prompts/list": true, "prompts/get": true,
+	"resources/list": true, "resources/templates/list": true, "resources/read": true,
+	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
+	"logging/setLevel": true,
+}
+
+// checkMessage finds what the go-sdk would refuse in plain text: a body that is not JSON
+// (code -32700) and a request (with an id) of an unknown method (-32601). code is 0 for
+// anything else, batches and notifications included, which the go-sdk handles.
+func checkMessage(body []byte) (id jsonrpc.ID, code int64, msg string) {
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if !json.Valid(trimmed) {
+			return id, jsonrpc.CodeParseError, "parse error: the body is not valid JSON"
+		}
+		return id, 0, ""
+	}
+	var m struct {
+		ID     any    `json:"id"`
+		Method string `json:"method"`
+	}
+	if err := json.Unmarshal(trimmed, &m); err != nil {
+		return id, jsonrpc.CodeParseError, "parse error: " + err.Error()
+	}
+	if m.ID == nil || m.Method == "" || methods[m.Method] {
+		return id, 0, ""
+	}
+	id, err := jsonrpc.MakeID(m.ID)
+	if err != nil {
+		return id, jsonrpc.CodeInvalidRequest, "invalid request id"
+	}
+	return id, jsonrpc.CodeMethodNotFound, "method not found: " + m.Method
+}
+
+// initializeIn reports whether body (one JSON-RPC message or a batch) holds an initialize
+// request, and the id of its first request. A body that is not JSON is an error.
+func initializeIn(body []byte) (jsonrpc.ID, bool, error) {
+	type msg struct {
+		ID     any    `json:"id"`
+		Method string `json:"method"`
+	}
+	var msgs []msg
+	trimmed := bytes.TrimSpace(body)
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if err := json.Unmarshal(trimmed, &msgs); err != nil {
+			return jsonrpc.ID{}, false, err
+		}
+	} else {
+		var m msg
+		if err := json.Unmarshal(trimmed, &m); err != nil {
+			return jsonrpc.ID{}, false, err
+		}
+		msgs = []msg{m}
+	}
+	var id jsonrpc.ID
+	isInit := false
+	for i, m := range msgs {
+		if i == 0 {
+			id, _ = jsonrpc.MakeID(m.ID)
+		}
+		if m.Method == "initialize" {
+			isInit = true
+			id, _ = jsonrpc.MakeID(m.ID)
+		}
+	}
+	return id, isInit, nil
+}
+
+// writeRPCError answers with a JSON-RPC error: the go-sdk client reads it as the error of
+// its call, where a plain-text body would only say the HTTP status.
+func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
+	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
+	if err != nil {
+		http.Error(w, msg, status)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
+
+// originAllowed applies the MCP transport's rule against DNS rebinding: a request from a
+// browser page carries Origin, and only loopback origins (any scheme and port) and those
+// configured in Options.AllowedOrigins may reach the server. No Origin (a non-browser
+// client) is fine.
+func (g *Gateway) originAllowed(origin string) bool {
+	if origin == "" {
+		return true
+	}
+	for _, o := range g.opts.AllowedOrigins {
+		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
+			return true
+		}
+	}
+	u, err := url.Parse(origin)
+	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
+		return false // "null" (a sandboxed or file: page) included
+	}
+	host := u.Hostname()
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// authorized checks the bearer token, in constant time: both sides are hashed first, so
+// neither the token's bytes nor its length leak through timing.
+func (g *Gateway) authorized(r *http.Request) bool {
+	if g.opts.Token == "" {
+		return true
+	}
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok {
+		return false
+	}
+	got, want := sha256.Sum256([]byte(tok)), sha256.Sum256([]byte(g.opts.Token))
+	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
+}

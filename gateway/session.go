@@ -1,0 +1,206 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/view"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// session is one MCP client session: its scope, its own mcp.Server (an mcp.Server sends
+// list_changed to all of its sessions, so each client needs its own to see its own view) and
+// what that server holds. A later forwarding layer (progress, logging, sampling) wraps it.
+type session struct {
+	g      *Gateway
+	id     string
+	scope  ext.Scope
+	server *mcp.Server
+	view   atomic.Pointer[view.View] // what handlers route through; replaced by apply
+
+	cancel    context.CancelFunc // stops watch
+	watchDone chan struct{}      // closed when watch has returned (nil: never started)
+	ended     chan struct{}      // closed when end has finished
+	endOnce   sync.Once
+
+	mu      sync.Mutex
+	ss      *mcp.ServerSession // bound at initialize; nil before
+	closing bool
+
+	applyMu sync.Mutex // one apply at a time; guards the sets below
+	held    struct {
+		tools, prompts, resources, templates map[string]string // key → fingerprint
+	}
+}
+
+// open admits a session of id: OpenSession for it, its change stream, its view, and a
+// server holding that view. The server is filled before any client connects to it, so the
+// client's first listings see everything and no list_changed is sent for the initial set.
+func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
+	scope := g.opts.Scope
+	scope.SessionID = id
+	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{})}
+	if err := g.reserve(s); err != nil {
+		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
+	}
+	defer func() {
+		if err != nil {
+			s.end()
+		}
+	}()
+	if f := g.opts.OpenSession; f != nil {
+		if err := f(ctx, id); err != nil {
+			return nil, fmt.Errorf("gateway: open session %s: %w", id, err)
+		}
+	}
+	// Subscribed before the first compile, so that no change between the two is missed.
+	wctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	events := g.reg.Changes(wctx, scope)
+	v, err := g.cache.Get(ctx, scope)
+	if err != nil {
+		cancel()
+		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
+	}
+	for _, p := range v.Problems {
+		g.log.Warn("left out of the view", "session", id, "problem", p.String())
+	}
+	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
+		Instructions: v.Instructions.Static,
+		GetSessionID: func() string { return id },
+		// Declared whatever the first view holds: a prompt or resource may appear later,
+		// and a client only listens for list_changed of what was declared.
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		},
+		CompletionHandler: s.complete,
+	})
+	s.server.AddReceivingMiddleware(s.initialized)
+	s.apply(v)
+	s.watchDone = make(chan struct{})
+	g.wg.Add(1)
+	go s.watch(wctx, events)
+	g.log.Debug("session opened", "session", id, "scope", scope.String())
+	return s, nil
+}
+
+// initialized binds the session to its go-sdk ServerSession once initialize succeeded.
+func (s *session) initialized(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method == "initialize" && err == nil {
+			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
+				s.bind(ss)
+			}
+		}
+		return res, err
+	}
+}
+
+// bind records ss as the session's connection and ends the session when ss ends (DELETE,
+// idle timeout, the transport closed). It is idempotent.
+func (s *session) bind(ss *mcp.ServerSession) {
+	s.mu.Lock()
+	if s.ss != nil {
+		s.mu.Unlock()
+		return
+	}
+	s.ss = ss
+	closing := s.closing
+	s.mu.Unlock()
+	s.g.wg.Add(1)
+	go func() {
+		defer s.g.wg.Done()
+		_ = ss.Wait()
+		s.end()
+	}()
+	if closing {
+		_ = ss.Close()
+	}
+}
+
+// bound reports whether a client connection was bound.
+func (s *session) bound() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ss != nil
+}
+
+// close ends the session from the server's side: its connection is closed, which ends it.
+func (s *session) close() {
+	s.mu.Lock()
+	s.closing = true
+	ss := s.ss
+	s.mu.Unlock()
+	if ss != nil {
+		_ = ss.Close()
+		return
+	}
+	s.end()
+}
+
+// end releases everything of the session once: the change stream, the host's session
+// (CloseSession), the registry's scope of the session, and its cached views.
+func (s *session) end() {
+	s.endOnce.Do(func() {
+		if s.cancel != nil {
+			s.cancel()
+		}
+		if s.watchDone != nil {
+			<-s.watchDone // so it cannot put a view of the dead scope back in the cache
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), s.g.opts.CloseTimeout)
+		defer cancel()
+		var err error
+		if f := s.g.opts.CloseSession; f != nil {
+			err = f(ctx, s.id)
+		}
+		if e := s.g.reg.CloseScope(ctx, ext.Scope{PoolID: s.scope.PoolID, SessionID: s.id}); e != nil && !errors.Is(e, ext.ErrClosed) {
+			err = errors.Join(err, e)
+		}
+		s.g.cache.ForgetSession(s.id)
+		s.g.forget(s)
+		if err != nil {
+			s.g.log.Error("session ended with errors", "session", s.id, "err", err)
+		} else {
+			s.g.log.Debug("session ended", "session", s.id)
+		}
+		close(s.ended)
+		s.g.wg.Done()
+	})
+}
+
+// watch applies the scope's changes to the server until the stream ends (the session's end,
+// or the registry's). Events that arrive together are applied as one.
+func (s *session) watch(ctx context.Context, events <-chan ext.ChangeEvent) {
+	defer s.g.wg.Done()
+	defer close(s.watchDone)
+	for range events {
+	drain:
+		for {
+			select {
+			case _, ok := <-events:
+				if !ok {
+					return
+				}
+			default:
+				break drain
+			}
+		}
+		v, err := s.g.cache.Get(ctx, s.scope)
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			s.g.log.Error("view not updated", "session", s.id, "err", err)
+			continue
+		}
+		s.apply(v)
+	}
+}
