@@ -59,6 +59,15 @@ func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
 	if err := register(ss, localOrigin); err != nil {
 		return err
 	}
+	if p := h.Project; p.Trusted() {
+		// The project's skills' servers, each checked against what the user trusted when it
+		// is built: a hot reload that adds or changes one does not start it.
+		ps := &sessionSkills{pool: h.Pool, partition: partition, forget: func() { h.forgetPartition(sessionID, partition) }}
+		ps.Servers = p.Skills.NewServers(projectSkillServers, h.projectServerFactory(p, ps, partition))
+		if err := register(ps, projectOrigin(p)); err != nil {
+			return err
+		}
+	}
 	for _, name := range h.sessionServers {
 		c, err := h.newServer(name, h.Config.MCPServers[name], partition)
 		if err != nil {
