@@ -165,4 +165,3 @@ func registrationOrigin(h *Host, name string) ext.Origin {
 	}
 	return ext.Origin{}
 }
-
