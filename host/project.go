@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"slices"
 	"time"
 
@@ -73,7 +74,7 @@ func (p *Project) Summary() string {
 		parts = append(parts, plural(n, "command file"))
 	}
 	if p.Config != nil {
-		parts = append(parts, fmt.Sprintf("%s (%s)", p.Config.Path, plural(len(p.Config.MCPServers), "server")))
+		parts = append(parts, fmt.Sprintf("%s (%s)", filepath.Base(p.Config.Path), plural(len(p.Config.MCPServers), "server")))
 	}
 	return joinList(parts)
 }

@@ -34,6 +34,9 @@ type options struct {
 	skillsDirs []string
 	// noDefaultRoots is --no-default-roots: ignore project and user skill roots.
 	noDefaultRoots bool
+	// trustProject is --trust-project: use the working directory's project for this run as
+	// if trusted, without recording it.
+	trustProject bool
 	// verbose is --verbose: every failure with its whole error chain, and the libraries' logs
 	// (debug and up) on stderr. Without it a failure is one line and only library errors log.
 	verbose bool
@@ -62,6 +65,7 @@ func newRootCmd() *cobra.Command {
 	pf.StringVar(&opts.configFile, "config", "", "YAML config file")
 	pf.StringArrayVar(&opts.skillsDirs, "skills-dir", nil, "skill root, highest precedence (repeatable)")
 	pf.BoolVar(&opts.noDefaultRoots, "no-default-roots", false, "ignore the project and user skill roots")
+	pf.BoolVar(&opts.trustProject, "trust-project", false, "use the project's skills, commands and agentpool.yaml for this run without recording trust")
 	pf.BoolVarP(&opts.verbose, "verbose", "v", false, "report failures with their whole error chain, and log what the libraries log")
 	root.AddCommand(
 		newVersionCmd(),
@@ -73,6 +77,8 @@ func newRootCmd() *cobra.Command {
 		newResourcesCmd(opts),
 		newReadCmd(opts),
 		newWatchCmd(opts),
+		newTrustCmd(opts),
+		newUntrustCmd(opts),
 	)
 	return root
 }

@@ -34,6 +34,8 @@ type skillJSON struct {
 	UserInvocable bool              `json:"userInvocable"`
 	AlwaysActive  bool              `json:"alwaysActive,omitempty"`
 	Servers       []string          `json:"servers,omitempty"`
+	// Untrusted marks a skill of a project the user has not trusted: shown, in no view.
+	Untrusted bool `json:"untrusted,omitempty"`
 }
 
 func newSkillsListCmd(opts *options) *cobra.Command {
@@ -61,6 +63,18 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 			}
 			list = append(list, j)
 		}
+		if p := h.Project; p != nil && !p.Trusted() {
+			for _, s := range p.Skills.Skills() {
+				j := skillJSON{Name: s.Name, Description: s.Description, URI: s.URI(), Capability: p.Skills.Name(),
+					Origin: ext.Origin{Kind: ext.OriginProject, Location: p.Dir}, Path: s.Path, Root: s.Root,
+					License: s.License, Compatibility: s.Compatibility, AllowedTools: s.AllowedTools, Metadata: s.Metadata,
+					UserInvocable: s.UserInvocable, AlwaysActive: s.AlwaysActive, Untrusted: true}
+				for _, d := range s.Servers {
+					j.Servers = append(j.Servers, d.Name)
+				}
+				list = append(list, j)
+			}
+		}
 		diags := h.Skills.Diagnostics()
 		if diags == nil {
 			diags = []skill.Diagnostic{}
@@ -68,7 +82,11 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 		err := out.print(cmd, map[string]any{"skills": list, "diagnostics": diags, "collisions": kindOf(v.Collisions, "skill"), "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "NAME\tDESCRIPTION\tPATH")
 			for _, s := range list {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", cell(s.Name), cell(oneLine(s.Description, 70)), cell(s.Path))
+				mark := ""
+				if s.Untrusted {
+					mark = "\tuntrusted"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s%s\n", cell(s.Name), cell(oneLine(s.Description, 70)), cell(s.Path), mark)
 			}
 		})
 		if err != nil || out.json {
