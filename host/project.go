@@ -46,6 +46,9 @@ type Project struct {
 	Commands *command.FileSource
 	// Config is the project's agentpool.yaml, nil when it has none.
 	Config *config.Config
+	// StoreErr is why the trust store could not be read (trust.ErrCorrupt naming the file):
+	// the project is then untrusted, unless Options.TrustProject.
+	StoreErr error
 
 	allowed map[string]bool // digests of the declarations that may start
 }
@@ -168,10 +171,9 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 	p.Decls = projectDecls(p.Skills, opts.Config)
 	var record *trust.Record
 	if opts.Store != nil {
-		if record, err = opts.Store.Lookup(dir); err != nil {
-			_ = p.Close(context.Background())
-			return nil, err
-		}
+		// A store that cannot be read trusts nothing; the project is still shown, and the
+		// error is kept for the caller to say (every run would otherwise fail in any project).
+		record, p.StoreErr = opts.Store.Lookup(dir)
 	}
 	p.Verdict = record.Verdict(p.Decls)
 	p.allowed = map[string]bool{}

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -164,4 +165,42 @@ func registrationOrigin(h *Host, name string) ext.Origin {
 		}
 	}
 	return ext.Origin{}
+}
+
+// A trust store that does not parse trusts nothing: the project is untrusted, the error names
+// the file; --trust-project still works.
+func TestProjectCorruptStore(t *testing.T) {
+	project := t.TempDir()
+	writeFile(t, filepath.Join(project, ".agents/skills/plain/SKILL.md"), "---\nname: plain\ndescription: No server.\n---\nBody.\n")
+	path := filepath.Join(t.TempDir(), "trust.json")
+	writeFile(t, path, "{garbage")
+	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: t.TempDir(), Trust: trust.NewStore(path)}
+	h := buildHost(t, "", "{}", opts)
+	if h.Project.Trusted() || !errors.Is(h.Project.StoreErr, trust.ErrCorrupt) || !strings.Contains(h.Project.StoreErr.Error(), path) {
+		t.Fatalf("corrupt store: trusted %v, error %v; want untrusted and ErrCorrupt naming %s", h.Project.Trusted(), h.Project.StoreErr, path)
+	}
+	opts.TrustProject = true
+	if h := buildHost(t, "", "{}", opts); !h.Project.Trusted() {
+		t.Errorf("--trust-project with a corrupt store: untrusted")
+	}
+}
+
+// The home directory is no project: its folders are the user's own, registered once, local.
+func TestProjectIsHome(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, ".agents/skills/mine/SKILL.md"), "---\nname: mine\ndescription: Mine.\n---\nBody.\n")
+	link := filepath.Join(t.TempDir(), "home-link")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: link, HomeDir: home})
+	if h.Project != nil {
+		t.Fatalf("the home directory (through a link) is a project: %+v", h.Project)
+	}
+	if s := h.Skills.Skills(); len(s) != 1 || s[0].Name != "mine" {
+		t.Errorf("user skills %v, want mine once", s)
+	}
+	if o := registrationOrigin(h, "skills"); o.Kind != ext.OriginLocal {
+		t.Errorf("skills origin %v, want local", o)
+	}
 }

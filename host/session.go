@@ -14,7 +14,9 @@ import (
 // stateful: every session-scoped server (its own process, its own state) and, as one
 // capability named "skill-servers" (a skill.Servers), the MCP servers the skills declare,
 // listed as "<skill>__<tool>" and started when first listed. The skills themselves (catalogue,
-// load_skill, commands) stay the pool's skill manager, shared by every session. Close the
+// load_skill, commands) stay the pool's skill manager, shared by every session. A trusted
+// project's skills get their own, "project-skill-servers", whose factory refuses a server the
+// user did not trust (see the package doc, "Trust"). Close the
 // session with CloseSession (or Registry.CloseScope): its processes end then, not after the
 // pool's idle timeout.
 //

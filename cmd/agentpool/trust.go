@@ -172,6 +172,9 @@ func redactURL(u string) string {
 // reportUntrusted says, once, on w, that the project's sources were skipped and how to use
 // them; it says nothing when there is no project, it is trusted, or it holds nothing.
 func reportUntrusted(w io.Writer, p *host.Project) {
+	if p != nil && p.StoreErr != nil {
+		fmt.Fprintf(w, "agentpool: %v\n", p.StoreErr)
+	}
 	if p == nil || p.Trusted() || p.Empty() {
 		return
 	}

@@ -258,3 +258,48 @@ func TestProjectTrustAcceptance(t *testing.T) {
 }
 
 func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
+
+// The user's own config ($XDG_CONFIG_HOME/agentpool/agentpool.yaml) is used while the project
+// is untrusted, and replaced by the project's agentpool.yaml once it is trusted; a user skill
+// and a project skill of one name: the user's wins (a clone cannot shadow your own skill).
+func TestUserConfigAndPrecedence(t *testing.T) {
+	r := newTrustRepo(t)
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"),
+		"mcp_servers:\n  mine:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n")
+	writeFile(t, filepath.Join(r.home, ".agents/skills/front/SKILL.md"), "---\nname: front\ndescription: The user's own front.\n---\nMine.\n")
+
+	stdout, stderr, _ := r.run(t, "tools", "list")
+	if !strings.Contains(stdout, "mine__t") || strings.Contains(stdout, "cfgsrv") {
+		t.Errorf("untrusted: tools list %s\nstderr %s; want the user's config's server only", stdout, stderr)
+	}
+	if _, _, code := r.run(t, "trust"); code != 0 {
+		t.Fatal("trust failed")
+	}
+	stdout, stderr, _ = r.run(t, "tools", "list")
+	if strings.Contains(stdout, "mine__t") || !strings.Contains(stdout, "cfgsrv__echo") {
+		t.Errorf("trusted: tools list %s\nstderr %s; want the project's config in place of the user's", stdout, stderr)
+	}
+	r.created()
+	stdout, _, _ = r.run(t, "compile", "--json")
+	var v struct {
+		Skills []struct {
+			Name, Description, Capability string
+		} `json:"skills"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, s := range v.Skills {
+		if s.Name == "front" {
+			found = true
+			if s.Capability != "skills" || s.Description != "The user's own front." {
+				t.Errorf("skill front comes from %s (%q), want the user's", s.Capability, s.Description)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("no skill front in the view: %s", stdout)
+	}
+	r.created()
+}
