@@ -46,15 +46,23 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 	}
 	out := addOutputFlags(cmd)
 	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, h *host.Host, v *view.View) error {
+		// The skill managers' own details, by capability and URI: the user's, and the
+		// project's when it is trusted (and so in the view).
 		local := map[string]*skill.Skill{}
-		for _, s := range h.Skills.Skills() {
-			local[s.URI()] = s
+		managers := []*skill.Manager{h.Skills}
+		if h.Project.Trusted() {
+			managers = append(managers, h.Project.Skills)
+		}
+		for _, m := range managers {
+			for _, s := range m.Skills() {
+				local[m.Name()+" "+s.URI()] = s
+			}
 		}
 		list := make([]skillJSON, 0, len(v.Skills))
 		for _, e := range v.Skills {
 			j := skillJSON{Name: e.Name, Description: e.Description, URI: e.URI, Capability: e.Capability,
 				Origin: e.Source, Path: e.SkillEntry.Origin, UserInvocable: true}
-			if s := local[e.URI]; s != nil && e.Capability == h.Skills.Name() {
+			if s := local[e.Capability+" "+e.URI]; s != nil {
 				j.Path, j.Root, j.License, j.Compatibility = s.Path, s.Root, s.License, s.Compatibility
 				j.AllowedTools, j.Metadata, j.UserInvocable, j.AlwaysActive = s.AllowedTools, s.Metadata, s.UserInvocable, s.AlwaysActive
 				for _, d := range s.Servers {

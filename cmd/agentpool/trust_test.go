@@ -190,6 +190,10 @@ func (r *trustRepo) trustedRuns(t *testing.T, args ...string) {
 		t.Errorf("tools call front__echo: exit %d, stdout %s", code, stdout)
 	}
 	r.created()
+	if stdout, _, _ := r.run(t, append(args, "skills", "list", "--json")...); strings.Contains(stdout, `"untrusted"`) ||
+		!strings.Contains(stdout, filepath.Join(".claude/skills/jsonskill/SKILL.md")) {
+		t.Errorf("trusted skills list --json: want the project's skills with their paths, none untrusted:\n%s", stdout)
+	}
 	skills, commands := r.projectView(t, args...)
 	if !slices.Contains(skills, "front") || !slices.Contains(skills, "jsonskill") || !slices.Contains(commands, "projcmd") {
 		t.Errorf("trusted project not in the view: skills %v, commands %v", skills, commands)
