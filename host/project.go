@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentpool/agentpool/command"
@@ -79,25 +80,15 @@ func (p *Project) Summary() string {
 	if p.Config != nil {
 		parts = append(parts, fmt.Sprintf("%s (%s)", filepath.Base(p.Config.Path), plural(len(p.Config.MCPServers), "server")))
 	}
-	return joinList(parts)
+	return strings.Join(parts, ", ")
 }
 
+// plural is "1 skill" or "n skills".
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
 	return fmt.Sprintf("%d %ss", n, what)
-}
-
-func joinList(parts []string) string {
-	s := ""
-	for i, p := range parts {
-		if i > 0 {
-			s += ", "
-		}
-		s += p
-	}
-	return s
 }
 
 // Close closes the project's sources. It is idempotent.
