@@ -29,10 +29,10 @@ const module = "github.com/agentpool/agentpool"
 // test fails; only non-test imports are checked.
 var allowedImports = map[string][]string{
 	// The CLI: thin commands over the host, the server, agents and views (and anything below).
-	"cmd/agentpool": {"host", "gateway", "agent", "view", "config", "examples"},
+	"cmd/agentpool": {"host", "gateway", "agent", "view", "config", "examples", "trust"},
 
 	// The composition root at run time; nobody below imports it.
-	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext"},
+	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust"},
 
 	// Consumers of views: never host, config or a capability package.
 	"gateway": {"view", "ext"},
@@ -57,6 +57,7 @@ var allowedImports = map[string][]string{
 	"fswatch":     nil,
 	"frontmatter": nil,
 	"cmdline":     nil,
+	"trust":       nil, // the user's trust decisions: the standard library only
 
 	// Bundled content and test helpers, as they are today.
 	"examples":                            nil,

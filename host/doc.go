@@ -33,11 +33,47 @@
 //
 // # Decisions taken where the RFC and DESIGN.md are silent
 //
-//   - Origins are explicit at registration: the skill manager and the command files are
-//     registered as ext.OriginLocal; MCP servers say their own (remote, mcp://<name>). Today
-//     every skill and command root is local, the project's .agents and .claude folders
-//     included: the project-versus-user split (OriginProject, untrusted until the user trusts
-//     the project) comes with trust, in a later issue.
+//   - Origins are explicit at registration: the user's skill manager ("skills") and command
+//     files ("commands") are ext.OriginLocal — the command line's roots, the user's config's
+//     skills.dirs and commands.dirs, ~/.agents/skills, ~/.claude/skills, ~/.claude/commands,
+//     ~/.agents/commands; a project's ("project-skills", "project-commands": .agents/skills,
+//     .claude/skills, .claude/commands, .agents/commands under Options.ProjectDir, and the dirs
+//     its own agentpool.yaml names) are ext.OriginProject with the project's real path; MCP
+//     servers say their own (remote, mcp://<name>).
+//
+// # Trust (DESIGN.md "Trust")
+//
+//   - A project's sources are always built (discovered, scanned once), so that Host.Project
+//     can show them, but registered — in any view, their servers startable — only when the
+//     project is trusted: recorded in Options.Trust (package trust) with every server it now
+//     declares, or Options.TrustProject for one host. Untrusted, nothing they declare is
+//     started or connected, and their skills and commands are in no view, load_skill and
+//     skill:// included. They are watched only when trusted.
+//   - What is fingerprinted (InspectProject, shared by Build and `agentpool trust`): each
+//     server of each project skill (frontmatter mcp-servers and mcp.json, as
+//     "<skill>.<server>" declared in its file) and each mcp_servers entry of the project's
+//     agentpool.yaml.
+//   - A trusted project's skills' servers are built per session ("project-skill-servers", the
+//     name reserved like "skill-servers") by a factory that first checks the declaration's
+//     digest against what was trusted: a hot reload that adds or changes a server in a
+//     trusted project refuses it with ErrNotTrusted (a diagnostic of that capability) and
+//     starts nothing, until the user trusts the project again.
+//   - The project's agentpool.yaml (Options.ProjectConfig) replaces Build's config when the
+//     project is trusted — its skills.dirs and commands.dirs are then the project's roots,
+//     not the user's — and is otherwise only parsed and fingerprinted: the user's config is
+//     used instead. A config named explicitly is the user's own (the CLI passes no
+//     ProjectConfig then).
+//   - A user skill and a project skill of one name: the user's wins (ext.Origin.Rank, as
+//     package view applies it, the collision reported); a cloned repository cannot shadow
+//     your own skill or command. Claude Code orders personal over project skills the same way.
+//   - The home directory is no project: a ProjectDir whose real path is HomeDir's has its
+//     conventional folders scanned once, as the user's.
+//   - A trust store that cannot be read (trust.ErrCorrupt) trusts nothing: the project is
+//     untrusted and Project.StoreErr says why, naming the file; Build does not fail, so a
+//     broken store does not stop every command in every project.
+//   - The names "project-skills", "project-commands" and "project-skill-servers" are
+//     reserved whether or not the project is trusted, so trusting it never makes a
+//     configured name clash.
 //   - Tool names follow the one rule, ext.ToolName(namespace, tool) = "<namespace>__<tool>":
 //     a configured MCP server without a prefix key gets Prefix "<server>__", so the Cap itself
 //     lists its tools namespaced and nobody above adds the namespace again; prefix: "" means

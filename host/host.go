@@ -14,6 +14,7 @@ import (
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/skill"
+	"github.com/agentpool/agentpool/trust"
 )
 
 // Options are the inputs to Build that do not come from the file: command-line roots and
@@ -23,8 +24,17 @@ type Options struct {
 	SkillDirs []string
 	// DefaultRoots adds the project and user skill and command roots (.agents/…, .claude/…).
 	DefaultRoots bool
-	// ProjectDir and HomeDir locate the default roots.
+	// ProjectDir and HomeDir locate the default roots. ProjectDir is the project (the working
+	// directory): its folders and ProjectConfig are used only when it is trusted (see Project).
 	ProjectDir, HomeDir string
+	// ProjectConfig is the project's own agentpool.yaml, found in ProjectDir without being
+	// named on the command line, parsed; nil when there is none. When the project is trusted
+	// it replaces Build's config; otherwise it is only inspected (its servers fingerprinted).
+	ProjectConfig *config.Config
+	// Trust holds the user's trust decisions; nil means none is recorded.
+	Trust *trust.Store
+	// TrustProject trusts the project for this host without recording it (--trust-project).
+	TrustProject bool
 	// Watch turns hot reload on for skills and commands (the config's skills.watch can turn it off).
 	Watch bool
 	// Logger receives lifecycle messages; nil discards them.
@@ -49,19 +59,24 @@ type Host struct {
 	Registry *ext.Registry
 	// Pool is the connection pool every MCP server leases its client from.
 	Pool *connpool.Pool
-	// Skills is the skill manager (registered at pool scope as "skills").
+	// Skills is the user's skill manager (registered at pool scope as "skills").
 	Skills *skill.Manager
-	// Commands is the command-file source (registered at pool scope as "commands").
+	// Commands is the user's command-file source (registered at pool scope as "commands").
 	Commands *command.FileSource
+	// Project is the working directory's own sources, built whether or not it is trusted and
+	// registered ("project-skills", "project-commands") only when it is; nil when there is no
+	// project (no ProjectDir, or it is the home directory).
+	Project *Project
 	// Servers are the pool-scoped MCP servers, in name order.
 	Servers []*mcpcap.Cap
 
-	opts           Options
-	sessionServers []string      // names of session-scoped servers, built per session
-	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
-	sessMu         sync.Mutex
-	partitions     map[string][]string // by session id: the pool partitions CloseSession ends
-	logger         *slog.Logger
+	opts            Options
+	configIsProject bool          // Config is the trusted project's agentpool.yaml
+	sessionServers  []string      // names of session-scoped servers, built per session
+	sessionSeq      atomic.Uint64 // numbers each OpenSession's pool partition
+	sessMu          sync.Mutex
+	partitions      map[string][]string // by session id: the pool partitions CloseSession ends
+	logger          *slog.Logger
 }
 
 // kind builds one extension kind's section of the config: the capabilities it declares at
@@ -120,6 +135,9 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	})
 	reg.OnClose(pool.Close)
 	h := &Host{Config: cfg, Registry: reg, Pool: pool, opts: opts, logger: logger}
+	if err := h.inspectProject(); err != nil {
+		return nil, h.abort(ctx, nil, err)
+	}
 
 	var parts []part
 	for _, k := range kinds {
@@ -140,6 +158,43 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	return h, nil
 }
 
+// inspectProject discovers the project (Options.ProjectDir) and checks it against the user's
+// trust decisions. A trusted project's config, if it has one, replaces the host's; an
+// untrusted project's sources stay built, for inspection, but are registered nowhere.
+func (h *Host) inspectProject() error {
+	po := ProjectOptions{Dir: h.opts.ProjectDir, HomeDir: h.opts.HomeDir, DefaultRoots: h.opts.DefaultRoots,
+		Config: h.opts.ProjectConfig, Store: h.opts.Trust, Trust: h.opts.TrustProject, Logger: h.logger}
+	if pc := h.opts.ProjectConfig; pc != nil {
+		// Parsed and validated like any config, but built from only when trusted.
+		if err := pc.Validate(); err != nil {
+			return fmt.Errorf("config: %w", err)
+		}
+	}
+	p, err := InspectProject(po)
+	if err != nil || p == nil {
+		return err
+	}
+	if p.Trusted() && p.Config != nil {
+		h.Config, h.configIsProject = p.Config, true
+	}
+	if watch := h.Config.Skills.Watching(h.opts.Watch); p.Trusted() && watch {
+		// Watched only once trusted: an untrusted project's folders feed nothing. The second
+		// scan keeps the first's permissions, so a server added in between still asks.
+		allowed := p.allowed
+		_ = p.Close(context.Background())
+		po.Watch, po.Debounce, po.MaxFolders, po.Trust = true, h.Config.Skills.Debounce, h.Config.Skills.MaxFolders, true
+		if p, err = InspectProject(po); err != nil {
+			return err
+		}
+		p.allowed = allowed
+	}
+	h.Project = p
+	// Run before the pool closes (OnClose runs in reverse order); closing the registered
+	// sources again is harmless, Close being idempotent.
+	h.Registry.OnClose(p.Close)
+	return nil
+}
+
 // checkNames reports a capability name used twice: two capabilities of one name in a scope
 // would make one of them unreachable by name.
 func (h *Host) checkNames(parts []part) error {
@@ -158,8 +213,19 @@ func (h *Host) checkNames(parts []part) error {
 	for _, name := range h.sessionServers {
 		claim(name, "mcp_servers."+name)
 	}
-	if _, ok := owner[skillServers]; ok {
-		errs = append(errs, fmt.Errorf("%s: name %q is reserved for the skills' servers of each session", owner[skillServers], skillServers))
+	for _, reserved := range []string{skillServers, projectSkillServers} {
+		if key, ok := owner[reserved]; ok {
+			errs = append(errs, fmt.Errorf("%s: name %q is reserved for the skills' servers of each session", key, reserved))
+		}
+	}
+	if !h.Project.Trusted() {
+		// Reserved even while the project's sources are not registered: trusting the project
+		// must not make a configured name clash.
+		for _, reserved := range []string{projectSkills, projectCommands} {
+			if key, ok := owner[reserved]; ok {
+				errs = append(errs, fmt.Errorf("%s: name %q is reserved for the project's sources", key, reserved))
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

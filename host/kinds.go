@@ -11,21 +11,34 @@ import (
 	"github.com/agentpool/agentpool/skill"
 )
 
-// localOrigin is the origin of the skill manager and the command files: the user's own.
-// Project folders (.agents/skills under the working directory) are among their roots and
-// still local here; the project-versus-user split comes with trust, in a later issue.
+// localOrigin is the origin of the user's skill manager and command files: the user's own.
 var localOrigin = ext.WithOrigin(ext.Origin{Kind: ext.OriginLocal})
 
-// buildSkills builds the skill manager over the command line's roots, the config's and, with
-// Options.DefaultRoots, the project's and the user's.
+// projectOrigin is the origin of a trusted project's sources.
+func projectOrigin(p *Project) ext.RegisterOption {
+	return ext.WithOrigin(ext.Origin{Kind: ext.OriginProject, Location: p.Dir})
+}
+
+// userDirs returns the dirs of a config section when the config is the user's own; a trusted
+// project's config names folders of the project, which its own sources scan.
+func (h *Host) userDirs(dirs []string) []string {
+	if h.configIsProject {
+		return nil
+	}
+	return dirs
+}
+
+// buildSkills builds the user's skill manager over the command line's roots, the config's and,
+// with Options.DefaultRoots, the user's conventional ones; and, when the project is trusted,
+// adds the project's skill manager (built by inspectProject).
 func buildSkills(_ context.Context, h *Host) ([]part, error) {
 	cfg := h.Config.Skills
 	// The command line's and the config's roots are reported when missing; the conventional
 	// ones are not.
-	roots := append(slices.Clone(h.opts.SkillDirs), cfg.Dirs...)
+	roots := append(slices.Clone(h.opts.SkillDirs), h.userDirs(cfg.Dirs)...)
 	var defaults []string
 	if h.opts.DefaultRoots {
-		defaults = skill.DefaultRoots(h.opts.ProjectDir, h.opts.HomeDir)
+		defaults = skill.DefaultRoots("", h.opts.HomeDir)
 	}
 	m, err := skill.NewManager(&skill.Options{
 		Roots:        roots,
@@ -41,16 +54,20 @@ func buildSkills(_ context.Context, h *Host) ([]part, error) {
 		return nil, err
 	}
 	h.Skills = m
-	return []part{{key: "skills", cap: m, opts: []ext.RegisterOption{localOrigin}}}, nil
+	parts := []part{{key: "skills", cap: m, opts: []ext.RegisterOption{localOrigin}}}
+	if p := h.Project; p.Trusted() {
+		parts = append(parts, part{key: "project skills", cap: p.Skills, opts: []ext.RegisterOption{projectOrigin(p)}})
+	}
+	return parts, nil
 }
 
 // buildCommands builds the command-file source over the config's roots and the default ones.
 // Command files are watched as skills are (skills.watch, skills.debounce): one host follows
 // both, and a separate switch has not been asked for.
 func buildCommands(_ context.Context, h *Host) ([]part, error) {
-	roots := slices.Clone(h.Config.Commands.Dirs)
+	roots := slices.Clone(h.userDirs(h.Config.Commands.Dirs))
 	if h.opts.DefaultRoots {
-		roots = append(roots, command.DefaultRoots(h.opts.ProjectDir, h.opts.HomeDir)...)
+		roots = append(roots, command.DefaultRoots("", h.opts.HomeDir)...)
 	}
 	fs, err := command.NewFileSource(roots, &command.FileOptions{
 		Watch:    h.Config.Skills.Watching(h.opts.Watch),
@@ -61,7 +78,11 @@ func buildCommands(_ context.Context, h *Host) ([]part, error) {
 		return nil, err
 	}
 	h.Commands = fs
-	return []part{{key: "commands", cap: fs, opts: []ext.RegisterOption{localOrigin}}}, nil
+	parts := []part{{key: "commands", cap: fs, opts: []ext.RegisterOption{localOrigin}}}
+	if p := h.Project; p.Trusted() {
+		parts = append(parts, part{key: "project commands", cap: p.Commands, opts: []ext.RegisterOption{projectOrigin(p)}})
+	}
+	return parts, nil
 }
 
 // buildServers builds every pool-scoped MCP server, in name order, and records the

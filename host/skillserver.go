@@ -25,6 +25,17 @@ func (h *Host) skillServerFactory(parent ext.Capability, partition string) skill
 	}
 }
 
+// projectServerFactory is skillServerFactory for a trusted project's skills: a declaration the
+// user did not trust (added or changed since) is refused with ErrNotTrusted, and nothing starts.
+func (h *Host) projectServerFactory(p *Project, parent ext.Capability, partition string) skill.ChildFactory {
+	return func(ctx context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
+		if err := p.permit(skillServerDecl(skillName, decl)); err != nil {
+			return nil, err
+		}
+		return h.skillServer(ctx, parent, partition, skillName, decl)
+	}
+}
+
 // skillServer builds one of a skill's own MCP servers. The server is named "<skill>.<server>",
 // leases its client in partition and is recorded as a registry child of parent (none when
 // parent is nil); the declaration is validated as a config entry would be, and

@@ -33,7 +33,8 @@ func newCommandsListCmd(opts *options) *cobra.Command {
 		if h.Commands != nil {
 			diags = append(diags, h.Commands.Diagnostics()...)
 		}
-		err := out.print(cmd, map[string]any{"commands": v.Commands, "collisions": collisions, "diagnostics": diags, "problems": problemsOf(v)}, func(w io.Writer) {
+		untrusted := untrustedCommands(cmd, h)
+		err := out.print(cmd, map[string]any{"commands": v.Commands, "untrusted": untrusted, "collisions": collisions, "diagnostics": diags, "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "COMMAND\tSOURCE\tDESCRIPTION")
 			for _, c := range v.Commands {
 				name := "/" + c.Name
@@ -41,6 +42,13 @@ func newCommandsListCmd(opts *options) *cobra.Command {
 					name += " " + c.ArgumentHint
 				}
 				fmt.Fprintf(w, "%s\t%s\t%s\n", cell(name), c.Source, cell(oneLine(cmp.Or(c.Description, c.Title), 60)))
+			}
+			for _, c := range untrusted {
+				name := "/" + c.Name
+				if c.ArgumentHint != "" {
+					name += " " + c.ArgumentHint
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\tuntrusted\n", cell(name), c.Source, cell(oneLine(cmp.Or(c.Description, c.Title), 60)))
 			}
 		})
 		if err != nil || out.json {
@@ -55,6 +63,29 @@ func newCommandsListCmd(opts *options) *cobra.Command {
 		return nil
 	})
 	return cmd
+}
+
+// untrustedCommand is a command of a project the user has not trusted: shown, in no view.
+type untrustedCommand struct {
+	ext.CommandEntry
+	Untrusted bool `json:"untrusted"`
+}
+
+// untrustedCommands returns the commands of an untrusted project (its command files and its
+// skills), never nil.
+func untrustedCommands(cmd *cobra.Command, h *host.Host) []untrustedCommand {
+	out := []untrustedCommand{}
+	p := h.Project
+	if p == nil || p.Trusted() {
+		return out
+	}
+	for _, src := range []ext.CommandResource{p.Commands, p.Skills} {
+		cmds, _ := src.ListCommands(cmd.Context())
+		for _, c := range cmds {
+			out = append(out, untrustedCommand{CommandEntry: c, Untrusted: true})
+		}
+	}
+	return out
 }
 
 // kindOf returns the collisions of one kind, never nil.

@@ -4,11 +4,13 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/trust"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -24,29 +26,85 @@ type hostOpts struct {
 	session, agent string
 }
 
-// openHost loads --config (if any) and builds the host the way `agentpool serve` will, with
-// the session opened, and returns the scope the command sees.
-func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, ext.Scope, error) {
-	cfg := &config.Config{}
+// projectConfigName is the file a project's own config is found under, in the working directory.
+const projectConfigName = "agentpool.yaml"
+
+// configs returns the user's config and the project's, as the CLI finds them: --config FILE is
+// the user's own and nothing else is looked for; otherwise ./agentpool.yaml is the project's
+// (used only once the project is trusted) and $XDG_CONFIG_HOME/agentpool/agentpool.yaml the
+// user's. In the home directory there is no project, so no ./agentpool.yaml is read there.
+func configs(opts *options, project, home string) (user, proj *config.Config, err error) {
 	if opts.configFile != "" {
-		var err error
-		if cfg, err = config.Load(opts.configFile); err != nil {
-			return nil, ext.Scope{}, err
+		user, err = config.Load(opts.configFile)
+		return user, nil, err
+	}
+	if project != "" && !sameDir(project, home) {
+		path := filepath.Join(project, projectConfigName)
+		if _, statErr := os.Stat(path); statErr == nil {
+			if proj, err = config.Load(path); err != nil {
+				return nil, nil, err
+			}
 		}
 	}
+	if dir, dirErr := trust.ConfigDir(); dirErr == nil {
+		path := filepath.Join(dir, projectConfigName)
+		if _, statErr := os.Stat(path); statErr == nil {
+			if user, err = config.Load(path); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	if user == nil {
+		user = &config.Config{}
+	}
+	return user, proj, nil
+}
+
+// sameDir reports whether a and b are the same folder once symlinks are resolved.
+func sameDir(a, b string) bool {
+	ra, err1 := trust.RealPath(a)
+	rb, err2 := trust.RealPath(b)
+	return err1 == nil && err2 == nil && ra == rb
+}
+
+// trustStore returns the user's trust store ($XDG_CONFIG_HOME/agentpool/trust.json).
+func trustStore() (*trust.Store, error) {
+	path, err := trust.DefaultPath()
+	if err != nil {
+		return nil, err
+	}
+	return trust.NewStore(path), nil
+}
+
+// openHost finds the configs (see configs) and builds the host the way `agentpool serve`
+// will, with the session opened, and returns the scope the command sees. When the project's
+// sources were skipped for want of trust it says so, once, on stderr.
+func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, ext.Scope, error) {
 	project, _ := os.Getwd()
 	home, _ := os.UserHomeDir()
+	cfg, projCfg, err := configs(opts, project, home)
+	if err != nil {
+		return nil, ext.Scope{}, err
+	}
+	store, err := trustStore()
+	if err != nil {
+		return nil, ext.Scope{}, err
+	}
 	h, err := host.Build(ctx, cfg, host.Options{
-		SkillDirs:    opts.skillsDirs,
-		DefaultRoots: !opts.noDefaultRoots,
-		ProjectDir:   project,
-		HomeDir:      home,
-		Watch:        ho.watch,
-		Logger:       cliLogger(opts),
+		SkillDirs:     opts.skillsDirs,
+		DefaultRoots:  !opts.noDefaultRoots,
+		ProjectDir:    project,
+		HomeDir:       home,
+		ProjectConfig: projCfg,
+		Trust:         store,
+		TrustProject:  opts.trustProject,
+		Watch:         ho.watch,
+		Logger:        cliLogger(opts),
 	})
 	if err != nil {
 		return nil, ext.Scope{}, err
 	}
+	reportUntrusted(os.Stderr, h.Project)
 	session := ho.session
 	if session == "" {
 		session = cliSession

@@ -4,6 +4,16 @@
 // Each command is a thin constructor (newXCmd) over library logic: what a scope sees comes from
 // package view, the host is built by openHost; the root wires every command explicitly.
 //
+// Configuration and trust (host.go, trust.go): --config FILE is the user's own config and
+// nothing else is looked for; otherwise ./agentpool.yaml is the project's (used only once the
+// project is trusted; in the home directory there is no project, and it is not read) and
+// $XDG_CONFIG_HOME/agentpool/agentpool.yaml the user's. `agentpool trust [DIR]` prints every
+// server the project declares and records the decision; `untrust` forgets it; --trust-project
+// trusts for one run. A command that skipped an untrusted project's sources says so once on
+// stderr, and `skills list` and `commands list` show them marked untrusted. `trust` always
+// fingerprints the project's conventional folders, --no-default-roots or not, so that a run
+// without that flag finds what was trusted.
+//
 // Failures are reported once (problems.go): a source that failed is one line on stderr naming
 // it and its most useful cause, the libraries log only errors unless --verbose, and a list
 // command that printed what it could exits 2 (partial), with the problems in its --json. A
@@ -34,6 +44,9 @@ type options struct {
 	skillsDirs []string
 	// noDefaultRoots is --no-default-roots: ignore project and user skill roots.
 	noDefaultRoots bool
+	// trustProject is --trust-project: use the working directory's project for this run as
+	// if trusted, without recording it.
+	trustProject bool
 	// verbose is --verbose: every failure with its whole error chain, and the libraries' logs
 	// (debug and up) on stderr. Without it a failure is one line and only library errors log.
 	verbose bool
@@ -62,6 +75,7 @@ func newRootCmd() *cobra.Command {
 	pf.StringVar(&opts.configFile, "config", "", "YAML config file")
 	pf.StringArrayVar(&opts.skillsDirs, "skills-dir", nil, "skill root, highest precedence (repeatable)")
 	pf.BoolVar(&opts.noDefaultRoots, "no-default-roots", false, "ignore the project and user skill roots")
+	pf.BoolVar(&opts.trustProject, "trust-project", false, "use the project's skills, commands and agentpool.yaml for this run without recording trust")
 	pf.BoolVarP(&opts.verbose, "verbose", "v", false, "report failures with their whole error chain, and log what the libraries log")
 	root.AddCommand(
 		newVersionCmd(),
@@ -74,6 +88,8 @@ func newRootCmd() *cobra.Command {
 		newReadCmd(opts),
 		newWatchCmd(opts),
 		newServeCmd(opts),
+		newTrustCmd(opts),
+		newUntrustCmd(opts),
 	)
 	return root
 }

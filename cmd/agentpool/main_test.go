@@ -10,6 +10,14 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// No test may read or write the real user's configuration (their config, their trust
+	// decisions): the test process and every process it starts see a config folder that does
+	// not exist, unless a test gives its own. The processes testscript re-executes this binary
+	// as (the agentpool command) keep the folder their parent gave them.
+	if os.Getenv("AGENTPOOL_TEST_PARENT") == "" {
+		os.Setenv("AGENTPOOL_TEST_PARENT", "1")
+		os.Setenv("XDG_CONFIG_HOME", "/nonexistent/agentpool-test-config")
+	}
 	testscript.Main(m, map[string]func(){
 		"agentpool": func() { os.Exit(run()) },
 	})
@@ -26,6 +34,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(env *testscript.Env) error {
 			// Keep user roots (~/.agents/skills, ~/.claude/skills) out of the tests.
 			env.Setenv("HOME", env.WorkDir+"/home")
+			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/xdg")
 			env.Setenv("FAULTSERVER", fault)
 			env.Setenv("EVERYTHING", everything)
 			return nil

@@ -34,6 +34,8 @@ type skillJSON struct {
 	UserInvocable bool              `json:"userInvocable"`
 	AlwaysActive  bool              `json:"alwaysActive,omitempty"`
 	Servers       []string          `json:"servers,omitempty"`
+	// Untrusted marks a skill of a project the user has not trusted: shown, in no view.
+	Untrusted bool `json:"untrusted,omitempty"`
 }
 
 func newSkillsListCmd(opts *options) *cobra.Command {
@@ -44,15 +46,23 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 	}
 	out := addOutputFlags(cmd)
 	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, h *host.Host, v *view.View) error {
+		// The skill managers' own details, by capability and URI: the user's, and the
+		// project's when it is trusted (and so in the view).
 		local := map[string]*skill.Skill{}
-		for _, s := range h.Skills.Skills() {
-			local[s.URI()] = s
+		managers := []*skill.Manager{h.Skills}
+		if h.Project.Trusted() {
+			managers = append(managers, h.Project.Skills)
+		}
+		for _, m := range managers {
+			for _, s := range m.Skills() {
+				local[m.Name()+" "+s.URI()] = s
+			}
 		}
 		list := make([]skillJSON, 0, len(v.Skills))
 		for _, e := range v.Skills {
 			j := skillJSON{Name: e.Name, Description: e.Description, URI: e.URI, Capability: e.Capability,
 				Origin: e.Source, Path: e.SkillEntry.Origin, UserInvocable: true}
-			if s := local[e.URI]; s != nil && e.Capability == h.Skills.Name() {
+			if s := local[e.Capability+" "+e.URI]; s != nil {
 				j.Path, j.Root, j.License, j.Compatibility = s.Path, s.Root, s.License, s.Compatibility
 				j.AllowedTools, j.Metadata, j.UserInvocable, j.AlwaysActive = s.AllowedTools, s.Metadata, s.UserInvocable, s.AlwaysActive
 				for _, d := range s.Servers {
@@ -61,6 +71,18 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 			}
 			list = append(list, j)
 		}
+		if p := h.Project; p != nil && !p.Trusted() {
+			for _, s := range p.Skills.Skills() {
+				j := skillJSON{Name: s.Name, Description: s.Description, URI: s.URI(), Capability: p.Skills.Name(),
+					Origin: ext.Origin{Kind: ext.OriginProject, Location: p.Dir}, Path: s.Path, Root: s.Root,
+					License: s.License, Compatibility: s.Compatibility, AllowedTools: s.AllowedTools, Metadata: s.Metadata,
+					UserInvocable: s.UserInvocable, AlwaysActive: s.AlwaysActive, Untrusted: true}
+				for _, d := range s.Servers {
+					j.Servers = append(j.Servers, d.Name)
+				}
+				list = append(list, j)
+			}
+		}
 		diags := h.Skills.Diagnostics()
 		if diags == nil {
 			diags = []skill.Diagnostic{}
@@ -68,7 +90,11 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 		err := out.print(cmd, map[string]any{"skills": list, "diagnostics": diags, "collisions": kindOf(v.Collisions, "skill"), "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "NAME\tDESCRIPTION\tPATH")
 			for _, s := range list {
-				fmt.Fprintf(w, "%s\t%s\t%s\n", cell(s.Name), cell(oneLine(s.Description, 70)), cell(s.Path))
+				mark := ""
+				if s.Untrusted {
+					mark = "\tuntrusted"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s%s\n", cell(s.Name), cell(oneLine(s.Description, 70)), cell(s.Path), mark)
 			}
 		})
 		if err != nil || out.json {

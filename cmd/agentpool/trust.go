@@ -1,0 +1,191 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentpool/agentpool/cmdline"
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/trust"
+	"github.com/spf13/cobra"
+)
+
+// newTrustCmd is `agentpool trust [DIR]`: it records that the user trusts the project, after
+// printing everything it would run.
+func newTrustCmd(opts *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "trust [DIR]",
+		Short: "Trust a project (default: the working directory): use its skills, commands and agentpool.yaml",
+		Long: "Prints every server the project declares (in its skills and its agentpool.yaml) and records\n" +
+			"that you trust it, keyed by its real path, in $XDG_CONFIG_HOME/agentpool/trust.json.\n" +
+			"A server added or changed later makes the project untrusted again until you trust it again.",
+		Args: cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, store, err := inspectDir(args)
+			if err != nil {
+				return err
+			}
+			if p == nil {
+				fmt.Fprintln(cmd.OutOrStdout(), "nothing to trust: that is your home directory, whose folders are your own")
+				return nil
+			}
+			defer p.Close(context.Background())
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "project %s\n", p.Dir)
+			if s := p.Summary(); s != "" {
+				fmt.Fprintf(w, "holds: %s\n", s)
+			}
+			printDecls(w, p.Dir, p.Decls)
+			if err := store.Trust(p.Dir, trust.Digests(p.Decls), time.Now()); err != nil {
+				return err
+			}
+			fmt.Fprintf(w, "trusted (recorded in %s)\n", store.Path())
+			return nil
+		},
+	}
+}
+
+// newUntrustCmd is `agentpool untrust [DIR]`: it forgets the user's trust in the project.
+func newUntrustCmd(_ *options) *cobra.Command {
+	return &cobra.Command{
+		Use:   "untrust [DIR]",
+		Short: "Forget that a project (default: the working directory) is trusted",
+		Args:  cobra.MaximumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			dir := "."
+			if len(args) == 1 {
+				dir = args[0]
+			}
+			real, err := trust.RealPath(dir)
+			if err != nil {
+				return err
+			}
+			store, err := trustStore()
+			if err != nil {
+				return err
+			}
+			ok, err := store.Untrust(real)
+			if err != nil {
+				return err
+			}
+			if ok {
+				fmt.Fprintf(cmd.OutOrStdout(), "project %s is no longer trusted\n", real)
+			} else {
+				fmt.Fprintf(cmd.OutOrStdout(), "project %s was not trusted\n", real)
+			}
+			return nil
+		},
+	}
+}
+
+// inspectDir discovers the project at args[0] (default the working directory) with every
+// conventional root, and its agentpool.yaml: what `trust` fingerprints is what a run there
+// would find.
+func inspectDir(args []string) (*host.Project, *trust.Store, error) {
+	dir := "."
+	if len(args) == 1 {
+		dir = args[0]
+	}
+	if fi, err := os.Stat(dir); err != nil {
+		return nil, nil, err
+	} else if !fi.IsDir() {
+		return nil, nil, fmt.Errorf("%s is not a folder", dir)
+	}
+	home, _ := os.UserHomeDir()
+	var cfg *config.Config
+	if path := filepath.Join(dir, projectConfigName); !sameDir(dir, home) {
+		if _, err := os.Stat(path); err == nil {
+			abs, _ := filepath.Abs(path)
+			if cfg, err = config.Load(abs); err != nil {
+				return nil, nil, err
+			}
+		}
+	}
+	store, err := trustStore()
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := host.InspectProject(host.ProjectOptions{Dir: dir, HomeDir: home, DefaultRoots: true, Config: cfg, Store: store})
+	return p, store, err
+}
+
+// printDecls prints each server: its name, where it is declared (relative to the project) and
+// what it runs. Env and header values are never printed (names only), nor a URL's query
+// values or user info: they carry secrets.
+func printDecls(w io.Writer, dir string, decls []trust.Decl) {
+	if len(decls) == 0 {
+		fmt.Fprintln(w, "it declares no server")
+		return
+	}
+	fmt.Fprintf(w, "it would run or connect to:\n")
+	for _, d := range decls {
+		where := d.Where
+		if rel, err := filepath.Rel(dir, d.Where); err == nil && !strings.HasPrefix(rel, "..") {
+			where = rel
+		}
+		what := cmdline.Join(append([]string{d.Command}, d.Args...))
+		if d.URL != "" {
+			what = redactURL(d.URL)
+		}
+		fmt.Fprintf(w, "  %s (%s): %s\n", cell(d.Name), cell(where), cell(what))
+		if len(d.Env) > 0 {
+			fmt.Fprintf(w, "    env: %s\n", strings.Join(sortedKeys(d.Env), ", "))
+		}
+		if len(d.Headers) > 0 {
+			fmt.Fprintf(w, "    headers: %s\n", strings.Join(sortedKeys(d.Headers), ", "))
+		}
+	}
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}
+
+// redactURL returns u without user info and with every query value replaced by "…".
+func redactURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	p.User = nil
+	q := p.Query()
+	for k := range q {
+		q[k] = []string{"…"}
+	}
+	p.RawQuery = q.Encode()
+	return p.String()
+}
+
+// reportUntrusted says, once, on w, that the project's sources were skipped and how to use
+// them; it says nothing when there is no project, it is trusted, or it holds nothing.
+func reportUntrusted(w io.Writer, p *host.Project) {
+	if p != nil && p.StoreErr != nil {
+		fmt.Fprintf(w, "agentpool: %v\n", p.StoreErr)
+	}
+	if p == nil || p.Trusted() || p.Empty() {
+		return
+	}
+	state := "is not trusted"
+	if p.Verdict.Status == trust.Changed {
+		var names []string
+		for _, d := range p.Verdict.New {
+			names = append(names, d.Name)
+		}
+		state = fmt.Sprintf("changed since you trusted it (new or changed: %s)", strings.Join(names, ", "))
+	}
+	fmt.Fprintf(w, "agentpool: project %s %s: skipped %s; run \"agentpool trust\" to use them, or pass --trust-project for this run\n",
+		p.Dir, state, p.Summary())
+}

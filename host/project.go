@@ -1,0 +1,222 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/agentpool/agentpool/command"
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/skill"
+	"github.com/agentpool/agentpool/trust"
+)
+
+// The capability names of a project's sources, registered only when the project is trusted.
+const (
+	projectSkills       = "project-skills"
+	projectCommands     = "project-commands"
+	projectSkillServers = "project-skill-servers"
+)
+
+// ErrNotTrusted is returned, wrapped with what and where, when a project's declaration would
+// start a server the user has not trusted.
+var ErrNotTrusted = errors.New("not trusted")
+
+// Project is the working directory's own sources (DESIGN.md "Trust"): its skill and command
+// folders and its agentpool.yaml, which arrive with a clone. They are always discovered, so
+// they can be shown, but registered — put in any view, their servers started — only when the
+// project is trusted.
+type Project struct {
+	// Dir is the project's real path (absolute, symlinks resolved): the key of its trust record.
+	Dir string
+	// Verdict is the project's standing with the user; --trust-project (Options.TrustProject)
+	// makes it Trusted for one host without recording it.
+	Verdict trust.Verdict
+	// Decls are every server the project declares: its skills' (frontmatter and mcp.json) and
+	// its config's mcp_servers, in that order.
+	Decls []trust.Decl
+	// Skills are the project's skills ("project-skills"); Commands its command files
+	// ("project-commands").
+	Skills   *skill.Manager
+	Commands *command.FileSource
+	// Config is the project's agentpool.yaml, nil when it has none.
+	Config *config.Config
+	// StoreErr is why the trust store could not be read (trust.ErrCorrupt naming the file):
+	// the project is then untrusted, unless Options.TrustProject.
+	StoreErr error
+
+	allowed map[string]bool // digests of the declarations that may start
+}
+
+// Trusted reports whether the project's sources are in use.
+func (p *Project) Trusted() bool { return p != nil && p.Verdict.Status == trust.Trusted }
+
+// Empty reports whether the project has nothing at all: no skill, command file or config.
+func (p *Project) Empty() bool {
+	return len(p.Skills.Skills()) == 0 && p.commandCount() == 0 && p.Config == nil
+}
+
+// commandCount is how many command files the project has.
+func (p *Project) commandCount() int {
+	cmds, _ := p.Commands.ListCommands(context.Background())
+	return len(cmds)
+}
+
+// Summary says what the project holds: "2 skills, 1 command file, agentpool.yaml (2 servers)".
+func (p *Project) Summary() string {
+	var parts []string
+	if n := len(p.Skills.Skills()); n > 0 {
+		parts = append(parts, plural(n, "skill"))
+	}
+	if n := p.commandCount(); n > 0 {
+		parts = append(parts, plural(n, "command file"))
+	}
+	if p.Config != nil {
+		parts = append(parts, fmt.Sprintf("%s (%s)", filepath.Base(p.Config.Path), plural(len(p.Config.MCPServers), "server")))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// plural is "1 skill" or "n skills".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// Close closes the project's sources. It is idempotent.
+func (p *Project) Close(ctx context.Context) error {
+	return errors.Join(p.Skills.Close(ctx), p.Commands.Close(ctx))
+}
+
+// ProjectOptions locate a project's sources for InspectProject.
+type ProjectOptions struct {
+	// Dir is the working directory; HomeDir the user's home. A project whose real path is the
+	// home directory's is no project: its folders are the user's own.
+	Dir, HomeDir string
+	// DefaultRoots includes the conventional folders (.agents/skills, .claude/skills,
+	// .claude/commands, .agents/commands under Dir).
+	DefaultRoots bool
+	// Config is the project's agentpool.yaml, parsed, or nil. Its skills.dirs and commands.dirs
+	// are the project's too.
+	Config *config.Config
+	// Store holds the user's decisions; nil means none (untrusted).
+	Store *trust.Store
+	// Trust makes the project trusted without asking the store (--trust-project).
+	Trust bool
+	// Watch follows the project's folders (only useful when it is trusted).
+	Watch bool
+	// Debounce, MaxFolders and Logger are passed to the skill manager and command source.
+	Debounce   time.Duration
+	MaxFolders int
+	Logger     *slog.Logger
+}
+
+// InspectProject discovers the project at opts.Dir — its skills, command files and config —
+// and checks it against the store. It starts nothing: the servers are only declarations. It
+// returns nil, nil when there is no project (no Dir, or Dir is the home directory). Close the
+// Project when done.
+func InspectProject(opts ProjectOptions) (*Project, error) {
+	if opts.Dir == "" {
+		return nil, nil
+	}
+	dir, err := trust.RealPath(opts.Dir)
+	if err != nil {
+		return nil, err
+	}
+	if opts.HomeDir != "" {
+		if home, err := trust.RealPath(opts.HomeDir); err == nil && home == dir {
+			return nil, nil
+		}
+	}
+	var skillRoots, cmdRoots []string
+	if opts.Config != nil {
+		skillRoots, cmdRoots = opts.Config.Skills.Dirs, opts.Config.Commands.Dirs
+	}
+	var skillDefaults, cmdDefaults []string
+	if opts.DefaultRoots {
+		skillDefaults, cmdDefaults = skill.DefaultRoots(dir, ""), command.DefaultRoots(dir, "")
+	}
+	p := &Project{Dir: dir, Config: opts.Config}
+	p.Skills, err = skill.NewManager(&skill.Options{
+		Name: projectSkills, Roots: skillRoots, DefaultRoots: skillDefaults,
+		Watch: opts.Watch, Debounce: opts.Debounce, MaxFolders: opts.MaxFolders, Logger: opts.Logger,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("project %s: %w", dir, err)
+	}
+	p.Commands, err = command.NewFileSource(slices.Concat(cmdRoots, cmdDefaults), &command.FileOptions{
+		Name: projectCommands, Watch: opts.Watch, Debounce: opts.Debounce, Logger: opts.Logger,
+	})
+	if err != nil {
+		_ = p.Skills.Close(context.Background())
+		return nil, fmt.Errorf("project %s: %w", dir, err)
+	}
+	p.Decls = projectDecls(p.Skills, opts.Config)
+	var record *trust.Record
+	if opts.Store != nil {
+		// A store that cannot be read trusts nothing; the project is still shown, and the
+		// error is kept for the caller to say (every run would otherwise fail in any project).
+		record, p.StoreErr = opts.Store.Lookup(dir)
+	}
+	p.Verdict = record.Verdict(p.Decls)
+	p.allowed = map[string]bool{}
+	if opts.Trust || p.Verdict.Status == trust.Trusted {
+		p.Verdict = trust.Verdict{Status: trust.Trusted}
+		for _, d := range p.Decls {
+			p.allowed[d.Digest()] = true
+		}
+		if record != nil {
+			for _, d := range record.Digests {
+				p.allowed[d] = true
+			}
+		}
+	}
+	return p, nil
+}
+
+// projectDecls lists every server the project declares: its skills' (in name order) and its
+// config's (in name order).
+func projectDecls(m *skill.Manager, cfg *config.Config) []trust.Decl {
+	var out []trust.Decl
+	for _, s := range m.Skills() {
+		for _, d := range s.Servers {
+			out = append(out, skillServerDecl(s.Name, d))
+		}
+	}
+	if cfg != nil {
+		for _, name := range cfg.MCPServers.Names() {
+			out = append(out, configServerDecl(cfg.Path, name, cfg.MCPServers[name]))
+		}
+	}
+	return out
+}
+
+// skillServerDecl is a skill's own server as trust fingerprints it: the same function serves
+// InspectProject and the factory that refuses what was not trusted.
+func skillServerDecl(skillName string, d skill.ServerDecl) trust.Decl {
+	return trust.Decl{Where: d.Source, Name: skillName + "." + d.Name, Type: d.Type, Command: d.Command,
+		Args: d.Args, Env: d.Env, Cwd: d.Cwd, URL: d.URL, Headers: d.Headers}
+}
+
+// configServerDecl is a config's server as trust fingerprints it.
+func configServerDecl(path, name string, s mcpcap.ServerSpec) trust.Decl {
+	return trust.Decl{Where: path, Name: name, Type: s.Type, Command: s.Command, Args: s.Args,
+		Env: s.Env, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
+}
+
+// permit returns nil when the project's declaration d may start, or an error wrapping
+// ErrNotTrusted naming it.
+func (p *Project) permit(d trust.Decl) error {
+	if p.allowed[d.Digest()] {
+		return nil
+	}
+	return fmt.Errorf("%s: server %q: %w: it was added or changed since project %s was trusted: run agentpool trust", d.Where, d.Name, ErrNotTrusted, p.Dir)
+}

@@ -1,0 +1,206 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/trust"
+)
+
+// markerSkill writes a project skill whose server touches marker, then runs the fault server.
+func markerSkill(t *testing.T, project, name, marker, bin string) {
+	t.Helper()
+	writeFile(t, filepath.Join(project, ".agents/skills", name, "SKILL.md"), fmt.Sprintf(`---
+name: %s
+description: A project skill with a server.
+mcp-servers:
+  srv:
+    command: sh
+    args: ["-c", "touch %s; exec %s"]
+---
+Body.
+`, name, marker, bin))
+}
+
+// listAll lists the tools of every capability the CLI's session sees (starting what lists
+// start) and returns the capabilities' names and the tools' names.
+func listAll(t *testing.T, h *Host, sid string) (caps, tools []string) {
+	t.Helper()
+	if err := h.OpenSession(context.Background(), sid); err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(context.Background(), sid)
+	for _, c := range h.Registry.Visible(ext.Scope{SessionID: sid}) {
+		caps = append(caps, c.Name())
+		if tp, ok := c.(ext.ToolProvider); ok {
+			ts, _ := tp.Tools(context.Background())
+			for _, e := range ts {
+				tools = append(tools, e.Name)
+			}
+		}
+	}
+	return caps, tools
+}
+
+func exists(path string) bool { _, err := os.Stat(path); return err == nil }
+
+// An untrusted project's skills are discovered but registered nowhere and start nothing; once
+// trusted they are registered (origin project) and their servers start; a changed command is
+// untrusted again; a server added while a trusted host runs is refused.
+func TestProjectTrust(t *testing.T) {
+	bin := testserver.Build(t)
+	project, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	markerSkill(t, project, "proj", marker, bin)
+	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
+	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, Trust: store}
+
+	h := buildHost(t, "", "{}", opts)
+	if h.Project == nil || h.Project.Trusted() || h.Project.Verdict.Status != trust.Untrusted {
+		t.Fatalf("project: %+v, want untrusted", h.Project)
+	}
+	if n := len(h.Project.Skills.Skills()); n != 1 {
+		t.Errorf("untrusted project discovered %d skills, want 1 (shown, not used)", n)
+	}
+	caps, tools := listAll(t, h, "s1")
+	if slices.Contains(caps, projectSkills) || slices.Contains(caps, projectSkillServers) || exists(marker) {
+		t.Fatalf("untrusted: capabilities %v, tools %v, marker %v; want no project source and no marker", caps, tools, exists(marker))
+	}
+
+	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h = buildHost(t, "", "{}", opts)
+	caps, tools = listAll(t, h, "s2")
+	if !slices.Contains(caps, projectSkills) || !slices.Contains(tools, "proj__echo") || !exists(marker) {
+		t.Fatalf("trusted: capabilities %v, tools %v, marker %v; want the project's skill and its server", caps, tools, exists(marker))
+	}
+	if o := registrationOrigin(h, projectSkills); o.Kind != ext.OriginProject {
+		t.Errorf("project skills registered with origin %v, want project", o)
+	}
+	os.Remove(marker)
+
+	// A changed command: untrusted again, naming what changed.
+	markerSkill(t, project, "proj", marker, bin+" ")
+	h = buildHost(t, "", "{}", opts)
+	if v := h.Project.Verdict; v.Status != trust.Changed || len(v.New) != 1 || v.New[0].Name != "proj.srv" {
+		t.Fatalf("changed: %+v, want Changed naming proj.srv", v)
+	}
+	if caps, _ := listAll(t, h, "s3"); slices.Contains(caps, projectSkills) || exists(marker) {
+		t.Fatalf("changed: capabilities %v, marker %v", caps, exists(marker))
+	}
+
+	// TrustProject: trusted for this host only, nothing recorded.
+	o2 := opts
+	o2.TrustProject = true
+	h = buildHost(t, "", "{}", o2)
+	if _, tools := listAll(t, h, "s4"); !slices.Contains(tools, "proj__echo") || !exists(marker) {
+		t.Fatalf("--trust-project: tools %v, marker %v", tools, exists(marker))
+	}
+	if v, _ := store.Check(h.Project.Dir, h.Project.Decls); v.Status != trust.Changed {
+		t.Errorf("--trust-project recorded something: %v", v.Status)
+	}
+}
+
+// A server added to a trusted project while the host runs (hot reload) is refused, not started.
+func TestProjectReloadRefusesNewServer(t *testing.T) {
+	bin := testserver.Build(t)
+	project, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
+	writeFile(t, filepath.Join(project, ".agents/skills/plain/SKILL.md"), "---\nname: plain\ndescription: No server.\n---\nBody.\n")
+	real, err := trust.RealPath(project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Trust(real, nil, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, Trust: store})
+	if !h.Project.Trusted() {
+		t.Fatalf("verdict %+v, want trusted", h.Project.Verdict)
+	}
+	markerSkill(t, project, "added", marker, bin)
+	if err := h.Project.Skills.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.OpenSession(context.Background(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(context.Background(), "s")
+	for _, c := range h.Registry.Visible(ext.Scope{SessionID: "s"}) {
+		if c.Name() != projectSkillServers {
+			continue
+		}
+		tools, _ := c.(ext.ToolProvider).Tools(context.Background())
+		if len(tools) != 0 || exists(marker) {
+			t.Fatalf("added server: tools %v, marker %v; want refused", tools, exists(marker))
+		}
+		var found bool
+		for _, d := range c.(*sessionSkills).Diagnostics() {
+			found = found || strings.Contains(d.String(), "not trusted")
+		}
+		if !found {
+			t.Errorf("no diagnostic says the added server is not trusted: %v", c.(*sessionSkills).Diagnostics())
+		}
+		return
+	}
+	t.Fatal("no project-skill-servers in the trusted session")
+}
+
+// registrationOrigin returns the origin name is registered with at pool scope.
+func registrationOrigin(h *Host, name string) ext.Origin {
+	for _, r := range h.Registry.Registrations(ext.Scope{}) {
+		if r.Capability.Name() == name {
+			return r.Origin
+		}
+	}
+	return ext.Origin{}
+}
+
+// A trust store that does not parse trusts nothing: the project is untrusted, the error names
+// the file; --trust-project still works.
+func TestProjectCorruptStore(t *testing.T) {
+	project := t.TempDir()
+	writeFile(t, filepath.Join(project, ".agents/skills/plain/SKILL.md"), "---\nname: plain\ndescription: No server.\n---\nBody.\n")
+	path := filepath.Join(t.TempDir(), "trust.json")
+	writeFile(t, path, "{garbage")
+	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: t.TempDir(), Trust: trust.NewStore(path)}
+	h := buildHost(t, "", "{}", opts)
+	if h.Project.Trusted() || !errors.Is(h.Project.StoreErr, trust.ErrCorrupt) || !strings.Contains(h.Project.StoreErr.Error(), path) {
+		t.Fatalf("corrupt store: trusted %v, error %v; want untrusted and ErrCorrupt naming %s", h.Project.Trusted(), h.Project.StoreErr, path)
+	}
+	opts.TrustProject = true
+	if h := buildHost(t, "", "{}", opts); !h.Project.Trusted() {
+		t.Errorf("--trust-project with a corrupt store: untrusted")
+	}
+}
+
+// The home directory is no project: its folders are the user's own, registered once, local.
+func TestProjectIsHome(t *testing.T) {
+	home := t.TempDir()
+	writeFile(t, filepath.Join(home, ".agents/skills/mine/SKILL.md"), "---\nname: mine\ndescription: Mine.\n---\nBody.\n")
+	link := filepath.Join(t.TempDir(), "home-link")
+	if err := os.Symlink(home, link); err != nil {
+		t.Fatal(err)
+	}
+	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: link, HomeDir: home})
+	if h.Project != nil {
+		t.Fatalf("the home directory (through a link) is a project: %+v", h.Project)
+	}
+	if s := h.Skills.Skills(); len(s) != 1 || s[0].Name != "mine" {
+		t.Errorf("user skills %v, want mine once", s)
+	}
+	if o := registrationOrigin(h, "skills"); o.Kind != ext.OriginLocal {
+		t.Errorf("skills origin %v, want local", o)
+	}
+}
