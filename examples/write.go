@@ -8,17 +8,17 @@ import (
 )
 
 // WriteSkills copies the example skills into dir (which must exist), one folder per skill,
-// leaving out those skip reports true for (nil skips none), and returns the names written.
+// and returns the names written.
 // The skill manager reads real folders, so a binary that serves the examples writes them to a
 // temporary directory first (and removes it when done).
-func WriteSkills(dir string, skip func(name string) bool) ([]string, error) {
+func WriteSkills(dir string) ([]string, error) {
 	entries, err := fs.ReadDir(Skills, "skills")
 	if err != nil {
 		return nil, fmt.Errorf("examples: %w", err)
 	}
 	var written []string
 	for _, e := range entries {
-		if !e.IsDir() || (skip != nil && skip(e.Name())) {
+		if !e.IsDir() {
 			continue
 		}
 		sub, err := fs.Sub(Skills, "skills/"+e.Name())

@@ -35,6 +35,11 @@ type Options struct {
 	Trust *trust.Store
 	// TrustProject trusts the project for this host without recording it (--trust-project).
 	TrustProject bool
+	// BundledSkillDirs are skill roots shipped with the program (agentpool serve's example
+	// skills): served by a skill manager of their own, "bundled-skills", registered with
+	// ext.OriginBundled, so any other skill of the same name wins. They are not watched, and a
+	// bundled skill's own MCP servers are not started.
+	BundledSkillDirs []string
 	// Watch turns hot reload on for skills and commands (the config's skills.watch can turn it off).
 	Watch bool
 	// Logger receives lifecycle messages; nil discards them.

@@ -14,6 +14,12 @@ import (
 // localOrigin is the origin of the user's skill manager and command files: the user's own.
 var localOrigin = ext.WithOrigin(ext.Origin{Kind: ext.OriginLocal})
 
+// bundledOrigin is the origin of the skills the program ships (Options.BundledSkillDirs).
+var bundledOrigin = ext.WithOrigin(ext.Origin{Kind: ext.OriginBundled})
+
+// bundledSkills is the name of the skill manager over Options.BundledSkillDirs.
+const bundledSkills = "bundled-skills"
+
 // projectOrigin is the origin of a trusted project's sources.
 func projectOrigin(p *Project) ext.RegisterOption {
 	return ext.WithOrigin(ext.Origin{Kind: ext.OriginProject, Location: p.Dir})
@@ -57,6 +63,18 @@ func buildSkills(_ context.Context, h *Host) ([]part, error) {
 	parts := []part{{key: "skills", cap: m, opts: []ext.RegisterOption{localOrigin}}}
 	if p := h.Project; p.Trusted() {
 		parts = append(parts, part{key: "project skills", cap: p.Skills, opts: []ext.RegisterOption{projectOrigin(p)}})
+	}
+	if len(h.opts.BundledSkillDirs) > 0 {
+		b, err := skill.NewManager(&skill.Options{
+			Name:    bundledSkills,
+			Roots:   h.opts.BundledSkillDirs,
+			Logger:  h.logger,
+			Matcher: h.opts.matcher(),
+		})
+		if err != nil {
+			return parts, err
+		}
+		parts = append(parts, part{key: "bundled skills", cap: b, opts: []ext.RegisterOption{bundledOrigin}})
 	}
 	return parts, nil
 }

@@ -76,35 +76,46 @@ func trustStore() (*trust.Store, error) {
 	return trust.NewStore(path), nil
 }
 
-// openHost finds the configs (see configs) and builds the host the way `agentpool serve`
-// will, with the session opened, and returns the scope the command sees. When the project's
-// sources were skipped for want of trust it says so, once, on stderr.
-func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, ext.Scope, error) {
+// buildHost finds the configs (see configs) and builds the host every command uses, serve
+// included, with bundled as bundled skill roots (see host.Options.BundledSkillDirs). When the
+// project's sources were skipped for want of trust it says so, once, on stderr.
+func buildHost(ctx context.Context, opts *options, watch bool, bundled []string) (*host.Host, error) {
 	project, _ := os.Getwd()
 	home, _ := os.UserHomeDir()
 	cfg, projCfg, err := configs(opts, project, home)
 	if err != nil {
-		return nil, ext.Scope{}, err
+		return nil, err
 	}
 	store, err := trustStore()
 	if err != nil {
-		return nil, ext.Scope{}, err
+		return nil, err
 	}
 	h, err := host.Build(ctx, cfg, host.Options{
-		SkillDirs:     opts.skillsDirs,
-		DefaultRoots:  !opts.noDefaultRoots,
-		ProjectDir:    project,
-		HomeDir:       home,
-		ProjectConfig: projCfg,
-		Trust:         store,
-		TrustProject:  opts.trustProject,
-		Watch:         ho.watch,
-		Logger:        cliLogger(opts),
+		SkillDirs:        opts.skillsDirs,
+		BundledSkillDirs: bundled,
+		DefaultRoots:     !opts.noDefaultRoots,
+		ProjectDir:       project,
+		HomeDir:          home,
+		ProjectConfig:    projCfg,
+		Trust:            store,
+		TrustProject:     opts.trustProject,
+		Watch:            watch,
+		Logger:           cliLogger(opts),
 	})
+	if err != nil {
+		return nil, err
+	}
+	reportUntrusted(os.Stderr, h.Project)
+	return h, nil
+}
+
+// openHost builds the host (buildHost) with the command's session opened, and returns the
+// scope the command sees.
+func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, ext.Scope, error) {
+	h, err := buildHost(ctx, opts, ho.watch, nil)
 	if err != nil {
 		return nil, ext.Scope{}, err
 	}
-	reportUntrusted(os.Stderr, h.Project)
 	session := ho.session
 	if session == "" {
 		session = cliSession

@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/examples"
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
@@ -138,57 +137,32 @@ func serveHTTP(ctx context.Context, stderr io.Writer, g *gateway.Gateway, addr s
 	return err
 }
 
-// buildServeHost builds the host as openHost does, without opening a session: each client
-// session opens its own. With no --config and no --skills-dir it also serves the bundled
-// example skills, so a first run shows something real: they are written to a temporary
-// directory (the skill manager reads real folders), which cleanup removes. An example whose
-// name a default root already has is left out: the examples come from a --skills-dir-like
-// root of the highest precedence, and must not shadow the user's own skills.
+// buildServeHost builds the host as every command does (buildHost), without opening a
+// session: each client session opens its own. With no --config and no --skills-dir it also
+// serves the bundled example skills, so a first run shows something real: they are written to
+// a temporary directory (the skill manager reads real folders), which cleanup removes, and
+// served as bundled skills, which any other skill of the same name outranks.
 func buildServeHost(ctx context.Context, opts *options, stderr io.Writer) (h *host.Host, cleanup func(), err error) {
-	cfg := &config.Config{}
-	if opts.configFile != "" {
-		if cfg, err = config.Load(opts.configFile); err != nil {
-			return nil, nil, err
+	cleanup = func() {}
+	var bundled []string
+	if opts.configFile == "" && len(opts.skillsDirs) == 0 {
+		dir, err := os.MkdirTemp("", "agentpool-examples-")
+		if err != nil {
+			return nil, nil, fmt.Errorf("serve: the example skills: %w", err)
 		}
+		cleanup = func() { _ = os.RemoveAll(dir) }
+		written, err := examples.WriteSkills(dir)
+		if err != nil {
+			cleanup()
+			return nil, nil, fmt.Errorf("serve: %w", err)
+		}
+		bundled = []string{dir}
+		fmt.Fprintf(stderr, "agentpool: no --config or --skills-dir: also serving the bundled example skills %s\n", strings.Join(written, ", "))
 	}
-	project, _ := os.Getwd()
-	home, _ := os.UserHomeDir()
-	ho := host.Options{
-		SkillDirs:    opts.skillsDirs,
-		DefaultRoots: !opts.noDefaultRoots,
-		ProjectDir:   project,
-		HomeDir:      home,
-		Watch:        true,
-		Logger:       cliLogger(opts),
-	}
-	nothing := func() {}
-	if h, err = host.Build(ctx, cfg, ho); err != nil {
-		return nil, nil, err
-	}
-	if opts.configFile != "" || len(opts.skillsDirs) > 0 {
-		return h, nothing, nil
-	}
-	have := map[string]bool{}
-	for _, s := range h.Skills.Skills() {
-		have[s.Name] = true
-	}
-	dir, err := os.MkdirTemp("", "agentpool-examples-")
-	if err != nil {
-		return h, nothing, nil // the examples are a courtesy; serve what there is
-	}
-	cleanup = func() { _ = os.RemoveAll(dir) }
-	written, err := examples.WriteSkills(dir, func(name string) bool { return have[name] })
-	if err != nil || len(written) == 0 {
-		cleanup()
-		return h, nothing, nil
-	}
-	closeHost(h)
-	ho.SkillDirs = []string{dir}
-	if h, err = host.Build(ctx, cfg, ho); err != nil {
+	if h, err = buildHost(ctx, opts, true, bundled); err != nil {
 		cleanup()
 		return nil, nil, err
 	}
-	fmt.Fprintf(stderr, "agentpool: no --config or --skills-dir: also serving the bundled example skills %s\n", strings.Join(written, ", "))
 	return h, cleanup, nil
 }
 

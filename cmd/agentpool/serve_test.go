@@ -222,7 +222,7 @@ func TestServeEmbeddedDefault(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit code %d; stderr:\n%s", code, stderr)
 	}
-	if !strings.Contains(stderr.String(), "bundled example skills code-review, hello-world") {
+	if !strings.Contains(stderr.String(), "bundled example skills code-review, explain, hello-world") {
 		t.Errorf("stderr does not say which examples are served:\n%s", stderr)
 	}
 	left, _ := filepath.Glob(filepath.Join(tmp, "agentpool-examples-*"))
