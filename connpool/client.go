@@ -164,14 +164,14 @@ func (c *client) start(ctx context.Context) error {
 		})
 		t = &progressTransport{inner: &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, deliver: c.deliverProgress}
 	case TypeStreamableHTTP, TypeSSE:
-		hc, ht := newHTTPClient(c.cfg.Headers, c.transportFailed)
+		hc, ht := newHTTPClient(c.cfg.URL, c.cfg.Headers, c.transportFailed)
 		hc.Transport = &sseProgressTap{base: hc.Transport, deliver: c.deliverProgress}
 		c.httpT = ht
 		life, cancel := context.WithCancel(context.Background())
 		c.httpCancel = cancel
-		var inner mcp.Transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+		var inner mcp.Transport = &mcp.StreamableClientTransport{Endpoint: ht.endpoint(c.cfg.URL), HTTPClient: hc}
 		if c.cfg.transportType() == TypeSSE {
-			inner = &mcp.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+			inner = &mcp.SSEClientTransport{Endpoint: ht.endpoint(c.cfg.URL), HTTPClient: hc}
 		}
 		t = &lifetimeTransport{inner: inner, life: life, cancel: cancel}
 	}

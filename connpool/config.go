@@ -67,7 +67,7 @@ func (c ServerConfig) startTimeout() time.Duration {
 	return DefaultStartTimeout
 }
 
-// label names the server in messages: its Name, else its command or URL.
+// label names the server in messages: its Name, else its command or its URL redacted.
 func (c ServerConfig) label() string {
 	switch {
 	case c.Name != "":
@@ -75,7 +75,7 @@ func (c ServerConfig) label() string {
 	case c.Command != "":
 		return c.Command
 	default:
-		return c.URL
+		return RedactURL(c.URL)
 	}
 }
 
@@ -121,7 +121,7 @@ func (c ServerConfig) Validate() error {
 		return bad("negative start timeout %v", c.StartTimeout)
 	}
 	if c.Command != "" && c.URL != "" {
-		return bad("both command %q and url %q set; a server is either stdio or HTTP", c.Command, c.URL)
+		return bad("both command %q and url %s set; a server is either stdio or HTTP", c.Command, RedactURL(c.URL))
 	}
 	switch t := c.transportType(); t {
 	case TypeStdio:
@@ -148,12 +148,14 @@ func (c ServerConfig) Validate() error {
 		if c.URL == "" {
 			return bad("%s server needs a url", t)
 		}
+		// The URL is shown redacted (RedactURL), and url.Parse's message not at all: it
+		// quotes the URL, or the part it could not read, which may be a password's start.
 		u, err := url.Parse(c.URL)
 		if err != nil {
-			return bad("url: %v", err)
+			return bad("url does not parse")
 		}
 		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-			return bad("url %q: want http:// or https:// with a host", c.URL)
+			return bad("url %s: want http:// or https:// with a host", RedactURL(c.URL))
 		}
 		for k, v := range c.Headers {
 			if k == "" || strings.ContainsAny(k, " :\r\n\x00") || strings.ContainsAny(v, "\r\n\x00") {

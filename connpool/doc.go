@@ -56,6 +56,14 @@
 //     client closes the session gracefully (DELETE for streamable HTTP),
 //     then cuts its streams after KillGrace; calls still in flight are not
 //     interrupted, so Pool.Close relies on its context as the final bound.
+//   - Secrets are never printed. A URL's user info, query values and fragment
+//     are secrets (RedactURL: https://REDACTED@host/mcp?token=REDACTED); so
+//     are header and env values and arguments. The SDK is given the URL
+//     already redacted, and the HTTP client puts the real user info and query
+//     back on each request to the configured endpoint: no error or log line of
+//     the SDK, net/http or this package can show what it never had. Messages
+//     name a server by its Name, else its command or redacted URL, and
+//     ServerConfig prints (%v, %#v, slog) without args, env or headers.
 //   - An HTTP request that gets no HTTP response (connection refused, reset,
 //     dropped before the answer) and was not cancelled by its caller ends
 //     the client: it is marked ended before the error reaches the caller, so

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -310,3 +311,19 @@ func (e *keyError) Error() string { return e.key + ": " + e.msg }
 
 // Key returns the YAML key the problem concerns, as in "mcp_servers.x.retry.calls".
 func (e *keyError) Key() string { return e.key }
+
+// String describes s for messages without anything that may be secret: its type and command,
+// or its URL redacted (connpool.RedactURL); arguments, env and header values are left out.
+// %v, %+v and %#v of a ServerSpec print this.
+func (s ServerSpec) String() string {
+	if s.Command != "" {
+		return fmt.Sprintf("%s server (command %q)", s.Type, s.Command)
+	}
+	return fmt.Sprintf("%s server (url %s)", s.Type, connpool.RedactURL(s.URL))
+}
+
+// GoString is String: %#v must not print the secrets either.
+func (s ServerSpec) GoString() string { return s.String() }
+
+// LogValue is String, for slog.
+func (s ServerSpec) LogValue() slog.Value { return slog.StringValue(s.String()) }
