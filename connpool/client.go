@@ -65,6 +65,7 @@ func newClient(p *Pool, k poolKey, cfg ServerConfig) *client {
 	// a live server's configuration (nor race with the start).
 	cfg.Args = slices.Clone(cfg.Args)
 	cfg.Env = maps.Clone(cfg.Env)
+	cfg.EnvPassthrough = slices.Clone(cfg.EnvPassthrough)
 	cfg.Headers = maps.Clone(cfg.Headers)
 	return &client{
 		pool:      p,

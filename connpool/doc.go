@@ -38,6 +38,14 @@
 //     once (the next Get starts a new one) and is closed at its last Release,
 //     or by Close; until then it still counts against MaxClients. Partition names are not remembered: a host gives each
 //     session a partition of its own, never reused.
+//   - A stdio server does not inherit this process's environment (an API key
+//     in the user's shell is not every server's): it gets HOME, LANG, LC_ALL,
+//     LC_CTYPE, LOGNAME, PATH, SHELL, TERM, TMPDIR, TZ and USER when set — the
+//     MCP reference clients' set (TypeScript and Python SDKs: HOME, LOGNAME,
+//     PATH, SHELL, TERM, USER) plus the locale, TMPDIR and TZ, which hold no
+//     credential — then what EnvPassthrough names, then Env, which wins. Like
+//     the reference clients, an inherited value starting with "()" (a shell
+//     function) is left out.
 //   - stdio servers get their own process group (Setpgid) and raw pipes
 //     handed to mcp.IOTransport; exec gets *os.File values so no copying
 //     goroutine ties cmd.Wait to a grandchild holding a pipe. When the direct

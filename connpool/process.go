@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -55,18 +54,7 @@ func spawn(cfg ServerConfig, stderrBytes int, reap bool, goStart func(func())) (
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Cwd
-	if len(cfg.Env) > 0 {
-		env := os.Environ()
-		keys := make([]string, 0, len(cfg.Env))
-		for k := range cfg.Env {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			env = append(env, k+"="+cfg.Env[k])
-		}
-		cmd.Env = env // later entries win in exec
-	}
+	cmd.Env = serverEnv(cfg)
 	// *os.File values make exec pass the descriptors directly: no copying
 	// goroutines, so Wait returns when the child exits even if a grandchild
 	// still holds a pipe open.
