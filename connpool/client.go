@@ -144,7 +144,7 @@ func (c *client) start(ctx context.Context) error {
 	var t mcp.Transport
 	switch c.cfg.transportType() {
 	case TypeStdio:
-		proc, err := spawn(c.cfg, c.pool.opts.StderrBytes, c.pool.opts.Subreaper, c.pool.goTracked)
+		proc, err := spawn(c.cfg, c.pool.opts.StderrBytes, c.pool.opts.Subreaper, c.pool.starter.start, c.pool.goTracked)
 		if err != nil {
 			what := fmt.Sprintf("spawn %q", c.cfg.Command)
 			if c.cfg.Cwd != "" {

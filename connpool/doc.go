@@ -52,6 +52,18 @@
 //     child exits, the rest of its group is SIGKILLed at once and our pipe
 //     ends are closed, so calls in flight fail immediately (a grandchild
 //     behind `sh -c` can no longer keep the session half alive).
+//   - No orphans when this process is killed (even by SIGKILL): on Linux every
+//     stdio server gets Pdeathsig SIGKILL and is started from one goroutine
+//     locked to its OS thread for the pool's life (Pdeathsig fires when the
+//     forking thread exits, not the process); the thread ends after Close has
+//     reaped every server. Pdeathsig reaches the direct child only, and dash
+//     (Debian's /bin/sh) does not exec the last command of `sh -c`, so each
+//     group also gets a guard: `/bin/sh -c "read x; kill -KILL 0"` in the
+//     server's group, reading a pipe whose write end only this process holds.
+//     When this process dies the pipe closes and the guard kills the group,
+//     grandchildren included; the pool's own group kills end the guard with
+//     the rest. The cost is one small shell per stdio server. A process that
+//     left the group (setsid, a daemonizing npx) escapes both.
 //   - Closing a client: close its stdin, SIGTERM the group, wait KillGrace for
 //     the direct child, SIGKILL the group, reap. With Options.Subreaper,
 //     adopted grandchildren are reaped with wait4(-pgid) after the leader is
@@ -95,6 +107,7 @@
 //     every progress notification the server sent ahead of a result reaches
 //     the observers before the call that awaits the result returns.
 //
-// Platform: Linux (process groups, prctl); other Unix systems work without
-// Options.Subreaper.
+// Platform: Linux (process groups, prctl, Pdeathsig); other Unix systems work
+// without Options.Subreaper and Pdeathsig (the group guard still ends a killed
+// agentpool's servers).
 package connpool
