@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentpool/agentpool/connpool"
@@ -17,7 +18,8 @@ import (
 // A command and an allow-list entry match when they resolve to the same executable: a bare
 // name is looked up in agentpool's PATH (as exec does when it starts the server, whatever PATH
 // the server's env sets), a relative path is taken from the server's cwd, and symlinks are
-// resolved. So `command: ./node`, a skill's own script, is not the `node` of allowed_commands
+// resolved (a bare name that is itself an entry always matches: the same lookup, even when
+// nothing is installed under it yet). So `command: ./node`, a skill's own script, is not the `node` of allowed_commands
 // [node]; to allow it, list its path.
 func (s ServerSpec) CheckCommand(key string, allowed []string, root string) error {
 	if s.Command == "" || (s.Type != "" && s.Type != connpool.TypeStdio) || (len(allowed) == 0 && root == "") {
@@ -31,6 +33,11 @@ func (s ServerSpec) CheckCommand(key string, allowed []string, root string) erro
 		}
 	}
 	if len(allowed) == 0 {
+		return nil
+	}
+	if !strings.Contains(s.Command, "/") && slices.Contains(allowed, s.Command) {
+		// The same name is looked up in the same PATH when the server starts: it is the
+		// entry's executable, installed or not (a missing one fails to start, as without a list).
 		return nil
 	}
 	real, err := resolveCommand(s.Command, s.Cwd)

@@ -109,7 +109,8 @@ func TestCheckCommandResolved(t *testing.T) {
 		{"node", []string{link}, true},
 		{"node", []string{node}, true},
 		{"sh", []string{"node"}, false},
-		{"no-such-command-agentpool", []string{"no-such-command-agentpool"}, false},
+		{"no-such-command-agentpool", []string{"no-such-command-agentpool"}, true}, // the same lookup at start
+		{"./no-such-command-agentpool", []string{"no-such-command-agentpool"}, false},
 		{"node", []string{"no-such-command-agentpool"}, false},
 	} {
 		err := (ServerSpec{Command: tc.command}).CheckCommand("mcp_servers.s", tc.allowed, "")
