@@ -15,12 +15,13 @@
 //	  everything:
 //	    command: npx
 //	    args: ["-y", "@modelcontextprotocol/server-everything"]
+//	    env_passthrough: [GITHUB_TOKEN]   # variables of agentpool's environment it may see
 //	pool:                       # Pool
 //	  max_clients: 20
 //	  idle_timeout: 5m
 //	extensions:                 # Extensions
 //	  max_composition_depth: 3
-//	  allowed_commands: [npx, node]   # optional allowlist for stdio commands (base names)
+//	  allowed_commands: [npx, node]   # optional allowlist: the executables these resolve to
 //
 // Each extension kind owns its section: the section is that kind's struct, in the kind's
 // package (config imports skill, command and mcpcap for those types only), one field of Config

@@ -65,6 +65,7 @@ func newClient(p *Pool, k poolKey, cfg ServerConfig) *client {
 	// a live server's configuration (nor race with the start).
 	cfg.Args = slices.Clone(cfg.Args)
 	cfg.Env = maps.Clone(cfg.Env)
+	cfg.EnvPassthrough = slices.Clone(cfg.EnvPassthrough)
 	cfg.Headers = maps.Clone(cfg.Headers)
 	return &client{
 		pool:      p,
@@ -143,7 +144,7 @@ func (c *client) start(ctx context.Context) error {
 	var t mcp.Transport
 	switch c.cfg.transportType() {
 	case TypeStdio:
-		proc, err := spawn(c.cfg, c.pool.opts.StderrBytes, c.pool.opts.Subreaper, c.pool.goTracked)
+		proc, err := spawn(c.cfg, c.pool.opts.StderrBytes, c.pool.opts.Subreaper, c.pool.starter.start, c.pool.goTracked)
 		if err != nil {
 			what := fmt.Sprintf("spawn %q", c.cfg.Command)
 			if c.cfg.Cwd != "" {
@@ -164,14 +165,14 @@ func (c *client) start(ctx context.Context) error {
 		})
 		t = &progressTransport{inner: &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, deliver: c.deliverProgress}
 	case TypeStreamableHTTP, TypeSSE:
-		hc, ht := newHTTPClient(c.cfg.Headers, c.transportFailed)
+		hc, ht := newHTTPClient(c.cfg.URL, c.cfg.Headers, c.transportFailed)
 		hc.Transport = &sseProgressTap{base: hc.Transport, deliver: c.deliverProgress}
 		c.httpT = ht
 		life, cancel := context.WithCancel(context.Background())
 		c.httpCancel = cancel
-		var inner mcp.Transport = &mcp.StreamableClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+		var inner mcp.Transport = &mcp.StreamableClientTransport{Endpoint: ht.endpoint(c.cfg.URL), HTTPClient: hc}
 		if c.cfg.transportType() == TypeSSE {
-			inner = &mcp.SSEClientTransport{Endpoint: c.cfg.URL, HTTPClient: hc}
+			inner = &mcp.SSEClientTransport{Endpoint: ht.endpoint(c.cfg.URL), HTTPClient: hc}
 		}
 		t = &lifetimeTransport{inner: inner, life: life, cancel: cancel}
 	}

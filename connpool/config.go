@@ -32,12 +32,17 @@ type ServerConfig struct {
 	// Command is set and "streamable-http" when URL is set.
 	Type string
 
-	// Command, Args, Env and Cwd describe a stdio server. Env is added to the
-	// pool process's environment (and overrides it).
+	// Command, Args, Env and Cwd describe a stdio server. The server does not
+	// inherit this process's environment: it gets HOME, LANG, LC_ALL,
+	// LC_CTYPE, LOGNAME, PATH, SHELL, TERM, TMPDIR, TZ and USER (those that are
+	// set), the variables EnvPassthrough names, and Env, which wins.
 	Command string
 	Args    []string
 	Env     map[string]string
 	Cwd     string
+	// EnvPassthrough names further variables of this process's environment
+	// to pass to a stdio server (an API key the server needs), when set.
+	EnvPassthrough []string
 
 	// URL and Headers describe an HTTP server (streamable HTTP or SSE).
 	// Headers are added to every HTTP request the client makes.
@@ -67,7 +72,7 @@ func (c ServerConfig) startTimeout() time.Duration {
 	return DefaultStartTimeout
 }
 
-// label names the server in messages: its Name, else its command or URL.
+// label names the server in messages: its Name, else its command or its URL redacted.
 func (c ServerConfig) label() string {
 	switch {
 	case c.Name != "":
@@ -75,12 +80,13 @@ func (c ServerConfig) label() string {
 	case c.Command != "":
 		return c.Command
 	default:
-		return c.URL
+		return RedactURL(c.URL)
 	}
 }
 
 // Fingerprint returns a stable hash (hex) of everything that identifies the
-// server: the effective type, command, args, env, cwd, URL and headers.
+// server: the effective type, command, args, env, env passthrough names, cwd,
+// URL and headers.
 // Name and StartTimeout are excluded. Map order does not matter; argument
 // order does. Equal fingerprints mean the pool may share one client.
 func (c ServerConfig) Fingerprint() string {
@@ -93,6 +99,7 @@ func (c ServerConfig) Fingerprint() string {
 		slices.SortFunc(out, func(a, b kv) int { return strings.Compare(a.K, b.K) })
 		return out
 	}
+	pass := slices.Sorted(slices.Values(c.EnvPassthrough))
 	args := c.Args
 	if args == nil {
 		args = []string{}
@@ -103,7 +110,8 @@ func (c ServerConfig) Fingerprint() string {
 		Env           []kv
 		Cwd, URL      string
 		Headers       []kv
-	}{c.transportType(), c.Command, args, sorted(c.Env), c.Cwd, c.URL, sorted(c.Headers)})
+		Passthrough   []string
+	}{c.transportType(), c.Command, args, sorted(c.Env), c.Cwd, c.URL, sorted(c.Headers), pass})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
@@ -112,7 +120,8 @@ func (c ServerConfig) Fingerprint() string {
 // the server, as an error wrapping ErrInvalidConfig that names the server and
 // the field: an unknown type, a stdio server without a command, an HTTP server
 // without a valid http(s) URL, both a command and a URL, a negative
-// StartTimeout, NUL bytes, or an env/header name that is empty or malformed.
+// StartTimeout, NUL bytes, or an env, env passthrough or header name that is
+// empty or malformed.
 func (c ServerConfig) Validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("connpool: server %q: %w: %s", c.label(), ErrInvalidConfig, fmt.Sprintf(format, a...))
@@ -121,7 +130,7 @@ func (c ServerConfig) Validate() error {
 		return bad("negative start timeout %v", c.StartTimeout)
 	}
 	if c.Command != "" && c.URL != "" {
-		return bad("both command %q and url %q set; a server is either stdio or HTTP", c.Command, c.URL)
+		return bad("both command %q and url %s set; a server is either stdio or HTTP", c.Command, RedactURL(c.URL))
 	}
 	switch t := c.transportType(); t {
 	case TypeStdio:
@@ -141,6 +150,11 @@ func (c ServerConfig) Validate() error {
 				return bad("invalid env entry %q", k)
 			}
 		}
+		for _, k := range c.EnvPassthrough {
+			if k == "" || strings.ContainsAny(k, "=\x00") {
+				return bad("invalid env passthrough name %q", k)
+			}
+		}
 		if len(c.Headers) > 0 {
 			return bad("headers are only valid for HTTP servers")
 		}
@@ -148,20 +162,22 @@ func (c ServerConfig) Validate() error {
 		if c.URL == "" {
 			return bad("%s server needs a url", t)
 		}
+		// The URL is shown redacted (RedactURL), and url.Parse's message not at all: it
+		// quotes the URL, or the part it could not read, which may be a password's start.
 		u, err := url.Parse(c.URL)
 		if err != nil {
-			return bad("url: %v", err)
+			return bad("url does not parse")
 		}
 		if u.Scheme != "http" && u.Scheme != "https" || u.Host == "" {
-			return bad("url %q: want http:// or https:// with a host", c.URL)
+			return bad("url %s: want http:// or https:// with a host", RedactURL(c.URL))
 		}
 		for k, v := range c.Headers {
 			if k == "" || strings.ContainsAny(k, " :\r\n\x00") || strings.ContainsAny(v, "\r\n\x00") {
 				return bad("invalid header %q", k)
 			}
 		}
-		if len(c.Args) > 0 || len(c.Env) > 0 || c.Cwd != "" {
-			return bad("args, env and cwd are only valid for stdio servers")
+		if len(c.Args) > 0 || len(c.Env) > 0 || len(c.EnvPassthrough) > 0 || c.Cwd != "" {
+			return bad("args, env, env passthrough and cwd are only valid for stdio servers")
 		}
 	default:
 		return bad("unknown type %q (want %q, %q or %q)", t, TypeStdio, TypeStreamableHTTP, TypeSSE)

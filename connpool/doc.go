@@ -38,12 +38,32 @@
 //     once (the next Get starts a new one) and is closed at its last Release,
 //     or by Close; until then it still counts against MaxClients. Partition names are not remembered: a host gives each
 //     session a partition of its own, never reused.
+//   - A stdio server does not inherit this process's environment (an API key
+//     in the user's shell is not every server's): it gets HOME, LANG, LC_ALL,
+//     LC_CTYPE, LOGNAME, PATH, SHELL, TERM, TMPDIR, TZ and USER when set — the
+//     MCP reference clients' set (TypeScript and Python SDKs: HOME, LOGNAME,
+//     PATH, SHELL, TERM, USER) plus the locale, TMPDIR and TZ, which hold no
+//     credential — then what EnvPassthrough names, then Env, which wins. Like
+//     the reference clients, an inherited value starting with "()" (a shell
+//     function) is left out.
 //   - stdio servers get their own process group (Setpgid) and raw pipes
 //     handed to mcp.IOTransport; exec gets *os.File values so no copying
 //     goroutine ties cmd.Wait to a grandchild holding a pipe. When the direct
 //     child exits, the rest of its group is SIGKILLed at once and our pipe
 //     ends are closed, so calls in flight fail immediately (a grandchild
 //     behind `sh -c` can no longer keep the session half alive).
+//   - No orphans when this process is killed (even by SIGKILL): on Linux every
+//     stdio server gets Pdeathsig SIGKILL and is started from one goroutine
+//     locked to its OS thread for the pool's life (Pdeathsig fires when the
+//     forking thread exits, not the process); the thread ends after Close has
+//     reaped every server. Pdeathsig reaches the direct child only, and dash
+//     (Debian's /bin/sh) does not exec the last command of `sh -c`, so each
+//     group also gets a guard: `/bin/sh -c "read x; kill -KILL 0"` in the
+//     server's group, reading a pipe whose write end only this process holds.
+//     When this process dies the pipe closes and the guard kills the group,
+//     grandchildren included; the pool's own group kills end the guard with
+//     the rest. The cost is one small shell per stdio server. A process that
+//     left the group (setsid, a daemonizing npx) escapes both.
 //   - Closing a client: close its stdin, SIGTERM the group, wait KillGrace for
 //     the direct child, SIGKILL the group, reap. With Options.Subreaper,
 //     adopted grandchildren are reaped with wait4(-pgid) after the leader is
@@ -56,6 +76,14 @@
 //     client closes the session gracefully (DELETE for streamable HTTP),
 //     then cuts its streams after KillGrace; calls still in flight are not
 //     interrupted, so Pool.Close relies on its context as the final bound.
+//   - Secrets are never printed. A URL's user info, query values and fragment
+//     are secrets (RedactURL: https://REDACTED@host/mcp?token=REDACTED); so
+//     are header and env values and arguments. The SDK is given the URL
+//     already redacted, and the HTTP client puts the real user info and query
+//     back on each request to the configured endpoint: no error or log line of
+//     the SDK, net/http or this package can show what it never had. Messages
+//     name a server by its Name, else its command or redacted URL, and
+//     ServerConfig prints (%v, %#v, slog) without args, env or headers.
 //   - An HTTP request that gets no HTTP response (connection refused, reset,
 //     dropped before the answer) and was not cancelled by its caller ends
 //     the client: it is marked ended before the error reaches the caller, so
@@ -79,6 +107,7 @@
 //     every progress notification the server sent ahead of a result reaches
 //     the observers before the call that awaits the result returns.
 //
-// Platform: Linux (process groups, prctl); other Unix systems work without
-// Options.Subreaper.
+// Platform: Linux (process groups, prctl, Pdeathsig); other Unix systems work
+// without Options.Subreaper and Pdeathsig (the group guard still ends a killed
+// agentpool's servers).
 package connpool

@@ -2,8 +2,11 @@ package connpool
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/url"
+	"strings"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -20,16 +23,27 @@ var (
 // the status of the first response (the initialize POST, or SSE's event-stream
 // GET), which tells a start that cannot succeed (401, 403, 404) from one that
 // might.
+//
+// It also keeps the URL's secrets out of every message. The SDK is given the
+// URL redacted (endpoint, RedactURL), so its errors, its log lines and the
+// *url.Error of net/http can only show that; the real user info and query are
+// put back here, on the way out (restore).
 type headerTransport struct {
 	base    *http.Transport
 	headers map[string]string
 	failed  func(error)
+
+	real      *url.URL // the configured URL; nil when it holds nothing to hide
+	shown     *url.URL // real, redacted: what the SDK requests
+	shownAuth string   // the Authorization net/http derives from shown's user info
 
 	first       atomic.Bool  // a request has been sent
 	firstStatus atomic.Int32 // the status of the first request's response; 0 if none
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	shown := RedactURL(req.URL.String())
+	req = t.restore(req)
 	if len(t.headers) > 0 {
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
@@ -41,17 +55,77 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	if first && resp != nil {
 		t.firstStatus.Store(int32(resp.StatusCode))
 	}
-	if err != nil && req.Context().Err() == nil && t.failed != nil {
-		t.failed(fmt.Errorf("%s %s: %w", req.Method, req.URL.Redacted(), err))
+	if err != nil {
+		if msg := err.Error(); strings.Contains(msg, req.URL.String()) {
+			// The error names the URL sent, which is not the SDK's redacted one.
+			err = redactedError{msg: strings.ReplaceAll(msg, req.URL.String(), shown), err: err}
+		}
+		if req.Context().Err() == nil && t.failed != nil {
+			t.failed(fmt.Errorf("%s %s: %w", req.Method, shown, err))
+		}
 	}
 	return resp, err
 }
 
+// endpoint returns the URL to give the SDK: the configured one, redacted.
+func (t *headerTransport) endpoint(configured string) string {
+	if t.shown == nil {
+		return configured
+	}
+	return t.shown.String()
+}
+
+// restore returns req with the configured URL's user info and query in place of their
+// redacted stand-ins: for a request to the configured host, the user info (net/http sends it
+// as Basic authorization, which is replaced too, unless an Authorization of another origin is
+// set); for a request to the configured path with the redacted query, the query. Other
+// requests (SSE's message endpoint, whose query is the server's) keep theirs.
+func (t *headerTransport) restore(req *http.Request) *http.Request {
+	if t.real == nil || req.URL.Scheme != t.real.Scheme || req.URL.Host != t.real.Host {
+		return req
+	}
+	u := *req.URL
+	if u.User != nil {
+		u.User = t.real.User
+	}
+	if u.Path == t.shown.Path && u.RawQuery == t.shown.RawQuery {
+		u.RawQuery = t.real.RawQuery
+	}
+	req = req.Clone(req.Context())
+	req.URL = &u
+	if t.real.User != nil && req.Header.Get("Authorization") == t.shownAuth {
+		pw, _ := t.real.User.Password()
+		req.SetBasicAuth(t.real.User.Username(), pw)
+	}
+	return req
+}
+
+// redactedError is err with a message that does not show a secret; errors.Is and As still
+// see err.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e redactedError) Error() string { return e.msg }
+func (e redactedError) Unwrap() error { return e.err }
+
 // newHTTPClient returns a client with its own connection pool (closed with
-// the MCP client, so no idle connection outlives it) that sends headers and
-// calls failed when a request gets no HTTP response.
-func newHTTPClient(headers map[string]string, failed func(error)) (*http.Client, *headerTransport) {
+// the MCP client, so no idle connection outlives it) that sends headers, puts
+// back the secrets of rawURL (see headerTransport) and calls failed when a
+// request gets no HTTP response.
+func newHTTPClient(rawURL string, headers map[string]string, failed func(error)) (*http.Client, *headerTransport) {
 	ht := &headerTransport{base: http.DefaultTransport.(*http.Transport).Clone(), headers: headers, failed: failed}
+	if shown := RedactURL(rawURL); shown != rawURL {
+		real, err1 := url.Parse(rawURL)
+		s, err2 := url.Parse(shown)
+		if err1 == nil && err2 == nil { // Validate has checked rawURL
+			ht.real, ht.shown = real, s
+			if s.User != nil {
+				ht.shownAuth = "Basic " + base64.StdEncoding.EncodeToString([]byte(s.User.Username()+":"))
+			}
+		}
+	}
 	return &http.Client{Transport: ht}, ht
 }
 

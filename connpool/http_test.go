@@ -14,6 +14,14 @@ import (
 // returns its streamable HTTP URL. The process is killed at cleanup.
 func startHTTPServer(t *testing.T, args ...string) string {
 	t.Helper()
+	u, _ := startHTTPServerCmd(t, args...)
+	return u
+}
+
+// startHTTPServerCmd is startHTTPServer that also returns the process, for a
+// test that kills it early.
+func startHTTPServerCmd(t *testing.T, args ...string) (string, *exec.Cmd) {
+	t.Helper()
 	cmd := exec.Command(faultBinary(t), append([]string{"--http", "127.0.0.1:0"}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -36,10 +44,10 @@ func startHTTPServer(t *testing.T, args ...string) string {
 		if !strings.HasPrefix(u, "http://127.0.0.1:") {
 			t.Fatalf("faultserver printed %q", u)
 		}
-		return u
+		return u, cmd
 	case <-time.After(20 * time.Second):
 		t.Fatal("faultserver --http printed no URL")
-		return ""
+		return "", nil
 	}
 }
 

@@ -27,8 +27,9 @@ type Pool struct {
 	closeCh chan struct{}        // closed when Close has finished tearing down
 	doomed  map[*client]struct{} // clients of closed partitions, until ClosePartition sees them done
 
-	wg    sync.WaitGroup // every goroutine the pool starts
-	procs atomic.Int64   // stdio processes whose group is not yet dead
+	wg      sync.WaitGroup // every goroutine the pool starts
+	procs   atomic.Int64   // stdio processes whose group is not yet dead
+	starter starter        // starts stdio servers; stopped once all of them are dead
 }
 
 // New returns a pool configured by opts (nil means defaults). It starts no
@@ -394,6 +395,7 @@ func (p *Pool) Close(ctx context.Context) error {
 		}
 		go func() {
 			p.wg.Wait()
+			p.starter.stop()
 			close(p.closeCh)
 		}()
 	}

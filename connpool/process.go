@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"slices"
 	"sync"
 	"syscall"
 	"time"
@@ -29,6 +28,9 @@ type process struct {
 
 	reap bool // reap the group with wait4(-pgid) (subreaper mode)
 
+	guard  *exec.Cmd // the group's guard (see startGuard); nil if it could not start
+	guardW *os.File  // our write end of the guard's stdin: closing it ends the group
+
 	exited     chan struct{} // closed when the direct child is reaped and the group killed (and reaped)
 	exitErr    error         // valid after exited
 	stderrDone chan struct{} // closed when stderr reached EOF
@@ -37,8 +39,9 @@ type process struct {
 }
 
 // spawn starts cfg.Command in a new process group with its stdin, stdout and
-// stderr on pipes. goStart starts the process goroutines (tracked by the pool).
-func spawn(cfg ServerConfig, stderrBytes int, reap bool, goStart func(func())) (*process, error) {
+// stderr on pipes, and the group's guard. start starts a command (the pool's
+// starter); goStart starts the process goroutines (tracked by the pool).
+func spawn(cfg ServerConfig, stderrBytes int, reap bool, start func(*exec.Cmd) error, goStart func(func())) (*process, error) {
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
 		return nil, err
@@ -55,24 +58,13 @@ func spawn(cfg ServerConfig, stderrBytes int, reap bool, goStart func(func())) (
 	}
 	cmd := exec.Command(cfg.Command, cfg.Args...)
 	cmd.Dir = cfg.Cwd
-	if len(cfg.Env) > 0 {
-		env := os.Environ()
-		keys := make([]string, 0, len(cfg.Env))
-		for k := range cfg.Env {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			env = append(env, k+"="+cfg.Env[k])
-		}
-		cmd.Env = env // later entries win in exec
-	}
+	cmd.Env = serverEnv(cfg)
 	// *os.File values make exec pass the descriptors directly: no copying
 	// goroutines, so Wait returns when the child exits even if a grandchild
 	// still holds a pipe open.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	err = cmd.Start()
+	err = start(cmd)
 	closeAll(stdinR, stdoutW, stderrW) // the child's ends
 	if err != nil {
 		closeAll(stdinW, stdoutR, stderrR)
@@ -88,6 +80,7 @@ func spawn(cfg ServerConfig, stderrBytes int, reap bool, goStart func(func())) (
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
 	}
+	p.guard, p.guardW = startGuard(p.pid)
 	goStart(func() {
 		defer close(p.stderrDone)
 		_, _ = io.Copy(p.stderr, stderrR)
@@ -95,6 +88,30 @@ func spawn(cfg ServerConfig, stderrBytes int, reap bool, goStart func(func())) (
 	})
 	goStart(p.wait)
 	return p, nil
+}
+
+// startGuard starts the guard of process group pgid: a shell in that group that waits for
+// EOF on a pipe whose only write end this process holds, then SIGKILLs its group. When this
+// process dies, however it dies, the pipe closes and the group goes with it: the grandchildren
+// too (a server behind `sh -c` or npx), which Pdeathsig, set on the direct child only, does
+// not reach. Being in the group keeps its id from being reused while the guard waits, and the
+// pool's own group kills end the guard with the rest. It returns nils when the guard cannot
+// start (no /bin/sh, or the leader already gone): the direct child still has Pdeathsig.
+func startGuard(pgid int) (*exec.Cmd, *os.File) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return nil, nil
+	}
+	g := exec.Command("/bin/sh", "-c", "read x; kill -KILL 0")
+	g.Stdin = r
+	g.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pgid: pgid}
+	err = g.Start()
+	r.Close()
+	if err != nil {
+		w.Close()
+		return nil, nil
+	}
+	return g, w
 }
 
 // permanentSpawnError reports whether err, from starting a command, means
@@ -118,6 +135,10 @@ func (p *process) wait() {
 	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 	p.stdin.Close()
 	p.stdout.Close()
+	if p.guard != nil {
+		_ = p.guard.Wait() // killed with the group; reaped before reapGroup could take it
+		p.guardW.Close()
+	}
 	if p.reap {
 		reapGroup(p.pid, 5*time.Second)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
@@ -60,7 +61,7 @@ func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, 
 			spec.Timeout = d
 		}
 	}
-	if err := errors.Join(timeoutErr, spec.Validate(key), spec.CheckCommand(key, h.Config.Extensions.AllowedCommands)); err != nil {
+	if err := errors.Join(timeoutErr, spec.Validate(key), spec.CheckCommand(key, h.Config.Extensions.AllowedCommands, filepath.Dir(decl.Source))); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", decl.Source, decl.Line, err)
 	}
 	// Raw tool names: the skill manager lists them as "<skill>__<tool>" (ext.ToolName).

@@ -63,6 +63,26 @@
 //     response (the SDK's "rejected by transport" around a *url.Error; a failed dial means
 //     the request never left), or (other transport errors) when the connection ends within
 //     200 ms; an error the server sent (jsonrpc.Error) never is.
+//   - extensions.allowed_commands (ServerSpec.CheckCommand) matches executables, not names:
+//     the command and each entry are resolved to a real path — a bare name through
+//     agentpool's own PATH (the one exec looks it up in when it starts the server; a PATH in
+//     the server's env changes only what the server itself runs), a relative path from the
+//     server's cwd, then symlinks — and the command is allowed when its path is one of the
+//     entries'. A skill's `command: ./node` is its own script, so allowed_commands [node]
+//     refuses it, naming both paths; listing its path allows it. A link to an allowed binary
+//     runs that binary and is allowed (one multi-call binary, busybox, allows all its names).
+//     The check runs when the config or the skill's declaration is read, not again at spawn.
+//   - A skill's relative command (./srv, bin/srv) must resolve inside its skill folder (after
+//     its cwd, .. and symlinks), with or without allowed_commands; absolute and bare names
+//     are not confined.
+//   - Environment: a stdio server gets connpool's minimal set plus Env; env_passthrough names
+//     more variables of agentpool's environment to pass as they are. A skill's server gets the
+//     minimal set and its own env only: its declaration cannot pass through anything (a
+//     skill comes from a folder, and the user has not said which of their variables it may
+//     see).
+//   - Secrets: errors, logs, Status and Health show a server's URL redacted (connpool does it
+//     at the source: the SDK never has the real URL); %v of a ServerSpec shows no env, header
+//     or URL secret.
 //   - Tool names: Prefix is prepended (nil: none; the host sets "<server>__", ext.ToolName);
 //     AllowTools/DenyTools are path.Match patterns on the server's names, deny wins.
 //   - An injected client is never closed by the Cap and cannot be reconnected: when it dies

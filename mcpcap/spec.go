@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -28,11 +28,15 @@ type ServerSpec struct {
 	// Type is connpool.TypeStdio, TypeStreamableHTTP or TypeSSE; Validate fills it in from
 	// Command (stdio) or URL (streamable-http) when empty.
 	Type string `yaml:"type"`
-	// Command, Args, Env and Cwd start a stdio server.
+	// Command, Args, Env and Cwd start a stdio server. The server does not inherit
+	// agentpool's environment, only a minimal set (connpool.ServerConfig.Env) and Env.
 	Command string            `yaml:"command" config:"expand"`
 	Args    []string          `yaml:"args" config:"expand"`
 	Env     map[string]string `yaml:"env" config:"expand"`
 	Cwd     string            `yaml:"cwd" config:"expand,path"`
+	// EnvPassthrough names variables of agentpool's environment to pass to a stdio server as
+	// they are (an API key the server needs), when set.
+	EnvPassthrough []string `yaml:"env_passthrough"`
 	// URL and Headers reach an HTTP server.
 	URL     string            `yaml:"url" config:"expand"`
 	Headers map[string]string `yaml:"headers" config:"expand"`
@@ -112,7 +116,7 @@ func urlProblem(err error) string {
 func (ss Servers) CheckCommands(key string, allowed []string) error {
 	var errs []error
 	for _, name := range ss.Names() {
-		errs = append(errs, ss[name].CheckCommand(key+"."+name, allowed))
+		errs = append(errs, ss[name].CheckCommand(key+"."+name, allowed, ""))
 	}
 	return errors.Join(errs...)
 }
@@ -168,7 +172,8 @@ func (s *ServerSpec) Validate(key string) error {
 		for _, f := range []struct {
 			key  string
 			used bool
-		}{{"command", s.Command != ""}, {"args", len(s.Args) > 0}, {"env", len(s.Env) > 0}, {"cwd", s.Cwd != ""}} {
+		}{{"command", s.Command != ""}, {"args", len(s.Args) > 0}, {"env", len(s.Env) > 0},
+			{"env_passthrough", len(s.EnvPassthrough) > 0}, {"cwd", s.Cwd != ""}} {
 			if f.used {
 				add(key+"."+f.key, "%s is not used by a %s server", f.key, s.Type)
 			}
@@ -177,6 +182,11 @@ func (s *ServerSpec) Validate(key string) error {
 		add(key, "needs a command (stdio) or a url (streamable-http, sse)")
 	default:
 		add(key+".type", "unknown type %q (want stdio, streamable-http or sse)", s.Type)
+	}
+	for i, name := range s.EnvPassthrough {
+		if name == "" || strings.ContainsAny(name, "=\x00") {
+			add(fmt.Sprintf("%s.env_passthrough[%d]", key, i), "%q is not a variable name", name)
+		}
 	}
 	switch s.Scope {
 	case "", ScopePool, ScopeSession:
@@ -244,18 +254,6 @@ func (s *ServerSpec) Validate(key string) error {
 	return errors.Join(errs...)
 }
 
-// CheckCommand reports a stdio server whose command's base name is not in allowed (the
-// extensions.allowed_commands policy), keyed key.command; an empty allowed allows any command.
-func (s ServerSpec) CheckCommand(key string, allowed []string) error {
-	if len(allowed) == 0 || s.Command == "" || (s.Type != "" && s.Type != connpool.TypeStdio) {
-		return nil
-	}
-	if !slices.Contains(allowed, filepath.Base(s.Command)) {
-		return keyErrorf(key+".command", "command %q is not in extensions.allowed_commands %v", s.Command, allowed)
-	}
-	return nil
-}
-
 // Config returns the Config New takes for the server named name. Prefix stays nil when s has
 // none: the caller decides the default. It fails only for a static tool's input_schema that
 // does not marshal to JSON (which Validate reports).
@@ -284,8 +282,8 @@ func (s ServerSpec) Config(name string) (Config, error) {
 	return Config{
 		Name: name,
 		Server: connpool.ServerConfig{
-			Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, Cwd: s.Cwd,
-			URL: s.URL, Headers: s.Headers, StartTimeout: s.StartupTimeout,
+			Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, EnvPassthrough: s.EnvPassthrough,
+			Cwd: s.Cwd, URL: s.URL, Headers: s.Headers, StartTimeout: s.StartupTimeout,
 		},
 		Lazy:       s.Lazy,
 		Tools:      tools,
@@ -310,3 +308,19 @@ func (e *keyError) Error() string { return e.key + ": " + e.msg }
 
 // Key returns the YAML key the problem concerns, as in "mcp_servers.x.retry.calls".
 func (e *keyError) Key() string { return e.key }
+
+// String describes s for messages without anything that may be secret: its type and command,
+// or its URL redacted (connpool.RedactURL); arguments, env and header values are left out.
+// %v, %+v and %#v of a ServerSpec print this.
+func (s ServerSpec) String() string {
+	if s.Command != "" {
+		return fmt.Sprintf("%s server (command %q)", s.Type, s.Command)
+	}
+	return fmt.Sprintf("%s server (url %s)", s.Type, connpool.RedactURL(s.URL))
+}
+
+// GoString is String: %#v must not print the secrets either.
+func (s ServerSpec) GoString() string { return s.String() }
+
+// LogValue is String, for slog.
+func (s ServerSpec) LogValue() slog.Value { return slog.StringValue(s.String()) }

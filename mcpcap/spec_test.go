@@ -90,7 +90,7 @@ func TestServersValidate(t *testing.T) {
 }
 
 func TestCheckCommands(t *testing.T) {
-	ss := Servers{"a": {Command: "/usr/bin/node"}, "b": {Command: "sh"}, "c": {URL: "http://h"}}
+	ss := Servers{"a": {Command: realNode(t)}, "b": {Command: "sh"}, "c": {URL: "http://h"}}
 	if err := ss.CheckCommands("mcp_servers", nil); err != nil {
 		t.Fatalf("no allowlist: %v", err)
 	}
