@@ -42,7 +42,7 @@ var allowedImports = map[string][]string{
 	// Configuration: the file format. It imports the kinds' packages only for their config
 	// structs (each kind owns its keys and validation); building is host's. DESIGN.md's
 	// dependency block does not name config; this is the rule it follows.
-	"config": {"skill", "command", "mcpcap"},
+	"config": {"skill", "command", "mcpcap", "frontmatter", "internal/regfile"},
 
 	// Capabilities.
 	"mcpcap":  {"connpool", "ext"},
