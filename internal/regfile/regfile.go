@@ -15,11 +15,20 @@ var ErrNotRegular = errors.New("not a regular file")
 // ErrTooLarge is wrapped by every refusal of a file larger than the cap it was read with.
 var ErrTooLarge = errors.New("file larger than its cap")
 
-// kindError says what a path is instead of a regular file.
-type kindError struct{ kind string }
+// NotRegularError says what a path is instead of a regular file ("is a named pipe, not a
+// regular file"). It is ErrNotRegular for errors.Is; Mode tells callers that treat a folder
+// apart (as "not found") which it was.
+type NotRegularError struct {
+	// Mode is the file's mode as stat or fstat gave it.
+	Mode fs.FileMode
+}
 
-func (e *kindError) Error() string        { return "is a " + e.kind + ", not a regular file" }
-func (e *kindError) Is(target error) bool { return target == ErrNotRegular }
+func (e *NotRegularError) Error() string {
+	return "is a " + Kind(e.Mode) + ", not a regular file"
+}
+
+// Is reports whether target is ErrNotRegular.
+func (e *NotRegularError) Is(target error) bool { return target == ErrNotRegular }
 
 // sizeError says that a file is over its cap.
 type sizeError struct{ max int64 }
@@ -62,7 +71,7 @@ func Size(n int64) string {
 
 // notRegular returns the error for name, whose mode m is not a regular file's.
 func notRegular(name string, m fs.FileMode) error {
-	return &fs.PathError{Op: "open", Path: name, Err: &kindError{kind: Kind(m)}}
+	return &fs.PathError{Op: "open", Path: name, Err: &NotRegularError{Mode: m}}
 }
 
 // Open opens the file at name for reading when it is a regular file, and refuses anything
