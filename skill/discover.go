@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentpool/agentpool/frontmatter"
+	"github.com/agentpool/agentpool/internal/regfile"
 )
 
 // Discovery defaults, from the client implementation guide's "reasonable bounds".
@@ -305,28 +306,25 @@ func (sc *scanner) reusable(c candidate, path string) *Skill {
 }
 
 // readSkillHead reads a SKILL.md as discovery does, for discovery and Validate alike: a
-// regular file (a named pipe is never opened: that blocks until a writer comes), inside
-// realDir when it is a symlink (linked), read into buf up to the end of its frontmatter. The
-// error, for a diagnostic, does not repeat the path.
+// regular file only (regfile.Open: a named pipe or a device is refused without blocking,
+// checked on the opened descriptor), inside realDir when it is a symlink (linked), read into
+// buf up to the end of its frontmatter. The error, for a diagnostic, does not repeat the path.
 func readSkillHead(path, realDir string, linked bool, buf []byte) (head []byte, complete bool, info os.FileInfo, err error) {
 	if linked {
 		if err := checkInside(path, realDir); err != nil {
 			return nil, false, nil, err
 		}
 	}
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		return nil, false, nil, errNotRegular
+	f, err := regfile.Open(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, false, nil, fmt.Errorf("SKILL.md %v", unwrapPath(err))
 	}
-	f, err := os.Open(path)
 	if err != nil {
 		return nil, false, nil, fmt.Errorf("cannot open SKILL.md: %v", unwrapPath(err))
 	}
 	defer f.Close()
 	if info, err = f.Stat(); err != nil {
 		return nil, false, nil, fmt.Errorf("cannot stat SKILL.md: %v", unwrapPath(err))
-	}
-	if !info.Mode().IsRegular() {
-		return nil, false, nil, errNotRegular
 	}
 	if linked {
 		// os.Open followed the symlink: make sure the file read is inside the skill folder (the
@@ -340,8 +338,6 @@ func readSkillHead(path, realDir string, linked bool, buf []byte) (head []byte, 
 	}
 	return head, complete, info, nil
 }
-
-var errNotRegular = errors.New("SKILL.md is not a regular file")
 
 var headPool = sync.Pool{New: func() any { b := make([]byte, maxHeadSize); return &b }}
 
@@ -377,33 +373,26 @@ func readMCPJSON(path, dir, realDir string) ([]ServerDecl, []finding) {
 	if err := checkInside(path, realDir); err != nil {
 		return nil, warn("%v; its servers are ignored", err)
 	}
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		// Not opened: opening a named pipe blocks until a writer comes.
-		return nil, warn("mcp.json is not a regular file; its servers are ignored")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, warn("cannot open mcp.json: %v; its servers are ignored", unwrapPath(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxMCPJSON+1))
-	if err != nil {
+	data, err := regfile.ReadFile(path, maxMCPJSON)
+	switch {
+	case errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, regfile.ErrTooLarge):
+		return nil, warn("mcp.json %v; its servers are ignored", unwrapPath(err))
+	case err != nil:
 		return nil, warn("cannot read mcp.json: %v; its servers are ignored", unwrapPath(err))
-	}
-	if len(data) > maxMCPJSON {
-		return nil, warn("mcp.json is larger than %d KiB; its servers are ignored", maxMCPJSON>>10)
 	}
 	return parseMCPJSON(data, dir, path)
 }
 
-// checkInside reports an error when path, after resolving symlinks, is outside realDir.
+// checkInside reports an error when path, after resolving symlinks, is outside realDir. The
+// error does not say where the link leads: a path outside the skill (under /etc, in the
+// user's home) is none of a diagnostic's business, and diagnostics reach MCP clients.
 func checkInside(path, realDir string) error {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return fmt.Errorf("cannot resolve %s: %v", filepath.Base(path), unwrapPath(err))
 	}
 	if !within(real, realDir) {
-		return fmt.Errorf("%s resolves to %s, outside the skill folder %s", filepath.Base(path), real, realDir)
+		return fmt.Errorf("%s is a symlink leading outside the skill folder %s; not read", filepath.Base(path), realDir)
 	}
 	return nil
 }
@@ -528,8 +517,10 @@ func (w *walker) walkDir(dir, real string, depth int) bool {
 	for _, e := range entries {
 		switch e.Name() {
 		case skillFile:
+			// Anything but a folder: a named pipe or a device is refused when read, with a
+			// diagnostic, rather than leaving the folder silently not a skill.
 			linked = e.Type()&fs.ModeSymlink != 0
-			isSkill = e.Type().IsRegular() || linked
+			isSkill = !e.IsDir()
 		case mcpJSONFile:
 			mcpJSON = true
 		}

@@ -38,6 +38,12 @@
 //     that are lists or mappings are dropped with a warning; `allowed-tools:` with no value,
 //     or a mapping, means no tools. argument-hint written as a YAML list ([file]) is read back
 //     as "[file]".
+//   - Regular files only. SKILL.md, mcp.json, a skill's body and every file read through
+//     skill:// are opened with package internal/regfile (through ext.OpenConfined for the
+//     last two): a named pipe, a device or a socket is refused at once, checked on the opened
+//     descriptor, so a pipe swapped in after a check cannot block. A folder whose SKILL.md is
+//     such a file is a skill that fails to load, with an error diagnostic naming it, not a
+//     folder silently ignored.
 //   - Reading at discovery. SKILL.md is read in one 4 KiB read, more only while the
 //     frontmatter is still open, up to 64 KiB (beyond that: error). Bodies are read on first
 //     use (Skill.Body) and cached until the file's identity, size or modification time
