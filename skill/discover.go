@@ -414,13 +414,14 @@ func unwrapPath(err error) error {
 // walker finds the candidates under one root, applying the rules discovery and Validate share:
 // which folders are skipped, how deep skills load, how many folders are read.
 type walker struct {
-	opts    DiscoverOptions
-	root    string
-	diags   []Diagnostic
-	lost    []Diagnostic // the diagnostics that mean a skill (or possibly some) did not load
-	cands   []candidate
-	visited map[string]string // real folder -> folder as first reached
-	folders int               // folders read so far
+	opts     DiscoverOptions
+	root     string
+	rootReal string // root with symlinks resolved
+	diags    []Diagnostic
+	lost     []Diagnostic // the diagnostics that mean a skill (or possibly some) did not load
+	cands    []candidate
+	visited  map[string]string // real folder -> folder as first reached
+	folders  int               // folders read so far
 	// deep are the folders at MaxDepth that have subfolders: once the root is scanned to
 	// MaxDepth, they are searched, with what is left of the folder budget, for skills too deep
 	// to load, so that each one is reported rather than dropped without a word.
@@ -429,8 +430,8 @@ type walker struct {
 }
 
 type deepFolder struct {
-	dir, real string
-	entries   []fs.DirEntry
+	dir, real, skillReal string
+	entries              []fs.DirEntry
 }
 
 func newWalker(opts DiscoverOptions) *walker {
@@ -474,16 +475,23 @@ func (w *walker) walkRoot(root string, optional bool) string {
 		return ""
 	}
 	w.visited[real] = root
-	if !w.walkDir(root, real, 0) {
+	w.rootReal = real
+	if !w.walkDir(root, real, 0, "") {
 		return real
 	}
 	w.probing = true
 	for _, d := range w.deep {
-		if !w.descendAll(d.dir, d.real, d.entries, w.opts.MaxDepth) {
+		if !w.descendAll(d.dir, d.real, d.entries, w.opts.MaxDepth, d.skillReal) {
 			break
 		}
 	}
 	return real
+}
+
+// holdsSkillFile reports whether folder dir holds an entry named SKILL.md that is not a folder.
+func holdsSkillFile(dir string) bool {
+	info, err := os.Lstat(filepath.Join(dir, skillFile))
+	return err == nil && !info.IsDir()
 }
 
 // realPath resolves symlinks in p and makes it absolute.
@@ -495,8 +503,10 @@ func realPath(p string) (string, error) {
 	return filepath.Abs(real)
 }
 
-// walkDir reads dir and descends. It returns false when the root's folder budget ran out.
-func (w *walker) walkDir(dir, real string, depth int) bool {
+// walkDir reads dir and descends. skillReal is the real folder of the skill dir is in ("" when
+// in none): nothing inside a skill is walked outside it. It returns false when the root's
+// folder budget ran out.
+func (w *walker) walkDir(dir, real string, depth int, skillReal string) bool {
 	w.folders++
 	if w.folders > w.opts.MaxFolders {
 		if w.probing {
@@ -532,22 +542,25 @@ func (w *walker) walkDir(dir, real string, depth int) bool {
 	case isSkill:
 		w.cands = append(w.cands, candidate{root: w.root, dir: dir, realDir: real, mcpJSON: mcpJSON, linkedMD: linked})
 	}
+	if isSkill {
+		skillReal = real
+	}
 	if depth == w.opts.MaxDepth && !w.probing {
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Type()&(fs.ModeDir|fs.ModeSymlink) != 0 }) {
-			w.deep = append(w.deep, deepFolder{dir: dir, real: real, entries: entries})
+			w.deep = append(w.deep, deepFolder{dir: dir, real: real, skillReal: skillReal, entries: entries})
 		}
 		return true
 	}
-	return w.descendAll(dir, real, entries, depth)
+	return w.descendAll(dir, real, entries, depth, skillReal)
 }
 
 // descendAll walks into the subfolders of dir: real folders first, then symlinked ones, so a
 // link to a sibling folder is the one reported as a second path to an already scanned folder.
 // It returns false when the folder budget ran out.
-func (w *walker) descendAll(dir, real string, entries []fs.DirEntry, depth int) bool {
+func (w *walker) descendAll(dir, real string, entries []fs.DirEntry, depth int, skillReal string) bool {
 	for pass := range 2 {
 		for _, e := range entries {
-			if !w.descend(dir, real, e, pass == 1, depth) {
+			if !w.descend(dir, real, e, pass == 1, depth, skillReal) {
 				return false
 			}
 		}
@@ -556,8 +569,12 @@ func (w *walker) descendAll(dir, real string, entries []fs.DirEntry, depth int) 
 }
 
 // descend walks into entry e of dir when it is a folder to scan: real folders on the first pass,
-// symlinked ones on the second. It returns false when the folder budget ran out.
-func (w *walker) descend(dir, real string, e fs.DirEntry, links bool, depth int) bool {
+// symlinked ones on the second. A symlinked folder is followed only where it stays: inside the
+// skill folder when dir is in a skill (skillReal), else inside the root, or to a skill folder
+// (one holding a SKILL.md, the usual way to install a skill). Otherwise the link is reported
+// once, without where it leads, and not walked. It returns false when the folder budget ran
+// out.
+func (w *walker) descend(dir, real string, e fs.DirEntry, links bool, depth int, skillReal string) bool {
 	name := e.Name()
 	if skipped[name] {
 		return true
@@ -581,11 +598,19 @@ func (w *walker) descend(dir, real string, e fs.DirEntry, links bool, depth int)
 			w.warn(child, "cannot resolve symlink: %v; skipped", unwrapPath(err))
 			return true
 		}
+		switch {
+		case skillReal != "" && !within(childReal, skillReal):
+			w.warn(child, "symlink leads outside its skill folder; not followed (a skill's files stay in its folder)")
+			return true
+		case skillReal == "" && !within(childReal, w.rootReal) && !holdsSkillFile(childReal):
+			w.warn(child, "symlink leads outside the skill root to a folder without a SKILL.md; not followed (to scan that folder, add it as a skill root)")
+			return true
+		}
 	}
 	if first, seen := w.visited[childReal]; seen {
-		w.warn(child, "folder %s was already scanned as %s (symlink cycle or second link); skipped", childReal, first)
+		w.warn(child, "folder already scanned as %s (symlink cycle or second link); skipped", first)
 		return true
 	}
 	w.visited[childReal] = child
-	return w.walkDir(child, childReal, depth+1)
+	return w.walkDir(child, childReal, depth+1, skillReal)
 }

@@ -81,7 +81,15 @@
 //   - Confinement. Every file read goes through ext.OpenConfined on the skill's real folder: a
 //     symlinked skill folder is followed, but a file inside it symlinked from outside is
 //     refused (ext.ErrPathTraversal). A SKILL.md or mcp.json symlinked from outside the skill
-//     folder is refused at discovery too.
+//     folder is refused at discovery too, and by Validate, without being opened.
+//   - Walking stays inside (discovery, Validate). Inside a skill folder (a root that is a skill
+//     included), a symlinked folder is followed only when it resolves inside that skill's
+//     real folder. In a root, outside any skill, a symlinked folder is followed when it
+//     resolves inside the root, or when it is a skill folder (holds a SKILL.md): linking a
+//     skill in is how skills are installed, and what is inside it is then confined to it. Any
+//     other symlinked folder (etcdir -> /etc, a collection elsewhere) is not walked, and is one
+//     warning on the link that never says where it leads: no path outside the roots reaches a
+//     diagnostic. A collection kept elsewhere is scanned by naming it as a root.
 //   - URIs. skill://<name>/<path> addresses files by skill name (flat, nested skills included);
 //     skill://<name> alone is its SKILL.md. Files with a textual MIME type and valid UTF-8 are
 //     Text, anything else a Blob; files over 32 MiB are refused.
