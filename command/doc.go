@@ -35,6 +35,9 @@
 //   - Metadata comes from the first 64 KiB of a file at scan time; the body is read by GetCommand
 //     (at most 4 MiB), cached, and re-read when the file's size or modification time changes, so
 //     GetCommand is current even without a watcher. Leading blank lines of the body are dropped.
+//     Both reads open only a regular file (package internal/regfile: a non-blocking open
+//     checked on the descriptor), so a file swapped for a named pipe or a device after the scan
+//     is refused at once, with an error naming what it is, instead of blocking or never ending.
 //   - A name found twice keeps the first (earlier root, or first in directory order within one
 //     root); the other file is a warning diagnostic naming the winner. A name with whitespace
 //     or a control character is not loaded, with an error diagnostic: a slash command line

@@ -2,6 +2,7 @@ package command
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
@@ -17,6 +18,7 @@ import (
 	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/fswatch"
+	"github.com/agentpool/agentpool/internal/regfile"
 )
 
 // Interface guards: a FileSource is a capability with commands and change notifications.
@@ -309,33 +311,20 @@ func (s *FileSource) body(path string) (string, error) {
 	if ok && cached.stamp == st {
 		return cached.body, nil
 	}
-	if !fi.Mode().IsRegular() {
-		// A named pipe would block the read, a device (a link to /dev/zero) never end it.
-		return "", fmt.Errorf("read %s: not a regular file", path)
-	}
-	if fi.Size() > bodyReadLimit {
-		return "", fmt.Errorf("read %s: file is %d bytes, over the %d-byte limit for a command", path, fi.Size(), bodyReadLimit)
-	}
-	f, err := os.Open(path)
+	// A named pipe would block the read, a device (a link to /dev/zero) never end it: only a
+	// regular file is opened, checked on the descriptor, and read up to bodyReadLimit.
+	f, err := regfile.Open(path)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", fmt.Errorf("read %s: %w", path, unwrapPath(err))
 	}
 	defer f.Close()
-	// The file may have been replaced or grown since the Stat: check what was opened, and bound
-	// the read itself.
 	if fi, err = f.Stat(); err != nil {
 		return "", fmt.Errorf("read %s: %w", path, err)
 	}
-	if !fi.Mode().IsRegular() {
-		return "", fmt.Errorf("read %s: not a regular file", path)
-	}
 	st = stamp{size: fi.Size(), mod: fi.ModTime()}
-	src, err := io.ReadAll(io.LimitReader(f, bodyReadLimit+1))
+	src, err := regfile.Read(f, bodyReadLimit)
 	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
-	}
-	if len(src) > bodyReadLimit {
-		return "", fmt.Errorf("read %s: file is over the %d-byte limit for a command", path, bodyReadLimit)
+		return "", fmt.Errorf("read %s: a command file is %w", path, unwrapPath(err))
 	}
 	body := parseFile(src).body
 	s.cacheMu.Lock()
@@ -513,7 +502,12 @@ func readCommand(root, path string, parts []string, fi fs.FileInfo) (*fileComman
 		return nil, []Diagnostic{{Path: path, Severity: SeverityError,
 			Message: fmt.Sprintf("command name %q contains whitespace or a control character and cannot be typed as a slash command; not loaded (rename the file)", name)}}
 	}
-	f, err := os.Open(path)
+	// The scan stat'ed a regular file; what is opened is checked again on its descriptor (a
+	// named pipe swapped in would block the scan).
+	f, err := regfile.Open(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, append(diags, Diagnostic{Path: path, Severity: SeverityError, Message: fmt.Sprintf("not loaded: %v", unwrapPath(err))})
+	}
 	if err != nil {
 		return c, append(diags, Diagnostic{Path: path, Severity: SeverityError, Message: fmt.Sprintf("cannot read: %v", err)})
 	}
@@ -532,4 +526,13 @@ func readCommand(root, path string, parts []string, fi fs.FileInfo) (*fileComman
 	c.AllowedTools = p.AllowedTools
 	c.Model = p.Model
 	return c, diags
+}
+
+// unwrapPath drops the path from an *fs.PathError, for messages that name the file already.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/command"
+	"github.com/agentpool/agentpool/internal/regfile"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/skill"
 	"github.com/goccy/go-yaml"
@@ -73,9 +74,13 @@ func (e *Extensions) Validate(key string) error {
 	return nil
 }
 
-// Load reads and validates the config file at path.
+// MaxFileSize is the largest config file Load reads: 1 MiB, some thousand times a real one.
+const MaxFileSize = 1 << 20
+
+// Load reads and validates the config file at path. It reads only a regular file (a named
+// pipe or a device is refused at once, without blocking), of at most MaxFileSize bytes.
 func Load(path string) (*Config, error) {
-	data, err := os.ReadFile(path)
+	data, err := regfile.ReadFile(path, MaxFileSize)
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
@@ -104,6 +109,10 @@ func Parse(name string, data []byte) (*Config, error) {
 		return cfg, nil
 	}
 	p := &problems{name: name, root: body}
+	if err := checkAliases(body, len(data)); err != nil {
+		p.addKeyed(err)
+		return nil, p.err()
+	}
 	w := &walker{p: p, lookup: os.LookupEnv}
 	if name != "" {
 		w.dir = filepath.Dir(name)

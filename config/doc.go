@@ -74,6 +74,13 @@
 //     used or not: the file is checked whole before anything starts, and an error that waits
 //     for a server's first use would surface mid-session. A variable that may be unset takes
 //     a default, ${TOKEN:-} for empty (the README's example does).
+//   - Bounded input. Load reads only a regular file (a named pipe, a device such as /dev/zero,
+//     a socket or a folder is refused at once, checked on the opened descriptor: package
+//     internal/regfile) of at most MaxFileSize, 1 MiB, some thousand times a real config; the
+//     cap is not configurable, since it guards the file that would configure it. YAML aliases
+//     are bounded as in a SKILL.md frontmatter (frontmatter.ExpansionLimit: 4 times the file's
+//     size plus 64 KiB once expanded), measured on the decoded value before anything expands
+//     it; the error names the innermost key whose value alone is over the limit.
 //   - A server name must not hold "__" (ext.ToolSep) or end with "_": its tools'
 //     "<server>__<tool>" names would read back as another server's.
 package config

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+
+	"github.com/agentpool/agentpool/internal/regfile"
 )
 
 // maxDecodeRounds bounds the repeated percent-decoding of a relative path. A path still
@@ -181,7 +183,10 @@ var openHook func()
 
 // OpenConfined opens rel inside root for reading, with the checks of Confine, through an
 // os.Root so that a symlink swapped in between the check and the open cannot lead out of root
-// (ErrPathTraversal). A missing file is ErrNotFound. The caller closes the file.
+// (ErrPathTraversal). A missing file, or a folder, is ErrNotFound. Only a regular file is
+// opened (regfile.OpenIn: non-blocking open, checked on the descriptor): a named pipe, which
+// would block the open until a writer comes, a device or a socket is refused with an error
+// wrapping regfile.ErrNotRegular. The caller closes the file.
 func OpenConfined(root, rel string) (*os.File, error) {
 	rr, target, err := confine(root, rel)
 	if err != nil {
@@ -202,9 +207,14 @@ func OpenConfined(root, rel string) (*os.File, error) {
 		return nil, fmt.Errorf("open %q in %q: %w", rel, root, err)
 	}
 	defer r.Close()
-	f, err := r.Open(relTarget)
+	f, err := regfile.OpenIn(r, relTarget)
 	if err != nil {
 		switch {
+		case errors.Is(err, regfile.ErrNotRegular):
+			if nr := (*regfile.NotRegularError)(nil); errors.As(err, &nr) && nr.Mode.IsDir() {
+				return nil, fmt.Errorf("open %q in %q: %v: %w", rel, root, nr, ErrNotFound)
+			}
+			return nil, fmt.Errorf("open %q in %q: %w", rel, root, unwrapPath(err))
 		case isEscape(err):
 			return nil, fmt.Errorf("open %q in %q: %v: %w", rel, root, err, ErrPathTraversal)
 		case isNotExist(err):
@@ -213,6 +223,16 @@ func OpenConfined(root, rel string) (*os.File, error) {
 		return nil, fmt.Errorf("open %q in %q: %w", rel, root, err)
 	}
 	return f, nil
+}
+
+// unwrapPath drops the path from an *fs.PathError (the caller names rel and root instead),
+// keeping what it wraps.
+func unwrapPath(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
 }
 
 // isEscape recognises os.Root's "path escapes from parent" error, which is not exported.

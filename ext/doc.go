@@ -106,5 +106,8 @@
 //   - Confine decodes percent-escapes leniently (a "%" not starting a valid escape is kept, as
 //     in "100%.txt") up to 8 rounds; more is treated as an attack. A dangling symlink is judged
 //     by where it points. OpenConfined opens through os.Root, so a symlink swapped in after
-//     the check cannot lead out of the root.
+//     the check cannot lead out of the root, and opens only a regular file (package
+//     internal/regfile: a non-blocking open checked on the descriptor), so a named pipe in a
+//     skill folder cannot block a read forever; a folder is ErrNotFound. That leaf, standard
+//     library only, is the one package of this module ext imports.
 package ext

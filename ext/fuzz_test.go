@@ -1,6 +1,7 @@
 package ext
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,6 +90,13 @@ func FuzzConfine(f *testing.F) {
 			t.Fatalf("Confine(%q) = %q, which resolves to %q (%v)", rel, p, resolved, err)
 		}
 		file, err := OpenConfined(root, rel)
+		if info, serr := os.Stat(p); serr == nil && info.IsDir() {
+			// OpenConfined opens regular files only: a folder is not found.
+			if !errors.Is(err, ErrNotFound) {
+				t.Fatalf("OpenConfined(%q), a folder: %v, want ErrNotFound", rel, err)
+			}
+			return
+		}
 		if err != nil {
 			t.Fatalf("Confine(%q) succeeded but OpenConfined failed: %v", rel, err)
 		}

@@ -30,7 +30,8 @@
 //     laughs"); every later use of a value (strings made of lists, JSON fingerprints) would
 //     expand them. A frontmatter whose decoded size exceeds 4 times its written size plus
 //     64 KiB is refused with an error naming aliases: written out, a frontmatter holds about as
-//     many bytes as it decodes to, so only aliases get there.
+//     many bytes as it decodes to, so only aliases get there. ExpansionLimit and ExpandedSize
+//     are exported so that package config bounds configuration files the same way.
 //   - Length. YAML of more than 1000 lines is refused with an error, unless the fast path below
 //     reads it: go-yaml's time grows with the square of a mapping's keys (goccy/go-yaml#889), so
 //     a 1 MB frontmatter from a cloned repository would hold discovery for minutes. Real

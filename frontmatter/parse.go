@@ -135,12 +135,16 @@ func (e *aliasBomb) Error() string {
 	return fmt.Sprintf("frontmatter YAML aliases expand to more than %d KiB; refused", e.limit>>10)
 }
 
-// expansionLimit is the largest decoded size accepted for a frontmatter of n bytes.
-func expansionLimit(n int) int { return 4*n + 64<<10 }
+// ExpansionLimit is the largest decoded size (as ExpandedSize measures it) accepted for n
+// bytes of YAML: 4 times n plus 64 KiB. Written out, YAML decodes to about as many bytes as
+// it holds, so only aliases get past it (see the package doc). Package config applies the
+// same bound to configuration files.
+func ExpansionLimit(n int) int { return 4*n + 64<<10 }
 
-// expandedSize measures v as it would be written out with aliases expanded: one per value plus
-// the bytes of each string and key. It stops counting once the size passes limit.
-func expandedSize(v any, limit int) int {
+// ExpandedSize measures v, a value decoded from YAML, as it would be written out with its
+// aliases expanded: one per value plus the bytes of each string and key. It stops counting
+// once the size passes limit, so its cost is bounded by limit, whatever v expands to.
+func ExpandedSize(v any, limit int) int {
 	n := 0
 	var walk func(v any)
 	walk = func(v any) {
@@ -227,7 +231,7 @@ func parseYAML(y []byte) (fm *Frontmatter, err error) {
 		return nil, err
 	}
 	// Decoded aliases share their value; every later use expands them (see the package doc).
-	if limit := expansionLimit(len(y)); expandedSize(all, limit) > limit {
+	if limit := ExpansionLimit(len(y)); ExpandedSize(all, limit) > limit {
 		return nil, &aliasBomb{limit: limit}
 	}
 	for _, v := range values {

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentpool/agentpool/frontmatter"
+	"github.com/agentpool/agentpool/internal/regfile"
 )
 
 // Discovery defaults, from the client implementation guide's "reasonable bounds".
@@ -305,28 +306,25 @@ func (sc *scanner) reusable(c candidate, path string) *Skill {
 }
 
 // readSkillHead reads a SKILL.md as discovery does, for discovery and Validate alike: a
-// regular file (a named pipe is never opened: that blocks until a writer comes), inside
-// realDir when it is a symlink (linked), read into buf up to the end of its frontmatter. The
-// error, for a diagnostic, does not repeat the path.
+// regular file only (regfile.Open: a named pipe or a device is refused without blocking,
+// checked on the opened descriptor), inside realDir when it is a symlink (linked), read into
+// buf up to the end of its frontmatter. The error, for a diagnostic, does not repeat the path.
 func readSkillHead(path, realDir string, linked bool, buf []byte) (head []byte, complete bool, info os.FileInfo, err error) {
 	if linked {
 		if err := checkInside(path, realDir); err != nil {
 			return nil, false, nil, err
 		}
 	}
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		return nil, false, nil, errNotRegular
+	f, err := regfile.Open(path)
+	if errors.Is(err, regfile.ErrNotRegular) {
+		return nil, false, nil, fmt.Errorf("SKILL.md %v", unwrapPath(err))
 	}
-	f, err := os.Open(path)
 	if err != nil {
 		return nil, false, nil, fmt.Errorf("cannot open SKILL.md: %v", unwrapPath(err))
 	}
 	defer f.Close()
 	if info, err = f.Stat(); err != nil {
 		return nil, false, nil, fmt.Errorf("cannot stat SKILL.md: %v", unwrapPath(err))
-	}
-	if !info.Mode().IsRegular() {
-		return nil, false, nil, errNotRegular
 	}
 	if linked {
 		// os.Open followed the symlink: make sure the file read is inside the skill folder (the
@@ -340,8 +338,6 @@ func readSkillHead(path, realDir string, linked bool, buf []byte) (head []byte, 
 	}
 	return head, complete, info, nil
 }
-
-var errNotRegular = errors.New("SKILL.md is not a regular file")
 
 var headPool = sync.Pool{New: func() any { b := make([]byte, maxHeadSize); return &b }}
 
@@ -377,33 +373,26 @@ func readMCPJSON(path, dir, realDir string) ([]ServerDecl, []finding) {
 	if err := checkInside(path, realDir); err != nil {
 		return nil, warn("%v; its servers are ignored", err)
 	}
-	if info, err := os.Stat(path); err == nil && !info.Mode().IsRegular() {
-		// Not opened: opening a named pipe blocks until a writer comes.
-		return nil, warn("mcp.json is not a regular file; its servers are ignored")
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, warn("cannot open mcp.json: %v; its servers are ignored", unwrapPath(err))
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxMCPJSON+1))
-	if err != nil {
+	data, err := regfile.ReadFile(path, maxMCPJSON)
+	switch {
+	case errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, regfile.ErrTooLarge):
+		return nil, warn("mcp.json %v; its servers are ignored", unwrapPath(err))
+	case err != nil:
 		return nil, warn("cannot read mcp.json: %v; its servers are ignored", unwrapPath(err))
-	}
-	if len(data) > maxMCPJSON {
-		return nil, warn("mcp.json is larger than %d KiB; its servers are ignored", maxMCPJSON>>10)
 	}
 	return parseMCPJSON(data, dir, path)
 }
 
-// checkInside reports an error when path, after resolving symlinks, is outside realDir.
+// checkInside reports an error when path, after resolving symlinks, is outside realDir. The
+// error does not say where the link leads: a path outside the skill (under /etc, in the
+// user's home) is none of a diagnostic's business, and diagnostics reach MCP clients.
 func checkInside(path, realDir string) error {
 	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		return fmt.Errorf("cannot resolve %s: %v", filepath.Base(path), unwrapPath(err))
 	}
 	if !within(real, realDir) {
-		return fmt.Errorf("%s resolves to %s, outside the skill folder %s", filepath.Base(path), real, realDir)
+		return fmt.Errorf("%s is a symlink leading outside the skill folder %s; not read", filepath.Base(path), realDir)
 	}
 	return nil
 }
@@ -425,13 +414,14 @@ func unwrapPath(err error) error {
 // walker finds the candidates under one root, applying the rules discovery and Validate share:
 // which folders are skipped, how deep skills load, how many folders are read.
 type walker struct {
-	opts    DiscoverOptions
-	root    string
-	diags   []Diagnostic
-	lost    []Diagnostic // the diagnostics that mean a skill (or possibly some) did not load
-	cands   []candidate
-	visited map[string]string // real folder -> folder as first reached
-	folders int               // folders read so far
+	opts     DiscoverOptions
+	root     string
+	rootReal string // root with symlinks resolved
+	diags    []Diagnostic
+	lost     []Diagnostic // the diagnostics that mean a skill (or possibly some) did not load
+	cands    []candidate
+	visited  map[string]string // real folder -> folder as first reached
+	folders  int               // folders read so far
 	// deep are the folders at MaxDepth that have subfolders: once the root is scanned to
 	// MaxDepth, they are searched, with what is left of the folder budget, for skills too deep
 	// to load, so that each one is reported rather than dropped without a word.
@@ -440,8 +430,8 @@ type walker struct {
 }
 
 type deepFolder struct {
-	dir, real string
-	entries   []fs.DirEntry
+	dir, real, skillReal string
+	entries              []fs.DirEntry
 }
 
 func newWalker(opts DiscoverOptions) *walker {
@@ -485,16 +475,23 @@ func (w *walker) walkRoot(root string, optional bool) string {
 		return ""
 	}
 	w.visited[real] = root
-	if !w.walkDir(root, real, 0) {
+	w.rootReal = real
+	if !w.walkDir(root, real, 0, "") {
 		return real
 	}
 	w.probing = true
 	for _, d := range w.deep {
-		if !w.descendAll(d.dir, d.real, d.entries, w.opts.MaxDepth) {
+		if !w.descendAll(d.dir, d.real, d.entries, w.opts.MaxDepth, d.skillReal) {
 			break
 		}
 	}
 	return real
+}
+
+// holdsSkillFile reports whether folder dir holds an entry named SKILL.md that is not a folder.
+func holdsSkillFile(dir string) bool {
+	info, err := os.Lstat(filepath.Join(dir, skillFile))
+	return err == nil && !info.IsDir()
 }
 
 // realPath resolves symlinks in p and makes it absolute.
@@ -506,8 +503,10 @@ func realPath(p string) (string, error) {
 	return filepath.Abs(real)
 }
 
-// walkDir reads dir and descends. It returns false when the root's folder budget ran out.
-func (w *walker) walkDir(dir, real string, depth int) bool {
+// walkDir reads dir and descends. skillReal is the real folder of the skill dir is in ("" when
+// in none): nothing inside a skill is walked outside it. It returns false when the root's
+// folder budget ran out.
+func (w *walker) walkDir(dir, real string, depth int, skillReal string) bool {
 	w.folders++
 	if w.folders > w.opts.MaxFolders {
 		if w.probing {
@@ -528,8 +527,10 @@ func (w *walker) walkDir(dir, real string, depth int) bool {
 	for _, e := range entries {
 		switch e.Name() {
 		case skillFile:
+			// Anything but a folder: a named pipe or a device is refused when read, with a
+			// diagnostic, rather than leaving the folder silently not a skill.
 			linked = e.Type()&fs.ModeSymlink != 0
-			isSkill = e.Type().IsRegular() || linked
+			isSkill = !e.IsDir()
 		case mcpJSONFile:
 			mcpJSON = true
 		}
@@ -541,22 +542,25 @@ func (w *walker) walkDir(dir, real string, depth int) bool {
 	case isSkill:
 		w.cands = append(w.cands, candidate{root: w.root, dir: dir, realDir: real, mcpJSON: mcpJSON, linkedMD: linked})
 	}
+	if isSkill {
+		skillReal = real
+	}
 	if depth == w.opts.MaxDepth && !w.probing {
 		if slices.ContainsFunc(entries, func(e fs.DirEntry) bool { return e.Type()&(fs.ModeDir|fs.ModeSymlink) != 0 }) {
-			w.deep = append(w.deep, deepFolder{dir: dir, real: real, entries: entries})
+			w.deep = append(w.deep, deepFolder{dir: dir, real: real, skillReal: skillReal, entries: entries})
 		}
 		return true
 	}
-	return w.descendAll(dir, real, entries, depth)
+	return w.descendAll(dir, real, entries, depth, skillReal)
 }
 
 // descendAll walks into the subfolders of dir: real folders first, then symlinked ones, so a
 // link to a sibling folder is the one reported as a second path to an already scanned folder.
 // It returns false when the folder budget ran out.
-func (w *walker) descendAll(dir, real string, entries []fs.DirEntry, depth int) bool {
+func (w *walker) descendAll(dir, real string, entries []fs.DirEntry, depth int, skillReal string) bool {
 	for pass := range 2 {
 		for _, e := range entries {
-			if !w.descend(dir, real, e, pass == 1, depth) {
+			if !w.descend(dir, real, e, pass == 1, depth, skillReal) {
 				return false
 			}
 		}
@@ -565,8 +569,12 @@ func (w *walker) descendAll(dir, real string, entries []fs.DirEntry, depth int) 
 }
 
 // descend walks into entry e of dir when it is a folder to scan: real folders on the first pass,
-// symlinked ones on the second. It returns false when the folder budget ran out.
-func (w *walker) descend(dir, real string, e fs.DirEntry, links bool, depth int) bool {
+// symlinked ones on the second. A symlinked folder is followed only where it stays: inside the
+// skill folder when dir is in a skill (skillReal), else inside the root, or to a skill folder
+// (one holding a SKILL.md, the usual way to install a skill). Otherwise the link is reported
+// once, without where it leads, and not walked. It returns false when the folder budget ran
+// out.
+func (w *walker) descend(dir, real string, e fs.DirEntry, links bool, depth int, skillReal string) bool {
 	name := e.Name()
 	if skipped[name] {
 		return true
@@ -590,11 +598,19 @@ func (w *walker) descend(dir, real string, e fs.DirEntry, links bool, depth int)
 			w.warn(child, "cannot resolve symlink: %v; skipped", unwrapPath(err))
 			return true
 		}
+		switch {
+		case skillReal != "" && !within(childReal, skillReal):
+			w.warn(child, "symlink leads outside its skill folder; not followed (a skill's files stay in its folder)")
+			return true
+		case skillReal == "" && !within(childReal, w.rootReal) && !holdsSkillFile(childReal):
+			w.warn(child, "symlink leads outside the skill root to a folder without a SKILL.md; not followed (to scan that folder, add it as a skill root)")
+			return true
+		}
 	}
 	if first, seen := w.visited[childReal]; seen {
-		w.warn(child, "folder %s was already scanned as %s (symlink cycle or second link); skipped", childReal, first)
+		w.warn(child, "folder already scanned as %s (symlink cycle or second link); skipped", first)
 		return true
 	}
 	w.visited[childReal] = child
-	return w.walkDir(child, childReal, depth+1)
+	return w.walkDir(child, childReal, depth+1, skillReal)
 }

@@ -38,6 +38,12 @@
 //     that are lists or mappings are dropped with a warning; `allowed-tools:` with no value,
 //     or a mapping, means no tools. argument-hint written as a YAML list ([file]) is read back
 //     as "[file]".
+//   - Regular files only. SKILL.md, mcp.json, a skill's body and every file read through
+//     skill:// are opened with package internal/regfile (through ext.OpenConfined for the
+//     last two): a named pipe, a device or a socket is refused at once, checked on the opened
+//     descriptor, so a pipe swapped in after a check cannot block. A folder whose SKILL.md is
+//     such a file is a skill that fails to load, with an error diagnostic naming it, not a
+//     folder silently ignored.
 //   - Reading at discovery. SKILL.md is read in one 4 KiB read, more only while the
 //     frontmatter is still open, up to 64 KiB (beyond that: error). Bodies are read on first
 //     use (Skill.Body) and cached until the file's identity, size or modification time
@@ -75,7 +81,15 @@
 //   - Confinement. Every file read goes through ext.OpenConfined on the skill's real folder: a
 //     symlinked skill folder is followed, but a file inside it symlinked from outside is
 //     refused (ext.ErrPathTraversal). A SKILL.md or mcp.json symlinked from outside the skill
-//     folder is refused at discovery too.
+//     folder is refused at discovery too, and by Validate, without being opened.
+//   - Walking stays inside (discovery, Validate). Inside a skill folder (a root that is a skill
+//     included), a symlinked folder is followed only when it resolves inside that skill's
+//     real folder. In a root, outside any skill, a symlinked folder is followed when it
+//     resolves inside the root, or when it is a skill folder (holds a SKILL.md): linking a
+//     skill in is how skills are installed, and what is inside it is then confined to it. Any
+//     other symlinked folder (etcdir -> /etc, a collection elsewhere) is not walked, and is one
+//     warning on the link that never says where it leads: no path outside the roots reaches a
+//     diagnostic. A collection kept elsewhere is scanned by naming it as a root.
 //   - URIs. skill://<name>/<path> addresses files by skill name (flat, nested skills included);
 //     skill://<name> alone is its SKILL.md. Files with a textual MIME type and valid UTF-8 are
 //     Text, anything else a Blob; files over 32 MiB are refused.

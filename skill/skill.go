@@ -2,13 +2,13 @@ package skill
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"sync"
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/frontmatter"
+	"github.com/agentpool/agentpool/internal/regfile"
 )
 
 // maxFileSize bounds every whole-file read (a SKILL.md body, a skill file served as a resource):
@@ -119,14 +119,12 @@ func bodyOf(data []byte) string {
 	return trimBody(frontmatter.NormalizeNewlines(frontmatter.Split(data).Body))
 }
 
-// readAllLimited reads f to its end, refusing files larger than maxFileSize.
+// readAllLimited reads f to its end, refusing files larger than maxFileSize; the error names
+// name (a URI or a path) rather than the name f was opened under.
 func readAllLimited(f *os.File, name string) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	data, err := regfile.Read(f, maxFileSize)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("read %s: larger than %d MiB", name, maxFileSize>>20)
+		return nil, fmt.Errorf("read %s: %w", name, unwrapPath(err))
 	}
 	return data, nil
 }
