@@ -50,7 +50,9 @@ var allowedImports = map[string][]string{
 	"command": {"ext", "fswatch", "frontmatter", "cmdline"},
 
 	// Leaves: nothing of ours (connpool: go-sdk only; fswatch: fsnotify only; frontmatter:
-	// go-yaml only; cmdline: the standard library only).
+	// go-yaml only; cmdline: the standard library only) — except ext, which reads skill://
+	// files through internal/regfile (a leaf of the standard library only), so that a named
+	// pipe in a skill folder cannot block a read.
 	"ext":         {"internal/regfile"},
 	"ext/exttest": {"ext"}, // a test helper library, like testing/fstest
 	"connpool":    nil,
