@@ -70,9 +70,10 @@
 //     reaped (never before, which would steal its status from cmd.Wait).
 //     Processes that leave the group (setsid) are out of the pool's reach.
 //   - HTTP clients get their own http.Transport (closed with the client, so
-//     no idle connection outlives it) that adds ServerConfig.Headers (but not
-//     to a redirect to another scheme, host or port: net/http would send them
-//     there, dropping only Authorization and cookies), and are
+//     no idle connection outlives it) that adds ServerConfig.Headers to the
+//     requests to the URL's scheme, host and port only: not to a redirect
+//     elsewhere (net/http would send them there, dropping only Authorization
+//     and cookies) nor to an SSE message endpoint elsewhere, and are
 //     connected with a context that lives as long as the client (the SDK's
 //     SSE client ties its stream to the Connect context). Closing an HTTP
 //     client closes the session gracefully (DELETE for streamable HTTP),

@@ -53,3 +53,44 @@ func TestSecretsNotSentOnRedirect(t *testing.T) {
 		assertNoSecret(t, "request to the redirect target", s)
 	}
 }
+
+// An SSE server whose endpoint event names another origin does not get the configured
+// headers sent there either (the TypeScript SDK refuses such an endpoint outright).
+func TestSSEHeadersStayWithOrigin(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		seen = append(seen, fmt.Sprintf("%s %s %v", r.Method, r.URL, r.Header))
+		mu.Unlock()
+		http.Error(w, "no", http.StatusNotFound)
+	}))
+	defer other.Close()
+	target := strings.Replace(other.URL, "127.0.0.1", "localhost", 1) + "/messages?sessionid=1"
+	sse := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		fmt.Fprintf(w, "event: endpoint\ndata: %s\n\n", target)
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	}))
+	defer sse.CloseClientConnections()
+	defer sse.Close()
+	p := newTestPool(t, nil)
+	cfg := ServerConfig{Name: "sse", Type: TypeSSE, URL: sse.URL + "/sse", StartTimeout: 5 * time.Second,
+		Headers: map[string]string{"X-Api-Key": "HDRSECRET789"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	c, err := p.Get(ctx, cfg, GlobalPartition)
+	cancel()
+	if err == nil {
+		p.Release(c)
+		t.Fatal("start against a 404 message endpoint succeeded")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(seen) == 0 {
+		t.Fatal("the message endpoint was not used: the test proves nothing")
+	}
+	for _, s := range seen {
+		assertNoSecret(t, "request to the other origin", s)
+	}
+}
