@@ -46,7 +46,7 @@ type headerTransport struct {
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	shown := RedactURL(req.URL.String())
+	orig, shown := req, RedactURL(req.URL.String())
 	req = t.restore(req)
 	if len(t.headers) > 0 && t.sameOrigin(req.URL) {
 		req = req.Clone(req.Context())
@@ -56,8 +56,13 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	first := t.first.CompareAndSwap(false, true)
 	resp, err := t.base.RoundTrip(req)
-	if first && resp != nil {
-		t.firstStatus.Store(int32(resp.StatusCode))
+	if resp != nil {
+		if first {
+			t.firstStatus.Store(int32(resp.StatusCode))
+		}
+		// net/http's client names resp.Request.URL in the *url.Error of a redirect it
+		// cannot follow: the request as the SDK made it, not as it was sent.
+		resp.Request = orig
 	}
 	if err != nil {
 		if msg := err.Error(); strings.Contains(msg, req.URL.String()) {

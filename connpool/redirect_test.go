@@ -94,3 +94,28 @@ func TestSSEHeadersStayWithOrigin(t *testing.T) {
 		assertNoSecret(t, "request to the other origin", s)
 	}
 }
+
+// A redirect net/http cannot follow (a Location that does not parse) fails the request with
+// a *url.Error naming the URL of the response: not the URL put back together for the wire.
+func TestSecretsNotPrintedOnBadRedirect(t *testing.T) {
+	bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Location", "%zz")
+		w.WriteHeader(http.StatusTemporaryRedirect)
+	}))
+	defer bad.Close()
+	p, logs := capturePool(t)
+	for _, typ := range []string{TypeStreamableHTTP, TypeSSE} {
+		u := strings.Replace(bad.URL, "http://", "http://user:pw-SECRET456@", 1) + "/mcp?token=SECRET123"
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		_, err := p.Get(ctx, ServerConfig{Type: typ, URL: u, StartTimeout: 10 * time.Second}, GlobalPartition)
+		cancel()
+		if err == nil {
+			t.Fatalf("%s: start against a bad redirect succeeded", typ)
+		}
+		if !strings.Contains(err.Error(), "Location") {
+			t.Errorf("%s: the error does not come from the redirect: %v", typ, err)
+		}
+		assertNoSecret(t, "start error", err.Error())
+	}
+	assertNoSecret(t, "log", logs.String())
+}
