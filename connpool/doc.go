@@ -70,7 +70,10 @@
 //     reaped (never before, which would steal its status from cmd.Wait).
 //     Processes that leave the group (setsid) are out of the pool's reach.
 //   - HTTP clients get their own http.Transport (closed with the client, so
-//     no idle connection outlives it) that adds ServerConfig.Headers, and are
+//     no idle connection outlives it) that adds ServerConfig.Headers to the
+//     requests to the URL's scheme, host and port only: not to a redirect
+//     elsewhere (net/http would send them there, dropping only Authorization
+//     and cookies) nor to an SSE message endpoint elsewhere, and are
 //     connected with a context that lives as long as the client (the SDK's
 //     SSE client ties its stream to the Connect context). Closing an HTTP
 //     client closes the session gracefully (DELETE for streamable HTTP),
@@ -80,8 +83,11 @@
 //     are secrets (RedactURL: https://REDACTED@host/mcp?token=REDACTED); so
 //     are header and env values and arguments. The SDK is given the URL
 //     already redacted, and the HTTP client puts the real user info and query
-//     back on each request to the configured endpoint: no error or log line of
-//     the SDK, net/http or this package can show what it never had. Messages
+//     back on each request to the configured endpoint (never to another
+//     origin), and hands back responses carrying the redacted request: no
+//     error or log line of the SDK, net/http or this package can show what it
+//     never had. A secret written into the URL's path (…/key/abc123/mcp) is
+//     not recognised as one: put it in a query, a header or the user info. Messages
 //     name a server by its Name, else its command or redacted URL, and
 //     ServerConfig prints (%v, %#v, slog) without args, env or headers.
 //   - An HTTP request that gets no HTTP response (connection refused, reset,

@@ -17,8 +17,11 @@ var (
 	_ mcp.Transport     = (*lifetimeTransport)(nil)
 )
 
-// headerTransport adds fixed headers to every request (ServerConfig.Headers)
-// and reports requests that failed in transport (no HTTP response: refused,
+// headerTransport adds fixed headers (ServerConfig.Headers) to every request
+// to the configured URL's origin (scheme, host and port), and to no other: not
+// to a redirect elsewhere (net/http follows redirects through this transport,
+// and would drop only Authorization and cookies, only for another domain), nor
+// to an SSE message endpoint the server names elsewhere. It reports requests that failed in transport (no HTTP response: refused,
 // reset, dropped) to failed, unless the request's own context ended. It keeps
 // the status of the first response (the initialize POST, or SSE's event-stream
 // GET), which tells a start that cannot succeed (401, 403, 404) from one that
@@ -32,6 +35,7 @@ type headerTransport struct {
 	base    *http.Transport
 	headers map[string]string
 	failed  func(error)
+	origin  *url.URL // the configured URL: Headers go to its scheme and host only
 
 	real      *url.URL // the configured URL; nil when it holds nothing to hide
 	shown     *url.URL // real, redacted: what the SDK requests
@@ -42,9 +46,9 @@ type headerTransport struct {
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	shown := RedactURL(req.URL.String())
+	orig, shown := req, RedactURL(req.URL.String())
 	req = t.restore(req)
-	if len(t.headers) > 0 {
+	if len(t.headers) > 0 && t.sameOrigin(req.URL) {
 		req = req.Clone(req.Context())
 		for k, v := range t.headers {
 			req.Header.Set(k, v)
@@ -52,8 +56,13 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	first := t.first.CompareAndSwap(false, true)
 	resp, err := t.base.RoundTrip(req)
-	if first && resp != nil {
-		t.firstStatus.Store(int32(resp.StatusCode))
+	if resp != nil {
+		if first {
+			t.firstStatus.Store(int32(resp.StatusCode))
+		}
+		// net/http's client names resp.Request.URL in the *url.Error of a redirect it
+		// cannot follow: the request as the SDK made it, not as it was sent.
+		resp.Request = orig
 	}
 	if err != nil {
 		if msg := err.Error(); strings.Contains(msg, req.URL.String()) {
@@ -65,6 +74,11 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, err
+}
+
+// sameOrigin reports whether u has the configured URL's scheme and host (with its port).
+func (t *headerTransport) sameOrigin(u *url.URL) bool {
+	return t.origin != nil && u.Scheme == t.origin.Scheme && u.Host == t.origin.Host
 }
 
 // endpoint returns the URL to give the SDK: the configured one, redacted.
@@ -116,6 +130,7 @@ func (e redactedError) Unwrap() error { return e.err }
 // request gets no HTTP response.
 func newHTTPClient(rawURL string, headers map[string]string, failed func(error)) (*http.Client, *headerTransport) {
 	ht := &headerTransport{base: http.DefaultTransport.(*http.Transport).Clone(), headers: headers, failed: failed}
+	ht.origin, _ = url.Parse(rawURL) // Validate has checked it
 	if shown := RedactURL(rawURL); shown != rawURL {
 		real, err1 := url.Parse(rawURL)
 		s, err2 := url.Parse(shown)

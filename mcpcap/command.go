@@ -20,7 +20,8 @@ import (
 // the server's env sets), a relative path is taken from the server's cwd, and symlinks are
 // resolved (a bare name that is itself an entry always matches: the same lookup, even when
 // nothing is installed under it yet). So `command: ./node`, a skill's own script, is not the `node` of allowed_commands
-// [node]; to allow it, list its path.
+// [node]; to allow it, list its path. Args and env are not checked (see the package doc): an
+// allowed interpreter runs what its args say.
 func (s ServerSpec) CheckCommand(key string, allowed []string, root string) error {
 	if s.Command == "" || (s.Type != "" && s.Type != connpool.TypeStdio) || (len(allowed) == 0 && root == "") {
 		return nil

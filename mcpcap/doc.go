@@ -71,7 +71,13 @@
 //     entries'. A skill's `command: ./node` is its own script, so allowed_commands [node]
 //     refuses it, naming both paths; listing its path allows it. A link to an allowed binary
 //     runs that binary and is allowed (one multi-call binary, busybox, allows all its names).
-//     The check runs when the config or the skill's declaration is read, not again at spawn.
+//     The check runs when the config or the skill's declaration is read, not again at spawn:
+//     a relative command that is a symlink, or that does not exist yet, may be changed before
+//     a later start (after a crash or idle expiry) runs it. The list restricts the executable
+//     only, not what it is told to run: args and env are not checked, so an interpreter or
+//     launcher on it (sh, node, npx, uvx, python) runs whatever its args say (`sh -c …` when sh
+//     is listed), and a declaration's env can steer any listed program (LD_PRELOAD,
+//     NODE_OPTIONS, or a PATH in which a `#!/usr/bin/env node` script finds its node).
 //   - A skill's relative command (./srv, bin/srv) must resolve inside its skill folder (after
 //     its cwd, .. and symlinks), with or without allowed_commands; absolute and bare names
 //     are not confined.
