@@ -61,8 +61,10 @@ type Extensions struct {
 	// MaxCompositionDepth is the composition depth beyond which a warning is logged; zero
 	// means the registry's default.
 	MaxCompositionDepth int `yaml:"max_composition_depth"`
-	// AllowedCommands, when not empty, lists the base names of the only commands a stdio
-	// server may run, whether the config or a skill declares the server.
+	// AllowedCommands, when present, lists the only executables a stdio server may run,
+	// whether the config or a skill declares the server: each entry and each command are
+	// compared after PATH lookup and symlink resolution (see mcpcap.ServerSpec.CheckCommand).
+	// Absent (nil) allows any command; an empty list (`allowed_commands: []`) allows none.
 	AllowedCommands []string `yaml:"allowed_commands"`
 }
 

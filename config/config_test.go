@@ -72,6 +72,7 @@ func TestParseErrorsNameWhereAndWhat(t *testing.T) {
 		{"bad retry", "mcp_servers:\n  a:\n    command: x\n    retry: {calls: sometimes}\n", []string{"retry.calls"}},
 		{"lazy without tools", "mcp_servers:\n  a:\n    command: x\n    lazy: true\n", []string{"cfg.yaml:4:", "lazy"}},
 		{"not allowed", "extensions:\n  allowed_commands: [node]\nmcp_servers:\n  a:\n    command: /bin/sh\n", []string{"cfg.yaml:5:", "allowed_commands"}},
+		{"empty allow-list", "extensions:\n  allowed_commands: []\nmcp_servers:\n  a:\n    command: node\n", []string{"cfg.yaml:5:", "allowed_commands is empty"}},
 		{"bad duration", "pool:\n  idle_timeout: soon\n", []string{"cfg.yaml:2:"}},
 		{"two bad servers", "mcp_servers:\n  a: {args: [x]}\n  b: {type: nope, command: y}\n", []string{"mcp_servers.a", "mcp_servers.b"}},
 		{"bad name", "mcp_servers:\n  'a/b': {command: x}\n", []string{"server name"}},

@@ -21,7 +21,7 @@
 //	  idle_timeout: 5m
 //	extensions:                 # Extensions
 //	  max_composition_depth: 3
-//	  allowed_commands: [npx, node]   # optional allowlist: the executables these resolve to
+//	  allowed_commands: [npx, node]   # optional allowlist: the executables these resolve to ([] allows none)
 //
 // Each extension kind owns its section: the section is that kind's struct, in the kind's
 // package (config imports skill, command and mcpcap for those types only), one field of Config

@@ -13,7 +13,9 @@ import (
 // CheckCommand applies the extensions.allowed_commands policy to a stdio server, reporting a
 // problem keyed key.command. root, when not empty, is the skill folder that declared the
 // server: a relative command must then resolve inside it (after its cwd and symlinks), allowed
-// or not. With allowed empty any command is allowed (and only that confinement is checked).
+// or not. With allowed nil (no allowed_commands key) any command is allowed (and only that
+// confinement is checked); an empty, non-nil list (`allowed_commands: []`) allows none, as an
+// explicit empty allowed-tools allows no tool.
 //
 // A command and an allow-list entry match when they resolve to the same executable: a bare
 // name is looked up in agentpool's PATH (as exec does when it starts the server, whatever PATH
@@ -23,17 +25,20 @@ import (
 // [node]; to allow it, list its path. Args and env are not checked (see the package doc): an
 // allowed interpreter runs what its args say.
 func (s ServerSpec) CheckCommand(key string, allowed []string, root string) error {
-	if s.Command == "" || (s.Type != "" && s.Type != connpool.TypeStdio) || (len(allowed) == 0 && root == "") {
+	if s.Command == "" || (s.Type != "" && s.Type != connpool.TypeStdio) || (allowed == nil && root == "") {
 		return nil
 	}
 	at := key + ".command"
+	if allowed != nil && len(allowed) == 0 {
+		return keyErrorf(at, "command %q is refused: extensions.allowed_commands is empty, so no stdio server may start", s.Command)
+	}
 	relative := strings.Contains(s.Command, "/") && !filepath.IsAbs(s.Command)
 	if relative && root != "" {
 		if err := confined(s.Command, s.Cwd, root); err != nil {
 			return keyErrorf(at, "%v", err)
 		}
 	}
-	if len(allowed) == 0 {
+	if allowed == nil {
 		return nil
 	}
 	if !strings.Contains(s.Command, "/") && slices.Contains(allowed, s.Command) {

@@ -119,3 +119,19 @@ func TestCheckCommandResolved(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckCommandEmptyList: `allowed_commands: []` allows no stdio server (as an explicit
+// empty allowed-tools allows no tool); only an absent list (nil) leaves commands unchecked.
+func TestCheckCommandEmptyList(t *testing.T) {
+	spec := ServerSpec{Command: "node"}
+	if err := spec.CheckCommand("mcp_servers.s", nil, ""); err != nil {
+		t.Errorf("no list: %v, want allowed", err)
+	}
+	err := spec.CheckCommand("mcp_servers.s", []string{}, "")
+	if err == nil || !strings.Contains(err.Error(), "allowed_commands is empty") {
+		t.Errorf("empty list: %v, want refused, saying the list is empty", err)
+	}
+	if err := (ServerSpec{URL: "http://127.0.0.1:1/mcp"}).CheckCommand("mcp_servers.h", []string{}, ""); err != nil {
+		t.Errorf("an HTTP server under an empty list: %v, want allowed (it starts no process)", err)
+	}
+}
