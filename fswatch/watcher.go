@@ -163,6 +163,20 @@ func (w *Watcher) Roots() []string {
 	return slices.Clone(w.roots)
 }
 
+// Watched returns the directories watched inside the roots (each once, under the path it was
+// first reached by), sorted; helper watches on ancestors of missing roots are not included. It
+// lets callers and tests see what a Skip rule leaves out.
+func (w *Watcher) Watched() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.dirs))
+	for d := range w.dirs {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
 func (w *Watcher) wake() {
 	select {
 	case w.kick <- struct{}{}:
