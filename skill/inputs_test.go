@@ -91,3 +91,22 @@ func TestValidateFIFO(t *testing.T) {
 		})
 	}
 }
+
+// TestSkillExistsAgreesWithRead: a named pipe or a socket inside a skill folder, which
+// ReadSkill refuses, does not exist for SkillExists either (it answered true, and the router
+// then sent the read to a file that cannot be read).
+func TestSkillExistsAgreesWithRead(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "fs/SKILL.md", skillMD("name: fs\ndescription: d\n", "Body"))
+	write(t, root, "fs/plain.txt", "plain")
+	mkfifo(t, filepath.Join(root, "fs", "pipe"))
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	ctx := context.Background()
+	for uri, want := range map[string]bool{"skill://fs/pipe": false, "skill://fs/plain.txt": true} {
+		ok, err := m.SkillExists(ctx, uri)
+		_, rerr := m.ReadSkill(ctx, uri)
+		if ok != want || err != nil || ok != (rerr == nil) {
+			t.Errorf("SkillExists(%s) = %v, %v; ReadSkill error %v; want %v and agreement", uri, ok, err, rerr, want)
+		}
+	}
+}

@@ -96,8 +96,10 @@ func (m *Manager) ReadSkill(ctx context.Context, uri string) ([]ext.ResourceCont
 }
 
 // SkillExists reports whether uri names a skill this manager has and, for a file path, whether
-// that file exists inside the skill folder. It reads no file: one stat at most after the
-// confinement check. A path leaving the skill folder returns an ErrPathTraversal error.
+// that file exists inside the skill folder as a regular file, the only kind ReadSkill reads (a
+// folder, a named pipe, a device or a socket is false, so exists and read agree). It reads no
+// file: one stat at most after the confinement check. A path leaving the skill folder returns
+// an ErrPathTraversal error.
 func (m *Manager) SkillExists(ctx context.Context, uri string) (bool, error) {
 	if err := m.check(ctx); err != nil {
 		return false, err
@@ -120,7 +122,7 @@ func (m *Manager) SkillExists(ctx context.Context, uri string) (bool, error) {
 		return false, fmt.Errorf("skill %q: %s: %w", s.Name, uri, err)
 	}
 	info, err := os.Stat(target)
-	return err == nil && !info.IsDir(), nil
+	return err == nil && info.Mode().IsRegular(), nil
 }
 
 // mimeTypes covers the files skills usually hold, where the system MIME table may be silent.
