@@ -81,7 +81,12 @@
 //   - Confinement. Every file read goes through ext.OpenConfined on the skill's real folder: a
 //     symlinked skill folder is followed, but a file inside it symlinked from outside is
 //     refused (ext.ErrPathTraversal). A SKILL.md or mcp.json symlinked from outside the skill
-//     folder is refused at discovery too, and by Validate, without being opened.
+//     folder is refused at discovery too, and by Validate, without being opened; these are
+//     opened through an os.Root on the skill's real folder, so a SKILL.md swapped for such a
+//     link after the walk saw it, or a link re-pointed after its check, cannot lead out either.
+//     Hard links cannot be told apart from the file they link: a hard link inside a skill to a
+//     file elsewhere on the same file system is read as the skill's own (only the folder's
+//     owner can make one, and only to a file they can already read).
 //   - Walking stays inside (discovery, Validate). Inside a skill folder (a root that is a skill
 //     included), a symlinked folder is followed only when it resolves inside that skill's
 //     real folder. In a root, outside any skill, a symlinked folder is followed when it
