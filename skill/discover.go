@@ -354,7 +354,7 @@ func openInside(path, realDir string) (*os.File, error) {
 	if err := checkInside(path, realDir); err != nil {
 		return nil, err
 	}
-	real, err := filepath.EvalSymlinks(path)
+	real, err := realPath(path)
 	if err != nil {
 		return nil, err
 	}
@@ -429,7 +429,7 @@ func readMCPJSON(path, dir, realDir string) ([]ServerDecl, []finding) {
 // error does not say where the link leads: a path outside the skill (under /etc, in the
 // user's home) is none of a diagnostic's business, and diagnostics reach MCP clients.
 func checkInside(path, realDir string) error {
-	real, err := filepath.EvalSymlinks(path)
+	real, err := realPath(path) // absolute: realDir is, and path may be relative ("SKILL.md")
 	if err != nil {
 		return fmt.Errorf("cannot resolve %s: %v", filepath.Base(path), unwrapPath(err))
 	}
