@@ -142,7 +142,8 @@
 //     "\n\nUser arguments: <args joined by spaces>"; with no arguments nothing is appended.
 //   - Watching. The roots are watched with package fswatch (recursive, roots that do not exist
 //     yet included), through symlinked folders only where discovery follows them: a link that
-//     leads out of its skill, or out of the root to a folder without a SKILL.md, gets no watch. After each debounced batch only the roots holding a
+//     leads out of its skill, or out of the root to a folder without a SKILL.md, gets no watch;
+//     and no more folders are watched than discovery reads (MaxFolders for each root). After each debounced batch only the roots holding a
 //     changed path are walked again, and only skills whose SKILL.md or mcp.json changed are read
 //     again. Events: skills_changed when a skill appeared, went away or was read again;
 //     resources_changed for those and for any file changed inside a skill folder (SourceURI the

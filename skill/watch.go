@@ -27,8 +27,13 @@ func (m *Manager) startWatch() error {
 	if depth <= 0 {
 		depth = DefaultMaxDepth
 	}
+	folders := m.opts.MaxFolders
+	if folders <= 0 {
+		folders = DefaultMaxFolders
+	}
+	// No more folders watched than discovery reads: MaxFolders per root.
 	w, err := fswatch.New(roots, &fswatch.Options{Debounce: m.opts.Debounce, MaxDepth: depth, Logger: m.log,
-		Skip: watchSkip(roots)}, m.onFiles)
+		Skip: watchSkip(roots), MaxDirs: folders}, m.onFiles)
 	if err != nil {
 		return fmt.Errorf("skill manager %q: watch: %w", m.name, err)
 	}

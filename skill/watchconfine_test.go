@@ -3,6 +3,8 @@
 package skill
 
 import (
+	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,5 +72,28 @@ func TestWatchStaysInside(t *testing.T) {
 	waitFor(t, "a later file reported", func() bool { return len(r.since(at)) > 0 })
 	if got := watchedUnder(m, outside); len(got) != 0 {
 		t.Errorf("watched outside the skills after a link appeared: %v", got)
+	}
+}
+
+// TestWatchFolderBudget: the watcher watches no more folders than discovery reads (MaxFolders
+// per root): a skill holding a big tree (a cloned repository can) cannot take thousands of the
+// user's inotify watches when discovery stops at its budget.
+func TestWatchFolderBudget(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "big/SKILL.md", skillMD("name: big\ndescription: d\n", "Body"))
+	for i := range 8 {
+		for j := range 8 {
+			if err := os.MkdirAll(filepath.Join(root, "big", fmt.Sprint(i), fmt.Sprint(j)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	const budget = 20
+	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, MaxFolders: budget, Debounce: 50 * time.Millisecond})
+	if n := len(m.watcher.Watched()); n > budget {
+		t.Errorf("%d folders watched, over the budget of %d folders per root", n, budget)
+	}
+	if _, err := m.ReadSkill(context.Background(), "skill://big/SKILL.md"); err != nil {
+		t.Errorf("the skill itself: %v", err)
 	}
 }
