@@ -37,8 +37,8 @@ const (
 	// defaultMaxFolders bounds the folders read below one root, as skill discovery's
 	// DefaultMaxFolders does: a link to a big tree (all -> /) must not walk it whole.
 	defaultMaxFolders = 2000
-	metaReadLimit   = 64 << 10 // bytes read at discovery: enough for any sane frontmatter
-	bodyReadLimit   = 4 << 20  // a command file larger than this is refused on GetCommand
+	metaReadLimit     = 64 << 10 // bytes read at discovery: enough for any sane frontmatter
+	bodyReadLimit     = 4 << 20  // a command file larger than this is refused on GetCommand
 )
 
 // FileOptions configures a FileSource. A nil *FileOptions means the defaults; NewFileSource
