@@ -21,7 +21,9 @@
 //     below a root is a command, named by its relative path without the extension, directories
 //     joined by ":" as Claude Code does. Dot-files (editor lock files such as .#x.md), dot-folders
 //     and node_modules are skipped; symlinked files and directories are followed, a link back into
-//     its own ancestry is reported and not followed.
+//     its own ancestry is reported and not followed. At most 2000 folders are read below a root
+//     (and watched), as skill discovery does: past that the scan stops with one warning, so a
+//     link to a big tree (all -> /) is not walked whole.
 //   - Frontmatter is read by package frontmatter, the reader SKILL.md files use, and leniently:
 //     BOM, CRLF and invalid UTF-8 tolerated (the last with a warning); an unquoted ": " in a
 //     value is quoted with a warning; no frontmatter is fine and the first non-empty body line

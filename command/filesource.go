@@ -34,8 +34,11 @@ const SourceFile = "file"
 
 const (
 	defaultMaxDepth = 6
-	metaReadLimit   = 64 << 10 // bytes read at discovery: enough for any sane frontmatter
-	bodyReadLimit   = 4 << 20  // a command file larger than this is refused on GetCommand
+	// defaultMaxFolders bounds the folders read below one root, as skill discovery's
+	// DefaultMaxFolders does: a link to a big tree (all -> /) must not walk it whole.
+	defaultMaxFolders = 2000
+	metaReadLimit     = 64 << 10 // bytes read at discovery: enough for any sane frontmatter
+	bodyReadLimit     = 4 << 20  // a command file larger than this is refused on GetCommand
 )
 
 // FileOptions configures a FileSource. A nil *FileOptions means the defaults; NewFileSource
@@ -185,6 +188,7 @@ func NewFileSource(roots []string, opts *FileOptions) (*FileSource, error) {
 			Debounce: o.Debounce,
 			MaxDepth: o.MaxDepth,
 			Logger:   o.Logger,
+			MaxDirs:  defaultMaxFolders, // no more than the scan reads
 		}, func([]string) { s.rescan() })
 		if err != nil {
 			return nil, fmt.Errorf("command source %q: watch: %w", o.Name, err)
@@ -365,7 +369,7 @@ func (s *FileSource) rescan() {
 	byName := make(map[string]*fileCommand)
 	var diags []Diagnostic
 	for _, root := range s.roots {
-		cmds, ds := scanRoot(root, s.opts.MaxDepth)
+		cmds, ds := scanRoot(root, s.opts.MaxDepth, defaultMaxFolders)
 		diags = append(diags, ds...)
 		for _, c := range cmds {
 			if prev, ok := byName[c.Entry.Name]; ok {
@@ -422,8 +426,9 @@ func (s *FileSource) rescan() {
 }
 
 // scanRoot finds every command file below root, following symlinked directories (not into a
-// cycle) and skipping dot-folders and node_modules, to maxDepth directory levels.
-func scanRoot(root string, maxDepth int) ([]*fileCommand, []Diagnostic) {
+// cycle) and skipping dot-folders and node_modules, to maxDepth directory levels, reading at
+// most maxFolders folders (the root included): past that the scan stops with one warning.
+func scanRoot(root string, maxDepth, maxFolders int) ([]*fileCommand, []Diagnostic) {
 	fi, err := os.Stat(root)
 	if err != nil {
 		if os.IsNotExist(err) {
@@ -438,8 +443,16 @@ func scanRoot(root string, maxDepth int) ([]*fileCommand, []Diagnostic) {
 		cmds  []*fileCommand
 		diags []Diagnostic
 	)
+	folders := 0
 	var walk func(dir string, rel []string, ancestors []fs.FileInfo)
 	walk = func(dir string, rel []string, ancestors []fs.FileInfo) {
+		if folders++; folders > maxFolders {
+			if folders == maxFolders+1 {
+				diags = append(diags, Diagnostic{Path: root, Severity: SeverityWarning,
+					Message: fmt.Sprintf("more than %d folders under this root; the scan stopped at %s (commands beyond were not loaded)", maxFolders, dir)})
+			}
+			return
+		}
 		ents, err := os.ReadDir(dir)
 		if err != nil {
 			diags = append(diags, Diagnostic{Path: dir, Severity: SeverityError, Message: fmt.Sprintf("cannot list directory: %v", err)})

@@ -107,7 +107,9 @@ func confine(root, rel string) (realRootPath, target string, err error) {
 		return "", "", fmt.Errorf("confine %q to %q: %w", rel, root, err)
 	}
 	if !within(rr, real) {
-		return "", "", fmt.Errorf("confine %q to %q: resolves to %q outside the root: %w", rel, root, real, ErrPathTraversal)
+		// Where it leads is left out: the error reaches MCP clients (a skill read), and a path
+		// outside the root (under the user's home) is none of theirs.
+		return "", "", fmt.Errorf("confine %q to %q: resolves outside the root: %w", rel, root, ErrPathTraversal)
 	}
 	return rr, real, nil
 }
@@ -169,7 +171,7 @@ func missing(root, joined, rel string) error {
 // form (after following symlinks) is not root itself or below root plus a separator — so a
 // sibling "<root>-evil" is rejected. A path that does not exist is ErrNotFound, unless the part
 // of it that exists already leads out of root (ErrPathTraversal). A missing root is
-// ErrNotFound.
+// ErrNotFound. Errors name rel and root, never where a symlink leading out points.
 //
 // Confine checks a path at one instant; to read the file use OpenConfined, which cannot be
 // redirected by a symlink swapped in after the check.

@@ -28,6 +28,10 @@
 //     such as ~/.claude/commands is watched although it lies under a dot-folder. Depth 0 is the
 //     root; directories deeper than MaxDepth are not watched, the files directly in a directory at
 //     MaxDepth are.
+//   - Options.MaxDirs, when set, bounds the directories watched in each root's tree, in the
+//     order they are reached (the root before what is below it): past it, directories there
+//     are not watched, with one warning. A directory is counted under the innermost root
+//     holding it.
 //   - A root that does not exist yet is not an error: its nearest existing ancestor is watched
 //     (events there are not reported) until the root appears; the root and the files found in it
 //     are then reported. A root that is deleted or renamed away goes back to that state. A root

@@ -60,11 +60,21 @@ func (w *Watcher) addTreeLocked(dir string, fi fs.FileInfo, depth int, report bo
 			w.dropDirsLocked(seen)
 		}
 	}
+	root, _, _ := w.rootOf(dir)
+	if w.opts.MaxDirs > 0 && w.rootDirs[root] >= w.opts.MaxDirs {
+		if !w.full[root] {
+			w.full[root] = true
+			w.opts.Logger.Warn("fswatch: directory limit reached under this root; not watching more", "root", root, "limit", w.opts.MaxDirs, "path", dir)
+		}
+		return
+	}
 	if err := w.fsw.Add(dir); err != nil {
 		w.opts.Logger.Warn("fswatch: cannot watch directory", "path", dir, "err", err)
 		return
 	}
 	w.dirs[dir] = id
+	w.rootDirs[root]++
+	w.dirRoot[dir] = root
 	if hasID {
 		w.ids[id] = dir
 	}
@@ -120,6 +130,13 @@ func (w *Watcher) dropDirsLocked(path string) {
 		// of the tree keeps its watch (and its subdirectories theirs): remove them explicitly.
 		_ = w.fsw.Remove(d)
 		delete(w.dirs, d)
+		if r, ok := w.dirRoot[d]; ok {
+			delete(w.dirRoot, d)
+			if w.rootDirs[r]--; w.rootDirs[r] <= 0 {
+				delete(w.rootDirs, r)
+			}
+			delete(w.full, r)
+		}
 		if w.ids[id] == d {
 			delete(w.ids, id)
 		}

@@ -39,6 +39,11 @@ type Options struct {
 	Skip func(path string) bool
 	// Logger receives watch errors that do not stop the watcher. Nil discards them.
 	Logger *slog.Logger
+	// MaxDirs bounds how many directories are watched below each root, the root included
+	// (each inotify watch is kernel memory, and the user's watches are limited): once a root
+	// reached it, further directories in its tree are not watched, with one warning on Logger
+	// until some are freed. One root's big tree does not use up another's. Zero means no limit.
+	MaxDirs int
 }
 
 // DefaultSkip skips .git, node_modules and every other directory whose name starts with a dot.
@@ -61,6 +66,9 @@ type Watcher struct {
 	ids       map[fileID]string   // identity → the path it is watched under (cycle detection)
 	ancestors map[string]struct{} // helper watches on the nearest existing ancestor of missing roots
 	changed   map[string]struct{} // paths seen since the last callback
+	rootDirs  map[string]int      // how many of dirs each active root's tree holds (MaxDirs)
+	dirRoot   map[string]string   // the root each of dirs is counted under
+	full      map[string]bool     // roots that reached MaxDirs, and said so
 	closed    bool
 
 	kick      chan struct{} // wakes the loop when Add found changes outside an event
@@ -105,6 +113,9 @@ func New(roots []string, opts *Options, onChange func(changed []string)) (*Watch
 		dirs:      make(map[string]fileID),
 		ids:       make(map[fileID]string),
 		ancestors: make(map[string]struct{}),
+		rootDirs:  make(map[string]int),
+		dirRoot:   make(map[string]string),
+		full:      make(map[string]bool),
 		changed:   make(map[string]struct{}),
 		kick:      make(chan struct{}, 1),
 		done:      make(chan struct{}),
@@ -161,6 +172,20 @@ func (w *Watcher) Roots() []string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return slices.Clone(w.roots)
+}
+
+// Watched returns the directories watched inside the roots (each once, under the path it was
+// first reached by), sorted; helper watches on ancestors of missing roots are not included. It
+// lets callers and tests see what a Skip rule leaves out.
+func (w *Watcher) Watched() []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	out := make([]string, 0, len(w.dirs))
+	for d := range w.dirs {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
 }
 
 func (w *Watcher) wake() {

@@ -145,8 +145,6 @@ type candidate struct {
 	dir     string
 	realDir string
 	mcpJSON bool
-	// linkedMD says SKILL.md is a symlink, whose target must be checked to be inside realDir.
-	linkedMD bool
 }
 
 func (c candidate) path() string { return filepath.Join(c.dir, skillFile) }
@@ -249,7 +247,7 @@ func (sc *scanner) load(c candidate) loadResult {
 	}
 	bufp := headPool.Get().(*[]byte)
 	defer headPool.Put(bufp)
-	head, complete, info, err := readSkillHead(path, c.realDir, c.linkedMD, *bufp)
+	head, complete, info, err := readSkillHead(path, c.realDir, *bufp)
 	if err != nil {
 		return fail("%v; the skill is skipped", err)
 	}
@@ -306,18 +304,16 @@ func (sc *scanner) reusable(c candidate, path string) *Skill {
 }
 
 // readSkillHead reads a SKILL.md as discovery does, for discovery and Validate alike: a
-// regular file only (regfile.Open: a named pipe or a device is refused without blocking,
-// checked on the opened descriptor), inside realDir when it is a symlink (linked), read into
-// buf up to the end of its frontmatter. The error, for a diagnostic, does not repeat the path.
-func readSkillHead(path, realDir string, linked bool, buf []byte) (head []byte, complete bool, info os.FileInfo, err error) {
-	if linked {
-		if err := checkInside(path, realDir); err != nil {
-			return nil, false, nil, err
-		}
-	}
-	f, err := regfile.Open(path)
+// regular file only (a named pipe or a device is refused without blocking, checked on the
+// opened descriptor), inside realDir whether or not the walk saw a symlink (openInside: it may
+// have been swapped for one since), read into buf up to the end of its frontmatter. The error, for a diagnostic, does not repeat the path.
+func readSkillHead(path, realDir string, buf []byte) (head []byte, complete bool, info os.FileInfo, err error) {
+	f, err := openInside(path, realDir)
 	if errors.Is(err, regfile.ErrNotRegular) {
 		return nil, false, nil, fmt.Errorf("SKILL.md %v", unwrapPath(err))
+	}
+	if isOutside(err) {
+		return nil, false, nil, err
 	}
 	if err != nil {
 		return nil, false, nil, fmt.Errorf("cannot open SKILL.md: %v", unwrapPath(err))
@@ -326,17 +322,59 @@ func readSkillHead(path, realDir string, linked bool, buf []byte) (head []byte, 
 	if info, err = f.Stat(); err != nil {
 		return nil, false, nil, fmt.Errorf("cannot stat SKILL.md: %v", unwrapPath(err))
 	}
-	if linked {
-		// os.Open followed the symlink: make sure the file read is inside the skill folder (the
-		// link may have changed since the check above).
-		if err := checkInside(path, realDir); err != nil {
-			return nil, false, nil, err
-		}
-	}
 	if head, complete, err = readHead(f, buf); err != nil {
 		return nil, false, nil, fmt.Errorf("cannot read SKILL.md: %v", unwrapPath(err))
 	}
 	return head, complete, info, nil
+}
+
+// outsideError is the refusal of a file leading outside its skill folder. It names the file
+// and the skill folder, not where the file leads.
+type outsideError struct{ name, realDir string }
+
+func (e *outsideError) Error() string {
+	return e.name + " is a symlink leading outside the skill folder " + e.realDir + "; not read"
+}
+
+// isOutside reports an *outsideError.
+func isOutside(err error) bool {
+	var o *outsideError
+	return errors.As(err, &o)
+}
+
+// openInsideHook, when set by a test, runs between openInside's check and its open.
+var openInsideHook func()
+
+// openInside opens path, a file of the skill folder realDir, as a regular file (regfile.OpenIn)
+// that cannot be outside realDir: path is resolved and checked to be inside (the error,
+// an *outsideError, does not say where it leads), then opened through an os.Root on
+// realDir, so a symlink swapped in or re-pointed between the check and the open cannot lead
+// out either. The refusal is an *outsideError.
+func openInside(path, realDir string) (*os.File, error) {
+	if err := checkInside(path, realDir); err != nil {
+		return nil, err
+	}
+	real, err := realPath(path)
+	if err != nil {
+		return nil, err
+	}
+	rel, err := filepath.Rel(realDir, real)
+	if err != nil {
+		return nil, err
+	}
+	if openInsideHook != nil {
+		openInsideHook()
+	}
+	r, err := os.OpenRoot(realDir)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := regfile.OpenIn(r, rel)
+	if err != nil && strings.Contains(unwrapPath(err).Error(), "escapes from parent") {
+		return nil, &outsideError{filepath.Base(path), realDir}
+	}
+	return f, err
 }
 
 var headPool = sync.Pool{New: func() any { b := make([]byte, maxHeadSize); return &b }}
@@ -370,11 +408,15 @@ func readMCPJSON(path, dir, realDir string) ([]ServerDecl, []finding) {
 	warn := func(format string, args ...any) []finding {
 		return []finding{{lenient: SeverityWarning, msg: fmt.Sprintf(format, args...)}}
 	}
-	if err := checkInside(path, realDir); err != nil {
-		return nil, warn("%v; its servers are ignored", err)
+	f, err := openInside(path, realDir)
+	var data []byte
+	if err == nil {
+		data, err = regfile.Read(f, maxMCPJSON)
+		f.Close()
 	}
-	data, err := regfile.ReadFile(path, maxMCPJSON)
 	switch {
+	case isOutside(err):
+		return nil, warn("%v; its servers are ignored", err)
 	case errors.Is(err, regfile.ErrNotRegular) || errors.Is(err, regfile.ErrTooLarge):
 		return nil, warn("mcp.json %v; its servers are ignored", unwrapPath(err))
 	case err != nil:
@@ -387,12 +429,12 @@ func readMCPJSON(path, dir, realDir string) ([]ServerDecl, []finding) {
 // error does not say where the link leads: a path outside the skill (under /etc, in the
 // user's home) is none of a diagnostic's business, and diagnostics reach MCP clients.
 func checkInside(path, realDir string) error {
-	real, err := filepath.EvalSymlinks(path)
+	real, err := realPath(path) // absolute: realDir is, and path may be relative ("SKILL.md")
 	if err != nil {
 		return fmt.Errorf("cannot resolve %s: %v", filepath.Base(path), unwrapPath(err))
 	}
 	if !within(real, realDir) {
-		return fmt.Errorf("%s is a symlink leading outside the skill folder %s; not read", filepath.Base(path), realDir)
+		return &outsideError{filepath.Base(path), realDir}
 	}
 	return nil
 }
@@ -523,13 +565,12 @@ func (w *walker) walkDir(dir, real string, depth int, skillReal string) bool {
 		w.lose(dir, "cannot read folder: %v; skipped", unwrapPath(err))
 		return true
 	}
-	isSkill, linked, mcpJSON := false, false, false
+	isSkill, mcpJSON := false, false
 	for _, e := range entries {
 		switch e.Name() {
 		case skillFile:
 			// Anything but a folder: a named pipe or a device is refused when read, with a
 			// diagnostic, rather than leaving the folder silently not a skill.
-			linked = e.Type()&fs.ModeSymlink != 0
 			isSkill = !e.IsDir()
 		case mcpJSONFile:
 			mcpJSON = true
@@ -540,7 +581,7 @@ func (w *walker) walkDir(dir, real string, depth int, skillReal string) bool {
 		w.lose(filepath.Join(dir, skillFile), "skill folder is %d levels below its root %s, deeper than the limit of %d; not loaded",
 			depth, w.root, w.opts.MaxDepth)
 	case isSkill:
-		w.cands = append(w.cands, candidate{root: w.root, dir: dir, realDir: real, mcpJSON: mcpJSON, linkedMD: linked})
+		w.cands = append(w.cands, candidate{root: w.root, dir: dir, realDir: real, mcpJSON: mcpJSON})
 	}
 	if isSkill {
 		skillReal = real

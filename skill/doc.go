@@ -81,7 +81,12 @@
 //   - Confinement. Every file read goes through ext.OpenConfined on the skill's real folder: a
 //     symlinked skill folder is followed, but a file inside it symlinked from outside is
 //     refused (ext.ErrPathTraversal). A SKILL.md or mcp.json symlinked from outside the skill
-//     folder is refused at discovery too, and by Validate, without being opened.
+//     folder is refused at discovery too, and by Validate, without being opened; these are
+//     opened through an os.Root on the skill's real folder, so a SKILL.md swapped for such a
+//     link after the walk saw it, or a link re-pointed after its check, cannot lead out either.
+//     Hard links cannot be told apart from the file they link: a hard link inside a skill to a
+//     file elsewhere on the same file system is read as the skill's own (only the folder's
+//     owner can make one, and only to a file they can already read).
 //   - Walking stays inside (discovery, Validate). Inside a skill folder (a root that is a skill
 //     included), a symlinked folder is followed only when it resolves inside that skill's
 //     real folder. In a root, outside any skill, a symlinked folder is followed when it
@@ -135,8 +140,10 @@
 //     snippets (awk '{print $1}'), not as templates, and a bare $1 is far likelier to be one of
 //     those than a placeholder. Arguments given to such a skill are appended as
 //     "\n\nUser arguments: <args joined by spaces>"; with no arguments nothing is appended.
-//   - Watching. The roots are watched with package fswatch (recursive, through symlinked folders,
-//     roots that do not exist yet included). After each debounced batch only the roots holding a
+//   - Watching. The roots are watched with package fswatch (recursive, roots that do not exist
+//     yet included), through symlinked folders only where discovery follows them: a link that
+//     leads out of its skill, or out of the root to a folder without a SKILL.md, gets no watch;
+//     and no more folders are watched than discovery reads (MaxFolders for each root). After each debounced batch only the roots holding a
 //     changed path are walked again, and only skills whose SKILL.md or mcp.json changed are read
 //     again. Events: skills_changed when a skill appeared, went away or was read again;
 //     resources_changed for those and for any file changed inside a skill folder (SourceURI the

@@ -91,3 +91,23 @@ func TestValidateFIFO(t *testing.T) {
 		})
 	}
 }
+
+// TestSkillExistsAgreesWithRead: a named pipe inside a skill folder, which ReadSkill refuses,
+// is not reported as existing by SkillExists (it answered true, and the router then sent the
+// read to a file that cannot be read): both refuse it with the same reason.
+func TestSkillExistsAgreesWithRead(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "fs/SKILL.md", skillMD("name: fs\ndescription: d\n", "Body"))
+	write(t, root, "fs/plain.txt", "plain")
+	mkfifo(t, filepath.Join(root, "fs", "pipe"))
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	ctx := context.Background()
+	ok, err := m.SkillExists(ctx, "skill://fs/pipe")
+	_, rerr := m.ReadSkill(ctx, "skill://fs/pipe")
+	if ok || !errors.Is(err, regfile.ErrNotRegular) || !strings.Contains(err.Error(), "is a named pipe") || !errors.Is(rerr, regfile.ErrNotRegular) {
+		t.Errorf("SkillExists(skill://fs/pipe) = %v, %v; ReadSkill error %v; want both refusing a named pipe", ok, err, rerr)
+	}
+	if ok, err := m.SkillExists(ctx, "skill://fs/plain.txt"); !ok || err != nil {
+		t.Errorf("SkillExists(skill://fs/plain.txt) = %v, %v", ok, err)
+	}
+}

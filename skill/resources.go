@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/regfile"
 )
 
 // ListSkills lists the skills, sorted by name: URI skill://<name>/SKILL.md, MIME text/markdown,
@@ -96,8 +97,11 @@ func (m *Manager) ReadSkill(ctx context.Context, uri string) ([]ext.ResourceCont
 }
 
 // SkillExists reports whether uri names a skill this manager has and, for a file path, whether
-// that file exists inside the skill folder. It reads no file: one stat at most after the
-// confinement check. A path leaving the skill folder returns an ErrPathTraversal error.
+// that file exists inside the skill folder as a regular file, the only kind ReadSkill reads: a
+// folder is false, a named pipe, a device or a socket an error wrapping regfile.ErrNotRegular
+// that says what it is, as ReadSkill's (so exists and read agree, and the router reports why).
+// It reads no file: one stat at most after the confinement check. A path leaving the skill
+// folder returns an ErrPathTraversal error.
 func (m *Manager) SkillExists(ctx context.Context, uri string) (bool, error) {
 	if err := m.check(ctx); err != nil {
 		return false, err
@@ -120,7 +124,13 @@ func (m *Manager) SkillExists(ctx context.Context, uri string) (bool, error) {
 		return false, fmt.Errorf("skill %q: %s: %w", s.Name, uri, err)
 	}
 	info, err := os.Stat(target)
-	return err == nil && !info.IsDir(), nil
+	switch {
+	case err != nil || info.IsDir():
+		return false, nil
+	case !info.Mode().IsRegular():
+		return false, fmt.Errorf("skill %q: %s: %w", s.Name, uri, &regfile.NotRegularError{Mode: info.Mode()})
+	}
+	return true, nil
 }
 
 // mimeTypes covers the files skills usually hold, where the system MIME table may be silent.

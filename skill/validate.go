@@ -2,7 +2,6 @@ package skill
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 )
@@ -35,11 +34,7 @@ func Validate(path string) ([]Diagnostic, error) {
 		if err != nil {
 			return nil, fmt.Errorf("validate %s: %w", path, err)
 		}
-		linked := false
-		if li, err := os.Lstat(path); err == nil {
-			linked = li.Mode()&fs.ModeSymlink != 0
-		}
-		return validateFile(path, real, linked), nil
+		return validateFile(path, real), nil
 	}
 	w := newWalker((*DiscoverOptions)(nil).withDefaults())
 	w.walkRoot(path, false)
@@ -53,17 +48,17 @@ func Validate(path string) ([]Diagnostic, error) {
 			Message: "no skill found: no folder here holds a SKILL.md"}}, nil
 	}
 	for _, c := range w.cands {
-		out = append(out, validateFile(c.path(), c.realDir, c.linkedMD)...)
+		out = append(out, validateFile(c.path(), c.realDir)...)
 	}
 	sortDiagnostics(out)
 	return out, nil
 }
 
 // validateFile checks one SKILL.md, read as discovery reads it.
-func validateFile(path, realDir string, linked bool) []Diagnostic {
+func validateFile(path, realDir string) []Diagnostic {
 	bufp := headPool.Get().(*[]byte)
 	defer headPool.Put(bufp)
-	data, complete, _, err := readSkillHead(path, realDir, linked, *bufp)
+	data, complete, _, err := readSkillHead(path, realDir, *bufp)
 	if err != nil {
 		return []Diagnostic{{Path: path, Severity: SeverityError, Rule: RuleSkillFile, Message: err.Error()}}
 	}

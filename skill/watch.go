@@ -2,6 +2,7 @@ package skill
 
 import (
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 
@@ -9,8 +10,10 @@ import (
 	"github.com/agentpool/agentpool/fswatch"
 )
 
-// startWatch watches every root (recursively, through symlinked folders, including roots that
-// do not exist yet) and rescans on each debounced batch of changes.
+// startWatch watches every root (recursively, including roots that do not exist yet) and
+// rescans on each debounced batch of changes. Symlinked folders are followed only where
+// discovery follows them (watchSkip), so a link such as etcdir -> /etc inside a skill adds no
+// watch outside it.
 func (m *Manager) startWatch() error {
 	var roots []string
 	for _, r := range m.roots {
@@ -24,13 +27,71 @@ func (m *Manager) startWatch() error {
 	if depth <= 0 {
 		depth = DefaultMaxDepth
 	}
+	folders := m.opts.MaxFolders
+	if folders <= 0 {
+		folders = DefaultMaxFolders
+	}
+	// No more folders watched than discovery reads: MaxFolders per root.
 	w, err := fswatch.New(roots, &fswatch.Options{Debounce: m.opts.Debounce, MaxDepth: depth, Logger: m.log,
-		Skip: func(p string) bool { return skipped[filepath.Base(p)] }}, m.onFiles)
+		Skip: watchSkip(roots), MaxDirs: folders}, m.onFiles)
 	if err != nil {
 		return fmt.Errorf("skill manager %q: watch: %w", m.name, err)
 	}
 	m.watcher = w
 	return nil
+}
+
+// watchSkip returns the watcher's Skip rule for roots: the folders discovery never enters, and a
+// symlinked folder that discovery does not follow (linkStaysInside). A skipped folder is not
+// watched, nor anything below it.
+func watchSkip(roots []string) func(string) bool {
+	abs := make([]string, 0, len(roots))
+	for _, r := range roots {
+		if a, err := filepath.Abs(r); err == nil {
+			abs = append(abs, a)
+		}
+	}
+	return func(p string) bool {
+		if skipped[filepath.Base(p)] {
+			return true
+		}
+		li, err := os.Lstat(p)
+		if err != nil || li.Mode()&fs.ModeSymlink == 0 {
+			return false
+		}
+		return !linkStaysInside(p, abs)
+	}
+}
+
+// linkStaysInside applies discovery's rule (walker.descend) to link, a symlinked folder found
+// under one of roots: inside a skill (a folder from link's parent up to the root holding a
+// SKILL.md) it must lead inside that skill's folder; elsewhere inside the root, or to a skill
+// folder.
+func linkStaysInside(link string, roots []string) bool {
+	root := ""
+	for _, r := range roots {
+		if within(link, r) && len(r) > len(root) {
+			root = r
+		}
+	}
+	if root == "" || link == root {
+		return link == root
+	}
+	real, err := realPath(link)
+	if err != nil {
+		return false
+	}
+	for d := filepath.Dir(link); within(d, root); d = filepath.Dir(d) {
+		if holdsSkillFile(d) {
+			skillReal, err := realPath(d)
+			return err == nil && within(real, skillReal)
+		}
+		if d == root {
+			break
+		}
+	}
+	rootReal, err := realPath(root)
+	return err == nil && (within(real, rootReal) || holdsSkillFile(real))
 }
 
 // onFiles runs on the watcher's goroutine after a burst of file events.

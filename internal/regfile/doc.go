@@ -22,6 +22,10 @@
 // named pipe, not a regular file", "read cfg.yaml: larger than the 1 MiB cap"); callers test
 // them with errors.Is against ErrNotRegular and ErrTooLarge.
 //
+// A file of a pseudo file system (/proc) is "regular" with a size of 0: it is read to its end,
+// the cap holding on the bytes actually read. A regular file whose reads block (a stalled FUSE
+// or network mount) is not caught: only the kind of file is checked, not how it behaves.
+//
 // It imports the standard library only. On systems without O_NONBLOCK (Windows) step 2 opens
 // normally; named pipes of that kind do not live in the file system there.
 package regfile
