@@ -68,6 +68,11 @@
 //     your own skill or command. Claude Code orders personal over project skills the same way.
 //   - The home directory is no project: a ProjectDir whose real path is HomeDir's has its
 //     conventional folders scanned once, as the user's.
+//   - A project's agentpool.yaml that does not parse or validate (Options.ProjectConfigErr)
+//     is the project's problem while it is untrusted: the project is skipped, its
+//     Project.ConfigErr saying why, and Build does not fail — a clone's broken file must not
+//     stop every command run in it. Once the user trusts the project (a record, or
+//     TrustProject), Build fails with the error: what the config would run is unknown.
 //   - A trust store that cannot be read (trust.ErrCorrupt) trusts nothing: the project is
 //     untrusted and Project.StoreErr says why, naming the file; Build does not fail, so a
 //     broken store does not stop every command in every project.

@@ -31,6 +31,10 @@ type Options struct {
 	// named on the command line, parsed; nil when there is none. When the project is trusted
 	// it replaces Build's config; otherwise it is only inspected (its servers fingerprinted).
 	ProjectConfig *config.Config
+	// ProjectConfigErr is why the project's agentpool.yaml could not be parsed (ProjectConfig
+	// is then nil): an untrusted project is skipped, its Project.ConfigErr saying why; a
+	// trusted one makes Build fail with it.
+	ProjectConfigErr error
 	// Trust holds the user's trust decisions; nil means none is recorded.
 	Trust *trust.Store
 	// TrustProject trusts the project for this host without recording it (--trust-project).
@@ -168,11 +172,13 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 // untrusted project's sources stay built, for inspection, but are registered nowhere.
 func (h *Host) inspectProject() error {
 	po := ProjectOptions{Dir: h.opts.ProjectDir, HomeDir: h.opts.HomeDir, DefaultRoots: h.opts.DefaultRoots,
-		Config: h.opts.ProjectConfig, Store: h.opts.Trust, Trust: h.opts.TrustProject, Logger: h.logger}
-	if pc := h.opts.ProjectConfig; pc != nil {
-		// Parsed and validated like any config, but built from only when trusted.
+		Config: h.opts.ProjectConfig, ConfigErr: h.opts.ProjectConfigErr, Store: h.opts.Trust,
+		Trust: h.opts.TrustProject, Logger: h.logger}
+	if pc := h.opts.ProjectConfig; pc != nil && po.ConfigErr == nil {
+		// Validated like any config, but built from only when trusted: an error is the
+		// project's (see ProjectConfigErr), not the host's.
 		if err := pc.Validate(); err != nil {
-			return fmt.Errorf("config: %w", err)
+			po.Config, po.ConfigErr = nil, fmt.Errorf("config: %w", err)
 		}
 	}
 	p, err := InspectProject(po)

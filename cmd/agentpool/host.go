@@ -33,31 +33,32 @@ const projectConfigName = "agentpool.yaml"
 // the user's own and nothing else is looked for; otherwise ./agentpool.yaml is the project's
 // (used only once the project is trusted) and $XDG_CONFIG_HOME/agentpool/agentpool.yaml the
 // user's. In the home directory there is no project, so no ./agentpool.yaml is read there.
-func configs(opts *options, project, home string) (user, proj *config.Config, err error) {
+// An error in the user's config is err; one in the project's is projErr, which is the
+// project's problem (host.Options.ProjectConfigErr): a cloned repository whose config does
+// not parse must not stop every command run in it.
+func configs(opts *options, project, home string) (user, proj *config.Config, projErr, err error) {
 	if opts.configFile != "" {
 		user, err = config.Load(opts.configFile)
-		return user, nil, err
+		return user, nil, nil, err
 	}
 	if project != "" && !sameDir(project, home) {
 		path := filepath.Join(project, projectConfigName)
 		if _, statErr := os.Stat(path); statErr == nil {
-			if proj, err = config.Load(path); err != nil {
-				return nil, nil, err
-			}
+			proj, projErr = config.Load(path)
 		}
 	}
 	if dir, dirErr := trust.ConfigDir(); dirErr == nil {
 		path := filepath.Join(dir, projectConfigName)
 		if _, statErr := os.Stat(path); statErr == nil {
 			if user, err = config.Load(path); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 	}
 	if user == nil {
 		user = &config.Config{}
 	}
-	return user, proj, nil
+	return user, proj, projErr, nil
 }
 
 // sameDir reports whether a and b are the same folder once symlinks are resolved.
@@ -82,7 +83,7 @@ func trustStore() (*trust.Store, error) {
 func buildHost(ctx context.Context, opts *options, watch bool, bundled []string) (*host.Host, error) {
 	project, _ := os.Getwd()
 	home, _ := os.UserHomeDir()
-	cfg, projCfg, err := configs(opts, project, home)
+	cfg, projCfg, projErr, err := configs(opts, project, home)
 	if err != nil {
 		return nil, err
 	}
@@ -97,6 +98,7 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 		ProjectDir:       project,
 		HomeDir:          home,
 		ProjectConfig:    projCfg,
+		ProjectConfigErr: projErr,
 		Trust:            store,
 		TrustProject:     opts.trustProject,
 		Watch:            watch,

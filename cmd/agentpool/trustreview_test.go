@@ -1,0 +1,52 @@
+package main
+
+import (
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// An untrusted project's agentpool.yaml that does not parse (or names an unset variable) is
+// skipped with the rest of the project, the notice saying it has errors: a cloned repository
+// must not break agentpool for its user. `agentpool trust` refuses it with the error, and a
+// trusted project whose config breaks fails clearly, starting nothing.
+func TestBrokenProjectConfig(t *testing.T) {
+	for name, text := range map[string]string{
+		"syntax":    "mcp_servers: [\n",
+		"unset var": "mcp_servers:\n  x:\n    command: ${AGENTPOOL_REVIEW_UNSET}\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := newTrustRepo(t)
+			writeFile(t, filepath.Join(r.dir, "agentpool.yaml"), text)
+			for _, args := range [][]string{{"skills", "list"}, {"commands", "list"}, {"tools", "list"}} {
+				stdout, stderr, code := r.run(t, args...)
+				if code != 0 || strings.Count(stderr, "is not trusted") != 1 || !strings.Contains(stderr, "agentpool.yaml (with errors)") {
+					t.Errorf("%s in an untrusted project with a broken config: exit %d\nstdout %s\nstderr %s", args, code, stdout, stderr)
+				}
+			}
+			if m := r.created(); len(m) > 0 {
+				t.Errorf("created %v", m)
+			}
+			_, stderr, code := r.run(t, "trust")
+			if code == 0 || !strings.Contains(stderr, "agentpool.yaml") {
+				t.Errorf("trust of a project with a broken config: exit %d, stderr %s; want it refused with the error", code, stderr)
+			}
+			if _, _, code := r.run(t, "--trust-project", "tools", "list"); code == 0 {
+				t.Errorf("--trust-project with a broken config: exit 0, want the config error")
+			}
+			// Trusted, then broken: a clear failure, nothing started.
+			r.writeConfig(t, "")
+			if _, stderr, code := r.run(t, "trust"); code != 0 {
+				t.Fatalf("trust: %s", stderr)
+			}
+			writeFile(t, filepath.Join(r.dir, "agentpool.yaml"), text)
+			_, stderr, code = r.run(t, "tools", "list")
+			if code == 0 || !strings.Contains(stderr, "agentpool.yaml") {
+				t.Errorf("trusted project, broken config: exit %d, stderr %s; want the config error", code, stderr)
+			}
+			if m := r.created(); len(m) > 0 {
+				t.Errorf("created %v", m)
+			}
+		})
+	}
+}
