@@ -42,8 +42,7 @@ func configs(opts *options, project, home string) (user, proj *config.Config, pr
 		return user, nil, nil, err
 	}
 	if project != "" && !sameDir(project, home) {
-		path := filepath.Join(project, projectConfigName)
-		if _, statErr := os.Stat(path); statErr == nil {
+		if path, ok := projectConfigPath(project); ok {
 			proj, projErr = config.Load(path)
 		}
 	}
@@ -59,6 +58,21 @@ func configs(opts *options, project, home string) (user, proj *config.Config, pr
 		user = &config.Config{}
 	}
 	return user, proj, projErr, nil
+}
+
+// projectConfigPath returns the project's agentpool.yaml under the project's real path, and
+// whether it exists. The real path, never the way the folder was reached (a symlink, $PWD):
+// the config's path is part of each of its servers' fingerprints, and relative paths in it
+// resolve against it, so a project trusted in one place must be the same reached through a
+// link.
+func projectConfigPath(project string) (string, bool) {
+	real, err := trust.RealPath(project)
+	if err != nil {
+		return "", false
+	}
+	path := filepath.Join(real, projectConfigName)
+	_, err = os.Stat(path)
+	return path, err == nil
 }
 
 // sameDir reports whether a and b are the same folder once symlinks are resolved.

@@ -101,10 +101,10 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 	}
 	home, _ := os.UserHomeDir()
 	var cfg *config.Config
-	if path := filepath.Join(dir, projectConfigName); !sameDir(dir, home) {
-		if _, err := os.Stat(path); err == nil {
-			abs, _ := filepath.Abs(path)
-			if cfg, err = config.Load(abs); err != nil {
+	if !sameDir(dir, home) {
+		if path, ok := projectConfigPath(dir); ok {
+			var err error
+			if cfg, err = config.Load(path); err != nil {
 				return nil, nil, err
 			}
 		}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -49,4 +50,41 @@ func TestBrokenProjectConfig(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A project is keyed by its real path, so reaching it through a symlink is the same project:
+// trusted in its real folder, it is trusted when run through a link to it (and the other way).
+func TestTrustThroughSymlink(t *testing.T) {
+	r := newTrustRepo(t)
+	real := r.dir
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := r.run(t, "trust"); code != 0 {
+		t.Fatalf("trust: %s", stderr)
+	}
+	// A shell that cd'ed through the link says so in $PWD, which os.Getwd believes.
+	t.Setenv("PWD", link)
+	r.dir = link
+	stdout, stderr, _ := r.run(t, "tools", "list")
+	if strings.Contains(stderr, "trust") || !strings.Contains(stdout, "cfgsrv__echo") {
+		t.Errorf("run through a link to a trusted project:\nstdout %s\nstderr %s", stdout, stderr)
+	}
+	r.created()
+	r.dir = real
+	if _, stderr, code := r.run(t, "untrust"); code != 0 {
+		t.Fatalf("untrust: %s", stderr)
+	}
+	r.dir = link
+	if _, stderr, code := r.run(t, "trust"); code != 0 {
+		t.Fatalf("trust through the link: %s", stderr)
+	}
+	t.Setenv("PWD", real)
+	r.dir = real
+	stdout, stderr, _ = r.run(t, "tools", "list")
+	if strings.Contains(stderr, "trust") || !strings.Contains(stdout, "cfgsrv__echo") {
+		t.Errorf("trusted through a link, run in the real folder:\nstdout %s\nstderr %s", stdout, stderr)
+	}
+	r.created()
 }
