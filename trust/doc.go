@@ -25,7 +25,8 @@
 //   - The file is written 0600 in a 0700 folder, atomically (a temporary file renamed over
 //     it), so a crash never leaves half a file. A file that does not parse is an error naming
 //     it, and nothing is trusted: never a silent reset that would lose or invent a decision.
-//   - Two agentpool processes trusting different projects at the same moment may lose one of
-//     the two records (last rename wins); the store takes no lock, since trusting is a rare,
-//     interactive act and a lost record only asks again.
+//   - Trust and Untrust read, change and write the file under an exclusive flock(2) of
+//     trust.json.lock beside it, so two agentpool processes trusting different projects at the
+//     same moment keep both records (without it the last rename wins). Readers take no lock:
+//     the rename makes every read see a whole file.
 package trust

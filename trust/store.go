@@ -105,6 +105,14 @@ func (s *Store) load() (*file, error) {
 	return f, nil
 }
 
+// lockDir makes the store's folder (0700) and takes the store's lock (see lock).
+func (s *Store) lockDir() (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return nil, fmt.Errorf("trust: %w", err)
+	}
+	return s.lock()
+}
+
 // save writes f atomically: a temporary file in the same folder, 0600, renamed over the store.
 func (s *Store) save(f *file) error {
 	dir := filepath.Dir(s.path)
@@ -145,6 +153,11 @@ func (s *Store) Lookup(dir string) (*Record, error) {
 // Trust records the project at dir (a real path) as trusted with the declarations whose
 // digests are given, replacing any earlier record.
 func (s *Store) Trust(dir string, digests []string, now time.Time) error {
+	unlock, err := s.lockDir()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	f, err := s.load()
 	if err != nil {
 		return err
@@ -158,6 +171,11 @@ func (s *Store) Trust(dir string, digests []string, now time.Time) error {
 // Untrust removes the record of the project at dir (a real path) and reports whether there
 // was one.
 func (s *Store) Untrust(dir string) (bool, error) {
+	unlock, err := s.lockDir()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	f, err := s.load()
 	if err != nil {
 		return false, err

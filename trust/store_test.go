@@ -2,6 +2,7 @@ package trust
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -117,5 +118,27 @@ func TestRealPath(t *testing.T) {
 	b, err2 := RealPath(link)
 	if err1 != nil || err2 != nil || a != b {
 		t.Errorf("RealPath: %q (%v) and %q (%v), want equal", a, err1, b, err2)
+	}
+}
+
+// Trusting several projects at once (several agentpool processes, here several stores on one
+// file) keeps every record: the read-modify-write is done under a lock, not last-rename-wins.
+func TestConcurrentTrust(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agentpool", "trust.json")
+	const n = 16
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- NewStore(path).Trust(fmt.Sprintf("/p%d", i), []string{"d"}, time.Now()) }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := NewStore(path)
+	for i := range n {
+		if r, err := s.Lookup(fmt.Sprintf("/p%d", i)); err != nil || r == nil {
+			t.Errorf("project /p%d: record %v, %v; want it kept", i, r, err)
+		}
 	}
 }
