@@ -233,7 +233,7 @@ func skillServerDecl(skillName string, d skill.ServerDecl) trust.Decl {
 // configServerDecl is a config's server as trust fingerprints it.
 func configServerDecl(path, name string, s mcpcap.ServerSpec) trust.Decl {
 	return trust.Decl{Where: path, Name: name, Type: s.Type, Command: s.Command, Args: s.Args,
-		Env: s.Env, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
+		Env: s.Env, EnvPassthrough: s.EnvPassthrough, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
 }
 
 // permit returns nil when the project's declaration d may start, or an error wrapping

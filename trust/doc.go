@@ -14,7 +14,8 @@
 // # Decisions taken where DESIGN.md is silent
 //
 //   - A declaration's digest covers where it is declared, its name, type, command, args, env,
-//     cwd, url and headers (names and values): a changed value of any of them is a different
+//     env_passthrough (the names of the user's variables it is given), cwd, url and headers
+//     (names and values): a changed value of any of them is a different
 //     server. Only digests are stored, never the values: the file holds no secrets an env or
 //     header value may carry.
 //   - A project is trusted when it has a record and every declaration it has now is in that

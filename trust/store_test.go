@@ -142,3 +142,19 @@ func TestConcurrentTrust(t *testing.T) {
 		}
 	}
 }
+
+// env_passthrough is part of a declaration's digest (what the server is given), its order not.
+func TestDigestEnvPassthrough(t *testing.T) {
+	a, b, c := decl("sh"), decl("sh"), decl("sh")
+	b.EnvPassthrough = []string{"B", "A"}
+	c.EnvPassthrough = []string{"A", "B"}
+	if a.Digest() == b.Digest() {
+		t.Error("adding env_passthrough keeps the digest")
+	}
+	if b.Digest() != c.Digest() {
+		t.Error("the order of env_passthrough changes the digest")
+	}
+	if b.EnvPassthrough[0] != "B" {
+		t.Error("Digest reordered the caller's slice")
+	}
+}

@@ -139,6 +139,9 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl) {
 		if len(d.Env) > 0 {
 			fmt.Fprintf(w, "    env: %s\n", strings.Join(sortedKeys(d.Env), ", "))
 		}
+		if len(d.EnvPassthrough) > 0 {
+			fmt.Fprintf(w, "    passes: %s (from your environment)\n", strings.Join(d.EnvPassthrough, ", "))
+		}
 		if len(d.Headers) > 0 {
 			fmt.Fprintf(w, "    headers: %s\n", strings.Join(sortedKeys(d.Headers), ", "))
 		}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -87,4 +89,31 @@ func TestTrustThroughSymlink(t *testing.T) {
 		t.Errorf("trusted through a link, run in the real folder:\nstdout %s\nstderr %s", stdout, stderr)
 	}
 	r.created()
+}
+
+// env_passthrough hands a server variables of the user's environment (API keys): adding it to
+// a trusted project's server changes what that server gets, so the project asks again, and
+// trust names the variables it would pass.
+func TestEnvPassthroughAsksAgain(t *testing.T) {
+	r := newTrustRepo(t)
+	if _, stderr, code := r.run(t, "trust"); code != 0 {
+		t.Fatalf("trust: %s", stderr)
+	}
+	writeFile(t, filepath.Join(r.dir, "agentpool.yaml"), fmt.Sprintf(`mcp_servers:
+  cfgsrv:
+    command: sh
+    args: ["-c", "touch %s; exec %s"]
+    env_passthrough: [AGENTPOOL_REVIEW_SECRET]
+`, r.markers[2], r.bin))
+	_, stderr, _ := r.run(t, "tools", "list")
+	if !strings.Contains(stderr, "changed since you trusted it (new or changed: cfgsrv)") {
+		t.Errorf("env_passthrough added to a trusted server: stderr %s; want the project changed", stderr)
+	}
+	if m := r.created(); slices.Contains(m, "config") {
+		t.Errorf("the changed server started: %v", m)
+	}
+	stdout, _, _ := r.run(t, "trust")
+	if !strings.Contains(stdout, "passes: AGENTPOOL_REVIEW_SECRET") {
+		t.Errorf("trust does not name the variables passed through:\n%s", stdout)
+	}
 }
