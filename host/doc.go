@@ -62,7 +62,9 @@
 //     project is trusted — its skills.dirs and commands.dirs are then the project's roots,
 //     not the user's — and is otherwise only parsed and fingerprinted: the user's config is
 //     used instead. A config named explicitly is the user's own (the CLI passes no
-//     ProjectConfig then).
+//     ProjectConfig then). One setting of the user's config survives the replacement: a
+//     non-empty extensions.allowed_commands is the user's policy and replaces the project's,
+//     so trusting a project never lifts it.
 //   - A user skill and a project skill of one name: the user's wins (ext.Origin.Rank, as
 //     package view applies it, the collision reported); a cloned repository cannot shadow
 //     your own skill or command. Claude Code orders personal over project skills the same way.

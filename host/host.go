@@ -186,7 +186,16 @@ func (h *Host) inspectProject() error {
 		return err
 	}
 	if p.Trusted() && p.Config != nil {
-		h.Config, h.configIsProject = p.Config, true
+		cfg := *p.Config
+		if user := h.Config.Extensions.AllowedCommands; len(user) > 0 {
+			// The user's allow-list is the user's policy, not a default the project may lift:
+			// it holds for every server, the project's included.
+			cfg.Extensions.AllowedCommands = user
+			if err := cfg.Validate(); err != nil {
+				return fmt.Errorf("%s, checked against the allowed_commands of your own config: %w", p.Config.Path, err)
+			}
+		}
+		h.Config, h.configIsProject = &cfg, true
 	}
 	if watch := h.Config.Skills.Watching(h.opts.Watch); p.Trusted() && watch {
 		// Watched only once trusted: an untrusted project's folders feed nothing. The second

@@ -117,3 +117,20 @@ func TestEnvPassthroughAsksAgain(t *testing.T) {
 		t.Errorf("trust does not name the variables passed through:\n%s", stdout)
 	}
 }
+
+// The user's extensions.allowed_commands is the user's policy: a trusted project's
+// agentpool.yaml, which replaces the user's config, does not lift it.
+func TestUserAllowListHoldsInTrustedProject(t *testing.T) {
+	r := newTrustRepo(t)
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "extensions:\n  allowed_commands: [true]\n")
+	if _, stderr, code := r.run(t, "trust"); code != 0 {
+		t.Fatalf("trust: %s", stderr)
+	}
+	stdout, stderr, code := r.run(t, "tools", "list")
+	if m := r.created(); len(m) > 0 {
+		t.Errorf("a trusted project ran %v past the user's allowed_commands:\nstdout %s\nstderr %s", m, stdout, stderr)
+	}
+	if code == 0 || !strings.Contains(stderr, "allowed_commands") {
+		t.Errorf("a trusted project's server outside the user's allowed_commands: exit %d, stderr %s; want a clear error", code, stderr)
+	}
+}
