@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -65,6 +67,11 @@ func newUntrustCmd(_ *options) *cobra.Command {
 				dir = args[0]
 			}
 			real, err := trust.RealPath(dir)
+			if errors.Is(err, fs.ErrNotExist) {
+				// Moved or deleted: its record is under the path it had, which must be
+				// removable, not left for whatever is created there next.
+				real, err = gonePath(dir)
+			}
 			if err != nil {
 				return err
 			}
@@ -84,6 +91,19 @@ func newUntrustCmd(_ *options) *cobra.Command {
 			return nil
 		},
 	}
+}
+
+// gonePath is the real path a folder that no longer exists had: its parent's real path (when
+// that exists) joined with its name, else its absolute path.
+func gonePath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if parent, err := trust.RealPath(filepath.Dir(abs)); err == nil {
+		return filepath.Join(parent, filepath.Base(abs)), nil
+	}
+	return abs, nil
 }
 
 // inspectDir discovers the project at args[0] (default the working directory) with every

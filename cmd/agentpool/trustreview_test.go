@@ -134,3 +134,26 @@ func TestUserAllowListHoldsInTrustedProject(t *testing.T) {
 		t.Errorf("a trusted project's server outside the user's allowed_commands: exit %d, stderr %s; want a clear error", code, stderr)
 	}
 }
+
+// A trusted project that was moved or deleted can still be untrusted by its old path: its
+// record must not stay behind for whatever is created there next.
+func TestUntrustGoneProject(t *testing.T) {
+	r := newTrustRepo(t)
+	if _, stderr, code := r.run(t, "trust"); code != 0 {
+		t.Fatalf("trust: %s", stderr)
+	}
+	old := r.dir
+	moved := filepath.Join(t.TempDir(), "moved")
+	if err := os.Rename(old, moved); err != nil {
+		t.Fatal(err)
+	}
+	r.dir = moved
+	stdout, stderr, code := r.run(t, "untrust", old)
+	if code != 0 || !strings.Contains(stdout, "no longer trusted") {
+		t.Errorf("untrust of a moved project's old path: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+	data, _ := os.ReadFile(filepath.Join(r.xdg, "agentpool", "trust.json"))
+	if strings.Contains(string(data), old) {
+		t.Errorf("the record of %s stayed:\n%s", old, data)
+	}
+}
