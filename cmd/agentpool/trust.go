@@ -1,14 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -45,7 +48,8 @@ func newTrustCmd(opts *options) *cobra.Command {
 			if s := p.Summary(); s != "" {
 				fmt.Fprintf(w, "holds: %s\n", s)
 			}
-			printDecls(w, p.Dir, p.Decls)
+			hide, configPath := envHider(p.Config)
+			printDecls(w, p.Dir, p.Decls, configPath, hide)
 			if err := store.Trust(p.Dir, trust.Digests(p.Decls), time.Now()); err != nil {
 				return err
 			}
@@ -139,8 +143,9 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 
 // printDecls prints each server: its name, where it is declared (relative to the project) and
 // what it runs. Env and header values are never printed (names only), nor a URL's query
-// values or user info: they carry secrets.
-func printDecls(w io.Writer, dir string, decls []trust.Decl) {
+// values or user info: they carry secrets. A line of the config at configPath goes through
+// hide (see envHider), which puts its ${VAR} references back in place of their values.
+func printDecls(w io.Writer, dir string, decls []trust.Decl, configPath string, hide func(string) string) {
 	if len(decls) == 0 {
 		fmt.Fprintln(w, "it declares no server")
 		return
@@ -155,6 +160,9 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl) {
 		if d.URL != "" {
 			what = redactURL(d.URL)
 		}
+		if hide != nil && d.Where == configPath {
+			what = hide(what) // only a config's values were expanded from variables
+		}
 		fmt.Fprintf(w, "  %s (%s): %s\n", cell(d.Name), cell(where), cell(what))
 		if len(d.Env) > 0 {
 			fmt.Fprintf(w, "    env: %s\n", strings.Join(sortedKeys(d.Env), ", "))
@@ -166,6 +174,37 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl) {
 			fmt.Fprintf(w, "    headers: %s\n", strings.Join(sortedKeys(d.Headers), ", "))
 		}
 	}
+}
+
+// envRef is a ${NAME} or ${NAME:-default} reference in a config file.
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}`)
+
+// envHider returns a function that puts back, in a line printed from cfg's servers, the
+// ${NAME} references of cfg's file in place of their values, and cfg's path: package config
+// expands them when it parses, and the value of a variable (a token in args or a URL) is the
+// user's secret, which trust must show as the file says it, never print. Nil when cfg is nil.
+func envHider(cfg *config.Config) (func(string) string, string) {
+	if cfg == nil {
+		return nil, ""
+	}
+	data, err := os.ReadFile(cfg.Path)
+	if err != nil {
+		return func(string) string { return "(not shown: " + cfg.Path + " cannot be read again)" }, cfg.Path
+	}
+	refs := map[string]string{} // value → ${NAME}
+	for _, m := range envRef.FindAllSubmatch(data, -1) {
+		if v, ok := os.LookupEnv(string(m[1])); ok && v != "" {
+			refs[v] = "${" + string(m[1]) + "}"
+		}
+	}
+	// Longest values first: the replacer tries its pairs in order, so a value holding another
+	// is replaced whole.
+	values := slices.SortedFunc(maps.Keys(refs), func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	var pairs []string
+	for _, v := range values {
+		pairs = append(pairs, v, refs[v])
+	}
+	return strings.NewReplacer(pairs...).Replace, cfg.Path
 }
 
 func sortedKeys(m map[string]string) []string {

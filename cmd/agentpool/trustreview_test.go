@@ -157,3 +157,27 @@ func TestUntrustGoneProject(t *testing.T) {
 		t.Errorf("the record of %s stayed:\n%s", old, data)
 	}
 }
+
+// trust prints what the project's config would run as the file says it, ${VAR} and all: the
+// value of a variable (a token passed in args or a URL) is the user's secret, never printed.
+func TestTrustPrintsNoExpandedSecret(t *testing.T) {
+	r := newTrustRepo(t)
+	t.Setenv("AGENTPOOL_REVIEW_TOKEN", "s3cr3t-t0ken-value")
+	writeFile(t, filepath.Join(r.dir, "agentpool.yaml"), `mcp_servers:
+  cfgsrv:
+    command: sh
+    args: ["-c", "exec srv --token ${AGENTPOOL_REVIEW_TOKEN}"]
+  remote:
+    url: https://example.invalid/${AGENTPOOL_REVIEW_TOKEN}/mcp
+`)
+	stdout, stderr, code := r.run(t, "trust")
+	if code != 0 {
+		t.Fatalf("trust: %s", stderr)
+	}
+	if strings.Contains(stdout+stderr, "s3cr3t-t0ken-value") {
+		t.Errorf("trust printed the value of a variable:\n%s%s", stdout, stderr)
+	}
+	if strings.Count(stdout, "${AGENTPOOL_REVIEW_TOKEN}") != 2 {
+		t.Errorf("trust does not show where the variable is used:\n%s", stdout)
+	}
+}
