@@ -44,7 +44,7 @@ func newTrustCmd(opts *options) *cobra.Command {
 			}
 			defer p.Close(context.Background())
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "project %s\n", p.Dir)
+			fmt.Fprintf(w, "project %s\n", cell(p.Dir))
 			if s := p.Summary(); s != "" {
 				fmt.Fprintf(w, "holds: %s\n", s)
 			}
@@ -165,13 +165,13 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, configPath string, 
 		}
 		fmt.Fprintf(w, "  %s (%s): %s\n", cell(d.Name), cell(where), cell(what))
 		if len(d.Env) > 0 {
-			fmt.Fprintf(w, "    env: %s\n", strings.Join(sortedKeys(d.Env), ", "))
+			fmt.Fprintf(w, "    env: %s\n", cell(strings.Join(sortedKeys(d.Env), ", ")))
 		}
 		if len(d.EnvPassthrough) > 0 {
-			fmt.Fprintf(w, "    passes: %s (from your environment)\n", strings.Join(d.EnvPassthrough, ", "))
+			fmt.Fprintf(w, "    passes: %s (from your environment)\n", cell(strings.Join(d.EnvPassthrough, ", ")))
 		}
 		if len(d.Headers) > 0 {
-			fmt.Fprintf(w, "    headers: %s\n", strings.Join(sortedKeys(d.Headers), ", "))
+			fmt.Fprintf(w, "    headers: %s\n", cell(strings.Join(sortedKeys(d.Headers), ", ")))
 		}
 	}
 }
@@ -248,6 +248,7 @@ func reportUntrusted(w io.Writer, p *host.Project) {
 		}
 		state = fmt.Sprintf("changed since you trusted it (new or changed: %s)", strings.Join(names, ", "))
 	}
+	// One line, whatever names the project chose: cell escapes control characters.
 	fmt.Fprintf(w, "agentpool: project %s %s: skipped %s; run \"agentpool trust\" to use them, or pass --trust-project for this run\n",
-		p.Dir, state, p.Summary())
+		cell(p.Dir), cell(state), cell(p.Summary()))
 }

@@ -181,3 +181,23 @@ func TestTrustPrintsNoExpandedSecret(t *testing.T) {
 		t.Errorf("trust does not show where the variable is used:\n%s", stdout)
 	}
 }
+
+// Names a cloned repository chooses (a server's, an env or header name in its mcp.json) reach
+// the terminal escaped: neither the notice every command prints nor trust's listing carries a
+// raw control character (a terminal escape, or a newline that forges a line).
+func TestTrustOutputEscapesProjectNames(t *testing.T) {
+	r := newTrustRepo(t)
+	if _, stderr, code := r.run(t, "trust"); code != 0 {
+		t.Fatalf("trust: %s", stderr)
+	}
+	writeFile(t, filepath.Join(r.dir, ".claude/skills/jsonskill/mcp.json"),
+		`{"mcpServers": {"srv\n\u001b[31mFORGED": {"command": "sh", "env": {"E\u001b[1mX": "v"}, "headers": {"H\nY": "v"}}}}`)
+	_, stderr, _ := r.run(t, "tools", "list")
+	if strings.ContainsAny(stderr, "\x1b") || strings.Count(stderr, "\n") != 1 {
+		t.Errorf("the notice carries a project's control characters: %q", stderr)
+	}
+	stdout, _, _ := r.run(t, "trust")
+	if strings.ContainsAny(stdout, "\x1b") || strings.Contains(stdout, "\nY") {
+		t.Errorf("trust prints a project's control characters: %q", stdout)
+	}
+}
