@@ -201,3 +201,30 @@ func TestTrustOutputEscapesProjectNames(t *testing.T) {
 		t.Errorf("trust prints a project's control characters: %q", stdout)
 	}
 }
+
+// A project's skill or command file that cannot be loaded is reported by skills list and
+// commands list, as the user's are, trusted or not: never a silently missing skill.
+func TestProjectDiagnosticsListed(t *testing.T) {
+	r := newTrustRepo(t)
+	writeFile(t, filepath.Join(r.dir, ".agents/skills/broken/SKILL.md"), "---\nname: broken\n---\nNo description.\n")
+	writeFile(t, filepath.Join(r.dir, ".claude/commands/bad.md"), "---\ndescription: [unclosed\n---\nx\n")
+	for _, trusted := range []bool{false, true} {
+		var flags []string
+		if trusted {
+			flags = []string{"--trust-project"}
+		}
+		_, stderr, _ := r.run(t, append(flags, "skills", "list")...)
+		if !strings.Contains(stderr, filepath.Join("broken", "SKILL.md")) {
+			t.Errorf("trusted %v: skills list does not report the project's broken skill:\n%s", trusted, stderr)
+		}
+		stdout, _, _ := r.run(t, append(flags, "skills", "list", "--json")...)
+		if !strings.Contains(stdout, filepath.Join("broken", "SKILL.md")) {
+			t.Errorf("trusted %v: skills list --json has no diagnostic of the broken skill:\n%s", trusted, stdout)
+		}
+		_, stderr, _ = r.run(t, append(flags, "commands", "list")...)
+		if !strings.Contains(stderr, "bad.md") {
+			t.Errorf("trusted %v: commands list does not report the project's broken command file:\n%s", trusted, stderr)
+		}
+		r.created()
+	}
+}
