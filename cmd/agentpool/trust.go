@@ -47,6 +47,9 @@ func newTrustCmd(opts *options) *cobra.Command {
 			fmt.Fprintf(w, "project %s\n", cell(p.Dir))
 			if s := p.Summary(); s != "" {
 				fmt.Fprintf(w, "holds: %s\n", s)
+			} else {
+				fmt.Fprintln(w, "it holds nothing yet: skills, command files and an agentpool.yaml added later are used\n"+
+					"without asking again; a server added later asks again")
 			}
 			hide, configPath := envHider(p.Config)
 			printDecls(w, p.Dir, p.Decls, configPath, hide)

@@ -228,3 +228,14 @@ func TestProjectDiagnosticsListed(t *testing.T) {
 		r.created()
 	}
 }
+
+// Trusting a folder that holds nothing yet says so, and what trusting it means for what is
+// added later: a typo'd folder is not trusted without a word.
+func TestTrustEmptyFolderSaysSo(t *testing.T) {
+	r := newTrustRepo(t)
+	r.dir = t.TempDir()
+	stdout, stderr, code := r.run(t, "trust")
+	if code != 0 || !strings.Contains(stdout, "holds nothing yet") {
+		t.Errorf("trust of an empty folder: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
+	}
+}
