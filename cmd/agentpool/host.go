@@ -65,9 +65,15 @@ func configs(opts *options, project, home string) (user, proj *config.Config, pr
 // the config's path is part of each of its servers' fingerprints, and relative paths in it
 // resolve against it, so a project trusted in one place must be the same reached through a
 // link.
+//
+// The folder of the user's own config ($XDG_CONFIG_HOME/agentpool) has no project config: its
+// agentpool.yaml is the user's.
 func projectConfigPath(project string) (string, bool) {
 	real, err := trust.RealPath(project)
 	if err != nil {
+		return "", false
+	}
+	if dir, err := trust.ConfigDir(); err == nil && sameDir(real, dir) {
 		return "", false
 	}
 	path := filepath.Join(real, projectConfigName)

@@ -239,3 +239,16 @@ func TestTrustEmptyFolderSaysSo(t *testing.T) {
 		t.Errorf("trust of an empty folder: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
 }
+
+// In the folder of the user's own config ($XDG_CONFIG_HOME/agentpool), its agentpool.yaml is
+// the user's, not a project's: no notice says it was skipped while it is in use.
+func TestUserConfigFolderIsNoProjectConfig(t *testing.T) {
+	r := newTrustRepo(t)
+	r.dir = filepath.Join(r.xdg, "agentpool")
+	writeFile(t, filepath.Join(r.dir, "agentpool.yaml"),
+		"mcp_servers:\n  mine:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n")
+	stdout, stderr, _ := r.run(t, "tools", "list")
+	if !strings.Contains(stdout, "mine__t") || strings.Contains(stderr, "skipped") {
+		t.Errorf("in the user's config folder:\nstdout %s\nstderr %s", stdout, stderr)
+	}
+}
