@@ -83,6 +83,9 @@ func projectConfigPath(project string) (string, bool) {
 
 // sameDir reports whether a and b are the same folder once symlinks are resolved.
 func sameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false // "" would be taken for the working directory
+	}
 	ra, err1 := trust.RealPath(a)
 	rb, err2 := trust.RealPath(b)
 	return err1 == nil && err2 == nil && ra == rb
@@ -107,10 +110,9 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 	if err != nil {
 		return nil, err
 	}
-	store, err := trustStore()
-	if err != nil {
-		return nil, err
-	}
+	// No config folder (neither $XDG_CONFIG_HOME nor $HOME, as some services run): no trust
+	// decisions, so the project is untrusted, and every command still runs.
+	store, _ := trustStore()
 	h, err := host.Build(ctx, cfg, host.Options{
 		SkillDirs:        opts.skillsDirs,
 		BundledSkillDirs: bundled,

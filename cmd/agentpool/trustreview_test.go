@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -250,5 +252,29 @@ func TestUserConfigFolderIsNoProjectConfig(t *testing.T) {
 	stdout, stderr, _ := r.run(t, "tools", "list")
 	if !strings.Contains(stdout, "mine__t") || strings.Contains(stderr, "skipped") {
 		t.Errorf("in the user's config folder:\nstdout %s\nstderr %s", stdout, stderr)
+	}
+}
+
+// Without $HOME (and $XDG_CONFIG_HOME), as some services and containers run, there is no trust
+// store: agentpool still runs, the project untrusted and said so, its agentpool.yaml shown as
+// skipped rather than silently ignored.
+func TestNoHome(t *testing.T) {
+	r := newTrustRepo(t)
+	var env []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "XDG_CONFIG_HOME=") {
+			env = append(env, kv)
+		}
+	}
+	cmd := exec.Command("agentpool", "tools", "list")
+	cmd.Dir, cmd.Env = r.dir, env
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	err := cmd.Run()
+	if err != nil || !strings.Contains(errOut.String(), "agentpool.yaml (1 server)") {
+		t.Errorf("without HOME: %v\nstdout %s\nstderr %s", err, out.String(), errOut.String())
+	}
+	if m := r.created(); len(m) > 0 {
+		t.Errorf("created %v", m)
 	}
 }
