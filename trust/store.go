@@ -47,7 +47,8 @@ func DefaultPath() (string, error) {
 }
 
 // ConfigDir returns agentpool's folder of the user's configuration: $XDG_CONFIG_HOME/agentpool,
-// or ~/.config/agentpool.
+// or ~/.config/agentpool. A relative $XDG_CONFIG_HOME is ignored, as the XDG specification
+// says, and a relative $HOME is an error.
 func ConfigDir() (string, error) {
 	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		return filepath.Join(x, "agentpool"), nil
@@ -55,6 +56,11 @@ func ConfigDir() (string, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return "", fmt.Errorf("trust: no config folder: %w", err)
+	}
+	if !filepath.IsAbs(home) {
+		// Relative, it would name a folder of the working directory: a project could hold
+		// its own trust decisions.
+		return "", fmt.Errorf("trust: no config folder: $HOME %q is not absolute", home)
 	}
 	return filepath.Join(home, ".config", "agentpool"), nil
 }

@@ -105,6 +105,14 @@ func TestDefaultPath(t *testing.T) {
 	if p, _ := DefaultPath(); p != filepath.Join(home, ".config/agentpool/trust.json") {
 		t.Errorf("without XDG_CONFIG_HOME: %s", p)
 	}
+	t.Setenv("XDG_CONFIG_HOME", "rel/cfg")
+	if p, _ := DefaultPath(); p != filepath.Join(home, ".config/agentpool/trust.json") {
+		t.Errorf("with a relative XDG_CONFIG_HOME: %s, want it ignored", p)
+	}
+	t.Setenv("HOME", ".")
+	if p, err := DefaultPath(); err == nil {
+		t.Errorf("with HOME=. and a relative XDG_CONFIG_HOME: %s, want an error (a path in the working directory)", p)
+	}
 }
 
 // RealPath resolves symlinks: a project reached through a link is the same project.

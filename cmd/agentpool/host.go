@@ -81,6 +81,15 @@ func projectConfigPath(project string) (string, bool) {
 	return path, err == nil
 }
 
+// homeDir returns the user's home directory, or "" when $HOME is unset or not absolute: a
+// relative one would make the working directory's folders the user's own.
+func homeDir() string {
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		return home
+	}
+	return ""
+}
+
 // sameDir reports whether a and b are the same folder once symlinks are resolved.
 func sameDir(a, b string) bool {
 	if a == "" || b == "" {
@@ -105,7 +114,7 @@ func trustStore() (*trust.Store, error) {
 // project's sources were skipped for want of trust it says so, once, on stderr.
 func buildHost(ctx context.Context, opts *options, watch bool, bundled []string) (*host.Host, error) {
 	project, _ := os.Getwd()
-	home, _ := os.UserHomeDir()
+	home := homeDir()
 	cfg, projCfg, projErr, err := configs(opts, project, home)
 	if err != nil {
 		return nil, err

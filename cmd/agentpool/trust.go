@@ -126,7 +126,7 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 	} else if !fi.IsDir() {
 		return nil, nil, fmt.Errorf("%s is not a folder", dir)
 	}
-	home, _ := os.UserHomeDir()
+	home := homeDir()
 	var cfg *config.Config
 	if !sameDir(dir, home) {
 		if path, ok := projectConfigPath(dir); ok {

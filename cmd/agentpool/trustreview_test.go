@@ -278,3 +278,17 @@ func TestNoHome(t *testing.T) {
 		t.Errorf("created %v", m)
 	}
 }
+
+// A relative $HOME ("." or "") names no home: the project's folders must not become the
+// user's own (trusted) because HOME resolves to the working directory.
+func TestRelativeHome(t *testing.T) {
+	r := newTrustRepo(t)
+	cmd := exec.Command("agentpool", "tools", "list")
+	cmd.Dir, cmd.Env = r.dir, append(os.Environ(), "HOME=.", "XDG_CONFIG_HOME="+r.xdg)
+	var out, errOut bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errOut
+	_ = cmd.Run()
+	if m := r.created(); len(m) > 0 || strings.Contains(out.String(), "front__") {
+		t.Errorf("HOME=. made the project the user's: created %v\nstdout %s\nstderr %s", m, out.String(), errOut.String())
+	}
+}
