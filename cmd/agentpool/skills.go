@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"io"
-	"slices"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
@@ -86,7 +85,7 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 		}
 		// The project's diagnostics too, trusted or not: a project skill that cannot be loaded
 		// must not be missing without a word.
-		diags := slices.Concat([]skill.Diagnostic{}, h.Skills.Diagnostics())
+		diags := append([]skill.Diagnostic{}, h.Skills.Diagnostics()...) // never null in --json
 		if h.Project != nil {
 			diags = append(diags, h.Project.Skills.Diagnostics()...)
 		}
