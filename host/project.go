@@ -187,7 +187,8 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 		// is told why it cannot be used; anyone else is not stopped by a clone's broken file.
 		if opts.Trust || record != nil {
 			_ = p.Close(context.Background())
-			return nil, fmt.Errorf("project %s is trusted, but its %w", dir, opts.ConfigErr)
+			return nil, fmt.Errorf("project %s is trusted, but its %s cannot be used (fix it, or run agentpool untrust): %w",
+				dir, projectConfigFile, opts.ConfigErr)
 		}
 		p.ConfigErr, p.Verdict = opts.ConfigErr, trust.Verdict{Status: trust.Untrusted}
 		return p, nil
