@@ -52,7 +52,11 @@ func newTrustCmd(opts *options) *cobra.Command {
 					"without asking again; a server added later asks again")
 			}
 			hide, configPath := envHider(p.Config)
-			printDecls(w, p.Dir, p.Decls, configPath, hide)
+			fresh := map[string]bool{} // what changed since the project was last trusted
+			for _, d := range p.Verdict.New {
+				fresh[d.Digest()] = true
+			}
+			printDecls(w, p.Dir, p.Decls, fresh, configPath, hide)
 			if err := store.Trust(p.Dir, trust.Digests(p.Decls), time.Now()); err != nil {
 				return err
 			}
@@ -145,10 +149,11 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 }
 
 // printDecls prints each server: its name, where it is declared (relative to the project) and
-// what it runs. Env and header values are never printed (names only), nor a URL's query
+// what it runs, marked when it is in fresh (by digest: new or changed since the project was
+// last trusted). Env and header values are never printed (names only), nor a URL's query
 // values or user info: they carry secrets. A line of the config at configPath goes through
 // hide (see envHider), which puts its ${VAR} references back in place of their values.
-func printDecls(w io.Writer, dir string, decls []trust.Decl, configPath string, hide func(string) string) {
+func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, configPath string, hide func(string) string) {
 	if len(decls) == 0 {
 		fmt.Fprintln(w, "it declares no server")
 		return
@@ -166,7 +171,11 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, configPath string, 
 		if hide != nil && d.Where == configPath {
 			what = hide(what) // only a config's values were expanded from variables
 		}
-		fmt.Fprintf(w, "  %s (%s): %s\n", cell(d.Name), cell(where), cell(what))
+		mark := ""
+		if fresh[d.Digest()] {
+			mark = " (new or changed)"
+		}
+		fmt.Fprintf(w, "  %s (%s): %s%s\n", cell(d.Name), cell(where), cell(what), mark)
 		if len(d.Env) > 0 {
 			fmt.Fprintf(w, "    env: %s\n", cell(strings.Join(sortedKeys(d.Env), ", ")))
 		}

@@ -292,3 +292,17 @@ func TestRelativeHome(t *testing.T) {
 		t.Errorf("HOME=. made the project the user's: created %v\nstdout %s\nstderr %s", m, out.String(), errOut.String())
 	}
 }
+
+// Trusting a changed project again marks what is new or changed since the last time, so the
+// user reviews that rather than the whole list again.
+func TestTrustAgainMarksChanges(t *testing.T) {
+	r := newTrustRepo(t)
+	if _, stderr, code := r.run(t, "trust"); code != 0 {
+		t.Fatalf("trust: %s", stderr)
+	}
+	r.writeConfig(t, " --log /dev/null")
+	stdout, _, _ := r.run(t, "trust")
+	if !regexpMatch(`(?m)^  cfgsrv \(agentpool.yaml\): .*\(new or changed\)$`, stdout) || strings.Count(stdout, "(new or changed)") != 1 {
+		t.Errorf("trust of a changed project does not mark what changed:\n%s", stdout)
+	}
+}
