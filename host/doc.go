@@ -62,12 +62,19 @@
 //     project is trusted — its skills.dirs and commands.dirs are then the project's roots,
 //     not the user's — and is otherwise only parsed and fingerprinted: the user's config is
 //     used instead. A config named explicitly is the user's own (the CLI passes no
-//     ProjectConfig then).
+//     ProjectConfig then). One setting of the user's config survives the replacement: a
+//     non-empty extensions.allowed_commands is the user's policy and replaces the project's,
+//     so trusting a project never lifts it.
 //   - A user skill and a project skill of one name: the user's wins (ext.Origin.Rank, as
 //     package view applies it, the collision reported); a cloned repository cannot shadow
 //     your own skill or command. Claude Code orders personal over project skills the same way.
 //   - The home directory is no project: a ProjectDir whose real path is HomeDir's has its
 //     conventional folders scanned once, as the user's.
+//   - A project's agentpool.yaml that does not parse or validate (Options.ProjectConfigErr)
+//     is the project's problem while it is untrusted: the project is skipped, its
+//     Project.ConfigErr saying why, and Build does not fail — a clone's broken file must not
+//     stop every command run in it. Once the user trusts the project (a record, or
+//     TrustProject), Build fails with the error: what the config would run is unknown.
 //   - A trust store that cannot be read (trust.ErrCorrupt) trusts nothing: the project is
 //     untrusted and Project.StoreErr says why, naming the file; Build does not fail, so a
 //     broken store does not stop every command in every project.

@@ -31,6 +31,10 @@ type Options struct {
 	// named on the command line, parsed; nil when there is none. When the project is trusted
 	// it replaces Build's config; otherwise it is only inspected (its servers fingerprinted).
 	ProjectConfig *config.Config
+	// ProjectConfigErr is why the project's agentpool.yaml could not be parsed (ProjectConfig
+	// is then nil): an untrusted project is skipped, its Project.ConfigErr saying why; a
+	// trusted one makes Build fail with it.
+	ProjectConfigErr error
 	// Trust holds the user's trust decisions; nil means none is recorded.
 	Trust *trust.Store
 	// TrustProject trusts the project for this host without recording it (--trust-project).
@@ -168,11 +172,13 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 // untrusted project's sources stay built, for inspection, but are registered nowhere.
 func (h *Host) inspectProject() error {
 	po := ProjectOptions{Dir: h.opts.ProjectDir, HomeDir: h.opts.HomeDir, DefaultRoots: h.opts.DefaultRoots,
-		Config: h.opts.ProjectConfig, Store: h.opts.Trust, Trust: h.opts.TrustProject, Logger: h.logger}
-	if pc := h.opts.ProjectConfig; pc != nil {
-		// Parsed and validated like any config, but built from only when trusted.
+		Config: h.opts.ProjectConfig, ConfigErr: h.opts.ProjectConfigErr, Store: h.opts.Trust,
+		Trust: h.opts.TrustProject, Logger: h.logger}
+	if pc := h.opts.ProjectConfig; pc != nil && po.ConfigErr == nil {
+		// Validated like any config, but built from only when trusted: an error is the
+		// project's (see ProjectConfigErr), not the host's.
 		if err := pc.Validate(); err != nil {
-			return fmt.Errorf("config: %w", err)
+			po.Config, po.ConfigErr = nil, fmt.Errorf("config: %w", err)
 		}
 	}
 	p, err := InspectProject(po)
@@ -180,7 +186,16 @@ func (h *Host) inspectProject() error {
 		return err
 	}
 	if p.Trusted() && p.Config != nil {
-		h.Config, h.configIsProject = p.Config, true
+		cfg := *p.Config
+		if user := h.Config.Extensions.AllowedCommands; len(user) > 0 {
+			// The user's allow-list is the user's policy, not a default the project may lift:
+			// it holds for every server, the project's included.
+			cfg.Extensions.AllowedCommands = user
+			if err := cfg.Validate(); err != nil {
+				return fmt.Errorf("%s, checked against the allowed_commands of your own config: %w", p.Config.Path, err)
+			}
+		}
+		h.Config, h.configIsProject = &cfg, true
 	}
 	if watch := h.Config.Skills.Watching(h.opts.Watch); p.Trusted() && watch {
 		// Watched only once trusted: an untrusted project's folders feed nothing. The second

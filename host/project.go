@@ -24,6 +24,9 @@ const (
 	projectSkillServers = "project-skill-servers"
 )
 
+// projectConfigFile is the name of a project's own config, as the CLI finds it.
+const projectConfigFile = "agentpool.yaml"
+
 // ErrNotTrusted is returned, wrapped with what and where, when a project's declaration would
 // start a server the user has not trusted.
 var ErrNotTrusted = errors.New("not trusted")
@@ -45,8 +48,12 @@ type Project struct {
 	// ("project-commands").
 	Skills   *skill.Manager
 	Commands *command.FileSource
-	// Config is the project's agentpool.yaml, nil when it has none.
+	// Config is the project's agentpool.yaml, nil when it has none or it has errors.
 	Config *config.Config
+	// ConfigErr is why the project's agentpool.yaml could not be used (it does not parse, or
+	// names an unset variable): the project is then untrusted whatever the store says, and
+	// InspectProject fails instead when the user trusts it (a record, or Trust).
+	ConfigErr error
 	// StoreErr is why the trust store could not be read (trust.ErrCorrupt naming the file):
 	// the project is then untrusted, unless Options.TrustProject.
 	StoreErr error
@@ -59,7 +66,7 @@ func (p *Project) Trusted() bool { return p != nil && p.Verdict.Status == trust.
 
 // Empty reports whether the project has nothing at all: no skill, command file or config.
 func (p *Project) Empty() bool {
-	return len(p.Skills.Skills()) == 0 && p.commandCount() == 0 && p.Config == nil
+	return len(p.Skills.Skills()) == 0 && p.commandCount() == 0 && p.Config == nil && p.ConfigErr == nil
 }
 
 // commandCount is how many command files the project has.
@@ -79,6 +86,9 @@ func (p *Project) Summary() string {
 	}
 	if p.Config != nil {
 		parts = append(parts, fmt.Sprintf("%s (%s)", filepath.Base(p.Config.Path), plural(len(p.Config.MCPServers), "server")))
+	}
+	if p.ConfigErr != nil {
+		parts = append(parts, projectConfigFile+" (with errors)")
 	}
 	return strings.Join(parts, ", ")
 }
@@ -107,6 +117,10 @@ type ProjectOptions struct {
 	// Config is the project's agentpool.yaml, parsed, or nil. Its skills.dirs and commands.dirs
 	// are the project's too.
 	Config *config.Config
+	// ConfigErr is why the project's agentpool.yaml could not be parsed (Config is then nil).
+	// An untrusted project keeps it in Project.ConfigErr and is shown without its config; a
+	// trusted one (a record in Store, or Trust) makes InspectProject fail with it.
+	ConfigErr error
 	// Store holds the user's decisions; nil means none (untrusted).
 	Store *trust.Store
 	// Trust makes the project trusted without asking the store (--trust-project).
@@ -168,6 +182,17 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 	}
 	p.Verdict = record.Verdict(p.Decls)
 	p.allowed = map[string]bool{}
+	if opts.ConfigErr != nil {
+		// What the config would run is unknown: never trusted. The user who trusted the project
+		// is told why it cannot be used; anyone else is not stopped by a clone's broken file.
+		if opts.Trust || record != nil {
+			_ = p.Close(context.Background())
+			return nil, fmt.Errorf("project %s is trusted, but its %s cannot be used (fix it, or run agentpool untrust): %w",
+				dir, projectConfigFile, opts.ConfigErr)
+		}
+		p.ConfigErr, p.Verdict = opts.ConfigErr, trust.Verdict{Status: trust.Untrusted}
+		return p, nil
+	}
 	if opts.Trust || p.Verdict.Status == trust.Trusted {
 		p.Verdict = trust.Verdict{Status: trust.Trusted}
 		for _, d := range p.Decls {
@@ -209,7 +234,7 @@ func skillServerDecl(skillName string, d skill.ServerDecl) trust.Decl {
 // configServerDecl is a config's server as trust fingerprints it.
 func configServerDecl(path, name string, s mcpcap.ServerSpec) trust.Decl {
 	return trust.Decl{Where: path, Name: name, Type: s.Type, Command: s.Command, Args: s.Args,
-		Env: s.Env, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
+		Env: s.Env, EnvPassthrough: s.EnvPassthrough, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
 }
 
 // permit returns nil when the project's declaration d may start, or an error wrapping

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/trust"
@@ -202,5 +203,37 @@ func TestProjectIsHome(t *testing.T) {
 	}
 	if o := registrationOrigin(h, "skills"); o.Kind != ext.OriginLocal {
 		t.Errorf("skills origin %v, want local", o)
+	}
+}
+
+// A project config that could not be parsed (Options.ProjectConfigErr) leaves an untrusted
+// project skipped, the error kept in Project.ConfigErr; trusted (a record, or TrustProject),
+// Build fails with it.
+func TestProjectConfigErr(t *testing.T) {
+	project := t.TempDir()
+	writeFile(t, filepath.Join(project, ".agents/skills/plain/SKILL.md"), "---\nname: plain\ndescription: No server.\n---\nBody.\n")
+	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
+	bad := errors.New("agentpool.yaml:1:1: broken")
+	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: t.TempDir(), Trust: store, ProjectConfigErr: bad}
+	h := buildHost(t, "", "{}", opts)
+	if h.Project.Trusted() || !errors.Is(h.Project.ConfigErr, bad) || h.Project.Empty() || !strings.Contains(h.Project.Summary(), "with errors") {
+		t.Fatalf("untrusted project with a broken config: trusted %v, ConfigErr %v, summary %q", h.Project.Trusted(), h.Project.ConfigErr, h.Project.Summary())
+	}
+	for name, o := range map[string]Options{
+		"trust-project": func() Options { o := opts; o.TrustProject = true; return o }(),
+		"record": func() Options {
+			real, _ := trust.RealPath(project)
+			if err := store.Trust(real, nil, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			return opts
+		}(),
+	} {
+		if h, err := Build(context.Background(), &config.Config{}, o); err == nil || !errors.Is(err, bad) {
+			if h != nil {
+				_ = h.Close(context.Background())
+			}
+			t.Errorf("%s: Build: %v; want the config error", name, err)
+		}
 	}
 }

@@ -19,14 +19,18 @@ type Decl struct {
 	Command string            `json:"command,omitempty"`
 	Args    []string          `json:"args,omitempty"`
 	Env     map[string]string `json:"env,omitempty"`
-	Cwd     string            `json:"cwd,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
+	// EnvPassthrough names variables of the user's environment the server is given (API keys):
+	// what it would receive is part of what is trusted. Its order does not matter.
+	EnvPassthrough []string          `json:"env_passthrough,omitempty"`
+	Cwd            string            `json:"cwd,omitempty"`
+	URL            string            `json:"url,omitempty"`
+	Headers        map[string]string `json:"headers,omitempty"`
 }
 
 // Digest is a SHA-256 of every field of d, hex: equal for equal declarations, different when
 // any field differs. JSON with sorted map keys is the canonical form.
 func (d Decl) Digest() string {
+	d.EnvPassthrough = slices.Sorted(slices.Values(d.EnvPassthrough))
 	data, _ := json.Marshal(d) // a struct of strings, slices and string maps always marshals
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])

@@ -14,7 +14,8 @@
 // # Decisions taken where DESIGN.md is silent
 //
 //   - A declaration's digest covers where it is declared, its name, type, command, args, env,
-//     cwd, url and headers (names and values): a changed value of any of them is a different
+//     env_passthrough (the names of the user's variables it is given), cwd, url and headers
+//     (names and values): a changed value of any of them is a different
 //     server. Only digests are stored, never the values: the file holds no secrets an env or
 //     header value may carry.
 //   - A project is trusted when it has a record and every declaration it has now is in that
@@ -25,7 +26,8 @@
 //   - The file is written 0600 in a 0700 folder, atomically (a temporary file renamed over
 //     it), so a crash never leaves half a file. A file that does not parse is an error naming
 //     it, and nothing is trusted: never a silent reset that would lose or invent a decision.
-//   - Two agentpool processes trusting different projects at the same moment may lose one of
-//     the two records (last rename wins); the store takes no lock, since trusting is a rare,
-//     interactive act and a lost record only asks again.
+//   - Trust and Untrust read, change and write the file under an exclusive flock(2) of
+//     trust.json.lock beside it, so two agentpool processes trusting different projects at the
+//     same moment keep both records (without it the last rename wins). Readers take no lock:
+//     the rename makes every read see a whole file.
 package trust

@@ -47,7 +47,8 @@ func DefaultPath() (string, error) {
 }
 
 // ConfigDir returns agentpool's folder of the user's configuration: $XDG_CONFIG_HOME/agentpool,
-// or ~/.config/agentpool.
+// or ~/.config/agentpool. A relative $XDG_CONFIG_HOME is ignored, as the XDG specification
+// says, and a relative $HOME is an error.
 func ConfigDir() (string, error) {
 	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
 		return filepath.Join(x, "agentpool"), nil
@@ -55,6 +56,11 @@ func ConfigDir() (string, error) {
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return "", fmt.Errorf("trust: no config folder: %w", err)
+	}
+	if !filepath.IsAbs(home) {
+		// Relative, it would name a folder of the working directory: a project could hold
+		// its own trust decisions.
+		return "", fmt.Errorf("trust: no config folder: $HOME %q is not absolute", home)
 	}
 	return filepath.Join(home, ".config", "agentpool"), nil
 }
@@ -105,6 +111,14 @@ func (s *Store) load() (*file, error) {
 	return f, nil
 }
 
+// lockDir makes the store's folder (0700) and takes the store's lock (see lock).
+func (s *Store) lockDir() (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return nil, fmt.Errorf("trust: %w", err)
+	}
+	return s.lock()
+}
+
 // save writes f atomically: a temporary file in the same folder, 0600, renamed over the store.
 func (s *Store) save(f *file) error {
 	dir := filepath.Dir(s.path)
@@ -145,6 +159,11 @@ func (s *Store) Lookup(dir string) (*Record, error) {
 // Trust records the project at dir (a real path) as trusted with the declarations whose
 // digests are given, replacing any earlier record.
 func (s *Store) Trust(dir string, digests []string, now time.Time) error {
+	unlock, err := s.lockDir()
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	f, err := s.load()
 	if err != nil {
 		return err
@@ -158,6 +177,11 @@ func (s *Store) Trust(dir string, digests []string, now time.Time) error {
 // Untrust removes the record of the project at dir (a real path) and reports whether there
 // was one.
 func (s *Store) Untrust(dir string) (bool, error) {
+	unlock, err := s.lockDir()
+	if err != nil {
+		return false, err
+	}
+	defer unlock()
 	f, err := s.load()
 	if err != nil {
 		return false, err

@@ -2,6 +2,7 @@ package trust
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,6 +105,14 @@ func TestDefaultPath(t *testing.T) {
 	if p, _ := DefaultPath(); p != filepath.Join(home, ".config/agentpool/trust.json") {
 		t.Errorf("without XDG_CONFIG_HOME: %s", p)
 	}
+	t.Setenv("XDG_CONFIG_HOME", "rel/cfg")
+	if p, _ := DefaultPath(); p != filepath.Join(home, ".config/agentpool/trust.json") {
+		t.Errorf("with a relative XDG_CONFIG_HOME: %s, want it ignored", p)
+	}
+	t.Setenv("HOME", ".")
+	if p, err := DefaultPath(); err == nil {
+		t.Errorf("with HOME=. and a relative XDG_CONFIG_HOME: %s, want an error (a path in the working directory)", p)
+	}
 }
 
 // RealPath resolves symlinks: a project reached through a link is the same project.
@@ -117,5 +126,43 @@ func TestRealPath(t *testing.T) {
 	b, err2 := RealPath(link)
 	if err1 != nil || err2 != nil || a != b {
 		t.Errorf("RealPath: %q (%v) and %q (%v), want equal", a, err1, b, err2)
+	}
+}
+
+// Trusting several projects at once (several agentpool processes, here several stores on one
+// file) keeps every record: the read-modify-write is done under a lock, not last-rename-wins.
+func TestConcurrentTrust(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agentpool", "trust.json")
+	const n = 16
+	errs := make(chan error, n)
+	for i := range n {
+		go func() { errs <- NewStore(path).Trust(fmt.Sprintf("/p%d", i), []string{"d"}, time.Now()) }()
+	}
+	for range n {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := NewStore(path)
+	for i := range n {
+		if r, err := s.Lookup(fmt.Sprintf("/p%d", i)); err != nil || r == nil {
+			t.Errorf("project /p%d: record %v, %v; want it kept", i, r, err)
+		}
+	}
+}
+
+// env_passthrough is part of a declaration's digest (what the server is given), its order not.
+func TestDigestEnvPassthrough(t *testing.T) {
+	a, b, c := decl("sh"), decl("sh"), decl("sh")
+	b.EnvPassthrough = []string{"B", "A"}
+	c.EnvPassthrough = []string{"A", "B"}
+	if a.Digest() == b.Digest() {
+		t.Error("adding env_passthrough keeps the digest")
+	}
+	if b.Digest() != c.Digest() {
+		t.Error("the order of env_passthrough changes the digest")
+	}
+	if b.EnvPassthrough[0] != "B" {
+		t.Error("Digest reordered the caller's slice")
 	}
 }

@@ -33,6 +33,9 @@ func newCommandsListCmd(opts *options) *cobra.Command {
 		if h.Commands != nil {
 			diags = append(diags, h.Commands.Diagnostics()...)
 		}
+		if h.Project != nil { // trusted or not, as the project's skills are
+			diags = append(diags, h.Project.Commands.Diagnostics()...)
+		}
 		untrusted := untrustedCommands(cmd, h)
 		err := out.print(cmd, map[string]any{"commands": v.Commands, "untrusted": untrusted, "collisions": collisions, "diagnostics": diags, "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "COMMAND\tSOURCE\tDESCRIPTION")

@@ -33,35 +33,68 @@ const projectConfigName = "agentpool.yaml"
 // the user's own and nothing else is looked for; otherwise ./agentpool.yaml is the project's
 // (used only once the project is trusted) and $XDG_CONFIG_HOME/agentpool/agentpool.yaml the
 // user's. In the home directory there is no project, so no ./agentpool.yaml is read there.
-func configs(opts *options, project, home string) (user, proj *config.Config, err error) {
+// An error in the user's config is err; one in the project's is projErr, which is the
+// project's problem (host.Options.ProjectConfigErr): a cloned repository whose config does
+// not parse must not stop every command run in it.
+func configs(opts *options, project, home string) (user, proj *config.Config, projErr, err error) {
 	if opts.configFile != "" {
 		user, err = config.Load(opts.configFile)
-		return user, nil, err
+		return user, nil, nil, err
 	}
 	if project != "" && !sameDir(project, home) {
-		path := filepath.Join(project, projectConfigName)
-		if _, statErr := os.Stat(path); statErr == nil {
-			if proj, err = config.Load(path); err != nil {
-				return nil, nil, err
-			}
+		if path, ok := projectConfigPath(project); ok {
+			proj, projErr = config.Load(path)
 		}
 	}
 	if dir, dirErr := trust.ConfigDir(); dirErr == nil {
 		path := filepath.Join(dir, projectConfigName)
 		if _, statErr := os.Stat(path); statErr == nil {
 			if user, err = config.Load(path); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 		}
 	}
 	if user == nil {
 		user = &config.Config{}
 	}
-	return user, proj, nil
+	return user, proj, projErr, nil
+}
+
+// projectConfigPath returns the project's agentpool.yaml under the project's real path, and
+// whether it exists. The real path, never the way the folder was reached (a symlink, $PWD):
+// the config's path is part of each of its servers' fingerprints, and relative paths in it
+// resolve against it, so a project trusted in one place must be the same reached through a
+// link.
+//
+// The folder of the user's own config ($XDG_CONFIG_HOME/agentpool) has no project config: its
+// agentpool.yaml is the user's.
+func projectConfigPath(project string) (string, bool) {
+	real, err := trust.RealPath(project)
+	if err != nil {
+		return "", false
+	}
+	if dir, err := trust.ConfigDir(); err == nil && sameDir(real, dir) {
+		return "", false
+	}
+	path := filepath.Join(real, projectConfigName)
+	_, err = os.Stat(path)
+	return path, err == nil
+}
+
+// homeDir returns the user's home directory, or "" when $HOME is unset or not absolute: a
+// relative one would make the working directory's folders the user's own.
+func homeDir() string {
+	if home, err := os.UserHomeDir(); err == nil && filepath.IsAbs(home) {
+		return home
+	}
+	return ""
 }
 
 // sameDir reports whether a and b are the same folder once symlinks are resolved.
 func sameDir(a, b string) bool {
+	if a == "" || b == "" {
+		return false // "" would be taken for the working directory
+	}
 	ra, err1 := trust.RealPath(a)
 	rb, err2 := trust.RealPath(b)
 	return err1 == nil && err2 == nil && ra == rb
@@ -81,15 +114,14 @@ func trustStore() (*trust.Store, error) {
 // project's sources were skipped for want of trust it says so, once, on stderr.
 func buildHost(ctx context.Context, opts *options, watch bool, bundled []string) (*host.Host, error) {
 	project, _ := os.Getwd()
-	home, _ := os.UserHomeDir()
-	cfg, projCfg, err := configs(opts, project, home)
+	home := homeDir()
+	cfg, projCfg, projErr, err := configs(opts, project, home)
 	if err != nil {
 		return nil, err
 	}
-	store, err := trustStore()
-	if err != nil {
-		return nil, err
-	}
+	// No config folder (neither $XDG_CONFIG_HOME nor $HOME, as some services run): no trust
+	// decisions, so the project is untrusted, and every command still runs.
+	store, _ := trustStore()
 	h, err := host.Build(ctx, cfg, host.Options{
 		SkillDirs:        opts.skillsDirs,
 		BundledSkillDirs: bundled,
@@ -97,6 +129,7 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 		ProjectDir:       project,
 		HomeDir:          home,
 		ProjectConfig:    projCfg,
+		ProjectConfigErr: projErr,
 		Trust:            store,
 		TrustProject:     opts.trustProject,
 		Watch:            watch,

@@ -83,9 +83,11 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 				list = append(list, j)
 			}
 		}
-		diags := h.Skills.Diagnostics()
-		if diags == nil {
-			diags = []skill.Diagnostic{}
+		// The project's diagnostics too, trusted or not: a project skill that cannot be loaded
+		// must not be missing without a word.
+		diags := append([]skill.Diagnostic{}, h.Skills.Diagnostics()...) // never null in --json
+		if h.Project != nil {
+			diags = append(diags, h.Project.Skills.Diagnostics()...)
 		}
 		err := out.print(cmd, map[string]any{"skills": list, "diagnostics": diags, "collisions": kindOf(v.Collisions, "skill"), "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "NAME\tDESCRIPTION\tPATH")

@@ -1,12 +1,17 @@
 package main
 
 import (
+	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -39,11 +44,19 @@ func newTrustCmd(opts *options) *cobra.Command {
 			}
 			defer p.Close(context.Background())
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "project %s\n", p.Dir)
+			fmt.Fprintf(w, "project %s\n", cell(p.Dir))
 			if s := p.Summary(); s != "" {
 				fmt.Fprintf(w, "holds: %s\n", s)
+			} else {
+				fmt.Fprintln(w, "it holds nothing yet: skills, command files and an agentpool.yaml added later are used\n"+
+					"without asking again; a server added later asks again")
 			}
-			printDecls(w, p.Dir, p.Decls)
+			hide, configPath := envHider(p.Config)
+			fresh := map[string]bool{} // what changed since the project was last trusted
+			for _, d := range p.Verdict.New {
+				fresh[d.Digest()] = true
+			}
+			printDecls(w, p.Dir, p.Decls, fresh, configPath, hide)
 			if err := store.Trust(p.Dir, trust.Digests(p.Decls), time.Now()); err != nil {
 				return err
 			}
@@ -65,6 +78,11 @@ func newUntrustCmd(_ *options) *cobra.Command {
 				dir = args[0]
 			}
 			real, err := trust.RealPath(dir)
+			if errors.Is(err, fs.ErrNotExist) {
+				// Moved or deleted: its record is under the path it had, which must be
+				// removable, not left for whatever is created there next.
+				real, err = gonePath(dir)
+			}
 			if err != nil {
 				return err
 			}
@@ -86,6 +104,19 @@ func newUntrustCmd(_ *options) *cobra.Command {
 	}
 }
 
+// gonePath is the real path a folder that no longer exists had: its parent's real path (when
+// that exists) joined with its name, else its absolute path.
+func gonePath(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if parent, err := trust.RealPath(filepath.Dir(abs)); err == nil {
+		return filepath.Join(parent, filepath.Base(abs)), nil
+	}
+	return abs, nil
+}
+
 // inspectDir discovers the project at args[0] (default the working directory) with every
 // conventional root, and its agentpool.yaml: what `trust` fingerprints is what a run there
 // would find.
@@ -99,12 +130,12 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 	} else if !fi.IsDir() {
 		return nil, nil, fmt.Errorf("%s is not a folder", dir)
 	}
-	home, _ := os.UserHomeDir()
+	home := homeDir()
 	var cfg *config.Config
-	if path := filepath.Join(dir, projectConfigName); !sameDir(dir, home) {
-		if _, err := os.Stat(path); err == nil {
-			abs, _ := filepath.Abs(path)
-			if cfg, err = config.Load(abs); err != nil {
+	if !sameDir(dir, home) {
+		if path, ok := projectConfigPath(dir); ok {
+			var err error
+			if cfg, err = config.Load(path); err != nil {
 				return nil, nil, err
 			}
 		}
@@ -118,9 +149,11 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 }
 
 // printDecls prints each server: its name, where it is declared (relative to the project) and
-// what it runs. Env and header values are never printed (names only), nor a URL's query
-// values or user info: they carry secrets.
-func printDecls(w io.Writer, dir string, decls []trust.Decl) {
+// what it runs, marked when it is in fresh (by digest: new or changed since the project was
+// last trusted). Env and header values are never printed (names only), nor a URL's query
+// values or user info: they carry secrets. A line of the config at configPath goes through
+// hide (see envHider), which puts its ${VAR} references back in place of their values.
+func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, configPath string, hide func(string) string) {
 	if len(decls) == 0 {
 		fmt.Fprintln(w, "it declares no server")
 		return
@@ -135,14 +168,55 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl) {
 		if d.URL != "" {
 			what = redactURL(d.URL)
 		}
-		fmt.Fprintf(w, "  %s (%s): %s\n", cell(d.Name), cell(where), cell(what))
+		if hide != nil && d.Where == configPath {
+			what = hide(what) // only a config's values were expanded from variables
+		}
+		mark := ""
+		if fresh[d.Digest()] {
+			mark = " (new or changed)"
+		}
+		fmt.Fprintf(w, "  %s (%s): %s%s\n", cell(d.Name), cell(where), cell(what), mark)
 		if len(d.Env) > 0 {
-			fmt.Fprintf(w, "    env: %s\n", strings.Join(sortedKeys(d.Env), ", "))
+			fmt.Fprintf(w, "    env: %s\n", cell(strings.Join(sortedKeys(d.Env), ", ")))
+		}
+		if len(d.EnvPassthrough) > 0 {
+			fmt.Fprintf(w, "    passes: %s (from your environment)\n", cell(strings.Join(d.EnvPassthrough, ", ")))
 		}
 		if len(d.Headers) > 0 {
-			fmt.Fprintf(w, "    headers: %s\n", strings.Join(sortedKeys(d.Headers), ", "))
+			fmt.Fprintf(w, "    headers: %s\n", cell(strings.Join(sortedKeys(d.Headers), ", ")))
 		}
 	}
+}
+
+// envRef is a ${NAME} or ${NAME:-default} reference in a config file.
+var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}`)
+
+// envHider returns a function that puts back, in a line printed from cfg's servers, the
+// ${NAME} references of cfg's file in place of their values, and cfg's path: package config
+// expands them when it parses, and the value of a variable (a token in args or a URL) is the
+// user's secret, which trust must show as the file says it, never print. Nil when cfg is nil.
+func envHider(cfg *config.Config) (func(string) string, string) {
+	if cfg == nil {
+		return nil, ""
+	}
+	data, err := os.ReadFile(cfg.Path)
+	if err != nil {
+		return func(string) string { return "(not shown: " + cfg.Path + " cannot be read again)" }, cfg.Path
+	}
+	refs := map[string]string{} // value → ${NAME}
+	for _, m := range envRef.FindAllSubmatch(data, -1) {
+		if v, ok := os.LookupEnv(string(m[1])); ok && v != "" {
+			refs[v] = "${" + string(m[1]) + "}"
+		}
+	}
+	// Longest values first: the replacer tries its pairs in order, so a value holding another
+	// is replaced whole.
+	values := slices.SortedFunc(maps.Keys(refs), func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
+	var pairs []string
+	for _, v := range values {
+		pairs = append(pairs, v, refs[v])
+	}
+	return strings.NewReplacer(pairs...).Replace, cfg.Path
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -186,6 +260,7 @@ func reportUntrusted(w io.Writer, p *host.Project) {
 		}
 		state = fmt.Sprintf("changed since you trusted it (new or changed: %s)", strings.Join(names, ", "))
 	}
+	// One line, whatever names the project chose: cell escapes control characters.
 	fmt.Fprintf(w, "agentpool: project %s %s: skipped %s; run \"agentpool trust\" to use them, or pass --trust-project for this run\n",
-		p.Dir, state, p.Summary())
+		cell(p.Dir), cell(state), cell(p.Summary()))
 }
