@@ -9,7 +9,7 @@ type OriginKind string
 // The kinds of origin.
 const (
 	// OriginLocal is the user's own: their config, their skill folders, folders named on the
-	// command line.
+	// command line, and what agentpool itself bundles.
 	OriginLocal OriginKind = "local"
 	// OriginProject is a project's: folders and files under a working directory, which arrive
 	// with a clone and are untrusted until the user trusts the project.
@@ -17,10 +17,6 @@ const (
 	// OriginRemote is an MCP server: its content is untrusted text, labelled with its origin
 	// wherever it reaches a model.
 	OriginRemote OriginKind = "remote"
-	// OriginBundled is what a program ships inside itself, such as agentpool's example skills:
-	// trusted like the user's own, but ranked last, so that anything of the user's, a
-	// project's or a server's with the same name wins.
-	OriginBundled OriginKind = "bundled"
 )
 
 // Origin is where a capability's content comes from. Location narrows it: a folder for local
@@ -34,7 +30,7 @@ type Origin struct {
 func (o Origin) Remote() bool { return o.Kind == OriginRemote }
 
 // Rank orders origins for a name two sources both offer (a skill, tool or command): the
-// user's own first, then a project's, then remote, then bundled, then any other kind. ResolveURI and package
+// user's own first, then a project's, then remote, then any other kind. ResolveURI and package
 // view both rank by it, so a skill's files are read from the source the view lists it from.
 func (o Origin) Rank() int {
 	switch o.Kind {
@@ -44,10 +40,8 @@ func (o Origin) Rank() int {
 		return 1
 	case OriginRemote:
 		return 2
-	case OriginBundled:
-		return 3
 	}
-	return 4
+	return 3
 }
 
 // String returns "kind" or "kind location".

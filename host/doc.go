@@ -33,38 +33,55 @@
 //
 // # Decisions taken where the RFC and DESIGN.md are silent
 //
-//   - Origins are explicit at registration: the user's skill manager ("skills") and command
-//     files ("commands") are ext.OriginLocal — the command line's roots, the user's config's
+//   - Origins are explicit at registration: the skill manager ("skills") and command files
+//     ("commands") are ext.OriginLocal — the command line's roots, the user's config's
 //     skills.dirs and commands.dirs, ~/.agents/skills, ~/.claude/skills, ~/.claude/commands,
-//     ~/.agents/commands; a project's ("project-skills", "project-commands": .agents/skills,
-//     .claude/skills, .claude/commands, .agents/commands under Options.ProjectDir, and the dirs
-//     its own agentpool.yaml names) are ext.OriginProject with the project's real path; MCP
-//     servers say their own (remote, mcp://<name>).
-//
+//     ~/.agents/commands; a trusted project's command files ("project-commands":
+//     .claude/commands, .agents/commands under Options.ProjectDir, and the commands.dirs its
+//     own agentpool.yaml names) are ext.OriginProject with the project's real path; MCP servers
+//     say their own (remote, mcp://<name>).
+//   - Skills are one manager, whatever their place: the view must offer the model one
+//     catalogue and one load_skill, each skill once, and a manager per place would give each
+//     place its own. Its roots, in precedence order: the command line's, the config's, the
+//     user's conventional ones, a trusted project's (.agents/skills and .claude/skills under
+//     Options.ProjectDir and the skills.dirs its agentpool.yaml names), and the bundled ones
+//     (Options.BundledSkillDirs). So a user's skill outranks a project's of the same name (the
+//     loser a diagnostic), as Claude Code orders personal over project skills; a skill's own
+//     folder (SkillEntry.Origin) says where it lives.
+
 // # Trust (DESIGN.md "Trust")
 //
-//   - A project's sources are always built (discovered, scanned once), so that Host.Project
-//     can show them, but registered — in any view, their servers startable — only when the
-//     project is trusted: recorded in Options.Trust (package trust) with every server it now
-//     declares, or Options.TrustProject for one host. Untrusted, nothing they declare is
-//     started or connected, and their skills and commands are in no view, load_skill and
-//     skill:// included. They are watched only when trusted.
+//   - A project's sources are always discovered (scanned once, by a skill manager and a
+//     command source of its own, never registered), so that Host.Project can show them; they
+//     are used — in any view, their servers startable — only when the project is trusted:
+//     recorded in Options.Trust (package trust) with every server it now declares, or
+//     Options.TrustProject for one host. Then its skill roots join the skill manager's and its
+//     command files are registered. Untrusted, nothing they declare is started or connected,
+//     and their skills and commands are in no view, load_skill and skill:// included, nor
+//     watched.
 //   - What is fingerprinted (InspectProject, shared by Build and `agentpool trust`): each
 //     server of each project skill (frontmatter mcp-servers and mcp.json, as
 //     "<skill>.<server>" declared in its file) and each mcp_servers entry of the project's
 //     agentpool.yaml.
-//   - A trusted project's skills' servers are built per session ("project-skill-servers", the
-//     name reserved like "skill-servers") by a factory that first checks the declaration's
-//     digest against what was trusted: a hot reload that adds or changes a server in a
-//     trusted project refuses it with ErrNotTrusted (a diagnostic of that capability) and
-//     starts nothing, until the user trusts the project again.
-//   - The project's agentpool.yaml (Options.ProjectConfig) replaces Build's config when the
-//     project is trusted — its skills.dirs and commands.dirs are then the project's roots,
-//     not the user's — and is otherwise only parsed and fingerprinted: the user's config is
-//     used instead. A config named explicitly is the user's own (the CLI passes no
-//     ProjectConfig then). One setting of the user's config survives the replacement: a
-//     non-empty extensions.allowed_commands is the user's policy and replaces the project's,
-//     so trusting a project never lifts it.
+//   - A trusted project's skills' servers are built per session, like every skill's, by a
+//     factory that first checks a declaration made under the project's roots against what
+//     was trusted (its digest): a hot reload that adds or changes a server in a trusted
+//     project refuses it with ErrNotTrusted (a diagnostic of the session's "skill-servers")
+//     and starts nothing, until the user trusts the project again.
+//   - The project's agentpool.yaml (Options.ProjectConfig), once the project is trusted, adds
+//     its mcp_servers to Build's config, the user's own — as Claude Code adds a project's
+//     .mcp.json servers to the user's: the user keeps their servers, skill and command folders,
+//     pool and extensions settings, and a project server named like one of the user's is not
+//     used (Project.Shadowed; the CLI says so once). The project's skills.dirs and
+//     commands.dirs are the project's roots, scanned by its own sources. The user's
+//     extensions.allowed_commands holds for the project's servers too: trusting a project
+//     never lifts it. Untrusted, the project's agentpool.yaml is only parsed and
+//     fingerprinted. A config named explicitly is the user's own (the CLI passes no
+//     ProjectConfig then).
+//   - Trust covers what a project declares — each server's command, args, env,
+//     env_passthrough, cwd, URL and headers — not the content of the files those commands
+//     run: a trusted project's own scripts are trusted as they change, as Claude Code and
+//     Codex trust a folder.
 //   - A user skill and a project skill of one name: the user's wins (ext.Origin.Rank, as
 //     package view applies it, the collision reported); a cloned repository cannot shadow
 //     your own skill or command. Claude Code orders personal over project skills the same way.
@@ -78,9 +95,8 @@
 //   - A trust store that cannot be read (trust.ErrCorrupt) trusts nothing: the project is
 //     untrusted and Project.StoreErr says why, naming the file; Build does not fail, so a
 //     broken store does not stop every command in every project.
-//   - The names "project-skills", "project-commands" and "project-skill-servers" are
-//     reserved whether or not the project is trusted, so trusting it never makes a
-//     configured name clash.
+//   - The name "project-commands" is reserved whether or not the project is trusted, so
+//     trusting it never makes a configured name clash.
 //   - Tool names follow the one rule, ext.ToolName(namespace, tool) = "<namespace>__<tool>":
 //     a configured MCP server without a prefix key gets Prefix "<server>__", so the Cap itself
 //     lists its tools namespaced and nobody above adds the namespace again; prefix: "" means

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"sync"
 	"sync/atomic"
 
@@ -29,7 +30,8 @@ type Options struct {
 	ProjectDir, HomeDir string
 	// ProjectConfig is the project's own agentpool.yaml, found in ProjectDir without being
 	// named on the command line, parsed; nil when there is none. When the project is trusted
-	// it replaces Build's config; otherwise it is only inspected (its servers fingerprinted).
+	// its mcp_servers are added to Build's config (the user's win a name both use); otherwise it is only
+	// inspected (its servers fingerprinted).
 	ProjectConfig *config.Config
 	// ProjectConfigErr is why the project's agentpool.yaml could not be parsed (ProjectConfig
 	// is then nil): an untrusted project is skipped, its Project.ConfigErr saying why; a
@@ -40,9 +42,7 @@ type Options struct {
 	// TrustProject trusts the project for this host without recording it (--trust-project).
 	TrustProject bool
 	// BundledSkillDirs are skill roots shipped with the program (agentpool serve's example
-	// skills): served by a skill manager of their own, "bundled-skills", registered with
-	// ext.OriginBundled, so any other skill of the same name wins. They are not watched, and a
-	// bundled skill's own MCP servers are not started.
+	// skills), scanned last by the skill manager: any other skill of the same name wins.
 	BundledSkillDirs []string
 	// Watch turns hot reload on for skills and commands (the config's skills.watch can turn it off).
 	Watch bool
@@ -79,13 +79,12 @@ type Host struct {
 	// Servers are the pool-scoped MCP servers, in name order.
 	Servers []*mcpcap.Cap
 
-	opts            Options
-	configIsProject bool          // Config is the trusted project's agentpool.yaml
-	sessionServers  []string      // names of session-scoped servers, built per session
-	sessionSeq      atomic.Uint64 // numbers each OpenSession's pool partition
-	sessMu          sync.Mutex
-	partitions      map[string][]string // by session id: the pool partitions CloseSession ends
-	logger          *slog.Logger
+	opts           Options
+	sessionServers []string      // names of session-scoped servers, built per session
+	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
+	sessMu         sync.Mutex
+	partitions     map[string][]string // by session id: the pool partitions CloseSession ends
+	logger         *slog.Logger
 }
 
 // kind builds one extension kind's section of the config: the capabilities it declares at
@@ -168,8 +167,9 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 }
 
 // inspectProject discovers the project (Options.ProjectDir) and checks it against the user's
-// trust decisions. A trusted project's config, if it has one, replaces the host's; an
-// untrusted project's sources stay built, for inspection, but are registered nowhere.
+// trust decisions. A trusted project's config, if it has one, adds its servers to the host's
+// (withProjectServers); an untrusted project's sources stay built, for inspection, but are
+// registered nowhere.
 func (h *Host) inspectProject() error {
 	po := ProjectOptions{Dir: h.opts.ProjectDir, HomeDir: h.opts.HomeDir, DefaultRoots: h.opts.DefaultRoots,
 		Config: h.opts.ProjectConfig, ConfigErr: h.opts.ProjectConfigErr, Store: h.opts.Trust,
@@ -186,20 +186,16 @@ func (h *Host) inspectProject() error {
 		return err
 	}
 	if p.Trusted() && p.Config != nil {
-		cfg := *p.Config
-		if user := h.Config.Extensions.AllowedCommands; len(user) > 0 {
-			// The user's allow-list is the user's policy, not a default the project may lift:
-			// it holds for every server, the project's included.
-			cfg.Extensions.AllowedCommands = user
-			if err := cfg.Validate(); err != nil {
-				return fmt.Errorf("%s, checked against the allowed_commands of your own config: %w", p.Config.Path, err)
-			}
+		merged, err := h.withProjectServers(p)
+		if err != nil {
+			return err
 		}
-		h.Config, h.configIsProject = &cfg, true
+		h.Config = merged
 	}
 	if watch := h.Config.Skills.Watching(h.opts.Watch); p.Trusted() && watch {
-		// Watched only once trusted: an untrusted project's folders feed nothing. The second
-		// scan keeps the first's permissions, so a server added in between still asks.
+		// Command files watched only once trusted: an untrusted project's folders feed
+		// nothing (its skill roots are followed by the host's skill manager). The second scan
+		// keeps the first's permissions, so a server added in between still asks.
 		allowed := p.allowed
 		_ = p.Close(context.Background())
 		po.Watch, po.Debounce, po.MaxFolders, po.Trust = true, h.Config.Skills.Debounce, h.Config.Skills.MaxFolders, true
@@ -213,6 +209,30 @@ func (h *Host) inspectProject() error {
 	// sources again is harmless, Close being idempotent.
 	h.Registry.OnClose(p.Close)
 	return nil
+}
+
+// withProjectServers returns the host's config with the trusted project's mcp_servers added.
+// Everything else stays the user's: the pool, extensions (allowed_commands included: the
+// user's policy holds for the project's servers too), the skills and commands sections (the
+// project's own dirs are the project's roots, scanned by its sources). A project server named
+// like one of the user's is not used: it is recorded in Project.Shadowed.
+func (h *Host) withProjectServers(p *Project) (*config.Config, error) {
+	merged := *h.Config
+	merged.MCPServers = maps.Clone(h.Config.MCPServers)
+	if merged.MCPServers == nil {
+		merged.MCPServers = mcpcap.Servers{}
+	}
+	for _, name := range p.Config.MCPServers.Names() {
+		if _, mine := merged.MCPServers[name]; mine {
+			p.Shadowed = append(p.Shadowed, name)
+			continue
+		}
+		merged.MCPServers[name] = p.Config.MCPServers[name]
+	}
+	if err := merged.Validate(); err != nil {
+		return nil, fmt.Errorf("%s, added to your own config: %w", p.Config.Path, err)
+	}
+	return &merged, nil
 }
 
 // checkNames reports a capability name used twice: two capabilities of one name in a scope
@@ -233,19 +253,13 @@ func (h *Host) checkNames(parts []part) error {
 	for _, name := range h.sessionServers {
 		claim(name, "mcp_servers."+name)
 	}
-	for _, reserved := range []string{skillServers, projectSkillServers} {
-		if key, ok := owner[reserved]; ok {
-			errs = append(errs, fmt.Errorf("%s: name %q is reserved for the skills' servers of each session", key, reserved))
-		}
+	if key, ok := owner[skillServers]; ok {
+		errs = append(errs, fmt.Errorf("%s: name %q is reserved for the skills' servers of each session", key, skillServers))
 	}
-	if !h.Project.Trusted() {
-		// Reserved even while the project's sources are not registered: trusting the project
-		// must not make a configured name clash.
-		for _, reserved := range []string{projectSkills, projectCommands} {
-			if key, ok := owner[reserved]; ok {
-				errs = append(errs, fmt.Errorf("%s: name %q is reserved for the project's sources", key, reserved))
-			}
-		}
+	if key, ok := owner[projectCommands]; ok && !h.Project.Trusted() {
+		// Reserved even while the project's command files are not registered: trusting the
+		// project must not make a configured name clash.
+		errs = append(errs, fmt.Errorf("%s: name %q is reserved for the project's command files", key, projectCommands))
 	}
 	return errors.Join(errs...)
 }

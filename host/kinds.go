@@ -14,38 +14,31 @@ import (
 // localOrigin is the origin of the user's skill manager and command files: the user's own.
 var localOrigin = ext.WithOrigin(ext.Origin{Kind: ext.OriginLocal})
 
-// bundledOrigin is the origin of the skills the program ships (Options.BundledSkillDirs).
-var bundledOrigin = ext.WithOrigin(ext.Origin{Kind: ext.OriginBundled})
-
-// bundledSkills is the name of the skill manager over Options.BundledSkillDirs.
-const bundledSkills = "bundled-skills"
-
 // projectOrigin is the origin of a trusted project's sources.
 func projectOrigin(p *Project) ext.RegisterOption {
 	return ext.WithOrigin(ext.Origin{Kind: ext.OriginProject, Location: p.Dir})
 }
 
-// userDirs returns the dirs of a config section when the config is the user's own; a trusted
-// project's config names folders of the project, which its own sources scan.
-func (h *Host) userDirs(dirs []string) []string {
-	if h.configIsProject {
-		return nil
-	}
-	return dirs
-}
-
-// buildSkills builds the user's skill manager over the command line's roots, the config's and,
-// with Options.DefaultRoots, the user's conventional ones; and, when the project is trusted,
-// adds the project's skill manager (built by inspectProject).
+// buildSkills builds the one skill manager of the view, "skills", over, in precedence order:
+// the command line's roots, the config's, with Options.DefaultRoots the user's conventional
+// ones, a trusted project's (its conventional folders and its config's skills.dirs, as
+// InspectProject found them), and the bundled ones. One manager, so the model sees one
+// catalogue and one load_skill, each skill once: a user's skill outranks a project's of the
+// same name, and both outrank a bundled one (the loser is a diagnostic). A project skill's
+// own servers are checked against what the user trusted when they are built
+// (skillServerFactory).
 func buildSkills(_ context.Context, h *Host) ([]part, error) {
 	cfg := h.Config.Skills
-	// The command line's and the config's roots are reported when missing; the conventional
-	// ones are not.
-	roots := append(slices.Clone(h.opts.SkillDirs), h.userDirs(cfg.Dirs)...)
+	// The command line's and the config's roots are reported when missing; the others are not.
+	roots := append(slices.Clone(h.opts.SkillDirs), cfg.Dirs...)
 	var defaults []string
 	if h.opts.DefaultRoots {
 		defaults = skill.DefaultRoots("", h.opts.HomeDir)
 	}
+	if p := h.Project; p.Trusted() {
+		defaults = append(defaults, p.Skills.Roots()...)
+	}
+	defaults = append(defaults, h.opts.BundledSkillDirs...)
 	m, err := skill.NewManager(&skill.Options{
 		Roots:        roots,
 		DefaultRoots: defaults,
@@ -60,30 +53,14 @@ func buildSkills(_ context.Context, h *Host) ([]part, error) {
 		return nil, err
 	}
 	h.Skills = m
-	parts := []part{{key: "skills", cap: m, opts: []ext.RegisterOption{localOrigin}}}
-	if p := h.Project; p.Trusted() {
-		parts = append(parts, part{key: "project skills", cap: p.Skills, opts: []ext.RegisterOption{projectOrigin(p)}})
-	}
-	if len(h.opts.BundledSkillDirs) > 0 {
-		b, err := skill.NewManager(&skill.Options{
-			Name:    bundledSkills,
-			Roots:   h.opts.BundledSkillDirs,
-			Logger:  h.logger,
-			Matcher: h.opts.matcher(),
-		})
-		if err != nil {
-			return parts, err
-		}
-		parts = append(parts, part{key: "bundled skills", cap: b, opts: []ext.RegisterOption{bundledOrigin}})
-	}
-	return parts, nil
+	return []part{{key: "skills", cap: m, opts: []ext.RegisterOption{localOrigin}}}, nil
 }
 
 // buildCommands builds the command-file source over the config's roots and the default ones.
 // Command files are watched as skills are (skills.watch, skills.debounce): one host follows
 // both, and a separate switch has not been asked for.
 func buildCommands(_ context.Context, h *Host) ([]part, error) {
-	roots := slices.Clone(h.userDirs(h.Config.Commands.Dirs))
+	roots := slices.Clone(h.Config.Commands.Dirs)
 	if h.opts.DefaultRoots {
 		roots = append(roots, command.DefaultRoots("", h.opts.HomeDir)...)
 	}

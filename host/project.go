@@ -17,11 +17,12 @@ import (
 	"github.com/agentpool/agentpool/trust"
 )
 
-// The capability names of a project's sources, registered only when the project is trusted.
+// The capability names of a project's sources. Only the command files are registered (when
+// the project is trusted); the skill manager is for inspection: a trusted project's skill
+// roots are scanned by the host's one skill manager.
 const (
-	projectSkills       = "project-skills"
-	projectCommands     = "project-commands"
-	projectSkillServers = "project-skill-servers"
+	projectSkills   = "project-skills"
+	projectCommands = "project-commands"
 )
 
 // projectConfigFile is the name of a project's own config, as the CLI finds it.
@@ -54,6 +55,10 @@ type Project struct {
 	// names an unset variable): the project is then untrusted whatever the store says, and
 	// InspectProject fails instead when the user trusts it (a record, or Trust).
 	ConfigErr error
+	// Shadowed names the servers of the project's agentpool.yaml that are not used because the
+	// user's own config has a server of the same name (a trusted project's servers are added
+	// to the user's; the user's win).
+	Shadowed []string
 	// StoreErr is why the trust store could not be read (trust.ErrCorrupt naming the file):
 	// the project is then untrusted, unless Options.TrustProject.
 	StoreErr error
@@ -125,7 +130,8 @@ type ProjectOptions struct {
 	Store *trust.Store
 	// Trust makes the project trusted without asking the store (--trust-project).
 	Trust bool
-	// Watch follows the project's folders (only useful when it is trusted).
+	// Watch follows the project's command folders (only useful when it is trusted). Its skills
+	// are never watched here: once trusted, the host's skill manager scans and follows them.
 	Watch bool
 	// Debounce, MaxFolders and Logger are passed to the skill manager and command source.
 	Debounce   time.Duration
@@ -161,7 +167,7 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 	p := &Project{Dir: dir, Config: opts.Config}
 	p.Skills, err = skill.NewManager(&skill.Options{
 		Name: projectSkills, Roots: skillRoots, DefaultRoots: skillDefaults,
-		Watch: opts.Watch, Debounce: opts.Debounce, MaxFolders: opts.MaxFolders, Logger: opts.Logger,
+		MaxFolders: opts.MaxFolders, Logger: opts.Logger,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("project %s: %w", dir, err)
@@ -235,6 +241,18 @@ func skillServerDecl(skillName string, d skill.ServerDecl) trust.Decl {
 func configServerDecl(path, name string, s mcpcap.ServerSpec) trust.Decl {
 	return trust.Decl{Where: path, Name: name, Type: s.Type, Command: s.Command, Args: s.Args,
 		Env: s.Env, EnvPassthrough: s.EnvPassthrough, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
+}
+
+// declares reports whether d was declared in one of the project's skill roots: the skill
+// manager scans those roots under the same paths as the project's own (Skills.Roots), so the
+// declaration's Source starts with one of them.
+func (p *Project) declares(d skill.ServerDecl) bool {
+	for _, root := range p.Skills.Roots() {
+		if rel, err := filepath.Rel(root, d.Source); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
+		}
+	}
+	return false
 }
 
 // permit returns nil when the project's declaration d may start, or an error wrapping

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/trust"
+	"github.com/agentpool/agentpool/view"
 )
 
 // markerSkill writes a project skill whose server touches marker, then runs the fault server.
@@ -54,9 +56,9 @@ func listAll(t *testing.T, h *Host, sid string) (caps, tools []string) {
 
 func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 
-// An untrusted project's skills are discovered but registered nowhere and start nothing; once
-// trusted they are registered (origin project) and their servers start; a changed command is
-// untrusted again; a server added while a trusted host runs is refused.
+// An untrusted project's skills are discovered but in no view and start nothing; once trusted
+// they are the host's skills (scanned under the project's roots) and their servers start; a
+// changed command is untrusted again.
 func TestProjectTrust(t *testing.T) {
 	bin := testserver.Build(t)
 	project, home := t.TempDir(), t.TempDir()
@@ -73,8 +75,8 @@ func TestProjectTrust(t *testing.T) {
 		t.Errorf("untrusted project discovered %d skills, want 1 (shown, not used)", n)
 	}
 	caps, tools := listAll(t, h, "s1")
-	if slices.Contains(caps, projectSkills) || slices.Contains(caps, projectSkillServers) || exists(marker) {
-		t.Fatalf("untrusted: capabilities %v, tools %v, marker %v; want no project source and no marker", caps, tools, exists(marker))
+	if h.Skills.Skill("proj") != nil || slices.Contains(caps, projectSkills) || slices.Contains(tools, "proj__echo") || exists(marker) {
+		t.Fatalf("untrusted: capabilities %v, tools %v, marker %v; want no project skill and no marker", caps, tools, exists(marker))
 	}
 
 	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
@@ -82,11 +84,11 @@ func TestProjectTrust(t *testing.T) {
 	}
 	h = buildHost(t, "", "{}", opts)
 	caps, tools = listAll(t, h, "s2")
-	if !slices.Contains(caps, projectSkills) || !slices.Contains(tools, "proj__echo") || !exists(marker) {
+	if h.Skills.Skill("proj") == nil || !slices.Contains(tools, "proj__echo") || !exists(marker) {
 		t.Fatalf("trusted: capabilities %v, tools %v, marker %v; want the project's skill and its server", caps, tools, exists(marker))
 	}
-	if o := registrationOrigin(h, projectSkills); o.Kind != ext.OriginProject {
-		t.Errorf("project skills registered with origin %v, want project", o)
+	if root, want := h.Skills.Skill("proj").Root, filepath.Join(h.Project.Dir, ".agents", "skills"); root != want {
+		t.Errorf("project skill scanned under %s, want the project's root %s", root, want)
 	}
 	os.Remove(marker)
 
@@ -96,8 +98,8 @@ func TestProjectTrust(t *testing.T) {
 	if v := h.Project.Verdict; v.Status != trust.Changed || len(v.New) != 1 || v.New[0].Name != "proj.srv" {
 		t.Fatalf("changed: %+v, want Changed naming proj.srv", v)
 	}
-	if caps, _ := listAll(t, h, "s3"); slices.Contains(caps, projectSkills) || exists(marker) {
-		t.Fatalf("changed: capabilities %v, marker %v", caps, exists(marker))
+	if _, tools := listAll(t, h, "s3"); h.Skills.Skill("proj") != nil || slices.Contains(tools, "proj__echo") || exists(marker) {
+		t.Fatalf("changed: tools %v, marker %v", tools, exists(marker))
 	}
 
 	// TrustProject: trusted for this host only, nothing recorded.
@@ -131,7 +133,7 @@ func TestProjectReloadRefusesNewServer(t *testing.T) {
 		t.Fatalf("verdict %+v, want trusted", h.Project.Verdict)
 	}
 	markerSkill(t, project, "added", marker, bin)
-	if err := h.Project.Skills.Reload(context.Background()); err != nil {
+	if err := h.Skills.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.OpenSession(context.Background(), "s"); err != nil {
@@ -139,7 +141,7 @@ func TestProjectReloadRefusesNewServer(t *testing.T) {
 	}
 	defer h.CloseSession(context.Background(), "s")
 	for _, c := range h.Registry.Visible(ext.Scope{SessionID: "s"}) {
-		if c.Name() != projectSkillServers {
+		if c.Name() != skillServers {
 			continue
 		}
 		tools, _ := c.(ext.ToolProvider).Tools(context.Background())
@@ -155,7 +157,7 @@ func TestProjectReloadRefusesNewServer(t *testing.T) {
 		}
 		return
 	}
-	t.Fatal("no project-skill-servers in the trusted session")
+	t.Fatal("no skill-servers in the trusted session")
 }
 
 // registrationOrigin returns the origin name is registered with at pool scope.
@@ -235,5 +237,42 @@ func TestProjectConfigErr(t *testing.T) {
 			}
 			t.Errorf("%s: Build: %v; want the config error", name, err)
 		}
+	}
+}
+
+// A trusted project's skills join the user's in one catalogue with one load_skill: a model
+// must not see two load_skill tools, nor a skill the user's own outranks listed twice.
+func TestTrustedProjectOneCatalogue(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(home, ".agents/skills/shared/SKILL.md"), "---\nname: shared\ndescription: The user's own.\n---\nMine.\n")
+	writeFile(t, filepath.Join(project, ".agents/skills/shared/SKILL.md"), "---\nname: shared\ndescription: The project's.\n---\nTheirs.\n")
+	writeFile(t, filepath.Join(project, ".agents/skills/only/SKILL.md"), "---\nname: only\ndescription: Only in the project.\n---\nOnly.\n")
+	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true})
+	if err := h.OpenSession(context.Background(), "s"); err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(context.Background(), "s")
+	v, err := view.Compile(context.Background(), h.Registry, ext.Scope{SessionID: "s"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var loaders []string
+	for _, tool := range v.Tools {
+		if strings.HasSuffix(tool.Name, "load_skill") {
+			loaders = append(loaders, tool.Name)
+		}
+	}
+	if len(loaders) != 1 {
+		t.Errorf("load_skill tools %v, want exactly one", loaders)
+	}
+	if n := strings.Count(v.Instructions.Static, "<name>shared</name>"); n != 1 || strings.Contains(v.Instructions.Static, "The project's.") {
+		t.Errorf("catalogue lists shared %d times (want once, the user's):\n%s", n, v.Instructions.Static)
+	}
+	if !strings.Contains(v.Instructions.Static, "<name>only</name>") {
+		t.Errorf("catalogue lacks the project's skill only:\n%s", v.Instructions.Static)
+	}
+	res, err := v.CallTool(context.Background(), &ext.ToolCall{Name: "load_skill", Arguments: json.RawMessage(`{"name": "only"}`)})
+	if err != nil || res.IsError {
+		t.Errorf("load_skill only: %v %+v", err, res)
 	}
 }

@@ -15,8 +15,8 @@ import (
 // capability named "skill-servers" (a skill.Servers), the MCP servers the skills declare,
 // listed as "<skill>__<tool>" and started when first listed. The skills themselves (catalogue,
 // load_skill, commands) stay the pool's skill manager, shared by every session. A trusted
-// project's skills get their own, "project-skill-servers", whose factory refuses a server the
-// user did not trust (see the package doc, "Trust"). Close the
+// project's skills are among them; their servers must be ones the user trusted (see the
+// package doc, "Trust"). Close the
 // session with CloseSession (or Registry.CloseScope): its processes end then, not after the
 // pool's idle timeout.
 //
@@ -60,15 +60,6 @@ func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
 	ss.Servers = h.Skills.NewServers(skillServers, h.skillServerFactory(ss, partition))
 	if err := register(ss, localOrigin); err != nil {
 		return err
-	}
-	if p := h.Project; p.Trusted() {
-		// The project's skills' servers, each checked against what the user trusted when it
-		// is built: a hot reload that adds or changes one does not start it.
-		ps := &sessionSkills{pool: h.Pool, partition: partition, forget: func() { h.forgetPartition(sessionID, partition) }}
-		ps.Servers = p.Skills.NewServers(projectSkillServers, h.projectServerFactory(p, ps, partition))
-		if err := register(ps, projectOrigin(p)); err != nil {
-			return err
-		}
 	}
 	for _, name := range h.sessionServers {
 		c, err := h.newServer(name, h.Config.MCPServers[name], partition)

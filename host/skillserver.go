@@ -19,19 +19,15 @@ const skillServers = "skill-servers"
 
 // skillServerFactory is the factory a session's skill.Servers builds the skills' own MCP servers
 // with (client injection: package skill never imports mcpcap): each in the session's pool
-// partition, recorded as a child of parent, the session's capability.
+// partition, recorded as a child of parent, the session's capability. A server declared under
+// a trusted project's root must be one the user trusted: one added or changed since (a hot
+// reload) is refused with ErrNotTrusted, and nothing starts.
 func (h *Host) skillServerFactory(parent ext.Capability, partition string) skill.ChildFactory {
 	return func(ctx context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
-		return h.skillServer(ctx, parent, partition, skillName, decl)
-	}
-}
-
-// projectServerFactory is skillServerFactory for a trusted project's skills: a declaration the
-// user did not trust (added or changed since) is refused with ErrNotTrusted, and nothing starts.
-func (h *Host) projectServerFactory(p *Project, parent ext.Capability, partition string) skill.ChildFactory {
-	return func(ctx context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
-		if err := p.permit(skillServerDecl(skillName, decl)); err != nil {
-			return nil, err
+		if p := h.Project; p.Trusted() && p.declares(decl) {
+			if err := p.permit(skillServerDecl(skillName, decl)); err != nil {
+				return nil, err
+			}
 		}
 		return h.skillServer(ctx, parent, partition, skillName, decl)
 	}

@@ -249,6 +249,12 @@ func reportUntrusted(w io.Writer, p *host.Project) {
 	if p != nil && p.StoreErr != nil {
 		fmt.Fprintf(w, "agentpool: %v\n", p.StoreErr)
 	}
+	if p != nil && p.Trusted() {
+		for _, name := range p.Shadowed {
+			fmt.Fprintf(w, "agentpool: project %s: agentpool.yaml's mcp_servers.%s is not used: your own config has a server %s\n",
+				cell(p.Dir), cell(name), cell(name))
+		}
+	}
 	if p == nil || p.Trusted() || p.Empty() {
 		return
 	}

@@ -264,24 +264,39 @@ func TestProjectTrustAcceptance(t *testing.T) {
 func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(s) }
 
 // The user's own config ($XDG_CONFIG_HOME/agentpool/agentpool.yaml) is used while the project
-// is untrusted, and replaced by the project's agentpool.yaml once it is trusted; a user skill
-// and a project skill of one name: the user's wins (a clone cannot shadow your own skill).
+// is untrusted; once it is trusted the project's agentpool.yaml adds its servers to the user's
+// (a project server named like one of the user's is not used, and that is said once); a user
+// skill and a project skill of one name: the user's wins (a clone cannot shadow your own skill).
 func TestUserConfigAndPrecedence(t *testing.T) {
 	r := newTrustRepo(t)
 	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"),
-		"mcp_servers:\n  mine:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n")
+		"mcp_servers:\n  mine:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"+
+			"  cfgsrv2:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: u, description: Mine too.}]\n")
+	r.writeConfig(t, "")
+	f, err := os.OpenFile(filepath.Join(r.dir, "agentpool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "  cfgsrv2:\n    command: sh\n    args: [\"-c\", \"touch %s; exec %s\"]\n", r.markers[2], r.bin)
+	f.Close()
 	writeFile(t, filepath.Join(r.home, ".agents/skills/front/SKILL.md"), "---\nname: front\ndescription: The user's own front.\n---\nMine.\n")
 
 	stdout, stderr, _ := r.run(t, "tools", "list")
-	if !strings.Contains(stdout, "mine__t") || strings.Contains(stdout, "cfgsrv") {
+	if !strings.Contains(stdout, "mine__t") || strings.Contains(stdout, "cfgsrv__") {
 		t.Errorf("untrusted: tools list %s\nstderr %s; want the user's config's server only", stdout, stderr)
 	}
 	if _, _, code := r.run(t, "trust"); code != 0 {
 		t.Fatal("trust failed")
 	}
 	stdout, stderr, _ = r.run(t, "tools", "list")
-	if strings.Contains(stdout, "mine__t") || !strings.Contains(stdout, "cfgsrv__echo") {
-		t.Errorf("trusted: tools list %s\nstderr %s; want the project's config in place of the user's", stdout, stderr)
+	if !strings.Contains(stdout, "mine__t") || !strings.Contains(stdout, "cfgsrv__echo") {
+		t.Errorf("trusted: tools list %s\nstderr %s; want the user's servers and the project's", stdout, stderr)
+	}
+	if !strings.Contains(stdout, "cfgsrv2__u") || strings.Contains(stdout, "cfgsrv2__echo") {
+		t.Errorf("trusted: tools list %s; want the user's cfgsrv2, not the project's", stdout)
+	}
+	if n := strings.Count(stderr, "mcp_servers.cfgsrv2 is not used"); n != 1 {
+		t.Errorf("trusted: stderr says the project's cfgsrv2 is not used %d times, want once:\n%s", n, stderr)
 	}
 	r.created()
 	stdout, _, _ = r.run(t, "compile", "--json")
