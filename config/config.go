@@ -34,6 +34,12 @@ type Config struct {
 
 	// Path is the file the config was read from ("" when parsed from bytes without a name).
 	Path string `yaml:"-"`
+	// Declared is the mcp_servers section as written, ${VAR} references not expanded (paths
+	// are still resolved): what the file itself declares, apart from the values of the user's
+	// environment. Trust fingerprints and prints it, so a rotated secret neither asks for
+	// trust again nor gets printed. Nil when a server cannot be read unexpanded (a ${VAR}
+	// where a number or duration goes): use MCPServers then.
+	Declared mcpcap.Servers `yaml:"-"`
 }
 
 // Pool configures the MCP connection pool (connpool.Options).
@@ -131,7 +137,32 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	cfg.Path = name
+	cfg.Declared = declared(name, data)
 	return cfg, nil
+}
+
+// declared parses data, which Parse accepted, again with ${VAR} references kept as written
+// (see Config.Declared); nil when that cannot be read.
+func declared(name string, data []byte) mcpcap.Servers {
+	file, err := parser.ParseBytes(bytes.TrimPrefix(data, []byte("\ufeff")), 0)
+	if err != nil {
+		return nil
+	}
+	body, err := onlyDocument(name, file.Docs)
+	if err != nil || body == nil {
+		return nil
+	}
+	p := &problems{name: name, root: body}
+	w := &walker{p: p, keepEnv: true}
+	if name != "" {
+		w.dir = filepath.Dir(name)
+	}
+	w.walk(body, reflect.TypeFor[Config](), "", fieldTags{}, func(n ast.Node) { body = n })
+	var cfg Config
+	if len(p.errs) > 0 || yaml.NodeToValue(body, &cfg, yaml.Strict()) != nil {
+		return nil
+	}
+	return cfg.MCPServers
 }
 
 // onlyDocument returns the body of the file's one YAML document (nil when it is empty). A

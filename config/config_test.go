@@ -316,3 +316,23 @@ func TestREADMEExample(t *testing.T) {
 		t.Errorf("README example: %v", err)
 	}
 }
+
+// Declared is the mcp_servers section as written: ${VAR} references kept (with their
+// defaults), paths still resolved; MCPServers has the values.
+func TestDeclaredKeepsReferences(t *testing.T) {
+	t.Setenv("AGENTPOOL_DECL_TOKEN", "secret")
+	cfg, err := Parse("/etc/x/cfg.yaml", []byte("mcp_servers:\n  a:\n    command: srv\n    args: [\"${AGENTPOOL_DECL_TOKEN}\", \"${AGENTPOOL_DECL_UNSET:-d}\"]\n    cwd: rel\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.MCPServers["a"].Args; got[0] != "secret" || got[1] != "d" {
+		t.Errorf("MCPServers args %v, want the values", got)
+	}
+	d, ok := cfg.Declared["a"]
+	if !ok || d.Args[0] != "${AGENTPOOL_DECL_TOKEN}" || d.Args[1] != "${AGENTPOOL_DECL_UNSET:-d}" {
+		t.Errorf("Declared %+v, want the references as written", cfg.Declared)
+	}
+	if d.Cwd != "/etc/x/rel" {
+		t.Errorf("Declared cwd %q, want the path resolved", d.Cwd)
+	}
+}

@@ -55,7 +55,9 @@ var durationType = reflect.TypeFor[time.Duration]()
 type walker struct {
 	p      *problems
 	lookup func(string) (string, bool) // the environment
-	dir    string                      // the config file's folder; "" resolves no path
+	// keepEnv leaves ${VAR} references as written (Config.Declared); lookup is unused then.
+	keepEnv bool
+	dir     string // the config file's folder; "" resolves no path
 
 	anchors map[string]ast.Node // the values of the anchors walked so far, by name
 	// parents is the struct type of the mapping holding each key that names no field, by
@@ -204,7 +206,7 @@ func (w *walker) scalar(n ast.Node, key string, tags fieldTags) {
 		return // not a string: the decoder reports it if it matters
 	}
 	out := str.Value
-	if tags.expand {
+	if tags.expand && !w.keepEnv {
 		var err error
 		if out, err = expandEnv(out, w.lookup); err != nil {
 			w.p.at(n, "%s: %v", key, err)

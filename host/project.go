@@ -224,7 +224,11 @@ func projectDecls(m *skill.Manager, cfg *config.Config) []trust.Decl {
 	}
 	if cfg != nil {
 		for _, name := range cfg.MCPServers.Names() {
-			out = append(out, configServerDecl(cfg.Path, name, cfg.MCPServers[name]))
+			spec, asWritten := cfg.Declared[name]
+			if !asWritten {
+				spec = cfg.MCPServers[name]
+			}
+			out = append(out, configServerDecl(cfg.Path, name, spec))
 		}
 	}
 	return out
@@ -237,7 +241,8 @@ func skillServerDecl(skillName string, d skill.ServerDecl) trust.Decl {
 		Args: d.Args, Env: d.Env, Cwd: d.Cwd, URL: d.URL, Headers: d.Headers}
 }
 
-// configServerDecl is a config's server as trust fingerprints it.
+// configServerDecl is a config's server as trust fingerprints it: as written (Config.Declared),
+// so that the values of the user's variables are neither fingerprinted nor printed.
 func configServerDecl(path, name string, s mcpcap.ServerSpec) trust.Decl {
 	return trust.Decl{Where: path, Name: name, Type: s.Type, Command: s.Command, Args: s.Args,
 		Env: s.Env, EnvPassthrough: s.EnvPassthrough, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}

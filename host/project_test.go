@@ -276,3 +276,47 @@ func TestTrustedProjectOneCatalogue(t *testing.T) {
 		t.Errorf("load_skill only: %v %+v", err, res)
 	}
 }
+
+// A project config's server is fingerprinted as written: a ${VAR} it names is the user's
+// input, not the project's, so a new value of the variable (a rotated token) does not ask for
+// trust again; a changed reference does.
+func TestProjectDigestUnexpanded(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
+	write := func(arg string) *config.Config {
+		t.Helper()
+		path := filepath.Join(project, "agentpool.yaml")
+		writeFile(t, path, "mcp_servers:\n  srv:\n    command: /nonexistent/server\n    args: [\"--token\", \""+arg+"\"]\n    lazy: true\n    tools: [{name: t}]\n")
+		cfg, err := config.Load(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	inspect := func(cfg *config.Config) *Project {
+		t.Helper()
+		p, err := InspectProject(ProjectOptions{Dir: project, HomeDir: home, Config: cfg, Store: store})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { p.Close(context.Background()) })
+		return p
+	}
+	t.Setenv("AGENTPOOL_TEST_TOKEN", "first")
+	p := inspect(write("${AGENTPOOL_TEST_TOKEN}"))
+	if err := store.Trust(p.Dir, trust.Digests(p.Decls), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("AGENTPOOL_TEST_TOKEN", "rotated")
+	if p := inspect(write("${AGENTPOOL_TEST_TOKEN}")); !p.Trusted() {
+		t.Errorf("a rotated variable asks for trust again: %+v", p.Verdict)
+	}
+	for _, d := range inspect(write("${AGENTPOOL_TEST_TOKEN}")).Decls {
+		if slices.Contains(d.Args, "rotated") {
+			t.Errorf("declaration holds the variable's value: %v", d.Args)
+		}
+	}
+	if p := inspect(write("${AGENTPOOL_OTHER_TOKEN:-x}")); p.Trusted() {
+		t.Error("a changed reference is still trusted")
+	}
+}

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"maps"
 	"net/url"
 	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -51,12 +48,17 @@ func newTrustCmd(opts *options) *cobra.Command {
 				fmt.Fprintln(w, "it holds nothing yet: skills, command files and an agentpool.yaml added later are used\n"+
 					"without asking again; a server added later asks again")
 			}
-			hide, configPath := envHider(p.Config)
+			// A config's servers are printed as written (config.Config.Declared), never with
+			// the values of the user's variables; one that cannot be read so is not printed.
+			unshown := ""
+			if p.Config != nil && p.Config.Declared == nil {
+				unshown = p.Config.Path
+			}
 			fresh := map[string]bool{} // what changed since the project was last trusted
 			for _, d := range p.Verdict.New {
 				fresh[d.Digest()] = true
 			}
-			printDecls(w, p.Dir, p.Decls, fresh, configPath, hide)
+			printDecls(w, p.Dir, p.Decls, fresh, unshown)
 			if err := store.Trust(p.Dir, trust.Digests(p.Decls), time.Now()); err != nil {
 				return err
 			}
@@ -151,9 +153,10 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 // printDecls prints each server: its name, where it is declared (relative to the project) and
 // what it runs, marked when it is in fresh (by digest: new or changed since the project was
 // last trusted). Env and header values are never printed (names only), nor a URL's query
-// values or user info: they carry secrets. A line of the config at configPath goes through
-// hide (see envHider), which puts its ${VAR} references back in place of their values.
-func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, configPath string, hide func(string) string) {
+// values or user info: they carry secrets. The command line or URL of a server declared in
+// unshown (a config whose servers could only be read with its ${VAR} references expanded) is
+// not printed either: it may hold the value of a variable.
+func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, unshown string) {
 	if len(decls) == 0 {
 		fmt.Fprintln(w, "it declares no server")
 		return
@@ -168,8 +171,8 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 		if d.URL != "" {
 			what = redactURL(d.URL)
 		}
-		if hide != nil && d.Where == configPath {
-			what = hide(what) // only a config's values were expanded from variables
+		if unshown != "" && d.Where == unshown {
+			what = "(not shown: its ${VAR} references could not be kept as written)"
 		}
 		mark := ""
 		if fresh[d.Digest()] {
@@ -186,37 +189,6 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 			fmt.Fprintf(w, "    headers: %s\n", cell(strings.Join(sortedKeys(d.Headers), ", ")))
 		}
 	}
-}
-
-// envRef is a ${NAME} or ${NAME:-default} reference in a config file.
-var envRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}`)
-
-// envHider returns a function that puts back, in a line printed from cfg's servers, the
-// ${NAME} references of cfg's file in place of their values, and cfg's path: package config
-// expands them when it parses, and the value of a variable (a token in args or a URL) is the
-// user's secret, which trust must show as the file says it, never print. Nil when cfg is nil.
-func envHider(cfg *config.Config) (func(string) string, string) {
-	if cfg == nil {
-		return nil, ""
-	}
-	data, err := os.ReadFile(cfg.Path)
-	if err != nil {
-		return func(string) string { return "(not shown: " + cfg.Path + " cannot be read again)" }, cfg.Path
-	}
-	refs := map[string]string{} // value → ${NAME}
-	for _, m := range envRef.FindAllSubmatch(data, -1) {
-		if v, ok := os.LookupEnv(string(m[1])); ok && v != "" {
-			refs[v] = "${" + string(m[1]) + "}"
-		}
-	}
-	// Longest values first: the replacer tries its pairs in order, so a value holding another
-	// is replaced whole.
-	values := slices.SortedFunc(maps.Keys(refs), func(a, b string) int { return cmp.Or(len(b)-len(a), strings.Compare(a, b)) })
-	var pairs []string
-	for _, v := range values {
-		pairs = append(pairs, v, refs[v])
-	}
-	return strings.NewReplacer(pairs...).Replace, cfg.Path
 }
 
 func sortedKeys(m map[string]string) []string {
@@ -239,8 +211,12 @@ func redactURL(u string) string {
 	for k := range q {
 		q[k] = []string{"…"}
 	}
-	p.RawQuery = q.Encode()
-	return p.String()
+	// The path as written (decoded), so that a ${VAR} reference in it reads as in the file.
+	out := p.Scheme + "://" + p.Host + p.Path
+	if len(q) > 0 {
+		out += "?" + q.Encode()
+	}
+	return out
 }
 
 // reportUntrusted says, once, on w, that the project's sources were skipped and how to use
