@@ -4,7 +4,9 @@
 // SIGTERM, exit at start, never answer initialize, write to stderr.
 //
 // Tools: echo, pid, sleep, count, lookup, state_set, state_get, crash,
-// add_tool, stderr. Resource: test://static/hello. Prompt: greet. Flags are
+// add_tool, stderr, and for forwarding tests sample (asks its client to sample),
+// roots (asks its client for its roots), log (logs at a level) and progress
+// (reports progress on the caller's token). Resource: test://static/hello. Prompt: greet. Flags are
 // listed by -help (--log, --ignore-sigterm, --exit-at-start, --hang-initialize,
 // --stderr, --http, --stateless, --require-header, --call-delay, --count-delay,
 // --linger, --skills, --extra-tool).
@@ -202,6 +204,8 @@ func newServer() (*mcp.Server, error) {
 			fmt.Fprintln(os.Stderr, in.Text)
 			return text("ok"), nil, nil
 		})
+
+	addForwardingTools(s)
 
 	s.AddResource(&mcp.Resource{URI: "test://static/hello", Name: "hello", MIMEType: "text/plain", Description: "A static text resource."},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
