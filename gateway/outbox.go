@@ -15,11 +15,12 @@ const maxOutbox = 4096
 // goroutine, which must not wait for a client. The goroutine runs only while something is
 // waiting, so an idle session costs none.
 type outbox struct {
-	wg *sync.WaitGroup // the gateway's: it waits for a running sender
+	wg sync.WaitGroup // a running sender
 
 	mu      sync.Mutex
 	q       []func()
 	running bool
+	closed  bool // the session ended: nothing more is sent
 	dropped int
 }
 
@@ -29,6 +30,9 @@ func (o *outbox) send(f func()) { o.push(f, false) }
 func (o *outbox) push(f func(), always bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.closed {
+		return
+	}
 	if len(o.q) >= maxOutbox && !always {
 		o.dropped++
 		return
@@ -58,11 +62,29 @@ func (o *outbox) run() {
 	}
 }
 
+// close drops what is queued and anything sent later, waits for a running sender, and
+// returns how many notifications were dropped for want of room.
+func (o *outbox) close() (dropped int) {
+	o.mu.Lock()
+	o.closed = true
+	o.q = nil
+	dropped = o.dropped
+	o.mu.Unlock()
+	o.wg.Wait()
+	return dropped
+}
+
 // flush returns once everything queued before it has been sent, or ctx ended: a call's result
 // must not overtake the progress and log messages that preceded it.
 func (o *outbox) flush(ctx context.Context) {
 	done := make(chan struct{})
 	o.push(func() { close(done) }, true)
+	o.mu.Lock()
+	closed := o.closed
+	o.mu.Unlock()
+	if closed {
+		return
+	}
 	select {
 	case <-done:
 	case <-ctx.Done():

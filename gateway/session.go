@@ -56,7 +56,6 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	scope := g.opts.Scope
 	scope.SessionID = id
 	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{})}
-	s.out.wg = &g.wg
 	if err := g.reserve(s); err != nil {
 		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
 	}
@@ -199,6 +198,9 @@ func (s *session) end() {
 		ctx, cancel := context.WithTimeout(context.Background(), s.g.opts.CloseTimeout)
 		defer cancel()
 		s.stopLogs()
+		if n := s.out.close(); n > 0 {
+			s.g.log.Warn("notifications dropped: the client did not keep up", "session", s.id, "dropped", n)
+		}
 		s.unsubscribeAll(ctx) // a pool server's subscriptions outlive the session otherwise
 		var err error
 		if f := s.g.opts.CloseSession; f != nil {
