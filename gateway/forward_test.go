@@ -256,3 +256,56 @@ func TestProgressAndLogsForwarded(t *testing.T) {
 		t.Error("alice got a message of bob's own server")
 	}
 }
+
+// Two sessions subscribed to a resource of the shared server: the server is subscribed once
+// (the second session's subscription shares it) and its update reaches both; the last
+// session to let go unsubscribes upstream.
+func TestSubscriptionsSharedUpstream(t *testing.T) {
+	f := newFwdFixture(t)
+	const uri = "test://static/hello"
+	updates := map[string]chan string{"alice": make(chan string, 10), "bob": make(chan string, 10)}
+	sessions := map[string]*mcp.ClientSession{}
+	for name, ch := range updates {
+		c := mcp.NewClient(&mcp.Implementation{Name: name, Version: "1"}, &mcp.ClientOptions{
+			ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) { ch <- r.Params.URI },
+		})
+		cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: f.url}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		sessions[name] = cs
+	}
+	ctx := context.Background()
+	for _, name := range []string{"alice", "bob"} {
+		if err := sessions[name].Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatalf("%s subscribes: %v", name, err)
+		}
+	}
+	if n := strings.Count(strings.Join(logLines(f.poolLog), " "), "subscribe"); n != 1 {
+		t.Errorf("the shared server got %d subscribe requests, want 1: %v", n, logLines(f.poolLog))
+	}
+	callResult(t, ctx, sessions["alice"], "pool__touch", map[string]any{"uri": uri})
+	for name, ch := range updates {
+		select {
+		case got := <-ch:
+			if got != uri {
+				t.Errorf("%s: resources/updated for %q, want %q", name, got, uri)
+			}
+		case <-time.After(20 * time.Second): // a liveness bound, not a timing claim
+			t.Fatalf("%s never got resources/updated", name)
+		}
+	}
+	if err := sessions["alice"].Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	if logHas(f.poolLog, "unsubscribe") {
+		t.Error("the server was unsubscribed while bob still holds the subscription")
+	}
+	if err := sessions["bob"].Unsubscribe(ctx, &mcp.UnsubscribeParams{URI: uri}); err != nil {
+		t.Fatal(err)
+	}
+	if !logHas(f.poolLog, "unsubscribe "+uri) {
+		t.Error("the last unsubscribe did not reach the server")
+	}
+}

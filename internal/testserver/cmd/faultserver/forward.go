@@ -16,6 +16,20 @@ type levelArg struct {
 	Text  string `json:"text" jsonschema:"the message"`
 }
 
+type uriArg struct {
+	URI string `json:"uri" jsonschema:"a resource URI"`
+}
+
+func subscribed(_ context.Context, req *mcp.SubscribeRequest) error {
+	appendLog("subscribe " + req.Params.URI)
+	return nil
+}
+
+func unsubscribed(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	appendLog("unsubscribe " + req.Params.URI)
+	return nil
+}
+
 type stepsArg struct {
 	Steps int `json:"steps" jsonschema:"how many progress notifications to send"`
 }
@@ -57,6 +71,13 @@ func addForwardingTools(s *mcp.Server) {
 				return failed("log", err), nil, nil
 			}
 			return text("logged"), nil, nil
+		})
+	mcp.AddTool(s, &mcp.Tool{Name: "touch", Description: "Sends notifications/resources/updated for uri to the sessions subscribed to it."},
+		func(ctx context.Context, _ *mcp.CallToolRequest, in uriArg) (*mcp.CallToolResult, any, error) {
+			if err := s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: in.URI}); err != nil {
+				return failed("touch", err), nil, nil
+			}
+			return text("touched"), nil, nil
 		})
 	mcp.AddTool(s, &mcp.Tool{Name: "progress", Description: "Sends steps progress notifications (1..steps of steps) on the caller's progress token, then returns \"done\"."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in stepsArg) (*mcp.CallToolResult, any, error) {

@@ -5,8 +5,10 @@
 //
 // Tools: echo, pid, sleep, count, lookup, state_set, state_get, crash,
 // add_tool, stderr, and for forwarding tests sample (asks its client to sample),
-// roots (asks its client for its roots), log (logs at a level) and progress
-// (reports progress on the caller's token). Resource: test://static/hello. Prompt: greet. Flags are
+// roots (asks its client for its roots), log (logs at a level), progress
+// (reports progress on the caller's token) and touch (sends resources/updated
+// for a URI to the sessions subscribed to it; subscribe and unsubscribe requests
+// are appended to the --log file as "subscribe <uri>", "unsubscribe <uri>"). Resource: test://static/hello. Prompt: greet. Flags are
 // listed by -help (--log, --ignore-sigterm, --exit-at-start, --hang-initialize,
 // --stderr, --http, --stateless, --require-header, --call-delay, --count-delay,
 // --linger, --skills, --extra-tool).
@@ -111,11 +113,11 @@ func echoTool(_ context.Context, _ *mcp.CallToolRequest, in textArg) (*mcp.CallT
 }
 
 func newServer() (*mcp.Server, error) {
-	var opts *mcp.ServerOptions
+	opts := &mcp.ServerOptions{SubscribeHandler: subscribed, UnsubscribeHandler: unsubscribed}
 	if *skills {
 		caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
 		caps.AddExtension(skillsExtension, nil)
-		opts = &mcp.ServerOptions{Capabilities: caps}
+		opts.Capabilities = caps
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "faultserver", Version: "test"}, opts)
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
