@@ -66,9 +66,9 @@
 //   - Cancellation: the client's notifications/cancelled cancels the handler's context, which
 //     is the upstream call's: the go-sdk client sends notifications/cancelled upstream with
 //     its own request id and the upstream session stays up.
-//   - The server's requests to its client: every call carries its client (ext.WithClient, a
-//     caller value: the session and the call's context), which package mcpcap records with
-//     the call in flight; connpool routes a request to the one client with calls in flight
+//   - The server's requests to its client: every tools/call, prompts/get and resources/read
+//     carries its client (ext.WithClient, a caller value: the session and the request's
+//     context), which package mcpcap records with the call in flight; connpool routes a request to the one client with calls in flight
 //     to that server, refuses it when calls of several clients are in flight (a JSON-RPC
 //     error saying so), and for a session's own server falls back to the session. The
 //     gateway sends it on the call's stream while the call runs (as the server would have,
@@ -94,8 +94,7 @@
 //     is answered with it; server/discover is refused, so a go-sdk client falls back to
 //     initialize), as connpool asks upstream servers for it: from 2026-07-28 a server's
 //     requests to its client are embedded in results (SEP-2322), which is not translated.
-//   - Not yet here: roots list_changed from a client to the servers; a server's requests
-//     during prompts/get or resources/read (only tool calls carry the client); per-agent
+//   - Not yet here: roots list_changed from a client to the servers; per-agent
 //     paths; SEP-2640 skills/list and skills/get; stateless mode. The session cap is per
 //     Gateway.
 package gateway

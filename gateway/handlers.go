@@ -36,6 +36,7 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 }
 
 func (s *session) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})
 	res, err := s.view.Load().GetCommand(ctx, &ext.CommandRequest{Name: req.Params.Name, Named: req.Params.Arguments})
 	if err != nil {
 		return nil, rpcError(err)
@@ -45,6 +46,7 @@ func (s *session) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mc
 
 func (s *session) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
+	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})
 	cs, err := s.view.Load().ReadResource(ctx, uri)
 	if errors.Is(err, ext.ErrNotFound) {
 		return nil, mcp.ResourceNotFoundError(uri)

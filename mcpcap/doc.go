@@ -45,9 +45,9 @@
 //     gateway's client) is the caller's to map; without a sink it is not sent at all. An
 //     injected client's progress arrives only through HandleNotification, from the SDK's
 //     handler goroutine, so for it that ordering is not guaranteed.
-//   - The server's requests to its client (sampling, elicitation, roots): a call records the
-//     ext.Client its context carries (none: a call without one) with the pooled connection
-//     (connpool.Conn.Track), so connpool can route the server's requests made during it to
+//   - The server's requests to its client (sampling, elicitation, roots): a call (tools/call,
+//     prompts/get, resources/read) records the ext.Client its context carries (none: a call
+//     without one) with the pooled connection (connpool.Conn.Track), so connpool can route the server's requests made during it to
 //     that client; see connpool's rule. An injected client's owner routes them itself.
 //   - Log messages (notifications/message) reach the ObserveLog observers in the order the
 //     server sent them, ahead of the result of a call that was running (connpool delivers
