@@ -73,7 +73,8 @@
 //     error saying so), and for a session's own server falls back to the session. The
 //     gateway sends it on the call's stream while the call runs (as the server would have,
 //     directly), on the session's stream after. A request for a capability the client did not
-//     declare is answered -32601 naming it, what the client would have answered itself.
+//     declare is answered -32000 with a message naming it (not -32601, whose message the
+//     go-sdk replaces with a bare "method not found").
 //     Since agentpool connects shared servers before any client is known, it declares
 //     sampling (with tools), elicitation (form and URL) and roots to every server and leaves
 //     the refusal to the client of each call. Elicitation schemas are the client's to check

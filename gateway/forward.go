@@ -77,10 +77,11 @@ func (c caller) caps() *mcp.ClientCapabilities {
 	return nil
 }
 
-// undeclared is the error of a request for a capability the client did not declare: the
-// upstream server gets what the client itself would have answered.
+// undeclared is the error of a request for a capability the client did not declare. Not
+// -32601, which the client would have answered: the go-sdk replaces the message of a -32601
+// with a bare "method not found", and the server's user should learn why.
 func (c caller) undeclared(what string) error {
-	return &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound,
+	return &jsonrpc.Error{Code: codeServerError,
 		Message: fmt.Sprintf("the client of session %s did not declare %s", c.s.id, what)}
 }
 

@@ -309,3 +309,14 @@ func TestSubscriptionsSharedUpstream(t *testing.T) {
 		t.Error("the last unsubscribe did not reach the server")
 	}
 }
+
+// A client that did not declare sampling is not asked: the server gets the error the client
+// would have given, naming what is missing.
+func TestUndeclaredCapabilityRefused(t *testing.T) {
+	f := newFwdFixture(t)
+	cs, _ := connect(t, f.url, nil) // declares no sampling
+	got, isErr := callResult(t, context.Background(), cs, "own__sample", map[string]any{"text": "hi"})
+	if !isErr || !strings.Contains(got, "did not declare sampling") {
+		t.Errorf("sample for a client without sampling: %q (error %v), want a refusal naming sampling", got, isErr)
+	}
+}
