@@ -58,6 +58,8 @@ type client struct {
 	obsMu     sync.Mutex
 	observers map[uint64]func(Notification)
 	nextObs   uint64
+
+	peers peers // calls in flight and their clients, for the server's requests
 }
 
 func newClient(p *Pool, k poolKey, cfg ServerConfig) *client {
@@ -107,6 +109,18 @@ func (c *client) removeObserver(id uint64) {
 	c.obsMu.Unlock()
 }
 
+// ClientCapabilities returns the capabilities the pool's clients declare to every server:
+// roots, sampling (with tools) and elicitation (form and URL), whatever the clients of the
+// calls will be, since they are not known when a shared server starts. A request the client
+// of a call cannot answer gets that client's error.
+func ClientCapabilities() *mcp.ClientCapabilities {
+	return &mcp.ClientCapabilities{
+		RootsV2:     &mcp.RootCapabilities{},
+		Sampling:    &mcp.SamplingCapabilities{Tools: &mcp.SamplingToolsCapabilities{}},
+		Elicitation: &mcp.ElicitationCapabilities{Form: &mcp.FormElicitationCapabilities{}, URL: &mcp.URLElicitationCapabilities{}},
+	}
+}
+
 func (c *client) mcpClient() *mcp.Client {
 	opts := &mcp.ClientOptions{
 		Logger: c.pool.opts.Logger,
@@ -126,13 +140,14 @@ func (c *client) mcpClient() *mcp.Client {
 			}
 			c.fanout(Notification{Kind: ResourceUpdated, URI: uri, Params: r.Params})
 		},
-		LoggingMessageHandler: func(_ context.Context, r *mcp.LoggingMessageRequest) {
-			c.fanout(Notification{Kind: LoggingMessage, Params: r.Params})
-		},
-		// No ProgressNotificationHandler: progress is fanned out by the transport tap, in
-		// read order (see deliverProgress).
+		// No ProgressNotificationHandler nor LoggingMessageHandler: both are fanned out by
+		// the transport tap, in read order (see deliverInOrder).
+
+		Capabilities: ClientCapabilities(),
 	}
-	return mcp.NewClient(c.pool.opts.ClientInfo, opts)
+	mc := mcp.NewClient(c.pool.opts.ClientInfo, opts)
+	mc.AddReceivingMiddleware(c.forwardRequests)
+	return mc
 }
 
 // start connects the client. It runs on a pool goroutine with a context that
@@ -163,10 +178,10 @@ func (c *client) start(ctx context.Context) error {
 			c.ended.Store(true)
 			c.pool.procs.Add(-1)
 		})
-		t = &progressTransport{inner: &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, deliver: c.deliverProgress}
+		t = &progressTransport{inner: &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, deliver: c.deliverInOrder}
 	case TypeStreamableHTTP, TypeSSE:
 		hc, ht := newHTTPClient(c.cfg.URL, c.cfg.Headers, c.transportFailed)
-		hc.Transport = &sseProgressTap{base: hc.Transport, deliver: c.deliverProgress}
+		hc.Transport = &sseProgressTap{base: hc.Transport, deliver: c.deliverInOrder}
 		c.httpT = ht
 		life, cancel := context.WithCancel(context.Background())
 		c.httpCancel = cancel
@@ -183,7 +198,7 @@ func (c *client) start(ctx context.Context) error {
 			return fmt.Errorf("connpool: server %q: %w: configure client: %w", c.label(), ErrStart, err)
 		}
 	}
-	session, err := mc.Connect(ctx, t, nil)
+	session, err := mc.Connect(ctx, t, &mcp.ClientSessionOptions{ProtocolVersion: c.pool.opts.ProtocolVersion})
 	if err != nil {
 		c.teardown()
 		switch {

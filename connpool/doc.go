@@ -112,6 +112,26 @@
 //     a goroutine of its own while a response completes its call at once:
 //     every progress notification the server sent ahead of a result reaches
 //     the observers before the call that awaits the result returns.
+//   - Log messages (notifications/message) are tapped from the transport like
+//     progress, for the same reason: a message logged during a call reaches the
+//     observers before the call returns. An HTTP event of more than 64 KiB is not
+//     tapped, so a larger log message is not delivered.
+//   - The protocol version asked for is 2025-11-25 (Options.ProtocolVersion): the
+//     last in which a server sends sampling, elicitation and roots requests to its
+//     client during a call; from 2026-07-28 they are embedded in results, which a
+//     gateway's clients could not be given.
+//   - Every client declares roots, sampling (with tools) and elicitation (form and
+//     URL) (ClientCapabilities): a shared server starts before any caller is known.
+//     The server's requests are forwarded, as JSON, to a Peer: the one client with
+//     calls in flight on the connection (Conn.Track). Calls of several clients in
+//     flight make a request ambiguous, and no call in flight (or only calls made
+//     without a client) leaves it without one: either is refused with JSON-RPC error
+//     -32000 (CodeUnroutable) naming the server, the method and why, wrapping
+//     ErrAmbiguousPeer or ErrNoPeer, never guessed. A connection of a session's
+//     partition has one client, so with no call in flight its requests go to the
+//     last client that called it. The go-sdk's own handlers are bypassed: they would
+//     answer roots/list with the client's own (empty) list and check elicitation
+//     schemas more strictly than the client they are for may.
 //
 // Platform: Linux (process groups, prctl, Pdeathsig); other Unix systems work
 // without Options.Subreaper and Pdeathsig (the group guard still ends a killed

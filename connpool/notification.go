@@ -45,14 +45,32 @@ type Notification struct {
 // notification that precedes a response reaches the observers before the response is
 // processed.
 
-// deliverProgress decodes the params of a notifications/progress message and fans them out.
+// Log messages are delivered the same way and for the same reason: a message a server logs
+// during a call reaches the observers before the call's result, so a gateway can send it to
+// the client on the call's own stream, ahead of the result.
+
+// tapped reports whether the transport tap delivers notifications of method.
+func tapped(method string) bool {
+	return method == string(Progress) || method == string(LoggingMessage)
+}
+
+// deliverInOrder decodes the params of a notification the tap took and fans them out.
 // Malformed params are left to the SDK, which reports them.
-func (c *client) deliverProgress(params json.RawMessage) {
-	var p mcp.ProgressNotificationParams
-	if err := json.Unmarshal(params, &p); err != nil {
-		return
+func (c *client) deliverInOrder(method string, params json.RawMessage) {
+	switch NotificationKind(method) {
+	case Progress:
+		var p mcp.ProgressNotificationParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return
+		}
+		c.fanout(Notification{Kind: Progress, Params: &p})
+	case LoggingMessage:
+		var p mcp.LoggingMessageParams
+		if err := json.Unmarshal(params, &p); err != nil {
+			return
+		}
+		c.fanout(Notification{Kind: LoggingMessage, Params: &p})
 	}
-	c.fanout(Notification{Kind: Progress, Params: &p})
 }
 
 // progressTransport taps a stdio transport: its connection hands each progress notification to
@@ -60,7 +78,7 @@ func (c *client) deliverProgress(params json.RawMessage) {
 // session hook that a wrapper would hide; HTTP is tapped by sseProgressTap instead.)
 type progressTransport struct {
 	inner   mcp.Transport
-	deliver func(json.RawMessage)
+	deliver func(method string, params json.RawMessage)
 }
 
 func (t *progressTransport) Connect(ctx context.Context) (mcp.Connection, error) {
@@ -73,27 +91,27 @@ func (t *progressTransport) Connect(ctx context.Context) (mcp.Connection, error)
 
 type progressConn struct {
 	mcp.Connection
-	deliver func(json.RawMessage)
+	deliver func(method string, params json.RawMessage)
 }
 
 func (c *progressConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 	msg, err := c.Connection.Read(ctx)
-	if r, ok := msg.(*jsonrpc.Request); ok && err == nil && !r.IsCall() && r.Method == string(Progress) {
-		c.deliver(r.Params)
+	if r, ok := msg.(*jsonrpc.Request); ok && err == nil && !r.IsCall() && tapped(r.Method) {
+		c.deliver(r.Method, r.Params)
 	}
 	return msg, err
 }
 
-// maxTappedEvent bounds what sseProgressTap buffers of one SSE event: a progress notification
+// maxTappedEvent bounds what sseProgressTap buffers of one SSE event: a progress or log notification
 // is small, so a bigger event (a large result) is passed over rather than copied.
 const maxTappedEvent = 64 << 10
 
 // sseProgressTap taps HTTP responses that are event streams (streamable HTTP and SSE): as the
-// SDK reads an SSE body, every complete "message" event carrying a progress notification is
+// SDK reads an SSE body, every complete "message" event carrying a progress or log notification is
 // handed to deliver, before the bytes of any later event reach the SDK.
 type sseProgressTap struct {
 	base    http.RoundTripper
-	deliver func(json.RawMessage)
+	deliver func(method string, params json.RawMessage)
 }
 
 func (t *sseProgressTap) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -111,7 +129,7 @@ func (t *sseProgressTap) RoundTrip(req *http.Request) (*http.Response, error) {
 // LF, and only unnamed or "message" events carry messages.
 type sseTapBody struct {
 	io.ReadCloser
-	deliver func(json.RawMessage)
+	deliver func(method string, params json.RawMessage)
 
 	line     []byte // the current line, while its event is small enough to matter
 	nonBlank bool   // the current line has a byte other than CR
@@ -183,14 +201,14 @@ func (b *sseTapBody) endLine() {
 
 // dispatch ends the current event, delivering it if it is a progress notification.
 func (b *sseTapBody) dispatch() {
-	if !b.skip && !b.other && bytes.Contains(b.data, []byte(`"`+string(Progress)+`"`)) {
+	if !b.skip && !b.other && (bytes.Contains(b.data, []byte(`"`+string(Progress)+`"`)) || bytes.Contains(b.data, []byte(`"`+string(LoggingMessage)+`"`))) {
 		var msg struct {
 			ID     json.RawMessage `json:"id"`
 			Method string          `json:"method"`
 			Params json.RawMessage `json:"params"`
 		}
-		if json.Unmarshal(b.data, &msg) == nil && msg.ID == nil && msg.Method == string(Progress) {
-			b.deliver(msg.Params)
+		if json.Unmarshal(b.data, &msg) == nil && msg.ID == nil && tapped(msg.Method) {
+			b.deliver(msg.Method, msg.Params)
 		}
 	}
 	b.skip, b.other, b.data, b.hasData = false, false, b.data[:0], false

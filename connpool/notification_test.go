@@ -18,7 +18,7 @@ func tapAll(t *testing.T, stream string, chunk int) (delivered []string, passed 
 	if chunk > 0 {
 		r = &chunkReader{r: r, n: chunk}
 	}
-	b := &sseTapBody{ReadCloser: io.NopCloser(r), deliver: func(p json.RawMessage) { delivered = append(delivered, string(p)) }}
+	b := &sseTapBody{ReadCloser: io.NopCloser(r), deliver: func(_ string, p json.RawMessage) { delivered = append(delivered, string(p)) }}
 	out, err := io.ReadAll(b)
 	if err != nil {
 		t.Fatal(err)
@@ -80,7 +80,7 @@ func TestSSETapFindsProgressAsTheSDKFramesIt(t *testing.T) {
 }
 
 func TestSSETapPassesErrorsOn(t *testing.T) {
-	b := &sseTapBody{ReadCloser: io.NopCloser(iotest.ErrReader(io.ErrUnexpectedEOF)), deliver: func(json.RawMessage) { t.Error("delivered from nothing") }}
+	b := &sseTapBody{ReadCloser: io.NopCloser(iotest.ErrReader(io.ErrUnexpectedEOF)), deliver: func(string, json.RawMessage) { t.Error("delivered from nothing") }}
 	if _, err := b.Read(make([]byte, 8)); err != io.ErrUnexpectedEOF {
 		t.Fatalf("err = %v", err)
 	}
@@ -90,7 +90,7 @@ func TestSSETapPassesErrorsOn(t *testing.T) {
 func TestSSETapDoesNotAllocatePerEvent(t *testing.T) {
 	stream := []byte("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
 	r := bytes.NewReader(stream)
-	b := &sseTapBody{ReadCloser: io.NopCloser(r), deliver: func(json.RawMessage) { t.Error("delivered a result") }}
+	b := &sseTapBody{ReadCloser: io.NopCloser(r), deliver: func(string, json.RawMessage) { t.Error("delivered a result") }}
 	buf := make([]byte, len(stream))
 	read := func() {
 		r.Reset(stream)

@@ -13,6 +13,11 @@ const (
 	DefaultIdleTimeout = 5 * time.Minute
 	DefaultKillGrace   = 2 * time.Second
 	DefaultStderrBytes = 16 << 10
+	// DefaultProtocolVersion is the MCP version the pool asks servers for: the latest one in
+	// which a server may send requests (sampling, elicitation, roots) to its client during a
+	// call, which is how a gateway's clients get them. From 2026-07-28 (SEP-2322) those are
+	// embedded in results instead, which no client of the 2025-11-25 protocol can be given.
+	DefaultProtocolVersion = "2025-11-25"
 )
 
 // GlobalPartition is the partition of pool- and agent-scoped servers, shared
@@ -42,6 +47,9 @@ type Options struct {
 	// connects: the place to register custom methods such as SEP-2640's skills/list (package
 	// config passes mcpcap.RegisterSkillMethods). An error fails that start.
 	ConfigureClient func(*mcp.Client) error
+	// ProtocolVersion is the version sent at initialize (DefaultProtocolVersion); the server
+	// may answer with an older one it supports.
+	ProtocolVersion string
 	// Subreaper, when true, makes this process a child subreaper
 	// (prctl(PR_SET_CHILD_SUBREAPER), Linux only) so that a stdio server's
 	// grandchildren are reparented to this process rather than to init, and
@@ -71,6 +79,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.Logger == nil {
 		r.Logger = slog.Default()
+	}
+	if r.ProtocolVersion == "" {
+		r.ProtocolVersion = DefaultProtocolVersion
 	}
 	if r.ClientInfo == nil {
 		r.ClientInfo = &mcp.Implementation{Name: "agentpool", Version: "dev"}

@@ -17,7 +17,7 @@
 //     contract written on it and checked by ext/exttest. Everything else is an optional
 //     interface found by type assertion, the database/sql and Caddy way: ToolProvider,
 //     Instructor, TurnInstructor, SkillResource, ResourceSource, CommandResource, Completer,
-//     HealthReporter, ResourceSubscriber, Composite, ChangeObservable, Originator.
+//     HealthReporter, ResourceSubscriber, LogSource, Composite, ChangeObservable, Originator.
 //   - Where a capability's content comes from is explicit: an Origin (local, project, remote)
 //     given at registration (WithOrigin) or said by the capability (Originator), never guessed
 //     from the interfaces it implements. Routing ranks skill sources by it (local first) and
@@ -26,6 +26,11 @@
 //     and a progress sink; an expanded command is a PromptResult of role-tagged, typed
 //     messages; tools, resources, templates and commands carry icons; completion is
 //     Completer with ext types.
+//   - The caller's client (Client) travels in the context (WithClient, ClientFrom), not in
+//     ToolCall, so any request may carry it; its methods take and return the MCP requests'
+//     JSON, so nothing is lost between a gateway's client and an upstream server, and ext
+//     stays free of any SDK. Log messages are a separate optional interface (LogSource),
+//     callback based like ChangeObservable: they are not changes.
 //   - Stamp identifies the state of what a scope sees (registrations and a per-registration
 //     count of change events), so a view cache can tell in one pass, without a goroutine per
 //     scope, whether a compiled view is still current: an event invalidates exactly the scopes

@@ -55,7 +55,47 @@
 //     JSON (-32700, HTTP 400) and requests of unknown methods (-32601) in a session get
 //     JSON-RPC errors from the gateway, where the go-sdk would answer in plain text. The go-sdk's own Host check (a loopback listener
 //     refuses a non-loopback Host header) stays on.
-//   - Not yet here (a later forwarding layer wraps the session): progress, cancellation,
-//     logging, sampling, elicitation, roots and subscriptions; per-agent paths; SEP-2640
-//     skills/list and skills/get; stateless mode. The session cap is per Gateway.
+//   - Forwarding, both ways (forward.go, logs.go, subscribe.go, outbox.go):
+//   - Progress: a call with the client's progressToken gets a sink (ext.ToolCall.Progress);
+//     the capability sends a token of its own upstream and the gateway sends each
+//     notification to the client under the client's token, on the call's stream. Progress
+//     and log messages go through a per-session outbox (a goroutine only while something
+//     waits, at most 4096 queued, then dropped and logged), because they are produced on an
+//     upstream's reading goroutine, which must not wait for a client; the call's result is
+//     sent only once everything queued before it was sent, so nothing is overtaken.
+//   - Cancellation: the client's notifications/cancelled cancels the handler's context, which
+//     is the upstream call's: the go-sdk client sends notifications/cancelled upstream with
+//     its own request id and the upstream session stays up.
+//   - The server's requests to its client: every tools/call, prompts/get and resources/read
+//     carries its client (ext.WithClient, a caller value: the session and the request's
+//     context), which package mcpcap records with the call in flight; connpool routes a request to the one client with calls in flight
+//     to that server, refuses it when calls of several clients are in flight (a JSON-RPC
+//     error saying so), and for a session's own server falls back to the session. The
+//     gateway sends it on the call's stream while the call runs (as the server would have,
+//     directly), on the session's stream after. A request for a capability the client did not
+//     declare is answered -32000 with a message naming it (not -32601, whose message the
+//     go-sdk replaces with a bare "method not found").
+//     Since agentpool connects shared servers before any client is known, it declares
+//     sampling (with tools), elicitation (form and URL) and roots to every server and leaves
+//     the refusal to the client of each call. Elicitation schemas are the client's to check
+//     (the go-sdk client's own check, stricter than the spec's clients, is bypassed).
+//   - Logging: logging/setLevel is recorded by the go-sdk (ServerSession.Log then filters at
+//     the session's level, and sends nothing before one is set) and forwarded to every
+//     ext.LogSource the session sees (a shared server keeps the most verbose level any
+//     session asked for). Every session observes the log sources it sees, so a shared
+//     server's messages reach every session that sees it, each at its level; a message that
+//     arrives while the session has a call in flight to that server goes on the call's stream,
+//     ahead of the result.
+//   - Subscriptions: resources/subscribe goes to the first visible capability that has the
+//     resource and implements ext.ResourceSubscriber, once per session and URI (mcpcap counts
+//     holders per upstream session, so a shared server is subscribed once); updates come back
+//     as resources_changed events with the URI and the go-sdk sends resources/updated to the
+//     sessions subscribed. A session's subscriptions are given back when it ends.
+//   - Protocol version: the gateway agrees to 2025-11-25 at most (a newer version asked for
+//     is answered with it; server/discover is refused, so a go-sdk client falls back to
+//     initialize), as connpool asks upstream servers for it: from 2026-07-28 a server's
+//     requests to its client are embedded in results (SEP-2322), which is not translated.
+//   - Not yet here: roots list_changed from a client to the servers; per-agent
+//     paths; SEP-2640 skills/list and skills/get; stateless mode. The session cap is per
+//     Gateway.
 package gateway

@@ -12,9 +12,23 @@ import (
 // The handlers route through the session's current view: a call reaches the capability that
 // serves the name now, with arguments and _meta as the client sent them.
 
+// callTool forwards a call with what goes with it: the client (ext.Client, for the server's
+// requests), the client's progress token (the capability's progress reaches the client under
+// it) and, for log messages, the record of a call in flight to the capability. Whatever the
+// upstream sent ahead of its result is sent to the client before the result.
 func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	call := &ext.ToolCall{Name: req.Params.Name, Arguments: req.Params.Arguments, Meta: rawMeta(req.Params.Meta)}
-	res, err := s.view.Load().CallTool(ctx, call)
+	v := s.view.Load()
+	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})
+	if tok := req.Params.GetProgressToken(); tok != nil {
+		call.Progress = s.progressSink(ctx, req.Session, tok)
+	}
+	if p, _, err := v.Route(call.Name); err == nil {
+		defer s.out.flush(ctx) // runs after done: what arrives later is not related to the call
+		done := s.flight(ctx, p)
+		defer done()
+	}
+	res, err := v.CallTool(ctx, call)
 	if err != nil {
 		return nil, rpcError(err)
 	}
@@ -22,6 +36,7 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 }
 
 func (s *session) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
+	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})
 	res, err := s.view.Load().GetCommand(ctx, &ext.CommandRequest{Name: req.Params.Name, Named: req.Params.Arguments})
 	if err != nil {
 		return nil, rpcError(err)
@@ -31,6 +46,7 @@ func (s *session) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mc
 
 func (s *session) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	uri := req.Params.URI
+	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})
 	cs, err := s.view.Load().ReadResource(ctx, uri)
 	if errors.Is(err, ext.ErrNotFound) {
 		return nil, mcp.ResourceNotFoundError(uri)

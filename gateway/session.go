@@ -9,12 +9,13 @@ import (
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // session is one MCP client session: its scope, its own mcp.Server (an mcp.Server sends
 // list_changed to all of its sessions, so each client needs its own to see its own view) and
-// what that server holds. A later forwarding layer (progress, logging, sampling) wraps it.
+// what that server holds, and what it forwards (forward.go, logs.go, subscribe.go).
 type session struct {
 	g      *Gateway
 	id     string
@@ -35,6 +36,17 @@ type session struct {
 	held    struct {
 		tools, prompts, resources, templates map[string]string // key → fingerprint
 	}
+
+	out outbox // forwarded notifications, in order
+
+	logMu    sync.Mutex
+	logLevel string                   // the level the client set; "" before
+	logStops map[ext.LogSource]func() // the log sources observed
+	flightMu sync.Mutex
+	flights  map[any][]context.Context // capability → contexts of the calls in flight to it
+
+	subMu sync.Mutex
+	subs  map[string]ext.ResourceSubscriber // subscribed URI → the capability holding it
 }
 
 // open admits a session of id: OpenSession for it, its change stream, its view, and a
@@ -77,12 +89,16 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:     &mcp.ToolCapabilities{ListChanged: true},
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+			Logging:   &mcp.LoggingCapabilities{},
 		},
-		CompletionHandler: s.complete,
+		CompletionHandler:  s.complete,
+		SubscribeHandler:   s.subscribe,
+		UnsubscribeHandler: s.unsubscribe,
 	})
-	s.server.AddReceivingMiddleware(s.initialized)
+	s.server.AddReceivingMiddleware(s.initialized, s.setLevel)
 	s.apply(v)
+	s.syncLogs(ctx)
 	s.watchDone = make(chan struct{})
 	g.wg.Add(1)
 	go s.watch(wctx, events)
@@ -90,9 +106,26 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	return s, nil
 }
 
-// initialized binds the session to its go-sdk ServerSession once initialize succeeded.
+// maxProtocolVersion is the newest MCP version the gateway agrees to: the last in which a
+// server sends sampling, elicitation and roots requests to its client during a call, as the
+// upstream servers do to agentpool (connpool.DefaultProtocolVersion). From 2026-07-28 those
+// are embedded in results (SEP-2322), which the gateway does not translate.
+const maxProtocolVersion = "2025-11-25"
+
+// initialized binds the session to its go-sdk ServerSession once initialize succeeded. A
+// client asking for a newer version than maxProtocolVersion is answered with that one (MCP
+// version negotiation), and server/discover, the 2026-07-28 handshake, is refused so that a
+// client falls back to initialize.
 func (s *session) initialized(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		switch method {
+		case "server/discover":
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "server/discover: not supported; use initialize (protocol " + maxProtocolVersion + ")"}
+		case "initialize":
+			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && p.ProtocolVersion > maxProtocolVersion {
+				p.ProtocolVersion = maxProtocolVersion
+			}
+		}
 		res, err := next(ctx, method, req)
 		if method == "initialize" && err == nil {
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
@@ -123,6 +156,13 @@ func (s *session) bind(ss *mcp.ServerSession) {
 	if closing {
 		_ = ss.Close()
 	}
+}
+
+// conn returns the client connection, or nil before initialize.
+func (s *session) conn() *mcp.ServerSession {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ss
 }
 
 // bound reports whether a client connection was bound.
@@ -157,6 +197,11 @@ func (s *session) end() {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), s.g.opts.CloseTimeout)
 		defer cancel()
+		s.stopLogs()
+		if n := s.out.close(); n > 0 {
+			s.g.log.Warn("notifications dropped: the client did not keep up", "session", s.id, "dropped", n)
+		}
+		s.unsubscribeAll(ctx) // a pool server's subscriptions outlive the session otherwise
 		var err error
 		if f := s.g.opts.CloseSession; f != nil {
 			err = f(ctx, s.id)
@@ -181,14 +226,22 @@ func (s *session) end() {
 func (s *session) watch(ctx context.Context, events <-chan ext.ChangeEvent) {
 	defer s.g.wg.Done()
 	defer close(s.watchDone)
-	for range events {
+	for ev := range events {
+		updated := map[string]bool{}
+		note := func(ev ext.ChangeEvent) {
+			if ev.Kind == ext.ResourcesChanged && ev.SourceURI != "" {
+				updated[ev.SourceURI] = true
+			}
+		}
+		note(ev)
 	drain:
 		for {
 			select {
-			case _, ok := <-events:
+			case ev, ok := <-events:
 				if !ok {
 					return
 				}
+				note(ev)
 			default:
 				break drain
 			}
@@ -202,5 +255,7 @@ func (s *session) watch(ctx context.Context, events <-chan ext.ChangeEvent) {
 			continue
 		}
 		s.apply(v)
+		s.syncLogs(ctx)
+		s.resourcesUpdated(ctx, updated)
 	}
 }

@@ -53,6 +53,8 @@ type Cap struct {
 	connectSem chan struct{}
 	// progress routes progress notifications to the calls that asked for them.
 	progress progressRoutes
+	// logs are the observers of the server's log messages.
+	logs logObservers
 
 	stop chan struct{} // closed by Close; stops watchers, backoff sleeps and waits for the pool
 	wg   sync.WaitGroup

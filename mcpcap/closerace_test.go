@@ -65,11 +65,11 @@ func TestCloseDuringPendingConnect(t *testing.T) {
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			once.Do(func() { close(arrived) })
-			select { // hold initialize until the test is done
+			select { // hold initialize until the test is done, and never answer it
 			case <-release:
 			case <-r.Context().Done():
-				return
 			}
+			return
 		}
 		h.ServeHTTP(w, r)
 	}))

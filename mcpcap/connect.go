@@ -255,6 +255,9 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 	c.promptList.drop()
 	c.skillList.drop()
 	c.mu.Unlock()
+	if err := c.sendLogLevel(ctx, cn); err != nil {
+		c.log.Warn("log level not set", "err", err)
+	}
 	if reconnect {
 		c.log.Info("reconnected", "pid", cn.pid())
 		// A new server session knows nothing of the old one's subscriptions.

@@ -45,6 +45,15 @@
 //     gateway's client) is the caller's to map; without a sink it is not sent at all. An
 //     injected client's progress arrives only through HandleNotification, from the SDK's
 //     handler goroutine, so for it that ordering is not guaranteed.
+//   - The server's requests to its client (sampling, elicitation, roots): a call (tools/call,
+//     prompts/get, resources/read) records the ext.Client its context carries (none: a call
+//     without one) with the pooled connection (connpool.Conn.Track), so connpool can route the server's requests made during it to
+//     that client; see connpool's rule. An injected client's owner routes them itself.
+//   - Log messages (notifications/message) reach the ObserveLog observers in the order the
+//     server sent them, ahead of the result of a call that was running (connpool delivers
+//     them in transport order). SetLogLevel forwards logging/setLevel when the server
+//     declares logging, keeps the most verbose level asked for (the observers filter at
+//     their own), and sends it again on every new connection.
 //   - Prompts keep their messages' roles and typed content (ext.PromptResult); named
 //     arguments pass as they are, positional ones bind in declaration order.
 //   - Resource subscriptions are counted per URI and per server session, across the Caps
@@ -104,7 +113,9 @@
 //     the live connection's listing, else from the last listing seen (kept across reconnects),
 //     else with none. So a URI of an unknown scheme (a typo) starts no server, and a server's
 //     own scheme routes to it only once it has been listed; mcp://<server>/<uri> always does.
-//   - Prompts are commands named "<server>:<prompt>"; GetCommand binds positional arguments
+//   - Prompts are commands named "<server>:<prompt>", or by the server's own name when
+//     Prefix is "" (set, and empty: a gateway in front of one server is then transparent;
+//     "<server>:<prompt>" stays the qualified name); GetCommand binds positional arguments
 //     in declaration order, joins extra arguments into the last one, and rejects a missing
 //     required argument with an error naming it.
 //   - Skills: skill://…/SKILL.md resources, plus SEP-2640 skills/list entries when the

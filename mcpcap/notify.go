@@ -44,6 +44,10 @@ func (c *Cap) onNotification(n connpool.Notification) {
 		if params, ok := n.Params.(*mcp.ProgressNotificationParams); ok {
 			c.progress.deliver(params)
 		}
+	case connpool.LoggingMessage:
+		if params, ok := n.Params.(*mcp.LoggingMessageParams); ok {
+			c.deliverLog(params)
+		}
 	case connpool.ResourceUpdated:
 		c.emit(ext.ResourcesChanged, n.URI)
 		c.mu.Lock()

@@ -18,9 +18,17 @@ func (c *Cap) ListCommands(ctx context.Context) ([]ext.CommandEntry, error) {
 		return nil, err
 	}
 	out := make([]ext.CommandEntry, 0, len(prompts))
+	// prefix: "" serves the server's names as they are, its prompts' as well as its tools'
+	// (a gateway in front of one server is then transparent); the qualified name still
+	// names the server.
+	bare := c.cfg.Prefix != nil && *c.cfg.Prefix == ""
 	for _, p := range prompts {
+		name := c.cfg.Name + ":" + p.Name
+		if bare {
+			name = p.Name
+		}
 		e := ext.CommandEntry{
-			Name:          c.cfg.Name + ":" + p.Name,
+			Name:          name,
 			QualifiedName: c.cfg.Name + ":" + p.Name,
 			Title:         p.Title,
 			Description:   p.Description,
@@ -81,7 +89,9 @@ func (c *Cap) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext.Pro
 	if err != nil {
 		return nil, err
 	}
+	done := track(ctx, cn)
 	res, err := cn.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: argMap})
+	done()
 	if err != nil {
 		c.noteCallError(cn, err)
 		return nil, fmt.Errorf("mcp server %q: command %q: prompts/get: %w", c.cfg.Name, name, err)

@@ -158,7 +158,9 @@ func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult
 		params.Meta["progressToken"] = token
 	}
 	for attempt := 1; ; attempt++ {
+		done := track(ctx, cn)
 		res, err := cn.session.CallTool(ctx, params)
+		done()
 		if err == nil {
 			return toolResult(res), nil
 		}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/agentpool/agentpool/connpool"
 	"math/big"
 	"os/exec"
 	"sync"
@@ -109,7 +110,10 @@ func bareSession(t *testing.T, transport mcp.Transport) (*mcp.ClientSession, *wi
 	tap := newWireTap(transport)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, nil).Connect(ctx, tap, nil)
+	// The pool's protocol version and capabilities, so that both sides are sent the same thing
+	// (servers offer some tools only to clients that can sample or elicit).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bare", Version: "1"}, &mcp.ClientOptions{Capabilities: connpool.ClientCapabilities()}).Connect(ctx, tap,
+		&mcp.ClientSessionOptions{ProtocolVersion: connpool.DefaultProtocolVersion})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,11 @@
 // SIGTERM, exit at start, never answer initialize, write to stderr.
 //
 // Tools: echo, pid, sleep, count, lookup, state_set, state_get, crash,
-// add_tool, stderr. Resource: test://static/hello. Prompt: greet. Flags are
+// add_tool, stderr, and for forwarding tests sample (asks its client to sample),
+// roots (asks its client for its roots), log (logs at a level), progress
+// (reports progress on the caller's token) and touch (sends resources/updated
+// for a URI to the sessions subscribed to it; subscribe and unsubscribe requests
+// are appended to the --log file as "subscribe <uri>", "unsubscribe <uri>"). Resource: test://static/hello. Prompt: greet. Flags are
 // listed by -help (--log, --ignore-sigterm, --exit-at-start, --hang-initialize,
 // --stderr, --http, --stateless, --require-header, --call-delay, --count-delay,
 // --linger, --skills, --extra-tool).
@@ -109,11 +113,11 @@ func echoTool(_ context.Context, _ *mcp.CallToolRequest, in textArg) (*mcp.CallT
 }
 
 func newServer() (*mcp.Server, error) {
-	var opts *mcp.ServerOptions
+	opts := &mcp.ServerOptions{SubscribeHandler: subscribed, UnsubscribeHandler: unsubscribed}
 	if *skills {
 		caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
 		caps.AddExtension(skillsExtension, nil)
-		opts = &mcp.ServerOptions{Capabilities: caps}
+		opts.Capabilities = caps
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "faultserver", Version: "test"}, opts)
 	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
@@ -202,6 +206,8 @@ func newServer() (*mcp.Server, error) {
 			fmt.Fprintln(os.Stderr, in.Text)
 			return text("ok"), nil, nil
 		})
+
+	addForwardingTools(s)
 
 	s.AddResource(&mcp.Resource{URI: "test://static/hello", Name: "hello", MIMEType: "text/plain", Description: "A static text resource."},
 		func(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

@@ -1,0 +1,146 @@
+package gateway
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Log messages of the upstream servers reach every session that sees the server, at the
+// session's own level (the go-sdk's ServerSession.Log filters by the level the client set,
+// and sends nothing before it set one). A message that arrives while the session has a call in
+// flight to that server is sent on the call's stream, ahead of its result, as the server
+// would have sent it directly.
+
+// setLevel is the receiving middleware of logging/setLevel: after the go-sdk recorded the
+// session's level, each server the session sees is asked for messages at that level.
+func (s *session) setLevel(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		if method != "logging/setLevel" || err != nil {
+			return res, err
+		}
+		p, ok := req.GetParams().(*mcp.SetLoggingLevelParams)
+		if !ok || p == nil {
+			return res, err
+		}
+		level := string(p.Level)
+		s.logMu.Lock()
+		s.logLevel = level
+		srcs := make([]ext.LogSource, 0, len(s.logStops))
+		for src := range s.logStops {
+			srcs = append(srcs, src)
+		}
+		s.logMu.Unlock()
+		for _, src := range srcs {
+			if e := src.SetLogLevel(ctx, level); e != nil {
+				s.g.log.Warn("log level not forwarded", "session", s.id, "err", e)
+			}
+		}
+		return res, err
+	}
+}
+
+// syncLogs observes the log sources the session sees now, and stops observing those it no
+// longer sees. A new source is asked for the session's level, if it set one.
+func (s *session) syncLogs(ctx context.Context) {
+	seen := map[ext.LogSource]bool{}
+	for _, r := range s.g.reg.Registrations(s.scope) {
+		if src, ok := r.Capability.(ext.LogSource); ok {
+			seen[src] = true
+		}
+	}
+	s.logMu.Lock()
+	if s.logStops == nil {
+		s.logStops = make(map[ext.LogSource]func())
+	}
+	var added []ext.LogSource
+	for src, stop := range s.logStops {
+		if !seen[src] {
+			stop()
+			delete(s.logStops, src)
+		}
+	}
+	for src := range seen {
+		if _, ok := s.logStops[src]; !ok {
+			s.logStops[src] = src.ObserveLog(func(m ext.LogMessage) { s.deliverLog(src, m) })
+			added = append(added, src)
+		}
+	}
+	level := s.logLevel
+	s.logMu.Unlock()
+	if level == "" {
+		return
+	}
+	for _, src := range added {
+		if err := src.SetLogLevel(ctx, level); err != nil {
+			s.g.log.Warn("log level not forwarded", "session", s.id, "err", err)
+		}
+	}
+}
+
+// stopLogs stops observing every log source.
+func (s *session) stopLogs() {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	for src, stop := range s.logStops {
+		stop()
+		delete(s.logStops, src)
+	}
+}
+
+// deliverLog queues a log message of src for the client.
+func (s *session) deliverLog(src ext.LogSource, m ext.LogMessage) {
+	ss := s.conn()
+	if ss == nil {
+		return
+	}
+	ctx := s.inFlight(src)
+	params := &mcp.LoggingMessageParams{Level: mcp.LoggingLevel(m.Level), Logger: m.Logger}
+	if len(m.Data) > 0 {
+		params.Data = json.RawMessage(m.Data)
+	}
+	s.out.send(func() {
+		if err := ss.Log(ctx, params); err != nil {
+			s.g.log.Debug("log message not sent", "session", s.id, "err", err)
+		}
+	})
+}
+
+// flight records a call in flight to capability owner, until done.
+func (s *session) flight(ctx context.Context, owner any) (done func()) {
+	s.flightMu.Lock()
+	if s.flights == nil {
+		s.flights = make(map[any][]context.Context)
+	}
+	s.flights[owner] = append(s.flights[owner], ctx)
+	s.flightMu.Unlock()
+	return func() {
+		s.flightMu.Lock()
+		defer s.flightMu.Unlock()
+		list := s.flights[owner]
+		for i, c := range list {
+			if c == ctx {
+				list = append(list[:i], list[i+1:]...)
+				break
+			}
+		}
+		if len(list) == 0 {
+			delete(s.flights, owner)
+		} else {
+			s.flights[owner] = list
+		}
+	}
+}
+
+// inFlight returns the context of the latest call in flight to owner, or a background one.
+func (s *session) inFlight(owner any) context.Context {
+	s.flightMu.Lock()
+	defer s.flightMu.Unlock()
+	if list := s.flights[owner]; len(list) > 0 {
+		return list[len(list)-1]
+	}
+	return context.Background()
+}

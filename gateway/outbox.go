@@ -1,0 +1,92 @@
+package gateway
+
+import (
+	"context"
+	"sync"
+)
+
+// maxOutbox bounds the notifications a session may have waiting to be sent; beyond it new
+// ones are dropped (and counted), so a client that stops reading cannot make the gateway
+// hold an upstream's whole output.
+const maxOutbox = 4096
+
+// outbox sends a session's forwarded notifications (progress, log messages) in the order they
+// arrived, on a goroutine of its own: they are produced on an upstream connection's reading
+// goroutine, which must not wait for a client. The goroutine runs only while something is
+// waiting, so an idle session costs none.
+type outbox struct {
+	wg sync.WaitGroup // a running sender
+
+	mu      sync.Mutex
+	q       []func()
+	running bool
+	closed  bool // the session ended: nothing more is sent
+	dropped int
+}
+
+// send queues f; it never blocks.
+func (o *outbox) send(f func()) { o.push(f, false) }
+
+func (o *outbox) push(f func(), always bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.closed {
+		return
+	}
+	if len(o.q) >= maxOutbox && !always {
+		o.dropped++
+		return
+	}
+	o.q = append(o.q, f)
+	if !o.running {
+		o.running = true
+		o.wg.Add(1)
+		go o.run()
+	}
+}
+
+func (o *outbox) run() {
+	defer o.wg.Done()
+	for {
+		o.mu.Lock()
+		if len(o.q) == 0 {
+			o.running = false
+			o.mu.Unlock()
+			return
+		}
+		f := o.q[0]
+		o.q[0] = nil
+		o.q = o.q[1:]
+		o.mu.Unlock()
+		f()
+	}
+}
+
+// close drops what is queued and anything sent later, waits for a running sender, and
+// returns how many notifications were dropped for want of room.
+func (o *outbox) close() (dropped int) {
+	o.mu.Lock()
+	o.closed = true
+	o.q = nil
+	dropped = o.dropped
+	o.mu.Unlock()
+	o.wg.Wait()
+	return dropped
+}
+
+// flush returns once everything queued before it has been sent, or ctx ended: a call's result
+// must not overtake the progress and log messages that preceded it.
+func (o *outbox) flush(ctx context.Context) {
+	done := make(chan struct{})
+	o.push(func() { close(done) }, true)
+	o.mu.Lock()
+	closed := o.closed
+	o.mu.Unlock()
+	if closed {
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+}
