@@ -4,7 +4,7 @@
 // SIGTERM, exit at start, never answer initialize, write to stderr.
 //
 // Tools: echo, pid, sleep, count, lookup, state_set, state_get, crash,
-// add_tool, stderr. Resource: test://static/hello. Prompt: greet. Flags are
+// add_tool, stderr, gate (gate.go). Resource: test://static/hello. Prompt: greet. Flags are
 // listed by -help (--log, --ignore-sigterm, --exit-at-start, --hang-initialize,
 // --stderr, --http, --stateless, --require-header, --call-delay, --count-delay,
 // --linger, --skills, --extra-tool).
@@ -212,6 +212,7 @@ func newServer() (*mcp.Server, error) {
 			name := req.Params.Arguments["name"]
 			return &mcp.GetPromptResult{Description: "greeting", Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello, " + name + "!"}}}}, nil
 		})
+	addGateTools(s)
 	if *extraTool != "" {
 		mcp.AddTool(s, &mcp.Tool{Name: *extraTool, Description: "Echo-like tool added by --extra-tool.", Annotations: readOnly}, echoTool)
 	}
