@@ -151,7 +151,7 @@ type Result struct {
 	// assistant message and tool results. A step cut short by an interruption is not in
 	// them: no partial tool result, and every tool call has its answer, so Messages can be
 	// the next turn's History as they are.
-	Messages []Message `json:"messages"`
+	Messages []Message  `json:"messages"`
 	Stop     StopReason `json:"stop"`
 	// Steps counts the model steps that completed.
 	Steps int `json:"steps"`
