@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -145,8 +147,9 @@ func (f *fake) ListResources(context.Context) ([]ext.ResourceEntry, error) {
 	defer f.mu.Unlock()
 	var out []ext.ResourceEntry
 	for u, r := range f.res {
-		out = append(out, ext.ResourceEntry{URI: u, Name: u, MIMEType: r.MIMEType})
+		out = append(out, ext.ResourceEntry{URI: u, Name: "n", MIMEType: r.MIMEType})
 	}
+	slices.SortFunc(out, func(a, b ext.ResourceEntry) int { return strings.Compare(a.URI, b.URI) })
 	return out, nil
 }
 
