@@ -1,0 +1,341 @@
+package agent_test
+
+// Integration tests of RFC-0051 sequence diagrams 5-9 and hot swap: a scripted model, real
+// MCP server processes (the faultserver) over stdio, leased from a real connection pool by
+// capabilities a real host built.
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/mcpcap"
+)
+
+// fixture is a host over a private copy of the faultserver binary (so a test can remove it
+// and make a restart fail) writing its events to a log.
+type fixture struct {
+	dir, bin, log string
+	h             *host.Host
+	mu            sync.Mutex
+	seen          []int // pids learnt from results, checked like the log's
+}
+
+// track records the pid a tool result names, to check it is gone after the host.
+func (f *fixture) track(t *testing.T, text string) int {
+	t.Helper()
+	pid, err := strconv.Atoi(text)
+	if err != nil {
+		t.Fatalf("pid %q: %v", text, err)
+	}
+	f.mu.Lock()
+	f.seen = append(f.seen, pid)
+	f.mu.Unlock()
+	return pid
+}
+
+// newFixture builds a host from the config yaml, in which BIN and LOG stand for the binary
+// and the log. The host is closed when the test ends, and every server process it started
+// must be gone by then.
+func newFixture(t *testing.T, yaml string) *fixture {
+	t.Helper()
+	f := &fixture{dir: t.TempDir()}
+	f.bin = filepath.Join(f.dir, "bin", "faultserver")
+	f.log = filepath.Join(f.dir, "server.log")
+	copyFile(t, testserver.Build(t), f.bin)
+	yaml = strings.NewReplacer("BIN", f.bin, "LOG", f.log).Replace(yaml)
+	cfg, err := config.Parse(filepath.Join(f.dir, "agentpool.yaml"), []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.h, err = host.Build(context.Background(), cfg, host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := f.h.Close(context.Background()); err != nil {
+			t.Errorf("host close: %v", err)
+		}
+		f.mu.Lock()
+		all := append(f.pids(t), f.seen...)
+		f.mu.Unlock()
+		for _, pid := range all {
+			if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
+				t.Errorf("server process %d outlives the host", pid)
+			}
+		}
+	})
+	return f
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lines returns the server log's lines.
+func (f *fixture) lines() []string {
+	b, err := os.ReadFile(f.log)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	sc := bufio.NewScanner(strings.NewReader(string(b)))
+	for sc.Scan() {
+		out = append(out, sc.Text())
+	}
+	return out
+}
+
+// pids returns every pid named in the log.
+func (f *fixture) pids(t *testing.T) []int {
+	var out []int
+	for _, l := range f.lines() {
+		if i := strings.LastIndexByte(l, ' '); i >= 0 {
+			if pid, err := strconv.Atoi(l[i+1:]); err == nil && !slices.Contains(out, pid) {
+				out = append(out, pid)
+			}
+		}
+	}
+	return out
+}
+
+// waitLog waits until the log holds n lines starting with prefix and returns their pids. It
+// polls: the server writes the log, and nothing else tells the test. The test's own deadline
+// bounds it.
+func (f *fixture) waitLog(t *testing.T, prefix string, n int) []int {
+	for {
+		var pids []int
+		for _, l := range f.lines() {
+			if rest, ok := strings.CutPrefix(l, prefix+" "); ok {
+				pid, _ := strconv.Atoi(rest)
+				pids = append(pids, pid)
+			}
+		}
+		if len(pids) >= n {
+			return pids
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func (f *fixture) count(prefix string) int {
+	n := 0
+	for _, l := range f.lines() {
+		if strings.HasPrefix(l, prefix+" ") {
+			n++
+		}
+	}
+	return n
+}
+
+// session opens a session scope of the host, closed when the test ends.
+func (f *fixture) session(t *testing.T, id string) {
+	t.Helper()
+	if err := f.h.OpenSession(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = f.h.CloseSession(context.Background(), id) })
+}
+
+func (f *fixture) agent(t *testing.T, m agent.Model, subs ...agent.SubagentSpec) *agent.Agent {
+	t.Helper()
+	a, err := agent.New(agent.Options{Model: m, Registry: f.h.Registry, Scope: ext.Scope{SessionID: "s1", AgentName: "main"}, Subagents: subs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// lastResult returns the text of the last tool result in a request's messages.
+func lastResult(req *agent.Request) string {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == agent.RoleTool {
+			return req.Messages[i].Text()
+		}
+	}
+	return ""
+}
+
+func lastMessage(req *agent.Request) agent.Message { return req.Messages[len(req.Messages)-1] }
+
+func delegate(pairs ...string) func(*agent.Request) (*agent.Response, error) {
+	var args []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		args = append(args, "delegate", fmt.Sprintf(`{"agent":%q,"prompt":%q}`, pairs[i], pairs[i+1]))
+	}
+	return call(args...)
+}
+
+// answerLast answers with the last tool result's text.
+func answerLast(req *agent.Request) (*agent.Response, error) {
+	return &agent.Response{Text: lastResult(req)}, nil
+}
+
+const poolServer = "mcp_servers:\n  srv: {command: BIN, args: [--log, LOG, --count-delay, 1h], retry: {attempts: 2, backoff: 10ms}}\n"
+
+// Diagram 5: a subagent gets agent-scoped capabilities visible to it alone (in its session),
+// inherits the pool's, and loses them when it ends; the pooled process they leased stays and
+// is the one the parent then uses.
+func TestSubagentSpawnAndInheritance(t *testing.T) {
+	f := newFixture(t, poolServer)
+	f.session(t, "s1")
+	f.session(t, "s2")
+	ctx := context.Background()
+	var own *mcpcap.Cap
+	sub := newScript(
+		func(req *agent.Request) (*agent.Response, error) {
+			tools := toolNames(req)
+			if !tools["coder-srv__pid"] || !tools["srv__pid"] {
+				t.Errorf("subagent tools = %v, want its own and the pool's", tools)
+			}
+			for _, s := range []ext.Scope{{SessionID: "s1", AgentName: "main"}, {SessionID: "s2", AgentName: "coder"}, {SessionID: "s1"}} {
+				for _, c := range f.h.Registry.Visible(s) {
+					if c.Name() == "coder-srv" {
+						t.Errorf("%s sees the subagent's capability", s)
+					}
+				}
+			}
+			return call("coder-srv__pid", `{}`)(req)
+		},
+		answerLast)
+	spec := agent.SubagentSpec{Name: "coder", Model: sub, Capabilities: func(context.Context) ([]ext.Capability, error) {
+		cfg := f.h.Servers[0].Config() // the same server, so the same pooled process
+		cfg.Name = "coder-srv"
+		prefix := "coder-srv__"
+		cfg.Prefix = &prefix
+		c, err := mcpcap.New(cfg, mcpcap.WithPool(f.h.Pool, ""))
+		own = c
+		return []ext.Capability{c}, err
+	}}
+	parent := newScript(
+		delegate("coder", "tell me your server's pid"),
+		func(req *agent.Request) (*agent.Response, error) {
+			if toolNames(req)["coder-srv__pid"] {
+				t.Error("the parent is offered the subagent's tool")
+			}
+			return call("srv__pid", `{}`)(req)
+		},
+		answerLast)
+	a := f.agent(t, parent, spec)
+	res, err := a.Run(ctx, &agent.Input{Prompt: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subPid, parentPid := res.Messages[2].Text(), res.Messages[4].Text()
+	f.track(t, subPid)
+	if subPid != parentPid || res.Messages[2].IsError {
+		t.Errorf("subagent's server pid %q, parent's %q: want the same process", subPid, parentPid)
+	}
+	if st := own.Health().State; st != ext.HealthClosed {
+		t.Errorf("subagent capability state = %s, want closed", st)
+	}
+	for _, c := range f.h.Registry.Visible(ext.Scope{SessionID: "s1", AgentName: "coder"}) {
+		if c.Name() == "coder-srv" {
+			t.Error("subagent capability still registered")
+		}
+	}
+	if n := f.h.Pool.Stats().Processes; n != 1 {
+		t.Errorf("pool processes = %d, want 1", n)
+	}
+}
+
+// Diagram 6: the server is killed during a subagent's calls. A read-only call is retried on
+// a new process and the subagent never knows; a non-idempotent one comes back to the model as
+// a tool error, executed once; the server then stays dead (its binary is gone) and the next
+// step's toolset leaves it out. The parent's run goes on.
+func TestServerKilledDuringSubagentCall(t *testing.T) {
+	f := newFixture(t, poolServer)
+	f.session(t, "s1")
+	gate := filepath.Join(f.dir, "gate")
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	sub := newScript(
+		func(req *agent.Request) (*agent.Response, error) {
+			wg.Go(func() {
+				pid := f.waitLog(t, "gate", 1)[0]
+				if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+					t.Error(err)
+				}
+				if err := os.WriteFile(gate, nil, 0o644); err != nil {
+					t.Error(err)
+				}
+			})
+			return call("srv__gate", fmt.Sprintf(`{"path":%q,"key":"k"}`, gate))(req)
+		},
+		func(req *agent.Request) (*agent.Response, error) {
+			if m := lastMessage(req); m.IsError || m.Text() != "gate-k" {
+				t.Errorf("read-only call after the crash = %+v, want gate-k recovered", m)
+			}
+			wg.Go(func() {
+				pids := f.waitLog(t, "count", 1)
+				if err := os.Remove(f.bin); err != nil { // no restart from now on
+					t.Error(err)
+				}
+				if err := syscall.Kill(pids[0], syscall.SIGKILL); err != nil {
+					t.Error(err)
+				}
+			})
+			return call("srv__count", `{}`)(req)
+		},
+		func(req *agent.Request) (*agent.Response, error) {
+			if m := lastMessage(req); !m.IsError || !strings.Contains(m.Text(), "srv__count") {
+				t.Errorf("non-idempotent call cut off = %+v, want a tool error", m)
+			}
+			for n := range toolNames(req) {
+				if strings.HasPrefix(n, "srv__") {
+					t.Errorf("the dead server's tool %s is still offered", n)
+				}
+			}
+			return &agent.Response{Text: "srv is gone"}, nil
+		})
+	parent := newScript(delegate("worker", "do it"), answerLast)
+	a := f.agent(t, parent, agent.SubagentSpec{Name: "worker", Model: sub})
+	res, err := a.Run(context.Background(), &agent.Input{Prompt: "go"})
+	if err != nil || res.Text != "srv is gone" {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	wg.Wait()
+	if n := f.count("count"); n != 1 {
+		t.Errorf("count executed %d times, want once", n)
+	}
+	if g := f.waitLog(t, "gate", 2); g[0] == g[1] {
+		t.Errorf("gate ran twice in process %d: want a new process for the retry", g[0])
+	}
+	if s := f.h.Servers[0].Health().State; s != ext.HealthDegraded {
+		t.Errorf("srv state = %s, want degraded", s)
+	}
+}
