@@ -26,6 +26,7 @@ import (
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/mcpcap"
+	"go.uber.org/goleak"
 )
 
 // fixture is a host over a private copy of the faultserver binary (so a test can remove it
@@ -52,13 +53,16 @@ func (f *fixture) track(t *testing.T, text string) int {
 
 // newFixture builds a host from the config yaml, in which BIN and LOG stand for the binary
 // and the log. The host is closed when the test ends, and every server process it started
-// must be gone by then.
-func newFixture(t *testing.T, yaml string) *fixture {
+// must be gone by then. prepare, when given, writes files before the host is built.
+func newFixture(t *testing.T, yaml string, prepare ...func(*fixture)) *fixture {
 	t.Helper()
 	f := &fixture{dir: t.TempDir()}
 	f.bin = filepath.Join(f.dir, "bin", "faultserver")
 	f.log = filepath.Join(f.dir, "server.log")
 	copyFile(t, testserver.Build(t), f.bin)
+	for _, p := range prepare {
+		p(f)
+	}
 	yaml = strings.NewReplacer("BIN", f.bin, "LOG", f.log).Replace(yaml)
 	cfg, err := config.Parse(filepath.Join(f.dir, "agentpool.yaml"), []byte(yaml))
 	if err != nil {
@@ -180,6 +184,21 @@ func (f *fixture) agent(t *testing.T, m agent.Model, subs ...agent.SubagentSpec)
 	return a
 }
 
+// ownServer returns a SubagentSpec.Capabilities building an agent-scoped capability named
+// name for the pool's server srv (the same config, so the same pooled process), its tools
+// prefixed "<name>__"; the capability is stored in *out.
+func (f *fixture) ownServer(name string, out **mcpcap.Cap) func(context.Context) ([]ext.Capability, error) {
+	return func(context.Context) ([]ext.Capability, error) {
+		cfg := f.h.Servers[0].Config()
+		cfg.Name = name
+		prefix := name + "__"
+		cfg.Prefix = &prefix
+		c, err := mcpcap.New(cfg, mcpcap.WithPool(f.h.Pool, ""))
+		*out = c
+		return []ext.Capability{c}, err
+	}
+}
+
 // lastResult returns the text of the last tool result in a request's messages.
 func lastResult(req *agent.Request) string {
 	for i := len(req.Messages) - 1; i >= 0; i-- {
@@ -232,15 +251,7 @@ func TestSubagentSpawnAndInheritance(t *testing.T) {
 			return call("coder-srv__pid", `{}`)(req)
 		},
 		answerLast)
-	spec := agent.SubagentSpec{Name: "coder", Model: sub, Capabilities: func(context.Context) ([]ext.Capability, error) {
-		cfg := f.h.Servers[0].Config() // the same server, so the same pooled process
-		cfg.Name = "coder-srv"
-		prefix := "coder-srv__"
-		cfg.Prefix = &prefix
-		c, err := mcpcap.New(cfg, mcpcap.WithPool(f.h.Pool, ""))
-		own = c
-		return []ext.Capability{c}, err
-	}}
+	spec := agent.SubagentSpec{Name: "coder", Model: sub, Capabilities: f.ownServer("coder-srv", &own)}
 	parent := newScript(
 		delegate("coder", "tell me your server's pid"),
 		func(req *agent.Request) (*agent.Response, error) {
@@ -337,5 +348,182 @@ func TestServerKilledDuringSubagentCall(t *testing.T) {
 	}
 	if s := f.h.Servers[0].Health().State; s != ext.HealthDegraded {
 		t.Errorf("srv state = %s, want degraded", s)
+	}
+}
+
+// writeSkill writes skills/<name>/SKILL.md under the fixture's folder.
+func (f *fixture) writeSkill(t *testing.T, name, frontmatter, body string) {
+	t.Helper()
+	p := filepath.Join(f.dir, "skills", name, "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("---\nname: "+name+"\n"+frontmatter+"---\n"+body+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Diagram 7: a skill's own MCP server fails for good during a subagent's run. The subagent
+// loses that server's tools only: the skill's instructions (catalogue and body) stay, its
+// files stay readable, and the run goes on.
+func TestSkillServerFailureKeepsSkill(t *testing.T) {
+	f := newFixture(t, "skills: {dirs: [skills], watch: false}\n", func(f *fixture) {
+		f.writeSkill(t, "review", "description: Reviews code carefully.\nmcp-servers:\n  gh:\n    command: "+f.bin+"\n    args: [--log, "+f.log+"]\n    retry: {attempts: 1, backoff: 10ms}\n", "REVIEW BODY: read skill://review/checklist.md")
+		if err := os.WriteFile(filepath.Join(f.dir, "skills", "review", "checklist.md"), []byte("CHECKLIST"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	})
+	f.session(t, "s1")
+	instructionsIntact := func(req *agent.Request, when string) {
+		if !strings.Contains(req.Instructions.Static, "Reviews code carefully.") || !strings.Contains(req.Instructions.Dynamic, "REVIEW BODY") {
+			t.Errorf("%s: instructions = %+v, want the skill's catalogue entry and body", when, req.Instructions)
+		}
+	}
+	sub := newScript(
+		func(req *agent.Request) (*agent.Response, error) {
+			instructionsIntact(req, "before")
+			if !toolNames(req)["review__pid"] {
+				t.Errorf("tools = %v, want the skill server's", toolNames(req))
+			}
+			return call("review__pid", `{}`)(req)
+		},
+		func(req *agent.Request) (*agent.Response, error) {
+			pid := f.track(t, lastResult(req))
+			if err := os.Remove(f.bin); err != nil {
+				t.Fatal(err)
+			}
+			if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			return call("review__count", `{}`)(req)
+		},
+		func(req *agent.Request) (*agent.Response, error) {
+			if m := lastMessage(req); !m.IsError {
+				t.Errorf("call to the dead skill server = %+v, want a tool error", m)
+			}
+			instructionsIntact(req, "after")
+			for n := range toolNames(req) {
+				if strings.HasPrefix(n, "review__") {
+					t.Errorf("the dead skill server's tool %s is still offered", n)
+				}
+			}
+			return call("read_resource", `{"uri":"skill://review/checklist.md"}`)(req)
+		},
+		func(req *agent.Request) (*agent.Response, error) {
+			if m := lastMessage(req); m.IsError || m.Text() != "CHECKLIST" {
+				t.Errorf("skill file read = %+v", m)
+			}
+			return &agent.Response{Text: "reviewed without gh"}, nil
+		})
+	parent := newScript(delegate("reviewer", "use the review skill"), answerLast)
+	a := f.agent(t, parent, agent.SubagentSpec{Name: "reviewer", Model: sub})
+	res, err := a.Run(context.Background(), &agent.Input{Prompt: "go"})
+	if err != nil || res.Text != "reviewed without gh" {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+}
+
+// Diagram 8: the parent's context is cancelled while its subagent waits on a tool call. The
+// upstream server sees the call cancelled (the go-sdk client sends notifications/cancelled:
+// the handler's context ends while the process and its connection live on), the run returns
+// StopInterrupted with no partial tool result, the subagent's scope is closed, and the next
+// turn uses the same connection. Afterwards no goroutine and no process is left.
+func TestParentInterruption(t *testing.T) {
+	t.Cleanup(func() { goleak.VerifyNone(t) }) // runs last, after the host's close
+	f := newFixture(t, poolServer)
+	f.session(t, "s1")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	sub := newScript(func(req *agent.Request) (*agent.Response, error) {
+		wg.Go(func() {
+			f.waitLog(t, "begin", 1)
+			cancel() // the user interrupts
+		})
+		return call("coder-srv__sleep", `{"ms":3600000}`)(req)
+	})
+	parent := newScript(
+		delegate("coder", "sleep"),
+		func(req *agent.Request) (*agent.Response, error) {
+			if len(req.Messages) != 2 { // turn 1's prompt, turn 2's prompt: nothing in between
+				t.Errorf("turn 2 history = %+v", req.Messages)
+			}
+			return call("srv__pid", `{}`)(req)
+		},
+		answerLast)
+	var own *mcpcap.Cap
+	a := f.agent(t, parent, agent.SubagentSpec{Name: "coder", Model: sub, Capabilities: f.ownServer("coder-srv", &own)})
+	res, err := a.Run(ctx, &agent.Input{Prompt: "delegate"})
+	if !errors.Is(err, context.Canceled) || res.Stop != agent.StopInterrupted {
+		t.Fatalf("Run = %+v, %v; want interrupted", res, err)
+	}
+	if len(res.Messages) != 1 || res.Messages[0].Role != agent.RoleUser {
+		t.Errorf("messages = %+v, want the prompt only (no partial result)", res.Messages)
+	}
+	for _, r := range f.h.Registry.Registrations(ext.Scope{SessionID: "s1", AgentName: "coder"}) {
+		if r.Level >= ext.LevelAgent {
+			t.Errorf("subagent scope still holds %s", r.Capability.Name())
+		}
+	}
+	if st := own.Health().State; st != ext.HealthClosed {
+		t.Errorf("subagent capability state = %s, want closed", st)
+	}
+	sleeper := f.waitLog(t, "cancelled", 1)[0]
+	if n := f.count("done"); n != 0 {
+		t.Errorf("the sleep ran to its end %d times", n)
+	}
+	// The next turn reuses the connection: the same process answers.
+	res, err = a.Run(context.Background(), &agent.Input{Prompt: "pid?", History: res.Messages})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid := f.track(t, res.Text); pid != sleeper {
+		t.Errorf("next turn's server pid %d, want %d (the same connection)", pid, sleeper)
+	}
+	if n := f.h.Pool.Stats().Processes; n != 1 {
+		t.Errorf("pool processes = %d, want 1", n)
+	}
+}
+
+// Diagram 9: two subagents run at once and share one pooled server process: both their calls
+// are in that process at the same time before either ends.
+func TestConcurrentSubagentsShareServer(t *testing.T) {
+	f := newFixture(t, poolServer)
+	f.session(t, "s1")
+	gate := filepath.Join(f.dir, "gate")
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() {
+		f.waitLog(t, "gate", 2) // both calls are waiting in the server
+		if err := os.WriteFile(gate, nil, 0o644); err != nil {
+			t.Error(err)
+		}
+	})
+	sub := func(name string) *script {
+		return newScript(
+			call("srv__gate", fmt.Sprintf(`{"path":%q,"key":%q}`, gate, name)),
+			func(req *agent.Request) (*agent.Response, error) {
+				if got := lastResult(req); got != "gate-"+name {
+					t.Errorf("%s: gate = %q", name, got)
+				}
+				return call("srv__pid", `{}`)(req)
+			},
+			answerLast)
+	}
+	parent := newScript(delegate("analyzer", "a", "reviewer", "b"), answer("both done"))
+	a := f.agent(t, parent, agent.SubagentSpec{Name: "analyzer", Model: sub("analyzer")}, agent.SubagentSpec{Name: "reviewer", Model: sub("reviewer")})
+	res, err := a.Run(context.Background(), &agent.Input{Prompt: "go"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p1, p2 := res.Messages[2].Text(), res.Messages[3].Text()
+	f.track(t, p1)
+	gates := f.waitLog(t, "gate", 2)
+	if p1 != p2 || strconv.Itoa(gates[0]) != p1 || gates[0] != gates[1] {
+		t.Errorf("subagents' pids %s and %s, gate pids %v: want one process", p1, p2, gates)
+	}
+	if n := f.h.Pool.Stats().Processes; n != 1 {
+		t.Errorf("pool processes = %d, want 1", n)
 	}
 }
