@@ -68,7 +68,7 @@ func newFixture(t *testing.T, yaml string, prepare ...func(*fixture)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.h, err = host.Build(context.Background(), cfg, host.Options{})
+	f.h, err = host.Build(context.Background(), cfg, host.Options{Watch: true}) // the config's skills.watch decides
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -525,5 +525,91 @@ func TestConcurrentSubagentsShareServer(t *testing.T) {
 	}
 	if n := f.h.Pool.Stats().Processes; n != 1 {
 		t.Errorf("pool processes = %d, want 1", n)
+	}
+}
+
+// waitChange waits for an event of kind from capability name on ch.
+func waitChange(t *testing.T, ch <-chan ext.ChangeEvent, name string, kind ext.ChangeKind) {
+	t.Helper()
+	for ev := range ch {
+		if ev.Capability == name && ev.Kind == kind {
+			return
+		}
+	}
+	t.Fatalf("change stream ended before %s %s", name, kind)
+}
+
+// Hot swap within a run: the server adds a tool (and sends tools/list_changed) while the
+// model works on step 1; step 2 is offered it and calls it.
+func TestHotSwapUpstreamToolBetweenSteps(t *testing.T) {
+	f := newFixture(t, poolServer)
+	f.session(t, "s1")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes := f.h.Registry.Changes(ctx, ext.Scope{SessionID: "s1", AgentName: "main"})
+	m := newScript(
+		func(req *agent.Request) (*agent.Response, error) {
+			if toolNames(req)["srv__fresh"] {
+				t.Error("srv__fresh offered before it exists")
+			}
+			// Someone else (another client of the same process) adds a tool meanwhile.
+			if _, err := f.h.Servers[0].CallTool(ctx, &ext.ToolCall{Name: "srv__add_tool", Arguments: []byte(`{"name":"fresh"}`)}); err != nil {
+				t.Fatal(err)
+			}
+			waitChange(t, changes, "srv", ext.ToolsChanged)
+			return call("srv__echo", `{"text":"one"}`)(req)
+		},
+		func(req *agent.Request) (*agent.Response, error) {
+			if !toolNames(req)["srv__fresh"] {
+				t.Errorf("step 2 tools = %v, want srv__fresh", toolNames(req))
+			}
+			return call("srv__fresh", `{"text":"two"}`)(req)
+		},
+		answerLast)
+	res, err := f.agent(t, m).Run(ctx, &agent.Input{Prompt: "go"})
+	if err != nil || res.Text != "two" {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+}
+
+// Hot swap between turns: a skill edited after turn 1 changes turn 2's dynamic instructions
+// (its body) while the static part stays byte-identical; an edit of its description changes
+// the static catalogue of turn 3.
+func TestHotSwapSkillEditBetweenTurns(t *testing.T) {
+	f := newFixture(t, "skills: {dirs: [skills], watch: true, debounce: 20ms}\n", func(f *fixture) {
+		f.writeSkill(t, "pdf", "description: Desc one.\n", "BODY ONE")
+	})
+	f.session(t, "s1")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	changes := f.h.Registry.Changes(ctx, ext.Scope{SessionID: "s1", AgentName: "main"})
+	m := newScript(answer("1"), answer("2"), answer("3"))
+	a := f.agent(t, m)
+	turn := func() *agent.Request {
+		t.Helper()
+		if _, err := a.Run(ctx, &agent.Input{Prompt: "use the pdf skill"}); err != nil {
+			t.Fatal(err)
+		}
+		r := m.requests()
+		return r[len(r)-1]
+	}
+	r1 := turn()
+	if !strings.Contains(r1.Instructions.Dynamic, "BODY ONE") || !strings.Contains(r1.Instructions.Static, "Desc one.") {
+		t.Fatalf("turn 1 instructions = %+v", r1.Instructions)
+	}
+	f.writeSkill(t, "pdf", "description: Desc one.\n", "BODY TWO")
+	waitChange(t, changes, "skills", ext.SkillsChanged)
+	r2 := turn()
+	if !strings.Contains(r2.Instructions.Dynamic, "BODY TWO") || strings.Contains(r2.Instructions.Dynamic, "BODY ONE") {
+		t.Errorf("turn 2 dynamic = %q, want the new body", r2.Instructions.Dynamic)
+	}
+	if r2.Instructions.Static != r1.Instructions.Static {
+		t.Errorf("static changed with the body only:\n%q\n%q", r1.Instructions.Static, r2.Instructions.Static)
+	}
+	f.writeSkill(t, "pdf", "description: Desc two.\n", "BODY TWO")
+	waitChange(t, changes, "skills", ext.SkillsChanged)
+	r3 := turn()
+	if !strings.Contains(r3.Instructions.Static, "Desc two.") || strings.Contains(r3.Instructions.Static, "Desc one.") {
+		t.Errorf("turn 3 static = %q, want the new description", r3.Instructions.Static)
 	}
 }
