@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -402,8 +403,7 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 	if len(strings.TrimSpace(string(args))) == 0 {
 		args = json.RawMessage(`{}`)
 	}
-	var obj map[string]json.RawMessage
-	if err := json.Unmarshal(args, &obj); err != nil || obj == nil {
+	if !isObject(args) {
 		return errorMessage(m, fmt.Sprintf("tool %s: the arguments are not a JSON object: %s", c.Name, truncate(string(args), 200))), true
 	}
 	if t, own := st.own[c.Name]; own {
@@ -423,6 +423,13 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 		return errorMessage(m, fmt.Sprintf("tool %s failed: %v", c.Name, err)), false
 	}
 	return resultMessage(m, r), true
+}
+
+// isObject reports whether args is one JSON object, without decoding it (a step's calls are
+// on the hot path).
+func isObject(args json.RawMessage) bool {
+	t := bytes.TrimSpace(args)
+	return len(t) > 1 && t[0] == '{' && json.Valid(t)
 }
 
 func errorMessage(m Message, text string) Message {
