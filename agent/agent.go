@@ -141,6 +141,7 @@ type Input struct {
 	TurnID string
 	// TurnCapabilities are this turn's dynamic capabilities: registered at LevelTurn before
 	// the first step and closed (Registry.CloseScope) when the turn ends, however it ends.
+	// The run owns them: one that cannot be registered is closed too.
 	TurnCapabilities []ext.Capability
 }
 
@@ -217,8 +218,9 @@ func (a *Agent) Run(ctx context.Context, in *Input) (*Result, error) {
 			_ = a.o.Registry.CloseScope(context.WithoutCancel(ctx), scope)
 			a.cache.Forget(scope)
 		}()
-		for _, c := range in.TurnCapabilities {
+		for i, c := range in.TurnCapabilities {
 			if err := a.o.Registry.Register(c, ext.LevelTurn, scope); err != nil {
+				closeAll(ctx, in.TurnCapabilities[i:]) // those registered are closed with the scope
 				return finish(StopError, fmt.Errorf("agent %s: turn %s: %w", scope.AgentName, scope.TurnID, err))
 			}
 		}
@@ -423,6 +425,16 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 		return errorMessage(m, fmt.Sprintf("tool %s failed: %v", c.Name, err)), false
 	}
 	return resultMessage(m, r), true
+}
+
+// closeAll closes capabilities the run owns but could not register, under a context that is
+// not cancelled with the run.
+func closeAll(ctx context.Context, caps []ext.Capability) {
+	for _, c := range caps {
+		if c != nil {
+			_ = c.Close(context.WithoutCancel(ctx))
+		}
+	}
 }
 
 // isObject reports whether args is one JSON object, without decoding it (a step's calls are

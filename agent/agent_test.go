@@ -271,3 +271,18 @@ func TestNewChecksOptions(t *testing.T) {
 		}
 	}
 }
+
+// A turn capability that cannot be registered (a second one of the same name) ends the run
+// before any step, and the run closes every turn capability it was handed.
+func TestTurnCapabilityRegistrationFails(t *testing.T) {
+	one, two := newFake("dup"), newFake("dup")
+	m := newScript(answer("never"))
+	a, _ := setup(t, m, nil)
+	res, err := a.Run(context.Background(), &agent.Input{Prompt: "x", TurnCapabilities: []ext.Capability{one, two}})
+	if !errors.Is(err, ext.ErrDuplicate) || res.Stop != agent.StopError || len(m.requests()) != 0 {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if !one.isClosed() || !two.isClosed() {
+		t.Errorf("closed: %v %v, want both", one.isClosed(), two.isClosed())
+	}
+}

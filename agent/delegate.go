@@ -28,7 +28,7 @@ type SubagentSpec struct {
 	// Capabilities, when set, builds the subagent's agent-scoped capabilities for one spawn.
 	// They are registered at LevelAgent in the parent's session (visible only to this
 	// subagent in this session) before it runs, and unregistered and closed when it ends,
-	// however it ends. MCP servers among them that lease from a connection pool give their
+	// however it ends (on an error, it closes whatever it returns). MCP servers among them that lease from a connection pool give their
 	// lease back: the pooled connection stays for whoever uses it next.
 	Capabilities func(ctx context.Context) ([]ext.Capability, error)
 }
@@ -63,13 +63,12 @@ func (a *Agent) Spawn(ctx context.Context, spec SubagentSpec, prompt string) (*R
 	if spec.Capabilities != nil {
 		caps, err := spec.Capabilities(ctx)
 		if err != nil {
+			closeAll(ctx, caps)
 			return &Result{Stop: StopError}, fmt.Errorf("agent %s: subagent %s: capabilities: %w", a.o.Scope.AgentName, spec.Name, err)
 		}
 		for i, c := range caps {
 			if err := a.o.Registry.Register(c, ext.LevelAgent, scope); err != nil {
-				for _, rest := range caps[i:] { // those registered are closed by CloseScope
-					_ = rest.Close(context.WithoutCancel(ctx))
-				}
+				closeAll(ctx, caps[i:]) // those registered are closed by CloseScope
 				return &Result{Stop: StopError}, fmt.Errorf("agent %s: subagent %s: %w", a.o.Scope.AgentName, spec.Name, err)
 			}
 		}

@@ -194,8 +194,11 @@ func (f *fixture) ownServer(name string, out **mcpcap.Cap) func(context.Context)
 		prefix := name + "__"
 		cfg.Prefix = &prefix
 		c, err := mcpcap.New(cfg, mcpcap.WithPool(f.h.Pool, ""))
+		if err != nil {
+			return nil, err
+		}
 		*out = c
-		return []ext.Capability{c}, err
+		return []ext.Capability{c}, nil
 	}
 }
 
