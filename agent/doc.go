@@ -3,8 +3,8 @@
 // view of its scope as it is now, resource tools for the model, and delegation to subagents
 // whose agent-scoped capabilities live as long as they run. It imports view and ext only:
 // capabilities are reached through the view, and whatever builds them (the host, a test)
-// hands them in. Adapters to LLM SDKs live in sub-packages and only translate Request and
-// Response.
+// hands them in. Adapters to LLM SDKs (sub-packages, not built yet) only translate Request
+// and Response.
 //
 // Decisions taken where the RFC and the issue are silent:
 //
@@ -27,7 +27,10 @@
 //     the turn's end (whatever the reason) closes it with Registry.CloseScope, under a
 //     context that is not cancelled with the run, and drops its cached view. A run without
 //     turn capabilities compiles at the agent scope, whose cached view then serves every
-//     turn: no slot to close, and the first step of a turn is a cache hit.
+//     turn: no slot to close, and the first step of a turn is a cache hit. The run owns its
+//     turn capabilities, as a spawn owns what SubagentSpec.Capabilities built: one that
+//     cannot be registered (a duplicate name) ends the run with StopError before any step,
+//     and is closed with the rest.
 //   - Run always returns a Result: Messages (this turn's, ready to be the next History),
 //     Text (the last answer), Stop and Steps. The error is nil only for StopDone.
 //     StopMaxSteps wraps ErrMaxSteps (default limit DefaultMaxSteps = 20 model steps);
@@ -35,6 +38,8 @@
 //     is worth retrying). An interrupted step is dropped whole: its assistant message and
 //     whatever results had arrived are not in Messages, so no partial tool result reaches
 //     anybody and every tool call in Messages has its answer.
+//   - Events: an Observer gets streamed text, and each tool call's start and end with the
+//     tool's origin (what an editor shows), from a subagent too, named by Event.Agent.
 //   - Tool calls of a step run concurrently (at most MaxParallel, default 16) and are
 //     answered in the order asked. A tool's failure never ends the run (the RFC's
 //     ModelRetry): a result with isError passes as it is; a call that could not be made (an
@@ -43,7 +48,9 @@
 //     the error. Retrying a call after a crash is mcpcap's (read-only and idempotent tools
 //     only), never the agent's. A call that could not be made also makes the next step
 //     compile afresh (Cache.Forget), so a server that stays dead is asked, found degraded,
-//     and left out of the next toolset without waiting for an event.
+//     and left out of the next toolset without waiting for an event: mcpcap emits
+//     tools_changed when it degrades, which happens only when something asks it, and a
+//     cached view asks nothing.
 //   - Resource tools: read_resource {uri, offset} reads through the registry's routing at
 //     the step's scope (view.ReadResource: skill://, mcp://<server>/…, servers' own
 //     schemes). Text over ResourceTextLimit (default 32 KiB) is cut at a character boundary
