@@ -4,7 +4,7 @@
 // SIGTERM, exit at start, never answer initialize, write to stderr.
 //
 // Tools: echo, pid, sleep, count, lookup, state_set, state_get, crash,
-// add_tool, stderr, and for forwarding tests sample (asks its client to sample),
+// add_tool, stderr, gate (gate.go), and for forwarding tests sample (asks its client to sample),
 // roots (asks its client for its roots), log (logs at a level), progress
 // (reports progress on the caller's token) and touch (sends resources/updated
 // for a URI to the sessions subscribed to it; subscribe and unsubscribe requests
@@ -218,6 +218,7 @@ func newServer() (*mcp.Server, error) {
 			name := req.Params.Arguments["name"]
 			return &mcp.GetPromptResult{Description: "greeting", Messages: []*mcp.PromptMessage{{Role: "user", Content: &mcp.TextContent{Text: "Hello, " + name + "!"}}}}, nil
 		})
+	addGateTools(s)
 	if *extraTool != "" {
 		mcp.AddTool(s, &mcp.Tool{Name: *extraTool, Description: "Echo-like tool added by --extra-tool.", Annotations: readOnly}, echoTool)
 	}
