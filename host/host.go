@@ -185,13 +185,6 @@ func (h *Host) inspectProject() error {
 	if err != nil || p == nil {
 		return err
 	}
-	if p.Trusted() && p.Config != nil {
-		merged, err := h.withProjectServers(p)
-		if err != nil {
-			return err
-		}
-		h.Config = merged
-	}
 	if watch := h.Config.Skills.Watching(h.opts.Watch); p.Trusted() && watch {
 		// Command files watched only once trusted: an untrusted project's folders feed
 		// nothing (its skill roots are followed by the host's skill manager). The second scan
@@ -203,6 +196,15 @@ func (h *Host) inspectProject() error {
 			return err
 		}
 		p.allowed = allowed
+	}
+	if p.Trusted() && p.Config != nil {
+		// After the second inspection, which would lose Project.Shadowed.
+		merged, err := h.withProjectServers(p)
+		if err != nil {
+			_ = p.Close(context.Background())
+			return err
+		}
+		h.Config = merged
 	}
 	h.Project = p
 	// Run before the pool closes (OnClose runs in reverse order); closing the registered

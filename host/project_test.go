@@ -320,3 +320,20 @@ func TestProjectDigestUnexpanded(t *testing.T) {
 		t.Error("a changed reference is still trusted")
 	}
 }
+
+// Project.Shadowed names a trusted project's server that one of the user's outranks, whether
+// or not the host watches (a watching host inspects the project a second time).
+func TestShadowedWhenWatching(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	pc, err := config.Parse(filepath.Join(project, "agentpool.yaml"), []byte("mcp_servers:\n  mine:\n    command: /nonexistent/theirs\n    lazy: true\n    tools: [{name: t, description: Theirs.}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := "mcp_servers:\n  mine:\n    command: /nonexistent/mine\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"
+	for _, watch := range []bool{false, true} {
+		h := buildHost(t, "", user, Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc, Watch: watch})
+		if got := h.Project.Shadowed; !slices.Equal(got, []string{"mine"}) {
+			t.Errorf("watch %v: Shadowed %v, want [mine]", watch, got)
+		}
+	}
+}
