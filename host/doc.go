@@ -48,7 +48,7 @@
 //     (Options.BundledSkillDirs). So a user's skill outranks a project's of the same name (the
 //     loser a diagnostic), as Claude Code orders personal over project skills; a skill's own
 //     folder (SkillEntry.Origin) says where it lives.
-
+//
 // # Trust (DESIGN.md "Trust")
 //
 //   - A project's sources are always discovered (scanned once, by a skill manager and a
@@ -82,8 +82,9 @@
 //     env_passthrough, cwd, URL and headers — not the content of the files those commands
 //     run: a trusted project's own scripts are trusted as they change, as Claude Code and
 //     Codex trust a folder.
-//   - A user skill and a project skill of one name: the user's wins (ext.Origin.Rank, as
-//     package view applies it, the collision reported); a cloned repository cannot shadow
+//   - A user skill and a project skill of one name: the user's wins — the skill manager's
+//     root order, the project's skill a diagnostic; for command files ext.Origin.Rank, as
+//     package view applies it, the collision reported — so a cloned repository cannot shadow
 //     your own skill or command. Claude Code orders personal over project skills the same way.
 //   - The home directory is no project: a ProjectDir whose real path is HomeDir's has its
 //     conventional folders scanned once, as the user's.

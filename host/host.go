@@ -68,13 +68,15 @@ type Host struct {
 	Registry *ext.Registry
 	// Pool is the connection pool every MCP server leases its client from.
 	Pool *connpool.Pool
-	// Skills is the user's skill manager (registered at pool scope as "skills").
+	// Skills is the skill manager (registered at pool scope as "skills"): the user's roots, a
+	// trusted project's and the bundled ones (see the package doc).
 	Skills *skill.Manager
 	// Commands is the user's command-file source (registered at pool scope as "commands").
 	Commands *command.FileSource
-	// Project is the working directory's own sources, built whether or not it is trusted and
-	// registered ("project-skills", "project-commands") only when it is; nil when there is no
-	// project (no ProjectDir, or it is the home directory).
+	// Project is the working directory's own sources, built whether or not it is trusted, and
+	// used only when it is (its command files registered as "project-commands", its skill
+	// roots scanned by Skills); nil when there is no project (no ProjectDir, or it is the home
+	// directory).
 	Project *Project
 	// Servers are the pool-scoped MCP servers, in name order.
 	Servers []*mcpcap.Cap

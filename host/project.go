@@ -45,8 +45,9 @@ type Project struct {
 	// Decls are every server the project declares: its skills' (frontmatter and mcp.json) and
 	// its config's mcp_servers, in that order.
 	Decls []trust.Decl
-	// Skills are the project's skills ("project-skills"); Commands its command files
-	// ("project-commands").
+	// Skills are the project's skills ("project-skills", never registered: scanned once for
+	// inspection, not watched; a trusted project's skills in use are the host's Skills');
+	// Commands its command files ("project-commands", registered when trusted).
 	Skills   *skill.Manager
 	Commands *command.FileSource
 	// Config is the project's agentpool.yaml, nil when it has none or it has errors.
