@@ -82,8 +82,9 @@ type Host struct {
 	Servers []*mcpcap.Cap
 
 	opts           Options
-	sessionServers []string      // names of session-scoped servers, built per session
-	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
+	sessionServers []string        // names of session-scoped servers, built per session
+	projectServers map[string]bool // the servers a trusted project's agentpool.yaml added
+	sessionSeq     atomic.Uint64   // numbers each OpenSession's pool partition
 	sessMu         sync.Mutex
 	partitions     map[string][]string // by session id: the pool partitions CloseSession ends
 	logger         *slog.Logger
@@ -232,6 +233,10 @@ func (h *Host) withProjectServers(p *Project) (*config.Config, error) {
 			continue
 		}
 		merged.MCPServers[name] = p.Config.MCPServers[name]
+		if h.projectServers == nil {
+			h.projectServers = map[string]bool{}
+		}
+		h.projectServers[name] = true
 	}
 	if err := merged.Validate(); err != nil {
 		return nil, fmt.Errorf("%s, added to your own config: %w", p.Config.Path, err)

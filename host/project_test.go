@@ -337,3 +337,23 @@ func TestShadowedWhenWatching(t *testing.T) {
 		}
 	}
 }
+
+// A trusted project's server cannot take a tool name from one of the user's servers (here by
+// a prefix that lists its tools under the user's server's names): the user's keep theirs, as
+// they keep a server name both use.
+func TestProjectServerCannotTakeUserToolName(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	pc, err := config.Parse(filepath.Join(project, "agentpool.yaml"), []byte("mcp_servers:\n  aaa:\n    command: /nonexistent/theirs\n    prefix: mine__\n    lazy: true\n    tools: [{name: t, description: Theirs.}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := "mcp_servers:\n  mine:\n    command: /nonexistent/mine\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"
+	h := buildHost(t, "", user, Options{ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc})
+	v, err := view.Compile(context.Background(), h.Registry, ext.Scope{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tool, ok := v.Tool("mine__t"); !ok || tool.Capability != "mine" {
+		t.Errorf("mine__t is served by %q, want the user's server mine (collisions %v)", tool.Capability, v.Collisions)
+	}
+}
