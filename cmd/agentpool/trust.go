@@ -58,7 +58,16 @@ func newTrustCmd(opts *options) *cobra.Command {
 			for _, d := range p.Verdict.New {
 				fresh[d.Digest()] = true
 			}
-			printDecls(w, p.Dir, p.Decls, fresh, unshown)
+			// A project server named like one of the user's own is not used (the user's wins).
+			shadowed := map[string]bool{}
+			if user, _, _, err := configs(opts, "", homeDir()); err == nil && p.Config != nil {
+				for _, name := range p.Config.MCPServers.Names() {
+					if _, mine := user.MCPServers[name]; mine {
+						shadowed[name] = true
+					}
+				}
+			}
+			printDecls(w, p.Dir, p.Decls, fresh, unshown, p.Config, shadowed)
 			if err := store.Trust(p.Dir, trust.Digests(p.Decls), time.Now()); err != nil {
 				return err
 			}
@@ -155,8 +164,9 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 // last trusted). Env and header values are never printed (names only), nor a URL's query
 // values or user info: they carry secrets. The command line or URL of a server declared in
 // unshown (a config whose servers could only be read with its ${VAR} references expanded) is
-// not printed either: it may hold the value of a variable.
-func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, unshown string) {
+// not printed either: it may hold the value of a variable. A server of the project's config
+// (cfg) named in shadowed is marked not used: the user's own config has a server of that name.
+func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, unshown string, cfg *config.Config, shadowed map[string]bool) {
 	if len(decls) == 0 {
 		fmt.Fprintln(w, "it declares no server")
 		return
@@ -177,6 +187,9 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 		mark := ""
 		if fresh[d.Digest()] {
 			mark = " (new or changed)"
+		}
+		if cfg != nil && d.Where == cfg.Path && shadowed[d.Name] {
+			mark += " (not used: your own config has a server " + cell(d.Name) + ")"
 		}
 		fmt.Fprintf(w, "  %s (%s): %s%s\n", cell(d.Name), cell(where), cell(what), mark)
 		if len(d.Env) > 0 {

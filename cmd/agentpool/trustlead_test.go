@@ -23,3 +23,29 @@ func TestTrustedProjectDiagnosticsOnce(t *testing.T) {
 	}
 	r.created()
 }
+
+// trust prints a project server that one of the user's own outranks (the same name) as not
+// used, rather than among what the project would run without a word.
+func TestTrustSaysShadowedServer(t *testing.T) {
+	r := newTrustRepo(t)
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"),
+		"mcp_servers:\n  cfgsrv:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n")
+	stdout, stderr, code := r.run(t, "trust")
+	if code != 0 {
+		t.Fatalf("trust: exit %d\n%s", code, stderr)
+	}
+	var line string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "cfgsrv (agentpool.yaml)") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "not used") {
+		t.Errorf("trust prints the shadowed cfgsrv as %q, want it marked not used:\n%s", line, stdout)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "front.srv") && strings.Contains(l, "not used") {
+			t.Errorf("a skill's server marked not used: %q", l)
+		}
+	}
+}
