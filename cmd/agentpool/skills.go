@@ -78,11 +78,20 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 			}
 		}
 		// The project's diagnostics too, trusted or not: a project skill that cannot be loaded
-		// must not be missing without a word. A trusted project's are the skill manager's
-		// already (it scans the project's roots): once is enough.
+		// must not be missing without a word. A trusted project's skills are the skill
+		// manager's too (it scans the project's roots), so only what it did not report is
+		// added: a folder the project's agentpool.yaml names that does not exist, say.
 		diags := append([]skill.Diagnostic{}, h.Skills.Diagnostics()...) // never null in --json
-		if p := h.Project; p != nil && !p.Trusted() {
-			diags = append(diags, p.Skills.Diagnostics()...)
+		if p := h.Project; p != nil {
+			seen := map[skill.Diagnostic]bool{}
+			for _, d := range diags {
+				seen[d] = true
+			}
+			for _, d := range p.Skills.Diagnostics() {
+				if !seen[d] {
+					diags = append(diags, d)
+				}
+			}
 		}
 		err := out.print(cmd, map[string]any{"skills": list, "diagnostics": diags, "collisions": kindOf(v.Collisions, "skill"), "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "NAME\tDESCRIPTION\tPATH")

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -48,4 +50,21 @@ func TestTrustSaysShadowedServer(t *testing.T) {
 			t.Errorf("a skill's server marked not used: %q", l)
 		}
 	}
+}
+
+// A trusted project's agentpool.yaml naming a skill folder that does not exist is reported by
+// skills list, once, as a missing folder of the user's own config is.
+func TestTrustedProjectMissingSkillDir(t *testing.T) {
+	r := newTrustRepo(t)
+	f, err := os.OpenFile(filepath.Join(r.dir, "agentpool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "skills:\n  dirs: [nosuchskills]\n")
+	f.Close()
+	_, stderr, _ := r.run(t, "--trust-project", "skills", "list")
+	if n := strings.Count(stderr, "nosuchskills"); n != 1 {
+		t.Errorf("skills list mentions the missing nosuchskills %d times, want once:\n%s", n, stderr)
+	}
+	r.created()
 }
