@@ -65,7 +65,8 @@
 //     agentpool.yaml.
 //   - A trusted project's skills' servers are built per session, like every skill's, by a
 //     factory that first checks a declaration made under the project's roots against what
-//     was trusted (its digest): a hot reload that adds or changes a server in a trusted
+//     was trusted (its digest) — unless its skill was found under one of the user's own roots
+//     (a folder both name: the user's, as when the project is untrusted): a hot reload that adds or changes a server in a trusted
 //     project refuses it with ErrNotTrusted (a diagnostic of the session's "skill-servers")
 //     and starts nothing, until the user trusts the project again.
 //   - The project's agentpool.yaml (Options.ProjectConfig), once the project is trusted, adds

@@ -84,6 +84,7 @@ type Host struct {
 	opts           Options
 	sessionServers []string        // names of session-scoped servers, built per session
 	projectServers map[string]bool // the servers a trusted project's agentpool.yaml added
+	userSkillRoots map[string]bool // Skills' roots before a trusted project's: the user's own
 	sessionSeq     atomic.Uint64   // numbers each OpenSession's pool partition
 	sessMu         sync.Mutex
 	partitions     map[string][]string // by session id: the pool partitions CloseSession ends

@@ -36,6 +36,7 @@ func buildSkills(_ context.Context, h *Host) ([]part, error) {
 	if h.opts.DefaultRoots {
 		defaults = skill.DefaultRoots("", h.opts.HomeDir)
 	}
+	userRoots := len(roots) + len(defaults)
 	if p := h.Project; p.Trusted() {
 		defaults = append(defaults, p.Skills.Roots()...)
 	}
@@ -54,6 +55,10 @@ func buildSkills(_ context.Context, h *Host) ([]part, error) {
 		return nil, err
 	}
 	h.Skills = m
+	h.userSkillRoots = map[string]bool{}
+	for _, r := range m.Roots()[:userRoots] {
+		h.userSkillRoots[r] = true
+	}
 	return []part{{key: "skills", cap: m, opts: []ext.RegisterOption{localOrigin}}}, nil
 }
 

@@ -254,11 +254,17 @@ func configServerDecl(path, name string, s mcpcap.ServerSpec) trust.Decl {
 // declaration's Source starts with one of them.
 func (p *Project) declares(d skill.ServerDecl) bool {
 	for _, root := range p.Skills.Roots() {
-		if rel, err := filepath.Rel(root, d.Source); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if within(root, d.Source) {
 			return true
 		}
 	}
 	return false
+}
+
+// within reports whether path lies inside the folder root (both absolute, as written).
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // permit returns nil when the project's declaration d may start, or an error wrapping

@@ -357,3 +357,26 @@ func TestProjectServerCannotTakeUserToolName(t *testing.T) {
 		t.Errorf("mine__t is served by %q, want the user's server mine (collisions %v)", tool.Capability, v.Collisions)
 	}
 }
+
+// A skill the host finds under one of the user's roots is the user's, even when a trusted
+// project's agentpool.yaml names that folder too: its server, added after the project was
+// trusted, starts (the project's digests are for the project's skills).
+func TestUserSkillUnderProjectNamedRoot(t *testing.T) {
+	bin := testserver.Build(t)
+	project, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	userRoot := filepath.Join(home, ".agents", "skills")
+	writeFile(t, filepath.Join(userRoot, "plain/SKILL.md"), "---\nname: plain\ndescription: No server.\n---\nBody.\n")
+	pc, err := config.Parse(filepath.Join(project, "agentpool.yaml"), []byte("skills:\n  dirs: ["+userRoot+"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc})
+	markerSkill(t, home, "mine", marker, bin) // under the user's ~/.agents/skills
+	if err := h.Skills.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, tools := listAll(t, h, "s"); !slices.Contains(tools, "mine__echo") || !exists(marker) {
+		t.Errorf("the user's own skill's server: tools %v, marker %v; want it started\n%v", tools, exists(marker), h.Skills.Diagnostics())
+	}
+}
