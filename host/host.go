@@ -177,7 +177,10 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 func (h *Host) inspectProject() error {
 	po := ProjectOptions{Dir: h.opts.ProjectDir, HomeDir: h.opts.HomeDir, DefaultRoots: h.opts.DefaultRoots,
 		Config: h.opts.ProjectConfig, ConfigErr: h.opts.ProjectConfigErr, Store: h.opts.Trust,
-		Trust: h.opts.TrustProject, Logger: h.logger}
+		Trust: h.opts.TrustProject, Logger: h.logger,
+		// The bounds the skill manager scans the project's roots with once it is trusted: a
+		// skill it finds must have been fingerprinted.
+		MaxFolders: h.Config.Skills.MaxFolders}
 	if pc := h.opts.ProjectConfig; pc != nil && po.ConfigErr == nil {
 		// Validated like any config, but built from only when trusted: an error is the
 		// project's (see ProjectConfigErr), not the host's.

@@ -380,3 +380,22 @@ func TestUserSkillUnderProjectNamedRoot(t *testing.T) {
 		t.Errorf("the user's own skill's server: tools %v, marker %v; want it started\n%v", tools, exists(marker), h.Skills.Diagnostics())
 	}
 }
+
+// The project is inspected (its servers fingerprinted) with the bounds the host's skill
+// manager scans it with: a skill the manager finds past the default folder budget, under the
+// user's larger skills.max_folders, was trusted with the project, and its server starts.
+func TestProjectInspectedWithUserBounds(t *testing.T) {
+	bin := testserver.Build(t)
+	project, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	for i := range 2100 {
+		if err := os.MkdirAll(filepath.Join(project, ".agents/skills", fmt.Sprintf("a%04d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	markerSkill(t, project, "zz", marker, bin)
+	h := buildHost(t, "", "skills:\n  max_folders: 5000\n", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true})
+	if _, tools := listAll(t, h, "s"); !slices.Contains(tools, "zz__echo") || !exists(marker) {
+		t.Errorf("tools %v, marker %v; want the trusted project's zz server started", tools, exists(marker))
+	}
+}

@@ -31,7 +31,14 @@ func newTrustCmd(opts *options) *cobra.Command {
 			"A server added or changed later makes the project untrusted again until you trust it again.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, store, err := inspectDir(args)
+			// The user's own config: its skills.max_folders bounds every scan of the project,
+			// so the fingerprint too, and a server one of its own outranks is not used. One
+			// that does not parse bounds and outranks nothing here (every run stops on it).
+			user, _, _, userErr := configs(opts, "", homeDir())
+			if userErr != nil {
+				user = &config.Config{}
+			}
+			p, store, err := inspectDir(args, user.Skills.MaxFolders)
 			if err != nil {
 				return err
 			}
@@ -60,7 +67,7 @@ func newTrustCmd(opts *options) *cobra.Command {
 			}
 			// A project server named like one of the user's own is not used (the user's wins).
 			shadowed := map[string]bool{}
-			if user, _, _, err := configs(opts, "", homeDir()); err == nil && p.Config != nil {
+			if p.Config != nil {
 				for _, name := range p.Config.MCPServers.Names() {
 					if _, mine := user.MCPServers[name]; mine {
 						shadowed[name] = true
@@ -130,8 +137,8 @@ func gonePath(dir string) (string, error) {
 
 // inspectDir discovers the project at args[0] (default the working directory) with every
 // conventional root, and its agentpool.yaml: what `trust` fingerprints is what a run there
-// would find.
-func inspectDir(args []string) (*host.Project, *trust.Store, error) {
+// would find, with the user's skills.max_folders (maxFolders) as a run's skill manager has.
+func inspectDir(args []string, maxFolders int) (*host.Project, *trust.Store, error) {
 	dir := "."
 	if len(args) == 1 {
 		dir = args[0]
@@ -155,7 +162,8 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := host.InspectProject(host.ProjectOptions{Dir: dir, HomeDir: home, DefaultRoots: true, Config: cfg, Store: store})
+	p, err := host.InspectProject(host.ProjectOptions{Dir: dir, HomeDir: home, DefaultRoots: true, Config: cfg, Store: store,
+		MaxFolders: maxFolders})
 	return p, store, err
 }
 

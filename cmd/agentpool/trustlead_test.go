@@ -68,3 +68,26 @@ func TestTrustedProjectMissingSkillDir(t *testing.T) {
 	}
 	r.created()
 }
+
+// trust fingerprints the project with the user's skills.max_folders, as every run scans it: a
+// skill past the default folder budget is trusted with the rest, not "changed" at once.
+func TestTrustWithUserBounds(t *testing.T) {
+	r := newTrustRepo(t)
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "skills:\n  max_folders: 5000\n")
+	for i := range 2100 {
+		if err := os.MkdirAll(filepath.Join(r.dir, ".agents/skills/many", fmt.Sprintf("a%04d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(filepath.Join(r.dir, ".agents/skills/front"), filepath.Join(r.dir, ".agents/skills/zz")); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := r.run(t, "trust"); code != 0 {
+		t.Fatalf("trust: %d %s", code, stderr)
+	}
+	stdout, stderr, _ := r.run(t, "tools", "list")
+	if strings.Contains(stderr, "changed since") || !strings.Contains(stdout, "front__") {
+		t.Errorf("after trust: tools list %s\nstderr %s; want the project trusted, front's server listed", stdout, stderr)
+	}
+	r.created()
+}
