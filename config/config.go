@@ -37,8 +37,9 @@ type Config struct {
 	// Declared is the mcp_servers section as written, ${VAR} references not expanded (paths
 	// are still resolved): what the file itself declares, apart from the values of the user's
 	// environment. Trust fingerprints and prints it, so a rotated secret neither asks for
-	// trust again nor gets printed. Nil when a server cannot be read unexpanded (a ${VAR}
-	// where a number or duration goes): use MCPServers then.
+	// trust again nor gets printed. Nil when there is no mcp_servers section, or should the
+	// second reading fail (a ${VAR} where a number or duration goes fails Parse itself, since
+	// those fields are never expanded): use MCPServers then.
 	Declared mcpcap.Servers `yaml:"-"`
 }
 

@@ -48,7 +48,7 @@
 //     (Options.BundledSkillDirs). So a user's skill outranks a project's of the same name (the
 //     loser a diagnostic), as Claude Code orders personal over project skills; a skill's own
 //     folder (SkillEntry.Origin) says where it lives.
-
+//
 // # Trust (DESIGN.md "Trust")
 //
 //   - A project's sources are always discovered (scanned once, by a skill manager and a
@@ -65,7 +65,8 @@
 //     agentpool.yaml.
 //   - A trusted project's skills' servers are built per session, like every skill's, by a
 //     factory that first checks a declaration made under the project's roots against what
-//     was trusted (its digest): a hot reload that adds or changes a server in a trusted
+//     was trusted (its digest) — unless its skill was found under one of the user's own roots
+//     (a folder both name: the user's, as when the project is untrusted): a hot reload that adds or changes a server in a trusted
 //     project refuses it with ErrNotTrusted (a diagnostic of the session's "skill-servers")
 //     and starts nothing, until the user trusts the project again.
 //   - The project's agentpool.yaml (Options.ProjectConfig), once the project is trusted, adds
@@ -82,8 +83,9 @@
 //     env_passthrough, cwd, URL and headers — not the content of the files those commands
 //     run: a trusted project's own scripts are trusted as they change, as Claude Code and
 //     Codex trust a folder.
-//   - A user skill and a project skill of one name: the user's wins (ext.Origin.Rank, as
-//     package view applies it, the collision reported); a cloned repository cannot shadow
+//   - A user skill and a project skill of one name: the user's wins — the skill manager's
+//     root order, the project's skill a diagnostic; for command files ext.Origin.Rank, as
+//     package view applies it, the collision reported — so a cloned repository cannot shadow
 //     your own skill or command. Claude Code orders personal over project skills the same way.
 //   - The home directory is no project: a ProjectDir whose real path is HomeDir's has its
 //     conventional folders scanned once, as the user's.

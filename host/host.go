@@ -68,20 +68,24 @@ type Host struct {
 	Registry *ext.Registry
 	// Pool is the connection pool every MCP server leases its client from.
 	Pool *connpool.Pool
-	// Skills is the user's skill manager (registered at pool scope as "skills").
+	// Skills is the skill manager (registered at pool scope as "skills"): the user's roots, a
+	// trusted project's and the bundled ones (see the package doc).
 	Skills *skill.Manager
 	// Commands is the user's command-file source (registered at pool scope as "commands").
 	Commands *command.FileSource
-	// Project is the working directory's own sources, built whether or not it is trusted and
-	// registered ("project-skills", "project-commands") only when it is; nil when there is no
-	// project (no ProjectDir, or it is the home directory).
+	// Project is the working directory's own sources, built whether or not it is trusted, and
+	// used only when it is (its command files registered as "project-commands", its skill
+	// roots scanned by Skills); nil when there is no project (no ProjectDir, or it is the home
+	// directory).
 	Project *Project
 	// Servers are the pool-scoped MCP servers, in name order.
 	Servers []*mcpcap.Cap
 
 	opts           Options
-	sessionServers []string      // names of session-scoped servers, built per session
-	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
+	sessionServers []string        // names of session-scoped servers, built per session
+	projectServers map[string]bool // the servers a trusted project's agentpool.yaml added
+	userSkillRoots map[string]bool // Skills' roots before a trusted project's: the user's own
+	sessionSeq     atomic.Uint64   // numbers each OpenSession's pool partition
 	sessMu         sync.Mutex
 	partitions     map[string][]string // by session id: the pool partitions CloseSession ends
 	logger         *slog.Logger
@@ -173,7 +177,10 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 func (h *Host) inspectProject() error {
 	po := ProjectOptions{Dir: h.opts.ProjectDir, HomeDir: h.opts.HomeDir, DefaultRoots: h.opts.DefaultRoots,
 		Config: h.opts.ProjectConfig, ConfigErr: h.opts.ProjectConfigErr, Store: h.opts.Trust,
-		Trust: h.opts.TrustProject, Logger: h.logger}
+		Trust: h.opts.TrustProject, Logger: h.logger,
+		// The bounds the skill manager scans the project's roots with once it is trusted: a
+		// skill it finds must have been fingerprinted.
+		MaxFolders: h.Config.Skills.MaxFolders}
 	if pc := h.opts.ProjectConfig; pc != nil && po.ConfigErr == nil {
 		// Validated like any config, but built from only when trusted: an error is the
 		// project's (see ProjectConfigErr), not the host's.
@@ -184,13 +191,6 @@ func (h *Host) inspectProject() error {
 	p, err := InspectProject(po)
 	if err != nil || p == nil {
 		return err
-	}
-	if p.Trusted() && p.Config != nil {
-		merged, err := h.withProjectServers(p)
-		if err != nil {
-			return err
-		}
-		h.Config = merged
 	}
 	if watch := h.Config.Skills.Watching(h.opts.Watch); p.Trusted() && watch {
 		// Command files watched only once trusted: an untrusted project's folders feed
@@ -203,6 +203,15 @@ func (h *Host) inspectProject() error {
 			return err
 		}
 		p.allowed = allowed
+	}
+	if p.Trusted() && p.Config != nil {
+		// After the second inspection, which would lose Project.Shadowed.
+		merged, err := h.withProjectServers(p)
+		if err != nil {
+			_ = p.Close(context.Background())
+			return err
+		}
+		h.Config = merged
 	}
 	h.Project = p
 	// Run before the pool closes (OnClose runs in reverse order); closing the registered
@@ -228,6 +237,10 @@ func (h *Host) withProjectServers(p *Project) (*config.Config, error) {
 			continue
 		}
 		merged.MCPServers[name] = p.Config.MCPServers[name]
+		if h.projectServers == nil {
+			h.projectServers = map[string]bool{}
+		}
+		h.projectServers[name] = true
 	}
 	if err := merged.Validate(); err != nil {
 		return nil, fmt.Errorf("%s, added to your own config: %w", p.Config.Path, err)

@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -35,6 +36,7 @@ func buildSkills(_ context.Context, h *Host) ([]part, error) {
 	if h.opts.DefaultRoots {
 		defaults = skill.DefaultRoots("", h.opts.HomeDir)
 	}
+	userRoots := len(roots) + len(defaults)
 	if p := h.Project; p.Trusted() {
 		defaults = append(defaults, p.Skills.Roots()...)
 	}
@@ -53,6 +55,10 @@ func buildSkills(_ context.Context, h *Host) ([]part, error) {
 		return nil, err
 	}
 	h.Skills = m
+	h.userSkillRoots = map[string]bool{}
+	for _, r := range m.Roots()[:userRoots] {
+		h.userSkillRoots[r] = true
+	}
 	return []part{{key: "skills", cap: m, opts: []ext.RegisterOption{localOrigin}}}, nil
 }
 
@@ -80,11 +86,18 @@ func buildCommands(_ context.Context, h *Host) ([]part, error) {
 	return parts, nil
 }
 
-// buildServers builds every pool-scoped MCP server, in name order, and records the
-// session-scoped ones for OpenSession. A Cap says its own origin (remote, mcp://<name>).
+// buildServers builds every pool-scoped MCP server, in name order, the user's before a
+// trusted project's, and records the session-scoped ones for OpenSession in the same order. A
+// Cap says its own origin (remote, mcp://<name>); among servers of one origin and scope the
+// one registered first keeps a tool name both list, so a project's server cannot take one
+// from the user's (by a prefix naming its tools like theirs).
 func buildServers(_ context.Context, h *Host) ([]part, error) {
 	var parts []part
-	for _, name := range h.Config.MCPServers.Names() {
+	names := h.Config.MCPServers.Names()
+	slices.SortStableFunc(names, func(a, b string) int {
+		return cmp.Compare(b2i(h.projectServers[a]), b2i(h.projectServers[b]))
+	})
+	for _, name := range names {
 		spec := h.Config.MCPServers[name]
 		if spec.Scope == mcpcap.ScopeSession {
 			h.sessionServers = append(h.sessionServers, name)
@@ -113,4 +126,12 @@ func (h *Host) newServer(name string, spec mcpcap.ServerSpec, partition string) 
 		cfg.Prefix = &prefix
 	}
 	return mcpcap.New(cfg, mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger))
+}
+
+// b2i is 1 for true, 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

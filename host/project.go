@@ -45,8 +45,9 @@ type Project struct {
 	// Decls are every server the project declares: its skills' (frontmatter and mcp.json) and
 	// its config's mcp_servers, in that order.
 	Decls []trust.Decl
-	// Skills are the project's skills ("project-skills"); Commands its command files
-	// ("project-commands").
+	// Skills are the project's skills ("project-skills", never registered: scanned once for
+	// inspection, not watched; a trusted project's skills in use are the host's Skills');
+	// Commands its command files ("project-commands", registered when trusted).
 	Skills   *skill.Manager
 	Commands *command.FileSource
 	// Config is the project's agentpool.yaml, nil when it has none or it has errors.
@@ -253,11 +254,17 @@ func configServerDecl(path, name string, s mcpcap.ServerSpec) trust.Decl {
 // declaration's Source starts with one of them.
 func (p *Project) declares(d skill.ServerDecl) bool {
 	for _, root := range p.Skills.Roots() {
-		if rel, err := filepath.Rel(root, d.Source); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		if within(root, d.Source) {
 			return true
 		}
 	}
 	return false
+}
+
+// within reports whether path lies inside the folder root (both absolute, as written).
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // permit returns nil when the project's declaration d may start, or an error wrapping

@@ -320,3 +320,82 @@ func TestProjectDigestUnexpanded(t *testing.T) {
 		t.Error("a changed reference is still trusted")
 	}
 }
+
+// Project.Shadowed names a trusted project's server that one of the user's outranks, whether
+// or not the host watches (a watching host inspects the project a second time).
+func TestShadowedWhenWatching(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	pc, err := config.Parse(filepath.Join(project, "agentpool.yaml"), []byte("mcp_servers:\n  mine:\n    command: /nonexistent/theirs\n    lazy: true\n    tools: [{name: t, description: Theirs.}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := "mcp_servers:\n  mine:\n    command: /nonexistent/mine\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"
+	for _, watch := range []bool{false, true} {
+		h := buildHost(t, "", user, Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc, Watch: watch})
+		if got := h.Project.Shadowed; !slices.Equal(got, []string{"mine"}) {
+			t.Errorf("watch %v: Shadowed %v, want [mine]", watch, got)
+		}
+	}
+}
+
+// A trusted project's server cannot take a tool name from one of the user's servers (here by
+// a prefix that lists its tools under the user's server's names): the user's keep theirs, as
+// they keep a server name both use.
+func TestProjectServerCannotTakeUserToolName(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	pc, err := config.Parse(filepath.Join(project, "agentpool.yaml"), []byte("mcp_servers:\n  aaa:\n    command: /nonexistent/theirs\n    prefix: mine__\n    lazy: true\n    tools: [{name: t, description: Theirs.}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := "mcp_servers:\n  mine:\n    command: /nonexistent/mine\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"
+	h := buildHost(t, "", user, Options{ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc})
+	v, err := view.Compile(context.Background(), h.Registry, ext.Scope{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tool, ok := v.Tool("mine__t"); !ok || tool.Capability != "mine" {
+		t.Errorf("mine__t is served by %q, want the user's server mine (collisions %v)", tool.Capability, v.Collisions)
+	}
+}
+
+// A skill the host finds under one of the user's roots is the user's, even when a trusted
+// project's agentpool.yaml names that folder too: its server, added after the project was
+// trusted, starts (the project's digests are for the project's skills).
+func TestUserSkillUnderProjectNamedRoot(t *testing.T) {
+	bin := testserver.Build(t)
+	project, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	userRoot := filepath.Join(home, ".agents", "skills")
+	writeFile(t, filepath.Join(userRoot, "plain/SKILL.md"), "---\nname: plain\ndescription: No server.\n---\nBody.\n")
+	pc, err := config.Parse(filepath.Join(project, "agentpool.yaml"), []byte("skills:\n  dirs: ["+userRoot+"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc})
+	markerSkill(t, home, "mine", marker, bin) // under the user's ~/.agents/skills
+	if err := h.Skills.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, tools := listAll(t, h, "s"); !slices.Contains(tools, "mine__echo") || !exists(marker) {
+		t.Errorf("the user's own skill's server: tools %v, marker %v; want it started\n%v", tools, exists(marker), h.Skills.Diagnostics())
+	}
+}
+
+// The project is inspected (its servers fingerprinted) with the bounds the host's skill
+// manager scans it with: a skill the manager finds past the default folder budget, under the
+// user's larger skills.max_folders, was trusted with the project, and its server starts.
+func TestProjectInspectedWithUserBounds(t *testing.T) {
+	bin := testserver.Build(t)
+	project, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	for i := range 2100 {
+		if err := os.MkdirAll(filepath.Join(project, ".agents/skills", fmt.Sprintf("a%04d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	markerSkill(t, project, "zz", marker, bin)
+	h := buildHost(t, "", "skills:\n  max_folders: 5000\n", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true})
+	if _, tools := listAll(t, h, "s"); !slices.Contains(tools, "zz__echo") || !exists(marker) {
+		t.Errorf("tools %v, marker %v; want the trusted project's zz server started", tools, exists(marker))
+	}
+}

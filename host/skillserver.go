@@ -24,13 +24,22 @@ const skillServers = "skill-servers"
 // reload) is refused with ErrNotTrusted, and nothing starts.
 func (h *Host) skillServerFactory(parent ext.Capability, partition string) skill.ChildFactory {
 	return func(ctx context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
-		if p := h.Project; p.Trusted() && p.declares(decl) {
+		if p := h.Project; p.Trusted() && p.declares(decl) && !h.userSkill(skillName, decl) {
 			if err := p.permit(skillServerDecl(skillName, decl)); err != nil {
 				return nil, err
 			}
 		}
 		return h.skillServer(ctx, parent, partition, skillName, decl)
 	}
+}
+
+// userSkill reports whether the skill the server decl belongs to was found under one of the
+// user's own roots: then it is the user's, even when a trusted project's root holds the same
+// folder (a project whose agentpool.yaml names the user's folder, or a user root inside the
+// project), and the project's digests do not apply to it.
+func (h *Host) userSkill(skillName string, decl skill.ServerDecl) bool {
+	s := h.Skills.Skill(skillName)
+	return s != nil && h.userSkillRoots[s.Root] && within(s.Root, decl.Source)
 }
 
 // skillServer builds one of a skill's own MCP servers. The server is named "<skill>.<server>",

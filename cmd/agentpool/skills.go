@@ -46,17 +46,11 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 	}
 	out := addOutputFlags(cmd)
 	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, h *host.Host, v *view.View) error {
-		// The skill managers' own details, by capability and URI: the user's, and the
-		// project's when it is trusted (and so in the view).
+		// The skill manager's own details, by capability and URI (a trusted project's skills
+		// are among its own: it scans the project's roots too).
 		local := map[string]*skill.Skill{}
-		managers := []*skill.Manager{h.Skills}
-		if h.Project.Trusted() {
-			managers = append(managers, h.Project.Skills)
-		}
-		for _, m := range managers {
-			for _, s := range m.Skills() {
-				local[m.Name()+" "+s.URI()] = s
-			}
+		for _, s := range h.Skills.Skills() {
+			local[h.Skills.Name()+" "+s.URI()] = s
 		}
 		list := make([]skillJSON, 0, len(v.Skills))
 		for _, e := range v.Skills {
@@ -84,10 +78,20 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 			}
 		}
 		// The project's diagnostics too, trusted or not: a project skill that cannot be loaded
-		// must not be missing without a word.
+		// must not be missing without a word. A trusted project's skills are the skill
+		// manager's too (it scans the project's roots), so only what it did not report is
+		// added: a folder the project's agentpool.yaml names that does not exist, say.
 		diags := append([]skill.Diagnostic{}, h.Skills.Diagnostics()...) // never null in --json
-		if h.Project != nil {
-			diags = append(diags, h.Project.Skills.Diagnostics()...)
+		if p := h.Project; p != nil {
+			seen := map[skill.Diagnostic]bool{}
+			for _, d := range diags {
+				seen[d] = true
+			}
+			for _, d := range p.Skills.Diagnostics() {
+				if !seen[d] {
+					diags = append(diags, d)
+				}
+			}
 		}
 		err := out.print(cmd, map[string]any{"skills": list, "diagnostics": diags, "collisions": kindOf(v.Collisions, "skill"), "problems": problemsOf(v)}, func(w io.Writer) {
 			fmt.Fprintln(w, "NAME\tDESCRIPTION\tPATH")

@@ -31,7 +31,14 @@ func newTrustCmd(opts *options) *cobra.Command {
 			"A server added or changed later makes the project untrusted again until you trust it again.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, store, err := inspectDir(args)
+			// The user's own config: its skills.max_folders bounds every scan of the project,
+			// so the fingerprint too, and a server one of its own outranks is not used. One
+			// that does not parse bounds and outranks nothing here (every run stops on it).
+			user, _, _, userErr := configs(opts, "", homeDir())
+			if userErr != nil {
+				user = &config.Config{}
+			}
+			p, store, err := inspectDir(args, user.Skills.MaxFolders)
 			if err != nil {
 				return err
 			}
@@ -58,7 +65,16 @@ func newTrustCmd(opts *options) *cobra.Command {
 			for _, d := range p.Verdict.New {
 				fresh[d.Digest()] = true
 			}
-			printDecls(w, p.Dir, p.Decls, fresh, unshown)
+			// A project server named like one of the user's own is not used (the user's wins).
+			shadowed := map[string]bool{}
+			if p.Config != nil {
+				for _, name := range p.Config.MCPServers.Names() {
+					if _, mine := user.MCPServers[name]; mine {
+						shadowed[name] = true
+					}
+				}
+			}
+			printDecls(w, p.Dir, p.Decls, fresh, unshown, p.Config, shadowed)
 			if err := store.Trust(p.Dir, trust.Digests(p.Decls), time.Now()); err != nil {
 				return err
 			}
@@ -121,8 +137,8 @@ func gonePath(dir string) (string, error) {
 
 // inspectDir discovers the project at args[0] (default the working directory) with every
 // conventional root, and its agentpool.yaml: what `trust` fingerprints is what a run there
-// would find.
-func inspectDir(args []string) (*host.Project, *trust.Store, error) {
+// would find, with the user's skills.max_folders (maxFolders) as a run's skill manager has.
+func inspectDir(args []string, maxFolders int) (*host.Project, *trust.Store, error) {
 	dir := "."
 	if len(args) == 1 {
 		dir = args[0]
@@ -146,7 +162,8 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := host.InspectProject(host.ProjectOptions{Dir: dir, HomeDir: home, DefaultRoots: true, Config: cfg, Store: store})
+	p, err := host.InspectProject(host.ProjectOptions{Dir: dir, HomeDir: home, DefaultRoots: true, Config: cfg, Store: store,
+		MaxFolders: maxFolders})
 	return p, store, err
 }
 
@@ -155,8 +172,9 @@ func inspectDir(args []string) (*host.Project, *trust.Store, error) {
 // last trusted). Env and header values are never printed (names only), nor a URL's query
 // values or user info: they carry secrets. The command line or URL of a server declared in
 // unshown (a config whose servers could only be read with its ${VAR} references expanded) is
-// not printed either: it may hold the value of a variable.
-func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, unshown string) {
+// not printed either: it may hold the value of a variable. A server of the project's config
+// (cfg) named in shadowed is marked not used: the user's own config has a server of that name.
+func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, unshown string, cfg *config.Config, shadowed map[string]bool) {
 	if len(decls) == 0 {
 		fmt.Fprintln(w, "it declares no server")
 		return
@@ -177,6 +195,9 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 		mark := ""
 		if fresh[d.Digest()] {
 			mark = " (new or changed)"
+		}
+		if cfg != nil && d.Where == cfg.Path && shadowed[d.Name] {
+			mark += " (not used: your own config has a server " + cell(d.Name) + ")"
 		}
 		fmt.Fprintf(w, "  %s (%s): %s%s\n", cell(d.Name), cell(where), cell(what), mark)
 		if len(d.Env) > 0 {

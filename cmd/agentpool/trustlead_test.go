@@ -1,0 +1,93 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A trusted project's skills are scanned by the host's one skill manager: skills list reports
+// each of their diagnostics once, not once more from the project's inspection.
+func TestTrustedProjectDiagnosticsOnce(t *testing.T) {
+	r := newTrustRepo(t)
+	writeFile(t, filepath.Join(r.dir, ".agents/skills/broken/SKILL.md"), "---\nname: broken\n---\nNo description.\n")
+	for _, flags := range [][]string{nil, {"--trust-project"}} {
+		_, stderr, _ := r.run(t, append(flags, "skills", "list")...)
+		if n := strings.Count(stderr, filepath.Join("broken", "SKILL.md")); n != 1 {
+			t.Errorf("%v: skills list reports the broken skill %d times, want once:\n%s", flags, n, stderr)
+		}
+		stdout, _, _ := r.run(t, append(flags, "skills", "list", "--json")...)
+		if n := strings.Count(stdout, `"path": "`+filepath.Join(r.dir, ".agents", "skills", "broken", "SKILL.md")); n != 1 {
+			t.Errorf("%v: skills list --json has the broken skill's diagnostic %d times, want once:\n%s", flags, n, stdout)
+		}
+	}
+	r.created()
+}
+
+// trust prints a project server that one of the user's own outranks (the same name) as not
+// used, rather than among what the project would run without a word.
+func TestTrustSaysShadowedServer(t *testing.T) {
+	r := newTrustRepo(t)
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"),
+		"mcp_servers:\n  cfgsrv:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n")
+	stdout, stderr, code := r.run(t, "trust")
+	if code != 0 {
+		t.Fatalf("trust: exit %d\n%s", code, stderr)
+	}
+	var line string
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "cfgsrv (agentpool.yaml)") {
+			line = l
+		}
+	}
+	if !strings.Contains(line, "not used") {
+		t.Errorf("trust prints the shadowed cfgsrv as %q, want it marked not used:\n%s", line, stdout)
+	}
+	for _, l := range strings.Split(stdout, "\n") {
+		if strings.Contains(l, "front.srv") && strings.Contains(l, "not used") {
+			t.Errorf("a skill's server marked not used: %q", l)
+		}
+	}
+}
+
+// A trusted project's agentpool.yaml naming a skill folder that does not exist is reported by
+// skills list, once, as a missing folder of the user's own config is.
+func TestTrustedProjectMissingSkillDir(t *testing.T) {
+	r := newTrustRepo(t)
+	f, err := os.OpenFile(filepath.Join(r.dir, "agentpool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "skills:\n  dirs: [nosuchskills]\n")
+	f.Close()
+	_, stderr, _ := r.run(t, "--trust-project", "skills", "list")
+	if n := strings.Count(stderr, "nosuchskills"); n != 1 {
+		t.Errorf("skills list mentions the missing nosuchskills %d times, want once:\n%s", n, stderr)
+	}
+	r.created()
+}
+
+// trust fingerprints the project with the user's skills.max_folders, as every run scans it: a
+// skill past the default folder budget is trusted with the rest, not "changed" at once.
+func TestTrustWithUserBounds(t *testing.T) {
+	r := newTrustRepo(t)
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "skills:\n  max_folders: 5000\n")
+	for i := range 2100 {
+		if err := os.MkdirAll(filepath.Join(r.dir, ".agents/skills/many", fmt.Sprintf("a%04d", i)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(filepath.Join(r.dir, ".agents/skills/front"), filepath.Join(r.dir, ".agents/skills/zz")); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := r.run(t, "trust"); code != 0 {
+		t.Fatalf("trust: %d %s", code, stderr)
+	}
+	stdout, stderr, _ := r.run(t, "tools", "list")
+	if strings.Contains(stderr, "changed since") || !strings.Contains(stdout, "front__") {
+		t.Errorf("after trust: tools list %s\nstderr %s; want the project trusted, front's server listed", stdout, stderr)
+	}
+	r.created()
+}
