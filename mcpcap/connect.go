@@ -308,6 +308,10 @@ func (c *Cap) watch(cn *conn) {
 	c.mu.Unlock()
 	c.cur.CompareAndSwap(cn, nil)
 	cn.retire()
+	// Whoever holds a view of the tools must ask again: the next listing reconnects (the
+	// same tools: nothing changes for its clients) or finds the server degraded (its tools
+	// gone). Without this a cached view offered a dead server's tools until one was called.
+	c.emitToolsChanged()
 }
 
 // drop retires cn after a call saw its connection die, so the next access reconnects.

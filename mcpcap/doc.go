@@ -10,7 +10,9 @@
 // prompts, skills) connects, unless Lazy: then the static Config.Tools serve the listing
 // and the first call connects. Connecting is a double-checked, context-aware lock around
 // an atomic pointer to the live connection, so the call path takes no lock. A goroutine per
-// pooled connection waits on its Done channel and marks it dead (Close stops it); the next
+// pooled connection waits on its Done channel and marks it dead (Close stops it), emitting
+// tools_changed so that whoever holds a view asks again rather than offer a dead server's
+// tools (no reconnect happens in the background: the asking does it); the next
 // access reconnects with exponential backoff (Retry.Attempts tries, Backoff, 2×Backoff, …),
 // re-lists tools and emits tools_changed when the list differs. When a whole round fails
 // the Cap is degraded: Tools returns ErrDegraded, tools_changed is emitted once, and every access

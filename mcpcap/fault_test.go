@@ -257,8 +257,8 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 		tools, _ := c.Tools(ctx)
 		return len(tools) == 0 && c.Status().State == StateDegraded
 	})
-	if rec.count(ext.ToolsChanged) != 3 {
-		t.Fatalf("tools_changed after death: %d, want 3", rec.count(ext.ToolsChanged))
+	if rec.count(ext.ToolsChanged) != 4 { // the death (ask again), then the degrade
+		t.Fatalf("tools_changed after death: %d, want 4", rec.count(ext.ToolsChanged))
 	}
 	os.WriteFile(flag, nil, 0o644)
 	waitFor(t, "second recovery", func() bool {

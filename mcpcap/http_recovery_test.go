@@ -254,8 +254,8 @@ func TestHTTPServerGoneForGood(t *testing.T) {
 	if tools, err := c.Tools(context.Background()); !errors.Is(err, ErrDegraded) || len(tools) != 0 {
 		t.Fatalf("degraded Tools = %v, %v; want none and ErrDegraded", tools, err)
 	}
-	if rec.count(ext.ToolsChanged) != 1 {
-		t.Fatalf("tools_changed on degrade: %d, want 1", rec.count(ext.ToolsChanged))
+	if rec.count(ext.ToolsChanged) != 2 { // the death (ask again), then the degrade
+		t.Fatalf("tools_changed on death and degrade: %d, want 2", rec.count(ext.ToolsChanged))
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
