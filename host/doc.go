@@ -79,6 +79,11 @@
 //     never lifts it. Untrusted, the project's agentpool.yaml is only parsed and
 //     fingerprinted. A config named explicitly is the user's own (the CLI passes no
 //     ProjectConfig then).
+//   - Trusting a project is trusting its code: its servers run as the user. So what a trusted
+//     project could do besides — a server whose tool name takes precedence over one of the
+//     user's (a session-scoped server, a custom prefix, a skill named like a user's server)
+//     — gives it nothing it did not have; the rules above keep an untrusted project from
+//     doing anything at all.
 //   - Trust covers what a project declares — each server's command, args, env,
 //     env_passthrough, cwd, URL and headers — not the content of the files those commands
 //     run: a trusted project's own scripts are trusted as they change, as Claude Code and
