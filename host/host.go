@@ -80,7 +80,7 @@ type Host struct {
 	Servers []*mcpcap.Cap
 
 	opts           Options
-	sessionServers []string      // names of session-scoped servers, built per session
+	sessionServers []string // names of session-scoped servers, built per session
 	agents         map[string]*Agent
 	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
 	sessMu         sync.Mutex
