@@ -202,3 +202,48 @@ func TestCompileAgentBinary(t *testing.T) {
 		t.Errorf("compile --agent zz: %v, %q; want exit 1 naming the agents", err, out)
 	}
 }
+
+// serve --stdio --agent serves that agent's view to the client that spawned it; an unknown
+// agent fails at once, naming the agents.
+func TestServeStdioAgentBinary(t *testing.T) {
+	cfg := agentsConfig(t, "")
+	cmd := exec.Command("agentpool", "--no-default-roots", "--config", cfg, "serve", "--stdio", "--agent", "a")
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: out, Writer: in}, nil)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		waitExit(t, cmd, "serve --stdio --agent")
+		t.Fatal(err)
+	}
+	res, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(res.Tools, func(tl *mcp.Tool) bool { return tl.Name == "mine__echo" }) {
+		t.Errorf("serve --stdio --agent a lists %d tools without mine__echo", len(res.Tools))
+	}
+	_ = in.Close()
+	waitExit(t, cmd, "serve --stdio --agent after stdin closed")
+	_ = cs.Close()
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Errorf("exit code %d, want 0", code)
+	}
+
+	bad := exec.Command("agentpool", "--no-default-roots", "--config", cfg, "serve", "--stdio", "--agent", "zz")
+	msg, err := bad.CombinedOutput()
+	if err == nil || !strings.Contains(string(msg), `unknown agent "zz"`) {
+		t.Errorf("serve --stdio --agent zz: %v, %q; want a failure naming zz", err, msg)
+	}
+}
