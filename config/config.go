@@ -31,6 +31,10 @@ type Config struct {
 	Pool Pool `yaml:"pool"`
 	// Extensions is the extensions section: limits on every extension.
 	Extensions Extensions `yaml:"extensions"`
+	// Agents is the agents section: each agent's own servers, skills and tool filter.
+	Agents Agents `yaml:"agents"`
+	// Server is the server section: how `agentpool serve` serves over HTTP.
+	Server Server `yaml:"server"`
 
 	// Path is the file the config was read from ("" when parsed from bytes without a name).
 	Path string `yaml:"-"`
@@ -232,6 +236,7 @@ func (c *Config) Validate() error {
 			errs = append(errs, s.CheckCommands(key, c.Extensions.AllowedCommands))
 		}
 	}
+	errs = append(errs, c.checkAgentServers())
 	return errors.Join(errs...)
 }
 

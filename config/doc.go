@@ -2,7 +2,7 @@
 // validates it into a Config, naming the file, line and column of every problem. It is the
 // file format of DESIGN.md; it builds nothing (package host does, from a Config).
 //
-// This is the part-3 subset of the configuration (part 4 completes it with agents and the server):
+// The configuration:
 //
 //	skills:                     # skill.Config
 //	  dirs: [./skills]          # configured skill roots, highest precedence after --skills-dir
@@ -22,6 +22,20 @@
 //	extensions:                 # Extensions
 //	  max_composition_depth: 3
 //	  allowed_commands: [npx, node]   # optional allowlist: the executables these resolve to ([] allows none)
+//	agents:                     # Agents: name → Agent (served at /mcp/agents/<name>)
+//	  reviewer:
+//	    mcp_servers:            # the agent's own servers, same keys as mcp_servers
+//	      github: {url: https://api.example/mcp, scope: session}
+//	    skills: {dirs: [./review-skills]}   # the agent's own skill roots, ahead of the pool's
+//	    allow_tools: ["github__*", load_skill]  # optional: path.Match patterns on final tool names
+//	    deny_tools: ["*__delete_*"]             # deny wins; both filter the agent's whole view
+//	server:                     # Server: agentpool serve (a flag given overrides its key)
+//	  addr: 127.0.0.1:7433      # --http
+//	  session_idle_timeout: 30m # --session-idle-timeout
+//	  token: ${AGENTPOOL_TOKEN:-}   # --token; bearer token for every HTTP request
+//	  max_sessions: 4096        # --max-sessions, per path (/mcp, each /mcp/agents/<name>)
+//	  allowed_origins: [https://app.example]  # --allow-origin
+//	  max_body: 4194304         # bytes
 //
 // Each extension kind owns its section: the section is that kind's struct, in the kind's
 // package (config imports skill, command and mcpcap for those types only), one field of Config
@@ -81,6 +95,14 @@
 //     are bounded as in a SKILL.md frontmatter (frontmatter.ExpansionLimit: 4 times the file's
 //     size plus 64 KiB once expanded), measured on the decoded value before anything expands
 //     it; the error names the innermost key whose value alone is over the limit.
+//   - agents and server are the host's and the server's own sections (like pool and
+//     extensions), so their structs live here. An agent's server may not take the name of one
+//     of mcp_servers (the agent sees both); two agents may use one name. An agent's name is a
+//     URL path segment: letters, digits, '.', '_', '-'. A project's agentpool.yaml adds only
+//     its mcp_servers to the user's config (package host): its agents and server sections
+//     are not used, so a cloned repository cannot open a port or change a token.
+//   - server.token is expanded like a server's headers, so ${VAR} keeps the secret out of the
+//     file; server.max_body is a byte count, not a size with a unit.
 //   - A server name must not hold "__" (ext.ToolSep) or end with "_": its tools'
 //     "<server>__<tool>" names would read back as another server's.
 package config

@@ -95,7 +95,13 @@
 //     is answered with it; server/discover is refused, so a go-sdk client falls back to
 //     initialize), as connpool asks upstream servers for it: from 2026-07-28 a server's
 //     requests to its client are embedded in results (SEP-2322), which is not translated.
-//   - Not yet here: roots list_changed from a client to the servers; per-agent
-//     paths; SEP-2640 skills/list and skills/get; stateless mode. The session cap is per
-//     Gateway.
+//   - Agents: one Gateway per agent (Options.Scope{AgentName}, its own view.Cache with the
+//     agent's compile options: which registrations it sees, which tools it keeps), and Mux
+//     routing /mcp to the pool's Gateway and /mcp/agents/<name> to each agent's. One Gateway
+//     per agent rather than one routing by path keeps a session's scope fixed at its
+//     creation and the Gateway unaware of agents; the cost is that the session cap and
+//     idle timeout are per path. A name under /mcp/agents/ that is no agent is 404 with a
+//     body naming the agents, after the pool Gateway's Origin and token checks.
+//   - Not yet here: roots list_changed from a client to the servers; SEP-2640 skills/list
+//     and skills/get; stateless mode. The session cap is per Gateway.
 package gateway

@@ -13,7 +13,7 @@
 //
 // # Kinds
 //
-// Build walks a small table of extension kinds — skills, commands, mcp_servers — each an
+// Build walks a small table of extension kinds — skills, commands, mcp_servers, agents — each an
 // entry {key, build} whose build function turns that kind's section of the config (the kind's
 // own struct, from its own package) into capabilities. Adding a kind touches its own package
 // (the config struct with its YAML keys and Validate, and the capability) and one entry in
@@ -137,6 +137,25 @@
 //     partition is new for every OpenSession, not the bare session id: a session id opened
 //     again after its scope was closed gets fresh processes, never the idle ones the pool
 //     still holds from the closed session.
+//   - Agents (config agents:): each agent's capabilities are registered at ext.LevelAgent —
+//     its pool-scoped servers and its skill manager in its static slot {AgentName}, shared by
+//     every session of the agent; its session-scoped servers and its skills' servers by
+//     OpenAgentSession in the slot {SessionID, AgentName}, in the session's pool partition, so
+//     CloseSession ends them with the session's other processes. A pool session and another
+//     agent never see them. An agent sees the pool's names and its own: its server may not
+//     take a pool capability's name nor a reserved one ("agent-skills",
+//     "agent-skill-servers", "skill-servers"); two agents may use one name.
+//   - An agent's skill folders make a skill manager of its own ("agent-skills") whose roots
+//     are its folders and then every root of the pool's manager, and which replaces the
+//     pool's manager (and the session's "skill-servers") in the agent's view: a view offers
+//     one catalogue and one load_skill, and two managers would offer two, the pool's unable
+//     to load the agent's skills. The replacement is Agent.Include, a view.Options.Include
+//     the CLI and the gateway pass (the registry has no notion of hiding a pool
+//     registration from one agent). The cost is one more scan and watcher of the pool's
+//     roots per agent with folders of its own, not per session.
+//   - An agent's allow_tools/deny_tools filter its whole view by final tool name, the pool's
+//     tools included (Agent.AllowsTool, passed as view.Options.Tools): a filter on the
+//     agent's own capabilities alone could not hide a pool server's tool from it.
 //   - Command files follow the skills section's watch and debounce: one host follows both, and
 //     no separate switch has been asked for.
 package host

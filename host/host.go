@@ -85,7 +85,8 @@ type Host struct {
 	sessionServers []string        // names of session-scoped servers, built per session
 	projectServers map[string]bool // the servers a trusted project's agentpool.yaml added
 	userSkillRoots map[string]bool // Skills' roots before a trusted project's: the user's own
-	sessionSeq     atomic.Uint64   // numbers each OpenSession's pool partition
+	agents         map[string]*Agent
+	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
 	sessMu         sync.Mutex
 	partitions     map[string][]string // by session id: the pool partitions CloseSession ends
 	logger         *slog.Logger
@@ -105,13 +106,17 @@ var kinds = []kind{
 	{"skills", buildSkills},
 	{"commands", buildCommands},
 	{"mcp_servers", buildServers},
+	{"agents", buildAgents},
 }
 
-// part is one capability a kind built, waiting to be registered at pool scope.
+// part is one capability a kind built, waiting to be registered: at pool scope, unless level
+// and slot say otherwise (an agent's, at ext.LevelAgent for its name).
 type part struct {
-	key  string // where it comes from in the config ("skills", "mcp_servers.x")
-	cap  ext.Capability
-	opts []ext.RegisterOption
+	key   string // where it comes from in the config ("skills", "mcp_servers.x")
+	cap   ext.Capability
+	opts  []ext.RegisterOption
+	level ext.ScopeLevel
+	slot  ext.Scope
 }
 
 // Build creates the registry, the connection pool and every capability the config declares,
@@ -163,7 +168,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 		return nil, h.abort(ctx, parts, err)
 	}
 	for i, p := range parts {
-		if err := reg.Register(p.cap, ext.LevelPool, ext.Scope{}, p.opts...); err != nil {
+		if err := reg.Register(p.cap, p.level, p.slot, p.opts...); err != nil {
 			return nil, h.abort(ctx, parts[i:], fmt.Errorf("register %s: %w", p.key, err))
 		}
 	}
@@ -253,18 +258,23 @@ func (h *Host) withProjectServers(p *Project) (*config.Config, error) {
 func (h *Host) checkNames(parts []part) error {
 	owner := make(map[string]string, len(parts)+len(h.sessionServers))
 	var errs []error
-	claim := func(name, key string) {
+	claim := func(owner map[string]string, name, key string) {
 		if first, ok := owner[name]; ok {
 			errs = append(errs, fmt.Errorf("%s: name %q is already used by %s", key, name, first))
 			return
 		}
 		owner[name] = key
 	}
+	var agentParts []part
 	for _, p := range parts {
-		claim(p.cap.Name(), p.key)
+		if p.level == ext.LevelAgent {
+			agentParts = append(agentParts, p)
+			continue
+		}
+		claim(owner, p.cap.Name(), p.key)
 	}
 	for _, name := range h.sessionServers {
-		claim(name, "mcp_servers."+name)
+		claim(owner, name, "mcp_servers."+name)
 	}
 	if key, ok := owner[skillServers]; ok {
 		errs = append(errs, fmt.Errorf("%s: name %q is reserved for the skills' servers of each session", key, skillServers))
@@ -273,6 +283,27 @@ func (h *Host) checkNames(parts []part) error {
 		// Reserved even while the project's command files are not registered: trusting the
 		// project must not make a configured name clash.
 		errs = append(errs, fmt.Errorf("%s: name %q is reserved for the project's command files", key, projectCommands))
+	}
+	// An agent sees the pool's names and its own: two agents may use one name.
+	reserved := []string{skillServers, agentSkills, agentSkillServers}
+	for _, name := range h.Config.Agents.Names() {
+		mine := maps.Clone(owner)
+		for _, r := range reserved {
+			if _, ok := mine[r]; !ok {
+				mine[r] = "agentpool (reserved)"
+			}
+		}
+		a := h.agents[name]
+		for _, p := range agentParts {
+			if p.slot.AgentName == name && p.cap != ext.Capability(a.Skills) {
+				claim(mine, p.cap.Name(), p.key)
+			}
+		}
+		if a != nil {
+			for _, s := range a.sessionServers {
+				claim(mine, s, "agents."+name+".mcp_servers."+s)
+			}
+		}
 	}
 	return errors.Join(errs...)
 }

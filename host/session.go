@@ -24,9 +24,15 @@ import (
 // id used again after its close must never find the closed session's process and state.
 //
 // On error, the capabilities this call registered are unregistered and closed again.
-func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
+func (h *Host) OpenSession(ctx context.Context, sessionID string) error {
+	_, err := h.openSession(ctx, sessionID)
+	return err
+}
+
+// openSession is OpenSession, returning the session's pool partition.
+func (h *Host) openSession(ctx context.Context, sessionID string) (_ string, err error) {
 	if sessionID == "" {
-		return fmt.Errorf("open session: empty session id")
+		return "", fmt.Errorf("open session: empty session id")
 	}
 	slot := ext.Scope{SessionID: sessionID}
 	partition := sessionID + "#" + strconv.FormatUint(h.sessionSeq.Add(1), 10)
@@ -59,18 +65,18 @@ func (h *Host) OpenSession(ctx context.Context, sessionID string) (err error) {
 	ss := &sessionSkills{pool: h.Pool, partition: partition, forget: func() { h.forgetPartition(sessionID, partition) }}
 	ss.Servers = h.Skills.NewServers(skillServers, h.skillServerFactory(ss, partition))
 	if err := register(ss, localOrigin); err != nil {
-		return err
+		return "", err
 	}
 	for _, name := range h.sessionServers {
 		c, err := h.newServer(name, h.Config.MCPServers[name], partition)
 		if err != nil {
-			return err
+			return "", err
 		}
 		if err := register(c); err != nil {
-			return err
+			return "", err
 		}
 	}
-	return nil
+	return partition, nil
 }
 
 // CloseSession ends a session opened with OpenSession: it closes the capabilities of its scope

@@ -20,6 +20,7 @@ import (
 type Cache struct {
 	reg   *ext.Registry
 	retry time.Duration
+	opts  *Options
 
 	mu      sync.Mutex
 	entries map[ext.Scope]*cacheEntry
@@ -42,6 +43,9 @@ type CacheOptions struct {
 	// (default DefaultRetryProblems). A degraded server recovers only when asked, and a view
 	// that left it out would otherwise never ask: this is how its tools come back.
 	RetryProblems time.Duration
+	// Compile, when set, are the options of every compile (its Prompt is ignored: see Cache):
+	// an agent's Include and Tools filter, for a cache that serves that agent's scopes.
+	Compile *Options
 }
 
 // NewCache returns an empty cache over reg.
@@ -49,6 +53,11 @@ func NewCache(reg *ext.Registry, opts *CacheOptions) *Cache {
 	c := &Cache{reg: reg, retry: DefaultRetryProblems, entries: make(map[ext.Scope]*cacheEntry)}
 	if opts != nil && opts.RetryProblems > 0 {
 		c.retry = opts.RetryProblems
+	}
+	if opts != nil && opts.Compile != nil {
+		o := *opts.Compile
+		o.Prompt = ""
+		c.opts = &o
 	}
 	return c
 }
@@ -81,7 +90,7 @@ func (c *Cache) Get(ctx context.Context, scope ext.Scope) (*View, error) {
 	// The stamp is taken before compiling: a change during the compile makes the next Get
 	// compile again rather than keep a view that may predate it.
 	stamp = c.reg.Stamp(scope)
-	v, err := Compile(ctx, c.reg, scope, nil)
+	v, err := Compile(ctx, c.reg, scope, c.opts)
 	if err != nil {
 		return nil, err
 	}

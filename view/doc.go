@@ -18,6 +18,9 @@
 //     remote one, then the narrowest scope (turn, agent, session, pool), then Visible order —
 //     and the other is renamed "<capability>__<name>"; if that is taken too, it is left out.
 //     Either way the collision is in View.Collisions: nothing is shadowed silently.
+//   - Options.Tools (an agent's allow_tools/deny_tools) filters final names after collisions
+//     are resolved, so a filtered view names each tool as the unfiltered one does; a Cache
+//     takes fixed compile options (CacheOptions.Compile), one cache per agent that filters.
 //   - A capability registered in several visible slots (ext allows the same value at pool and
 //     in a session) is one source: asked once, and placed as its registration that precedes.
 //   - Prompts are the commands: every command of the view (a command file, a skill, an

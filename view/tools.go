@@ -15,8 +15,8 @@ import (
 // one that precedes (origin, then narrowest scope, then Visible order) keeps it; the other is
 // renamed "<capability>__<name>" and the collision reported. If that name is taken as well,
 // the loser is left out and the collision says so. A capability that lists a name twice
-// offers its first entry only.
-func (v *View) assembleTools(members []member) {
+// offers its first entry only. Then keep (Options.Tools), when set, drops the names it refuses.
+func (v *View) assembleTools(members []member, keep func(string) bool) {
 	type cand struct {
 		m *member
 		e ext.ToolEntry
@@ -52,6 +52,13 @@ func (v *View) assembleTools(members []member) {
 		}
 		col.Loser = claim(c.m, alt)
 		v.Collisions = append(v.Collisions, col)
+	}
+	if keep != nil {
+		for name := range v.tools {
+			if !keep(name) {
+				delete(v.tools, name)
+			}
+		}
 	}
 	v.Tools = make([]Tool, 0, len(v.tools))
 	for _, t := range v.tools {

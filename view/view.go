@@ -18,6 +18,11 @@ type Options struct {
 	// tool without connecting every upstream server: a local tool wins over a remote one of
 	// the same name anyway, so the narrower view routes it the same way.
 	Include func(ext.Registration) bool
+	// Tools, when set, keeps only the tools whose final name it accepts: the others are not
+	// listed, routed nor callable through the view (an agent's allow_tools and deny_tools).
+	// Collisions are resolved before it applies, so a name means the same tool with or
+	// without it.
+	Tools func(name string) bool
 }
 
 // View is what one scope sees, compiled: the RFC's AgentFactory.compile() result. It is
@@ -159,7 +164,7 @@ func Compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, opts *Opti
 	for _, m := range members {
 		v.Problems = append(v.Problems, m.probs...)
 	}
-	v.assembleTools(members)
+	v.assembleTools(members, o.Tools)
 	v.assembleCommands(members)
 	v.assembleSkills(members)
 	v.assembleResources(members)

@@ -29,13 +29,15 @@ func newCompileCmd(opts *options) *cobra.Command {
 		Args: cobra.NoArgs,
 	}
 	cmd.Flags().StringVar(&co.session, "session", "", "session id to open and compile for (default: the CLI's own)")
-	cmd.Flags().StringVar(&co.agent, "agent", "", "agent name within the session")
+	cmd.Flags().StringVar(&co.agent, "agent", "", "compile the view of this agent (config agents:) in the session")
 	cmd.Flags().StringVar(&co.prompt, "prompt", "", "the turn's user prompt, to select skills for the dynamic instructions")
 	out := addOutputFlags(cmd)
 	cmd.RunE = func(cmd *cobra.Command, args []string) error {
 		ho := hostOpts{session: co.session, agent: co.agent}
 		return withHost(opts, ho, func(cmd *cobra.Command, _ []string, h *host.Host, scope ext.Scope) error {
-			v, err := view.Compile(cmd.Context(), h.Registry, scope, &view.Options{Prompt: co.prompt})
+			o := viewOptions(h, scope)
+			o.Prompt = co.prompt
+			v, err := view.Compile(cmd.Context(), h.Registry, scope, o)
 			if err != nil {
 				return err
 			}

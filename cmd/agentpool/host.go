@@ -153,11 +153,38 @@ func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, ext.
 	if session == "" {
 		session = cliSession
 	}
-	if err := h.OpenSession(ctx, session); err != nil {
+	open := h.OpenSession
+	if ho.agent != "" {
+		open = func(ctx context.Context, id string) error { return h.OpenAgentSession(ctx, id, ho.agent) }
+	}
+	if err := open(ctx, session); err != nil {
 		closeHost(h)
 		return nil, ext.Scope{}, err
 	}
 	return h, ext.Scope{SessionID: session, AgentName: ho.agent}, nil
+}
+
+// viewOptions are the options of a view of scope: for an agent's scope, what the agent sees
+// (host.Agent.Include, its own skills in place of the pool's) and its tool filter. Every
+// command that compiles a view of a scope passes them, as `serve` does for /mcp/agents/<name>.
+func viewOptions(h *host.Host, scope ext.Scope) *view.Options {
+	if scope.AgentName == "" {
+		return &view.Options{}
+	}
+	a, err := h.Agent(scope.AgentName)
+	if err != nil {
+		return &view.Options{} // openHost refused an unknown agent already
+	}
+	return agentViewOptions(a)
+}
+
+// agentViewOptions are the view options of agent a's scopes.
+func agentViewOptions(a *host.Agent) *view.Options {
+	o := &view.Options{Include: a.Include}
+	if a.Config.FiltersTools() {
+		o.Tools = a.AllowsTool
+	}
+	return o
 }
 
 // cliLogger is the logger the libraries get: errors only, since every failure the CLI can

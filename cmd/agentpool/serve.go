@@ -1,26 +1,33 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
 
+	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/examples"
+	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 )
 
-// DefaultServeAddr is where `agentpool serve` listens without --http: loopback only.
-const DefaultServeAddr = "127.0.0.1:7433"
+// DefaultServeAddr is where `agentpool serve` listens without --http or server.addr:
+// loopback only.
+const DefaultServeAddr = config.DefaultServerAddr
 
 // serveStopBound bounds the end of the sessions and of the HTTP server at shutdown; the host
 // then closes within closeHost's own bound.
@@ -38,6 +45,8 @@ type serveOpts struct {
 	maxSessions    int
 	token          string
 	allowedOrigins []string
+	maxBody        int64  // server.max_body; no flag
+	agent          string // --stdio: serve this agent's view
 }
 
 func newServeCmd(opts *options) *cobra.Command {
@@ -48,11 +57,13 @@ func newServeCmd(opts *options) *cobra.Command {
 		Long: "Serve the pool's view as one MCP server: every tool, skill (as prompts and skill:// resources),\n" +
 			"command and upstream resource. Streamable HTTP at http://" + DefaultServeAddr + "/mcp by default\n" +
 			"(each client its own session), or --stdio for one client that spawns agentpool.\n" +
-			"The bearer token may also come from $AGENTPOOL_TOKEN.",
+			"Each agent of the config's agents section is served at /mcp/agents/<name>.\n" +
+			"The config's server section sets the same as the flags; a flag given wins. The bearer\n" +
+			"token is --token, else $AGENTPOOL_TOKEN, else server.token.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if so.token == "" {
-				so.token = os.Getenv("AGENTPOOL_TOKEN")
+			if so.agent != "" && !so.stdio {
+				return fmt.Errorf("serve: --agent is for --stdio; over HTTP each agent is served at /mcp/agents/<name>")
 			}
 			return serveRun(cmd, opts, so)
 		},
@@ -64,6 +75,7 @@ func newServeCmd(opts *options) *cobra.Command {
 	f.IntVar(&so.maxSessions, "max-sessions", gateway.DefaultMaxSessions, "cap on live HTTP sessions")
 	f.StringVar(&so.token, "token", "", "require this bearer token on every HTTP request (default $AGENTPOOL_TOKEN)")
 	f.StringArrayVar(&so.allowedOrigins, "allow-origin", nil, "accept browser requests from this origin besides loopback ones (repeatable)")
+	f.StringVar(&so.agent, "agent", "", "with --stdio: serve this agent's view (config agents:)")
 	cmd.MarkFlagsMutuallyExclusive("http", "stdio")
 	return cmd
 }
@@ -79,7 +91,8 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	}
 	defer cleanup()
 	defer closeHost(h)
-	g, err := gateway.New(gateway.Options{
+	so.fromConfig(cmd, h.Config.Server)
+	base := gateway.Options{
 		Registry:       h.Registry,
 		OpenSession:    h.OpenSession,
 		CloseSession:   h.CloseSession,
@@ -89,35 +102,107 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		MaxSessions:    so.maxSessions,
 		Token:          so.token,
 		AllowedOrigins: so.allowedOrigins,
-	})
+		MaxBodyBytes:   so.maxBody,
+	}
+	if so.stdio {
+		o := base
+		if so.agent != "" {
+			if o, err = agentGateway(h, base, so.agent); err != nil {
+				return err
+			}
+		}
+		g, err := gateway.New(o)
+		if err != nil {
+			return err
+		}
+		in := cmd.InOrStdin()
+		err = g.Serve(ctx, &mcp.IOTransport{Reader: readCloser(in), Writer: nopWriteCloser{cmd.OutOrStdout()}})
+		return errors.Join(err, stopGateways(g))
+	}
+	pool, err := gateway.New(base)
 	if err != nil {
 		return err
 	}
-	stop := func() error {
-		sctx, cancel := context.WithTimeout(context.Background(), serveStopBound)
-		defer cancel()
-		return g.Close(sctx)
+	gateways := []*gateway.Gateway{pool}
+	agents := map[string]*gateway.Gateway{}
+	for _, name := range h.Config.Agents.Names() {
+		o, err := agentGateway(h, base, name)
+		if err == nil {
+			agents[name], err = gateway.New(o)
+		}
+		if err != nil {
+			return errors.Join(err, stopGateways(gateways...))
+		}
+		gateways = append(gateways, agents[name])
 	}
-	if so.stdio {
-		in := cmd.InOrStdin()
-		err := g.Serve(ctx, &mcp.IOTransport{Reader: readCloser(in), Writer: nopWriteCloser{cmd.OutOrStdout()}})
-		return errors.Join(err, stop())
-	}
-	return serveHTTP(ctx, cmd.ErrOrStderr(), g, so.addr, stop)
+	return serveHTTP(ctx, cmd.ErrOrStderr(), gateway.Mux(pool, agents), so.addr, agents,
+		func() error { return stopGateways(gateways...) })
 }
 
-// serveHTTP listens on addr, says where, and serves /mcp until ctx ends.
-func serveHTTP(ctx context.Context, stderr io.Writer, g *gateway.Gateway, addr string, stop func() error) error {
+// fromConfig fills in what the config's server section sets and no flag given overrides:
+// flags first, then (for the token) $AGENTPOOL_TOKEN, then the section, then the defaults.
+func (so *serveOpts) fromConfig(cmd *cobra.Command, s config.Server) {
+	f := cmd.Flags()
+	if !f.Changed("http") && s.Addr != "" {
+		so.addr = s.Addr
+	}
+	if !f.Changed("session-idle-timeout") && s.SessionIdleTimeout != 0 {
+		so.idleTimeout = s.SessionIdleTimeout
+	}
+	if !f.Changed("max-sessions") && s.MaxSessions != 0 {
+		so.maxSessions = s.MaxSessions
+	}
+	if !f.Changed("allow-origin") && s.AllowedOrigins != nil {
+		so.allowedOrigins = s.AllowedOrigins
+	}
+	if !f.Changed("token") {
+		so.token = cmp.Or(os.Getenv("AGENTPOOL_TOKEN"), s.Token)
+	}
+	so.maxBody = s.MaxBody
+}
+
+// agentGateway returns the options of agent name's Gateway: base with the agent's scope, its
+// sessions (OpenAgentSession) and a view cache compiling with its Include and tool filter.
+func agentGateway(h *host.Host, base gateway.Options, name string) (gateway.Options, error) {
+	a, err := h.Agent(name)
+	if err != nil {
+		return base, err
+	}
+	base.Scope = ext.Scope{AgentName: name}
+	base.Cache = view.NewCache(h.Registry, &view.CacheOptions{Compile: agentViewOptions(a)})
+	base.OpenSession = func(ctx context.Context, id string) error { return h.OpenAgentSession(ctx, id, name) }
+	return base, nil
+}
+
+// stopGateways ends every session of every gateway, concurrently, within serveStopBound.
+func stopGateways(gs ...*gateway.Gateway) error {
+	sctx, cancel := context.WithTimeout(context.Background(), serveStopBound)
+	defer cancel()
+	errs := make(chan error, len(gs))
+	for _, g := range gs {
+		go func() { errs <- g.Close(sctx) }()
+	}
+	var err error
+	for range gs {
+		err = errors.Join(err, <-errs)
+	}
+	return err
+}
+
+// serveHTTP listens on addr, says where, and serves handler (the pool at /mcp, each agent at
+// /mcp/agents/<name>) until ctx ends.
+func serveHTTP(ctx context.Context, stderr io.Writer, handler http.Handler, addr string, agents map[string]*gateway.Gateway, stop func() error) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", g.Handler())
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "agentpool: serving MCP at http://%s/mcp; interrupt to stop\n", ln.Addr())
+	fmt.Fprintf(stderr, "agentpool: serving MCP at http://%s%s; interrupt to stop\n", ln.Addr(), gateway.PoolPath)
+	if len(agents) > 0 {
+		fmt.Fprintf(stderr, "agentpool: agents at http://%s%s<name>: %s\n", ln.Addr(), gateway.AgentsPath, strings.Join(slices.Sorted(maps.Keys(agents)), ", "))
+	}
 	select {
 	case <-ctx.Done():
 	case err := <-served:

@@ -1,0 +1,72 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"strconv"
+	"time"
+)
+
+// Server is the server section: how `agentpool serve` serves over HTTP. Zero values mean
+// the defaults below; a command-line flag given explicitly overrides its key.
+type Server struct {
+	// Addr is the HTTP listen address (--http); default DefaultServerAddr, loopback only.
+	Addr string `yaml:"addr"`
+	// SessionIdleTimeout ends an HTTP session that made no request for this long
+	// (--session-idle-timeout); default 30m.
+	SessionIdleTimeout time.Duration `yaml:"session_idle_timeout"`
+	// Token, when set, is the bearer token every HTTP request must carry (--token); write it
+	// as ${VAR} to keep it out of the file.
+	Token string `yaml:"token" config:"expand"`
+	// MaxSessions caps the live HTTP sessions of each path (--max-sessions); default 4096.
+	MaxSessions int `yaml:"max_sessions"`
+	// AllowedOrigins are browser origins ("https://app.example") accepted besides the
+	// loopback ones (--allow-origin).
+	AllowedOrigins []string `yaml:"allowed_origins"`
+	// MaxBody caps an HTTP request body, in bytes; default 4 MiB.
+	MaxBody int64 `yaml:"max_body"`
+}
+
+// DefaultServerAddr is server.addr's default.
+const DefaultServerAddr = "127.0.0.1:7433"
+
+// Validate returns every problem of s, keyed under key.
+func (s *Server) Validate(key string) error {
+	var errs []error
+	if s.Addr != "" {
+		if _, port, err := net.SplitHostPort(s.Addr); err != nil {
+			errs = append(errs, keyErrorf(key+".addr", "want host:port (127.0.0.1:7433), got %q", s.Addr))
+		} else if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			errs = append(errs, keyErrorf(key+".addr", "port %q is not a number from 0 to 65535", port))
+		}
+	}
+	if s.SessionIdleTimeout < 0 {
+		errs = append(errs, keyErrorf(key+".session_idle_timeout", "must not be negative, got %s", s.SessionIdleTimeout))
+	}
+	if s.MaxSessions < 0 {
+		errs = append(errs, keyErrorf(key+".max_sessions", "must not be negative, got %d", s.MaxSessions))
+	}
+	if s.MaxBody < 0 {
+		errs = append(errs, keyErrorf(key+".max_body", "must not be negative, got %d", s.MaxBody))
+	}
+	for i, o := range s.AllowedOrigins {
+		if err := checkOrigin(o); err != nil {
+			errs = append(errs, keyErrorf(fmt.Sprintf("%s.allowed_origins[%d]", key, i), "%v", err))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkOrigin accepts what a browser sends as Origin: scheme://host[:port], nothing more.
+func checkOrigin(o string) error {
+	u, err := url.Parse(o)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("want an origin such as https://app.example, got %q", o)
+	}
+	if (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("an origin is scheme://host[:port] only, got %q", o)
+	}
+	return nil
+}
