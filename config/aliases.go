@@ -28,7 +28,7 @@ func checkAliases(body ast.Node, n int) (err error) {
 		}
 	}()
 	var all any
-	if yaml.NodeToValue(body, &all) != nil {
+	if nodeToValue(body, &all) != nil {
 		return nil // the real decode reports it, with a position
 	}
 	limit := frontmatter.ExpansionLimit(n)
@@ -83,4 +83,17 @@ func bombKey(v any, limit int) string {
 		v, key = next, nextKey
 	}
 	return key
+}
+
+// nodeToValue is yaml.NodeToValue with the decoder's panics turned into an error: goccy/go-yaml
+// v1.19.2 dereferences nil when a value with a custom tag is decoded into a list
+// ("allowed_commands: !x" over two lines, found by FuzzParse), and a config file must get an
+// error, never crash the program.
+func nodeToValue(n ast.Node, v any, opts ...yaml.DecodeOption) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("the YAML decoder failed on this file (%v): check its tags (!…)", r)
+		}
+	}()
+	return yaml.NodeToValue(n, v, opts...)
 }

@@ -131,7 +131,7 @@ func Parse(name string, data []byte) (*Config, error) {
 		w.dir = filepath.Dir(name)
 	}
 	w.walk(body, reflect.TypeFor[Config](), "", fieldTags{}, func(n ast.Node) { body = n })
-	if err := yaml.NodeToValue(body, cfg, yaml.Strict()); err != nil {
+	if err := nodeToValue(body, cfg, yaml.Strict()); err != nil {
 		p.errs = append(p.errs, decodeError(name, data, body, w.parents, err))
 		return nil, p.err()
 	}
@@ -164,7 +164,7 @@ func declared(name string, data []byte) mcpcap.Servers {
 	}
 	w.walk(body, reflect.TypeFor[Config](), "", fieldTags{}, func(n ast.Node) { body = n })
 	var cfg Config
-	if len(p.errs) > 0 || yaml.NodeToValue(body, &cfg, yaml.Strict()) != nil {
+	if len(p.errs) > 0 || nodeToValue(body, &cfg, yaml.Strict()) != nil {
 		return nil
 	}
 	return cfg.MCPServers
