@@ -93,7 +93,8 @@
 //     sessions subscribed. A session's subscriptions are given back when it ends.
 //   - Protocol version: the gateway agrees to 2025-11-25 at most (a newer version asked for
 //     is answered with it; server/discover is refused, so a go-sdk client falls back to
-//     initialize), as connpool asks upstream servers for it: from 2026-07-28 a server's
+//     initialize; a request asking for a newer one in its _meta, SEP-2575's per-request
+//     form, is refused with -32022 on every transport, stdio included), as connpool asks upstream servers for it: from 2026-07-28 a server's
 //     requests to its client are embedded in results (SEP-2322), which is not translated.
 //   - Not yet here: roots list_changed from a client to the servers; per-agent
 //     paths; SEP-2640 skills/list and skills/get; stateless mode. The session cap is per

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -95,6 +96,9 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 		CompletionHandler:  s.complete,
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
+		// On every transport: over stdio the go-sdk would otherwise serve a request asking
+		// for a newer version in its _meta (SEP-2575) under that version.
+		SupportedProtocolVersions: supportedVersions,
 	})
 	s.server.AddReceivingMiddleware(s.initialized, s.setLevel)
 	s.apply(v)
@@ -111,6 +115,9 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 // upstream servers do to agentpool (connpool.DefaultProtocolVersion). From 2026-07-28 those
 // are embedded in results (SEP-2322), which the gateway does not translate.
 const maxProtocolVersion = "2025-11-25"
+
+// supportedVersions are the go-sdk's versions up to maxProtocolVersion.
+var supportedVersions = slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v > maxProtocolVersion })
 
 // initialized binds the session to its go-sdk ServerSession once initialize succeeded. A
 // client asking for a newer version than maxProtocolVersion is answered with that one (MCP
