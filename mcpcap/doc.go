@@ -53,7 +53,9 @@
 //     server sent them, ahead of the result of a call that was running (connpool delivers
 //     them in transport order). SetLogLevel forwards logging/setLevel when the server
 //     declares logging, keeps the most verbose level asked for (the observers filter at
-//     their own), and sends it again on every new connection.
+//     their own), also across the Caps sharing a pooled connection (one server session,
+//     one level: a Cap's less verbose level never replaces another's), and sends it again
+//     on every new connection.
 //   - Prompts keep their messages' roles and typed content (ext.PromptResult); named
 //     arguments pass as they are, positional ones bind in declaration order.
 //   - Resource subscriptions are counted per URI and per server session, across the Caps
