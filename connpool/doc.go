@@ -129,7 +129,9 @@
 //     -32000 (CodeUnroutable) naming the server, the method and why, wrapping
 //     ErrAmbiguousPeer or ErrNoPeer, never guessed. A connection of a session's
 //     partition has one client, so with no call in flight its requests go to the
-//     last client that called it. The go-sdk's own handlers are bypassed: they would
+//     last client that called it, or, before any call, to the Peer carried by the Get
+//     that leased it (WithPeer): such a server may ask for roots as soon as it is
+//     initialized. The go-sdk's own handlers are bypassed: they would
 //     answer roots/list with the client's own (empty) list and check elicitation
 //     schemas more strictly than the client they are for may.
 //

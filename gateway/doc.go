@@ -70,7 +70,9 @@
 //     carries its client (ext.WithClient, a caller value: the session and the request's
 //     context), which package mcpcap records with the call in flight; connpool routes a request to the one client with calls in flight
 //     to that server, refuses it when calls of several clients are in flight (a JSON-RPC
-//     error saying so), and for a session's own server falls back to the session. The
+//     error saying so), and for a session's own server falls back to the session (before any call too: the session's
+//     servers start with the session's client in their context, and a request made before
+//     the client sent notifications/initialized waits for it). The
 //     gateway sends it on the call's stream while the call runs (as the server would have,
 //     directly), on the session's stream after. A request for a capability the client did not
 //     declare is answered -32000 with a message naming it (not -32601, whose message the

@@ -6,8 +6,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -52,5 +60,44 @@ func TestPerRequestNewProtocolRefusedOverStdio(t *testing.T) {
 	e, _ := got["error"].(map[string]any)
 	if code, _ := e["code"].(float64); code != mcp.CodeUnsupportedProtocolVersion {
 		t.Errorf("tools/list asking for 2026-07-28: %v, want error %d (unsupported protocol version)", got, mcp.CodeUnsupportedProtocolVersion)
+	}
+}
+
+// A session's own server that asks for the client's roots as soon as it is initialized,
+// before any call (as the reference filesystem server does), is answered by that session's
+// client: a session-scoped server has one client, known from its start.
+func TestSessionServerRequestBeforeAnyCall(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "own.log")
+	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte("mcp_servers:\n"+
+		"  own: {command: "+bin+", args: [--roots-at-start, --log, "+logFile+"], scope: session}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g.Handler())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := g.Close(ctx); err != nil {
+			t.Errorf("gateway close: %v", err)
+		}
+		srv.Close()
+		if err := h.Close(ctx); err != nil {
+			t.Errorf("host close: %v", err)
+		}
+	})
+	fwdClient(t, srv.URL, "alice")
+	waitFor(t, "the server's roots request to be answered", func() bool { return logHas(logFile, "roots-at-start") })
+	if lines := strings.Join(logLines(logFile), " "); !strings.Contains(lines, "roots-at-start file:///alice") {
+		t.Errorf("the session's server asked for roots before any call and got %q, want alice's roots", lines)
 	}
 }

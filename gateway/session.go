@@ -40,6 +40,9 @@ type session struct {
 
 	out outbox // forwarded notifications, in order
 
+	ready     chan struct{} // closed once the client is initialized: it may be asked then
+	readyOnce sync.Once
+
 	logMu    sync.Mutex
 	logLevel string                   // the level the client set; "" before
 	logStops map[ext.LogSource]func() // the log sources observed
@@ -56,7 +59,7 @@ type session struct {
 func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	scope := g.opts.Scope
 	scope.SessionID = id
-	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{})}
+	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{}), ready: make(chan struct{})}
 	if err := g.reserve(s); err != nil {
 		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
 	}
@@ -65,6 +68,8 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 			s.end()
 		}
 	}()
+	// The session's own servers start now, and may ask their client before any call.
+	ctx = ext.WithClient(ctx, s.sessionCaller())
 	if f := g.opts.OpenSession; f != nil {
 		if err := f(ctx, id); err != nil {
 			return nil, fmt.Errorf("gateway: open session %s: %w", id, err)
@@ -105,7 +110,7 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	s.syncLogs(ctx)
 	s.watchDone = make(chan struct{})
 	g.wg.Add(1)
-	go s.watch(wctx, events)
+	go s.watch(ext.WithClient(wctx, s.sessionCaller()), events)
 	g.log.Debug("session opened", "session", id, "scope", scope.String())
 	return s, nil
 }
@@ -138,6 +143,9 @@ func (s *session) initialized(next mcp.MethodHandler) mcp.MethodHandler {
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 				s.bind(ss)
 			}
+		}
+		if method == "notifications/initialized" && err == nil && s.conn() != nil {
+			s.readyOnce.Do(func() { close(s.ready) })
 		}
 		return res, err
 	}

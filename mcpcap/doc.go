@@ -48,7 +48,9 @@
 //   - The server's requests to its client (sampling, elicitation, roots): a call (tools/call,
 //     prompts/get, resources/read) records the ext.Client its context carries (none: a call
 //     without one) with the pooled connection (connpool.Conn.Track), so connpool can route the server's requests made during it to
-//     that client; see connpool's rule. An injected client's owner routes them itself.
+//     that client; see connpool's rule. A connect whose context carries an ext.Client
+//     gives it to the pool too (connpool.WithPeer), so a session's own server can ask it
+//     before any call. An injected client's owner routes them itself.
 //   - Log messages (notifications/message) reach the ObserveLog observers in the order the
 //     server sent them, ahead of the result of a call that was running (connpool delivers
 //     them in transport order). SetLogLevel forwards logging/setLevel when the server
