@@ -62,7 +62,10 @@
 //     and log messages go through a per-session outbox (a goroutine only while something
 //     waits, at most 4096 queued, then dropped and logged), because they are produced on an
 //     upstream's reading goroutine, which must not wait for a client; the call's result is
-//     sent only once everything queued before it was sent, so nothing is overtaken.
+//     sent only once everything queued before it was sent, so nothing is overtaken. A
+//     write to a client's HTTP stream that stalls for 30 s fails and breaks the stream: a
+//     client that stops reading cannot block its outbox, nor the end of its session (the
+//     go-sdk's close waits for a write in progress).
 //   - Cancellation: the client's notifications/cancelled cancels the handler's context, which
 //     is the upstream call's: the go-sdk client sends notifications/cancelled upstream with
 //     its own request id and the upstream session stays up.

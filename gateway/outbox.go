@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"net/http"
 	"sync"
+	"time"
 )
 
 // maxOutbox bounds the notifications a session may have waiting to be sent; beyond it new
@@ -90,3 +92,35 @@ func (o *outbox) flush(ctx context.Context) {
 	case <-ctx.Done():
 	}
 }
+
+// writeStall bounds one write to a client's HTTP stream. A client that stops reading (its
+// socket buffers full) would otherwise block the write forever: its outbox's sender, and
+// with it the go-sdk's closing of the session (DELETE, idle timeout, Close), which waits for
+// the write. Past the bound the write fails, the stream breaks, and the session can end.
+var writeStall = 30 * time.Second
+
+// stallWriter sets a write deadline of writeStall around each write and flush, and clears it
+// after, so a connection reused for the next request keeps no stale deadline.
+type stallWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func guardWrites(w http.ResponseWriter) http.ResponseWriter {
+	return stallWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+}
+
+func (w stallWriter) Write(p []byte) (int, error) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(writeStall))
+	defer w.rc.SetWriteDeadline(time.Time{})
+	return w.ResponseWriter.Write(p)
+}
+
+func (w stallWriter) Flush() {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(writeStall))
+	defer w.rc.SetWriteDeadline(time.Time{})
+	_ = w.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

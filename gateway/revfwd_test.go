@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"net/http/httptest"
 	"path/filepath"
 	"strings"
@@ -100,4 +102,76 @@ func TestSessionServerRequestBeforeAnyCall(t *testing.T) {
 	if lines := strings.Join(logLines(logFile), " "); !strings.Contains(lines, "roots-at-start file:///alice") {
 		t.Errorf("the session's server asked for roots before any call and got %q, want alice's roots", lines)
 	}
+}
+
+// revGateway serves a host of yaml through a gateway over real HTTP.
+func revGateway(t *testing.T, yaml string, set func(*gateway.Options)) (*gateway.Gateway, *httptest.Server) {
+	t.Helper()
+	dir := t.TempDir()
+	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession}
+	if set != nil {
+		set(&opts)
+	}
+	g, err := gateway.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(g.Handler())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		srv.CloseClientConnections() // a stuck client's stream, if a test failed
+		if err := g.Close(ctx); err != nil {
+			t.Errorf("gateway close: %v", err)
+		}
+		srv.Close()
+		if err := h.Close(ctx); err != nil {
+			t.Errorf("host close: %v", err)
+		}
+	})
+	return g, srv
+}
+
+// A client that stops reading its stream while a shared server logs (the gateway's writes to
+// it block) is still ended by DELETE: its outbox, stuck in a write, does not hold the end of
+// the session (CloseSession, the registry's scope) beyond the close bound.
+func TestStuckClientSessionEnds(t *testing.T) {
+	defer gateway.SetWriteStall(time.Second)()
+	bin := testserver.Build(t)
+	g, srv := revGateway(t, "mcp_servers:\n  pool: {command: "+bin+"}\n", func(o *gateway.Options) { o.CloseTimeout = 2 * time.Second })
+	_, h, _ := post(t, srv.URL, "", initBody, nil)
+	sid := h.Get("Mcp-Session-Id")
+	post(t, srv.URL, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`, nil)
+	post(t, srv.URL, sid, `{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"debug"}}`, nil)
+	// The stuck client's stream: a GET whose response is never read.
+	nc, err := net.Dial("tcp", srv.Listener.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	fmt.Fprintf(nc, "GET / HTTP/1.1\r\nHost: %s\r\nAccept: text/event-stream\r\nMcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\n\r\n", srv.Listener.Addr(), sid)
+
+	b, _ := fwdClient(t, srv.URL, "bob")
+	big := strings.Repeat("x", 60<<10)
+	for range 400 { // far more than the socket buffers hold
+		callResult(t, context.Background(), b, "pool__log", map[string]any{"level": "info", "text": big})
+	}
+	req, _ := http.NewRequest(http.MethodDelete, srv.URL, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	hc := &http.Client{Timeout: 20 * time.Second} // a liveness bound, not a timing claim
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatalf("DELETE of the stuck client's session: %v", err)
+	}
+	resp.Body.Close()
+	waitFor(t, "the stuck client's session to end", func() bool { return g.Sessions() == 1 })
 }
