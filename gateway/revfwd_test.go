@@ -175,3 +175,25 @@ func TestStuckClientSessionEnds(t *testing.T) {
 	resp.Body.Close()
 	waitFor(t, "the stuck client's session to end", func() bool { return g.Sessions() == 1 })
 }
+
+// Sessions that end without unsubscribing give their subscriptions back: once the last
+// subscribed session has gone, the shared server is unsubscribed.
+func TestSubscriptionsGivenBackAtSessionEnd(t *testing.T) {
+	f := newFwdFixture(t)
+	const uri = "test://static/hello"
+	ctx := context.Background()
+	a, _ := fwdClient(t, f.url, "alice")
+	b, _ := fwdClient(t, f.url, "bob")
+	for _, cs := range []*mcp.ClientSession{a, b} {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = a.Close()
+	callResult(t, ctx, b, "pool__pid", map[string]any{}) // alice's end has had time to run
+	if logHas(f.poolLog, "unsubscribe") {
+		t.Error("the server was unsubscribed while bob still holds the subscription")
+	}
+	_ = b.Close()
+	waitFor(t, "the server to be unsubscribed after both sessions ended", func() bool { return logHas(f.poolLog, "unsubscribe "+uri) })
+}
