@@ -18,12 +18,16 @@ const maxOutbox = 4096
 // waiting, so an idle session costs none.
 type outbox struct {
 	wg sync.WaitGroup // a running sender
+	// onDrop, if set, is told when notifications start being dropped (once until the queue
+	// drains again), with the count dropped so far.
+	onDrop func(dropped int)
 
 	mu      sync.Mutex
 	q       []func()
 	running bool
 	closed  bool // the session ended: nothing more is sent
 	dropped int
+	behind  bool // dropping since the queue was last empty: reported already
 }
 
 // send queues f; it never blocks.
@@ -31,14 +35,22 @@ func (o *outbox) send(f func()) { o.push(f, false) }
 
 func (o *outbox) push(f func(), always bool) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.closed {
+		o.mu.Unlock()
 		return
 	}
 	if len(o.q) >= maxOutbox && !always {
 		o.dropped++
+		report := !o.behind && o.onDrop != nil
+		o.behind = true
+		n := o.dropped
+		o.mu.Unlock()
+		if report {
+			o.onDrop(n)
+		}
 		return
 	}
+	defer o.mu.Unlock()
 	o.q = append(o.q, f)
 	if !o.running {
 		o.running = true
@@ -52,7 +64,7 @@ func (o *outbox) run() {
 	for {
 		o.mu.Lock()
 		if len(o.q) == 0 {
-			o.running = false
+			o.running, o.behind = false, false
 			o.mu.Unlock()
 			return
 		}

@@ -60,6 +60,9 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	scope := g.opts.Scope
 	scope.SessionID = id
 	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{}), ready: make(chan struct{})}
+	s.out.onDrop = func(n int) {
+		g.log.Warn("notifications dropped: the client does not keep up", "session", id, "queued", maxOutbox, "dropped", n)
+	}
 	if err := g.reserve(s); err != nil {
 		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
 	}
