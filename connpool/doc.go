@@ -114,8 +114,9 @@
 //     the observers before the call that awaits the result returns.
 //   - Log messages (notifications/message) are tapped from the transport like
 //     progress, for the same reason: a message logged during a call reaches the
-//     observers before the call returns. An HTTP event of more than 64 KiB is not
-//     tapped, so a larger log message is not delivered.
+//     observers before the call returns. An HTTP event of more than 64 KiB is
+//     buffered only when its first 64 KiB name a tapped method (a large result is
+//     passed over, not copied), up to the SDK's event limit of 16 MiB.
 //   - The protocol version asked for is 2025-11-25 (Options.ProtocolVersion): the
 //     last in which a server sends sampling, elicitation and roots requests to its
 //     client during a call; from 2026-07-28 they are embedded in results, which a
@@ -129,7 +130,9 @@
 //     -32000 (CodeUnroutable) naming the server, the method and why, wrapping
 //     ErrAmbiguousPeer or ErrNoPeer, never guessed. A connection of a session's
 //     partition has one client, so with no call in flight its requests go to the
-//     last client that called it. The go-sdk's own handlers are bypassed: they would
+//     last client that called it, or, before any call, to the Peer carried by the Get
+//     that leased it (WithPeer): such a server may ask for roots as soon as it is
+//     initialized. The go-sdk's own handlers are bypassed: they would
 //     answer roots/list with the client's own (empty) list and check elicitation
 //     schemas more strictly than the client they are for may.
 //

@@ -134,6 +134,7 @@ type sseTapBody struct {
 	line     []byte // the current line, while its event is small enough to matter
 	nonBlank bool   // the current line has a byte other than CR
 	skip     bool   // the current event is too big to be a progress notification
+	big      bool   // the current event is big, but its beginning names a tapped method
 	other    bool   // the current event is named, and not "message"
 	data     []byte // the current event's data
 	hasData  bool
@@ -167,11 +168,28 @@ func (b *sseTapBody) add(part []byte) {
 	if b.skip {
 		return
 	}
-	if len(b.line)+len(part)+len(b.data) > maxTappedEvent {
-		b.skip, b.line = true, b.line[:0]
-		return
+	if size := len(b.line) + len(part) + len(b.data); size > maxTappedEvent {
+		if !b.big && size <= maxBigTappedEvent && namesTapped(b.data, b.line, part) {
+			b.big = true
+		}
+		if !b.big || size > maxBigTappedEvent {
+			b.skip, b.line = true, b.line[:0]
+			return
+		}
 	}
 	b.line = append(b.line, part...)
+}
+
+// maxBigTappedEvent bounds what the tap buffers of an event whose beginning names a tapped
+// method (a large log message): the SDK's own limit on an event.
+const maxBigTappedEvent = mcp.DefaultMaxEventSize
+
+// namesTapped reports whether the beginning of an event, as it crosses maxTappedEvent, names
+// a tapped method: a large log message is buffered whole, a large result is passed over. A
+// result that merely mentions one is buffered too, then told apart by dispatch.
+func namesTapped(parts ...[]byte) bool {
+	begin := bytes.Join(parts, nil)
+	return bytes.Contains(begin, []byte(`"`+string(Progress)+`"`)) || bytes.Contains(begin, []byte(`"`+string(LoggingMessage)+`"`))
 }
 
 // endLine ends the current line: a blank one ends the event, others are fields.
@@ -211,5 +229,8 @@ func (b *sseTapBody) dispatch() {
 			b.deliver(msg.Method, msg.Params)
 		}
 	}
-	b.skip, b.other, b.data, b.hasData = false, false, b.data[:0], false
+	if b.big {
+		b.data, b.line = nil, nil // a large event's buffers are not kept for the next
+	}
+	b.skip, b.big, b.other, b.data, b.hasData = false, false, false, b.data[:0], false
 }

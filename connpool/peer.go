@@ -73,6 +73,30 @@ func (c *Conn) Track(p Peer) (done func()) {
 	}
 }
 
+type peerKey struct{}
+
+// WithPeer returns ctx carrying p as the client on whose behalf a Get is made. Get gives it to
+// a client of a session partition that has no Peer yet, so that the server's requests made
+// before any call (roots/list as soon as it is initialized, as many servers do) reach the one
+// client that partition has. A Get for the global partition ignores it: a shared server's
+// client is known only from its calls.
+func WithPeer(ctx context.Context, p Peer) context.Context {
+	return context.WithValue(ctx, peerKey{}, p)
+}
+
+// adopt makes p, if any, the Peer of a session partition's client that has none.
+func (c *client) adopt(ctx context.Context) {
+	p, _ := ctx.Value(peerKey{}).(Peer)
+	if p == nil || c.key.partition == GlobalPartition {
+		return
+	}
+	c.peers.mu.Lock()
+	if c.peers.last == nil {
+		c.peers.last = p
+	}
+	c.peers.mu.Unlock()
+}
+
 // route picks the Peer of a server-to-client request: the one client with calls in flight;
 // in a session partition, with none in flight, the last client that made a call (a session's
 // own server has only that session as its client).

@@ -119,7 +119,10 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 			c = newClient(p, k, cfg)
 			c.inMap = true
 			p.clients[k] = c
+			c.adopt(ctx) // before it starts: the server may ask at once
 			p.goTracked(func() { p.runStart(c) })
+		} else {
+			c.adopt(ctx)
 		}
 		c.leases++
 		if c.idleTimer != nil {

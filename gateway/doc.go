@@ -62,7 +62,10 @@
 //     and log messages go through a per-session outbox (a goroutine only while something
 //     waits, at most 4096 queued, then dropped and logged), because they are produced on an
 //     upstream's reading goroutine, which must not wait for a client; the call's result is
-//     sent only once everything queued before it was sent, so nothing is overtaken.
+//     sent only once everything queued before it was sent, so nothing is overtaken. A
+//     write to a client's HTTP stream that stalls for 30 s fails and breaks the stream: a
+//     client that stops reading cannot block its outbox, nor the end of its session (the
+//     go-sdk's close waits for a write in progress).
 //   - Cancellation: the client's notifications/cancelled cancels the handler's context, which
 //     is the upstream call's: the go-sdk client sends notifications/cancelled upstream with
 //     its own request id and the upstream session stays up.
@@ -70,7 +73,9 @@
 //     carries its client (ext.WithClient, a caller value: the session and the request's
 //     context), which package mcpcap records with the call in flight; connpool routes a request to the one client with calls in flight
 //     to that server, refuses it when calls of several clients are in flight (a JSON-RPC
-//     error saying so), and for a session's own server falls back to the session. The
+//     error saying so), and for a session's own server falls back to the session (before any call too: the session's
+//     servers start with the session's client in their context, and a request made before
+//     the client sent notifications/initialized waits for it). The
 //     gateway sends it on the call's stream while the call runs (as the server would have,
 //     directly), on the session's stream after. A request for a capability the client did not
 //     declare is answered -32000 with a message naming it (not -32601, whose message the
@@ -93,7 +98,8 @@
 //     sessions subscribed. A session's subscriptions are given back when it ends.
 //   - Protocol version: the gateway agrees to 2025-11-25 at most (a newer version asked for
 //     is answered with it; server/discover is refused, so a go-sdk client falls back to
-//     initialize), as connpool asks upstream servers for it: from 2026-07-28 a server's
+//     initialize; a request asking for a newer one in its _meta, SEP-2575's per-request
+//     form, is refused with -32022 on every transport, stdio included), as connpool asks upstream servers for it: from 2026-07-28 a server's
 //     requests to its client are embedded in results (SEP-2322), which is not translated.
 //   - Agents: one Gateway per agent (Options.Scope{AgentName}, its own view.Cache with the
 //     agent's compile options: which registrations it sees, which tools it keeps), and Mux

@@ -17,10 +17,32 @@ import (
 // caller is a session's client as the capabilities see it (ext.Client), for one call: a
 // server's request made during the call is sent on the call's own stream (related to it, as
 // a server answering directly would send it), and one made after the call on the session's.
+//
+// The session's own caller (ss nil, ctx a background one) is the client of the session's
+// servers before any call: it waits for the client to be initialized before asking it.
 type caller struct {
 	s   *session
 	ss  *mcp.ServerSession
 	ctx context.Context // the call's
+}
+
+// sessionCaller is the client of the session as a whole, for what its servers ask outside
+// any call (a session-scoped server asking for roots as soon as it starts).
+func (s *session) sessionCaller() caller { return caller{s: s, ctx: context.Background()} }
+
+// client returns the client connection, once the client is initialized.
+func (c caller) client(ctx context.Context) (*mcp.ServerSession, error) {
+	if c.ss != nil {
+		return c.ss, nil
+	}
+	select {
+	case <-c.s.ready:
+		return c.s.conn(), nil
+	case <-c.s.ended:
+		return nil, &jsonrpc.Error{Code: codeServerError, Message: fmt.Sprintf("session %s ended", c.s.id)}
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 var _ ext.Client = caller{}
@@ -28,7 +50,11 @@ var _ ext.Client = caller{}
 func (c caller) SessionID() string { return c.s.id }
 
 func (c caller) CreateMessage(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if caps := c.caps(); caps == nil || caps.Sampling == nil {
+	ss, err := c.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if caps := caps(ss); caps == nil || caps.Sampling == nil {
 		return nil, c.undeclared("sampling")
 	}
 	var p mcp.CreateMessageWithToolsParams
@@ -37,12 +63,16 @@ func (c caller) CreateMessage(ctx context.Context, params json.RawMessage) (json
 	}
 	ctx, done := c.related(ctx)
 	defer done()
-	res, err := c.ss.CreateMessageWithTools(ctx, &p)
+	res, err := ss.CreateMessageWithTools(ctx, &p)
 	return encodeResult(res, err)
 }
 
 func (c caller) Elicit(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if caps := c.caps(); caps == nil || caps.Elicitation == nil {
+	ss, err := c.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if caps := caps(ss); caps == nil || caps.Elicitation == nil {
 		return nil, c.undeclared("elicitation")
 	}
 	var p mcp.ElicitParams
@@ -51,12 +81,16 @@ func (c caller) Elicit(ctx context.Context, params json.RawMessage) (json.RawMes
 	}
 	ctx, done := c.related(ctx)
 	defer done()
-	res, err := c.ss.Elicit(ctx, &p)
+	res, err := ss.Elicit(ctx, &p)
 	return encodeResult(res, err)
 }
 
 func (c caller) ListRoots(ctx context.Context, params json.RawMessage) (json.RawMessage, error) {
-	if caps := c.caps(); caps == nil || caps.RootsV2 == nil {
+	ss, err := c.client(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if caps := caps(ss); caps == nil || caps.RootsV2 == nil {
 		return nil, c.undeclared("roots")
 	}
 	var p mcp.ListRootsParams
@@ -65,13 +99,13 @@ func (c caller) ListRoots(ctx context.Context, params json.RawMessage) (json.Raw
 	}
 	ctx, done := c.related(ctx)
 	defer done()
-	res, err := c.ss.ListRoots(ctx, &p)
+	res, err := ss.ListRoots(ctx, &p)
 	return encodeResult(res, err)
 }
 
 // caps are the capabilities the client declared at initialize.
-func (c caller) caps() *mcp.ClientCapabilities {
-	if ip := c.ss.InitializeParams(); ip != nil {
+func caps(ss *mcp.ServerSession) *mcp.ClientCapabilities {
+	if ip := ss.InitializeParams(); ip != nil {
 		return ip.Capabilities
 	}
 	return nil

@@ -43,6 +43,7 @@ func (g *Gateway) Handler() http.Handler {
 	}
 	sdk := mcp.NewStreamableHTTPHandler(g.serverFor, opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w = guardWrites(w) // a client that stops reading cannot block its session's end
 		if o := r.Header.Get("Origin"); !g.originAllowed(o) {
 			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
 			return

@@ -2,7 +2,9 @@ package gateway
 
 import (
 	"context"
+	"net/http"
 	"sync"
+	"time"
 )
 
 // maxOutbox bounds the notifications a session may have waiting to be sent; beyond it new
@@ -16,12 +18,16 @@ const maxOutbox = 4096
 // waiting, so an idle session costs none.
 type outbox struct {
 	wg sync.WaitGroup // a running sender
+	// onDrop, if set, is told when notifications start being dropped (once until the queue
+	// drains again), with the count dropped so far.
+	onDrop func(dropped int)
 
 	mu      sync.Mutex
 	q       []func()
 	running bool
 	closed  bool // the session ended: nothing more is sent
 	dropped int
+	behind  bool // dropping since the queue was last empty: reported already
 }
 
 // send queues f; it never blocks.
@@ -29,14 +35,22 @@ func (o *outbox) send(f func()) { o.push(f, false) }
 
 func (o *outbox) push(f func(), always bool) {
 	o.mu.Lock()
-	defer o.mu.Unlock()
 	if o.closed {
+		o.mu.Unlock()
 		return
 	}
 	if len(o.q) >= maxOutbox && !always {
 		o.dropped++
+		report := !o.behind && o.onDrop != nil
+		o.behind = true
+		n := o.dropped
+		o.mu.Unlock()
+		if report {
+			o.onDrop(n)
+		}
 		return
 	}
+	defer o.mu.Unlock()
 	o.q = append(o.q, f)
 	if !o.running {
 		o.running = true
@@ -50,7 +64,7 @@ func (o *outbox) run() {
 	for {
 		o.mu.Lock()
 		if len(o.q) == 0 {
-			o.running = false
+			o.running, o.behind = false, false
 			o.mu.Unlock()
 			return
 		}
@@ -90,3 +104,35 @@ func (o *outbox) flush(ctx context.Context) {
 	case <-ctx.Done():
 	}
 }
+
+// writeStall bounds one write to a client's HTTP stream. A client that stops reading (its
+// socket buffers full) would otherwise block the write forever: its outbox's sender, and
+// with it the go-sdk's closing of the session (DELETE, idle timeout, Close), which waits for
+// the write. Past the bound the write fails, the stream breaks, and the session can end.
+var writeStall = 30 * time.Second
+
+// stallWriter sets a write deadline of writeStall around each write and flush, and clears it
+// after, so a connection reused for the next request keeps no stale deadline.
+type stallWriter struct {
+	http.ResponseWriter
+	rc *http.ResponseController
+}
+
+func guardWrites(w http.ResponseWriter) http.ResponseWriter {
+	return stallWriter{ResponseWriter: w, rc: http.NewResponseController(w)}
+}
+
+func (w stallWriter) Write(p []byte) (int, error) {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(writeStall))
+	defer w.rc.SetWriteDeadline(time.Time{})
+	return w.ResponseWriter.Write(p)
+}
+
+func (w stallWriter) Flush() {
+	_ = w.rc.SetWriteDeadline(time.Now().Add(writeStall))
+	defer w.rc.SetWriteDeadline(time.Time{})
+	_ = w.rc.Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w stallWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }

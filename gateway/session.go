@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -39,6 +40,9 @@ type session struct {
 
 	out outbox // forwarded notifications, in order
 
+	ready     chan struct{} // closed once the client is initialized: it may be asked then
+	readyOnce sync.Once
+
 	logMu    sync.Mutex
 	logLevel string                   // the level the client set; "" before
 	logStops map[ext.LogSource]func() // the log sources observed
@@ -55,7 +59,10 @@ type session struct {
 func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	scope := g.opts.Scope
 	scope.SessionID = id
-	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{})}
+	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{}), ready: make(chan struct{})}
+	s.out.onDrop = func(n int) {
+		g.log.Warn("notifications dropped: the client does not keep up", "session", id, "queued", maxOutbox, "dropped", n)
+	}
 	if err := g.reserve(s); err != nil {
 		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
 	}
@@ -64,6 +71,8 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 			s.end()
 		}
 	}()
+	// The session's own servers start now, and may ask their client before any call.
+	ctx = ext.WithClient(ctx, s.sessionCaller())
 	if f := g.opts.OpenSession; f != nil {
 		if err := f(ctx, id); err != nil {
 			return nil, fmt.Errorf("gateway: open session %s: %w", id, err)
@@ -95,13 +104,16 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 		CompletionHandler:  s.complete,
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
+		// On every transport: over stdio the go-sdk would otherwise serve a request asking
+		// for a newer version in its _meta (SEP-2575) under that version.
+		SupportedProtocolVersions: supportedVersions,
 	})
 	s.server.AddReceivingMiddleware(s.initialized, s.setLevel)
 	s.apply(v)
 	s.syncLogs(ctx)
 	s.watchDone = make(chan struct{})
 	g.wg.Add(1)
-	go s.watch(wctx, events)
+	go s.watch(ext.WithClient(wctx, s.sessionCaller()), events)
 	g.log.Debug("session opened", "session", id, "scope", scope.String())
 	return s, nil
 }
@@ -111,6 +123,9 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 // upstream servers do to agentpool (connpool.DefaultProtocolVersion). From 2026-07-28 those
 // are embedded in results (SEP-2322), which the gateway does not translate.
 const maxProtocolVersion = "2025-11-25"
+
+// supportedVersions are the go-sdk's versions up to maxProtocolVersion.
+var supportedVersions = slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v > maxProtocolVersion })
 
 // initialized binds the session to its go-sdk ServerSession once initialize succeeded. A
 // client asking for a newer version than maxProtocolVersion is answered with that one (MCP
@@ -131,6 +146,9 @@ func (s *session) initialized(next mcp.MethodHandler) mcp.MethodHandler {
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 				s.bind(ss)
 			}
+		}
+		if method == "notifications/initialized" && err == nil && s.conn() != nil {
+			s.readyOnce.Do(func() { close(s.ready) })
 		}
 		return res, err
 	}

@@ -188,7 +188,12 @@ func (c *Cap) dial(ctx context.Context) (*conn, error) {
 		case <-getCtx.Done():
 		}
 	}()
-	lease, err := c.pool.Get(getCtx, c.cfg.Server, c.partition)
+	leaseCtx := getCtx
+	if cl := ext.ClientFrom(ctx); cl != nil {
+		// A session partition's server may ask its client before any call.
+		leaseCtx = connpool.WithPeer(getCtx, clientPeer{cl})
+	}
+	lease, err := c.pool.Get(leaseCtx, c.cfg.Server, c.partition)
 	if err != nil {
 		c.dials.Done()
 		select {

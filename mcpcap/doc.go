@@ -50,12 +50,16 @@
 //   - The server's requests to its client (sampling, elicitation, roots): a call (tools/call,
 //     prompts/get, resources/read) records the ext.Client its context carries (none: a call
 //     without one) with the pooled connection (connpool.Conn.Track), so connpool can route the server's requests made during it to
-//     that client; see connpool's rule. An injected client's owner routes them itself.
+//     that client; see connpool's rule. A connect whose context carries an ext.Client
+//     gives it to the pool too (connpool.WithPeer), so a session's own server can ask it
+//     before any call. An injected client's owner routes them itself.
 //   - Log messages (notifications/message) reach the ObserveLog observers in the order the
 //     server sent them, ahead of the result of a call that was running (connpool delivers
 //     them in transport order). SetLogLevel forwards logging/setLevel when the server
 //     declares logging, keeps the most verbose level asked for (the observers filter at
-//     their own), and sends it again on every new connection.
+//     their own), also across the Caps sharing a pooled connection (one server session,
+//     one level: a Cap's less verbose level never replaces another's), and sends it again
+//     on every new connection.
 //   - Prompts keep their messages' roles and typed content (ext.PromptResult); named
 //     arguments pass as they are, positional ones bind in declaration order.
 //   - Resource subscriptions are counted per URI and per server session, across the Caps

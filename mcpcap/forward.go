@@ -4,8 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"slices"
 	"sync"
+	"weak"
 
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
@@ -117,10 +119,53 @@ func (c *Cap) sendLogLevel(ctx context.Context, cn *conn) error {
 	if caps := serverCaps(cn); caps == nil || caps.Logging == nil {
 		return nil
 	}
+	// Caps sharing a pooled connection share the server's session, and so its one level:
+	// a Cap's less verbose level must not replace a more verbose one another Cap set.
+	sl := levelOf(cn.session)
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.level != "" && slices.Index(logLevels, sl.level) <= slices.Index(logLevels, level) {
+		return nil
+	}
 	if err := cn.session.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: mcp.LoggingLevel(level)}); err != nil {
 		return fmt.Errorf("mcp server %q: logging/setLevel %s: %w", c.cfg.Name, level, err)
 	}
+	sl.level = level
 	return nil
+}
+
+// sessionLevel is the log level sent to one server session; mu is held across the request,
+// so the server's level follows the record.
+type sessionLevel struct {
+	mu    sync.Mutex
+	level string
+}
+
+// sessionLevels holds the level of each server session, across the Caps sharing it. Weak
+// keys: an entry goes with its session.
+var sessionLevels struct {
+	mu sync.Mutex
+	m  map[weak.Pointer[mcp.ClientSession]]*sessionLevel
+}
+
+func levelOf(cs *mcp.ClientSession) *sessionLevel {
+	k := weak.Make(cs)
+	sessionLevels.mu.Lock()
+	defer sessionLevels.mu.Unlock()
+	if l := sessionLevels.m[k]; l != nil {
+		return l
+	}
+	if sessionLevels.m == nil {
+		sessionLevels.m = make(map[weak.Pointer[mcp.ClientSession]]*sessionLevel)
+	}
+	l := &sessionLevel{}
+	sessionLevels.m[k] = l
+	runtime.AddCleanup(cs, func(k weak.Pointer[mcp.ClientSession]) {
+		sessionLevels.mu.Lock()
+		delete(sessionLevels.m, k)
+		sessionLevels.mu.Unlock()
+	}, k)
+	return l
 }
 
 // deliverLog hands a log message to the observers.

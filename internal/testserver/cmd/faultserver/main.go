@@ -11,7 +11,7 @@
 // are appended to the --log file as "subscribe <uri>", "unsubscribe <uri>"). Resource: test://static/hello. Prompt: greet. Flags are
 // listed by -help (--log, --ignore-sigterm, --exit-at-start, --hang-initialize,
 // --stderr, --http, --stateless, --require-header, --call-delay, --count-delay,
-// --linger, --skills, --extra-tool).
+// --linger, --skills, --extra-tool, --roots-at-start).
 //
 // With --skills the server declares the SEP-2640 extension
 // "io.modelcontextprotocol/skills" and serves three skills: remote-review, pdf
@@ -114,6 +114,7 @@ func echoTool(_ context.Context, _ *mcp.CallToolRequest, in textArg) (*mcp.CallT
 
 func newServer() (*mcp.Server, error) {
 	opts := &mcp.ServerOptions{SubscribeHandler: subscribed, UnsubscribeHandler: unsubscribed}
+	askAtStart(opts)
 	if *skills {
 		caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
 		caps.AddExtension(skillsExtension, nil)
