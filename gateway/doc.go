@@ -6,8 +6,9 @@
 // view.Compile for that scope (through a view.Cache) and are kept current from the registry's
 // change stream.
 //
-// It imports view, ext, the go-sdk and the standard library only: what it needs from the
-// host (opening and closing a session's own servers) is handed to it as functions.
+// It imports view, ext, the go-sdk, the standard library and frontmatter (a leaf that reads
+// SKILL.md headers, for SEP-2640) only: what it needs from the host (opening and closing a
+// session's own servers) is handed to it as functions.
 //
 // Decisions taken where the RFC and DESIGN.md are silent:
 //   - One mcp.Server per session, because an mcp.Server sends list_changed to all of its
@@ -95,7 +96,16 @@
 //     is answered with it; server/discover is refused, so a go-sdk client falls back to
 //     initialize), as connpool asks upstream servers for it: from 2026-07-28 a server's
 //     requests to its client are embedded in results (SEP-2322), which is not translated.
+//   - SEP-2640 (skills.go): every session declares io.modelcontextprotocol/skills (no
+//     directoryRead) and answers skills/list (one page, resultType "complete") and skills/get
+//     from its view's skills. frontmatter is the SKILL.md's, read through the view and parsed
+//     as package skill parses it (name and description from the view when it does not parse).
+//     resources lists a local skill's files: its folder walked without following symlinks,
+//     each file read through the view (so confinement decides what is a file of the skill)
+//     for its sha256 and size, on every call (digests must describe what a read returns now).
+//     A remote skill is "dynamic": mcpcap keeps no upstream's file list, and a gateway cannot
+//     vouch for completeness; so is a skill beyond SEP-2640's limits (512 files, 16 MiB).
+//     skills/get of anything but a served skill's SKILL.md URI is -32602.
 //   - Not yet here: roots list_changed from a client to the servers; per-agent
-//     paths; SEP-2640 skills/list and skills/get; stateless mode. The session cap is per
-//     Gateway.
+//     paths; stateless mode. The session cap is per Gateway.
 package gateway

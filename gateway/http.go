@@ -144,7 +144,7 @@ var methods = map[string]bool{
 	"tools/list": true, "tools/call": true, "prompts/list": true, "prompts/get": true,
 	"resources/list": true, "resources/templates/list": true, "resources/read": true,
 	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
-	"logging/setLevel": true,
+	"logging/setLevel": true, "skills/list": true, "skills/get": true,
 }
 
 // checkMessage finds what the go-sdk would refuse in plain text: a body that is not JSON

@@ -91,12 +91,18 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Logging:   &mcp.LoggingCapabilities{},
+			// SEP-2640: skills/list and skills/get (skills.go); no resources/directory/read.
+			Extensions: map[string]any{SkillsExtension: map[string]any{}},
 		},
 		CompletionHandler:  s.complete,
 		SubscribeHandler:   s.subscribe,
 		UnsubscribeHandler: s.unsubscribe,
 	})
 	s.server.AddReceivingMiddleware(s.initialized, s.setLevel)
+	if err := s.addSkillMethods(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
+	}
 	s.apply(v)
 	s.syncLogs(ctx)
 	s.watchDone = make(chan struct{})
