@@ -48,6 +48,12 @@
 //     GET stream open should ping), and at Close. Ending it stops its change stream, calls
 //     CloseSession, closes the registry's scope of the session (whatever else was registered
 //     there) and forgets its cached views.
+//   - A degraded server recovers only when asked (mcpcap probes on access), and once left
+//     out of a view nothing asks it: its tools are not listed, so no client calls them. So a
+//     session whose view has Problems fetches it again every Options.RetryProblems (the
+//     cache then compiles it, which asks the degraded servers); the recovery reaches every
+//     session that sees the server as one tools/list_changed. Found by
+//     TestUpstreamChangesReachTheirSessions.
 //   - HTTP checks, in order: Origin (absent is fine; loopback origins on any port and
 //     Options.AllowedOrigins pass; anything else, "null" included, is 403), the bearer token
 //     when set (compared in constant time after hashing; 401), the body size (413 with a

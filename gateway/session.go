@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
@@ -228,18 +229,37 @@ func (s *session) end() {
 }
 
 // watch applies the scope's changes to the server until the stream ends (the session's end,
-// or the registry's). Events that arrive together are applied as one.
+// or the registry's). Events that arrive together are applied as one. While the view has
+// Problems it is fetched again every Options.RetryProblems: that asks the degraded servers,
+// whose recovery would otherwise reach no session (their tools are not listed, so no client
+// call asks them either).
 func (s *session) watch(ctx context.Context, events <-chan ext.ChangeEvent) {
 	defer s.g.wg.Done()
 	defer close(s.watchDone)
-	for ev := range events {
+	retry := time.NewTimer(s.g.opts.RetryProblems)
+	defer retry.Stop()
+	arm := func() {
+		retry.Stop()
+		if len(s.view.Load().Problems) > 0 {
+			retry.Reset(s.g.opts.RetryProblems)
+		}
+	}
+	arm()
+	for {
 		updated := map[string]bool{}
 		note := func(ev ext.ChangeEvent) {
 			if ev.Kind == ext.ResourcesChanged && ev.SourceURI != "" {
 				updated[ev.SourceURI] = true
 			}
 		}
-		note(ev)
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			note(ev)
+		case <-retry.C:
+		}
 	drain:
 		for {
 			select {
@@ -258,10 +278,12 @@ func (s *session) watch(ctx context.Context, events <-chan ext.ChangeEvent) {
 				return
 			}
 			s.g.log.Error("view not updated", "session", s.id, "err", err)
+			arm()
 			continue
 		}
 		s.apply(v)
 		s.syncLogs(ctx)
 		s.resourcesUpdated(ctx, updated)
+		arm()
 	}
 }
