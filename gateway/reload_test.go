@@ -77,7 +77,7 @@ func (l *listed) sort() {
 func (l listed) diff(o listed) string {
 	var b strings.Builder
 	for _, k := range []struct {
-		kind     string
+		kind      string
 		got, want []string
 	}{{"tools", l.tools, o.tools}, {"prompts", l.prompts, o.prompts}, {"resources", l.resources, o.resources}} {
 		if !slices.Equal(k.got, k.want) {
