@@ -60,7 +60,12 @@
 //     JSON-RPC error), and at initialize the session cap (a JSON-RPC error naming the cap,
 //     with HTTP 200: clients retry a 503 silently; no other session is touched). Malformed
 //     JSON (-32700, HTTP 400) and requests of unknown methods (-32601) in a session get
-//     JSON-RPC errors from the gateway, where the go-sdk would answer in plain text. The go-sdk's own Host check (a loopback listener
+//     JSON-RPC errors from the gateway, where the go-sdk would answer in plain text; so does
+//     every other message the go-sdk refuses in plain text (a batch, a null or object id, a
+//     jsonrpc other than "2.0", params of the wrong type: -32600 with its status and
+//     message). An error answering a message whose id cannot be read has "id": null.
+//     FuzzHandlerJSONRPC posts arbitrary bodies in a live session: JSON-RPC answers only,
+//     never a panic, the session usable after each. The go-sdk's own Host check (a loopback listener
 //     refuses a non-loopback Host header) stays on.
 //   - Forwarding, both ways (forward.go, logs.go, subscribe.go, outbox.go):
 //   - Progress: a call with the client's progressToken gets a sink (ext.ToolCall.Progress);

@@ -83,6 +83,10 @@ func (g *Gateway) Handler() http.Handler {
 					writeRPCError(w, status, id, code, msg)
 					return
 				}
+				pw := &plainErrors{ResponseWriter: w}
+				sdk.ServeHTTP(pw, r)
+				pw.finish(body)
+				return
 			}
 			sdk.ServeHTTP(w, r)
 			return
@@ -211,8 +215,17 @@ func initializeIn(body []byte) (jsonrpc.ID, bool, error) {
 
 // writeRPCError answers with a JSON-RPC error: the go-sdk client reads it as the error of
 // its call, where a plain-text body would only say the HTTP status.
+// An answer to a message whose id could not be read has "id": null, as JSON-RPC 2.0 requires
+// (the go-sdk's encoder leaves the id out).
 func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
 	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
+	if !id.IsValid() {
+		data, err = json.Marshal(struct {
+			JSONRPC string         `json:"jsonrpc"`
+			ID      any            `json:"id"`
+			Error   *jsonrpc.Error `json:"error"`
+		}{"2.0", nil, &jsonrpc.Error{Code: code, Message: msg}})
+	}
 	if err != nil {
 		http.Error(w, msg, status)
 		return
