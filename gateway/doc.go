@@ -54,6 +54,17 @@
 //     cache then compiles it, which asks the degraded servers); the recovery reaches every
 //     session that sees the server as one tools/list_changed. Found by
 //     TestUpstreamChangesReachTheirSessions.
+//   - Pool exhaustion: a session's own (session-scoped) servers hold connection-pool slots
+//     while it lives, and a client that vanishes without DELETE keeps them until the idle
+//     timeout; past pool.max_clients a new session's server waits in the pool for a slot,
+//     and its client waited, told nothing, for as long as its request lasted. A new session
+//     now starts its own servers (lists their tools) within Options.OpenTimeout (30 s by
+//     default: a slow first start, npx fetching a package, fits) and is refused past it
+//     with ErrNotReady and the servers' errors, which name the exhausted pool and its
+//     limit: a JSON-RPC error with HTTP 200, as for the session cap; nothing else is
+//     disturbed, and a session opens again once a slot is free. The limit itself stays the
+//     pool's (max_clients counts every live server, shared or a session's), rather than a
+//     second cap here. TestPoolExhaustedRefusesSession.
 //   - HTTP checks, in order: Origin (absent is fine; loopback origins on any port and
 //     Options.AllowedOrigins pass; anything else, "null" included, is 403), the bearer token
 //     when set (compared in constant time after hashing; 401), the body size (413 with a

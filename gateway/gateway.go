@@ -26,6 +26,9 @@ const (
 	// DefaultCloseTimeout bounds the end of one session (CloseSession, the registry's
 	// CloseScope).
 	DefaultCloseTimeout = 10 * time.Second
+	// DefaultOpenTimeout bounds how long a new session waits for its own servers to start
+	// (a slot of the connection pool included) before it is refused.
+	DefaultOpenTimeout = 30 * time.Second
 )
 
 var (
@@ -62,6 +65,10 @@ type Options struct {
 	MaxSessions int
 	// CloseTimeout bounds ending one session (DefaultCloseTimeout).
 	CloseTimeout time.Duration
+	// OpenTimeout bounds how long a new session waits for the servers OpenSession registered
+	// for it (DefaultOpenTimeout): past it, the session is refused with ErrNotReady and their
+	// errors (such as the connection pool's being exhausted).
+	OpenTimeout time.Duration
 	// RetryProblems is how long a session keeps a view with Problems (a degraded server left
 	// out) before fetching it again: a degraded server recovers only when asked, and nothing
 	// else asks it (view.DefaultRetryProblems). The Gateway's own cache is made with it; a
@@ -114,6 +121,9 @@ func New(opts Options) (*Gateway, error) {
 	}
 	if opts.CloseTimeout <= 0 {
 		opts.CloseTimeout = DefaultCloseTimeout
+	}
+	if opts.OpenTimeout <= 0 {
+		opts.OpenTimeout = DefaultOpenTimeout
 	}
 	if opts.RetryProblems <= 0 {
 		opts.RetryProblems = view.DefaultRetryProblems

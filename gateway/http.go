@@ -114,7 +114,7 @@ func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, body []byte, 
 		switch {
 		case errors.Is(err, ErrClosed):
 			status, code = http.StatusServiceUnavailable, codeServerError
-		case errors.Is(err, ErrTooManySessions):
+		case errors.Is(err, ErrTooManySessions), errors.Is(err, ErrNotReady):
 			// A JSON-RPC error answer, not 503: clients treat 503 as transient and retry
 			// without showing why; this says what the cap is.
 			status, code = http.StatusOK, codeServerError

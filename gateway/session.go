@@ -70,6 +70,9 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 			return nil, fmt.Errorf("gateway: open session %s: %w", id, err)
 		}
 	}
+	if err := g.awaitOwn(ctx, scope); err != nil {
+		return nil, fmt.Errorf("gateway: open session %s: %w", id, err)
+	}
 	// Subscribed before the first compile, so that no change between the two is missed.
 	wctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
