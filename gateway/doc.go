@@ -25,9 +25,12 @@
 //   - Updates are differences: after a change event (events arriving together are taken as
 //     one) the view is fetched from the cache and each kind is compared, item by item, by its
 //     wire form with what the server holds; only what was removed, added or changed is
-//     touched. The go-sdk debounces the adds and removes of one update into one list_changed
-//     per kind, so a client gets one notification per change and kind, and none for a kind
-//     the change did not touch.
+//     touched. Then one list_changed per kind touched is sent (templates are resources), so
+//     a client gets one notification per change and kind, and none for a kind the change did
+//     not touch. The go-sdk's own list_changed are dropped (a sending middleware): it sends
+//     one 10 ms after a kind's last add or remove, so an update whose adds were further apart
+//     (a loaded machine) went out as several (TestOneListChangedPerChangeWhenApplyIsSlow;
+//     seen as a rare extra tools/list_changed in TestUpstreamChangesReachTheirSessions).
 //   - Prompts are the view's commands under their listed names. A command that takes a
 //     command line (a skill, a command file) without declared arguments gets one optional
 //     argument, "arguments", which the view splits shell-style; an upstream prompt keeps its

@@ -38,7 +38,8 @@ type session struct {
 		tools, prompts, resources, templates map[string]string // key → fingerprint
 	}
 
-	out outbox // forwarded notifications, in order
+	out      outbox            // forwarded notifications, in order
+	sendNext mcp.MethodHandler // the server's sending chain below listChangedOnce
 
 	logMu    sync.Mutex
 	logLevel string                   // the level the client set; "" before
@@ -103,6 +104,7 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 		UnsubscribeHandler: s.unsubscribe,
 	})
 	s.server.AddReceivingMiddleware(s.initialized, s.setLevel)
+	s.server.AddSendingMiddleware(s.listChangedOnce)
 	if err := s.addSkillMethods(); err != nil {
 		cancel()
 		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
