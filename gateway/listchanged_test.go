@@ -15,7 +15,8 @@ import (
 // resources is one prompts/list_changed and one resources/list_changed even when its adds
 // are further apart than the go-sdk's debounce (10 ms), as they can be on a loaded machine.
 func TestOneListChangedPerChangeWhenApplyIsSlow(t *testing.T) {
-	defer gateway.SetChangeHook(func() { time.Sleep(25 * time.Millisecond) })()
+	// Restored after the fixture's cleanup (cleanups run last first): no apply runs then.
+	t.Cleanup(gateway.SetChangeHook(func() { time.Sleep(25 * time.Millisecond) }))
 	f := newFixture(t, nil)
 	cs, n := connect(t, f.url, nil)
 	// Three skills made aside and moved in together: one debounced change.
