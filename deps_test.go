@@ -35,7 +35,7 @@ var allowedImports = map[string][]string{
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust"},
 
 	// Consumers of views: never host, config or a capability package.
-	"gateway": {"view", "ext"},
+	"gateway": {"view", "ext", "frontmatter"},
 	"agent":   {"view", "ext"},
 	"view":    {"ext"},
 

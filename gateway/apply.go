@@ -19,9 +19,8 @@ var skillFiles = &mcp.ResourceTemplate{
 
 // apply makes the server hold v: it removes what v no longer has and adds what is new or
 // changed, comparing each item's wire form with what the server holds. Unchanged items are
-// left alone, so a change yields one list_changed of each kind it touched (the go-sdk
-// debounces the adds and removes of one apply into one notification per kind) and none for
-// kinds it did not touch.
+// left alone, and once all is done one list_changed of each kind it touched is sent
+// (listchanged.go; templates count as resources), none for kinds it did not touch.
 func (s *session) apply(v *view.View) {
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
@@ -32,7 +31,8 @@ func (s *session) apply(v *view.View) {
 		t := mcpTool(&v.Tools[i])
 		tools[t.Name] = t
 	}
-	s.held.tools = reconcile(s, "tool", s.held.tools, tools, s.server.RemoveTools, func(t *mcp.Tool) {
+	var changedTools, changedPrompts, changedResources, changedTemplates bool
+	s.held.tools, changedTools = reconcile(s, "tool", s.held.tools, tools, s.server.RemoveTools, func(t *mcp.Tool) {
 		s.server.AddTool(t, s.callTool)
 	})
 
@@ -41,7 +41,7 @@ func (s *session) apply(v *view.View) {
 		p := mcpPrompt(&v.Commands[i])
 		prompts[p.Name] = p
 	}
-	s.held.prompts = reconcile(s, "prompt", s.held.prompts, prompts, s.server.RemovePrompts, func(p *mcp.Prompt) {
+	s.held.prompts, changedPrompts = reconcile(s, "prompt", s.held.prompts, prompts, s.server.RemovePrompts, func(p *mcp.Prompt) {
 		s.server.AddPrompt(p, s.getPrompt)
 	})
 
@@ -50,7 +50,7 @@ func (s *session) apply(v *view.View) {
 		r := mcpResource(&v.Resources[i])
 		resources[r.URI] = r
 	}
-	s.held.resources = reconcile(s, "resource", s.held.resources, resources, s.server.RemoveResources, func(r *mcp.Resource) {
+	s.held.resources, changedResources = reconcile(s, "resource", s.held.resources, resources, s.server.RemoveResources, func(r *mcp.Resource) {
 		s.server.AddResource(r, s.readResource)
 	})
 
@@ -62,17 +62,30 @@ func (s *session) apply(v *view.View) {
 	if _, taken := templates[skillFiles.URITemplate]; len(v.Skills) > 0 && !taken {
 		templates[skillFiles.URITemplate] = skillFiles
 	}
-	s.held.templates = reconcile(s, "resource template", s.held.templates, templates, s.server.RemoveResourceTemplates, func(t *mcp.ResourceTemplate) {
+	s.held.templates, changedTemplates = reconcile(s, "resource template", s.held.templates, templates, s.server.RemoveResourceTemplates, func(t *mcp.ResourceTemplate) {
 		s.server.AddResourceTemplate(t, s.readResource)
 	})
+	var notify []string
+	if changedTools {
+		notify = append(notify, toolsListChanged)
+	}
+	if changedPrompts {
+		notify = append(notify, promptsListChanged)
+	}
+	if changedResources || changedTemplates {
+		notify = append(notify, resourcesListChanged)
+	}
+	s.sendListChanged(notify...)
 }
 
 // reconcile brings one kind of the server from held to want: one remove call for everything gone,
-// one add for each item new or changed. It returns what the server holds afterwards. An item
+// one add for each item new or changed. It returns what the server holds afterwards and
+// whether it changed anything. An item
 // the go-sdk refuses (it panics on an input schema that is not an object, an invalid URI or
 // template) is logged and left out; it is tried again only when it changes.
-func reconcile[T any](s *session, kind string, held map[string]string, want map[string]T, remove func(...string), add func(T)) map[string]string {
+func reconcile[T any](s *session, kind string, held map[string]string, want map[string]T, remove func(...string), add func(T)) (map[string]string, bool) {
 	next := make(map[string]string, len(want))
+	changed := false
 	var gone []string
 	for k := range held {
 		if _, ok := want[k]; !ok {
@@ -80,7 +93,11 @@ func reconcile[T any](s *session, kind string, held map[string]string, want map[
 		}
 	}
 	if len(gone) > 0 {
+		changed = true
 		remove(gone...)
+		if testHookChange != nil {
+			testHookChange()
+		}
 	}
 	for k, item := range want {
 		b, err := json.Marshal(item)
@@ -93,13 +110,21 @@ func reconcile[T any](s *session, kind string, held map[string]string, want map[
 		if held[k] == fp {
 			continue
 		}
-		if err := guard(func() { add(item) }); err != nil {
+		changed = true
+		err = guard(func() { add(item) })
+		if testHookChange != nil {
+			testHookChange()
+		}
+		if err != nil {
 			s.g.log.Warn("not served", "session", s.id, kind, k, "err", err)
 			remove(k) // a changed item that is now refused must not stay as it was
 		}
 	}
-	return next
+	return next, changed
 }
+
+// testHookChange, when set by a test, runs after each add or remove of an apply.
+var testHookChange func()
 
 // guard runs f, turning a panic into an error.
 func guard(f func()) (err error) {

@@ -6,8 +6,9 @@
 // view.Compile for that scope (through a view.Cache) and are kept current from the registry's
 // change stream.
 //
-// It imports view, ext, the go-sdk and the standard library only: what it needs from the
-// host (opening and closing a session's own servers) is handed to it as functions.
+// It imports view, ext, the go-sdk, the standard library and frontmatter (a leaf that reads
+// SKILL.md headers, for SEP-2640) only: what it needs from the host (opening and closing a
+// session's own servers) is handed to it as functions.
 //
 // Decisions taken where the RFC and DESIGN.md are silent:
 //   - One mcp.Server per session, because an mcp.Server sends list_changed to all of its
@@ -24,9 +25,12 @@
 //   - Updates are differences: after a change event (events arriving together are taken as
 //     one) the view is fetched from the cache and each kind is compared, item by item, by its
 //     wire form with what the server holds; only what was removed, added or changed is
-//     touched. The go-sdk debounces the adds and removes of one update into one list_changed
-//     per kind, so a client gets one notification per change and kind, and none for a kind
-//     the change did not touch.
+//     touched. Then one list_changed per kind touched is sent (templates are resources), so
+//     a client gets one notification per change and kind, and none for a kind the change did
+//     not touch. The go-sdk's own list_changed are dropped (a sending middleware): it sends
+//     one 10 ms after a kind's last add or remove, so an update whose adds were further apart
+//     (a loaded machine) went out as several (TestOneListChangedPerChangeWhenApplyIsSlow;
+//     seen as a rare extra tools/list_changed in TestUpstreamChangesReachTheirSessions).
 //   - Prompts are the view's commands under their listed names. A command that takes a
 //     command line (a skill, a command file) without declared arguments gets one optional
 //     argument, "arguments", which the view splits shell-style; an upstream prompt keeps its
@@ -47,13 +51,35 @@
 //     GET stream open should ping), and at Close. Ending it stops its change stream, calls
 //     CloseSession, closes the registry's scope of the session (whatever else was registered
 //     there) and forgets its cached views.
+//   - A degraded server recovers only when asked (mcpcap probes on access), and once left
+//     out of a view nothing asks it: its tools are not listed, so no client calls them. So a
+//     session whose view has Problems fetches it again every Options.RetryProblems (the
+//     cache then compiles it, which asks the degraded servers); the recovery reaches every
+//     session that sees the server as one tools/list_changed. Found by
+//     TestUpstreamChangesReachTheirSessions.
+//   - Pool exhaustion: a session's own (session-scoped) servers hold connection-pool slots
+//     while it lives, and a client that vanishes without DELETE keeps them until the idle
+//     timeout; past pool.max_clients a new session's server waits in the pool for a slot,
+//     and its client waited, told nothing, for as long as its request lasted. A new session
+//     now starts its own servers (lists their tools) within Options.OpenTimeout (30 s by
+//     default: a slow first start, npx fetching a package, fits) and is refused past it
+//     with ErrNotReady and the servers' errors, which name the exhausted pool and its
+//     limit: a JSON-RPC error with HTTP 200, as for the session cap; nothing else is
+//     disturbed, and a session opens again once a slot is free. The limit itself stays the
+//     pool's (max_clients counts every live server, shared or a session's), rather than a
+//     second cap here. TestPoolExhaustedRefusesSession.
 //   - HTTP checks, in order: Origin (absent is fine; loopback origins on any port and
 //     Options.AllowedOrigins pass; anything else, "null" included, is 403), the bearer token
 //     when set (compared in constant time after hashing; 401), the body size (413 with a
 //     JSON-RPC error), and at initialize the session cap (a JSON-RPC error naming the cap,
 //     with HTTP 200: clients retry a 503 silently; no other session is touched). Malformed
 //     JSON (-32700, HTTP 400) and requests of unknown methods (-32601) in a session get
-//     JSON-RPC errors from the gateway, where the go-sdk would answer in plain text. The go-sdk's own Host check (a loopback listener
+//     JSON-RPC errors from the gateway, where the go-sdk would answer in plain text; so does
+//     every other message the go-sdk refuses in plain text (a batch, a null or object id, a
+//     jsonrpc other than "2.0", params of the wrong type: -32600 with its status and
+//     message). An error answering a message whose id cannot be read has "id": null.
+//     FuzzHandlerJSONRPC posts arbitrary bodies in a live session: JSON-RPC answers only,
+//     never a panic, the session usable after each. The go-sdk's own Host check (a loopback listener
 //     refuses a non-loopback Host header) stays on.
 //   - Forwarding, both ways (forward.go, logs.go, subscribe.go, outbox.go):
 //   - Progress: a call with the client's progressToken gets a sink (ext.ToolCall.Progress);
@@ -108,6 +134,16 @@
 //     creation and the Gateway unaware of agents; the cost is that the session cap and
 //     idle timeout are per path. A name under /mcp/agents/ that is no agent is 404 with a
 //     body naming the agents, after the pool Gateway's Origin and token checks.
-//   - Not yet here: roots list_changed from a client to the servers; SEP-2640 skills/list
-//     and skills/get; stateless mode. The session cap is per Gateway.
+//   - SEP-2640 (skills.go): every session declares io.modelcontextprotocol/skills (no
+//     directoryRead) and answers skills/list (one page, resultType "complete") and skills/get
+//     from its view's skills. frontmatter is the SKILL.md's, read through the view and parsed
+//     as package skill parses it (name and description from the view when it does not parse).
+//     resources lists a local skill's files: its folder walked without following symlinks,
+//     each file read through the view (so confinement decides what is a file of the skill)
+//     for its sha256 and size, on every call (digests must describe what a read returns now).
+//     A remote skill is "dynamic": mcpcap keeps no upstream's file list, and a gateway cannot
+//     vouch for completeness; so is a skill beyond SEP-2640's limits (512 files, 16 MiB).
+//     skills/get of anything but a served skill's SKILL.md URI is -32602.
+//   - Not yet here: roots list_changed from a client to the servers; stateless mode. The
+//     session cap is per Gateway.
 package gateway

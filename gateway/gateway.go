@@ -26,6 +26,9 @@ const (
 	// DefaultCloseTimeout bounds the end of one session (CloseSession, the registry's
 	// CloseScope).
 	DefaultCloseTimeout = 10 * time.Second
+	// DefaultOpenTimeout bounds how long a new session waits for its own servers to start
+	// (a slot of the connection pool included) before it is refused.
+	DefaultOpenTimeout = 30 * time.Second
 )
 
 var (
@@ -62,6 +65,15 @@ type Options struct {
 	MaxSessions int
 	// CloseTimeout bounds ending one session (DefaultCloseTimeout).
 	CloseTimeout time.Duration
+	// OpenTimeout bounds how long a new session waits for the servers OpenSession registered
+	// for it (DefaultOpenTimeout): past it, the session is refused with ErrNotReady and their
+	// errors (such as the connection pool's being exhausted).
+	OpenTimeout time.Duration
+	// RetryProblems is how long a session keeps a view with Problems (a degraded server left
+	// out) before fetching it again: a degraded server recovers only when asked, and nothing
+	// else asks it (view.DefaultRetryProblems). The Gateway's own cache is made with it; a
+	// Cache given in Cache should retry at least as often.
+	RetryProblems time.Duration
 
 	// HTTP only.
 
@@ -110,13 +122,19 @@ func New(opts Options) (*Gateway, error) {
 	if opts.CloseTimeout <= 0 {
 		opts.CloseTimeout = DefaultCloseTimeout
 	}
+	if opts.OpenTimeout <= 0 {
+		opts.OpenTimeout = DefaultOpenTimeout
+	}
+	if opts.RetryProblems <= 0 {
+		opts.RetryProblems = view.DefaultRetryProblems
+	}
 	if opts.MaxBodyBytes <= 0 {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	g := &Gateway{opts: opts, reg: opts.Registry, cache: opts.Cache, log: opts.Logger,
 		sessions: make(map[string]*session)}
 	if g.cache == nil {
-		g.cache = view.NewCache(g.reg, nil)
+		g.cache = view.NewCache(g.reg, &view.CacheOptions{RetryProblems: opts.RetryProblems})
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)

@@ -84,6 +84,10 @@ func (g *Gateway) Handler() http.Handler {
 					writeRPCError(w, status, id, code, msg)
 					return
 				}
+				pw := &plainErrors{ResponseWriter: w}
+				sdk.ServeHTTP(pw, r)
+				pw.finish(body)
+				return
 			}
 			sdk.ServeHTTP(w, r)
 			return
@@ -111,7 +115,7 @@ func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, body []byte, 
 		switch {
 		case errors.Is(err, ErrClosed):
 			status, code = http.StatusServiceUnavailable, codeServerError
-		case errors.Is(err, ErrTooManySessions):
+		case errors.Is(err, ErrTooManySessions), errors.Is(err, ErrNotReady):
 			// A JSON-RPC error answer, not 503: clients treat 503 as transient and retry
 			// without showing why; this says what the cap is.
 			status, code = http.StatusOK, codeServerError
@@ -145,7 +149,7 @@ var methods = map[string]bool{
 	"tools/list": true, "tools/call": true, "prompts/list": true, "prompts/get": true,
 	"resources/list": true, "resources/templates/list": true, "resources/read": true,
 	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
-	"logging/setLevel": true,
+	"logging/setLevel": true, "skills/list": true, "skills/get": true,
 }
 
 // checkMessage finds what the go-sdk would refuse in plain text: a body that is not JSON
@@ -212,8 +216,17 @@ func initializeIn(body []byte) (jsonrpc.ID, bool, error) {
 
 // writeRPCError answers with a JSON-RPC error: the go-sdk client reads it as the error of
 // its call, where a plain-text body would only say the HTTP status.
+// An answer to a message whose id could not be read has "id": null, as JSON-RPC 2.0 requires
+// (the go-sdk's encoder leaves the id out).
 func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64, msg string) {
 	data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: id, Error: &jsonrpc.Error{Code: code, Message: msg}})
+	if !id.IsValid() {
+		data, err = json.Marshal(struct {
+			JSONRPC string         `json:"jsonrpc"`
+			ID      any            `json:"id"`
+			Error   *jsonrpc.Error `json:"error"`
+		}{"2.0", nil, &jsonrpc.Error{Code: code, Message: msg}})
+	}
 	if err != nil {
 		http.Error(w, msg, status)
 		return

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
@@ -38,7 +39,8 @@ type session struct {
 		tools, prompts, resources, templates map[string]string // key → fingerprint
 	}
 
-	out outbox // forwarded notifications, in order
+	out      outbox            // forwarded notifications, in order
+	sendNext mcp.MethodHandler // the server's sending chain below listChangedOnce
 
 	ready     chan struct{} // closed once the client is initialized: it may be asked then
 	readyOnce sync.Once
@@ -78,6 +80,9 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 			return nil, fmt.Errorf("gateway: open session %s: %w", id, err)
 		}
 	}
+	if err := g.awaitOwn(ctx, scope); err != nil {
+		return nil, fmt.Errorf("gateway: open session %s: %w", id, err)
+	}
 	// Subscribed before the first compile, so that no change between the two is missed.
 	wctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
@@ -100,6 +105,8 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
 			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
 			Logging:   &mcp.LoggingCapabilities{},
+			// SEP-2640: skills/list and skills/get (skills.go); no resources/directory/read.
+			Extensions: map[string]any{SkillsExtension: map[string]any{}},
 		},
 		CompletionHandler:  s.complete,
 		SubscribeHandler:   s.subscribe,
@@ -109,6 +116,11 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 		SupportedProtocolVersions: supportedVersions,
 	})
 	s.server.AddReceivingMiddleware(s.initialized, s.setLevel)
+	s.server.AddSendingMiddleware(s.listChangedOnce)
+	if err := s.addSkillMethods(); err != nil {
+		cancel()
+		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
+	}
 	s.apply(v)
 	s.syncLogs(ctx)
 	s.watchDone = make(chan struct{})
@@ -240,18 +252,37 @@ func (s *session) end() {
 }
 
 // watch applies the scope's changes to the server until the stream ends (the session's end,
-// or the registry's). Events that arrive together are applied as one.
+// or the registry's). Events that arrive together are applied as one. While the view has
+// Problems it is fetched again every Options.RetryProblems: that asks the degraded servers,
+// whose recovery would otherwise reach no session (their tools are not listed, so no client
+// call asks them either).
 func (s *session) watch(ctx context.Context, events <-chan ext.ChangeEvent) {
 	defer s.g.wg.Done()
 	defer close(s.watchDone)
-	for ev := range events {
+	retry := time.NewTimer(s.g.opts.RetryProblems)
+	defer retry.Stop()
+	arm := func() {
+		retry.Stop()
+		if len(s.view.Load().Problems) > 0 {
+			retry.Reset(s.g.opts.RetryProblems)
+		}
+	}
+	arm()
+	for {
 		updated := map[string]bool{}
 		note := func(ev ext.ChangeEvent) {
 			if ev.Kind == ext.ResourcesChanged && ev.SourceURI != "" {
 				updated[ev.SourceURI] = true
 			}
 		}
-		note(ev)
+		select {
+		case ev, ok := <-events:
+			if !ok {
+				return
+			}
+			note(ev)
+		case <-retry.C:
+		}
 	drain:
 		for {
 			select {
@@ -270,10 +301,12 @@ func (s *session) watch(ctx context.Context, events <-chan ext.ChangeEvent) {
 				return
 			}
 			s.g.log.Error("view not updated", "session", s.id, "err", err)
+			arm()
 			continue
 		}
 		s.apply(v)
 		s.syncLogs(ctx)
 		s.resourcesUpdated(ctx, updated)
+		arm()
 	}
 }

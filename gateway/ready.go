@@ -1,0 +1,48 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// ErrNotReady is the error of a session whose own servers were not ready within
+// Options.OpenTimeout (one waiting for a slot of a full connection pool, one still starting).
+var ErrNotReady = errors.New("the session's servers were not ready")
+
+// awaitOwn lists the tools of the servers registered for the session itself (OpenSession's),
+// which starts them, and gives up after Options.OpenTimeout. Session-scoped servers of
+// clients that vanished without DELETE hold their pool slots until the idle timeout; past
+// pool.max_clients a new one waits in the pool for a slot, and its client would wait, with
+// nothing said, as long as the request lasts. Giving up refuses the session with the
+// servers' errors (connpool names the exhausted pool and its limit); a server that fails
+// otherwise is left to the view, which reports it, as before.
+func (g *Gateway) awaitOwn(ctx context.Context, scope ext.Scope) error {
+	var own []ext.ToolProvider
+	for _, r := range g.reg.Registrations(scope) {
+		if r.Level != ext.LevelSession || r.Slot.SessionID != scope.SessionID {
+			continue
+		}
+		if tp, ok := r.Capability.(ext.ToolProvider); ok {
+			own = append(own, tp)
+		}
+	}
+	if len(own) == 0 {
+		return nil
+	}
+	octx, cancel := context.WithTimeout(ctx, g.opts.OpenTimeout)
+	defer cancel()
+	errs := make([]error, len(own))
+	var wg sync.WaitGroup
+	for i, tp := range own {
+		wg.Go(func() { _, errs[i] = tp.Tools(octx) })
+	}
+	wg.Wait()
+	if octx.Err() == nil || ctx.Err() != nil {
+		return nil // ready, or the client gave up: nothing to say to it
+	}
+	return fmt.Errorf("%w within %s: %w", ErrNotReady, g.opts.OpenTimeout, errors.Join(errs...))
+}

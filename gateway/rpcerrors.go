@@ -1,0 +1,69 @@
+package gateway
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// plainErrors is the ResponseWriter the go-sdk answers a session's POST through: an error it
+// would send as plain text (http.Error: a batch, an id that is null or an object, a jsonrpc
+// other than "2.0", params of the wrong type, …) is held back and sent as a JSON-RPC error
+// with the same status and message, since a JSON-RPC client reads only that. Anything else
+// (JSON, an SSE stream) passes through untouched, flushes included.
+type plainErrors struct {
+	http.ResponseWriter
+	status  int
+	held    *bytes.Buffer // the plain-text error being held back; nil when passing through
+	started bool
+}
+
+func (w *plainErrors) WriteHeader(code int) {
+	if w.started {
+		return
+	}
+	w.started = true
+	if code >= 400 && strings.HasPrefix(w.Header().Get("Content-Type"), "text/plain") {
+		w.status, w.held = code, new(bytes.Buffer)
+		return
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *plainErrors) Write(p []byte) (int, error) {
+	if !w.started {
+		w.WriteHeader(http.StatusOK)
+	}
+	if w.held != nil {
+		return w.held.Write(p)
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *plainErrors) Flush() {
+	if f, ok := w.ResponseWriter.(http.Flusher); ok && w.held == nil {
+		f.Flush()
+	}
+}
+
+func (w *plainErrors) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// finish sends the held error, if any, as a JSON-RPC invalid request answering body's id
+// (null when it has none usable).
+func (w *plainErrors) finish(body []byte) {
+	if w.held == nil {
+		return
+	}
+	var m struct {
+		ID any `json:"id"`
+	}
+	var id jsonrpc.ID
+	if json.Unmarshal(body, &m) == nil {
+		id, _ = jsonrpc.MakeID(m.ID)
+	}
+	w.Header().Del("X-Content-Type-Options")
+	writeRPCError(w.ResponseWriter, w.status, id, jsonrpc.CodeInvalidRequest, "invalid request: "+strings.TrimSpace(w.held.String()))
+}
