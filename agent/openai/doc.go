@@ -3,7 +3,9 @@
 // (ChatParams, ChatTools, ChatMessages) and as responses-API parameters (ResponsesParams,
 // ResponsesTools, ResponsesInput), and a Model — agent.Model and agent.StreamingModel — for
 // any OpenAI-compatible chat-completions endpoint: OpenAI, vLLM, llama.cpp server, Ollama.
-// It imports the SDK, agent, view and ext; agent knows nothing of it.
+// A caller that drives the SDK itself, without agent.Run, takes a view's tools with
+// ToolDefs and a call's result (View.CallTool) with ToolMessage. It imports the SDK, agent,
+// view and ext; agent knows nothing of it.
 //
 // Decisions taken where the issue is silent:
 //
@@ -34,8 +36,8 @@
 //     tools to give it as text too; sending both would say it twice).
 //   - isError: neither API has the flag, so the text starts with "Error: ".
 //     Annotations, _meta and icons of content are dropped.
-//   - The Model retries through the SDK: a 429, 408, 409, 5xx or lost connection is retried
-//     up to MaxRetries times (default 2), waiting what Retry-After-Ms or Retry-After says, or
+//   - The Model retries through the SDK: what it retries (a 429, a 5xx, a lost connection,
+//     …) is retried up to MaxRetries times (default 2), waiting what Retry-After-Ms or Retry-After says, or
 //     an exponential backoff; a Retry-After longer than MaxRetryWait (default 30s) is not
 //     waited for: the 429 is returned, with the endpoint's message. A 2xx answer that is not a
 //     chat completion (not JSON, no choices, a tool call without a name) is
@@ -43,8 +45,8 @@
 //     JSON are passed on as a JSON string, so the agent tells the model they are not an
 //     object instead of ending the run.
 //   - Stream reads the SSE chunks of the first choice: text pieces go to the callback as they
-//     come; tool calls are assembled by their index (id and name from their first delta,
-//     arguments concatenated), in index order.
+//     come; tool calls are assembled by their index (the id from the delta that has one, the
+//     name and arguments concatenated), in index order.
 //   - An empty APIKey leaves the SDK's default ($OPENAI_API_KEY, else no Authorization
 //     header), which local servers ignore.
 package openai

@@ -37,8 +37,8 @@ type Options struct {
 	APIKey string
 	// HTTPClient makes the requests; nil means the SDK's default.
 	HTTPClient *http.Client
-	// MaxRetries is how many times a request is retried after a 429, a 408, a 409, a 5xx or
-	// a lost connection (0: DefaultMaxRetries; negative: never).
+	// MaxRetries is how many times a request is retried after what the SDK retries (a 429, a
+	// 5xx, a lost connection, …) (0: DefaultMaxRetries; negative: never).
 	MaxRetries int
 	// MaxRetryWait bounds the wait before a retry: a Retry-After (or Retry-After-Ms) longer
 	// than it is not waited for, the error is returned instead (0: DefaultMaxRetryWait).

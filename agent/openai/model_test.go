@@ -222,6 +222,19 @@ func TestRetryAfter429(t *testing.T) {
 	}
 }
 
+func TestStreamRetryAfter429(t *testing.T) {
+	s := newChatServer(t,
+		raw(http.StatusTooManyRequests, `{"error":{"message":"slow down"}}`, "Retry-After", "0"),
+		sse(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"ok"}}]}`))
+	resp, err := s.model(t, openai.Options{}).Stream(context.Background(), req("hi"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "ok" || len(s.requests()) != 2 {
+		t.Errorf("got %+v after %d requests, want the streamed answer after 2", resp, len(s.requests()))
+	}
+}
+
 func TestRetryAfterBeyondBoundIsReturned(t *testing.T) {
 	s := newChatServer(t,
 		raw(http.StatusTooManyRequests, `{"error":{"message":"come back in an hour","type":"rate_limit"}}`, "Retry-After", "3600"),
