@@ -36,10 +36,11 @@
 //     tools to give it as text too; sending both would say it twice).
 //   - isError: neither API has the flag, so the text starts with "Error: ".
 //     Annotations, _meta and icons of content are dropped.
-//   - The Model retries through the SDK: what it retries (a 429, a 5xx, a lost connection,
-//     …) is retried up to MaxRetries times (default 2), waiting what Retry-After-Ms or Retry-After says, or
-//     an exponential backoff; a Retry-After longer than MaxRetryWait (default 30s) is not
-//     waited for: the 429 is returned, with the endpoint's message. A 2xx answer that is not a
+//   - The Model retries through the SDK: what it retries (a 429, a 5xx, a lost
+//     connection, …) is retried up to MaxRetries times (default 2), waiting what
+//     Retry-After-Ms or Retry-After says, or an exponential backoff; a Retry-After longer
+//     than MaxRetryWait (default 30s) is not waited for: the 429 is returned, with the
+//     endpoint's message. A 2xx answer that is not a
 //     chat completion (not JSON, no choices, a tool call without a name) is
 //     ErrMalformedResponse, naming the model and endpoint. Tool-call arguments that are not
 //     JSON are passed on as a JSON string, so the agent tells the model they are not an
