@@ -63,6 +63,12 @@ func (s *chatServer) requests() [][]byte {
 	return slices.Clone(s.bodies)
 }
 
+func (s *chatServer) authAt(i int) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.auth[i]
+}
+
 func (s *chatServer) model(t *testing.T, o openai.Options) *openai.Model {
 	t.Helper()
 	o.BaseURL = s.srv.URL + "/v1"
@@ -154,8 +160,8 @@ func TestGenerateToolCall(t *testing.T) {
 		len(sent.Tools) != 1 || sent.Tools[0].Function.Name != "get" {
 		t.Errorf("sent %s", s.requests()[0])
 	}
-	if s.auth[0] != "Bearer sk-1" {
-		t.Errorf("Authorization %q, want the API key", s.auth[0])
+	if s.authAt(0) != "Bearer sk-1" {
+		t.Errorf("Authorization %q, want the API key", s.authAt(0))
 	}
 }
 
@@ -273,6 +279,22 @@ func TestMalformedResponse(t *testing.T) {
 				t.Fatalf("err = %v, want ErrMalformedResponse naming the model and endpoint", err)
 			}
 		})
+	}
+}
+
+// TestNoAPIKey: a local server needs no key, and gets no Authorization header.
+func TestNoAPIKey(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "")
+	s := newChatServer(t, completion("hi"))
+	m, err := openai.New(openai.Options{BaseURL: s.srv.URL + "/v1", Model: "local-model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := m.Generate(context.Background(), req("hi")); err != nil {
+		t.Fatal(err)
+	}
+	if s.authAt(0) != "" {
+		t.Errorf("Authorization %q sent without a key", s.authAt(0))
 	}
 }
 
