@@ -39,6 +39,12 @@ var allowedImports = map[string][]string{
 	"agent":   {"view", "ext"},
 	"view":    {"ext"},
 
+	// Adapters from agent to LLM SDKs: each imports its SDK, agent, view and ext, so that agent
+	// itself never pulls in an SDK (TestAgentImportsNoSDK).
+	"agent/openai":    {"agent", "view", "ext"},
+	"agent/anthropic": {"agent", "view", "ext"},
+	"agent/eino":      {"agent", "view", "ext"},
+
 	// Configuration: the file format. It imports the kinds' packages only for their config
 	// structs (each kind owns its keys and validation); building is host's. DESIGN.md's
 	// dependency block does not name config; this is the rule it follows.
@@ -231,6 +237,20 @@ func TestImportRules(t *testing.T) {
 	for _, goos := range []string{"linux", "darwin", "windows"} {
 		if bad := checkImports(allowedImports, listImports(t, goos)); len(bad) > 0 {
 			t.Errorf("GOOS=%s: imports that break the dependency rules of DESIGN.md:\n%s", goos, strings.Join(bad, "\n"))
+		}
+	}
+}
+
+// TestAgentImportsNoSDK checks that no LLM SDK is among agent's dependencies: the adapters,
+// and only they, import one.
+func TestAgentImportsNoSDK(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", module+"/agent").Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, sdk := range []string{"github.com/openai/", "github.com/anthropics/", "github.com/cloudwego/"} {
+		if strings.Contains(string(out), sdk) {
+			t.Errorf("agent depends on %s…: only its adapter sub-packages may", sdk)
 		}
 	}
 }

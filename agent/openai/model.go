@@ -1,0 +1,207 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/agentpool/agentpool/agent"
+	sdk "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+)
+
+// ErrMalformedResponse is what Generate and Stream wrap when the endpoint answered 2xx with
+// something that is not a chat completion (not JSON, no choices, a tool call without a name).
+var ErrMalformedResponse = errors.New("malformed chat-completions response")
+
+// Defaults of Options.
+const (
+	DefaultMaxRetries   = 2
+	DefaultMaxRetryWait = 30 * time.Second
+)
+
+// Options configures a Model.
+type Options struct {
+	// BaseURL is the endpoint's, up to and without /chat/completions: "http://127.0.0.1:8000/v1"
+	// for vLLM, "http://127.0.0.1:8080/v1" for llama.cpp server, "http://127.0.0.1:11434/v1"
+	// for Ollama. Empty means OpenAI's (or $OPENAI_BASE_URL).
+	BaseURL string
+	// Model is the model's name as the endpoint knows it. Required.
+	Model string
+	// APIKey is sent as a bearer token. Empty means $OPENAI_API_KEY if set, else none (local
+	// servers need none).
+	APIKey string
+	// HTTPClient makes the requests; nil means the SDK's default.
+	HTTPClient *http.Client
+	// MaxRetries is how many times a request is retried after what the SDK retries (a 429, a
+	// 5xx, a lost connection, …) (0: DefaultMaxRetries; negative: never).
+	MaxRetries int
+	// MaxRetryWait bounds the wait before a retry: a Retry-After (or Retry-After-Ms) longer
+	// than it is not waited for, the error is returned instead (0: DefaultMaxRetryWait).
+	MaxRetryWait time.Duration
+}
+
+// Model is an agent.Model (and agent.StreamingModel) for any OpenAI-compatible
+// chat-completions endpoint. It is safe for concurrent use.
+type Model struct {
+	client sdk.Client
+	model  string
+	where  string // for errors: the model and its endpoint
+}
+
+var (
+	_ agent.Model          = (*Model)(nil)
+	_ agent.StreamingModel = (*Model)(nil)
+)
+
+// New returns a Model for opts.
+func New(opts Options) (*Model, error) {
+	if opts.Model == "" {
+		return nil, errors.New("openai: no model name")
+	}
+	retries, wait := opts.MaxRetries, opts.MaxRetryWait
+	switch {
+	case retries == 0:
+		retries = DefaultMaxRetries
+	case retries < 0:
+		retries = 0
+	}
+	if wait <= 0 {
+		wait = DefaultMaxRetryWait
+	}
+	ro := []option.RequestOption{option.WithMaxRetries(retries), option.WithMaxRetryDelay(wait)}
+	where := fmt.Sprintf("model %q", opts.Model)
+	if opts.BaseURL != "" {
+		ro = append(ro, option.WithBaseURL(opts.BaseURL))
+		where += " at " + opts.BaseURL
+	}
+	if opts.APIKey != "" {
+		ro = append(ro, option.WithAPIKey(opts.APIKey))
+	}
+	if opts.HTTPClient != nil {
+		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
+	}
+	return &Model{client: sdk.NewClient(ro...), model: opts.Model, where: where}, nil
+}
+
+// Generate sends one chat-completions request (ChatParams) and returns the first choice's
+// text and tool calls.
+func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
+	c, err := m.client.Chat.Completions.New(ctx, ChatParams(m.model, req))
+	if err != nil {
+		return nil, m.fail(ctx, err)
+	}
+	if len(c.Choices) == 0 {
+		return nil, fmt.Errorf("openai: %s: %w: no choices in %.200s", m.where, ErrMalformedResponse, c.RawJSON())
+	}
+	msg := c.Choices[0].Message
+	resp := &agent.Response{Text: msg.Content}
+	for _, tc := range msg.ToolCalls {
+		resp.ToolCalls = append(resp.ToolCalls, agent.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: rawArgs(tc.Function.Arguments)})
+	}
+	return m.check(resp)
+}
+
+// Stream is Generate with the text streamed: it reads the server-sent chunks, passes each
+// piece of text to delta, and assembles the tool calls from their deltas (by index: the id
+// and name from the first, the arguments concatenated).
+func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text string)) (*agent.Response, error) {
+	s := m.client.Chat.Completions.NewStreaming(ctx, ChatParams(m.model, req))
+	defer s.Close()
+	var text strings.Builder
+	var calls []*agent.ToolCall
+	var args []string
+	for s.Next() {
+		chunk := s.Current()
+		if len(chunk.Choices) == 0 {
+			continue // a usage chunk, or a keep-alive
+		}
+		d := chunk.Choices[0].Delta
+		if d.Content != "" {
+			text.WriteString(d.Content)
+			if delta != nil {
+				delta(d.Content)
+			}
+		}
+		for _, tc := range d.ToolCalls {
+			i := int(tc.Index)
+			if i < 0 || i > len(calls)+64 {
+				return nil, fmt.Errorf("openai: %s: %w: tool call index %d", m.where, ErrMalformedResponse, tc.Index)
+			}
+			for len(calls) <= i {
+				calls = append(calls, nil)
+				args = append(args, "")
+			}
+			if calls[i] == nil {
+				calls[i] = &agent.ToolCall{}
+			}
+			if tc.ID != "" {
+				calls[i].ID = tc.ID
+			}
+			calls[i].Name += tc.Function.Name
+			args[i] += tc.Function.Arguments
+		}
+	}
+	if err := s.Err(); err != nil {
+		return nil, m.fail(ctx, err)
+	}
+	resp := &agent.Response{Text: text.String()}
+	for i, c := range calls {
+		if c == nil {
+			return nil, fmt.Errorf("openai: %s: %w: tool call index %d never given", m.where, ErrMalformedResponse, i)
+		}
+		c.Arguments = rawArgs(args[i])
+		resp.ToolCalls = append(resp.ToolCalls, *c)
+	}
+	return m.check(resp)
+}
+
+// check rejects what no endpoint should answer: a tool call without a name.
+func (m *Model) check(resp *agent.Response) (*agent.Response, error) {
+	for i, c := range resp.ToolCalls {
+		if c.Name == "" {
+			return nil, fmt.Errorf("openai: %s: %w: tool call %d (id %q) has no function name", m.where, ErrMalformedResponse, i, c.ID)
+		}
+	}
+	return resp, nil
+}
+
+// rawArgs returns a tool call's arguments. Text that is not JSON is kept, as a JSON string,
+// so the agent answers the model that its arguments are not an object instead of failing.
+func rawArgs(s string) json.RawMessage {
+	if strings.TrimSpace(s) == "" {
+		return nil
+	}
+	if json.Valid([]byte(s)) {
+		return json.RawMessage(s)
+	}
+	b, _ := json.Marshal(s)
+	return b
+}
+
+// fail describes a failed request: the status and the endpoint's own message for an API
+// error, ErrMalformedResponse for a body that is not what the API sends, ctx's error when it
+// ended the request.
+func (m *Model) fail(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("openai: %s: %w", m.where, ctx.Err())
+	}
+	var apiErr *sdk.Error
+	if errors.As(err, &apiErr) {
+		msg := apiErr.Message
+		if msg == "" {
+			msg = http.StatusText(apiErr.StatusCode)
+		}
+		return fmt.Errorf("openai: %s: status %d: %s: %w", m.where, apiErr.StatusCode, msg, err)
+	}
+	var syn *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	if errors.As(err, &syn) || errors.As(err, &typ) {
+		return fmt.Errorf("openai: %s: %w: %v", m.where, ErrMalformedResponse, err)
+	}
+	return fmt.Errorf("openai: %s: %w", m.where, err)
+}
