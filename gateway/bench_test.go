@@ -237,3 +237,22 @@ func benchDelete(b testing.TB, hc *http.Client, url, id string) {
 		b.Fatalf("DELETE: %s", resp.Status)
 	}
 }
+
+// BenchmarkHTTPUpstreamDials32: the TCP connections the gateway opens to its HTTP upstream
+// per call, with 32 sessions calling at once (upstream-dials/call; a pooled client keeps
+// this near 0). The upstream is reached through a counting TCP proxy, so the calls/s here
+// are not comparable with BenchmarkHTTPUpstreamThroughput32's.
+func BenchmarkHTTPUpstreamDials32(b *testing.B) {
+	proxy, u := newBenchProxy(b, benchFaultHTTP(b))
+	_, url, _ := benchGateway(b, "{url: "+u+"}", nil)
+	gw := &side{name: "gateway", tool: benchTool, sessions: benchConnect(b, url, benchHTTPClient(b), throughputSessions)}
+	gw.warm(b)
+	before := proxy.dials.Load()
+	calls := 0
+	for b.Loop() {
+		gw.round(b, throughputPer)
+		calls += throughputPer * throughputSessions
+	}
+	b.ReportMetric(float64(proxy.dials.Load()-before)/float64(calls), "upstream-dials/call")
+	b.ReportMetric(gw.rate(), "gw-calls/s")
+}
