@@ -124,12 +124,20 @@ type redactedError struct {
 func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
 
+// maxIdleConnsPerHost is how many idle connections an HTTP server's client keeps.
+const maxIdleConnsPerHost = 64
+
 // newHTTPClient returns a client with its own connection pool (closed with
 // the MCP client, so no idle connection outlives it) that sends headers, puts
 // back the secrets of rawURL (see headerTransport) and calls failed when a
 // request gets no HTTP response.
 func newHTTPClient(rawURL string, headers map[string]string, failed func(error)) (*http.Client, *headerTransport) {
-	ht := &headerTransport{base: http.DefaultTransport.(*http.Transport).Clone(), headers: headers, failed: failed}
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	// Concurrent calls share one MCP session: keep as many idle connections as callers may
+	// have had in flight, not net/http's default 2, which dialled anew for every other call
+	// under load (and left the sockets in TIME_WAIT).
+	base.MaxIdleConnsPerHost = maxIdleConnsPerHost
+	ht := &headerTransport{base: base, headers: headers, failed: failed}
 	ht.origin, _ = url.Parse(rawURL) // Validate has checked it
 	if shown := RedactURL(rawURL); shown != rawURL {
 		real, err1 := url.Parse(rawURL)
