@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -108,9 +109,11 @@ func Messages(msgs []agent.Message) []sdk.MessageParam {
 				blocks = append(blocks, sdk.NewTextBlock(t))
 			}
 			for _, c := range m.ToolCalls {
+				// The API wants an object: arguments that were not one (agent keeps text that
+				// is not JSON as a JSON string, and answered the model with an error) go as {}.
 				in := json.RawMessage(`{}`)
-				if len(c.Arguments) > 0 {
-					in = c.Arguments
+				if t := bytes.TrimSpace(c.Arguments); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+					in = t
 				}
 				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, in, c.Name))
 			}
