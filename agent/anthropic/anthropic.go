@@ -79,9 +79,15 @@ func System(in agent.Instructions) []sdk.TextBlockParam {
 func Messages(msgs []agent.Message) []sdk.MessageParam {
 	var out []sdk.MessageParam
 	var results []sdk.ContentBlockParamUnion
+	add := func(m sdk.MessageParam) {
+		if m.OfUser != nil && len(m.OfUser.Content) == 0 || m.OfAssistant != nil && len(m.OfAssistant.Content) == 0 {
+			return // the API rejects a message without content (an empty prompt, an empty answer)
+		}
+		out = append(out, m)
+	}
 	flush := func() {
 		if len(results) > 0 {
-			out = append(out, sdk.NewUserMessage(results...))
+			add(sdk.NewUserMessage(results...))
 			results = nil
 		}
 	}
@@ -102,7 +108,7 @@ func Messages(msgs []agent.Message) []sdk.MessageParam {
 					blocks = append(blocks, sdk.ContentBlockParamUnion{OfDocument: c.OfDocument})
 				}
 			}
-			out = append(out, sdk.NewUserMessage(blocks...))
+			add(sdk.NewUserMessage(blocks...))
 		case agent.RoleAssistant:
 			var blocks []sdk.ContentBlockParamUnion
 			if t := m.Text(); t != "" {
@@ -117,7 +123,7 @@ func Messages(msgs []agent.Message) []sdk.MessageParam {
 				}
 				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, in, c.Name))
 			}
-			out = append(out, sdk.NewAssistantMessage(blocks...))
+			add(sdk.NewAssistantMessage(blocks...))
 		case agent.RoleTool:
 			tr := &sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID, Content: ToolResultContent(m)}
 			if m.IsError {
@@ -138,6 +144,9 @@ var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/g
 func ToolResultContent(m agent.Message) []sdk.ToolResultBlockParamContentUnion {
 	var out []sdk.ToolResultBlockParamContentUnion
 	text := func(s string) {
+		if s == "" {
+			return // the API rejects an empty text block
+		}
 		out = append(out, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: s}})
 	}
 	image := func(mimeType string, data []byte) {
