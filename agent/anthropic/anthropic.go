@@ -75,13 +75,27 @@ func System(in agent.Instructions) []sdk.TextBlockParam {
 }
 
 // Messages returns the conversation as Messages-API messages. The tool messages answering
-// one assistant message become one user message of tool_result blocks, as the API requires.
+// one assistant message become one user message of tool_result blocks, as the API requires;
+// consecutive messages of one role are joined, since the API wants the roles to alternate.
 func Messages(msgs []agent.Message) []sdk.MessageParam {
 	var out []sdk.MessageParam
 	var results []sdk.ContentBlockParamUnion
 	add := func(m sdk.MessageParam) {
 		if m.OfUser != nil && len(m.OfUser.Content) == 0 || m.OfAssistant != nil && len(m.OfAssistant.Content) == 0 {
 			return // the API rejects a message without content (an empty prompt, an empty answer)
+		}
+		// User and assistant alternate: a prompt after a step's tool results (a run stopped at
+		// its step limit), or what follows a message left out, joins the message before it,
+		// the tool results staying first.
+		if n := len(out); n > 0 {
+			switch prev := out[n-1]; {
+			case prev.OfUser != nil && m.OfUser != nil:
+				prev.OfUser.Content = append(prev.OfUser.Content, m.OfUser.Content...)
+				return
+			case prev.OfAssistant != nil && m.OfAssistant != nil:
+				prev.OfAssistant.Content = append(prev.OfAssistant.Content, m.OfAssistant.Content...)
+				return
+			}
 		}
 		out = append(out, m)
 	}
