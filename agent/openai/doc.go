@@ -47,7 +47,9 @@
 //     object instead of ending the run.
 //   - Stream reads the SSE chunks of the first choice: text pieces go to the callback as they
 //     come; tool calls are assembled by their index (the id from the delta that has one, the
-//     name and arguments concatenated), in index order.
+//     name and arguments concatenated), in index order. A delta that announces a new id at an
+//     index already in use starts another call there (Ollama gives every call of a parallel
+//     batch index 0).
 //   - An empty APIKey leaves the SDK's default ($OPENAI_API_KEY, else no Authorization
 //     header), which local servers ignore.
 package openai
