@@ -81,9 +81,6 @@ type Agent struct {
 	o     Options
 	cache *view.Cache
 	turns atomic.Int64
-
-	mu      sync.Mutex
-	running map[string]bool // subagents running, by name
 }
 
 // New checks opts and returns an agent. It starts nothing.
@@ -126,7 +123,7 @@ func New(opts Options) (*Agent, error) {
 	if c == nil {
 		c = view.NewCache(o.Registry, nil)
 	}
-	return &Agent{o: o, cache: c, running: map[string]bool{}}, nil
+	return &Agent{o: o, cache: c}, nil
 }
 
 // Scope returns the agent's scope.

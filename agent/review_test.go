@@ -3,9 +3,11 @@ package agent_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"testing"
 
 	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/ext"
 )
 
 // A model that repeats a tool-call id within a step, or whose generated ids collide with the
@@ -46,5 +48,50 @@ func TestToolCallIDsUniqueInConversation(t *testing.T) {
 		if r.ToolCallID != asst.ToolCalls[i].ID || r.Text() != want {
 			t.Errorf("result %d = %+v, call %+v", i, r, asst.ToolCalls[i])
 		}
+	}
+}
+
+// Two agents of one session that spawn a subagent of the same name would share its scope
+// {session, name}: the first to end closes it (CloseScope), and with it the capabilities the
+// other is still running with. The second spawn is refused while the first runs, whichever
+// agent spawns it; once it has ended, the name is free again.
+func TestSubagentNameBusyAcrossParentsOfASession(t *testing.T) {
+	started, release := make(chan struct{}), make(chan struct{})
+	hold := func(*agent.Request) (*agent.Response, error) {
+		close(started)
+		<-release
+		return &agent.Response{Text: "held"}, nil
+	}
+	spec := agent.SubagentSpec{Name: "helper", Model: newScript(hold, answer("again"))}
+	p1, reg := setup(t, newScript(), &agent.Options{Scope: ext.Scope{SessionID: "s1", AgentName: "p1"}})
+	p2, err := agent.New(agent.Options{Model: newScript(), Registry: reg, Scope: ext.Scope{SessionID: "s1", AgentName: "p2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := p1.Spawn(context.Background(), spec, "a")
+		done <- err
+	}()
+	<-started
+	_, err = p2.Spawn(context.Background(), spec, "b")
+	close(release)
+	if err1 := <-done; err1 != nil {
+		t.Fatal(err1)
+	}
+	if !errors.Is(err, agent.ErrSubagentBusy) {
+		t.Errorf("second spawn of helper in session s1 = %v, want ErrSubagentBusy", err)
+	}
+	// Another session's subagent of that name is another scope: not busy.
+	p3, err := agent.New(agent.Options{Model: newScript(), Registry: reg, Scope: ext.Scope{SessionID: "s2", AgentName: "p1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p3.Spawn(context.Background(), agent.SubagentSpec{Name: "helper", Model: newScript(answer("s2"))}, "c"); err != nil {
+		t.Errorf("spawn in another session: %v", err)
+	}
+	// The name is free once the first has ended.
+	if _, err := p2.Spawn(context.Background(), spec, "d"); err != nil {
+		t.Errorf("spawn after the first ended: %v", err)
 	}
 }
