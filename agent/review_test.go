@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/agentpool/agentpool/agent"
@@ -93,5 +94,31 @@ func TestSubagentNameBusyAcrossParentsOfASession(t *testing.T) {
 	// The name is free once the first has ended.
 	if _, err := p2.Spawn(context.Background(), spec, "d"); err != nil {
 		t.Errorf("spawn after the first ended: %v", err)
+	}
+}
+
+// read_resource always makes progress and never drops text: a limit smaller than a
+// character used to cut before it, and the trailer sent the model back to the same offset
+// for ever; text that is not UTF-8 (a Latin-1 file read as text) was skipped whole looking
+// for a character boundary, and the model was told it had been shown.
+func TestReadResourceCutsMakeProgress(t *testing.T) {
+	f := newFake("store")
+	f.res["mem://e"] = ext.ResourceContents{URI: "mem://e", MIMEType: "text/plain", Text: "aéb"}
+	latin1 := strings.Repeat("\xa9", 10) // ten copyright signs in Latin-1: no UTF-8 boundary anywhere
+	f.res["mem://latin1"] = ext.ResourceContents{URI: "mem://latin1", MIMEType: "text/plain", Text: latin1}
+	m := newScript(call(
+		"read_resource", `{"uri":"mem://e","offset":1}`,
+		"read_resource", `{"uri":"mem://latin1"}`,
+	), answer("ok"))
+	a, _ := setup(t, m, &agent.Options{ResourceTextLimit: 1}, f)
+	res, err := a.Run(context.Background(), &agent.Input{Prompt: "read"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "é\n\n[mem://e: bytes 1-3 of 4 shown; call read_resource with offset=3 for the rest]"; res.Messages[2].Text() != want {
+		t.Errorf("é with a 1-byte limit = %q\nwant %q", res.Messages[2].Text(), want)
+	}
+	if want := "\xa9\n\n[mem://latin1: bytes 0-1 of 10 shown; call read_resource with offset=1 for the rest]"; res.Messages[3].Text() != want {
+		t.Errorf("latin-1 = %q\nwant %q", res.Messages[3].Text(), want)
 	}
 }
