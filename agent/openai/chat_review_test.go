@@ -1,7 +1,10 @@
 package openai_test
 
 import (
+	"context"
 	"encoding/json"
+	"io"
+	"net/http"
 	"testing"
 
 	"github.com/agentpool/agentpool/agent"
@@ -27,5 +30,29 @@ func TestChatAssistantMessageHasContent(t *testing.T) {
 		if string(m["role"]) == `"assistant"` && m["content"] == nil && m["tool_calls"] == nil {
 			t.Errorf("message %d has neither content nor tool_calls: %s", i, b)
 		}
+	}
+}
+
+// A refusal comes in its own field, content null: it was dropped, and the run ended with an
+// empty answer. It is the model's answer.
+func TestRefusalIsTheAnswer(t *testing.T) {
+	refusal := func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"id":"c1","object":"chat.completion","created":1,"model":"m","choices":[{"index":0,"finish_reason":"stop",`+
+			`"message":{"role":"assistant","content":null,"refusal":"I can't help with that."}}]}`)
+	}
+	s := newChatServer(t, refusal, sse(
+		toolChunk(`{"role":"assistant","content":null,"refusal":"I can't "}`),
+		toolChunk(`{"refusal":"help with that."}`),
+	))
+	m := s.model(t, openai.Options{})
+	resp, err := m.Generate(context.Background(), req("x"))
+	if err != nil || resp.Text != "I can't help with that." {
+		t.Errorf("Generate = %+v, %v", resp, err)
+	}
+	var deltas []string
+	resp, err = m.Stream(context.Background(), req("x"), func(d string) { deltas = append(deltas, d) })
+	if err != nil || resp.Text != "I can't help with that." || len(deltas) != 2 {
+		t.Errorf("Stream = %+v, %v; deltas %q", resp, err, deltas)
 	}
 }

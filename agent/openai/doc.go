@@ -45,6 +45,7 @@
 //     ErrMalformedResponse, naming the model and endpoint. Tool-call arguments that are not
 //     JSON are passed on as a JSON string, so the agent tells the model they are not an
 //     object instead of ending the run.
+//   - A refusal (its own field, content null) is the answer's text, streamed or not.
 //   - Stream reads the SSE chunks of the first choice: text pieces go to the callback as they
 //     come; tool calls are assembled by their index (the id from the delta that has one, the
 //     name and arguments concatenated), in index order. A delta that announces a new id at an

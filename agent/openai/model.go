@@ -102,6 +102,9 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 	}
 	msg := c.Choices[0].Message
 	resp := &agent.Response{Text: msg.Content}
+	if resp.Text == "" {
+		resp.Text = msg.Refusal // a refusal is the answer, in its own field
+	}
 	for _, tc := range msg.ToolCalls {
 		resp.ToolCalls = append(resp.ToolCalls, agent.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: rawArgs(tc.Function.Arguments)})
 	}
@@ -124,10 +127,13 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text 
 			continue // a usage chunk, or a keep-alive
 		}
 		d := chunk.Choices[0].Delta
-		if d.Content != "" {
-			text.WriteString(d.Content)
-			if delta != nil {
-				delta(d.Content)
+		// A refusal streams in its own field; it is the answer as content would be.
+		for _, piece := range [...]string{d.Content, d.Refusal} {
+			if piece != "" {
+				text.WriteString(piece)
+				if delta != nil {
+					delta(piece)
+				}
 			}
 		}
 		for _, tc := range d.ToolCalls {
