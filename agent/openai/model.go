@@ -137,10 +137,12 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text 
 			}
 		}
 		for _, tc := range d.ToolCalls {
-			// A delta continues the call open at its index, unless it announces another id:
-			// Ollama streams every call of a parallel batch with index 0, each with its id.
+			// A delta continues the call open at its index, unless it starts another call
+			// there, with another id and a name: Ollama streams every call of a parallel
+			// batch with index 0. (An id alone is not enough: some servers send a new one
+			// with each piece of one call.)
 			c := open[tc.Index]
-			if c == nil || tc.ID != "" && c.id != "" && tc.ID != c.id {
+			if c == nil || tc.ID != "" && c.id != "" && tc.ID != c.id && tc.Function.Name != "" {
 				c = &streamedCall{index: tc.Index}
 				calls = append(calls, c)
 				open[tc.Index] = c
