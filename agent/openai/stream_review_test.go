@@ -37,3 +37,19 @@ func TestStreamParallelCallsSharingAnIndex(t *testing.T) {
 		t.Errorf("response (-want +got):\n%s", d)
 	}
 }
+
+// A server that sends a new id with each piece of one call has still one call: only a
+// delta with a name starts another.
+func TestStreamNewIDWithoutNameContinuesTheCall(t *testing.T) {
+	s := newChatServer(t, sse(
+		toolChunk(`{"tool_calls":[{"index":0,"id":"p1","type":"function","function":{"name":"get","arguments":"{\"id\":"}}]}`),
+		toolChunk(`{"tool_calls":[{"index":0,"id":"p2","function":{"arguments":"\"a\"}"}}]}`),
+	))
+	resp, err := s.model(t, openai.Options{}).Stream(context.Background(), req("get a"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ToolCalls) != 1 || string(resp.ToolCalls[0].Arguments) != `{"id":"a"}` || resp.ToolCalls[0].Name != "get" {
+		t.Errorf("calls = %+v", resp.ToolCalls)
+	}
+}
