@@ -5,10 +5,12 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/agentpool/agentpool/agent"
 	"github.com/agentpool/agentpool/agent/openai"
+	"github.com/agentpool/agentpool/ext"
 )
 
 // An empty model answer (no text, no tool call) ends a run, and is in the next turn's
@@ -54,5 +56,38 @@ func TestRefusalIsTheAnswer(t *testing.T) {
 	resp, err = m.Stream(context.Background(), req("x"), func(d string) { deltas = append(deltas, d) })
 	if err != nil || resp.Text != "I can't help with that." || len(deltas) != 2 {
 		t.Errorf("Stream = %+v, %v; deltas %q", resp, err, deltas)
+	}
+}
+
+// OpenAI takes PNG, JPEG, GIF and WebP images only, and rejects the whole request for
+// another (an SVG an MCP server returns): since the result stays in the history, every
+// later turn failed too. Another type is a note, as in the anthropic adapter.
+func TestUnsupportedImageTypeIsANote(t *testing.T) {
+	svg := []byte(`<svg xmlns="http://www.w3.org/2000/svg"/>`)
+	req := &agent.Request{Messages: []agent.Message{
+		agent.UserMessage("draw"),
+		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "draw", Arguments: json.RawMessage(`{}`)}}},
+		{Role: agent.RoleTool, ToolCallID: "c1", ToolName: "draw", Content: []ext.Content{
+			{Type: ext.ContentImage, MIMEType: "image/svg+xml", Data: svg},
+			{Type: ext.ContentResource, Resource: &ext.ResourceContents{URI: "file:///a.bmp", MIMEType: "image/bmp", Blob: []byte("BM")}},
+			{Type: ext.ContentImage, MIMEType: "image/png", Data: []byte("\x89PNG")},
+		}},
+	}}
+	chat, err := json.Marshal(openai.ChatParams("m", req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := json.Marshal(openai.ResponsesParams("m", req))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, b := range map[string][]byte{"chat": chat, "responses": resp} {
+		s := string(b)
+		if strings.Contains(s, "data:image/svg") || strings.Contains(s, "data:image/bmp") {
+			t.Errorf("%s: an unsupported image type is sent as an image: %s", name, s)
+		}
+		if !strings.Contains(s, "data:image/png") || !strings.Contains(s, "image/svg+xml") || !strings.Contains(s, "image/bmp") {
+			t.Errorf("%s: the PNG is not sent, or the others not noted: %s", name, s)
+		}
 	}
 }

@@ -24,7 +24,9 @@
 //   - image: the chat API's tool message takes text only, so the image is noted in it and
 //     attached, as an image_url data URL, to one user message that follows the step's tool
 //     messages ("Attachments of the tool results above", each naming its call). The
-//     responses API takes it in the function_call_output itself (input_image).
+//     responses API takes it in the function_call_output itself (input_image). Only PNG,
+//     JPEG, GIF and WebP, the types OpenAI takes (another fails the whole request, and every
+//     later one with it in the history): another type is a note.
 //   - audio: chat: wav and mp3 go as input_audio in that same user message; other formats
 //     are a note only. Responses: a note only (a function output takes no audio).
 //   - embedded resource: text is sent wrapped in <resource uri="…" mimeType="…">; an image
