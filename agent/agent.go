@@ -81,9 +81,6 @@ type Agent struct {
 	o     Options
 	cache *view.Cache
 	turns atomic.Int64
-
-	mu      sync.Mutex
-	running map[string]bool // subagents running, by name
 }
 
 // New checks opts and returns an agent. It starts nothing.
@@ -126,7 +123,7 @@ func New(opts Options) (*Agent, error) {
 	if c == nil {
 		c = view.NewCache(o.Registry, nil)
 	}
-	return &Agent{o: o, cache: c, running: map[string]bool{}}, nil
+	return &Agent{o: o, cache: c}, nil
 }
 
 // Scope returns the agent's scope.
@@ -228,6 +225,7 @@ func (a *Agent) Run(ctx context.Context, in *Input) (*Result, error) {
 
 	var st stepState
 	problems := map[string]bool{}
+	var ids map[string]bool // the tool-call ids used in the conversation, made at the first call
 	for step := 0; ; step++ {
 		if step == a.o.MaxSteps {
 			return finish(StopMaxSteps, fmt.Errorf("agent %s: %w after %d steps", scope.AgentName, ErrMaxSteps, step))
@@ -270,10 +268,18 @@ func (a *Agent) Run(ctx context.Context, in *Input) (*Result, error) {
 			return finish(StopDone, nil)
 		}
 		asst.ToolCalls = append([]ToolCall(nil), resp.ToolCalls...)
+		if ids == nil {
+			ids = callIDs(in.History)
+		}
 		for i := range asst.ToolCalls {
-			if asst.ToolCalls[i].ID == "" {
-				asst.ToolCalls[i].ID = fmt.Sprintf("call_%d_%d", step, i)
+			// Results are paired with calls by id, and APIs reject a conversation that uses
+			// one twice (Anthropic's tool_use ids): an empty id, or one already used in this
+			// conversation (a model repeating itself, or "call_0_0" of an earlier turn),
+			// gets a fresh one.
+			if id := asst.ToolCalls[i].ID; id == "" || ids[id] {
+				asst.ToolCalls[i].ID = freshID(ids, step, i)
 			}
+			ids[asst.ToolCalls[i].ID] = true
 		}
 		results, failed := a.callTools(ctx, &st, asst.ToolCalls, step)
 		if ctx.Err() != nil {
@@ -425,6 +431,27 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 		return errorMessage(m, fmt.Sprintf("tool %s failed: %v", c.Name, err)), false
 	}
 	return resultMessage(m, r), true
+}
+
+// callIDs returns the tool-call ids the messages use.
+func callIDs(msgs []Message) map[string]bool {
+	ids := map[string]bool{}
+	for _, m := range msgs {
+		for _, c := range m.ToolCalls {
+			ids[c.ID] = true
+		}
+	}
+	return ids
+}
+
+// freshID returns "call_<step>_<n>", or, when the conversation has it already, the first of
+// "call_<step>_<n>_<k>" it has not.
+func freshID(ids map[string]bool, step, n int) string {
+	id := fmt.Sprintf("call_%d_%d", step, n)
+	for k := 2; ids[id]; k++ {
+		id = fmt.Sprintf("call_%d_%d_%d", step, n, k)
+	}
+	return id
 }
 
 // closeAll closes capabilities the run owns but could not register, under a context that is

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
@@ -33,6 +34,18 @@ type SubagentSpec struct {
 	Capabilities func(ctx context.Context) ([]ext.Capability, error)
 }
 
+// spawnKey is a subagent's scope in one registry: one spawn at a time may use it.
+type spawnKey struct {
+	reg   *ext.Registry
+	scope ext.Scope
+}
+
+// spawning holds the subagent scopes in use, across the agents of a program.
+var spawning = struct {
+	sync.Mutex
+	running map[spawnKey]bool
+}{running: map[spawnKey]bool{}}
+
 // Spawn runs prompt as a turn of the subagent spec in the agent's session and returns its
 // result. The subagent shares the agent's registry and view cache; it has no delegate tool
 // of its own (delegation is one level deep). Cancelling ctx interrupts it: its in-flight
@@ -42,20 +55,23 @@ func (a *Agent) Spawn(ctx context.Context, spec SubagentSpec, prompt string) (*R
 	if spec.Name == "" || spec.Name == a.o.Scope.AgentName {
 		return &Result{Stop: StopError}, fmt.Errorf("agent %s: subagent name %q: empty or the agent's own", a.o.Scope.AgentName, spec.Name)
 	}
-	a.mu.Lock()
-	if a.running[spec.Name] {
-		a.mu.Unlock()
+	scope := ext.Scope{PoolID: a.o.Scope.PoolID, SessionID: a.o.Scope.SessionID, AgentName: spec.Name}
+	// The scope is the session's, not this agent's: another agent of the session spawning the
+	// same name would share it, and close it under this one.
+	key := spawnKey{a.o.Registry, scope}
+	spawning.Lock()
+	if spawning.running[key] {
+		spawning.Unlock()
 		return &Result{Stop: StopError}, fmt.Errorf("agent %s: subagent %s: %w", a.o.Scope.AgentName, spec.Name, ErrSubagentBusy)
 	}
-	a.running[spec.Name] = true
-	a.mu.Unlock()
+	spawning.running[key] = true
+	spawning.Unlock()
 	defer func() {
-		a.mu.Lock()
-		delete(a.running, spec.Name)
-		a.mu.Unlock()
+		spawning.Lock()
+		delete(spawning.running, key)
+		spawning.Unlock()
 	}()
 
-	scope := ext.Scope{PoolID: a.o.Scope.PoolID, SessionID: a.o.Scope.SessionID, AgentName: spec.Name}
 	defer func() {
 		_ = a.o.Registry.CloseScope(context.WithoutCancel(ctx), scope)
 		a.cache.Forget(scope)

@@ -66,8 +66,8 @@
 //     its spec builds for this spawn, registered session-qualified (visible in that session
 //     only) and closed with CloseScope of that scope when it ends. Connections leased from
 //     the pool are given back, not closed, so the parent and other subagents keep using
-//     the same processes. A name runs once at a time per parent (ErrSubagentBusy), since two
-//     runs would share one agent scope. The model spawns through the delegate tool {agent,
+//     the same processes. A name runs once at a time per session, whichever agent spawns it
+//     (ErrSubagentBusy), since two runs would share, and close, one agent scope. The model spawns through the delegate tool {agent,
 //     prompt}; several delegate calls of one step run concurrently; a subagent has no
 //     delegate tool (one level); its failure is the parent's tool error, not the parent's
 //     end. Cancelling the parent's context cancels the subagent's, and through it the

@@ -56,7 +56,8 @@ func (m Message) Text() string {
 
 // ToolCall is one tool call a model asks for.
 type ToolCall struct {
-	// ID pairs the call with its result. A model that gives none gets "call_<step>_<n>".
+	// ID pairs the call with its result. A model that gives none, or one already used in the
+	// conversation, gets "call_<step>_<n>" (with a "_<k>" suffix if that is taken too).
 	ID   string `json:"id"`
 	Name string `json:"name"`
 	// Arguments is a JSON object; empty means {}.

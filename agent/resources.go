@@ -119,14 +119,20 @@ func (a *Agent) textPart(p ext.ResourceContents, offset int) string {
 	if offset > total {
 		return fmt.Sprintf("[%s: offset %d is past the end: the text is %d bytes]", p.URI, offset, total)
 	}
-	for offset < total && !utf8.RuneStart(t[offset]) { // never start inside a character
-		offset++
+	// Never start or end inside a character; text that is not UTF-8 has none to be inside
+	// of, and is cut where it is.
+	if s, n, ok := inRune(t, offset); ok {
+		offset = s + n
 	}
 	end := total
 	if end-offset > a.o.ResourceTextLimit {
 		end = offset + a.o.ResourceTextLimit
-		for end > offset && !utf8.RuneStart(t[end]) {
-			end--
+		if s, n, ok := inRune(t, end); ok {
+			if s > offset {
+				end = s
+			} else { // a limit smaller than the character: show that character
+				end = s + n
+			}
 		}
 	}
 	if offset == 0 && end == total {
@@ -137,6 +143,21 @@ func (a *Agent) textPart(p ext.ResourceContents, offset int) string {
 		trailer += fmt.Sprintf("; call read_resource with offset=%d for the rest", end)
 	}
 	return t[offset:end] + trailer + "]"
+}
+
+// inRune reports whether byte i of t is inside a valid UTF-8 character (not its first byte),
+// and where that character starts and how long it is.
+func inRune(t string, i int) (start, size int, ok bool) {
+	for s := i - 1; s >= 0 && s > i-utf8.UTFMax; s-- {
+		if utf8.RuneStart(t[s]) {
+			r, n := utf8.DecodeRuneInString(t[s:])
+			if (r != utf8.RuneError || n > 1) && s+n > i {
+				return s, n, true
+			}
+			return 0, 0, false
+		}
+	}
+	return 0, 0, false
 }
 
 type listArgs struct {

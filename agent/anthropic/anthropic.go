@@ -1,6 +1,7 @@
 package anthropic
 
 import (
+	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
@@ -74,13 +75,33 @@ func System(in agent.Instructions) []sdk.TextBlockParam {
 }
 
 // Messages returns the conversation as Messages-API messages. The tool messages answering
-// one assistant message become one user message of tool_result blocks, as the API requires.
+// one assistant message become one user message of tool_result blocks, as the API requires;
+// consecutive messages of one role are joined, since the API wants the roles to alternate.
 func Messages(msgs []agent.Message) []sdk.MessageParam {
 	var out []sdk.MessageParam
 	var results []sdk.ContentBlockParamUnion
+	add := func(m sdk.MessageParam) {
+		if m.OfUser != nil && len(m.OfUser.Content) == 0 || m.OfAssistant != nil && len(m.OfAssistant.Content) == 0 {
+			return // the API rejects a message without content (an empty prompt, an empty answer)
+		}
+		// User and assistant alternate: a prompt after a step's tool results (a run stopped at
+		// its step limit), or what follows a message left out, joins the message before it,
+		// the tool results staying first.
+		if n := len(out); n > 0 {
+			switch prev := out[n-1]; {
+			case prev.OfUser != nil && m.OfUser != nil:
+				prev.OfUser.Content = append(prev.OfUser.Content, m.OfUser.Content...)
+				return
+			case prev.OfAssistant != nil && m.OfAssistant != nil:
+				prev.OfAssistant.Content = append(prev.OfAssistant.Content, m.OfAssistant.Content...)
+				return
+			}
+		}
+		out = append(out, m)
+	}
 	flush := func() {
 		if len(results) > 0 {
-			out = append(out, sdk.NewUserMessage(results...))
+			add(sdk.NewUserMessage(results...))
 			results = nil
 		}
 	}
@@ -101,20 +122,22 @@ func Messages(msgs []agent.Message) []sdk.MessageParam {
 					blocks = append(blocks, sdk.ContentBlockParamUnion{OfDocument: c.OfDocument})
 				}
 			}
-			out = append(out, sdk.NewUserMessage(blocks...))
+			add(sdk.NewUserMessage(blocks...))
 		case agent.RoleAssistant:
 			var blocks []sdk.ContentBlockParamUnion
 			if t := m.Text(); t != "" {
 				blocks = append(blocks, sdk.NewTextBlock(t))
 			}
 			for _, c := range m.ToolCalls {
+				// The API wants an object: arguments that were not one (agent keeps text that
+				// is not JSON as a JSON string, and answered the model with an error) go as {}.
 				in := json.RawMessage(`{}`)
-				if len(c.Arguments) > 0 {
-					in = c.Arguments
+				if t := bytes.TrimSpace(c.Arguments); len(t) > 0 && t[0] == '{' && json.Valid(t) {
+					in = t
 				}
 				blocks = append(blocks, sdk.NewToolUseBlock(c.ID, in, c.Name))
 			}
-			out = append(out, sdk.NewAssistantMessage(blocks...))
+			add(sdk.NewAssistantMessage(blocks...))
 		case agent.RoleTool:
 			tr := &sdk.ToolResultBlockParam{ToolUseID: m.ToolCallID, Content: ToolResultContent(m)}
 			if m.IsError {
@@ -135,6 +158,9 @@ var imageTypes = map[string]bool{"image/jpeg": true, "image/png": true, "image/g
 func ToolResultContent(m agent.Message) []sdk.ToolResultBlockParamContentUnion {
 	var out []sdk.ToolResultBlockParamContentUnion
 	text := func(s string) {
+		if s == "" {
+			return // the API rejects an empty text block
+		}
 		out = append(out, sdk.ToolResultBlockParamContentUnion{OfText: &sdk.TextBlockParam{Text: s}})
 	}
 	image := func(mimeType string, data []byte) {

@@ -30,4 +30,6 @@
 //   - structured content: its JSON as a text block, only when the result has no text (MCP
 //     asks tools to give it as text too).
 //     Annotations, _meta and icons of content are dropped.
+//   - What the API rejects is not sent: an empty text (an empty prompt, a tool's empty text)
+//     is no block, and a message left without content (an empty model answer) no message.
 package anthropic

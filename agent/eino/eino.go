@@ -88,6 +88,9 @@ func (t *Tool) call(ctx context.Context, args string) (*ext.ToolResult, error) {
 	if err != nil {
 		return nil, fmt.Errorf("eino: tool %s: %w", t.name, err)
 	}
+	if res == nil {
+		res = &ext.ToolResult{} // no result: an empty one, as package agent takes it
+	}
 	return res, nil
 }
 

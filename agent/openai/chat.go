@@ -65,7 +65,8 @@ func ChatMessages(req *agent.Request) []sdk.ChatCompletionMessageParamUnion {
 			}
 		case agent.RoleAssistant:
 			a := sdk.ChatCompletionAssistantMessageParam{}
-			if t := m.Text(); t != "" {
+			// Content is required unless there are tool calls: an empty answer says "".
+			if t := m.Text(); t != "" || len(m.ToolCalls) == 0 {
 				a.Content.OfString = param.NewOpt(t)
 			}
 			for _, c := range m.ToolCalls {

@@ -63,7 +63,7 @@ func parts(m agent.Message, withAudio, withFiles bool) []part {
 			hasText = true
 			out = append(out, part{text: c.Text})
 		case ext.ContentImage:
-			out = append(out, part{kind: "image", mimeType: c.MIMEType, data: c.Data})
+			out = append(out, imagePart("image", c.MIMEType, c.Data))
 		case ext.ContentAudio:
 			if withAudio && audioFormat(c.MIMEType) != "" {
 				out = append(out, part{kind: "audio", mimeType: c.MIMEType, data: c.Data})
@@ -93,11 +93,23 @@ func resourcePart(r *ext.ResourceContents, withFiles bool) part {
 	case r.Blob == nil:
 		return part{text: fmt.Sprintf("<resource uri=%q mimeType=%q>\n%s\n</resource>", r.URI, r.MIMEType, r.Text)}
 	case strings.HasPrefix(r.MIMEType, "image/"):
-		return part{kind: "image", mimeType: r.MIMEType, data: r.Blob}
+		return imagePart("resource "+r.URI, r.MIMEType, r.Blob)
 	case withFiles && r.MIMEType == "application/pdf":
 		return part{kind: "file", mimeType: r.MIMEType, data: r.Blob, name: fileName(r.URI)}
 	}
 	return part{text: fmt.Sprintf("[resource %s (%s, %d bytes): binary, not sent]", r.URI, r.MIMEType, len(r.Blob))}
+}
+
+// imageTypes are the image MIME types OpenAI takes; it rejects the whole request for another.
+var imageTypes = map[string]bool{"image/png": true, "image/jpeg": true, "image/gif": true, "image/webp": true}
+
+// imagePart is an image part when the API takes its type, else a note naming what (an image,
+// a resource's URI) it was.
+func imagePart(what, mimeType string, data []byte) part {
+	if imageTypes[strings.ToLower(mimeType)] {
+		return part{kind: "image", mimeType: mimeType, data: data}
+	}
+	return part{text: fmt.Sprintf("[%s (%s, %d bytes): not sent, the API takes PNG, JPEG, GIF and WebP images only]", what, mimeType, len(data))}
 }
 
 // fileName is the last segment of a URI, for a file part's name.

@@ -24,7 +24,9 @@
 //   - image: the chat API's tool message takes text only, so the image is noted in it and
 //     attached, as an image_url data URL, to one user message that follows the step's tool
 //     messages ("Attachments of the tool results above", each naming its call). The
-//     responses API takes it in the function_call_output itself (input_image).
+//     responses API takes it in the function_call_output itself (input_image). Only PNG,
+//     JPEG, GIF and WebP, the types OpenAI takes (another fails the whole request, and every
+//     later one with it in the history): another type is a note.
 //   - audio: chat: wav and mp3 go as input_audio in that same user message; other formats
 //     are a note only. Responses: a note only (a function output takes no audio).
 //   - embedded resource: text is sent wrapped in <resource uri="…" mimeType="…">; an image
@@ -45,9 +47,12 @@
 //     ErrMalformedResponse, naming the model and endpoint. Tool-call arguments that are not
 //     JSON are passed on as a JSON string, so the agent tells the model they are not an
 //     object instead of ending the run.
+//   - A refusal (its own field, content null) is the answer's text, streamed or not.
 //   - Stream reads the SSE chunks of the first choice: text pieces go to the callback as they
 //     come; tool calls are assembled by their index (the id from the delta that has one, the
-//     name and arguments concatenated), in index order.
+//     name and arguments concatenated), in index order. A delta that announces a new id at an
+//     index already in use starts another call there (Ollama gives every call of a parallel
+//     batch index 0).
 //   - An empty APIKey leaves the SDK's default ($OPENAI_API_KEY, else no Authorization
 //     header), which local servers ignore.
 package openai

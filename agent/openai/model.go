@@ -1,11 +1,13 @@
 package openai
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -100,6 +102,9 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 	}
 	msg := c.Choices[0].Message
 	resp := &agent.Response{Text: msg.Content}
+	if resp.Text == "" {
+		resp.Text = msg.Refusal // a refusal is the answer, in its own field
+	}
 	for _, tc := range msg.ToolCalls {
 		resp.ToolCalls = append(resp.ToolCalls, agent.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: rawArgs(tc.Function.Arguments)})
 	}
@@ -108,56 +113,68 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 
 // Stream is Generate with the text streamed: it reads the server-sent chunks, passes each
 // piece of text to delta, and assembles the tool calls from their deltas (by index: the id
-// and name from the first, the arguments concatenated).
+// and name from the first, the arguments concatenated; a delta announcing another id at an
+// index starts another call, as Ollama numbers every parallel call 0).
 func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text string)) (*agent.Response, error) {
 	s := m.client.Chat.Completions.NewStreaming(ctx, ChatParams(m.model, req))
 	defer s.Close()
 	var text strings.Builder
-	var calls []*agent.ToolCall
-	var args []string
+	var calls []*streamedCall         // in the order they began
+	open := map[int64]*streamedCall{} // the call each index continues
 	for s.Next() {
 		chunk := s.Current()
 		if len(chunk.Choices) == 0 {
 			continue // a usage chunk, or a keep-alive
 		}
 		d := chunk.Choices[0].Delta
-		if d.Content != "" {
-			text.WriteString(d.Content)
-			if delta != nil {
-				delta(d.Content)
+		// A refusal streams in its own field; it is the answer as content would be.
+		for _, piece := range [...]string{d.Content, d.Refusal} {
+			if piece != "" {
+				text.WriteString(piece)
+				if delta != nil {
+					delta(piece)
+				}
 			}
 		}
 		for _, tc := range d.ToolCalls {
-			i := int(tc.Index)
-			if i < 0 || i > len(calls)+64 {
-				return nil, fmt.Errorf("openai: %s: %w: tool call index %d", m.where, ErrMalformedResponse, tc.Index)
-			}
-			for len(calls) <= i {
-				calls = append(calls, nil)
-				args = append(args, "")
-			}
-			if calls[i] == nil {
-				calls[i] = &agent.ToolCall{}
+			// A delta continues the call open at its index, unless it starts another call
+			// there, with another id and a name: Ollama streams every call of a parallel
+			// batch with index 0. (An id alone is not enough: some servers send a new one
+			// with each piece of one call.)
+			c := open[tc.Index]
+			if c == nil || tc.ID != "" && c.id != "" && tc.ID != c.id && tc.Function.Name != "" {
+				c = &streamedCall{index: tc.Index}
+				calls = append(calls, c)
+				open[tc.Index] = c
 			}
 			if tc.ID != "" {
-				calls[i].ID = tc.ID
+				c.id = tc.ID
 			}
-			calls[i].Name += tc.Function.Name
-			args[i] += tc.Function.Arguments
+			c.name.WriteString(tc.Function.Name)
+			c.args.WriteString(tc.Function.Arguments)
 		}
 	}
 	if err := s.Err(); err != nil {
 		return nil, m.fail(ctx, err)
 	}
 	resp := &agent.Response{Text: text.String()}
-	for i, c := range calls {
-		if c == nil {
-			return nil, fmt.Errorf("openai: %s: %w: tool call index %d never given", m.where, ErrMalformedResponse, i)
+	slices.SortStableFunc(calls, func(a, b *streamedCall) int { return cmp.Compare(a.index, b.index) })
+	prev := int64(-1)
+	for _, c := range calls {
+		if c.index != prev && c.index != prev+1 {
+			return nil, fmt.Errorf("openai: %s: %w: tool call index %d never given", m.where, ErrMalformedResponse, prev+1)
 		}
-		c.Arguments = rawArgs(args[i])
-		resp.ToolCalls = append(resp.ToolCalls, *c)
+		prev = c.index
+		resp.ToolCalls = append(resp.ToolCalls, agent.ToolCall{ID: c.id, Name: c.name.String(), Arguments: rawArgs(c.args.String())})
 	}
 	return m.check(resp)
+}
+
+// streamedCall is a tool call being assembled from stream deltas.
+type streamedCall struct {
+	index      int64
+	id         string
+	name, args strings.Builder
 }
 
 // check rejects what no endpoint should answer: a tool call without a name.

@@ -26,8 +26,12 @@ func ToolDefs(v *view.View) []agent.ToolDef {
 }
 
 // ToolMessage returns the result of a call made through a view (View.CallTool) as the tool
-// message that answers callID.
+// message that answers callID. A nil res (a capability that answered nothing) is an empty
+// result.
 func ToolMessage(callID, name string, res *ext.ToolResult) agent.Message {
+	if res == nil {
+		res = &ext.ToolResult{}
+	}
 	return agent.Message{Role: agent.RoleTool, ToolCallID: callID, ToolName: name, Content: res.Content,
 		IsError: res.IsError, StructuredContent: res.StructuredContent}
 }

@@ -1,0 +1,55 @@
+package openai_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+
+	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/openai"
+	"github.com/google/go-cmp/cmp"
+)
+
+func toolChunk(delta string) string {
+	return `{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":` + delta + `,"finish_reason":null}]}`
+}
+
+// Ollama streams every call of a parallel batch with index 0 (ollama/ollama#15457), each
+// announced by its own id: assembled by index alone, they became one call with the last
+// name and the arguments concatenated ({"id":"a"}{"id":"b"}), and the other calls were lost.
+func TestStreamParallelCallsSharingAnIndex(t *testing.T) {
+	s := newChatServer(t, sse(
+		toolChunk(`{"tool_calls":[{"index":0,"id":"call_a","type":"function","function":{"name":"get","arguments":"{\"id\":"}}]}`),
+		toolChunk(`{"tool_calls":[{"index":0,"function":{"arguments":"\"a\"}"}}]}`),
+		toolChunk(`{"tool_calls":[{"index":0,"id":"call_b","type":"function","function":{"name":"put","arguments":"{\"id\":\"b\"}"}}]}`),
+		toolChunk(`{"tool_calls":[{"index":0,"id":"call_c","type":"function","function":{"name":"get","arguments":"{\"id\":\"c\"}"}}]}`),
+	))
+	resp, err := s.model(t, openai.Options{}).Stream(context.Background(), req("get a, put b, get c"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &agent.Response{ToolCalls: []agent.ToolCall{
+		{ID: "call_a", Name: "get", Arguments: json.RawMessage(`{"id":"a"}`)},
+		{ID: "call_b", Name: "put", Arguments: json.RawMessage(`{"id":"b"}`)},
+		{ID: "call_c", Name: "get", Arguments: json.RawMessage(`{"id":"c"}`)},
+	}}
+	if d := cmp.Diff(want, resp); d != "" {
+		t.Errorf("response (-want +got):\n%s", d)
+	}
+}
+
+// A server that sends a new id with each piece of one call has still one call: only a
+// delta with a name starts another.
+func TestStreamNewIDWithoutNameContinuesTheCall(t *testing.T) {
+	s := newChatServer(t, sse(
+		toolChunk(`{"tool_calls":[{"index":0,"id":"p1","type":"function","function":{"name":"get","arguments":"{\"id\":"}}]}`),
+		toolChunk(`{"tool_calls":[{"index":0,"id":"p2","function":{"arguments":"\"a\"}"}}]}`),
+	))
+	resp, err := s.model(t, openai.Options{}).Stream(context.Background(), req("get a"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(resp.ToolCalls) != 1 || string(resp.ToolCalls[0].Arguments) != `{"id":"a"}` || resp.ToolCalls[0].Name != "get" {
+		t.Errorf("calls = %+v", resp.ToolCalls)
+	}
+}
