@@ -2,12 +2,17 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // TestCloseDuringOpen: Close while a session is still opening (its OpenSession running, as
@@ -71,5 +76,68 @@ func TestCloseDuringOpen(t *testing.T) {
 	defer mu.Unlock()
 	if !closedAfterOpen {
 		t.Error("CloseSession did not run after the session's OpenSession: its servers outlive it")
+	}
+}
+
+// TestSkillsListSymlinkedFolder: a skill holding a symlink to a folder (its own, or one
+// outside it) still lists its files; the link is no file of it (not followed, as the walk
+// is not), rather than turning the whole entry "dynamic".
+func TestSkillsListSymlinkedFolder(t *testing.T) {
+	f := newFixture(t, nil)
+	dir := filepath.Join(t.TempDir(), "linked")
+	if err := os.MkdirAll(filepath.Join(dir, "real"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: linked\ndescription: A skill with a linked folder.\n---\nSee real/a.md.\n"
+	for name, body := range map[string]string{"SKILL.md": md, "real/a.md": "a\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink("real", filepath.Join(dir, "alias")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(dir, filepath.Join(f.skills, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	cs, err := sepClient(t).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	var got *sepGetResult
+	waitFor(t, "skills/get of linked", func() bool {
+		got, err = mcp.CallCustomMethod[*sepGetParams, *sepGetResult](ctx, cs, "skills/get", &sepGetParams{URI: "skill://linked/SKILL.md"})
+		return err == nil
+	})
+	var files []sepFile
+	if err := json.Unmarshal(got.Skill.Resources, &files); err != nil {
+		t.Fatalf("resources = %s, want the skill's files: %v", got.Skill.Resources, err)
+	}
+	var uris []string
+	for _, f := range files {
+		uris = append(uris, f.URI)
+	}
+	slices.Sort(uris)
+	if want := []string{"skill://linked/SKILL.md", "skill://linked/real/a.md"}; !slices.Equal(uris, want) {
+		t.Errorf("files = %v, want %v", uris, want)
+	}
+}
+
+// TestTokenSchemeCaseInsensitive: the authentication scheme is a case-insensitive token
+// (RFC 9110 §11.1): "bearer" and "BEARER" carry the token as "Bearer" does; a wrong or
+// empty token is still refused.
+func TestTokenSchemeCaseInsensitive(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Token = "s3cret" })
+	for _, h := range []string{"bearer s3cret", "BEARER s3cret", "Bearer  s3cret"} {
+		if status, _, msgs := post(t, f.url, "", initBody, map[string]string{"Authorization": h}); status != http.StatusOK || rpcError(msgs) != nil {
+			t.Errorf("Authorization %q: %d %v, want the session opened", h, status, msgs)
+		}
+	}
+	for _, h := range []string{"bearer s3cre", "bearer", "Bearer ", "Basic s3cret", "s3cret"} {
+		if status, _, _ := post(t, f.url, "", initBody, map[string]string{"Authorization": h}); status != http.StatusUnauthorized {
+			t.Errorf("Authorization %q: %d, want 401", h, status)
+		}
 	}
 }
