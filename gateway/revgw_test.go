@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -139,5 +140,37 @@ func TestTokenSchemeCaseInsensitive(t *testing.T) {
 		if status, _, _ := post(t, f.url, "", initBody, map[string]string{"Authorization": h}); status != http.StatusUnauthorized {
 			t.Errorf("Authorization %q: %d, want 401", h, status)
 		}
+	}
+}
+
+// TestSessionIDBoundToItsPath: agent a's session id used at /mcp or at agent b's path
+// reaches nothing there (404 for POST, GET and DELETE), and a's session is not disturbed.
+func TestSessionIDBoundToItsPath(t *testing.T) {
+	bin := testserver.Build(t)
+	url := agentsFixture(t, "mcp_servers:\n  shared: {command: "+bin+"}\nagents:\n  a:\n    mcp_servers:\n      mine: {command: "+bin+", scope: session}\n  b: {}\n", nil)
+	csA, _ := connect(t, url+"/mcp/agents/a", nil)
+	connect(t, url+"/mcp/agents/b", nil)
+	connect(t, url+"/mcp", nil)
+	for _, path := range []string{"/mcp", "/mcp/agents/b"} {
+		status, _, msgs := post(t, url+path, csA.ID(), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"mine__echo","arguments":{"text":"x"}}}`, nil)
+		if status != http.StatusNotFound {
+			t.Errorf("POST %s with a's session: %d %v, want 404", path, status, msgs)
+		}
+		for _, method := range []string{http.MethodGet, http.MethodDelete} {
+			req, _ := http.NewRequest(method, url+path, nil)
+			req.Header.Set("Mcp-Session-Id", csA.ID())
+			req.Header.Set("Accept", "text/event-stream")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusNotFound {
+				t.Errorf("%s %s with a's session: %d, want 404", method, path, resp.StatusCode)
+			}
+		}
+	}
+	if got := call(t, csA, "mine__echo", map[string]any{"text": "still"}); got != "still" {
+		t.Errorf("a's session after: echo = %q", got)
 	}
 }
