@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"sync"
 	"testing"
 	"time"
@@ -172,5 +173,52 @@ func TestSessionIDBoundToItsPath(t *testing.T) {
 	}
 	if got := call(t, csA, "mine__echo", map[string]any{"text": "still"}); got != "still" {
 		t.Errorf("a's session after: echo = %q", got)
+	}
+}
+
+// TestSkillsGetAtFileLimit: a skill of exactly 512 files (SEP-2640's limit) is within it and
+// lists them; one more file makes it "dynamic".
+func TestSkillsGetAtFileLimit(t *testing.T) {
+	f := newFixture(t, nil)
+	dir := filepath.Join(t.TempDir(), "many")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: many\ndescription: A skill of many files.\n---\nMany.\n"
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i < 512; i++ {
+		if err := os.WriteFile(filepath.Join(dir, "f"+strconv.Itoa(i)+".md"), []byte("x\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Rename(dir, filepath.Join(f.skills, "many")); err != nil {
+		t.Fatal(err)
+	}
+	dir = filepath.Join(f.skills, "many")
+	ctx := context.Background()
+	cs, err := sepClient(t).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: f.url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	get := func() json.RawMessage {
+		var got *sepGetResult
+		waitFor(t, "skills/get of many", func() bool {
+			got, err = mcp.CallCustomMethod[*sepGetParams, *sepGetResult](ctx, cs, "skills/get", &sepGetParams{URI: "skill://many/SKILL.md"})
+			return err == nil
+		})
+		return got.Skill.Resources
+	}
+	var files []sepFile
+	if res := get(); json.Unmarshal(res, &files) != nil || len(files) != 512 {
+		t.Errorf("512 files: resources = %.80s… (%d files), want the 512 files", res, len(files))
+	}
+	if err := os.WriteFile(filepath.Join(dir, "f512.md"), []byte("x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if res := get(); string(res) != `"dynamic"` {
+		t.Errorf("513 files: resources = %.80s…, want \"dynamic\"", res)
 	}
 }
