@@ -97,6 +97,9 @@ type Gateway struct {
 	sessions map[string]*session // live: opened and not ended
 	closed   bool
 	wg       sync.WaitGroup // session goroutines
+
+	closing     context.Context    // done at Close: sessions still opening give up
+	stopOpening context.CancelFunc // ends closing
 }
 
 // New returns a Gateway over opts.Registry.
@@ -133,6 +136,7 @@ func New(opts Options) (*Gateway, error) {
 	}
 	g := &Gateway{opts: opts, reg: opts.Registry, cache: opts.Cache, log: opts.Logger,
 		sessions: make(map[string]*session)}
+	g.closing, g.stopOpening = context.WithCancel(context.Background())
 	if g.cache == nil {
 		g.cache = view.NewCache(g.reg, &view.CacheOptions{RetryProblems: opts.RetryProblems})
 	}
@@ -179,9 +183,14 @@ func (g *Gateway) Close(ctx context.Context) error {
 	g.closed = true
 	live := make([]*session, 0, len(g.sessions))
 	for _, s := range g.sessions {
-		live = append(live, s)
+		// A session still opening is left to open, which sees closed when done and ends
+		// it: ending it under open's feet left its servers and its watch running.
+		if s.opened {
+			live = append(live, s)
+		}
 	}
 	g.mu.Unlock()
+	g.stopOpening()
 	for _, s := range live {
 		go s.close() // concurrently: each may wait for its servers to stop
 	}
@@ -207,6 +216,17 @@ func (g *Gateway) reserve(s *session) error {
 	}
 	g.sessions[s.id] = s
 	g.wg.Add(1) // done by s.end
+	return nil
+}
+
+// admit marks s opened, unless the Gateway was closed while it opened.
+func (g *Gateway) admit(s *session) error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.closed {
+		return ErrClosed
+	}
+	s.opened = true
 	return nil
 }
 

@@ -267,10 +267,13 @@ func (g *Gateway) authorized(r *http.Request) bool {
 	if g.opts.Token == "" {
 		return true
 	}
-	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if !ok {
+	// The scheme is case-insensitive and may be followed by several spaces (RFC 9110
+	// §11.1, RFC 6750 §2.1).
+	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
+	if !strings.EqualFold(scheme, "Bearer") {
 		return false
 	}
+	tok = strings.TrimLeft(tok, " ")
 	got, want := sha256.Sum256([]byte(tok)), sha256.Sum256([]byte(g.opts.Token))
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }

@@ -29,6 +29,7 @@ type session struct {
 	watchDone chan struct{}      // closed when watch has returned (nil: never started)
 	ended     chan struct{}      // closed when end has finished
 	endOnce   sync.Once
+	opened    bool // open has finished: Close may end it (guarded by g.mu)
 
 	mu      sync.Mutex
 	ss      *mcp.ServerSession // bound at initialize; nil before
@@ -73,6 +74,9 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 			s.end()
 		}
 	}()
+	// Close makes a session still opening give up (its servers may take OpenTimeout).
+	ctx, cancelOpen := context.WithCancel(ctx)
+	defer context.AfterFunc(g.closing, cancelOpen)()
 	// The session's own servers start now, and may ask their client before any call.
 	ctx = ext.WithClient(ctx, s.sessionCaller())
 	if f := g.opts.OpenSession; f != nil {
@@ -126,6 +130,9 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	s.watchDone = make(chan struct{})
 	g.wg.Add(1)
 	go s.watch(ext.WithClient(wctx, s.sessionCaller()), events)
+	if err := g.admit(s); err != nil {
+		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
+	}
 	g.log.Debug("session opened", "session", id, "scope", scope.String())
 	return s, nil
 }
@@ -180,12 +187,13 @@ func (s *session) bind(ss *mcp.ServerSession) {
 	s.g.wg.Add(1)
 	go func() {
 		defer s.g.wg.Done()
+		if closing {
+			// Not in bind's caller, the initialize handler: Close waits for it.
+			_ = ss.Close()
+		}
 		_ = ss.Wait()
 		s.end()
 	}()
-	if closing {
-		_ = ss.Close()
-	}
 }
 
 // conn returns the client connection, or nil before initialize.
@@ -203,6 +211,8 @@ func (s *session) bound() bool {
 }
 
 // close ends the session from the server's side: its connection is closed, which ends it.
+// A session not yet bound is ended by whoever binds it (bind closes the connection) or,
+// when none is bound, by its opener (serveNew, Serve), which still uses it.
 func (s *session) close() {
 	s.mu.Lock()
 	s.closing = true
@@ -210,9 +220,7 @@ func (s *session) close() {
 	s.mu.Unlock()
 	if ss != nil {
 		_ = ss.Close()
-		return
 	}
-	s.end()
 }
 
 // end releases everything of the session once: the change stream, the host's session

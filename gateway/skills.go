@@ -161,6 +161,7 @@ func skillFileList(ctx context.Context, v *view.View, sk view.Skill, md []byte) 
 		return nil, nil
 	}
 	var rels []string
+	over := false // more than maxSkillFiles
 	err := filepath.WalkDir(sk.Origin, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -168,7 +169,8 @@ func skillFileList(ctx context.Context, v *view.View, sk view.Skill, md []byte) 
 		if d.IsDir() || !(d.Type().IsRegular() || d.Type()&fs.ModeSymlink != 0) {
 			return nil
 		}
-		if len(rels) >= maxSkillFiles {
+		if len(rels) == maxSkillFiles {
+			over = true
 			return fs.SkipAll
 		}
 		rel, err := filepath.Rel(sk.Origin, p)
@@ -178,7 +180,7 @@ func skillFileList(ctx context.Context, v *view.View, sk view.Skill, md []byte) 
 		rels = append(rels, filepath.ToSlash(rel))
 		return nil
 	})
-	if err != nil || len(rels) >= maxSkillFiles {
+	if err != nil || over {
 		return nil, err
 	}
 	files := make([]skillFile, 0, len(rels))
