@@ -335,12 +335,7 @@ func (a *Agent) prepare(ctx context.Context, st *stepState, v *view.View, prompt
 			st.problems = append(st.problems, fmt.Sprintf("%s: tool %s: not offered: the agent's own tool has that name", t.Capability, t.Name))
 			continue
 		}
-		schema := t.Entry.InputSchema
-		if len(schema) == 0 {
-			schema = json.RawMessage(`{"type":"object"}`)
-		}
-		st.defs = append(st.defs, ToolDef{Name: t.Name, Description: t.Entry.Description, InputSchema: schema,
-			Annotations: t.Entry.Annotations, Origin: t.Origin})
+		st.defs = append(st.defs, ToolDefOf(t))
 		st.origins[t.Name] = t.Origin
 	}
 	for _, t := range own {

@@ -3,8 +3,8 @@
 // Messages, ToolResultContent), and the API's answer back as an agent.Response
 // (FromMessage). It imports the SDK, agent, view and ext; agent knows nothing of it. It has
 // no Model of its own: a caller with the SDK's client calls Messages.New(ctx, Params(…)) and
-// FromMessage on the answer; without agent.Run, a view's tools come from ToolDefs and a call's
-// result (View.CallTool) from ToolMessage.
+// FromMessage on the answer; without agent.Run, a view's tools come from agent.ToolDefs and a call's
+// result (View.CallTool) from agent.ToolMessage.
 //
 // Decisions taken where the issue is silent:
 //

@@ -18,7 +18,7 @@ func TestViewDirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := anthropic.Tools(anthropic.ToolDefs(v))
+	tools := anthropic.Tools(agent.ToolDefs(v))
 	if len(tools) != len(v.Tools) || tools[0].OfTool == nil || tools[0].OfTool.Name != v.Tools[0].Name {
 		t.Fatalf("tools %+v for view tools %+v", tools, v.Tools)
 	}
@@ -28,7 +28,7 @@ func TestViewDirect(t *testing.T) {
 	}
 	msgs := anthropic.Messages([]agent.Message{
 		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "fails"}}},
-		anthropic.ToolMessage("c1", "fails", res),
+		agent.ToolMessage("c1", "fails", res),
 	})
 	tr := msgs[1].OfUser.Content[0].OfToolResult
 	if tr == nil || tr.ToolUseID != "c1" || !tr.IsError.Value || tr.Content[0].OfText.Text != "no such city" {

@@ -4,7 +4,7 @@
 // ResponsesTools, ResponsesInput), and a Model — agent.Model and agent.StreamingModel — for
 // any OpenAI-compatible chat-completions endpoint: OpenAI, vLLM, llama.cpp server, Ollama.
 // A caller that drives the SDK itself, without agent.Run, takes a view's tools with
-// ToolDefs and a call's result (View.CallTool) with ToolMessage. It imports the SDK, agent,
+// agent.ToolDefs and a call's result (View.CallTool) with agent.ToolMessage. It imports the SDK, agent,
 // view and ext; agent knows nothing of it.
 //
 // Decisions taken where the issue is silent:

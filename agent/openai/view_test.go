@@ -19,7 +19,7 @@ func TestViewDirect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tools := openai.ChatTools(openai.ToolDefs(v))
+	tools := openai.ChatTools(agent.ToolDefs(v))
 	if len(tools) != len(v.Tools) {
 		t.Fatalf("%d tools for a view of %d", len(tools), len(v.Tools))
 	}
@@ -48,7 +48,7 @@ func TestViewDirect(t *testing.T) {
 	}
 	msgs := openai.ChatMessages(&agent.Request{Messages: []agent.Message{
 		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "fails"}}},
-		openai.ToolMessage("c1", "fails", res),
+		agent.ToolMessage("c1", "fails", res),
 	}})
 	tool := msgs[len(msgs)-1].OfTool
 	if tool == nil || tool.ToolCallID != "c1" || tool.Content.OfString.Value != "Error: no such city" {
