@@ -74,6 +74,8 @@ var allowedImports = map[string][]string{
 	"examples":                            nil,
 	"internal/testserver":                 nil,
 	"internal/testserver/cmd/faultserver": nil,
+	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
+	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
 
 	// The module root holds only tests, such as this one.
 	".": nil,

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentpool/agentpool/agent"
 	"github.com/agentpool/agentpool/agent/anthropic"
+	"github.com/agentpool/agentpool/agent/internal/adaptertest"
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 	"github.com/google/go-cmp/cmp"
@@ -51,8 +52,8 @@ const answer = `{"id":"msg_1","type":"message","role":"assistant","model":"claud
 // tools, instructions and every kind of tool result, as a local server received it; and the
 // server's answer mapped back to an agent.Response.
 func TestMessagesGolden(t *testing.T) {
-	body, msg := send(t, anthropic.Params("claude-test", 1024, fixtureRequest(t)), answer)
-	golden(t, "messages.golden", body)
+	body, msg := send(t, anthropic.Params("claude-test", 1024, adaptertest.Request(t)), answer)
+	adaptertest.Golden(t, "messages.golden", body)
 
 	want := &agent.Response{Text: "Let me search.", ToolCalls: []agent.ToolCall{
 		{ID: "toolu_1", Name: "search", Arguments: json.RawMessage(`{"query":"go","filters":[{"field":"title","value":"mcp"}]}`)},

@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentpool/agentpool/agent"
 	"github.com/agentpool/agentpool/agent/anthropic"
+	"github.com/agentpool/agentpool/agent/internal/adaptertest"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
 )
@@ -14,7 +15,7 @@ import (
 // tools as params, a call made through the view, its result as a tool_result block.
 func TestViewDirect(t *testing.T) {
 	ctx := context.Background()
-	v, err := view.Compile(ctx, fixtureRegistry(t), ext.Scope{SessionID: "s1", AgentName: "main"}, nil)
+	v, err := view.Compile(ctx, adaptertest.Registry(t), ext.Scope{SessionID: "s1", AgentName: "main"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/agent/eino"
+	"github.com/agentpool/agentpool/agent/internal/adaptertest"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
 	"github.com/cloudwego/eino/components/tool"
@@ -19,7 +20,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func fixtureView(t *testing.T) *view.View {
 	t.Helper()
-	v, err := view.Compile(context.Background(), fixtureRegistry(t), ext.Scope{SessionID: "s1", AgentName: "main"}, nil)
+	v, err := view.Compile(context.Background(), adaptertest.Registry(t), ext.Scope{SessionID: "s1", AgentName: "main"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +68,7 @@ func TestInfoKeepsSchemas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "tools.golden", b)
+	adaptertest.Golden(t, "tools.golden", b)
 }
 
 // TestRoundTrip runs the view's tools in an eino ToolsNode: an assistant message with tool
@@ -110,7 +111,7 @@ func TestRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	golden(t, "roundtrip.golden", b)
+	adaptertest.Golden(t, "roundtrip.golden", b)
 }
 
 // TestEnhancedKeepsBinary: the multimodal interface keeps the image, audio and blobs as parts.
@@ -132,7 +133,7 @@ func TestEnhancedKeepsBinary(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		golden(t, "enhanced.golden", b)
+		adaptertest.Golden(t, "enhanced.golden", b)
 		return
 	}
 	t.Fatal("no kinds tool")

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/internal/adaptertest"
 	"github.com/agentpool/agentpool/agent/openai"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/google/go-cmp/cmp"
@@ -311,7 +312,7 @@ func TestRunEndToEnd(t *testing.T) {
 	s := newChatServer(t,
 		completion("", "search", `{"query":"go"}`),
 		completion("Found 2 hits."))
-	a, err := agent.New(agent.Options{Model: s.model(t, openai.Options{}), Registry: fixtureRegistry(t),
+	a, err := agent.New(agent.Options{Model: s.model(t, openai.Options{}), Registry: adaptertest.Registry(t),
 		Scope: ext.Scope{SessionID: "s1", AgentName: "main"}})
 	if err != nil {
 		t.Fatal(err)

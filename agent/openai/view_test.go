@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/internal/adaptertest"
 	"github.com/agentpool/agentpool/agent/openai"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
@@ -15,7 +16,7 @@ import (
 // as params, a call made through the view, its result as a tool message.
 func TestViewDirect(t *testing.T) {
 	ctx := context.Background()
-	v, err := view.Compile(ctx, fixtureRegistry(t), ext.Scope{SessionID: "s1", AgentName: "main"}, nil)
+	v, err := view.Compile(ctx, adaptertest.Registry(t), ext.Scope{SessionID: "s1", AgentName: "main"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,8 +38,8 @@ func TestViewDirect(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, s := range sent {
-		if s.Function.Name == "search" && !jsonEqual(t, s.Function.Parameters, []byte(searchSchema)) {
-			t.Errorf("search parameters %s, want the server's schema %s", s.Function.Parameters, searchSchema)
+		if s.Function.Name == "search" && !jsonEqual(t, s.Function.Parameters, []byte(adaptertest.SearchSchema)) {
+			t.Errorf("search parameters %s, want the server's schema %s", s.Function.Parameters, adaptertest.SearchSchema)
 		}
 	}
 

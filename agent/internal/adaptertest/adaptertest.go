@@ -1,9 +1,10 @@
-package eino_test
-
-// The fixture every adapter test uses: a real view — an in-memory go-sdk server behind
+// Package adaptertest is the fixture every adapter test (agent/openai, agent/anthropic,
+// agent/eino) uses: a real view — an in-memory go-sdk server behind
 // mcpcap, registered in a registry — whose tools cover schemas with $defs, enums, nested
 // objects and no arguments, and whose tool results cover every MCP content kind, structured
-// content and isError; plus a capability with static and dynamic instructions.
+// content and isError; plus a capability with static and dynamic instructions. It is for tests
+// only.
+package adaptertest
 
 import (
 	"context"
@@ -21,10 +22,11 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden with what the tests produce")
 
-const searchSchema = `{"type":"object","$defs":{"filter":{"type":"object","properties":{"field":{"type":"string","enum":["title","body"]},"value":{"type":"string"}},"required":["field","value"]}},"properties":{"query":{"type":"string","description":"what to look for"},"mode":{"type":"string","enum":["fast","exact"]},"filters":{"type":"array","items":{"$ref":"#/$defs/filter"}},"page":{"type":"object","properties":{"size":{"type":"integer","minimum":1},"cursor":{"type":"string"}}}},"required":["query"]}`
+// SearchSchema is the fixture's search tool's input schema: $defs, $ref, enums, nested objects.
+const SearchSchema = `{"type":"object","$defs":{"filter":{"type":"object","properties":{"field":{"type":"string","enum":["title","body"]},"value":{"type":"string"}},"required":["field","value"]}},"properties":{"query":{"type":"string","description":"what to look for"},"mode":{"type":"string","enum":["fast","exact"]},"filters":{"type":"array","items":{"$ref":"#/$defs/filter"}},"page":{"type":"object","properties":{"size":{"type":"integer","minimum":1},"cursor":{"type":"string"}}}},"required":["query"]}`
 
-// fixtureServer returns an in-memory MCP server's client session.
-func fixtureServer(t *testing.T) *mcp.ClientSession {
+// Server returns an in-memory MCP server's client session.
+func Server(t *testing.T) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	srv := mcp.NewServer(&mcp.Implementation{Name: "fixture", Version: "1"}, &mcp.ServerOptions{Instructions: "Search before you answer."})
@@ -32,7 +34,7 @@ func fixtureServer(t *testing.T) *mcp.ClientSession {
 		return func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) { return r, nil }
 	}
 	size := int64(1234)
-	srv.AddTool(&mcp.Tool{Name: "search", Description: "Search the documents.", InputSchema: json.RawMessage(searchSchema)},
+	srv.AddTool(&mcp.Tool{Name: "search", Description: "Search the documents.", InputSchema: json.RawMessage(SearchSchema)},
 		result(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "2 hits"}}}))
 	srv.AddTool(&mcp.Tool{Name: "now", Description: "The time.", InputSchema: json.RawMessage(`{"type":"object"}`)},
 		result(&mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "03:00"}}}))
@@ -74,11 +76,11 @@ func (notes) Instructions(context.Context) (ext.Instructions, error) {
 	return ext.Instructions{Static: "Answer in English.", Dynamic: "Today the user prefers short answers."}, nil
 }
 
-// fixtureRegistry returns a registry holding the fixture server (as mcpcap, tools
+// Registry returns a registry holding the fixture server (as mcpcap, tools
 // unprefixed) and notes at pool scope.
-func fixtureRegistry(t *testing.T) *ext.Registry {
+func Registry(t *testing.T) *ext.Registry {
 	t.Helper()
-	c, err := mcpcap.New(mcpcap.Config{Name: "fixture"}, mcpcap.WithClient(fixtureServer(t)))
+	c, err := mcpcap.New(mcpcap.Config{Name: "fixture"}, mcpcap.WithClient(Server(t)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,11 +113,11 @@ func (r *recorder) Generate(_ context.Context, req *agent.Request) (*agent.Respo
 	return &agent.Response{Text: "done"}, nil
 }
 
-// fixtureRequest runs an agent over the fixture view and returns its second model request.
-func fixtureRequest(t *testing.T) *agent.Request {
+// Request runs an agent over the fixture view and returns its second model request.
+func Request(t *testing.T) *agent.Request {
 	t.Helper()
 	rec := &recorder{}
-	a, err := agent.New(agent.Options{Model: rec, Registry: fixtureRegistry(t), Instructions: "You are a test agent.",
+	a, err := agent.New(agent.Options{Model: rec, Registry: Registry(t), Instructions: "You are a test agent.",
 		Scope: ext.Scope{SessionID: "s1", AgentName: "main"}})
 	if err != nil {
 		t.Fatal(err)
@@ -129,8 +131,8 @@ func fixtureRequest(t *testing.T) *agent.Request {
 	return rec.second
 }
 
-// golden compares got (JSON) with testdata/name, indented; -update rewrites the file.
-func golden(t *testing.T, name string, got []byte) {
+// Golden compares got (JSON) with testdata/name, indented; -update rewrites the file.
+func Golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	var v any
 	if err := json.Unmarshal(got, &v); err != nil {
