@@ -2,6 +2,8 @@ package agent
 
 import (
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
@@ -35,4 +37,23 @@ func ToolDefs(v *view.View) []ToolDef {
 // nothing) is an empty result.
 func ToolMessage(callID, name string, res *ext.ToolResult) Message {
 	return resultMessage(Message{Role: RoleTool, ToolCallID: callID, ToolName: name}, res)
+}
+
+// LinkText is how a resource link reads for a model whose API has no such content kind: the
+// URI first, since read_resource takes it, then whichever of name, title, description, MIME
+// type and size the link has ("[resource link: mcp://docs/a.md; name: a.md; size: 12]").
+// The adapters use it, so every provider sees a link the same way.
+func LinkText(c ext.Content) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "[resource link: %s", c.URI)
+	for _, kv := range [][2]string{{"name", c.Name}, {"title", c.Title}, {"description", c.Description}, {"mimeType", c.MIMEType}} {
+		if kv[1] != "" {
+			fmt.Fprintf(&b, "; %s: %s", kv[0], kv[1])
+		}
+	}
+	if c.Size != nil {
+		fmt.Fprintf(&b, "; size: %d", *c.Size)
+	}
+	b.WriteString("]")
+	return b.String()
 }

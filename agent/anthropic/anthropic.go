@@ -197,29 +197,13 @@ func ToolResultContent(m agent.Message) []sdk.ToolResultBlockParamContentUnion {
 				text(fmt.Sprintf("[resource %s (%s, %d bytes): binary, not sent]", r.URI, r.MIMEType, len(r.Blob)))
 			}
 		case ext.ContentResourceLink:
-			text(linkText(c))
+			text(agent.LinkText(c))
 		}
 	}
 	if !hasText && len(m.StructuredContent) > 0 {
 		text(string(m.StructuredContent))
 	}
 	return out
-}
-
-// linkText describes a resource link for a model: the URI first, since read_resource takes it.
-func linkText(c ext.Content) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[resource link: %s", c.URI)
-	for _, kv := range [][2]string{{"name", c.Name}, {"title", c.Title}, {"description", c.Description}, {"mimeType", c.MIMEType}} {
-		if kv[1] != "" {
-			fmt.Fprintf(&b, "; %s: %s", kv[0], kv[1])
-		}
-	}
-	if c.Size != nil {
-		fmt.Fprintf(&b, "; size: %d", *c.Size)
-	}
-	b.WriteString("]")
-	return b.String()
 }
 
 // Params returns the Messages-API request for req: system blocks, messages and tools.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentpool/agentpool/agent"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
 	"github.com/cloudwego/eino/components/tool"
@@ -183,7 +184,7 @@ func parts(res *ext.ToolResult) []part {
 				out = append(out, p)
 			}
 		case ext.ContentResourceLink:
-			out = append(out, text(linkText(c)))
+			out = append(out, text(agent.LinkText(c)))
 		}
 	}
 	if !hasText && len(res.StructuredContent) > 0 {
@@ -197,20 +198,4 @@ func parts(res *ext.ToolResult) []part {
 		}
 	}
 	return out
-}
-
-// linkText describes a resource link for a model: the URI first, since read_resource takes it.
-func linkText(c ext.Content) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[resource link: %s", c.URI)
-	for _, kv := range [][2]string{{"name", c.Name}, {"title", c.Title}, {"description", c.Description}, {"mimeType", c.MIMEType}} {
-		if kv[1] != "" {
-			fmt.Fprintf(&b, "; %s: %s", kv[0], kv[1])
-		}
-	}
-	if c.Size != nil {
-		fmt.Fprintf(&b, "; size: %d", *c.Size)
-	}
-	b.WriteString("]")
-	return b.String()
 }

@@ -73,7 +73,7 @@ func parts(m agent.Message, withAudio, withFiles bool) []part {
 		case ext.ContentResource:
 			out = append(out, resourcePart(c.Resource, withFiles))
 		case ext.ContentResourceLink:
-			out = append(out, part{text: linkText(c)})
+			out = append(out, part{text: agent.LinkText(c)})
 		}
 	}
 	if !hasText && len(m.StructuredContent) > 0 {
@@ -118,22 +118,6 @@ func fileName(uri string) string {
 		return uri[i+1:]
 	}
 	return uri
-}
-
-// linkText describes a resource link for a model: the URI first, since read_resource takes it.
-func linkText(c ext.Content) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "[resource link: %s", c.URI)
-	for _, kv := range [][2]string{{"name", c.Name}, {"title", c.Title}, {"description", c.Description}, {"mimeType", c.MIMEType}} {
-		if kv[1] != "" {
-			fmt.Fprintf(&b, "; %s: %s", kv[0], kv[1])
-		}
-	}
-	if c.Size != nil {
-		fmt.Fprintf(&b, "; size: %d", *c.Size)
-	}
-	b.WriteString("]")
-	return b.String()
 }
 
 // markError makes the first text part say the result is an error (one is added if none).
