@@ -38,13 +38,22 @@ type Config struct {
 
 	// Path is the file the config was read from ("" when parsed from bytes without a name).
 	Path string `yaml:"-"`
-	// Declared is the mcp_servers section as written, ${VAR} references not expanded (paths
-	// are still resolved): what the file itself declares, apart from the values of the user's
-	// environment. Trust fingerprints and prints it, so a rotated secret neither asks for
-	// trust again nor gets printed. Nil when there is no mcp_servers section, or should the
-	// second reading fail (a ${VAR} where a number or duration goes fails Parse itself, since
-	// those fields are never expanded): use MCPServers then.
-	Declared mcpcap.Servers `yaml:"-"`
+
+	data []byte // the file as Parse read it, for Declared
+}
+
+// Declared returns the mcp_servers section as written, ${VAR} references not expanded (paths
+// are still resolved): what the file itself declares, apart from the values of the user's
+// environment. Trust fingerprints and prints it, so a rotated secret neither asks for trust
+// again nor gets printed. It reads the file's text again on each call (only trust needs it,
+// so Parse does not pay for it). Nil for a config not made by Parse, one without an
+// mcp_servers section, or should the second reading fail (a ${VAR} where a number or duration
+// goes fails Parse itself, since those fields are never expanded): use MCPServers then.
+func (c *Config) Declared() mcpcap.Servers {
+	if len(c.data) == 0 {
+		return nil
+	}
+	return declared(c.Path, c.data)
 }
 
 // Pool configures the MCP connection pool (connpool.Options).
@@ -142,7 +151,7 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	cfg.Path = name
-	cfg.Declared = declared(name, data)
+	cfg.data = data
 	return cfg, nil
 }
 

@@ -328,9 +328,9 @@ func TestDeclaredKeepsReferences(t *testing.T) {
 	if got := cfg.MCPServers["a"].Args; got[0] != "secret" || got[1] != "d" {
 		t.Errorf("MCPServers args %v, want the values", got)
 	}
-	d, ok := cfg.Declared["a"]
+	d, ok := cfg.Declared()["a"]
 	if !ok || d.Args[0] != "${AGENTPOOL_DECL_TOKEN}" || d.Args[1] != "${AGENTPOOL_DECL_UNSET:-d}" {
-		t.Errorf("Declared %+v, want the references as written", cfg.Declared)
+		t.Errorf("Declared %+v, want the references as written", cfg.Declared())
 	}
 	if d.Cwd != "/etc/x/rel" {
 		t.Errorf("Declared cwd %q, want the path resolved", d.Cwd)

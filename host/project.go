@@ -224,8 +224,9 @@ func projectDecls(m *skill.Manager, cfg *config.Config) []trust.Decl {
 		}
 	}
 	if cfg != nil {
+		declared := cfg.Declared()
 		for _, name := range cfg.MCPServers.Names() {
-			spec, asWritten := cfg.Declared[name]
+			spec, asWritten := declared[name]
 			if !asWritten {
 				spec = cfg.MCPServers[name]
 			}

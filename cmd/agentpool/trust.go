@@ -58,7 +58,7 @@ func newTrustCmd(opts *options) *cobra.Command {
 			// A config's servers are printed as written (config.Config.Declared), never with
 			// the values of the user's variables; one that cannot be read so is not printed.
 			unshown := ""
-			if p.Config != nil && p.Config.Declared == nil {
+			if p.Config != nil && len(p.Config.MCPServers) > 0 && p.Config.Declared() == nil {
 				unshown = p.Config.Path
 			}
 			fresh := map[string]bool{} // what changed since the project was last trusted
