@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"io"
@@ -9,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
 	"syscall"
@@ -44,36 +42,7 @@ func startAgentServe(t *testing.T, env []string, args ...string) (*exec.Cmd, str
 	cmd := exec.Command("agentpool", args...)
 	cmd.Env = append(slices.DeleteFunc(os.Environ(), func(e string) bool { return strings.HasPrefix(e, "AGENTPOOL_TOKEN=") }),
 		append(env, "HOME="+t.TempDir())...)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	var url string
-	endpoint := regexp.MustCompile(`http://127\.0\.0\.1:[1-9][0-9]*/mcp`)
-	var said []string
-	for url == "" && sc.Scan() {
-		said = append(said, sc.Text())
-		url = endpoint.FindString(sc.Text())
-	}
-	if url == "" {
-		_ = cmd.Process.Kill()
-		waitExit(t, cmd, "serve")
-		t.Fatalf("serve printed no endpoint URL; stderr:\n%s", strings.Join(said, "\n"))
-	}
-	go func() { // keep draining stderr
-		for sc.Scan() {
-		}
-	}()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			waitExit(t, cmd, "serve at cleanup")
-		}
-	})
+	url := startServeCmd(t, cmd)
 	return cmd, url
 }
 

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -13,7 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -155,34 +153,7 @@ func startServe(t *testing.T, upstream string) string {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "agentpool.yaml")
 	writeFile(t, cfg, "pool:\n  max_clients: 200\nmcp_servers:\n  everything:\n    command: "+upstream+"\n    prefix: \"\"\n    scope: session\n")
-	cmd := exec.Command("agentpool", "--no-default-roots", "--config", cfg, "serve", "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "HOME="+dir)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	endpoint := regexp.MustCompile(`http://127\.0\.0\.1:[1-9][0-9]*/mcp`)
-	var url string
-	var said []string
-	for url == "" && sc.Scan() {
-		said = append(said, sc.Text())
-		url = endpoint.FindString(sc.Text())
-	}
-	go func() { // keep draining stderr
-		for sc.Scan() {
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		waitExit(t, cmd, "serve after SIGTERM")
-	})
-	if url == "" {
-		t.Fatalf("serve printed no endpoint URL:\n%s", strings.Join(said, "\n"))
-	}
+	url, _ := startServeHTTP(t, dir, "--no-default-roots", "--config", cfg)
 	return url
 }
 

@@ -1,56 +1,14 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"regexp"
 	"slices"
-	"strings"
-	"syscall"
 	"testing"
 )
-
-// startServeHTTP runs `agentpool <args> serve --http 127.0.0.1:0` with HOME set to home and
-// returns its endpoint URL and the process; SIGTERM ends it when the test does, unless the
-// test ended it first.
-func startServeHTTP(t *testing.T, home string, args ...string) (string, *exec.Cmd) {
-	t.Helper()
-	cmd := exec.Command("agentpool", append(args, "serve", "--http", "127.0.0.1:0")...)
-	cmd.Env = append(os.Environ(), "HOME="+home)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	sc := bufio.NewScanner(stderr)
-	endpoint := regexp.MustCompile(`http://127\.0\.0\.1:[1-9][0-9]*/mcp`)
-	var url string
-	var said []string
-	for url == "" && sc.Scan() {
-		said = append(said, sc.Text())
-		url = endpoint.FindString(sc.Text())
-	}
-	go func() { // keep draining stderr
-		for sc.Scan() {
-		}
-	}()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			waitExit(t, cmd, "serve after SIGTERM")
-		}
-	})
-	if url == "" {
-		t.Fatalf("serve printed no endpoint URL:\n%s", strings.Join(said, "\n"))
-	}
-	return url, cmd
-}
 
 // inspectorDir is the build folder of @modelcontextprotocol/inspector-cli (pinned in
 // testdata/npm/package.json, installed by make test), failing the test when it is missing.
