@@ -131,7 +131,11 @@ func (a *Agent) Scope() ext.Scope { return a.o.Scope }
 
 // Input is one turn.
 type Input struct {
+	// Prompt is the user's text. It also selects the turn's skills (view.TurnInstructions).
 	Prompt string
+	// Messages, when set, are the turn's input instead of one user message holding Prompt:
+	// an expanded command (CommandInput) is role-tagged messages.
+	Messages []Message
 	// History is the conversation so far (earlier results' Messages); it is not modified.
 	History []Message
 	// TurnID names the turn scope; empty means "turn-<n>", counted per agent.
@@ -196,7 +200,11 @@ func (a *Agent) Run(ctx context.Context, in *Input) (*Result, error) {
 	res := &Result{}
 	msgs := make([]Message, 0, len(in.History)+1+2*a.o.MaxSteps)
 	msgs = append(msgs, in.History...)
-	msgs = append(msgs, UserMessage(in.Prompt))
+	if len(in.Messages) > 0 {
+		msgs = append(msgs, in.Messages...)
+	} else {
+		msgs = append(msgs, UserMessage(in.Prompt))
+	}
 	first := len(in.History)
 	finish := func(stop StopReason, err error) (*Result, error) {
 		res.Stop = stop
