@@ -39,6 +39,7 @@ type client struct {
 	session    *mcp.ClientSession // valid after ready when startErr == nil
 	proc       *process           // stdio only
 	httpT      *headerTransport   // HTTP only
+	lean       *leanConn          // stdio only: passes calls through (Conn.CallRaw)
 	httpCancel context.CancelFunc // HTTP only: ends the connection's lifetime context
 
 	ended    atomic.Bool           // set as soon as the process or session is known dead
@@ -157,6 +158,7 @@ func (c *client) start(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.startTimeout())
 	defer cancel()
 	var t mcp.Transport
+	var lt *leanTransport // stdio only
 	switch c.cfg.transportType() {
 	case TypeStdio:
 		proc, err := spawn(c.cfg, c.pool.opts.StderrBytes, c.pool.opts.Subreaper, c.pool.starter.start, c.pool.goTracked)
@@ -178,7 +180,8 @@ func (c *client) start(ctx context.Context) error {
 			c.ended.Store(true)
 			c.pool.procs.Add(-1)
 		})
-		t = &progressTransport{inner: &mcp.IOTransport{Reader: proc.stdout, Writer: proc.stdin}, deliver: c.deliverInOrder}
+		lt = &leanTransport{r: proc.stdout, w: proc.stdin, deliver: c.deliverInOrder}
+		t = lt
 	case TypeStreamableHTTP, TypeSSE:
 		hc, ht := newHTTPClient(c.cfg.URL, c.cfg.Headers, c.transportFailed)
 		hc.Transport = &sseProgressTap{base: hc.Transport, deliver: c.deliverInOrder}
@@ -213,6 +216,9 @@ func (c *client) start(ctx context.Context) error {
 		return fmt.Errorf("connpool: server %q: %w: %w%s", c.label(), ErrStart, err, c.exitDetail())
 	}
 	c.session = session
+	if lt != nil {
+		c.lean = lt.conn.Load()
+	}
 	c.pool.goTracked(c.watch)
 	return nil
 }

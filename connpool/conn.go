@@ -1,6 +1,8 @@
 package connpool
 
 import (
+	"context"
+	"encoding/json"
 	"sync"
 	"sync/atomic"
 
@@ -23,6 +25,21 @@ type Conn struct {
 // server dies, calls on it fail with an error (wrapping io.EOF or
 // mcp.ErrConnectionClosed); Get a new Conn to reach a new process.
 func (c *Conn) Session() *mcp.ClientSession { return c.c.session }
+
+// CallRaw sends a request of method with params (a JSON object) and returns its result as
+// the server wrote it, for a gateway that passes a call through without decoding it. It
+// shares the session's connection (and its ordering: tapped notifications the server sent
+// before the response reach the observers first). A JSON-RPC error answer is a
+// *jsonrpc.Error; a connection closed before the request was written wraps
+// mcp.ErrConnectionClosed, one that ended before the answer io.EOF, as the session's calls
+// report; the end of ctx sends the server notifications/cancelled. A connection that cannot
+// pass calls through (HTTP) returns ErrNoRaw: use Session.
+func (c *Conn) CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if c.c.lean == nil {
+		return nil, ErrNoRaw
+	}
+	return c.c.lean.call(ctx, method, params)
+}
 
 // Done returns a channel closed when the underlying session has ended (the
 // server process exited or was killed, the connection dropped, or the client

@@ -47,7 +47,9 @@
 //     the reference clients, an inherited value starting with "()" (a shell
 //     function) is left out.
 //   - stdio servers get their own process group (Setpgid) and raw pipes
-//     handed to mcp.IOTransport; exec gets *os.File values so no copying
+//     handed to the pool's own stdio transport (lean.go: newline-delimited
+//     messages decoded without the go-sdk's per-message 32 KiB decoder, and
+//     calls passed through as raw JSON by Conn.CallRaw); exec gets *os.File values so no copying
 //     goroutine ties cmd.Wait to a grandchild holding a pipe. When the direct
 //     child exits, the rest of its group is SIGKILLed at once and our pipe
 //     ends are closed, so calls in flight fail immediately (a grandchild

@@ -2,13 +2,11 @@ package connpool
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"mime"
 	"net/http"
 
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -71,35 +69,6 @@ func (c *client) deliverInOrder(method string, params json.RawMessage) {
 		}
 		c.fanout(Notification{Kind: LoggingMessage, Params: &p})
 	}
-}
-
-// progressTransport taps a stdio transport: its connection hands each progress notification to
-// deliver as Read returns it. (Only stdio: the streamable HTTP connection has an unexported
-// session hook that a wrapper would hide; HTTP is tapped by sseProgressTap instead.)
-type progressTransport struct {
-	inner   mcp.Transport
-	deliver func(method string, params json.RawMessage)
-}
-
-func (t *progressTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	conn, err := t.inner.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &progressConn{Connection: conn, deliver: t.deliver}, nil
-}
-
-type progressConn struct {
-	mcp.Connection
-	deliver func(method string, params json.RawMessage)
-}
-
-func (c *progressConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	msg, err := c.Connection.Read(ctx)
-	if r, ok := msg.(*jsonrpc.Request); ok && err == nil && !r.IsCall() && tapped(r.Method) {
-		c.deliver(r.Method, r.Params)
-	}
-	return msg, err
 }
 
 // maxTappedEvent bounds what sseProgressTap buffers of one SSE event: a progress or log notification

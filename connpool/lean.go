@@ -1,0 +1,409 @@
+package connpool
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The stdio transport is the pool's own (leanTransport) rather than the go-sdk's IOTransport,
+// for two reasons found by profiling a gateway's hop:
+//
+//   - The go-sdk decodes every message with a decoder that allocates a 32 KiB buffer, twice per
+//     message (the envelope, then the method), and a gateway pays that on each side of a call.
+//     Here a message is one newline-delimited line (as the MCP stdio transport specifies)
+//     decoded with encoding/json into its envelope, params and result kept as raw bytes.
+//   - A call can be passed through as raw JSON (Conn.CallRaw): written with an id of the pool's
+//     own ("agentpool-raw-<n>", a string, where the SDK's ids are numbers) and its response
+//     taken off the connection before the SDK sees it, so a gateway forwarding a tools/call
+//     neither decodes nor re-encodes the result.
+//
+// Everything else — initialize, notifications, the server's requests, the SDK's own calls —
+// flows to and from the go-sdk ClientSession unchanged, in the order the server sent it. Tapped
+// notifications (progress, log messages) are delivered as they are read, before any later
+// message, so they reach their observers ahead of the response that follows them (see
+// deliverInOrder). A line that is not a complete JSON value is joined with the next lines, up
+// to the frame limit, for servers that pretty-print.
+
+// maxFrame bounds one inbound message, as the go-sdk's DefaultMaxLineLength does.
+const maxFrame = mcp.DefaultMaxLineLength
+
+// rawIDPrefix marks the ids of pass-through calls.
+const rawIDPrefix = "agentpool-raw-"
+
+// ErrNoRaw is returned by Conn.CallRaw for a connection that cannot pass calls through (an
+// HTTP server); use the session instead.
+var ErrNoRaw = errors.New("connpool: this connection does not pass calls through")
+
+// leanTransport is the stdio transport of the pool's servers.
+type leanTransport struct {
+	r       io.ReadCloser
+	w       io.WriteCloser
+	deliver func(method string, params json.RawMessage) // tapped notifications, in order
+	conn    atomic.Pointer[leanConn]                    // set by Connect
+}
+
+func (t *leanTransport) Connect(context.Context) (mcp.Connection, error) {
+	c := &leanConn{
+		w:        t.w,
+		r:        t.r,
+		deliver:  t.deliver,
+		incoming: make(chan leanRead, 16),
+		closed:   make(chan struct{}),
+		waiters:  map[string]chan rawReply{},
+	}
+	t.conn.Store(c)
+	go c.readLoop(bufio.NewReaderSize(t.r, 64<<10))
+	return c, nil
+}
+
+// leanRead is one message for the SDK, or the error that ended the stream.
+type leanRead struct {
+	msg jsonrpc.Message
+	err error
+}
+
+// rawReply is the response to a pass-through call.
+type rawReply struct {
+	result json.RawMessage
+	err    error
+}
+
+// leanConn is an mcp.Connection over a server's stdin and stdout.
+type leanConn struct {
+	w       io.WriteCloser
+	r       io.ReadCloser
+	deliver func(method string, params json.RawMessage)
+
+	incoming chan leanRead
+	closed   chan struct{}
+	once     sync.Once
+	readErr  error // why the read loop ended; set before incoming is closed
+
+	writeMu sync.Mutex
+	buf     []byte // guarded by writeMu
+
+	mu      sync.Mutex
+	next    uint64
+	waiters map[string]chan rawReply // raw id → its caller; nil once the stream ended
+}
+
+func (c *leanConn) SessionID() string { return "" }
+
+func (c *leanConn) Read(ctx context.Context) (jsonrpc.Message, error) {
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	default:
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case r, ok := <-c.incoming:
+		if !ok {
+			return nil, c.readErr
+		}
+		return r.msg, r.err
+	case <-c.closed:
+		return nil, io.EOF
+	}
+}
+
+func (c *leanConn) Write(ctx context.Context, msg jsonrpc.Message) error {
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	default:
+	}
+	data, err := jsonrpc.EncodeMessage(msg)
+	if err != nil {
+		return fmt.Errorf("marshaling message: %w", err)
+	}
+	return c.writeLine(data)
+}
+
+// writeLine writes data and a newline as one write.
+func (c *leanConn) writeLine(data ...[]byte) error {
+	c.writeMu.Lock()
+	defer c.writeMu.Unlock()
+	c.buf = c.buf[:0]
+	for _, d := range data {
+		c.buf = append(c.buf, d...)
+	}
+	c.buf = append(c.buf, '\n')
+	_, err := c.w.Write(c.buf)
+	if cap(c.buf) > 64<<10 {
+		c.buf = nil // do not keep one large message's buffer for the connection's life
+	}
+	return err
+}
+
+func (c *leanConn) Close() error {
+	var err error
+	c.once.Do(func() {
+		close(c.closed)
+		err = errors.Join(c.w.Close(), c.r.Close())
+	})
+	return err
+}
+
+// call sends a request of method with params (a JSON object, or nil) under an id of its own
+// and returns the result as the server wrote it. A JSON-RPC error answer is a *jsonrpc.Error.
+// When ctx ends first the server is sent notifications/cancelled for it. A connection that is
+// closed or ends before the answer is an error wrapping mcp.ErrConnectionClosed (not sent) or
+// io.EOF (sent, unanswered), as the SDK's own calls report.
+func (c *leanConn) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	ch := make(chan rawReply, 1)
+	c.mu.Lock()
+	if c.waiters == nil {
+		c.mu.Unlock()
+		return nil, fmt.Errorf("calling %q: %w", method, mcp.ErrConnectionClosed)
+	}
+	c.next++
+	id := rawIDPrefix + strconv.FormatUint(c.next, 10)
+	c.waiters[id] = ch
+	c.mu.Unlock()
+	forget := func() {
+		c.mu.Lock()
+		if c.waiters != nil {
+			delete(c.waiters, id)
+		}
+		c.mu.Unlock()
+	}
+	head := `{"jsonrpc":"2.0","id":"` + id + `","method":` + strconv.Quote(method)
+	var err error
+	if len(params) > 0 {
+		err = c.writeLine([]byte(head), []byte(`,"params":`), params, []byte(`}`))
+	} else {
+		err = c.writeLine([]byte(head + `}`))
+	}
+	if err != nil {
+		forget()
+		return nil, fmt.Errorf("calling %q: %w", method, err)
+	}
+	select {
+	case r := <-ch:
+		return r.result, r.err
+	case <-ctx.Done():
+		forget()
+		// As the SDK does for its own calls: tell the server, which may stop the work; not
+		// waiting for the write, so that a server that stopped reading cannot hold the caller
+		// (Close ends the write).
+		go c.writeLine([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"` + id +
+			`","reason":` + strconv.Quote(context.Cause(ctx).Error()) + `}}`))
+		return nil, ctx.Err()
+	}
+}
+
+// readLoop reads the server's messages until the stream ends: pass-through answers go to their
+// callers, tapped notifications to deliver, everything else to the SDK, in order.
+func (c *leanConn) readLoop(br *bufio.Reader) {
+	var err error
+	defer func() {
+		c.mu.Lock()
+		waiters := c.waiters
+		c.waiters = nil
+		c.mu.Unlock()
+		for _, ch := range waiters {
+			ch <- rawReply{err: fmt.Errorf("server closed the connection before answering: %w", io.EOF)}
+		}
+		c.readErr = err
+		close(c.incoming)
+	}()
+	var pending []byte // an incomplete value, joined with the next line
+	for {
+		var line []byte
+		line, err = readLine(br, maxFrame-len(pending))
+		if err != nil {
+			if errors.Is(err, io.EOF) && len(pending) > 0 {
+				err = io.ErrUnexpectedEOF
+			}
+			return
+		}
+		if pending != nil {
+			line = append(append(pending, '\n'), line...)
+			pending = nil
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			continue
+		}
+		if !json.Valid(line) {
+			if incomplete(line) && len(line) < maxFrame {
+				pending = bytes.Clone(line)
+				continue
+			}
+			err = fmt.Errorf("invalid JSON-RPC message from the server: %.200q", line)
+			c.send(leanRead{err: err})
+			return
+		}
+		if !c.dispatch(line) {
+			err = io.EOF
+			return
+		}
+	}
+}
+
+// send hands r to the SDK's Read, or reports false once the connection is closed.
+func (c *leanConn) send(r leanRead) bool {
+	select {
+	case c.incoming <- r:
+		return true
+	case <-c.closed:
+		return false
+	}
+}
+
+// wire is a JSON-RPC message as read: one of request, notification or response.
+type wire struct {
+	ID     json.RawMessage `json:"id"`
+	Method json.RawMessage `json:"method"`
+	Params json.RawMessage `json:"params"`
+	Result json.RawMessage `json:"result"`
+	Error  *jsonrpc.Error  `json:"error"`
+	V      string          `json:"jsonrpc"`
+}
+
+// dispatch routes one message (or batch) line; false means the connection was closed.
+func (c *leanConn) dispatch(line []byte) bool {
+	if t := bytes.TrimLeft(line, " \t\r"); len(t) > 0 && t[0] == '[' {
+		var batch []json.RawMessage
+		if err := json.Unmarshal(t, &batch); err != nil {
+			return c.send(leanRead{err: fmt.Errorf("invalid JSON-RPC batch from the server: %w", err)})
+		}
+		for _, m := range batch {
+			if !c.dispatchOne(m) {
+				return false
+			}
+		}
+		return true
+	}
+	return c.dispatchOne(line)
+}
+
+func (c *leanConn) dispatchOne(data []byte) bool {
+	var w wire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return c.send(leanRead{err: fmt.Errorf("invalid JSON-RPC message from the server: %w", err)})
+	}
+	if w.V != "2.0" {
+		return c.send(leanRead{err: fmt.Errorf("invalid message version tag %q; expected \"2.0\"", w.V)})
+	}
+	if len(w.Method) == 0 && len(w.ID) > 2 && w.ID[0] == '"' && bytes.HasPrefix(w.ID[1:], []byte(rawIDPrefix)) {
+		var id string
+		if json.Unmarshal(w.ID, &id) == nil && c.answer(id, w) {
+			return true
+		}
+	}
+	id, err := parseID(w.ID)
+	if err != nil {
+		return c.send(leanRead{err: err})
+	}
+	if len(w.Method) > 0 {
+		var method string
+		if err := json.Unmarshal(w.Method, &method); err != nil {
+			return c.send(leanRead{err: fmt.Errorf("invalid JSON-RPC method: %w", err)})
+		}
+		if !id.IsValid() && c.deliver != nil && tapped(method) {
+			c.deliver(method, w.Params)
+		}
+		return c.send(leanRead{msg: &jsonrpc.Request{ID: id, Method: method, Params: w.Params}})
+	}
+	if !id.IsValid() {
+		return c.send(leanRead{err: errors.New("invalid JSON-RPC response: no id")})
+	}
+	resp := &jsonrpc.Response{ID: id, Result: w.Result}
+	if w.Error != nil {
+		resp.Error = w.Error
+	}
+	return c.send(leanRead{msg: resp})
+}
+
+// answer hands a pass-through response to its caller; false if nobody waits for id (the
+// caller gave up), in which case the response is dropped by the caller.
+func (c *leanConn) answer(id string, w wire) bool {
+	c.mu.Lock()
+	ch := c.waiters[id]
+	delete(c.waiters, id)
+	c.mu.Unlock()
+	if ch == nil {
+		return true // the caller gave up (its ctx ended); nobody else knows the id
+	}
+	r := rawReply{result: w.Result}
+	if w.Error != nil {
+		r.err = w.Error
+	} else if len(w.Result) == 0 {
+		r.err = errors.New("invalid JSON-RPC response: neither result nor error")
+	}
+	ch <- r
+	return true
+}
+
+// parseID reads a JSON-RPC id: a string, a number, or absent/null.
+func parseID(raw json.RawMessage) (jsonrpc.ID, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return jsonrpc.ID{}, nil
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			return jsonrpc.ID{}, fmt.Errorf("invalid JSON-RPC id %s: %w", raw, err)
+		}
+		return jsonrpc.MakeID(s)
+	}
+	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
+		return jsonrpc.MakeID(float64(n))
+	}
+	var f float64
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return jsonrpc.ID{}, fmt.Errorf("invalid JSON-RPC id %s", raw)
+	}
+	return jsonrpc.MakeID(f)
+}
+
+// readLine returns the next line without its newline, at most limit bytes; the slice is the
+// caller's to keep.
+func readLine(br *bufio.Reader, limit int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > limit+1 {
+			return nil, fmt.Errorf("inbound JSON-RPC frame exceeded the maximum of %d bytes", maxFrame)
+		}
+		if err == nil {
+			if line == nil {
+				return bytes.Clone(frag[:len(frag)-1]), nil
+			}
+			return append(line, frag[:len(frag)-1]...), nil
+		}
+		if err != bufio.ErrBufferFull {
+			if len(line)+len(frag) > 0 && err == io.EOF {
+				return append(line, frag...), nil // a last message without its newline
+			}
+			return nil, err
+		}
+		line = append(line, frag...)
+	}
+}
+
+// incomplete reports whether line looks like the start of a JSON value that continues on the
+// next line (an object or array not yet closed), rather than garbage.
+func incomplete(line []byte) bool {
+	t := bytes.TrimSpace(line)
+	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
+		return false
+	}
+	var v any
+	err := json.Unmarshal(t, &v)
+	var se *json.SyntaxError
+	return err != nil && (errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &se) && se.Offset >= int64(len(t))))
+}

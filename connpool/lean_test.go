@@ -1,0 +1,253 @@
+package connpool
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// leanPeer is the server's side of a leanConn: what it writes, the conn reads.
+type leanPeer struct {
+	conn *leanConn
+	toC  *io.PipeWriter // the server's stdout
+	from *bufio.Reader  // the server's stdin
+
+	mu        sync.Mutex
+	delivered []string // tapped notifications, as delivered
+}
+
+func newLeanPeer(t *testing.T) *leanPeer {
+	t.Helper()
+	cr, sw := io.Pipe() // server → conn
+	sr, cw := io.Pipe() // conn → server
+	p := &leanPeer{toC: sw, from: bufio.NewReader(sr)}
+	lt := &leanTransport{r: cr, w: cw, deliver: func(method string, params json.RawMessage) {
+		p.mu.Lock()
+		p.delivered = append(p.delivered, method+" "+string(params))
+		p.mu.Unlock()
+	}}
+	c, err := lt.Connect(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.conn = c.(*leanConn)
+	t.Cleanup(func() { p.conn.Close(); sw.Close(); sr.Close() })
+	return p
+}
+
+// send writes lines as the server.
+func (p *leanPeer) send(t *testing.T, lines ...string) {
+	t.Helper()
+	for _, l := range lines {
+		if _, err := io.WriteString(p.toC, l+"\n"); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// recv reads the next line the conn wrote.
+func (p *leanPeer) recv(t *testing.T) string {
+	t.Helper()
+	l, err := p.from.ReadString('\n')
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimSuffix(l, "\n")
+}
+
+func read(t *testing.T, c *leanConn) jsonrpc.Message {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	m, err := c.Read(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestLeanRawCallBesideTheSDK(t *testing.T) {
+	p := newLeanPeer(t)
+	type out struct {
+		res json.RawMessage
+		err error
+	}
+	got := make(chan out, 1)
+	go func() {
+		res, err := p.conn.call(context.Background(), "tools/call", json.RawMessage(`{"name":"echo","arguments":{"x":1}}`))
+		got <- out{res, err}
+	}()
+	req := p.recv(t)
+	var w struct {
+		ID     string          `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal([]byte(req), &w); err != nil || w.Method != "tools/call" || !strings.HasPrefix(w.ID, rawIDPrefix) ||
+		string(w.Params) != `{"name":"echo","arguments":{"x":1}}` {
+		t.Fatalf("written %s (%v)", req, err)
+	}
+	// The SDK's traffic is interleaved with the answer: a log message (tapped), a response to
+	// one of the SDK's own calls, then the raw answer, then a request from the server.
+	p.send(t,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"before"}}`,
+		`{"jsonrpc":"2.0","id":7,"result":{"tools":[]}}`,
+		`{"jsonrpc":"2.0","id":"`+w.ID+`","result":{"content":[{"type":"text","text":"x"}], "isError" : false}}`,
+		`{"jsonrpc":"2.0","id":"s1","method":"roots/list"}`)
+	o := <-got
+	if o.err != nil || string(o.res) != `{"content":[{"type":"text","text":"x"}], "isError" : false}` {
+		t.Fatalf("raw result %s, %v: the server's bytes should come back as written", o.res, o.err)
+	}
+	if m, ok := read(t, p.conn).(*jsonrpc.Request); !ok || m.Method != "notifications/message" || m.ID.IsValid() {
+		t.Fatalf("first SDK message %#v", m)
+	}
+	if m, ok := read(t, p.conn).(*jsonrpc.Response); !ok || m.ID.Raw() != int64(7) || string(m.Result) != `{"tools":[]}` {
+		t.Fatalf("second SDK message %#v", m)
+	}
+	if m, ok := read(t, p.conn).(*jsonrpc.Request); !ok || m.Method != "roots/list" || m.ID.Raw() != "s1" {
+		t.Fatalf("third SDK message %#v", m)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if len(p.delivered) != 1 || !strings.HasPrefix(p.delivered[0], "notifications/message ") {
+		t.Errorf("delivered %q", p.delivered)
+	}
+}
+
+func TestLeanRawCallError(t *testing.T) {
+	p := newLeanPeer(t)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.conn.call(context.Background(), "tools/call", json.RawMessage(`{"name":"nope"}`))
+		errc <- err
+	}()
+	var w struct{ ID string }
+	json.Unmarshal([]byte(p.recv(t)), &w)
+	p.send(t, `{"jsonrpc":"2.0","id":"`+w.ID+`","error":{"code":-32602,"message":"unknown tool nope"}}`)
+	var we *jsonrpc.Error
+	if err := <-errc; !errors.As(err, &we) || we.Code != -32602 || we.Message != "unknown tool nope" {
+		t.Fatalf("err %v", err)
+	}
+}
+
+func TestLeanRawCallCancelled(t *testing.T) {
+	p := newLeanPeer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.conn.call(ctx, "tools/call", json.RawMessage(`{"name":"slow"}`))
+		errc <- err
+	}()
+	var w struct{ ID string }
+	json.Unmarshal([]byte(p.recv(t)), &w)
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	var n struct {
+		Method string
+		Params struct{ RequestID string }
+	}
+	if l := p.recv(t); json.Unmarshal([]byte(l), &n) != nil || n.Method != "notifications/cancelled" || n.Params.RequestID != w.ID {
+		t.Fatalf("after the cancel the server got %s", l)
+	}
+	// A late answer is dropped; the SDK sees only what follows it.
+	p.send(t, `{"jsonrpc":"2.0","id":"`+w.ID+`","result":{}}`, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	if m, ok := read(t, p.conn).(*jsonrpc.Response); !ok || m.ID.Raw() != int64(1) {
+		t.Fatalf("SDK read %#v", m)
+	}
+}
+
+func TestLeanConnectionEnds(t *testing.T) {
+	p := newLeanPeer(t)
+	errc := make(chan error, 1)
+	go func() {
+		_, err := p.conn.call(context.Background(), "tools/call", json.RawMessage(`{"name":"x"}`))
+		errc <- err
+	}()
+	p.recv(t)
+	p.toC.Close() // the server exits before answering
+	if err := <-errc; !errors.Is(err, io.EOF) {
+		t.Fatalf("unanswered call: %v, want io.EOF (sent, unanswered)", err)
+	}
+	if _, err := p.conn.Read(context.Background()); !errors.Is(err, io.EOF) {
+		t.Fatalf("SDK read after the end: %v", err)
+	}
+	if _, err := p.conn.call(context.Background(), "tools/call", nil); !errors.Is(err, mcp.ErrConnectionClosed) {
+		t.Fatalf("call after the end: %v, want mcp.ErrConnectionClosed (not sent)", err)
+	}
+}
+
+func TestLeanFraming(t *testing.T) {
+	p := newLeanPeer(t)
+	// A pretty-printing server, a blank line, CRLF, a batch.
+	p.send(t, `{"jsonrpc":"2.0",`, `  "id":3,`, `  "result":{}}`, ``, "{\"jsonrpc\":\"2.0\",\"id\":4,\"result\":{}}\r",
+		`[{"jsonrpc":"2.0","id":5,"result":{}},{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}}]`)
+	for _, want := range []int64{3, 4, 5} {
+		if m, ok := read(t, p.conn).(*jsonrpc.Response); !ok || m.ID.Raw() != want {
+			t.Fatalf("want response %d, read %#v", want, m)
+		}
+	}
+	if m, ok := read(t, p.conn).(*jsonrpc.Request); !ok || m.Method != "notifications/progress" {
+		t.Fatalf("read %#v", m)
+	}
+	// Garbage ends the connection with an error naming it.
+	p.send(t, `this is not json`)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := p.conn.Read(ctx); err == nil || !strings.Contains(err.Error(), "this is not json") {
+		t.Fatalf("garbage: %v", err)
+	}
+}
+
+func TestLeanBadMessages(t *testing.T) {
+	for _, line := range []string{
+		`{"jsonrpc":"1.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","result":{}}`,
+		`{"jsonrpc":"2.0","id":{},"result":{}}`,
+		`{"jsonrpc":"2.0","id":1,"method":7}`,
+		`[1,2`,
+	} {
+		p := newLeanPeer(t)
+		p.send(t, line)
+		if line == `[1,2` {
+			p.toC.Close()
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		_, err := p.conn.Read(ctx)
+		cancel()
+		if err == nil {
+			t.Errorf("%s: no error", line)
+		}
+	}
+}
+
+func FuzzLeanDispatch(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","id":"agentpool-raw-1","result":{}}`,
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`,
+		`[{"jsonrpc":"2.0","id":2,"error":{"code":1,"message":"m"}}]`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"x"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c := &leanConn{incoming: make(chan leanRead, 1024), closed: make(chan struct{}), waiters: map[string]chan rawReply{}}
+		c.waiters[rawIDPrefix+"1"] = make(chan rawReply, 1)
+		c.deliver = func(string, json.RawMessage) {}
+		if !json.Valid(data) {
+			return
+		}
+		c.dispatch(data) // must not panic
+	})
+}
