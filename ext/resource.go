@@ -2,6 +2,7 @@ package ext
 
 import (
 	"context"
+	"encoding/json"
 )
 
 // Capability is the Go form of the RFC's AbstractCapability: a named unit that owns whatever it
@@ -29,6 +30,15 @@ type ToolProvider interface {
 	Tools(ctx context.Context) ([]ToolEntry, error)
 	// CallTool calls one of the tools returned by Tools. An unknown name is ErrNotFound.
 	CallTool(ctx context.Context, call *ToolCall) (*ToolResult, error)
+}
+
+// RawToolCaller is an optional interface of a ToolProvider that serves its tools from an MCP
+// server: CallToolRaw makes the call as CallTool does and returns the tools/call result as
+// JSON, as the server wrote it, so that a gateway forwarding the call to its own MCP client
+// neither decodes nor re-encodes it. call.Progress is not supported (a gateway passing a
+// progress token uses CallTool).
+type RawToolCaller interface {
+	CallToolRaw(ctx context.Context, call *ToolCall) (json.RawMessage, error)
 }
 
 // Instructor is implemented by capabilities that add to the system prompt.

@@ -19,7 +19,10 @@ import (
 // ext.Client of the call in flight (connpool routes them), and its log messages go to the
 // Cap's log observers.
 
-var _ ext.LogSource = (*Cap)(nil)
+var (
+	_ ext.LogSource     = (*Cap)(nil)
+	_ ext.RawToolCaller = (*Cap)(nil)
+)
 
 // clientPeer is a caller's ext.Client as connpool sees it.
 type clientPeer struct{ c ext.Client }

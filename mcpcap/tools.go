@@ -2,9 +2,12 @@ package mcpcap
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 
+	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -131,16 +134,57 @@ func (c *Cap) emitToolsChanged() { c.emit(ext.ToolsChanged, "") }
 // notifications for it to call.Progress, in order; on a pooled connection all that the server
 // sent before its result have been handed over when CallTool returns.
 func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {
+	var out *ext.ToolResult
+	err := c.callTool(ctx, call, func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error {
+		res, err := cn.session.CallTool(ctx, params)
+		if err == nil {
+			out = toolResult(res)
+		}
+		return err
+	})
+	return out, err
+}
+
+// CallToolRaw is CallTool returning the result as the server wrote it (ext.RawToolCaller):
+// on a pooled stdio connection the call is passed through (connpool.Conn.CallRaw), neither
+// its params nor its result decoded by the go-sdk; elsewhere it is made by the session and
+// the result encoded. Timeouts, cancellation and the retry rules are CallTool's.
+func (c *Cap) CallToolRaw(ctx context.Context, call *ext.ToolCall) (json.RawMessage, error) {
+	var out json.RawMessage
+	err := c.callTool(ctx, call, func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error {
+		if cn.lease != nil {
+			data, err := json.Marshal(params)
+			if err != nil {
+				return err
+			}
+			res, err := cn.lease.CallRaw(ctx, "tools/call", data)
+			if !errors.Is(err, connpool.ErrNoRaw) {
+				out = res
+				return err
+			}
+		}
+		res, err := cn.session.CallTool(ctx, params)
+		if err == nil {
+			out, err = json.Marshal(res)
+		}
+		return err
+	})
+	return out, err
+}
+
+// callTool makes a call with do, on a connection, with CallTool's timeouts, progress and
+// retries.
+func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, do func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error) error {
 	name, args := call.Name, call.Arguments
 	info, err := c.lookupTool(ctx, name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	// The start is bounded by the startup timeout (Config.Server.StartTimeout), not the call's:
 	// a server slow to start (a first npx download) is not cut off by a short call timeout.
 	cn, err := c.ensure(ctx)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
@@ -159,32 +203,32 @@ func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult
 	}
 	for attempt := 1; ; attempt++ {
 		done := track(ctx, cn)
-		res, err := cn.session.CallTool(ctx, params)
+		err := do(ctx, cn, params)
 		done()
 		if err == nil {
-			return toolResult(res), nil
+			return nil
 		}
 		if ctx.Err() != nil {
-			return nil, fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, context.Cause(ctx))
+			return fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, context.Cause(ctx))
 		}
 		lost, sent := connectionLost(err, cn)
 		if !lost {
-			return nil, fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, err)
+			return fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, err)
 		}
 		c.drop(cn, err)
 		if sent {
 			if reason := c.noRetryReason(info); reason != "" {
-				return nil, fmt.Errorf("mcp server %q: %w during call %q; not retried: %s (%v)",
+				return fmt.Errorf("mcp server %q: %w during call %q; not retried: %s (%v)",
 					c.cfg.Name, ErrConnectionLost, name, reason, err)
 			}
 		}
 		if attempt >= c.cfg.Retry.Attempts {
-			return nil, fmt.Errorf("mcp server %q: %w during call %q; gave up after %d attempts (%v)",
+			return fmt.Errorf("mcp server %q: %w during call %q; gave up after %d attempts (%v)",
 				c.cfg.Name, ErrConnectionLost, name, attempt, err)
 		}
 		c.log.Info("retrying call on a new connection", "tool", name, "attempt", attempt+1, "err", err)
 		if cn, err = c.ensure(ctx); err != nil {
-			return nil, fmt.Errorf("mcp server %q: %w during call %q; reconnect failed: %w", c.cfg.Name, ErrConnectionLost, name, err)
+			return fmt.Errorf("mcp server %q: %w during call %q; reconnect failed: %w", c.cfg.Name, ErrConnectionLost, name, err)
 		}
 		params = &mcp.CallToolParams{Meta: params.Meta, Name: info.upstream, Arguments: params.Arguments}
 	}
