@@ -17,6 +17,7 @@ import (
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // newPool returns a pool closed at the end of the test (after the Caps registered later).
@@ -105,7 +106,25 @@ type killer struct {
 	log        string
 	settle     time.Duration // at least this long before the kill, so the other calls reach the server
 	countCalls int
-	sleeps     int // sleep calls made so far, each logged "begin" by the server when it starts
+	sleeps     int  // sleep calls made so far, each logged "begin" by the server when it starts
+	raw        bool // the calls are CallToolRaw's (passed through), not CallTool's
+}
+
+// call makes a call the killer's way.
+func (k *killer) call(ctx context.Context, tool, args string) (*ext.ToolResult, error) {
+	call := &ext.ToolCall{Name: tool, Arguments: json.RawMessage(args)}
+	if !k.raw {
+		return k.c.CallTool(ctx, call)
+	}
+	data, err := k.c.CallToolRaw(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	var res mcp.CallToolResult
+	if err := json.Unmarshal(data, &res); err != nil {
+		return nil, fmt.Errorf("raw result %s: %w", data, err)
+	}
+	return toolResult(&res), nil
 }
 
 // cycle runs one kill cycle and returns the pid (= process group) it killed.
@@ -135,7 +154,7 @@ func (k *killer) cycle(cycle int) (victim int) {
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			res, err := c.CallTool(ctx, &ext.ToolCall{Name: tool, Arguments: json.RawMessage(args)})
+			res, err := k.call(ctx, tool, args)
 			switch {
 			case tool == "lookup" && err != nil:
 				errs <- fmt.Errorf("read-only lookup was not retried to success: %w", err)

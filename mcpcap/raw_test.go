@@ -1,0 +1,93 @@
+package mcpcap
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestCallToolRawIsCallTool: on a pooled stdio connection CallToolRaw returns what CallTool
+// does — a result, a tool-level error result, or an error — with the result as the server's JSON.
+func TestCallToolRawIsCallTool(t *testing.T) {
+	bin := testserver.Build(t)
+	p := newPool(t)
+	c := newPoolCap(t, p, "", Config{Name: "fault", Server: connpool.ServerConfig{Command: bin}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, call := range []*ext.ToolCall{
+		{Name: "echo", Arguments: json.RawMessage(`{"text":"héllo \"x\""}`)},
+		{Name: "echo", Arguments: json.RawMessage(`{"text":"m"}`), Meta: json.RawMessage(`{"k":"v"}`)},
+		{Name: "echo", Arguments: json.RawMessage(`{"text":7}`)}, // invalid arguments
+		{Name: "echo", Arguments: json.RawMessage(`[1]`)},        // not an object
+	} {
+		want, werr := c.CallTool(ctx, call)
+		data, err := c.CallToolRaw(ctx, call)
+		if (werr == nil) != (err == nil) {
+			t.Fatalf("%s %s: CallTool err %v, CallToolRaw err %v", call.Name, call.Arguments, werr, err)
+		}
+		if err != nil {
+			continue
+		}
+		var res mcp.CallToolResult
+		if err := json.Unmarshal(data, &res); err != nil {
+			t.Fatalf("raw result %s: %v", data, err)
+		}
+		if d := cmp.Diff(want, toolResult(&res)); d != "" {
+			t.Errorf("%s %s: raw differs from CallTool (-want +raw):\n%s", call.Name, call.Arguments, d)
+		}
+	}
+}
+
+// TestCallToolRawCancellation: cancelling a passed-through call cancels it on the server,
+// which logs it, and the connection is reused.
+func TestCallToolRawCancellation(t *testing.T) {
+	bin := testserver.Build(t)
+	log := filepath.Join(t.TempDir(), "calls.log")
+	p := newPool(t)
+	c := newPoolCap(t, p, "", Config{Name: "slow", Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log}}})
+	pid := callText(t, c, "pid", `{}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CallToolRaw(ctx, &ext.ToolCall{Name: "sleep", Arguments: json.RawMessage(`{"ms":30000}`)})
+		errc <- err
+	}()
+	waitFor(t, "the sleep to begin on the server", func() bool { return countLines(t, log, "begin "+pid) == 1 })
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("cancelled call: err = %v, want context.Canceled", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("cancelled call did not return")
+	}
+	waitFor(t, "server logs the cancellation", func() bool { return countLines(t, log, "cancelled "+pid) == 1 })
+	if got := callText(t, c, "pid", `{}`); got != pid {
+		t.Fatalf("session not reused after cancel: pid %s, was %s", got, pid)
+	}
+}
+
+// TestKill9WithRawCallsInFlight is TestKill9WithCallsInFlight with passed-through calls: the
+// retry rules hold for them (read-only retried, non-idempotent at most once, no hang).
+func TestKill9WithRawCallsInFlight(t *testing.T) {
+	bin := testserver.Build(t)
+	log := filepath.Join(t.TempDir(), "calls.log")
+	p := newPool(t)
+	c := newPoolCap(t, p, "", Config{Name: "fault",
+		Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log, "--call-delay", "300ms"}},
+		Retry:  Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
+	k := &killer{t: t, c: c, log: log, settle: 100 * time.Millisecond, raw: true}
+	for cycle := 0; cycle < 3; cycle++ {
+		k.cycle(cycle)
+	}
+}
