@@ -38,6 +38,11 @@
 //   - Resources are the view's (each skill's SKILL.md, every upstream resource) plus, when
 //     the view has skills, the template skill://{+path}, through which any file of a skill is
 //     read: reads go through view.ReadResource, the registry's routing and confinement.
+//   - The hot path: an HTTP tools/call of a tool served by an upstream on a pooled stdio
+//     connection is passed through without the go-sdk (passthrough.go), its result written as
+//     the upstream wrote it, when the call carries nothing else (no progress token, a client
+//     that set no log level and cannot be asked for sampling or elicitation); any other
+//     request takes the go-sdk path. Measured by the benchmarks in bench_test.go.
 //   - Completions: completion/complete goes to the capability that owns the prompt or the
 //     resource template named, when it implements ext.Completer, with the prompt's qualified
 //     name; anything else gets an empty completion.
@@ -47,8 +52,8 @@
 //     internal error carrying the message. An item the go-sdk refuses (a tool whose input
 //     schema is not an object, an invalid URI template) is logged and left out, never a panic.
 //   - A session ends on DELETE, when its transport closes, after Options.IdleTimeout without
-//     a request (the go-sdk's SessionTimeout: it counts POSTs, so a client that only keeps a
-//     GET stream open should ping), and at Close. Ending it stops its change stream, calls
+//     a request (the gateway's own timer, counting POSTs as the go-sdk's SessionTimeout did, so
+//     a client that only keeps a GET stream open should ping), and at Close. Ending it stops its change stream, calls
 //     CloseSession, closes the registry's scope of the session (whatever else was registered
 //     there) and forgets its cached views.
 //   - A degraded server recovers only when asked (mcpcap probes on access), and once left

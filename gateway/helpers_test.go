@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -54,12 +55,22 @@ func writeSkill(t *testing.T, root, name, body string) {
 // newFixture starts the fixture with skill "greet"; set changes the gateway's options.
 func newFixture(t *testing.T, set func(*gateway.Options)) *fixture {
 	t.Helper()
+	return newFixtureArgs(t, set)
+}
+
+// newFixtureArgs is newFixture with args for the fault server.
+func newFixtureArgs(t *testing.T, set func(*gateway.Options), args ...string) *fixture {
+	t.Helper()
 	bin := testserver.Build(t)
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = strconv.Quote(a)
+	}
 	root := t.TempDir()
 	writeSkill(t, root, "greet", "Say hello to $ARGUMENTS.")
 	dir := t.TempDir()
 	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte(
-		"skills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+bin+", scope: session}\n"))
+		"skills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+bin+", args: ["+strings.Join(quoted, ", ")+"], scope: session}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

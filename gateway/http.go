@@ -34,12 +34,11 @@ type pendingKey struct{}
 // bearer token when Options.Token is set (401), body size (413) — and a POST without a
 // session opens one only when it carries initialize.
 func (g *Gateway) Handler() http.Handler {
+	// No SessionTimeout: the idle timeout is the gateway's own (idle.go), since calls passed
+	// through never reach this handler.
 	opts := &mcp.StreamableHTTPOptions{
 		Logger:              g.opts.Logger,
 		MaxRequestBodyBytes: g.opts.MaxBodyBytes,
-	}
-	if g.opts.IdleTimeout > 0 {
-		opts.SessionTimeout = g.opts.IdleTimeout
 	}
 	sdk := mcp.NewStreamableHTTPHandler(g.serverFor, opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -75,7 +74,12 @@ func (g *Gateway) Handler() http.Handler {
 			// The go-sdk answers malformed JSON and unknown methods with plain text; a
 			// JSON-RPC client needs a JSON-RPC error. A session it does not know is
 			// left to the go-sdk (404).
-			if g.lookup(sid) != nil {
+			if s := g.lookup(sid); s != nil {
+				s.idle.begin()
+				defer s.idle.end()
+				if s.passThrough(w, r, body) {
+					return
+				}
 				if id, code, msg := checkMessage(body); code != 0 {
 					status := http.StatusOK // a well-formed request with an error answer
 					if code == jsonrpc.CodeParseError {
@@ -127,7 +131,9 @@ func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, body []byte, 
 	sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), pendingKey{}, s)))
 	if !s.bound() {
 		s.end() // initialize failed: the go-sdk dropped the session
+		return
 	}
+	s.idle.arm(g.opts.IdleTimeout, s.close)
 }
 
 // serverFor is the go-sdk's getServer: the server of the session the request names, or of

@@ -29,6 +29,7 @@ func (s *session) setLevel(next mcp.MethodHandler) mcp.MethodHandler {
 		level := string(p.Level)
 		s.logMu.Lock()
 		s.logLevel = level
+		s.pass.ok.Store(false) // log messages during a call go on its stream: the go-sdk path
 		srcs := make([]ext.LogSource, 0, len(s.logStops))
 		for src := range s.logStops {
 			srcs = append(srcs, src)

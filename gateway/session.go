@@ -45,6 +45,10 @@ type session struct {
 
 	ready     chan struct{} // closed once the client is initialized: it may be asked then
 	readyOnce sync.Once
+	asks      atomic.Bool // the client declared sampling or elicitation (set at initialize)
+
+	pass passState // calls passed through without the go-sdk (passthrough.go)
+	idle idleTimer // ends an HTTP session without requests (idle.go)
 
 	logMu    sync.Mutex
 	logLevel string                   // the level the client set; "" before
@@ -156,8 +160,13 @@ func (s *session) initialized(next mcp.MethodHandler) mcp.MethodHandler {
 		case "server/discover":
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "server/discover: not supported; use initialize (protocol " + maxProtocolVersion + ")"}
 		case "initialize":
-			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && p.ProtocolVersion > maxProtocolVersion {
-				p.ProtocolVersion = maxProtocolVersion
+			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
+				if p.ProtocolVersion > maxProtocolVersion {
+					p.ProtocolVersion = maxProtocolVersion
+				}
+				if c := p.Capabilities; c != nil && (c.Sampling != nil || c.Elicitation != nil) {
+					s.asks.Store(true)
+				}
 			}
 		}
 		res, err := next(ctx, method, req)
@@ -167,7 +176,12 @@ func (s *session) initialized(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		if method == "notifications/initialized" && err == nil && s.conn() != nil {
-			s.readyOnce.Do(func() { close(s.ready) })
+			s.readyOnce.Do(func() {
+				close(s.ready)
+				s.logMu.Lock()
+				s.pass.ok.Store(!s.asks.Load() && s.logLevel == "")
+				s.logMu.Unlock()
+			})
 		}
 		return res, err
 	}
@@ -247,6 +261,7 @@ func (s *session) end() {
 		if e := s.g.reg.CloseScope(ctx, ext.Scope{PoolID: s.scope.PoolID, SessionID: s.id}); e != nil && !errors.Is(e, ext.ErrClosed) {
 			err = errors.Join(err, e)
 		}
+		s.idle.stop()
 		s.g.cache.ForgetSession(s.id)
 		s.g.forget(s)
 		if err != nil {

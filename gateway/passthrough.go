@@ -1,0 +1,216 @@
+package gateway
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+)
+
+// A tools/call is the gateway's hot path, and a call through the go-sdk on both sides costs
+// more than the call itself (the SDK decodes each message with a fresh 32 KiB decoder, twice
+// per message, then the params, then the result, on both the client's side and the upstream's).
+// So an HTTP POST carrying one tools/call is passed through when nothing else has to travel
+// with it: the gateway reads the request's id, tool name, arguments and _meta, routes the name
+// through the session's view and, when the capability serving it passes calls through
+// (ext.RawToolCaller: an MCP server on a pooled stdio connection), writes the upstream's result
+// bytes back as the JSON response, under the client's id. No go-sdk code runs for it.
+//
+// It does only when the answer is the whole exchange:
+//   - the session is initialized and its client did not declare sampling or elicitation (an
+//     upstream's request during the call must reach the client on the call's own stream, which
+//     only the go-sdk path has), and has not set a log level (log messages during a call are
+//     sent on its stream, ahead of the result);
+//   - the request is one JSON-RPC request (not a batch) with a string or number id, carries no
+//     progress token, and accepts application/json;
+//   - the tool is in the view and its capability passes calls through.
+//
+// Anything else takes the go-sdk path, as before. A notifications/cancelled naming a passed-
+// through call cancels it (upstream too); the client's dropping the request does as well.
+// Either path counts as activity for the idle timeout (idle.go).
+
+// passCall is a request read for the pass-through path.
+type passCall struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+		Meta      json.RawMessage `json:"_meta"`
+	} `json:"params"`
+	V string `json:"jsonrpc"`
+}
+
+// passState is what decides whether a session's calls may pass through, and the calls that do.
+type passState struct {
+	ok atomic.Bool // initialized, no sampling/elicitation, no log level
+
+	mu    sync.Mutex
+	calls map[string]context.CancelFunc // the client's request id (JSON) → cancels the call
+}
+
+// passThrough serves body through the pass-through path and reports true, or reports false
+// having written nothing (the go-sdk path takes the request).
+func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byte) bool {
+	if !s.pass.ok.Load() || !acceptsJSON(r.Header.Values("Accept")) {
+		return false
+	}
+	t := bytes.TrimLeft(body, " \t\r\n")
+	if len(t) == 0 || t[0] != '{' {
+		return false
+	}
+	var m passCall
+	if json.Unmarshal(t, &m) != nil || m.V != "2.0" {
+		return false
+	}
+	switch m.Method {
+	case "tools/call":
+	case "notifications/cancelled":
+		return s.cancelPassed(w, t)
+	default:
+		return false
+	}
+	if !validID(m.ID) || hasProgressToken(m.Params.Meta) {
+		return false
+	}
+	v := s.view.Load()
+	p, local, err := v.Route(m.Params.Name)
+	if err != nil {
+		return false
+	}
+	rc, ok := p.(ext.RawToolCaller)
+	if !ok {
+		return false
+	}
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	key := string(m.ID)
+	s.pass.mu.Lock()
+	if _, dup := s.pass.calls[key]; dup {
+		s.pass.mu.Unlock()
+		return false // the go-sdk path reports a duplicate id as it would
+	}
+	if s.pass.calls == nil {
+		s.pass.calls = map[string]context.CancelFunc{}
+	}
+	s.pass.calls[key] = cancel
+	s.pass.mu.Unlock()
+	defer func() {
+		s.pass.mu.Lock()
+		delete(s.pass.calls, key)
+		s.pass.mu.Unlock()
+	}()
+	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})
+	done := s.flight(ctx, p)
+	res, err := rc.CallToolRaw(ctx, &ext.ToolCall{Name: local, Arguments: m.Params.Arguments, Meta: m.Params.Meta})
+	done()
+	if ctx.Err() != nil && r.Context().Err() == nil {
+		// Cancelled by the client's notification: the request gets no answer (MCP: the
+		// receiver of a cancelled request does not respond); the HTTP exchange still ends.
+		w.WriteHeader(http.StatusAccepted)
+		return true
+	}
+	var out []byte
+	if err != nil {
+		e := rpcError(err).(*jsonrpc.Error)
+		eb, merr := json.Marshal(e)
+		if merr != nil {
+			eb = []byte(`{"code":-32603,"message":"internal error"}`)
+		}
+		out = make([]byte, 0, len(eb)+len(m.ID)+40)
+		out = append(out, `{"jsonrpc":"2.0","id":`...)
+		out = append(out, m.ID...)
+		out = append(out, `,"error":`...)
+		out = append(out, eb...)
+	} else {
+		out = make([]byte, 0, len(res)+len(m.ID)+40)
+		out = append(out, `{"jsonrpc":"2.0","id":`...)
+		out = append(out, m.ID...)
+		out = append(out, `,"result":`...)
+		out = append(out, res...)
+	}
+	out = append(out, '}')
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set(sessionHeader, s.id)
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(out)
+	return true
+}
+
+// cancelPassed handles a notifications/cancelled: one naming a passed-through call cancels it
+// and is answered 202; any other is left to the go-sdk.
+func (s *session) cancelPassed(w http.ResponseWriter, body []byte) bool {
+	var n struct {
+		Params struct {
+			RequestID json.RawMessage `json:"requestId"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(body, &n) != nil || !validID(n.Params.RequestID) {
+		return false
+	}
+	s.pass.mu.Lock()
+	cancel := s.pass.calls[string(n.Params.RequestID)]
+	s.pass.mu.Unlock()
+	if cancel == nil {
+		return false
+	}
+	cancel()
+	w.WriteHeader(http.StatusAccepted)
+	return true
+}
+
+// validID reports whether raw is a JSON-RPC request id the gateway echoes as it came: a string
+// or an integer.
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch c := raw[0]; {
+	case c == '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		for _, b := range raw[1:] {
+			if b < '0' || b > '9' {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// hasProgressToken reports whether a request's _meta carries a progress token.
+func hasProgressToken(meta json.RawMessage) bool {
+	if len(meta) == 0 || string(meta) == "null" {
+		return false
+	}
+	var m struct {
+		Token json.RawMessage `json:"progressToken"`
+	}
+	if json.Unmarshal(meta, &m) != nil {
+		return true // malformed: the go-sdk path reports it
+	}
+	return len(m.Token) > 0 && string(m.Token) != "null"
+}
+
+// acceptsJSON reports whether an Accept header admits an application/json answer.
+func acceptsJSON(values []string) bool {
+	for _, v := range values {
+		for _, part := range strings.Split(v, ",") {
+			base, _, _ := strings.Cut(part, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*", "*/*":
+				return true
+			}
+		}
+	}
+	return false
+}
