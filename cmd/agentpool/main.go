@@ -90,6 +90,7 @@ func newRootCmd() *cobra.Command {
 		newServeCmd(opts),
 		newTrustCmd(opts),
 		newUntrustCmd(opts),
+		newChatCmd(opts),
 	)
 	return root
 }
