@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -281,5 +282,95 @@ func TestChatPiped(t *testing.T) {
 	cmd.Env = f.env
 	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), "--base-url") {
 		t.Errorf("chat without an endpoint: %v\n%s", err, out)
+	}
+}
+
+// TestChatSeesCompilesView checks that a chat offers the model what `compile` shows, and with
+// --agent what `compile --agent NAME` shows: the same tools (besides the agent's own resource
+// tools) and the same static instructions. The agent has skills of its own, which replace
+// the pool's catalogue, a tool filter, and a session-scoped server of its own.
+func TestChatSeesCompilesView(t *testing.T) {
+	f := newChatFixture(t)
+	dir := filepath.Dir(f.config)
+	own := filepath.Join(dir, "reviewer-skills", "strict", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(own), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(own, []byte("---\nname: strict\ndescription: Review strictly.\n---\nBe strict.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := os.ReadFile(f.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = append(cfg, fmt.Sprintf(`agents:
+  reviewer:
+    skills:
+      dirs: [%s]
+    deny_tools: ["fault__s*"]
+    mcp_servers:
+      mine:
+        command: %s
+        args: [--extra-tool, mine_tool]
+        scope: session
+`, filepath.Dir(filepath.Dir(own)), testserver.Build(t))...)
+	if err := os.WriteFile(f.config, cfg, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, agentArgs := range [][]string{nil, {"--agent", "reviewer"}} {
+		t.Run(fmt.Sprint("agent", agentArgs), func(t *testing.T) {
+			compile := exec.Command("agentpool", append([]string{"--config", f.config, "compile", "--json"}, agentArgs...)...)
+			compile.Env = f.env
+			compile.Dir = t.TempDir()
+			out, err := compile.Output()
+			if err != nil {
+				t.Fatalf("compile: %v", err)
+			}
+			var v struct {
+				Tools []struct {
+					Name string `json:"name"`
+				} `json:"tools"`
+				Instructions struct {
+					Static string `json:"static"`
+				} `json:"instructions"`
+			}
+			if err := json.Unmarshal(out, &v); err != nil {
+				t.Fatal(err)
+			}
+			var want []string
+			for _, tool := range v.Tools {
+				want = append(want, tool.Name)
+			}
+
+			before := len(f.model.Requests())
+			chat := exec.Command("agentpool", f.args(agentArgs...)...)
+			chat.Env = f.env
+			chat.Dir = t.TempDir()
+			chat.Stdin = strings.NewReader("hello\n")
+			if out, err := chat.CombinedOutput(); err != nil {
+				t.Fatalf("chat: %v\n%s", err, out)
+			}
+			reqs := requests(t, f.model)[before:]
+			if len(reqs) != 1 {
+				t.Fatalf("%d requests, want 1", len(reqs))
+			}
+			var got []string
+			for _, tool := range reqs[0].Tools {
+				if n := tool.Function.Name; n != "read_resource" && n != "list_resources" {
+					got = append(got, n)
+				}
+			}
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("the chat offered\n%v\ncompile shows\n%v", got, want)
+			}
+			if sys := reqs[0].system(); !strings.HasPrefix(sys, strings.TrimSpace(v.Instructions.Static)) {
+				t.Errorf("the chat's system prompt\n%s\ndoes not start with compile's static instructions\n%s", sys, v.Instructions.Static)
+			}
+			if agentArgs != nil && !slices.Contains(got, "mine__mine_tool") {
+				t.Errorf("the agent's session server is not in its chat: %v", got)
+			}
+		})
 	}
 }
