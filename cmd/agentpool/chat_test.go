@@ -91,6 +91,7 @@ func (f *chatFixture) args(more ...string) []string {
 // unknown command that sends nothing; a skill edited on disk seen by the next message; the
 // history kept across turns; and a second Ctrl-C at the prompt quitting.
 func TestChatTerminal(t *testing.T) {
+	noChatLeaks(t)
 	f := newChatFixture(t)
 	c := startChatTerm(t, f.env, f.args()...)
 	c.expect("agentpool chat: local-model")
@@ -184,6 +185,7 @@ func TestChatTerminal(t *testing.T) {
 // the next message. A Ctrl-C at the prompt followed by a line does not quit; SIGTERM does,
 // and leaves no server behind.
 func TestChatInterrupt(t *testing.T) {
+	noChatLeaks(t)
 	f := newChatFixture(t)
 	c := startChatTerm(t, f.env, f.args()...)
 	c.expect("> ")
@@ -245,6 +247,7 @@ func gone(t *testing.T, pid int) {
 // reported with the chat going on, a prompt answered, and the end of input quitting with 0.
 // The API key is never printed.
 func TestChatPiped(t *testing.T) {
+	noChatLeaks(t)
 	f := newChatFixture(t)
 	cmd := exec.Command("agentpool", f.args("--api-key", "sk-secret-key")...)
 	cmd.Env = f.env
@@ -290,6 +293,7 @@ func TestChatPiped(t *testing.T) {
 // tools) and the same static instructions. The agent has skills of its own, which replace
 // the pool's catalogue, a tool filter, and a session-scoped server of its own.
 func TestChatSeesCompilesView(t *testing.T) {
+	noChatLeaks(t)
 	f := newChatFixture(t)
 	dir := filepath.Dir(f.config)
 	own := filepath.Join(dir, "reviewer-skills", "strict", "SKILL.md")

@@ -12,11 +12,22 @@ import (
 	"time"
 
 	"github.com/creack/pty"
+	"go.uber.org/goleak"
 )
 
 // chatReady bounds every wait for the chat to print something: readiness only, never a
 // measure of speed.
 const chatReady = 30 * time.Second
+
+// noChatLeaks fails t if a goroutine started during it (the terminal's reader, the model
+// server's, a process's waiter) outlives its cleanups. Called first, so it checks last; the
+// package has no goleak.VerifyTestMain (testscript owns TestMain), so the chat tests check
+// their own.
+func noChatLeaks(t *testing.T) {
+	t.Helper()
+	before := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, before) })
+}
 
 // chatTerm is `agentpool chat` running in a pseudo-terminal, as a person runs it: its stdin,
 // stdout and stderr are the terminal, and Ctrl-C is the terminal's (the line discipline
