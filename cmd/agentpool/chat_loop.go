@@ -150,12 +150,12 @@ func (c *chat) turn(ctx context.Context, ints <-chan os.Signal, input func(conte
 	switch {
 	case ctx.Err() != nil: // SIGTERM: the loop ends
 		c.p.endLine()
+	case res != nil && res.Stop == agent.StopDone: // a Ctrl-C too late to stop it changes nothing
+		c.p.answer(res.Text, res.Steps-1)
 	case interrupted || (res != nil && res.Stop == agent.StopInterrupted):
 		c.p.notice("[interrupted]")
-	case err != nil:
-		c.p.notice("error: %v", err)
 	default:
-		c.p.answer(res.Text, res.Steps-1)
+		c.p.notice("error: %v", err)
 	}
 }
 
