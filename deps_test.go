@@ -29,7 +29,9 @@ const module = "github.com/agentpool/agentpool"
 // test fails; only non-test imports are checked.
 var allowedImports = map[string][]string{
 	// The CLI: thin commands over the host, the server, agents and views (and anything below).
-	"cmd/agentpool": {"host", "gateway", "agent", "view", "config", "examples", "trust"},
+	// agent/openai: `chat` runs an agent on an OpenAI-compatible endpoint, and the CLI is the
+	// composition root that picks a model adapter (agent itself never imports one).
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/openai", "view", "config", "examples", "trust"},
 
 	// The composition root at run time; nobody below imports it.
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust"},

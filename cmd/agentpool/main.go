@@ -17,7 +17,8 @@
 // Failures are reported once (problems.go): a source that failed is one line on stderr naming
 // it and its most useful cause, the libraries log only errors unless --verbose, and a list
 // command that printed what it could exits 2 (partial), with the problems in its --json. A
-// signal exits 128 + its number (130 for Ctrl-C, 143 for SIGTERM), after the host was closed.
+// signal exits 128 + its number (130 for Ctrl-C, 143 for SIGTERM), after the host was closed;
+// except in `chat` (chat.go), where Ctrl-C ends the turn, not the program.
 package main
 
 import (
@@ -90,6 +91,7 @@ func newRootCmd() *cobra.Command {
 		newServeCmd(opts),
 		newTrustCmd(opts),
 		newUntrustCmd(opts),
+		newChatCmd(opts),
 	)
 	return root
 }

@@ -35,10 +35,12 @@ type modelMessage struct {
 	Name    string // for a tool result: the tool call id it answers
 }
 
-// modelReply is one assistant turn: text and/or tool calls.
+// modelReply is one assistant turn: text and/or tool calls; or, with Status set, an error
+// answer of that HTTP status (a 429 says to retry after 1 ms, so a client's retries are quick).
 type modelReply struct {
-	Text  string
-	Calls []modelCall
+	Text   string
+	Calls  []modelCall
+	Status int
 }
 
 // modelCall is a tool call the model asks for.
@@ -91,6 +93,13 @@ func (s *modelServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	m := req.Messages[len(req.Messages)-1]
 	reply := s.script(modelMessage{Role: m.Role, Content: contentText(m.Content), Name: m.ToolCallID})
+	if reply.Status != 0 {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Retry-After-Ms", "1")
+		w.WriteHeader(reply.Status)
+		fmt.Fprintf(w, `{"error":{"message":"scripted %d","type":"scripted","code":"scripted"}}`, reply.Status)
+		return
+	}
 	var calls []any
 	for i, c := range reply.Calls {
 		calls = append(calls, map[string]any{"index": i, "id": fmt.Sprintf("call_%d_%d", n, i), "type": "function",

@@ -1,0 +1,132 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+
+	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/openai"
+	"github.com/agentpool/agentpool/view"
+	"github.com/spf13/cobra"
+)
+
+// poolAgent is the agent name of a chat without --agent. An agent runs at a scope with a name
+// (package agent); this one cannot be a config agent's (those are letters, digits, '.', '_'
+// and '-'), so no agent's capabilities join the pool's view: the chat sees what `compile`
+// shows.
+const poolAgent = "(pool)"
+
+// chatOptions are the flags of `agentpool chat`.
+type chatOptions struct {
+	baseURL, model, agent, apiKey string
+}
+
+func newChatCmd(opts *options) *cobra.Command {
+	co := &chatOptions{}
+	cmd := &cobra.Command{
+		Use:   "chat --base-url URL --model NAME [--agent NAME]",
+		Short: "Chat in the terminal with a model of an OpenAI-compatible endpoint, its tools run through the view",
+		Long: `chat runs an agent turn per line read from stdin (a terminal or a pipe), with a model of an
+OpenAI-compatible chat-completions endpoint (OpenAI, vLLM, llama.cpp server, Ollama). The
+model is offered the view's tools — what ` + "`compile`" + ` shows, or with --agent what
+` + "`compile --agent NAME`" + ` shows — and each turn compiles the view afresh, so a skill edited
+on disk is seen by the next message. The conversation is kept across turns.
+
+  /name args   expands the command (skill, command file, MCP prompt) through the view and
+               sends the expansion; args are split shell-style. An unknown command is an
+               error line, and nothing is sent.
+  /help        lists chat's own commands and the view's commands.
+  /exit        quits (so does /quit, and end of input: Ctrl-D).
+  //text       sends "/text" as a prompt.
+
+Streamed text is printed as it arrives; each tool call is a line naming the tool and its
+origin, and its result one line, shortened. Notices (view changes, problems, errors) go to
+stderr. Ctrl-C during a turn interrupts that turn (its tool calls are cancelled upstream);
+what completed stays in the conversation. Ctrl-C at the prompt prints a hint, and a second
+one in a row quits. SIGTERM quits. A model error (a 429 after retries, a malformed answer)
+is printed and the chat goes on.
+
+The chat is one session ("chat-<pid>"): session-scoped servers start with it and stop when
+it ends. The API key is --api-key, else $OPENAI_API_KEY (none for local servers).`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return chatRun(cmd, opts, co) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&co.baseURL, "base-url", "", "the endpoint, up to and without /chat/completions (default $OPENAI_BASE_URL)")
+	f.StringVar(&co.model, "model", "", "the model's name at the endpoint (required)")
+	f.StringVar(&co.agent, "agent", "", "chat as this agent (config agents:), with its view")
+	// No default shown: the key must never be printed, help included.
+	f.StringVar(&co.apiKey, "api-key", "", "bearer token for the endpoint (default $OPENAI_API_KEY)")
+	_ = cmd.MarkFlagRequired("model")
+	return cmd
+}
+
+// chatRun builds the model and the host, takes Ctrl-C over from run's handler, and runs the
+// chat until /exit, end of input, a second Ctrl-C at the prompt or SIGTERM.
+func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
+	baseURL := cmp.Or(co.baseURL, os.Getenv("OPENAI_BASE_URL"))
+	if baseURL == "" {
+		return errors.New("chat: no endpoint: give --base-url or set $OPENAI_BASE_URL")
+	}
+	model, err := openai.New(openai.Options{BaseURL: baseURL, Model: co.model, APIKey: cmp.Or(co.apiKey, os.Getenv("OPENAI_API_KEY"))})
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	session := fmt.Sprintf("chat-%d", os.Getpid())
+	h, scope, err := openHost(ctx, opts, hostOpts{watch: true, session: session, agent: co.agent})
+	if err != nil {
+		return err
+	}
+	defer closeHost(h)
+	cache := view.NewCache(h.Registry, &view.CacheOptions{Compile: viewOptions(h, scope)})
+	shown := scope // as compile shows it
+	scope.AgentName = cmp.Or(scope.AgentName, poolAgent)
+
+	p := newChatPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), isTerminal(cmd.InOrStdin()))
+	a, err := agent.New(agent.Options{Model: model, Registry: h.Registry, Cache: cache, Scope: scope, Observer: p.event})
+	if err != nil {
+		return err
+	}
+	c := &chat{agent: a, cache: cache, scope: scope, p: p, reported: map[string]bool{}}
+	// Compiled once before the first prompt, as a client's first listing would: the servers
+	// connect now, their problems are reported now, and a server's notifications reach the
+	// change stream from the start.
+	v, err := cache.Get(ctx, scope)
+	if err != nil {
+		return err
+	}
+	reportProblems(cmd, opts, v)
+	for _, pr := range v.Problems {
+		c.reported[pr.String()] = true
+	}
+	p.notice("agentpool chat: %s at %s, scope %s: %d tools, %d commands, %d skills; /help, /exit; Ctrl-C interrupts a turn",
+		co.model, baseURL, shown, len(v.Tools), len(v.Commands), len(v.Skills))
+	// Ctrl-C is the chat's from now on: it ends a turn, not the program (until here, while
+	// servers start, it ends the program as in any command). run's handler would cancel the
+	// command's context at the first SIGINT, so SIGINT is taken from it (Reset drops every
+	// channel's subscription) and given to the chat alone; SIGTERM stays run's. Kept until
+	// the host is closed (deferred after closeHost, so it runs before it).
+	ints := make(chan os.Signal, 4)
+	signal.Reset(os.Interrupt)
+	signal.Notify(ints, os.Interrupt)
+	defer signal.Stop(ints)
+	changes := h.Registry.Changes(ctx, scope)
+	stop := make(chan struct{})
+	defer close(stop)
+	return c.loop(ctx, readLines(cmd.InOrStdin(), stop), ints, changes)
+}
+
+// isTerminal reports whether r is a terminal: the prompt is printed only then, so piped
+// output is the conversation alone.
+func isTerminal(r any) bool {
+	f, ok := r.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/cmdline"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/view"
+)
+
+// chat is one terminal conversation: the agent, the view cache it runs on, and the history.
+type chat struct {
+	agent   *agent.Agent
+	cache   *view.Cache
+	scope   ext.Scope
+	p       *chatPrinter
+	history []agent.Message
+	// reported are the problems printed already, so each is said once.
+	reported map[string]bool
+}
+
+// loop reads lines until /exit, the end of lines, a second Ctrl-C in a row at the prompt, or
+// the end of ctx (SIGTERM). Lines typed during a turn wait for it. Change events are printed
+// at the prompt, never in the middle of a turn's output.
+func (c *chat) loop(ctx context.Context, lines <-chan string, ints <-chan os.Signal, changes <-chan ext.ChangeEvent) error {
+	armed := false // a Ctrl-C at the prompt: the next one quits
+	c.p.prompt()
+	for {
+		select {
+		case <-ctx.Done():
+			c.p.endLine()
+			return nil
+		case line, ok := <-lines:
+			if !ok {
+				c.p.endLine()
+				return nil
+			}
+			armed = false
+			c.p.typed()
+			if c.handle(ctx, line, ints) {
+				return nil
+			}
+		case <-ints:
+			if armed {
+				c.p.endLine()
+				return nil
+			}
+			armed = true
+			c.p.notice("(Ctrl-C again to quit; or /exit, or Ctrl-D)")
+		case ev, ok := <-changes:
+			if !ok {
+				changes = nil // the registry closed it; the host is going away
+				continue
+			}
+			if !c.p.changed(ev, changes) {
+				continue // said already, and nothing since: no new prompt either
+			}
+		}
+		c.p.prompt()
+	}
+}
+
+// handle runs one line: a chat command, a command expansion or a prompt. It reports whether
+// the chat ends.
+func (c *chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (quit bool) {
+	text := strings.TrimSpace(line)
+	switch {
+	case text == "":
+		return false
+	case strings.HasPrefix(text, "//"):
+		c.turn(ctx, ints, func(context.Context) (*agent.Input, error) { return &agent.Input{Prompt: text[1:]}, nil })
+		return false
+	case !strings.HasPrefix(text, "/"):
+		c.turn(ctx, ints, func(context.Context) (*agent.Input, error) { return &agent.Input{Prompt: line}, nil })
+		return false
+	}
+	name, args, _, err := cmdline.ParseLine(text)
+	if err != nil {
+		c.p.notice("%v", err)
+		return false
+	}
+	switch name {
+	case "exit", "quit":
+		return true
+	case "help":
+		c.help(ctx)
+		return false
+	}
+	c.turn(ctx, ints, func(ctx context.Context) (*agent.Input, error) {
+		in, err := c.agent.CommandInput(ctx, &ext.CommandRequest{Name: name, Args: args})
+		if errors.Is(err, ext.ErrNotFound) {
+			return nil, errUnknownCommand{name}
+		}
+		return in, err
+	})
+	return false
+}
+
+// errUnknownCommand is a /name the view has no command for.
+type errUnknownCommand struct{ name string }
+
+func (e errUnknownCommand) Error() string {
+	return "unknown command /" + e.name + " (nothing sent; /help lists the commands)"
+}
+
+// turn runs one agent turn on the input input makes (a command's expansion may ask an MCP
+// server, so it is part of the turn). Ctrl-C cancels the turn's context: the run returns with
+// StopInterrupted once its calls have been cancelled, and the chat goes on. The turn's
+// messages join the history whatever the ending: an interrupted or failed step is not in them
+// (package agent), so they are always a valid history.
+func (c *chat) turn(ctx context.Context, ints <-chan os.Signal, input func(context.Context) (*agent.Input, error)) {
+	tctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var res *agent.Result
+	var err error
+	done := make(chan struct{})
+	c.p.startTurn()
+	go func() {
+		defer close(done)
+		var in *agent.Input
+		if in, err = input(tctx); err != nil {
+			return
+		}
+		in.History = c.history
+		res, err = c.agent.Run(tctx, in)
+	}()
+	interrupted := false
+	for waiting := true; waiting; {
+		select {
+		case <-done:
+			waiting = false
+		case <-ints:
+			interrupted = true
+			cancel()
+		}
+	}
+	if res != nil {
+		c.history = append(c.history, res.Messages...)
+		c.problems(res.Problems)
+	}
+	switch {
+	case ctx.Err() != nil: // SIGTERM: the loop ends
+		c.p.endLine()
+	case res != nil && res.Stop == agent.StopDone: // a Ctrl-C too late to stop it changes nothing
+		c.p.answer(res.Text, res.Steps-1)
+	case interrupted || (res != nil && res.Stop == agent.StopInterrupted):
+		c.p.notice("[interrupted]")
+	default:
+		c.p.notice("error: %v", err)
+	}
+}
+
+// problems prints the problems of a run not printed before.
+func (c *chat) problems(ps []string) {
+	for _, p := range ps {
+		if !c.reported[p] {
+			c.reported[p] = true
+			c.p.notice("warning: %s", oneLine(p, 200))
+		}
+	}
+}
+
+// help lists chat's own commands and the view's; a view command named like one of chat's is
+// reached by its qualified name (skill:help, file:exit).
+func (c *chat) help(ctx context.Context) {
+	c.p.line("chat commands: /help, /exit (or /quit, Ctrl-D), //text sends /text; Ctrl-C interrupts a turn")
+	v, err := c.cache.Get(ctx, c.scope)
+	if err != nil {
+		c.p.notice("error: %v", err)
+		return
+	}
+	if len(v.Commands) == 0 {
+		c.p.line("  (the view has no commands)")
+		return
+	}
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	for _, cm := range v.Commands { // sorted by name
+		name := "/" + cm.Name
+		if cm.ArgumentHint != "" {
+			name += " " + cm.ArgumentHint
+		}
+		fmt.Fprintf(w, "  %s\t%s\n", cell(name), cell(oneLine(cmp.Or(cm.Description, cm.Title), 70)))
+	}
+	w.Flush()
+	c.p.line(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// readLines sends each line of r, without its line ending, until r ends (the channel is then
+// closed) or stop is closed. A read blocked on a terminal is not interruptible: that goroutine
+// ends with the input or the process.
+func readLines(r io.Reader, stop <-chan struct{}) <-chan string {
+	out := make(chan string)
+	go func() {
+		defer close(out)
+		br := bufio.NewReader(r)
+		for {
+			line, err := br.ReadString('\n')
+			if line != "" {
+				select {
+				case out <- strings.TrimRight(line, "\r\n"):
+				case <-stop:
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return out
+}
