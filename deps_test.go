@@ -29,7 +29,7 @@ const module = "github.com/agentpool/agentpool"
 // test fails; only non-test imports are checked.
 var allowedImports = map[string][]string{
 	// The CLI: thin commands over the host, the server, agents and views (and anything below).
-	"cmd/agentpool": {"host", "gateway", "agent", "view", "config", "examples", "trust"},
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust"},
 
 	// The composition root at run time; nobody below imports it.
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust"},
@@ -44,6 +44,10 @@ var allowedImports = map[string][]string{
 	"agent/openai":    {"agent", "view", "ext"},
 	"agent/anthropic": {"agent", "view", "ext"},
 	"agent/eino":      {"agent", "view", "ext"},
+	// The ACP server: agent sessions for editors over acp-go-sdk. Like gateway, it sees
+	// capabilities through view and ext only; what it needs of the host (opening and closing a
+	// session, adding the editor's MCP servers) is handed to it as functions.
+	"agent/acp": {"agent", "view", "ext", "cmdline"},
 
 	// Configuration: the file format. It imports the kinds' packages only for their config
 	// structs (each kind owns its keys and validation); building is host's. DESIGN.md's
