@@ -21,7 +21,7 @@ type turn struct {
 	ctx context.Context // for the updates: not cancelled with the turn (see Prompt)
 
 	mu       sync.Mutex
-	open     map[sdk.ToolCallId]bool
+	open     map[sdk.ToolCallId]map[string]any // started, not ended: their _meta
 	streamed bool
 }
 
@@ -50,7 +50,7 @@ func (c *conn) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	t := &turn{ctx: context.WithoutCancel(ctx), open: map[sdk.ToolCallId]bool{}}
+	t := &turn{ctx: context.WithoutCancel(ctx), open: map[sdk.ToolCallId]map[string]any{}}
 	s.mu.Lock()
 	s.cancel, s.turn = cancel, t
 	s.mu.Unlock()
@@ -177,12 +177,13 @@ func (s *session) observe(e agent.Event) {
 		t.mu.Unlock()
 		s.update(t.ctx, sdk.UpdateAgentMessageText(e.Text))
 	case agent.EventToolCall:
+		meta := callMeta(e)
 		t.mu.Lock()
-		t.open[id] = true
+		t.open[id] = meta
 		t.mu.Unlock()
 		s.update(t.ctx, sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
 			SessionUpdate: "tool_call", ToolCallId: id, Title: e.Call.Name, Kind: s.kind(e),
-			Status: sdk.ToolCallStatusInProgress, RawInput: rawInput(e.Call.Arguments), Meta: callMeta(e)}})
+			Status: sdk.ToolCallStatusInProgress, RawInput: rawInput(e.Call.Arguments), Meta: meta}})
 	case agent.EventToolResult:
 		t.mu.Lock()
 		delete(t.open, id)
@@ -209,11 +210,13 @@ func (s *session) observe(e agent.Event) {
 func (s *session) failOpen(t *turn) {
 	t.mu.Lock()
 	open := t.open
-	t.open = map[sdk.ToolCallId]bool{}
+	t.open = map[sdk.ToolCallId]map[string]any{}
 	t.mu.Unlock()
-	for id := range open {
-		s.update(t.ctx, sdk.UpdateToolCall(id, sdk.WithUpdateStatus(sdk.ToolCallStatusFailed),
-			sdk.WithUpdateContent([]sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("cancelled"))})))
+	failed := sdk.ToolCallStatusFailed
+	for id, meta := range open {
+		s.update(t.ctx, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+			SessionUpdate: "tool_call_update", ToolCallId: id, Status: &failed, Meta: meta,
+			Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("cancelled"))}}})
 	}
 }
 
