@@ -88,6 +88,7 @@ func newRootCmd() *cobra.Command {
 		newReadCmd(opts),
 		newWatchCmd(opts),
 		newServeCmd(opts),
+		newACPCmd(opts),
 		newTrustCmd(opts),
 		newUntrustCmd(opts),
 	)
