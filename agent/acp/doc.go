@@ -16,6 +16,8 @@
 //     failure: it is logged, listed in the response's _meta.agentpool.problems, and the
 //     session goes on without it — except when every server the client declared was
 //     refused: then session/new fails with all the reasons (the servers were the point).
+//   - session/new's cwd is logged, not used: the host (its project, its trust) is built once
+//     for the process, from agentpool's own working directory, where editors start it.
 //   - Commands: available_commands_update is sent once the session/new response is out
 //     (a client may drop an update for a session it has not been told of yet; the
 //     connection's writer sees the response go), then again whenever a change event leaves
