@@ -29,9 +29,10 @@ const module = "github.com/agentpool/agentpool"
 // test fails; only non-test imports are checked.
 var allowedImports = map[string][]string{
 	// The CLI: thin commands over the host, the server, agents and views (and anything below).
-	// agent/openai: `chat` runs an agent on an OpenAI-compatible endpoint, and the CLI is the
-	// composition root that picks a model adapter (agent itself never imports one).
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/openai", "view", "config", "examples", "trust"},
+	// agent/openai: `chat` and `acp` run an agent on an OpenAI-compatible endpoint, and the CLI
+	// is the composition root that picks a model adapter (agent itself never imports one);
+	// agent/acp: `acp` serves it to editors.
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust"},
 
 	// The composition root at run time; nobody below imports it.
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust"},
@@ -46,6 +47,10 @@ var allowedImports = map[string][]string{
 	"agent/openai":    {"agent", "view", "ext"},
 	"agent/anthropic": {"agent", "view", "ext"},
 	"agent/eino":      {"agent", "view", "ext"},
+	// The ACP server: agent sessions for editors over acp-go-sdk. Like gateway, it sees
+	// capabilities through view and ext only; what it needs of the host (opening and closing a
+	// session, adding the editor's MCP servers) is handed to it as functions.
+	"agent/acp": {"agent", "view", "ext", "cmdline"},
 
 	// Configuration: the file format. It imports the kinds' packages only for their config
 	// structs (each kind owns its keys and validation); building is host's. DESIGN.md's

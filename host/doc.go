@@ -156,6 +156,12 @@
 //   - An agent's allow_tools/deny_tools filter its whole view by final tool name, the pool's
 //     tools included (Agent.AllowsTool, passed as view.Options.Tools): a filter on the
 //     agent's own capabilities alone could not hide a pool server's tool from it.
+//   - A client's own servers (an ACP editor's session/new mcpServers, AddSessionServer) are
+//     the user's declarations, since the editor runs as the user: no trust decision, but
+//     validated as config entries and held to extensions.allowed_commands. They are
+//     registered at the session's scope in its pool partition (its own processes, ended by
+//     CloseSession) and may not take a name the session already sees, so an editor cannot
+//     shadow a configured server or a reserved name.
 //   - Command files follow the skills section's watch and debounce: one host follows both, and
 //     no separate switch has been asked for.
 package host

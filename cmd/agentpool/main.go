@@ -89,6 +89,7 @@ func newRootCmd() *cobra.Command {
 		newReadCmd(opts),
 		newWatchCmd(opts),
 		newServeCmd(opts),
+		newACPCmd(opts),
 		newTrustCmd(opts),
 		newUntrustCmd(opts),
 		newChatCmd(opts),

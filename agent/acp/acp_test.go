@@ -1,0 +1,270 @@
+package acp_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/acp"
+	"github.com/agentpool/agentpool/ext"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// commandNames are the names of an available_commands_update.
+func commandNames(u sdk.SessionUpdate) []string {
+	var out []string
+	for _, c := range u.AvailableCommandsUpdate.AvailableCommands {
+		out = append(out, c.Name)
+	}
+	return out
+}
+
+func isCommands(u sdk.SessionUpdate) bool { return u.AvailableCommandsUpdate != nil }
+
+// origin reads _meta.agentpool.origin.location.
+func origin(meta map[string]any) string {
+	b, _ := json.Marshal(meta)
+	var m struct {
+		Agentpool struct {
+			Origin ext.Origin `json:"origin"`
+		} `json:"agentpool"`
+	}
+	json.Unmarshal(b, &m)
+	return m.Agentpool.Origin.Location
+}
+
+// TestTurnReportsToolCallsAndText: a prompt that makes the model call a tool streams the call
+// as tool_call then tool_call_update (title the tool's name, origin in _meta, the result as
+// content), then the model's text as chunks, and ends with end_turn; the next turn sees the
+// first in its history.
+func TestTurnReportsToolCallsAndText(t *testing.T) {
+	b := newBox()
+	b.tools["echo"] = func(_ context.Context, args json.RawMessage) (*ext.ToolResult, error) {
+		return ext.TextResult("echoed " + string(args)), nil
+	}
+	m := &model{fn: func(req *agent.Request) (*agent.Response, error) {
+		last := req.Messages[len(req.Messages)-1]
+		switch {
+		case last.Role == agent.RoleTool:
+			return &agent.Response{Text: "the tool said " + last.Text()}, nil
+		case lastText(req) == "again":
+			return &agent.Response{Text: "once more"}, nil
+		}
+		return &agent.Response{ToolCalls: []agent.ToolCall{{ID: "c1", Name: "echo", Arguments: json.RawMessage(`{"x":1}`)}}}, nil
+	}}
+	f := start(t, m, acp.Options{}, b)
+	init := f.initialize(t)
+	if init.ProtocolVersion != sdk.ProtocolVersionNumber || init.AgentCapabilities.SessionCapabilities.Close == nil {
+		t.Errorf("initialize = %+v, want protocol %d and session/close", init, sdk.ProtocolVersionNumber)
+	}
+	if init.AgentCapabilities.McpCapabilities.Http {
+		t.Error("http servers advertised without AddServer")
+	}
+	id := f.newSession(t)
+	if r := f.prompt(t, id, "use the tool"); r.StopReason != sdk.StopReasonEndTurn {
+		t.Errorf("stop reason %q, want end_turn", r.StopReason)
+	}
+	f.client.mu.Lock()
+	updates := slices.Clone(f.client.updates)
+	f.client.mu.Unlock()
+	var calls, ends int
+	var text strings.Builder
+	for _, n := range updates {
+		u := n.Update
+		switch {
+		case u.ToolCall != nil:
+			calls++
+			if u.ToolCall.Title != "echo" || u.ToolCall.Status != sdk.ToolCallStatusInProgress || u.ToolCall.Kind != sdk.ToolKindRead ||
+				origin(u.ToolCall.Meta) != "mcp://box" || ends > 0 {
+				t.Errorf("tool_call %+v: want echo, in_progress, read, from mcp://box, before its end", u.ToolCall)
+			}
+			if raw, _ := json.Marshal(u.ToolCall.RawInput); string(raw) != `{"x":1}` {
+				t.Errorf("rawInput %s", raw)
+			}
+		case u.ToolCallUpdate != nil:
+			ends++
+			tu := u.ToolCallUpdate
+			if tu.ToolCallId != "c1" || tu.Status == nil || *tu.Status != sdk.ToolCallStatusCompleted || len(tu.Content) != 1 ||
+				tu.Content[0].Content == nil || tu.Content[0].Content.Content.Text.Text != `echoed {"x":1}` {
+				t.Errorf("tool_call_update %+v: want c1 completed with the result", tu)
+			}
+		case u.AgentMessageChunk != nil:
+			text.WriteString(u.AgentMessageChunk.Content.Text.Text)
+		}
+	}
+	if calls != 1 || ends != 1 {
+		t.Errorf("%d tool_call and %d tool_call_update, want one each", calls, ends)
+	}
+	if text.String() != `the tool said echoed {"x":1}` {
+		t.Errorf("agent text %q", text.String())
+	}
+	f.prompt(t, id, "again")
+	reqs := m.requests()
+	if h := reqs[len(reqs)-1].Messages; len(h) != 5 || h[0].Text() != "use the tool" {
+		t.Errorf("the second turn's request has %d messages (first %q), want the first turn's 4 and its own", len(h), h[0].Text())
+	}
+}
+
+// TestCommandsFollowTheView: the session's commands are advertised after session/new, a
+// slash command from the list reaches the model expanded, and a command added later (hot
+// reload) is advertised again.
+func TestCommandsFollowTheView(t *testing.T) {
+	b := newBox()
+	b.commands = []string{"greet"}
+	m := &model{fn: func(req *agent.Request) (*agent.Response, error) { return &agent.Response{Text: "ok"}, nil }}
+	f := start(t, m, acp.Options{}, b)
+	f.initialize(t)
+	id := f.newSession(t)
+	u := f.client.waitFor(t, "available_commands_update", isCommands)
+	if got := commandNames(u); !slices.Equal(got, []string{"greet"}) {
+		t.Fatalf("advertised %v, want [greet]", got)
+	}
+	ac := u.AvailableCommandsUpdate.AvailableCommands[0]
+	if ac.Input == nil || ac.Input.Unstructured == nil || ac.Input.Unstructured.Hint != "WHO" || origin(ac.Meta) != "mcp://box" {
+		t.Errorf("command %+v: want hint WHO and origin mcp://box", ac)
+	}
+	f.prompt(t, id, `/greet "Ann Lee" Bob`)
+	f.prompt(t, id, "/usr/bin is slow")
+	reqs := m.requests()
+	if got := lastText(reqs[0]); got != "greet: Ann Lee|Bob" {
+		t.Errorf("the model got %q for /greet, want the expansion", got)
+	}
+	if got := lastText(reqs[1]); got != "/usr/bin is slow" {
+		t.Errorf("the model got %q for a line naming no command", got)
+	}
+	b.addCommand("wave")
+	u = f.client.waitFor(t, "a second available_commands_update", isCommands)
+	if got := commandNames(u); !slices.Equal(got, []string{"greet", "wave"}) {
+		t.Errorf("after the reload advertised %v, want [greet wave]", got)
+	}
+}
+
+// TestCancelEndsTheTurn: session/cancel during a tool call cancels the call's context, reports
+// the call failed, and the prompt answers cancelled.
+func TestCancelEndsTheTurn(t *testing.T) {
+	b := newBox()
+	started := make(chan struct{})
+	var cancelled sync.WaitGroup
+	cancelled.Add(1)
+	b.tools["slow"] = func(ctx context.Context, _ json.RawMessage) (*ext.ToolResult, error) {
+		close(started)
+		<-ctx.Done()
+		cancelled.Done()
+		return nil, ctx.Err()
+	}
+	m := &model{fn: func(req *agent.Request) (*agent.Response, error) {
+		return &agent.Response{ToolCalls: []agent.ToolCall{{ID: "s1", Name: "slow"}}}, nil
+	}}
+	f := start(t, m, acp.Options{}, b)
+	f.initialize(t)
+	id := f.newSession(t)
+	res := make(chan sdk.PromptResponse, 1)
+	go func() {
+		r, err := f.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock("go slow")}})
+		if err != nil {
+			t.Error(err)
+		}
+		res <- r
+	}()
+	<-started
+	if err := f.conn.Cancel(context.Background(), sdk.CancelNotification{SessionId: id}); err != nil {
+		t.Fatal(err)
+	}
+	if r := <-res; r.StopReason != sdk.StopReasonCancelled {
+		t.Errorf("stop reason %q, want cancelled", r.StopReason)
+	}
+	cancelled.Wait() // the tool saw its context end
+	f.client.mu.Lock()
+	defer f.client.mu.Unlock()
+	failed := slices.ContainsFunc(f.client.updates, func(n sdk.SessionNotification) bool {
+		u := n.Update.ToolCallUpdate
+		return u != nil && u.ToolCallId == "s1" && u.Status != nil && *u.Status == sdk.ToolCallStatusFailed
+	})
+	if !failed {
+		t.Error("the cancelled call was not reported failed")
+	}
+}
+
+// TestClientServers: the servers of session/new reach AddServer converted, in the new
+// session; a session whose every server is refused is refused; and the end of the connection
+// closes every session it opened.
+func TestClientServers(t *testing.T) {
+	var mu sync.Mutex
+	var added []acp.MCPServer
+	var opened, closed []string
+	opts := acp.Options{
+		OpenSession: func(_ context.Context, id string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			opened = append(opened, id)
+			return nil
+		},
+		CloseSession: func(_ context.Context, id string) error {
+			mu.Lock()
+			defer mu.Unlock()
+			closed = append(closed, id)
+			return nil
+		},
+		AddServer: func(_ context.Context, id string, s acp.MCPServer) error {
+			if s.Name == "bad" {
+				return errors.New("refused by policy")
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			added = append(added, s)
+			return nil
+		},
+	}
+	m := &model{fn: func(*agent.Request) (*agent.Response, error) { return &agent.Response{Text: "ok"}, nil }}
+	f := start(t, m, opts)
+	if caps := f.initialize(t).AgentCapabilities.McpCapabilities; !caps.Http || !caps.Sse {
+		t.Errorf("mcpCapabilities %+v, want http and sse", caps)
+	}
+	stdio := sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "files", Command: "/bin/files", Args: []string{"-v"},
+		Env: []sdk.EnvVariable{{Name: "K", Value: "V"}}}}
+	web := sdk.McpServer{Http: &sdk.McpServerHttpInline{Type: "http", Name: "web", Url: "http://127.0.0.1:1/mcp",
+		Headers: []sdk.HttpHeader{{Name: "X-T", Value: "t"}}}}
+	bad := sdk.McpServer{Stdio: &sdk.McpServerStdio{Name: "bad", Command: "/bin/bad", Args: []string{}, Env: []sdk.EnvVariable{}}}
+	r, err := f.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: "/", McpServers: []sdk.McpServer{stdio, web, bad}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := json.Marshal(r.Meta); !strings.Contains(string(b), "refused by policy") {
+		t.Errorf("session/new _meta %s does not report the refused server", b)
+	}
+	want := []acp.MCPServer{
+		{Name: "files", Type: acp.TypeStdio, Command: "/bin/files", Args: []string{"-v"}, Env: map[string]string{"K": "V"}},
+		{Name: "web", Type: acp.TypeHTTP, URL: "http://127.0.0.1:1/mcp", Headers: map[string]string{"X-T": "t"}},
+	}
+	mu.Lock()
+	gotAdded, gotOpened := slices.Clone(added), slices.Clone(opened)
+	mu.Unlock()
+	if b1, b2 := mustJSON(gotAdded), mustJSON(want); b1 != b2 {
+		t.Errorf("AddServer got %s, want %s", b1, b2)
+	}
+	if len(gotOpened) != 1 || gotOpened[0] != string(r.SessionId) {
+		t.Errorf("opened %v, want the new session %s", gotOpened, r.SessionId)
+	}
+	if _, err := f.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: "/", McpServers: []sdk.McpServer{bad}}); err == nil ||
+		!strings.Contains(err.Error(), "refused by policy") {
+		t.Errorf("a session whose only server was refused: err %v", err)
+	}
+	f.hangUp()
+	mu.Lock()
+	defer mu.Unlock()
+	slices.Sort(opened)
+	slices.Sort(closed)
+	if len(opened) != 2 || !slices.Equal(opened, closed) {
+		t.Errorf("opened %v, closed %v: every session opened must be closed", opened, closed)
+	}
+}
+
+func mustJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}

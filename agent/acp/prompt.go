@@ -1,0 +1,274 @@
+package acp
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/cmdline"
+	"github.com/agentpool/agentpool/ext"
+	sdk "github.com/coder/acp-go-sdk"
+)
+
+// turn is what a running turn reports through: the tool calls started and not yet ended, and
+// whether the model's text was streamed.
+type turn struct {
+	ctx context.Context // for the updates: not cancelled with the turn (see Prompt)
+
+	mu       sync.Mutex
+	open     map[sdk.ToolCallId]map[string]any // started, not ended: their _meta
+	streamed bool
+}
+
+// Prompt runs one turn (session/prompt). A text that starts with "/name" naming one of the
+// session's commands is that command, expanded through the view (Agent.CommandInput);
+// anything else, "/usr/bin" included, is the user's prompt. The turn sees the session's
+// history and adds to it however it ends. Its text and tool calls are streamed as
+// session/update notifications; it ends with end_turn, max_turn_requests, or cancelled when
+// session/cancel (or the client's going away) cancelled it; a model failure is an error.
+func (c *conn) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptResponse, error) {
+	s, err := c.session(p.SessionId)
+	if err != nil {
+		return sdk.PromptResponse{}, err
+	}
+	text, err := promptText(p.Prompt)
+	if err != nil {
+		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
+	}
+	// The SDK cancels ctx on session/cancel and when the client goes; Cancel and end cancel
+	// it too. One turn at a time: a prompt sent during another waits for it (the SDK has
+	// cancelled it).
+	s.turnMu.Lock()
+	defer s.turnMu.Unlock()
+	if s.ended {
+		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "session " + s.id + " has ended"})
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	t := &turn{ctx: context.WithoutCancel(ctx), open: map[sdk.ToolCallId]map[string]any{}}
+	s.mu.Lock()
+	s.cancel, s.turn = cancel, t
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		s.cancel, s.turn = nil, nil
+		s.mu.Unlock()
+	}()
+
+	in, err := s.input(ctx, text)
+	if err != nil {
+		if ctx.Err() != nil {
+			return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+		}
+		return sdk.PromptResponse{}, err
+	}
+	in.History = s.history
+	res, err := s.agent.Run(ctx, in)
+	s.history = append(s.history, res.Messages...)
+	for _, pr := range res.Problems {
+		c.srv.log.Warn("turn problem", "session", s.id, "problem", pr)
+	}
+	t.mu.Lock()
+	streamed := t.streamed
+	t.mu.Unlock()
+	if !streamed && res.Text != "" {
+		s.update(t.ctx, sdk.UpdateAgentMessageText(res.Text))
+	}
+	s.failOpen(t)
+	switch {
+	case ctx.Err() != nil:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	case res.Stop == agent.StopDone:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonEndTurn}, nil
+	case res.Stop == agent.StopMaxSteps:
+		return sdk.PromptResponse{StopReason: sdk.StopReasonMaxTurnRequests}, nil
+	}
+	return sdk.PromptResponse{}, err
+}
+
+// Cancel cancels the session's running turn (session/cancel); its prompt then returns
+// cancelled. Without a running turn it does nothing.
+func (c *conn) Cancel(_ context.Context, p sdk.CancelNotification) error {
+	if s, err := c.session(p.SessionId); err == nil {
+		s.cancelTurn()
+	}
+	return nil
+}
+
+func (s *session) cancelTurn() {
+	s.mu.Lock()
+	cancel := s.cancel
+	s.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// input is the turn's input for text: a command's expansion, or the prompt itself.
+func (s *session) input(ctx context.Context, text string) (*agent.Input, error) {
+	if !strings.HasPrefix(strings.TrimSpace(text), "/") {
+		return &agent.Input{Prompt: text}, nil
+	}
+	name, args, _, err := cmdline.ParseLine(text)
+	if err != nil {
+		return &agent.Input{Prompt: text}, nil
+	}
+	v, err := s.c.srv.cache.Get(ctx, s.scope)
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := v.Command(name); !ok {
+		return &agent.Input{Prompt: text}, nil
+	}
+	in, err := s.agent.CommandInput(ctx, &ext.CommandRequest{Name: name, Args: args})
+	if err != nil {
+		return nil, fmt.Errorf("command /%s: %w", name, err)
+	}
+	return in, nil
+}
+
+// promptText joins the prompt's blocks into one text: text as it is, a resource link as a
+// Markdown link, an embedded text resource wrapped in <resource uri="…">. Images, audio and
+// binary resources are refused (promptCapabilities does not offer them).
+func promptText(blocks []sdk.ContentBlock) (string, error) {
+	var parts []string
+	for _, b := range blocks {
+		switch {
+		case b.Text != nil:
+			parts = append(parts, b.Text.Text)
+		case b.ResourceLink != nil:
+			parts = append(parts, fmt.Sprintf("[%s](%s)", b.ResourceLink.Name, b.ResourceLink.Uri))
+		case b.Resource != nil && b.Resource.Resource.TextResourceContents != nil:
+			r := b.Resource.Resource.TextResourceContents
+			parts = append(parts, fmt.Sprintf("<resource uri=%q>\n%s\n</resource>", r.Uri, r.Text))
+		default:
+			return "", errors.New("prompt: only text, resource links and embedded text resources are supported")
+		}
+	}
+	return strings.Join(parts, "\n"), nil
+}
+
+// observe turns the agent's events into session updates: streamed text into
+// agent_message_chunk, a tool call's start into tool_call (in_progress), its end into
+// tool_call_update (completed, or failed when the result is an error).
+func (s *session) observe(e agent.Event) {
+	s.mu.Lock()
+	t := s.turn
+	s.mu.Unlock()
+	if t == nil {
+		return
+	}
+	id := sdk.ToolCallId(e.Call.ID)
+	if e.Agent != s.scope.AgentName {
+		id = sdk.ToolCallId(e.Agent + "/" + e.Call.ID) // a subagent's ids are its own
+	}
+	switch e.Kind {
+	case agent.EventDelta:
+		if e.Agent != s.scope.AgentName || e.Text == "" {
+			return
+		}
+		t.mu.Lock()
+		t.streamed = true
+		t.mu.Unlock()
+		s.update(t.ctx, sdk.UpdateAgentMessageText(e.Text))
+	case agent.EventToolCall:
+		meta := callMeta(e)
+		t.mu.Lock()
+		t.open[id] = meta
+		t.mu.Unlock()
+		s.update(t.ctx, sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
+			SessionUpdate: "tool_call", ToolCallId: id, Title: e.Call.Name, Kind: s.kind(e),
+			Status: sdk.ToolCallStatusInProgress, RawInput: rawInput(e.Call.Arguments), Meta: meta}})
+	case agent.EventToolResult:
+		t.mu.Lock()
+		delete(t.open, id)
+		t.mu.Unlock()
+		status := sdk.ToolCallStatusCompleted
+		var content []sdk.ToolCallContent
+		var raw any
+		if e.Result != nil {
+			if e.Result.IsError {
+				status = sdk.ToolCallStatusFailed
+			}
+			content = toolContent(e.Result.Content)
+			if len(e.Result.StructuredContent) > 0 {
+				raw = json.RawMessage(e.Result.StructuredContent)
+			}
+		}
+		s.update(t.ctx, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+			SessionUpdate: "tool_call_update", ToolCallId: id, Status: &status, Content: content, RawOutput: raw, Meta: callMeta(e)}})
+	}
+}
+
+// failOpen reports the calls a cancelled turn cut short as failed, before the prompt returns
+// (ACP wants every update of a turn sent before its response).
+func (s *session) failOpen(t *turn) {
+	t.mu.Lock()
+	open := t.open
+	t.open = map[sdk.ToolCallId]map[string]any{}
+	t.mu.Unlock()
+	failed := sdk.ToolCallStatusFailed
+	for id, meta := range open {
+		s.update(t.ctx, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
+			SessionUpdate: "tool_call_update", ToolCallId: id, Status: &failed, Meta: meta,
+			Content: []sdk.ToolCallContent{sdk.ToolContent(sdk.TextBlock("cancelled"))}}})
+	}
+}
+
+func (s *session) update(ctx context.Context, u sdk.SessionUpdate) {
+	if err := s.c.client().SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: u}); err != nil {
+		s.c.srv.log.Debug("session update not sent", "session", s.id, "err", err)
+	}
+}
+
+// kind is the ACP tool kind: read for the agent's resource tools and tools annotated
+// read-only, other for the rest (ACP's kinds name file operations agentpool cannot tell).
+func (s *session) kind(e agent.Event) sdk.ToolKind {
+	switch e.Call.Name {
+	case "read_resource", "list_resources":
+		if e.Origin.Location == "agent" {
+			return sdk.ToolKindRead
+		}
+	}
+	if v, err := s.c.srv.cache.Get(context.Background(), s.scope); err == nil {
+		if tl, ok := v.Tool(e.Call.Name); ok && tl.Entry.Annotations != nil && tl.Entry.Annotations.ReadOnlyHint {
+			return sdk.ToolKindRead
+		}
+	}
+	return sdk.ToolKindOther
+}
+
+// callMeta is a tool call's _meta: where the tool comes from, and which agent called it.
+func callMeta(e agent.Event) map[string]any {
+	return map[string]any{metaKey: map[string]any{"origin": e.Origin, "agent": e.Agent, "tool": e.Call.Name}}
+}
+
+// rawInput is the call's arguments as JSON, or nil when they are none or not JSON.
+func rawInput(args json.RawMessage) any {
+	if len(args) == 0 || !json.Valid(args) {
+		return nil
+	}
+	return args
+}
+
+// toolContent is a tool result's content for the client: text and images as they are, any
+// other kind flattened to text.
+func toolContent(cs []ext.Content) []sdk.ToolCallContent {
+	out := make([]sdk.ToolCallContent, 0, len(cs))
+	for _, c := range cs {
+		switch c.Type {
+		case ext.ContentImage:
+			out = append(out, sdk.ToolContent(sdk.ImageBlock(base64.StdEncoding.EncodeToString(c.Data), c.MIMEType)))
+		default:
+			if t := c.Flatten(); t != "" {
+				out = append(out, sdk.ToolContent(sdk.TextBlock(t)))
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,57 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/mcpcap"
+)
+
+// AddSessionServer adds an MCP server that a client declared for its own session (an ACP
+// editor's session/new mcpServers) to the session sessionID, which OpenSession (or
+// OpenAgentSession) opened: it is registered at the session's scope, leases its client in the
+// session's pool partition, lists its tools as "<name>__<tool>", and ends with the session
+// (CloseSession). It starts nothing itself: the server connects when first listed.
+//
+// The declaration is the user's own (the editor runs as the user), so no trust decision
+// applies; it is validated as a config entry would be, and extensions.allowed_commands holds
+// for it. A name the session already sees (a configured server, "skills", a reserved name) is
+// refused rather than shadowing it. On error nothing is registered.
+func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spec mcpcap.ServerSpec) error {
+	key := "session " + sessionID + ": mcp server"
+	servers := mcpcap.Servers{name: spec}
+	if err := servers.Validate(key); err != nil {
+		return err
+	}
+	spec = servers[name]
+	spec.Scope = mcpcap.ScopeSession
+	if err := spec.CheckCommand(key+"."+name, h.Config.Extensions.AllowedCommands, ""); err != nil {
+		return err
+	}
+	slot := ext.Scope{SessionID: sessionID}
+	h.sessMu.Lock()
+	partitions := h.partitions[sessionID]
+	h.sessMu.Unlock()
+	if len(partitions) == 0 {
+		return fmt.Errorf("%s.%s: the session is not open", key, name)
+	}
+	reserved := []string{skillServers, agentSkills, agentSkillServers, projectCommands}
+	taken := slices.Contains(reserved, name)
+	for _, c := range h.Registry.Visible(slot) {
+		taken = taken || c.Name() == name
+	}
+	if taken {
+		return fmt.Errorf("%s.%s: the session has a capability of that name already", key, name)
+	}
+	c, err := h.newServer(name, spec, partitions[len(partitions)-1])
+	if err != nil {
+		return fmt.Errorf("%s.%s: %w", key, name, err)
+	}
+	if err := h.Registry.Register(c, ext.LevelSession, slot); err != nil {
+		_ = c.Close(context.WithoutCancel(ctx))
+		return fmt.Errorf("%s.%s: %w", key, name, err)
+	}
+	return nil
+}
