@@ -40,6 +40,7 @@ type client struct {
 	proc       *process           // stdio only
 	httpT      *headerTransport   // HTTP only
 	lean       *leanConn          // stdio only: passes calls through (Conn.CallRaw)
+	rawHTTP    *rawHTTP           // streamable HTTP only: passes calls through
 	httpCancel context.CancelFunc // HTTP only: ends the connection's lifetime context
 
 	ended    atomic.Bool           // set as soon as the process or session is known dead
@@ -159,6 +160,7 @@ func (c *client) start(ctx context.Context) error {
 	defer cancel()
 	var t mcp.Transport
 	var lt *leanTransport // stdio only
+	var rh *rawHTTP       // streamable HTTP only
 	switch c.cfg.transportType() {
 	case TypeStdio:
 		proc, err := spawn(c.cfg, c.pool.opts.StderrBytes, c.pool.opts.Subreaper, c.pool.starter.start, c.pool.goTracked)
@@ -191,6 +193,8 @@ func (c *client) start(ctx context.Context) error {
 		var inner mcp.Transport = &mcp.StreamableClientTransport{Endpoint: ht.endpoint(c.cfg.URL), HTTPClient: hc}
 		if c.cfg.transportType() == TypeSSE {
 			inner = &mcp.SSEClientTransport{Endpoint: ht.endpoint(c.cfg.URL), HTTPClient: hc}
+		} else {
+			rh = &rawHTTP{hc: hc, endpoint: ht.endpoint(c.cfg.URL), c: c}
 		}
 		t = &lifetimeTransport{inner: inner, life: life, cancel: cancel}
 	}
@@ -218,6 +222,13 @@ func (c *client) start(ctx context.Context) error {
 	c.session = session
 	if lt != nil {
 		c.lean = lt.conn.Load()
+	}
+	if rh != nil {
+		rh.session = session.ID()
+		if ir := session.InitializeResult(); ir != nil {
+			rh.version = ir.ProtocolVersion
+		}
+		c.rawHTTP = rh
 	}
 	c.pool.goTracked(c.watch)
 	return nil

@@ -32,13 +32,17 @@ func (c *Conn) Session() *mcp.ClientSession { return c.c.session }
 // before the response reach the observers first). A JSON-RPC error answer is a
 // *jsonrpc.Error; a connection closed before the request was written wraps
 // mcp.ErrConnectionClosed, one that ended before the answer io.EOF, as the session's calls
-// report; the end of ctx sends the server notifications/cancelled. A connection that cannot
-// pass calls through (HTTP) returns ErrNoRaw: use Session.
+// report; the end of ctx sends the server notifications/cancelled. Stdio and streamable HTTP
+// connections pass calls through (lean.go, rawhttp.go); an SSE one returns ErrNoRaw: use
+// Session.
 func (c *Conn) CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
-	if c.c.lean == nil {
-		return nil, ErrNoRaw
+	switch {
+	case c.c.lean != nil:
+		return c.c.lean.call(ctx, method, params)
+	case c.c.rawHTTP != nil:
+		return c.c.rawHTTP.call(ctx, method, params)
 	}
-	return c.c.lean.call(ctx, method, params)
+	return nil, ErrNoRaw
 }
 
 // Done returns a channel closed when the underlying session has ended (the

@@ -41,8 +41,8 @@ const maxFrame = mcp.DefaultMaxLineLength
 // rawIDPrefix marks the ids of pass-through calls.
 const rawIDPrefix = "agentpool-raw-"
 
-// ErrNoRaw is returned by Conn.CallRaw for a connection that cannot pass calls through (an
-// HTTP server); use the session instead.
+// ErrNoRaw is returned by Conn.CallRaw for a connection that cannot pass calls through (a
+// legacy SSE server); use the session instead.
 var ErrNoRaw = errors.New("connpool: this connection does not pass calls through")
 
 // leanTransport is the stdio transport of the pool's servers.

@@ -112,11 +112,17 @@ type killer struct {
 
 // call makes a call the killer's way.
 func (k *killer) call(ctx context.Context, tool, args string) (*ext.ToolResult, error) {
+	return callAs(ctx, k.c, k.raw, tool, args)
+}
+
+// callAs calls tool with CallTool, or with CallToolRaw when raw (the result decoded as a
+// client of the passed-through result would).
+func callAs(ctx context.Context, c *Cap, raw bool, tool, args string) (*ext.ToolResult, error) {
 	call := &ext.ToolCall{Name: tool, Arguments: json.RawMessage(args)}
-	if !k.raw {
-		return k.c.CallTool(ctx, call)
+	if !raw {
+		return c.CallTool(ctx, call)
 	}
-	data, err := k.c.CallToolRaw(ctx, call)
+	data, err := c.CallToolRaw(ctx, call)
 	if err != nil {
 		return nil, err
 	}

@@ -83,7 +83,12 @@ func (s *httpServer) hostPort(t *testing.T) string {
 // server stays down until every call returned, then a new one starts on the same address with
 // another tool list: the next access reaches it and tools_changed fires. The second time the
 // next server starts at once, while the lookups are being retried.
-func TestHTTPKill9WithCallsInFlight(t *testing.T) {
+func TestHTTPKill9WithCallsInFlight(t *testing.T) { testHTTPKill9(t, false) }
+
+// TestHTTPKill9WithRawCallsInFlight: the same with the calls passed through (CallToolRaw).
+func TestHTTPKill9WithRawCallsInFlight(t *testing.T) { testHTTPKill9(t, true) }
+
+func testHTTPKill9(t *testing.T, raw bool) {
 	log := filepath.Join(t.TempDir(), "calls.log")
 	slow := []string{"--log", log, "--call-delay", "5s", "--count-delay", "5s"}
 	first := startHTTPFaultserver(t, "127.0.0.1:0", slow...)
@@ -98,7 +103,7 @@ func TestHTTPKill9WithCallsInFlight(t *testing.T) {
 		t.Fatalf("echo = %q", got)
 	}
 
-	counts := killWithCallsInFlight(t, c, log, first, 0, nil)
+	counts := killWithCallsInFlight(t, c, raw, log, first, 0, nil)
 
 	// While the server is down a call fails promptly with an error naming the server and its
 	// URL, and count cannot have run anywhere.
@@ -134,7 +139,7 @@ func TestHTTPKill9WithCallsInFlight(t *testing.T) {
 	// Second kill; the next server (without the extra tool) starts at once.
 	toolsChanged = rec.count(ext.ToolsChanged)
 	var third *httpServer
-	counts = killWithCallsInFlight(t, c, log, second, counts, func() { third = startHTTPFaultserver(t, addr, slow...) })
+	counts = killWithCallsInFlight(t, c, raw, log, second, counts, func() { third = startHTTPFaultserver(t, addr, slow...) })
 	waitFor(t, "the Cap to reach the third server", func() bool {
 		// The retries may have run before it listened and left the Cap degraded for a while.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -159,7 +164,7 @@ func TestHTTPKill9WithCallsInFlight(t *testing.T) {
 // started every count (so the counts are in flight), kills srv with -9, runs restart (if
 // any) at once, and checks how the calls end. counts is how many count calls were made
 // before; it returns the new total.
-func killWithCallsInFlight(t *testing.T, c *Cap, log string, srv *httpServer, counts int, restart func()) int {
+func killWithCallsInFlight(t *testing.T, c *Cap, raw bool, log string, srv *httpServer, counts int, restart func()) int {
 	t.Helper()
 	type outcome struct {
 		tool string
@@ -180,7 +185,7 @@ func killWithCallsInFlight(t *testing.T, c *Cap, log string, srv *httpServer, co
 			defer wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 			defer cancel()
-			res, err := c.CallTool(ctx, &ext.ToolCall{Name: tool, Arguments: json.RawMessage(args)})
+			res, err := callAs(ctx, c, raw, tool, args)
 			results <- outcome{tool, res, err}
 		}()
 	}

@@ -91,3 +91,38 @@ func TestKill9WithRawCallsInFlight(t *testing.T) {
 		k.cycle(cycle)
 	}
 }
+
+// TestCallToolRawHTTP: over streamable HTTP, CallToolRaw returns what CallTool does, and a
+// cancelled call is cancelled on the server.
+func TestCallToolRawHTTP(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls.log")
+	srv := startHTTPFaultserver(t, "127.0.0.1:0", "--log", log)
+	p := newPool(t)
+	c := newPoolCap(t, p, "", Config{Name: "web", Server: connpool.ServerConfig{Type: connpool.TypeStreamableHTTP, URL: srv.url}})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for _, args := range []string{`{"text":"héllo"}`, `{"text":7}`} {
+		call := &ext.ToolCall{Name: "echo", Arguments: json.RawMessage(args)}
+		want, werr := c.CallTool(ctx, call)
+		got, err := callAs(ctx, c, true, "echo", args)
+		if (werr == nil) != (err == nil) {
+			t.Fatalf("%s: CallTool err %v, CallToolRaw err %v", args, werr, err)
+		}
+		if d := cmp.Diff(want, got); d != "" {
+			t.Errorf("%s: raw differs from CallTool (-want +raw):\n%s", args, d)
+		}
+	}
+	pid := callText(t, c, "pid", `{}`)
+	cctx, ccancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CallToolRaw(cctx, &ext.ToolCall{Name: "sleep", Arguments: json.RawMessage(`{"ms":30000}`)})
+		errc <- err
+	}()
+	waitFor(t, "the sleep to begin on the server", func() bool { return countLines(t, log, "begin "+pid) == 1 })
+	ccancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	waitFor(t, "server logs the cancellation", func() bool { return countLines(t, log, "cancelled "+pid) == 1 })
+}

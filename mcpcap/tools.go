@@ -146,9 +146,9 @@ func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult
 }
 
 // CallToolRaw is CallTool returning the result as the server wrote it (ext.RawToolCaller):
-// on a pooled stdio connection the call is passed through (connpool.Conn.CallRaw), neither
-// its params nor its result decoded by the go-sdk; elsewhere it is made by the session and
-// the result encoded. Timeouts, cancellation and the retry rules are CallTool's.
+// on a pooled stdio or streamable HTTP connection the call is passed through
+// (connpool.Conn.CallRaw), neither its params nor its result decoded by the go-sdk; elsewhere
+// (an injected session, a legacy SSE server) it is made by the session and the result encoded. Timeouts, cancellation and the retry rules are CallTool's.
 func (c *Cap) CallToolRaw(ctx context.Context, call *ext.ToolCall) (json.RawMessage, error) {
 	var out json.RawMessage
 	err := c.callTool(ctx, call, func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error {
