@@ -46,7 +46,7 @@ type headerTransport struct {
 }
 
 func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	orig, shown := req, RedactURL(req.URL.String())
+	orig := req
 	req = t.restore(req)
 	if len(t.headers) > 0 && t.sameOrigin(req.URL) {
 		req = req.Clone(req.Context())
@@ -65,6 +65,7 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp.Request = orig
 	}
 	if err != nil {
+		shown := RedactURL(orig.URL.String())
 		if msg := err.Error(); strings.Contains(msg, req.URL.String()) {
 			// The error names the URL sent, which is not the SDK's redacted one.
 			err = redactedError{msg: strings.ReplaceAll(msg, req.URL.String(), shown), err: err}

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"mime"
 	"net/http"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -86,11 +86,18 @@ type sseProgressTap struct {
 func (t *sseProgressTap) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := t.base.RoundTrip(req)
 	if err == nil {
-		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "text/event-stream" {
+		if mediaType(resp.Header.Get("Content-Type")) == "text/event-stream" {
 			resp.Body = &sseTapBody{ReadCloser: resp.Body, deliver: t.deliver}
 		}
 	}
 	return resp, err
+}
+
+// mediaType returns the media type of a Content-Type value, lower-cased, without parameters
+// (mime.ParseMediaType allocates a map for them on every response).
+func mediaType(v string) string {
+	t, _, _ := strings.Cut(v, ";")
+	return strings.ToLower(strings.TrimSpace(t))
 }
 
 // sseTapBody scans the SSE stream it passes through as the SDK does: lines end at LF, trailing

@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"strconv"
 	"sync/atomic"
@@ -75,7 +74,7 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, fmt.Errorf("calling %q: %w: HTTP %d: %s", method, errRejected, resp.StatusCode, bytes.TrimSpace(b))
 	}
-	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	ct := mediaType(resp.Header.Get("Content-Type"))
 	var res json.RawMessage
 	switch ct {
 	case "application/json":
