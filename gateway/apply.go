@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"unique"
 
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -83,8 +84,11 @@ func (s *session) apply(v *view.View) {
 // whether it changed anything. An item
 // the go-sdk refuses (it panics on an input schema that is not an object, an invalid URI or
 // template) is logged and left out; it is tried again only when it changes.
-func reconcile[T any](s *session, kind string, held map[string]string, want map[string]T, remove func(...string), add func(T)) (map[string]string, bool) {
-	next := make(map[string]string, len(want))
+//
+// The fingerprints are interned (unique.Make): sessions that hold the same items share one copy
+// of each wire form, so an idle session costs a map of handles, not the JSON of its whole view.
+func reconcile[T any](s *session, kind string, held map[string]unique.Handle[string], want map[string]T, remove func(...string), add func(T)) (map[string]unique.Handle[string], bool) {
+	next := make(map[string]unique.Handle[string], len(want))
 	changed := false
 	var gone []string
 	for k := range held {
@@ -105,9 +109,9 @@ func reconcile[T any](s *session, kind string, held map[string]string, want map[
 			s.g.log.Warn("not served", "session", s.id, kind, k, "err", err)
 			continue
 		}
-		fp := string(b)
+		fp := unique.Make(string(b))
 		next[k] = fp
-		if held[k] == fp {
+		if old, ok := held[k]; ok && old == fp {
 			continue
 		}
 		changed = true

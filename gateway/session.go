@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unique"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
@@ -37,7 +38,7 @@ type session struct {
 
 	applyMu sync.Mutex // one apply at a time; guards the sets below
 	held    struct {
-		tools, prompts, resources, templates map[string]string // key → fingerprint
+		tools, prompts, resources, templates map[string]unique.Handle[string] // key → fingerprint
 	}
 
 	out      outbox            // forwarded notifications, in order
