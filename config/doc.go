@@ -17,7 +17,8 @@
 //	    args: ["-y", "@modelcontextprotocol/server-everything"]
 //	    env_passthrough: [GITHUB_TOKEN]   # variables of agentpool's environment it may see
 //	pool:                       # Pool
-//	  max_clients: 20
+//	  max_clients: 20           # per partition: the shared servers, and each session's own
+//	  max_total_clients: 4096   # all partitions together
 //	  idle_timeout: 5m
 //	extensions:                 # Extensions
 //	  max_composition_depth: 3
