@@ -151,9 +151,9 @@ func Parse(name string, data []byte) (*Config, error) {
 		p.errs = append(p.errs, decodeError(name, data, body, w.parents, err))
 		return nil, p.err()
 	}
-	if len(p.errs) == 0 {
-		p.addKeyed(cfg.Validate())
-	}
+	// Validation runs even when the walk found problems: every problem of the file is
+	// reported at once (see addKeyed for those of values the walk could not read).
+	p.addKeyed(cfg.Validate())
 	if err := p.err(); err != nil {
 		return nil, err
 	}

@@ -68,9 +68,13 @@
 //   - Unknown keys are errors, not warnings: a misspelt key in a server definition would
 //     otherwise silently change behaviour. Every error names the file, line and column.
 //   - Validation collects every problem rather than stopping at the first, and one bad server
-//     does not hide the others' errors. Problems found while expanding and checking durations
-//     are reported first, alone: validating values that could not be expanded would only add
-//     noise.
+//     does not hide the others' errors. Problems found while walking the tree (expanding
+//     ${VAR}, checking durations and integers) are reported together with the validation
+//     problems, first: fixing one to learn of the next is what an editor's user hates. A
+//     validation problem of a value the walk could not read (or of a key under it) is left
+//     out, since that value is the unexpanded text or the default and the walk already said
+//     what is wrong there. A value that cannot be decoded at all (a list where a mapping
+//     goes) still stops before validation: there is no Config to validate.
 //   - A problem whose key is not in the file (a missing command) is placed at the nearest
 //     enclosing key that is (the server).
 //   - extensions.allowed_commands applies to every section with a CheckCommands method
