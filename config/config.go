@@ -58,8 +58,12 @@ func (c *Config) Declared() mcpcap.Servers {
 
 // Pool configures the MCP connection pool (connpool.Options).
 type Pool struct {
-	// MaxClients bounds the live clients; zero means connpool's default.
+	// MaxClients bounds the live clients of each pool partition (the shared servers, and each
+	// session's own); zero means connpool's default (20).
 	MaxClients int `yaml:"max_clients"`
+	// MaxTotalClients bounds the live clients of all partitions together; zero means
+	// connpool's default (4096).
+	MaxTotalClients int `yaml:"max_total_clients"`
 	// IdleTimeout is how long a released client stays; zero means connpool's default.
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
 }
@@ -69,6 +73,9 @@ func (p *Pool) Validate(key string) error {
 	var errs []error
 	if p.MaxClients < 0 {
 		errs = append(errs, keyErrorf(key+".max_clients", "must not be negative, got %d", p.MaxClients))
+	}
+	if p.MaxTotalClients < 0 {
+		errs = append(errs, keyErrorf(key+".max_total_clients", "must not be negative, got %d", p.MaxTotalClients))
 	}
 	if p.IdleTimeout < 0 {
 		errs = append(errs, keyErrorf(key+".idle_timeout", "must not be negative, got %s", p.IdleTimeout))
@@ -144,9 +151,9 @@ func Parse(name string, data []byte) (*Config, error) {
 		p.errs = append(p.errs, decodeError(name, data, body, w.parents, err))
 		return nil, p.err()
 	}
-	if len(p.errs) == 0 {
-		p.addKeyed(cfg.Validate())
-	}
+	// Validation runs even when the walk found problems: every problem of the file is
+	// reported at once (see addKeyed for those of values the walk could not read).
+	p.addKeyed(cfg.Validate())
 	if err := p.err(); err != nil {
 		return nil, err
 	}

@@ -77,6 +77,7 @@ func TestParseErrorsNameWhereAndWhat(t *testing.T) {
 		{"two bad servers", "mcp_servers:\n  a: {args: [x]}\n  b: {type: nope, command: y}\n", []string{"mcp_servers.a", "mcp_servers.b"}},
 		{"bad name", "mcp_servers:\n  'a/b': {command: x}\n", []string{"server name"}},
 		{"negative max_clients", "pool:\n  max_clients: -1\n", []string{"cfg.yaml:2:", "pool.max_clients"}},
+		{"negative max_total_clients", "pool:\n  max_total_clients: -1\n", []string{"cfg.yaml:2:", "pool.max_total_clients"}},
 		{"negative idle_timeout", "pool:\n  idle_timeout: -1m\n", []string{"cfg.yaml:2:", "pool.idle_timeout"}},
 		{"negative depth", "extensions:\n  max_composition_depth: -2\n", []string{"cfg.yaml:2:", "max_composition_depth"}},
 		{"negative debounce", "skills:\n  debounce: -5ms\n", []string{"cfg.yaml:2:", "skills.debounce"}},

@@ -17,7 +17,8 @@
 //	    args: ["-y", "@modelcontextprotocol/server-everything"]
 //	    env_passthrough: [GITHUB_TOKEN]   # variables of agentpool's environment it may see
 //	pool:                       # Pool
-//	  max_clients: 20
+//	  max_clients: 20           # per partition: the shared servers, and each session's own
+//	  max_total_clients: 4096   # all partitions together
 //	  idle_timeout: 5m
 //	extensions:                 # Extensions
 //	  max_composition_depth: 3
@@ -36,6 +37,7 @@
 //	  max_sessions: 4096        # --max-sessions, per path (/mcp, each /mcp/agents/<name>)
 //	  allowed_origins: [https://app.example]  # --allow-origin
 //	  max_body: 4194304         # bytes
+//	  read_timeout: 30s         # how long a client may take to send a request (headers and body)
 //
 // Each extension kind owns its section: the section is that kind's struct, in the kind's
 // package (config imports skill, command and mcpcap for those types only), one field of Config
@@ -66,9 +68,13 @@
 //   - Unknown keys are errors, not warnings: a misspelt key in a server definition would
 //     otherwise silently change behaviour. Every error names the file, line and column.
 //   - Validation collects every problem rather than stopping at the first, and one bad server
-//     does not hide the others' errors. Problems found while expanding and checking durations
-//     are reported first, alone: validating values that could not be expanded would only add
-//     noise.
+//     does not hide the others' errors. Problems found while walking the tree (expanding
+//     ${VAR}, checking durations and integers) are reported together with the validation
+//     problems, first: fixing one to learn of the next is what an editor's user hates. A
+//     validation problem of a value the walk could not read (or of a key under it) is left
+//     out, since that value is the unexpanded text or the default and the walk already said
+//     what is wrong there. A value that cannot be decoded at all (a list where a mapping
+//     goes) still stops before validation: there is no Config to validate.
 //   - A problem whose key is not in the file (a missing command) is placed at the nearest
 //     enclosing key that is (the server).
 //   - extensions.allowed_commands applies to every section with a CheckCommands method

@@ -19,6 +19,9 @@ type problems struct {
 	name string
 	root ast.Node // the document's body
 	errs []error
+	// unreadKeys are the keys whose value the walk could not read (an unset ${VAR}, a
+	// duration without a unit): their validation problems would be noise (see addKeyed).
+	unreadKeys []string
 }
 
 // at records a problem at node n.
@@ -26,9 +29,18 @@ func (p *problems) at(n ast.Node, format string, args ...any) {
 	p.errs = append(p.errs, p.positioned(n, fmt.Sprintf(format, args...)))
 }
 
+// unread records a problem of the value at key, node n, that makes the value unreadable:
+// "key: " and the message, at n.
+func (p *problems) unread(n ast.Node, key, format string, args ...any) {
+	p.unreadKeys = append(p.unreadKeys, key)
+	p.at(n, "%s: "+format, append([]any{key}, args...)...)
+}
+
 // addKeyed records every problem in err (an errors.Join tree) at the node of its key: the key
 // its Key() string method returns, found in the file, or the nearest enclosing key that is
-// there (a missing command is reported at its server).
+// there (a missing command is reported at its server). A problem of a key whose value the walk
+// could not read, or of a key under it, is left out: its value is the unexpanded text or the
+// default, and the walk's own problem says what is wrong there.
 func (p *problems) addKeyed(err error) {
 	if err == nil {
 		return
@@ -42,9 +54,22 @@ func (p *problems) addKeyed(err error) {
 	var keyed interface{ Key() string }
 	node := p.root
 	if errors.As(err, &keyed) {
+		if p.unreadUnder(keyed.Key()) {
+			return
+		}
 		node = lookupKey(p.root, keyed.Key())
 	}
 	p.errs = append(p.errs, p.positioned(node, err.Error()))
+}
+
+// unreadUnder reports whether key is, or is under, a key whose value the walk could not read.
+func (p *problems) unreadUnder(key string) bool {
+	for _, u := range p.unreadKeys {
+		if rest, ok := strings.CutPrefix(key, u); ok && (rest == "" || rest[0] == '.' || rest[0] == '[') {
+			return true
+		}
+	}
+	return false
 }
 
 func (p *problems) positioned(n ast.Node, msg string) error {

@@ -27,6 +27,11 @@ type Server struct {
 	AllowedOrigins []string `yaml:"allowed_origins"`
 	// MaxBody caps an HTTP request body, in bytes; default 4 MiB.
 	MaxBody int64 `yaml:"max_body"`
+	// ReadTimeout bounds how long a client may take to send an HTTP request, headers and
+	// body (a client trickling a body is cut off), and how long an idle keep-alive connection
+	// is kept; default 30s. It does not bound the response: an SSE stream or a long tool call
+	// lasts as long as it needs.
+	ReadTimeout time.Duration `yaml:"read_timeout"`
 }
 
 // DefaultServerAddr is server.addr's default.
@@ -47,6 +52,9 @@ func (s *Server) Validate(key string) error {
 	}
 	if s.MaxSessions < 0 {
 		errs = append(errs, keyErrorf(key+".max_sessions", "must not be negative, got %d", s.MaxSessions))
+	}
+	if s.ReadTimeout < 0 {
+		errs = append(errs, keyErrorf(key+".read_timeout", "must not be negative, got %s", s.ReadTimeout))
 	}
 	if s.MaxBody < 0 {
 		errs = append(errs, keyErrorf(key+".max_body", "must not be negative, got %d", s.MaxBody))

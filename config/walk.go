@@ -142,14 +142,14 @@ func (w *walker) duration(n ast.Node, key string, set func(ast.Node)) {
 		return
 	case *ast.IntegerNode, *ast.FloatNode:
 		s := v.GetToken().Value
-		w.p.at(n, "%s: %s has no unit (write e.g. %ss or %sms)", key, s, s, s)
+		w.p.unread(n, key, "%s has no unit (write e.g. %ss or %sms)", s, s, s)
 	case *ast.StringNode:
 		if _, err := time.ParseDuration(v.Value); err == nil {
 			return
 		}
-		w.p.at(n, "%s: %q is not a duration (e.g. 500ms, 5s, 5m)", key, v.Value)
+		w.p.unread(n, key, "%q is not a duration (e.g. 500ms, 5s, 5m)", v.Value)
 	default:
-		w.p.at(n, "%s: not a duration (e.g. 500ms, 5s, 5m)", key)
+		w.p.unread(n, key, "not a duration (e.g. 500ms, 5s, 5m)")
 	}
 	set(ast.Null(token.New("null", "null", n.GetToken().Position)))
 }
@@ -185,7 +185,7 @@ func (w *walker) integer(n ast.Node, key string, set func(ast.Node)) {
 	default:
 		return
 	}
-	w.p.at(n, "%s: %s is not a whole number", key, text)
+	w.p.unread(n, key, "%s is not a whole number", text)
 	set(ast.Null(token.New("null", "null", n.GetToken().Position)))
 }
 
@@ -209,14 +209,14 @@ func (w *walker) scalar(n ast.Node, key string, tags fieldTags) {
 	if tags.expand && !w.keepEnv {
 		var err error
 		if out, err = expandEnv(out, w.lookup); err != nil {
-			w.p.at(n, "%s: %v", key, err)
+			w.p.unread(n, key, "%v", err)
 			return
 		}
 	}
 	if tags.path && (out == "~" || strings.HasPrefix(out, "~/")) {
 		home, err := os.UserHomeDir()
 		if err != nil {
-			w.p.at(n, "%s: cannot expand %q: %v", key, out, err)
+			w.p.unread(n, key, "cannot expand %q: %v", out, err)
 			return
 		}
 		out = filepath.Join(home, out[1:])

@@ -23,7 +23,7 @@ type poolKey struct {
 // client is one live connection to one server, shared by its leases.
 //
 // Lifecycle: created "starting" (in the pool map, counted against
-// MaxClients); start either fails (removed, ready closed with startErr) or
+// the caps); start either fails (removed, ready closed with startErr) or
 // succeeds (ready closed). The session goroutine waits on
 // ClientSession.Wait; when the session ends, for any reason, it tears the
 // process group down, records the error, closes done and removes the client

@@ -27,16 +27,28 @@
 //     interpreter of its #! line, or its cwd), or an HTTP server answered the
 //     first request of the start with 401, 403 or 404 (only the first: a 404
 //     later in a session means the session expired). Neither is cached.
-//   - MaxClients counts clients that are starting or live, a closed
-//     partition's clients still leased included. A client that is
-//     being torn down (evicted, expired, crashed) no longer counts, so the
-//     number of processes may briefly exceed MaxClients; Stats.Processes
-//     shows it. At the limit, Get evicts the client idle for longest.
+//   - Two caps (DESIGN.md's pool.max_clients, refined): MaxClients (default
+//     20) bounds each partition — the global partition's shared servers, and
+//     each session's own — and MaxTotalClients (default 4096, the gateway's
+//     default server.max_sessions) bounds all of them together. One cap for
+//     everything made the 21st session of a gateway with a session-scoped
+//     server wait for a release that never came and fail: a session's
+//     servers are per session by design, so their number grows with the
+//     sessions the gateway accepts (server.max_sessions), while what one
+//     session or the shared config may start stays small. The total is the
+//     bound on processes however many sessions there are. Both count clients
+//     that are starting or live, a closed partition's clients still leased
+//     included. A client that is being torn down (evicted, expired, crashed)
+//     no longer counts, so the number of processes may briefly exceed a cap;
+//     Stats.Processes shows it. At a cap, Get evicts the client idle for
+//     longest that makes room: one of its own partition for MaxClients (a
+//     session never ends another's idle server to stay under its own cap),
+//     any for MaxTotalClients.
 //   - Pool.ClosePartition ends a partition now, not after IdleTimeout: a
 //     session's end calls it, so its processes and their state end with it.
 //     Idle clients are closed and waited for; a leased one leaves the pool at
 //     once (the next Get starts a new one) and is closed at its last Release,
-//     or by Close; until then it still counts against MaxClients. Partition names are not remembered: a host gives each
+//     or by Close; until then it still counts against the caps. Partition names are not remembered: a host gives each
 //     session a partition of its own, never reused.
 //   - A stdio server does not inherit this process's environment (an API key
 //     in the user's shell is not every server's): it gets HOME, LANG, LC_ALL,

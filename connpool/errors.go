@@ -5,8 +5,9 @@ import "errors"
 // Sentinel errors callers branch on with errors.Is. They are always wrapped
 // with the server's name and the details.
 var (
-	// ErrPoolExhausted reports that MaxClients clients are live, none is idle,
-	// and the caller's context ended before one was released. The error also
+	// ErrPoolExhausted reports that a cap is met (MaxClients clients live in the
+	// partition, or MaxTotalClients in all), no idle client makes room, and the
+	// caller's context ended before one was released. The error also
 	// wraps the context's error.
 	ErrPoolExhausted = errors.New("connection pool exhausted")
 	// ErrClosed reports a Get on a pool after Close.

@@ -171,10 +171,10 @@ func TestCloseEndsLeasedClientOfClosedPartition(t *testing.T) {
 }
 
 // A client of a closed partition that is still leased is live (its calls work), so it still
-// counts against MaxClients until its last Release: closing sessions whose servers are busy
-// must not let the pool start a process beyond the cap for every such session.
+// counts against MaxTotalClients until its last Release: closing sessions whose servers are
+// busy must not let the pool start a process beyond the cap for every such session.
 func TestClosePartitionLeasedClientStillCounts(t *testing.T) {
-	p := newTestPool(t, &Options{MaxClients: 1})
+	p := newTestPool(t, &Options{MaxTotalClients: 1})
 	cfg := faultCfg(t)
 	leased := mustGet(t, p, cfg, "s#1")
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -188,7 +188,7 @@ func TestClosePartitionLeasedClientStillCounts(t *testing.T) {
 	if err == nil {
 		p.Release(c)
 		p.Release(leased)
-		t.Fatalf("Get in another partition started a second process (pids %d, %d) with MaxClients 1 while the first is leased and live", leased.PID(), c.PID())
+		t.Fatalf("Get in another partition started a second process (pids %d, %d) with MaxTotalClients 1 while the first is leased and live", leased.PID(), c.PID())
 	}
 	if !errors.Is(err, ErrPoolExhausted) {
 		t.Fatalf("Get at the limit: %v, want ErrPoolExhausted", err)

@@ -9,10 +9,14 @@ import (
 
 // Defaults applied by New for zero Options fields.
 const (
-	DefaultMaxClients  = 20
-	DefaultIdleTimeout = 5 * time.Minute
-	DefaultKillGrace   = 2 * time.Second
-	DefaultStderrBytes = 16 << 10
+	DefaultMaxClients = 20
+	// DefaultMaxTotalClients is the cap of all partitions together: the gateway's default
+	// session cap (server.max_sessions, 4096), so that at the defaults every session can
+	// have a server of its own before the total binds.
+	DefaultMaxTotalClients = 4096
+	DefaultIdleTimeout     = 5 * time.Minute
+	DefaultKillGrace       = 2 * time.Second
+	DefaultStderrBytes     = 16 << 10
 	// DefaultProtocolVersion is the MCP version the pool asks servers for: the latest one in
 	// which a server may send requests (sampling, elicitation, roots) to its client during a
 	// call, which is how a gateway's clients get them. From 2026-07-28 (SEP-2322) those are
@@ -28,8 +32,13 @@ const GlobalPartition = "global"
 // Options configures a Pool. A nil *Options means all defaults; New copies
 // the struct, so later changes by the caller have no effect.
 type Options struct {
-	// MaxClients caps live (and starting) clients; default 20.
+	// MaxClients caps the live (and starting) clients of each partition: the global
+	// partition's shared servers, and each session's own; default 20.
 	MaxClients int
+	// MaxTotalClients caps the live (and starting) clients of all partitions together,
+	// the bound on processes however many sessions there are; default
+	// DefaultMaxTotalClients.
+	MaxTotalClients int
 	// IdleTimeout closes a client that has had no lease for this long;
 	// default 5m. A negative value disables idle expiry.
 	IdleTimeout time.Duration
@@ -67,6 +76,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.MaxClients <= 0 {
 		r.MaxClients = DefaultMaxClients
+	}
+	if r.MaxTotalClients <= 0 {
+		r.MaxTotalClients = DefaultMaxTotalClients
 	}
 	if r.IdleTimeout == 0 {
 		r.IdleTimeout = DefaultIdleTimeout

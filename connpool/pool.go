@@ -73,9 +73,10 @@ func (p *Pool) broadcastLocked() {
 // none is live. Concurrent Gets for the same key start one client; the others
 // wait for it. A start failure returns an error wrapping ErrStart that names
 // the server and carries its stderr tail; it is not cached, so the next Get
-// tries again. When MaxClients clients are live, Get evicts an idle one or
-// waits for a release until ctx ends, then returns an error wrapping both
-// ErrPoolExhausted and ctx.Err(). Every successful Get must be paired with a
+// tries again. When partition has MaxClients clients live, or all partitions
+// MaxTotalClients, Get evicts an idle one that makes room or waits for a
+// release until ctx ends, then returns an error wrapping both
+// ErrPoolExhausted and ctx.Err(), naming the cap. Every successful Get must be paired with a
 // Release.
 func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Conn, error) {
 	if err := cfg.Validate(); err != nil {
@@ -97,9 +98,8 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 			c = nil
 		}
 		if c == nil {
-			if p.liveLocked() >= p.opts.MaxClients && !p.evictIdleLocked() {
+			if full := p.roomLocked(partition); full != "" {
 				wait := p.changed
-				n := p.liveLocked()
 				p.waiting++
 				p.mu.Unlock()
 				select {
@@ -112,8 +112,7 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 					p.mu.Lock()
 					p.waiting--
 					p.mu.Unlock()
-					return nil, fmt.Errorf("connpool: server %q: %w: %d of %d clients live and leased: %w",
-						cfg.label(), ErrPoolExhausted, n, p.opts.MaxClients, ctx.Err())
+					return nil, fmt.Errorf("connpool: server %q: %w: %s: %w", cfg.label(), ErrPoolExhausted, full, ctx.Err())
 				}
 			}
 			c = newClient(p, k, cfg)
@@ -178,7 +177,7 @@ func (p *Pool) unlease(c *client) {
 			c.close() // a failed start is already done; close is a no-op request then
 		default: // runStart closes it
 		}
-		p.broadcastLocked() // it no longer counts against MaxClients
+		p.broadcastLocked() // it no longer counts against the caps
 		return
 	}
 	if c.leases == 0 && c.inMap {
@@ -215,11 +214,33 @@ func (p *Pool) armIdleLocked(c *client) {
 	c.idleTimer = t
 }
 
-// evictIdleLocked closes the client idle for longest, if any, to make room.
-func (p *Pool) evictIdleLocked() bool {
+// roomLocked makes room for a new client in partition, evicting idle clients as needed: one
+// of partition's own when the partition is at MaxClients, any when all partitions are at
+// MaxTotalClients. It returns "" when there is room, else which cap is met, for the error.
+func (p *Pool) roomLocked(partition string) string {
+	for {
+		if n := p.liveLocked(partition); n >= p.opts.MaxClients {
+			if !p.evictIdleLocked(partition) {
+				return fmt.Sprintf("partition %q has %d of %d clients live and leased (max_clients)", partition, n, p.opts.MaxClients)
+			}
+			continue
+		}
+		if n := p.liveLocked(""); n >= p.opts.MaxTotalClients {
+			if !p.evictIdleLocked("") {
+				return fmt.Sprintf("%d of %d clients live and leased in all partitions (max_total_clients)", n, p.opts.MaxTotalClients)
+			}
+			continue
+		}
+		return ""
+	}
+}
+
+// evictIdleLocked closes the client idle for longest, of partition or of any when partition
+// is "", if any, to make room.
+func (p *Pool) evictIdleLocked(partition string) bool {
 	var c *client
 	for _, x := range p.clients {
-		if x.leases > 0 {
+		if x.leases > 0 || (partition != "" && x.key.partition != partition) {
 			continue
 		}
 		select {
@@ -256,13 +277,22 @@ func (p *Pool) removeLocked(c *client) {
 	p.broadcastLocked()
 }
 
-// liveLocked counts the clients that count against MaxClients: those in the
-// map (starting or live) and those of closed partitions that are still leased
-// (live until their last Release; see ClosePartition).
-func (p *Pool) liveLocked() int {
-	n := len(p.clients)
+// liveLocked counts the clients of partition (of all partitions when "") that count against
+// the caps: those in the map (starting or live) and those of closed partitions that are
+// still leased (live until their last Release; see ClosePartition).
+func (p *Pool) liveLocked(partition string) int {
+	n := 0
+	if partition == "" {
+		n = len(p.clients)
+	} else {
+		for k := range p.clients {
+			if k.partition == partition {
+				n++
+			}
+		}
+	}
 	for c := range p.doomed {
-		if c.leases > 0 && !c.ended.Load() {
+		if c.leases > 0 && !c.ended.Load() && (partition == "" || c.key.partition == partition) {
 			n++
 		}
 	}
@@ -308,7 +338,7 @@ func (p *Pool) Release(c *Conn) {
 // still honoured, and its calls keep working until then). Every such client
 // leaves the pool at once: a later Get in partition starts a new client, so
 // callers should use a new partition name for a new session. A leased client
-// still counts against MaxClients until its last Release.
+// still counts against the caps until its last Release.
 //
 // ClosePartition returns when every client of partition that has no lease,
 // including those closed by an earlier ClosePartition and released since,
@@ -413,14 +443,15 @@ func (p *Pool) Close(ctx context.Context) error {
 // Stats is a snapshot of the pool, for tests and the status page.
 type Stats struct {
 	// Clients counts live, connected clients; Starting counts clients whose
-	// start is in progress. Both count against MaxClients.
+	// start is in progress. Both count against the caps.
 	Clients, Starting int
 	// Leases counts outstanding leases; Idle counts live clients with none.
 	Leases, Idle int
 	// Processes counts stdio processes whose group is not yet dead, including
 	// ones being torn down after eviction, expiry or a crash.
 	Processes int
-	// Waiting counts Gets waiting for a free slot because MaxClients are live and leased.
+	// Waiting counts Gets waiting for a free slot because a cap (MaxClients in their
+	// partition, MaxTotalClients) is met by clients live and leased.
 	Waiting int
 	// Servers lists each client in the pool, sorted by partition then name.
 	Servers []ServerStats

@@ -145,7 +145,15 @@
 //     as package skill parses it (name and description from the view when it does not parse).
 //     resources lists a local skill's files: its folder walked without following symlinks,
 //     each file read through the view (so confinement decides what is a file of the skill)
-//     for its sha256 and size, on every call (digests must describe what a read returns now).
+//     for its sha256 and size. Digests must describe what a read returns now, yet hashing
+//     every file of every skill on every call made each client's listing a full re-read: a
+//     file's digest is kept by URI and path with the file's stat at the read, and serves
+//     while the file is the same one (device and inode) with the same size and modification
+//     time — make's and rsync's quick check (digestCache, process-wide, bounded). The folder
+//     is still walked and each file stat'ed on every call, so an added, removed or edited
+//     file shows at once; SKILL.md, read for the frontmatter anyway, is hashed every time.
+//     At most maxSkillListings (4) skills/list and skills/get answers are computed at once in
+//     the process; the others wait their turn or their context.
 //     A remote skill is "dynamic": mcpcap keeps no upstream's file list, and a gateway cannot
 //     vouch for completeness; so is a skill beyond SEP-2640's limits (512 files, 16 MiB).
 //     skills/get of anything but a served skill's SKILL.md URI is -32602.

@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// TestPoolExhaustedRefusesSession: with pool.max_clients session-scoped servers held by
+// TestPoolExhaustedRefusesSession: with pool.max_total_clients session-scoped servers held by
 // live sessions (clients that may never DELETE), a new session does not wait in the pool
 // for as long as its client waits: its initialize fails after Options.OpenTimeout with a
 // JSON-RPC error saying the pool is exhausted, the other sessions go on, and once one
@@ -23,7 +23,7 @@ func TestPoolExhaustedRefusesSession(t *testing.T) {
 	bin := testserver.Build(t)
 	dir := t.TempDir()
 	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte(
-		"pool:\n  max_clients: 2\nmcp_servers:\n  fault: {command: "+bin+", scope: session}\n"))
+		"pool:\n  max_total_clients: 2\nmcp_servers:\n  fault: {command: "+bin+", scope: session}\n"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/frontmatter"
@@ -35,6 +36,26 @@ const (
 	maxSkillFiles = 512
 	maxSkillBytes = 16 << 20
 )
+
+// maxSkillListings bounds the skills/list and skills/get answers computed at once, in the
+// whole process: each may walk and read every file of every skill, and a burst of clients
+// must not turn into a burst of disk reads. The others wait their turn (or their context).
+const maxSkillListings = 4
+
+var skillListings = make(chan struct{}, maxSkillListings)
+
+// acquireListing takes a turn to compute a listing; release gives it back.
+func acquireListing(ctx context.Context) (release func(), err error) {
+	select {
+	case skillListings <- struct{}{}:
+		return func() { <-skillListings }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// testHookDigestRead, when set by a test, runs each time a skill file is read for its digest.
+var testHookDigestRead func(uri string)
 
 type skillsListParams struct {
 	mcp.ParamsBase
@@ -83,6 +104,11 @@ func (s *session) skillsList(ctx context.Context, _ *mcp.ServerSession, p *skill
 	if p != nil && p.Cursor != "" {
 		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: "skills/list: unknown cursor (the listing has one page)"}
 	}
+	release, err := acquireListing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	v := s.view.Load()
 	out := &skillsListResult{ResultType: "complete", Skills: make([]*skillInfo, 0, len(v.Skills))}
 	for _, sk := range v.Skills {
@@ -102,6 +128,11 @@ func (s *session) skillsList(ctx context.Context, _ *mcp.ServerSession, p *skill
 }
 
 func (s *session) skillsGet(ctx context.Context, _ *mcp.ServerSession, p *skillsGetParams) (*skillsGetResult, error) {
+	release, err := acquireListing(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	v := s.view.Load()
 	for _, sk := range v.Skills {
 		if p != nil && sk.URI == p.URI {
@@ -152,7 +183,8 @@ func skillFrontmatter(sk view.Skill, md []byte) map[string]any {
 
 // skillFileList lists every file of a local skill (its folder walked, symlinks not followed),
 // each read through the view for its digest and size: a file the view refuses to read
-// (outside the skill, gone) is not one of its files. nil (an entry "dynamic") for a skill
+// (outside the skill, gone) is not one of its files. A file read before and unchanged since
+// (digestCache) is not read again. nil (an entry "dynamic") for a skill
 // the gateway cannot enumerate — a remote one: agentpool keeps no upstream's file list —
 // or one beyond SEP-2640's limits.
 func skillFileList(ctx context.Context, v *view.View, sk view.Skill, md []byte) ([]skillFile, error) {
@@ -187,22 +219,91 @@ func skillFileList(ctx context.Context, v *view.View, sk view.Skill, md []byte) 
 	var total int64
 	for _, rel := range rels {
 		uri := root + rel
-		var b []byte
+		var f skillFile
 		if rel == "SKILL.md" {
-			b = md
-		} else if b, err = readBytes(ctx, v, uri); err != nil {
-			if errors.Is(err, ext.ErrNotFound) || errors.Is(err, ext.ErrPathTraversal) || errors.Is(err, os.ErrNotExist) {
-				continue
+			f = fileDigest(uri, md)
+		} else {
+			path := filepath.Join(sk.Origin, filepath.FromSlash(rel))
+			fi, statErr := os.Stat(path) // before the read: an edit in between is seen next time
+			var ok bool
+			if f, ok = digests.get(uri, path, fi); !ok {
+				if testHookDigestRead != nil {
+					testHookDigestRead(uri)
+				}
+				b, err := readBytes(ctx, v, uri)
+				if err != nil {
+					if errors.Is(err, ext.ErrNotFound) || errors.Is(err, ext.ErrPathTraversal) || errors.Is(err, os.ErrNotExist) {
+						continue
+					}
+					return nil, err
+				}
+				f = fileDigest(uri, b)
+				if statErr == nil {
+					digests.put(uri, path, fi, f)
+				}
 			}
-			return nil, err
 		}
-		sum := sha256.Sum256(b)
-		files = append(files, skillFile{URI: uri, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: int64(len(b))})
-		if total += int64(len(b)); total > maxSkillBytes {
+		files = append(files, f)
+		if total += f.Size; total > maxSkillBytes {
 			return nil, nil
 		}
 	}
 	return files, nil
+}
+
+// fileDigest is the entry of file uri holding b.
+func fileDigest(uri string, b []byte) skillFile {
+	sum := sha256.Sum256(b)
+	return skillFile{URI: uri, Digest: "sha256:" + hex.EncodeToString(sum[:]), Size: int64(len(b))}
+}
+
+// digestCache keeps the entries of the skill files read for skills/list and skills/get, by
+// URI and path, with the file's stat at the read: an entry serves while the file (symlinks
+// followed, as the read follows them) is the same file (os.SameFile: device and inode) with the
+// same size and modification time — the quick check of make and rsync. A file rewritten in
+// place with the same size within the file system's clock granularity would keep its old
+// digest; skills are edited by people, not at that rate. It is process-wide (a file's digest
+// is not a session's or a gateway's), and bounded: past maxDigests entries an arbitrary one
+// makes room.
+type digestCache struct {
+	mu sync.Mutex
+	m  map[digestKey]digestEntry
+}
+
+type digestKey struct{ uri, path string }
+
+type digestEntry struct {
+	fi   os.FileInfo
+	file skillFile
+}
+
+const maxDigests = 1 << 14
+
+var digests = &digestCache{m: map[digestKey]digestEntry{}}
+
+func (c *digestCache) get(uri, path string, fi os.FileInfo) (skillFile, bool) {
+	if fi == nil {
+		return skillFile{}, false
+	}
+	c.mu.Lock()
+	e, ok := c.m[digestKey{uri, path}]
+	c.mu.Unlock()
+	if !ok || !os.SameFile(e.fi, fi) || e.fi.Size() != fi.Size() || !e.fi.ModTime().Equal(fi.ModTime()) {
+		return skillFile{}, false
+	}
+	return e.file, true
+}
+
+func (c *digestCache) put(uri, path string, fi os.FileInfo, f skillFile) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.m) >= maxDigests {
+		for k := range c.m {
+			delete(c.m, k)
+			break
+		}
+	}
+	c.m[digestKey{uri, path}] = digestEntry{fi: fi, file: f}
 }
 
 // readBytes reads uri through the view: a single content, its text or blob.

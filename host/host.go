@@ -146,6 +146,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	})
 	pool := connpool.New(&connpool.Options{
 		MaxClients:      cfg.Pool.MaxClients,
+		MaxTotalClients: cfg.Pool.MaxTotalClients,
 		IdleTimeout:     cfg.Pool.IdleTimeout,
 		Logger:          logger,
 		ConfigureClient: mcpcap.RegisterSkillMethods,

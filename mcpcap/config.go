@@ -65,7 +65,8 @@ type Config struct {
 	// A start that runs out of it is not retried within the same connect round. Caps sharing
 	// a pooled server share its start: the first one's StartTimeout applies to it.
 	Server connpool.ServerConfig
-	// Lazy defers connecting to the first call; until then Tools serves the static Tools.
+	// Lazy defers connecting to the first call; until then Tools serves the static Tools and
+	// the other listings (resources, templates, prompts, skills) are empty.
 	Lazy bool
 	// Tools are the static tools served while a Lazy capability is not connected, named as
 	// the server names them (before Prefix).

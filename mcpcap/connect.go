@@ -213,6 +213,18 @@ func (c *Cap) dial(ctx context.Context) (*conn, error) {
 	return cn, nil
 }
 
+// dormant reports whether c is a Lazy Cap that no use has connected yet: its listings other
+// than the static tools are then empty, and answered without starting the server. A closed
+// Cap is not dormant: its listings fail with ext.ErrClosed.
+func (c *Cap) dormant() bool {
+	if !c.cfg.Lazy {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return !c.everUp && !c.closed
+}
+
 // testHookInstall, when set by a test, runs in onConnected once cn is installed.
 var testHookInstall func(*Cap)
 
@@ -262,6 +274,18 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 	c.mu.Unlock()
 	if err := c.sendLogLevel(ctx, cn); err != nil {
 		c.log.Warn("log level not set", "err", err)
+	}
+	if !reconnect && c.cfg.Lazy {
+		// A Lazy Cap listed no resources, prompts or skills while dormant: whoever holds a
+		// view of them must ask again, now that the server can answer.
+		if caps := serverCaps(cn); caps == nil || caps.Resources != nil {
+			c.emit(ext.ResourcesChanged, "")
+			c.emit(ext.SkillsChanged, "")
+		}
+		if caps := serverCaps(cn); caps == nil || caps.Prompts != nil {
+			c.emit(ext.PromptsChanged, "")
+			c.emit(ext.CommandsChanged, "")
+		}
 	}
 	if reconnect {
 		c.log.Info("reconnected", "pid", cn.pid())

@@ -8,7 +8,7 @@
 //
 // Lifecycle: New validates and does no I/O. The first listing (Tools, resources,
 // prompts, skills) connects, unless Lazy: then the static Config.Tools serve the listing
-// and the first call connects. Connecting is a double-checked, context-aware lock around
+// and the first call connects (see the decision on Lazy below). Connecting is a double-checked, context-aware lock around
 // an atomic pointer to the live connection, so the call path takes no lock. A goroutine per
 // pooled connection waits on its Done channel and marks it dead (Close stops it), emitting
 // tools_changed so that whoever holds a view asks again rather than offer a dead server's
@@ -19,6 +19,19 @@
 // fails fast with ErrDegraded naming the server and its last error (with the stderr tail).
 //
 // Decisions taken where the RFC and DESIGN.md are silent:
+//   - Lazy: a server declared lazy starts at its first use, not at its first listing. Until a
+//     use connects it (the Cap is "dormant"), it lists its static tools and nothing else: no
+//     resources, templates, prompts (commands) or skills, and the routing probes
+//     ResourceExists and SkillExists answer false for its own URIs — the config declares only
+//     its tools, and listing what it listed in an earlier run would need a cache kept across
+//     runs that can go stale. A use is a call (CallTool), a prompt expanded by name
+//     (GetCommand), a completion, a subscription, or a resource or skill read addressed to it
+//     by name (mcp://<server>/<uri>, which ResourceExists and SkillExists answer by
+//     connecting). The connect that ends dormancy emits resources_changed and skills_changed
+//     (when the server declares resources) and prompts_changed and commands_changed (when it
+//     declares prompts), besides tools_changed, so a view that listed nothing asks again.
+//     From then on the Cap lists like any other, reconnecting when a listing needs it: once
+//     started, it has been used.
 //   - While degraded, an access probes with a single attempt, at most once per the longest
 //     delay of a round (Backoff << (Attempts-1)); success restores the tools and emits
 //     tools_changed. The RFC's "no automatic background reconnect" holds: only accesses

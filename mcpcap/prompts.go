@@ -11,8 +11,11 @@ import (
 
 // ListCommands returns the server's prompts as commands named "<server>:<prompt>" (Source
 // "mcp"), with the prompt's arguments in order. The listing is cached until the server says
-// its prompts changed.
+// its prompts changed. A dormant Lazy Cap lists none.
 func (c *Cap) ListCommands(ctx context.Context) ([]ext.CommandEntry, error) {
+	if c.dormant() {
+		return nil, nil
+	}
 	prompts, err := c.prompts(ctx)
 	if err != nil {
 		return nil, err

@@ -46,6 +46,9 @@ type resourceCache struct {
 // ListResources returns the server's resources (resources/list, all pages). The listing is
 // cached until the server says it changed.
 func (c *Cap) ListResources(ctx context.Context) ([]ext.ResourceEntry, error) {
+	if c.dormant() {
+		return nil, nil
+	}
 	rc, err := c.resources(ctx)
 	if err != nil {
 		return nil, err
@@ -55,6 +58,9 @@ func (c *Cap) ListResources(ctx context.Context) ([]ext.ResourceEntry, error) {
 
 // ListResourceTemplates returns the server's resource templates (resources/templates/list).
 func (c *Cap) ListResourceTemplates(ctx context.Context) ([]ext.ResourceTemplateEntry, error) {
+	if c.dormant() {
+		return nil, nil
+	}
 	rc, err := c.resources(ctx)
 	if err != nil {
 		return nil, err
@@ -64,12 +70,14 @@ func (c *Cap) ListResourceTemplates(ctx context.Context) ([]ext.ResourceTemplate
 
 // ResourceExists reports whether the server lists uri or one of its templates matches it.
 // uri may be the server's own URI or mcp://<server>/<uri>. It answers from the cached listing.
+// A dormant Lazy Cap lists nothing: only a URI naming it (mcp://<server>/…) connects it.
 func (c *Cap) ResourceExists(ctx context.Context, uri string) (bool, error) {
 	if c.isClosed() {
 		return false, c.errClosed()
 	}
+	named := strings.HasPrefix(uri, "mcp://")
 	uri, ok := c.unwrapURI(uri)
-	if !ok {
+	if !ok || (!named && c.dormant()) {
 		return false, nil
 	}
 	rc, err := c.resources(ctx)

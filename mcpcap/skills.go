@@ -100,6 +100,9 @@ type skillCache struct {
 // Origin "mcp://<server>": its content is untrusted. The registry asks local skill sources
 // first, so these never shadow a local skill.
 func (c *Cap) ListSkills(ctx context.Context) ([]ext.SkillEntry, error) {
+	if c.dormant() {
+		return nil, nil
+	}
 	sc, err := c.skills(ctx)
 	if err != nil {
 		return nil, err
@@ -108,13 +111,15 @@ func (c *Cap) ListSkills(ctx context.Context) ([]ext.SkillEntry, error) {
 }
 
 // SkillExists reports whether the server lists uri as a skill file. It answers only for URIs
-// the server lists (skills/list files, skill:// resources), never for a guess.
+// the server lists (skills/list files, skill:// resources), never for a guess. A dormant Lazy
+// Cap lists nothing: only a URI naming it (mcp://<server>/…) connects it.
 func (c *Cap) SkillExists(ctx context.Context, uri string) (bool, error) {
 	if c.isClosed() {
 		return false, c.errClosed()
 	}
+	named := strings.HasPrefix(uri, "mcp://")
 	uri, ok := c.unwrapURI(uri)
-	if !ok || checkSkillURI(uri) != nil {
+	if !ok || checkSkillURI(uri) != nil || (!named && c.dormant()) {
 		return false, nil
 	}
 	sc, err := c.skills(ctx)

@@ -40,7 +40,8 @@ type ServerSpec struct {
 	// URL and Headers reach an HTTP server.
 	URL     string            `yaml:"url" config:"expand"`
 	Headers map[string]string `yaml:"headers" config:"expand"`
-	// Lazy defers connecting to the first call; Tools are listed until then.
+	// Lazy defers connecting to the first call; Tools are listed until then, and no
+	// resources, prompts or skills.
 	Lazy  bool         `yaml:"lazy"`
 	Tools []StaticTool `yaml:"tools"`
 	// Scope is ScopePool (default) or ScopeSession.

@@ -29,6 +29,16 @@ import (
 // loopback only.
 const DefaultServeAddr = config.DefaultServerAddr
 
+// DefaultReadTimeout is server.read_timeout's default: how long a client may take to send a
+// request, headers and body. A body is at most server.max_body (4 MiB by default), which this
+// allows at some 140 KB/s.
+const DefaultReadTimeout = 30 * time.Second
+
+// headerTimeout bounds how long a client may take to send a request's headers (unless
+// server.read_timeout is shorter); headers are small, and a client that cannot send them
+// this fast is holding a connection rather than using it.
+const headerTimeout = 10 * time.Second
+
 // serveStopBound bounds the end of the sessions and of the HTTP server at shutdown; the host
 // then closes within closeHost's own bound.
 const serveStopBound = 10 * time.Second
@@ -45,8 +55,9 @@ type serveOpts struct {
 	maxSessions    int
 	token          string
 	allowedOrigins []string
-	maxBody        int64  // server.max_body; no flag
-	agent          string // --stdio: serve this agent's view
+	maxBody        int64         // server.max_body; no flag
+	readTimeout    time.Duration // server.read_timeout; no flag
+	agent          string        // --stdio: serve this agent's view
 }
 
 func newServeCmd(opts *options) *cobra.Command {
@@ -135,7 +146,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		}
 		gateways = append(gateways, agents[name])
 	}
-	return serveHTTP(ctx, cmd.ErrOrStderr(), gateway.Mux(pool, agents), so.addr, agents,
+	return serveHTTP(ctx, cmd.ErrOrStderr(), gateway.Mux(pool, agents), so.addr, so.readTimeout, agents,
 		func() error { return stopGateways(gateways...) })
 }
 
@@ -159,6 +170,7 @@ func (so *serveOpts) fromConfig(cmd *cobra.Command, s config.Server) {
 		so.token = cmp.Or(os.Getenv("AGENTPOOL_TOKEN"), s.Token)
 	}
 	so.maxBody = s.MaxBody
+	so.readTimeout = cmp.Or(s.ReadTimeout, DefaultReadTimeout)
 }
 
 // agentGateway returns the options of agent name's Gateway: base with the agent's scope, its
@@ -190,13 +202,14 @@ func stopGateways(gs ...*gateway.Gateway) error {
 }
 
 // serveHTTP listens on addr, says where, and serves handler (the pool at /mcp, each agent at
-// /mcp/agents/<name>) until ctx ends.
-func serveHTTP(ctx context.Context, stderr io.Writer, handler http.Handler, addr string, agents map[string]*gateway.Gateway, stop func() error) error {
+// /mcp/agents/<name>) until ctx ends. A client has readTimeout to send a request, headers and
+// body, and an idle keep-alive connection is closed after as long (see newHTTPServer).
+func serveHTTP(ctx context.Context, stderr io.Writer, handler http.Handler, addr string, readTimeout time.Duration, agents map[string]*gateway.Gateway, stop func() error) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := newHTTPServer(handler, readTimeout)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "agentpool: serving MCP at http://%s%s; interrupt to stop\n", ln.Addr(), gateway.PoolPath)
@@ -220,6 +233,22 @@ func serveHTTP(ctx context.Context, stderr io.Writer, handler http.Handler, addr
 	}
 	<-served
 	return err
+}
+
+// newHTTPServer returns serve's HTTP server of handler, bounded against clients that hold
+// connections without using them (slowloris): headers within headerTimeout, the whole request
+// within readTimeout, and an idle keep-alive connection closed after readTimeout. net/http
+// clears the read deadline once a request's body has been read to its end (it then reads the
+// connection only to see the client leave), so ReadTimeout bounds what the client sends and
+// never the response: a GET SSE stream or a long tool call outlives it (TestServeSlowBodyCut).
+// No WriteTimeout, for the same streams.
+func newHTTPServer(handler http.Handler, readTimeout time.Duration) *http.Server {
+	return &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: min(headerTimeout, readTimeout),
+		ReadTimeout:       readTimeout,
+		IdleTimeout:       readTimeout,
+	}
 }
 
 // buildServeHost builds the host as every command does (buildHost), without opening a

@@ -1,0 +1,62 @@
+package connpool
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+)
+
+// getWithin tries a Get that must not wait: it fails at once (ErrPoolExhausted) when a cap
+// is reached and nothing idle can make room.
+func getWithin(p *Pool, cfg ServerConfig, partition string, d time.Duration) (*Conn, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	return p.Get(ctx, cfg, partition)
+}
+
+// TestMaxClientsPerPartition: MaxClients caps each partition's clients (the shared servers,
+// and each session's own), so sessions do not compete for one cap; MaxTotalClients caps them
+// all together. At either cap a Get evicts an idle client that makes room (one of its own
+// partition for the partition's cap, any for the total) or waits, then fails with
+// ErrPoolExhausted naming the cap it met.
+func TestMaxClientsPerPartition(t *testing.T) {
+	p := newTestPool(t, &Options{MaxClients: 1, MaxTotalClients: 3})
+	cfg, other := faultCfg(t), faultCfg(t, "--stderr", "other")
+
+	// One client in each of three partitions, although MaxClients is 1.
+	var conns []*Conn
+	for _, part := range []string{GlobalPartition, "s#1", "s#2"} {
+		conns = append(conns, mustGet(t, p, cfg, part))
+	}
+	global, s1, s2 := conns[0], conns[1], conns[2]
+
+	// A second client in one partition meets its cap.
+	if _, err := getWithin(p, other, "s#1", 300*time.Millisecond); !errors.Is(err, ErrPoolExhausted) || !strings.Contains(err.Error(), `partition "s#1"`) {
+		t.Fatalf("a second client in s#1 with MaxClients 1: %v, want ErrPoolExhausted naming the partition", err)
+	}
+	// A fourth partition meets the total.
+	if _, err := getWithin(p, cfg, "s#3", 300*time.Millisecond); !errors.Is(err, ErrPoolExhausted) || !strings.Contains(err.Error(), "in all partitions") {
+		t.Fatalf("a fourth client with MaxTotalClients 3: %v, want ErrPoolExhausted naming the total", err)
+	}
+
+	// An idle client of another partition makes room under the total...
+	oldS2 := s2.PID()
+	p.Release(s2)
+	s3 := mustGet(t, p, cfg, "s#3")
+	defer p.Release(s3)
+	waitGroupGone(t, oldS2)
+
+	// ...but not under a partition's cap: the global client idle, s#1 is still full.
+	p.Release(global)
+	if _, err := getWithin(p, other, "s#1", 300*time.Millisecond); !errors.Is(err, ErrPoolExhausted) {
+		t.Fatalf("a second client in s#1 while another partition's client is idle: %v, want ErrPoolExhausted", err)
+	}
+	// An idle client of its own partition does.
+	oldS1 := s1.PID()
+	p.Release(s1)
+	c := mustGet(t, p, other, "s#1")
+	defer p.Release(c)
+	waitGroupGone(t, oldS1)
+}
