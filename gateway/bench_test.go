@@ -10,9 +10,8 @@ package gateway_test
 //
 // The baseline of the call benchmarks is the same go-sdk client calling the faultserver served
 // directly over go-sdk streamable HTTP (its --http mode, its own process). The gateway is
-// served in the benchmark's process (as gateway.Handler behind an httptest server on
-// 127.0.0.1), so the clients and the gateway share its CPUs, where the baseline's server has
-// its own process.
+// `agentpool serve --http` in its own process (bench_serve_test.go), as users run it; the
+// memory benchmark serves gateway.Handler in the benchmark's process, to read its heap.
 
 import (
 	"context"
@@ -36,7 +35,7 @@ const throughputPer = 8
 // callSides connects n clients through the gateway, whose upstream is spec, and n directly to
 // the faultserver at directURL.
 func callSides(b *testing.B, spec, directURL string, n int) (gw, direct *side) {
-	_, url, _ := benchGateway(b, spec, nil)
+	url := benchServeProcess(b, spec)
 	gw = &side{name: "gateway", tool: benchTool, sessions: benchConnect(b, url, benchHTTPClient(b), n)}
 	direct = &side{name: "direct", tool: "echo", sessions: benchConnect(b, directURL, benchHTTPClient(b), n)}
 	return gw, direct
