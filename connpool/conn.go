@@ -3,6 +3,9 @@ package connpool
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -43,6 +46,35 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params json.RawMessag
 		return c.c.rawHTTP.call(ctx, method, params)
 	}
 	return nil, ErrNoRaw
+}
+
+// Notify sends the server a notification of method with params (a JSON object, or nil) on
+// the session's connection, for one the go-sdk session has no call for (a client's
+// notifications/roots/list_changed is sent by the go-sdk to every session of an mcp.Client at
+// once). A connection that cannot (legacy SSE) returns ErrNoRaw.
+func (c *Conn) Notify(ctx context.Context, method string, params json.RawMessage) error {
+	msg := []byte(`{"jsonrpc":"2.0","method":` + strconv.Quote(method))
+	if len(params) > 0 {
+		msg = append(append(append(msg, `,"params":`...), params...), '}')
+	} else {
+		msg = append(msg, '}')
+	}
+	switch {
+	case c.c.lean != nil:
+		return c.c.lean.writeLine(msg)
+	case c.c.rawHTTP != nil:
+		resp, err := c.c.rawHTTP.post(ctx, msg)
+		if err != nil {
+			return err
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
+		resp.Body.Close()
+		if resp.StatusCode < 200 || resp.StatusCode > 299 {
+			return fmt.Errorf("connpool: %s: HTTP %d", method, resp.StatusCode)
+		}
+		return nil
+	}
+	return ErrNoRaw
 }
 
 // Done returns a channel closed when the underlying session has ended (the

@@ -41,6 +41,14 @@ type RawToolCaller interface {
 	CallToolRaw(ctx context.Context, call *ToolCall) (json.RawMessage, error)
 }
 
+// RootsWatcher is an optional interface of a capability backed by an MCP server that may ask
+// its client for roots: RootsChanged tells the server the client's roots changed
+// (notifications/roots/list_changed), so that it asks again. A capability not connected has
+// nothing to tell and returns nil.
+type RootsWatcher interface {
+	RootsChanged(ctx context.Context) error
+}
+
 // Instructor is implemented by capabilities that add to the system prompt.
 type Instructor interface {
 	Instructions(ctx context.Context) (Instructions, error)

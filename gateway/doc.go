@@ -157,6 +157,8 @@
 //     A remote skill is "dynamic": mcpcap keeps no upstream's file list, and a gateway cannot
 //     vouch for completeness; so is a skill beyond SEP-2640's limits (512 files, 16 MiB).
 //     skills/get of anything but a served skill's SKILL.md URI is -32602.
-//   - Not yet here: roots list_changed from a client to the servers; stateless mode. The
-//     session cap is per Gateway.
+//   - A client's notifications/roots/list_changed reaches the servers of its own session
+//     (ext.RootsWatcher), which ask it again; a pool-scoped server shared by sessions is not
+//     told (roots.go says why). TestRootsChangedReachTheSessionsServers.
+//   - Not yet here: stateless mode. The session cap is per Gateway.
 package gateway

@@ -117,9 +117,10 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 			// SEP-2640: skills/list and skills/get (skills.go); no resources/directory/read.
 			Extensions: map[string]any{SkillsExtension: map[string]any{}},
 		},
-		CompletionHandler:  s.complete,
-		SubscribeHandler:   s.subscribe,
-		UnsubscribeHandler: s.unsubscribe,
+		CompletionHandler:       s.complete,
+		RootsListChangedHandler: s.rootsChanged,
+		SubscribeHandler:        s.subscribe,
+		UnsubscribeHandler:      s.unsubscribe,
 		// On every transport: over stdio the go-sdk would otherwise serve a request asking
 		// for a newer version in its _meta (SEP-2575) under that version.
 		SupportedProtocolVersions: supportedVersions,

@@ -8,7 +8,7 @@
 // roots (asks its client for its roots), log (logs at a level), progress
 // (reports progress on the caller's token) and touch (sends resources/updated
 // for a URI to the sessions subscribed to it; subscribe and unsubscribe requests
-// are appended to the --log file as "subscribe <uri>", "unsubscribe <uri>"). Resource: test://static/hello. Prompt: greet. Flags are
+// are appended to the --log file as "subscribe <uri>", "unsubscribe <uri>"; a client's notifications/roots/list_changed as "roots-changed <pid>"). Resource: test://static/hello. Prompt: greet. Flags are
 // listed by -help (--log, --ignore-sigterm, --exit-at-start, --hang-initialize,
 // --stderr, --http, --stateless, --require-header, --call-delay, --count-delay,
 // --linger, --skills, --extra-tool, --roots-at-start).
@@ -113,7 +113,10 @@ func echoTool(_ context.Context, _ *mcp.CallToolRequest, in textArg) (*mcp.CallT
 }
 
 func newServer() (*mcp.Server, error) {
-	opts := &mcp.ServerOptions{SubscribeHandler: subscribed, UnsubscribeHandler: unsubscribed}
+	opts := &mcp.ServerOptions{SubscribeHandler: subscribed, UnsubscribeHandler: unsubscribed,
+		RootsListChangedHandler: func(context.Context, *mcp.RootsListChangedRequest) {
+			appendLog(fmt.Sprintf("roots-changed %d", os.Getpid()))
+		}}
 	askAtStart(opts)
 	if *skills {
 		caps := &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}}
