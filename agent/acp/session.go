@@ -50,12 +50,13 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 	o := c.srv.o
 	id := "acp-" + rand.Text()
 	s := &session{c: c, id: id, scope: ext.Scope{SessionID: id, AgentName: o.AgentName}, watchDone: make(chan struct{})}
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
+	if !c.enter() {
 		return sdk.NewSessionResponse{}, errors.New("acp: the connection is closing")
 	}
+	defer c.opening.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.ctx, cancel)()
 	announced := c.out.expect(id)
 	opened := false
 	defer func() {
@@ -98,11 +99,11 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 	}
 	s.agent = a
 	// Subscribed before the first compile, so that no change between the two is missed.
-	wctx, cancel := context.WithCancel(context.Background())
+	wctx, stopWatch := context.WithCancel(context.Background())
 	events := o.Registry.Changes(wctx, s.scope)
 	v, err := c.srv.cache.Get(ctx, s.scope)
 	if err != nil {
-		cancel()
+		stopWatch()
 		return sdk.NewSessionResponse{}, err
 	}
 	for _, pr := range v.Problems {
@@ -114,11 +115,11 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		cancel()
+		stopWatch()
 		return sdk.NewSessionResponse{}, errors.New("acp: the connection is closing")
 	}
 	c.sessions[id] = s
-	s.stopWatch = cancel
+	s.stopWatch = stopWatch
 	c.mu.Unlock()
 	go s.watch(wctx, events, announced)
 	c.srv.log.Debug("session opened", "session", id, "cwd", p.Cwd, "servers", len(p.McpServers))
