@@ -29,7 +29,9 @@
 //     embedded text resource <resource uri="…">; images, audio and binary resources are
 //     refused (promptCapabilities says so). A prompt "/name args" naming one of the view's
 //     commands runs that command (cmdline.ParseLine, Agent.CommandInput: the model gets the
-//     expansion); a "/" that names none ("/usr/bin is slow") is the user's text.
+//     expansion), and one whose arguments do not parse (an unclosed quote) is refused with
+//     the reason, as chat refuses the line; a "/" that names none ("/usr/bin is slow") is the
+//     user's text.
 //   - Updates: streamed model text is agent_message_chunk (a model that does not stream
 //     gets its final text sent at the end); a tool call's start is tool_call with status
 //     in_progress (the agent reports a call when it starts, not before), title the tool's

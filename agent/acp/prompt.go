@@ -114,8 +114,13 @@ func (s *session) input(ctx context.Context, text string) (*agent.Input, error) 
 	if !strings.HasPrefix(strings.TrimSpace(text), "/") {
 		return &agent.Input{Prompt: text}, nil
 	}
-	name, args, _, err := cmdline.ParseLine(text)
-	if err != nil {
+	// The name first: arguments that do not parse are the user's mistake only when the line
+	// names a command ("/usr/bin isn't slow" is text, "/greet \"Ann" a command typed wrong).
+	name := strings.TrimSpace(text)[1:]
+	if i := strings.IndexAny(name, " \t\n\r\v\f"); i >= 0 {
+		name = name[:i]
+	}
+	if name == "" {
 		return &agent.Input{Prompt: text}, nil
 	}
 	v, err := s.c.srv.cache.Get(ctx, s.scope)
@@ -124,6 +129,10 @@ func (s *session) input(ctx context.Context, text string) (*agent.Input, error) 
 	}
 	if _, ok := v.Command(name); !ok {
 		return &agent.Input{Prompt: text}, nil
+	}
+	_, args, _, err := cmdline.ParseLine(text)
+	if err != nil {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	in, err := s.agent.CommandInput(ctx, &ext.CommandRequest{Name: name, Args: args})
 	if err != nil {
