@@ -49,7 +49,8 @@
 //     in-flight MCP calls are cancelled upstream (go-sdk sends notifications/cancelled); the
 //     calls cut short are reported failed ("cancelled") before the prompt answers cancelled,
 //     since ACP wants every update of a turn sent before its response. A prompt sent while
-//     another runs waits for it (the SDK cancels the earlier one).
+//     another runs waits for it (the SDK cancels the earlier one); session/cancel, and the
+//     session's end, cancel it as well while it waits, and then it never runs.
 //   - session/close is supported (sessionCapabilities.close); the end of the connection ends
 //     every session the same way: turn cancelled and waited for, CloseSession (the host
 //     ends the session's processes), the registry's scope of the session closed, its views

@@ -2,6 +2,8 @@ package acp_test
 
 import (
 	"context"
+	"encoding/json"
+	"github.com/agentpool/agentpool/ext"
 	"sync"
 	"testing"
 	"time"
@@ -64,5 +66,54 @@ func TestServeWaitsForSessionNew(t *testing.T) {
 	}
 	if len(opened) != 1 || len(closed) != 1 || opened[0] != closed[0] {
 		t.Errorf("when Serve returned: opened %v, closed %v; want the session opened and closed", opened, closed)
+	}
+}
+
+// TestCloseCancelsAWaitingPrompt: a prompt sent while another runs waits for it; when the
+// session is closed then, the waiting prompt is cancelled too: it does not run a turn of its
+// own (ask the model) while session/close waits for the session to end.
+func TestCloseCancelsAWaitingPrompt(t *testing.T) {
+	b := newBox()
+	started, superseded, release := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	b.tools["hold"] = func(ctx context.Context, _ json.RawMessage) (*ext.ToolResult, error) {
+		close(started)
+		<-ctx.Done() // the SDK cancels a turn when the next prompt arrives
+		close(superseded)
+		<-release // a call that takes a while to give up
+		return nil, ctx.Err()
+	}
+	m := &model{fn: func(req *agent.Request) (*agent.Response, error) {
+		if lastText(req) == "first" {
+			return &agent.Response{ToolCalls: []agent.ToolCall{{ID: "h1", Name: "hold"}}}, nil
+		}
+		return &agent.Response{Text: "ok"}, nil
+	}}
+	f := start(t, m, acp.Options{}, b)
+	f.initialize(t)
+	id := f.newSession(t)
+	var wg sync.WaitGroup
+	send := func(text string) {
+		wg.Go(func() {
+			f.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock(text)}})
+		})
+	}
+	send("first")
+	<-started
+	send("second")
+	<-superseded
+	closed := make(chan error, 1)
+	go func() {
+		_, err := f.conn.CloseSession(context.Background(), sdk.CloseSessionRequest{SessionId: id})
+		closed <- err
+	}()
+	close(release)
+	if err := <-closed; err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	for _, r := range m.requests() {
+		if lastText(r) == "second" {
+			t.Error("the prompt waiting when the session was closed ran a turn: the model was asked")
+		}
 	}
 }

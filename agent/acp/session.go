@@ -32,9 +32,14 @@ type session struct {
 	history []agent.Message
 	ended   bool
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // the running turn's; nil between turns
-	turn   *turn              // the running turn's state; nil between turns
+	// ctx ends when the session does (end): a prompt still waiting for the turn then gives up.
+	ctx  context.Context
+	stop context.CancelFunc
+
+	mu      sync.Mutex
+	cancels map[uint64]context.CancelFunc // the prompts running or waiting for the turn
+	prompts uint64                        // counts the prompts, keying cancels
+	turn    *turn                         // the running turn's state; nil between turns
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
@@ -49,7 +54,9 @@ type session struct {
 func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.NewSessionResponse, err error) {
 	o := c.srv.o
 	id := "acp-" + rand.Text()
-	s := &session{c: c, id: id, scope: ext.Scope{SessionID: id, AgentName: o.AgentName}, watchDone: make(chan struct{})}
+	s := &session{c: c, id: id, scope: ext.Scope{SessionID: id, AgentName: o.AgentName}, watchDone: make(chan struct{}),
+		cancels: map[uint64]context.CancelFunc{}}
+	s.ctx, s.stop = context.WithCancel(context.Background())
 	if !c.enter() {
 		return sdk.NewSessionResponse{}, errors.New("acp: the connection is closing")
 	}
@@ -61,6 +68,7 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 	opened := false
 	defer func() {
 		if err != nil {
+			s.stop()
 			c.out.drop(id)
 			close(s.watchDone)
 			if opened {
@@ -140,11 +148,11 @@ func (c *conn) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.C
 	return sdk.CloseSessionResponse{}, nil
 }
 
-// end ends the session once: its turn cancelled and waited for, its watch stopped, then
-// release.
+// end ends the session once: its turn and the prompts waiting for it cancelled and waited
+// for, its watch stopped, then release.
 func (s *session) end() {
 	s.endOnce.Do(func() {
-		s.cancelTurn()
+		s.stop()
 		if s.stopWatch != nil {
 			s.stopWatch()
 		}
