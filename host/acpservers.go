@@ -18,7 +18,8 @@ import (
 // The declaration is the user's own (the editor runs as the user), so no trust decision
 // applies; it is validated as a config entry would be, and extensions.allowed_commands holds
 // for it. A name the session already sees (a configured server, "skills", a reserved name) is
-// refused rather than shadowing it. On error nothing is registered.
+// refused rather than shadowing it — in a session OpenAgentSession opened, the agent's own
+// servers included. On error nothing is registered.
 func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spec mcpcap.ServerSpec) error {
 	key := "session " + sessionID + ": mcp server"
 	servers := mcpcap.Servers{name: spec}
@@ -33,13 +34,15 @@ func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spe
 	slot := ext.Scope{SessionID: sessionID}
 	h.sessMu.Lock()
 	partitions := h.partitions[sessionID]
+	// A session of an agent sees that agent's servers too: their names are taken as well.
+	seen := ext.Scope{SessionID: sessionID, AgentName: h.sessionAgents[sessionID]}
 	h.sessMu.Unlock()
 	if len(partitions) == 0 {
 		return fmt.Errorf("%s.%s: the session is not open", key, name)
 	}
 	reserved := []string{skillServers, agentSkills, agentSkillServers, projectCommands}
 	taken := slices.Contains(reserved, name)
-	for _, c := range h.Registry.Visible(slot) {
+	for _, c := range h.Registry.Visible(seen) {
 		taken = taken || c.Name() == name
 	}
 	if taken {

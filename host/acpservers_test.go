@@ -118,3 +118,33 @@ func TestAddSessionServerRefusals(t *testing.T) {
 		t.Errorf("refused servers left registrations: %d before, %d after", before, after)
 	}
 }
+
+// TestAddSessionServerAgentNames: in a session of an agent (agentpool acp --agent), the names
+// the agent's view holds — its own servers, pool-scoped and session-scoped — are taken too: a
+// client's server may not take one and so rename the agent's configured tools.
+func TestAddSessionServerAgentNames(t *testing.T) {
+	ctx := context.Background()
+	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), `
+agents:
+  a:
+    mcp_servers:
+      mine: {command: /nonexistent/a, lazy: true, tools: [{name: ping}]}
+      private: {command: /nonexistent/p, scope: session, lazy: true, tools: [{name: ping}]}
+`, Options{})
+	if err := h.OpenAgentSession(ctx, "s1", "a"); err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(ctx, "s1")
+	scope := ext.Scope{SessionID: "s1", AgentName: "a"}
+	before := len(h.Registry.Registrations(scope))
+	for _, name := range []string{"mine", "private"} {
+		err := h.AddSessionServer(ctx, "s1", name, mcpcap.ServerSpec{Command: "/nonexistent/editor", Lazy: true,
+			Tools: []mcpcap.StaticTool{{Name: "ping"}}})
+		if err == nil || !strings.Contains(err.Error(), "already") {
+			t.Errorf("AddSessionServer(%q) in a session of agent a = %v, want an error saying the name is taken", name, err)
+		}
+	}
+	if after := len(h.Registry.Registrations(scope)); after != before {
+		t.Errorf("refused servers left registrations: %d before, %d after", before, after)
+	}
+}

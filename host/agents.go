@@ -137,6 +137,12 @@ func (h *Host) OpenAgentSession(ctx context.Context, sessionID, agent string) (e
 			err = errors.Join(err, h.CloseSession(context.WithoutCancel(ctx), sessionID))
 		}
 	}()
+	h.sessMu.Lock()
+	if h.sessionAgents == nil {
+		h.sessionAgents = map[string]string{}
+	}
+	h.sessionAgents[sessionID] = agent
+	h.sessMu.Unlock()
 	slot := ext.Scope{SessionID: sessionID, AgentName: agent}
 	register := func(c ext.Capability, opts ...ext.RegisterOption) error {
 		if err := h.Registry.Register(c, ext.LevelAgent, slot, opts...); err != nil {

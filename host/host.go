@@ -89,6 +89,7 @@ type Host struct {
 	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
 	sessMu         sync.Mutex
 	partitions     map[string][]string // by session id: the pool partitions CloseSession ends
+	sessionAgents  map[string]string   // by session id: the agent OpenAgentSession opened it for
 	logger         *slog.Logger
 }
 

@@ -93,6 +93,7 @@ func (h *Host) CloseSession(ctx context.Context, sessionID string) error {
 	h.sessMu.Lock()
 	partitions := h.partitions[sessionID]
 	delete(h.partitions, sessionID)
+	delete(h.sessionAgents, sessionID)
 	h.sessMu.Unlock()
 	err := h.Registry.CloseScope(ctx, ext.Scope{SessionID: sessionID})
 	for _, p := range partitions {
@@ -110,6 +111,7 @@ func (h *Host) forgetPartition(sessionID, partition string) {
 	ps := slices.DeleteFunc(h.partitions[sessionID], func(p string) bool { return p == partition })
 	if len(ps) == 0 {
 		delete(h.partitions, sessionID)
+		delete(h.sessionAgents, sessionID)
 	} else {
 		h.partitions[sessionID] = ps
 	}

@@ -268,3 +268,27 @@ func mustJSON(v any) string {
 	b, _ := json.Marshal(v)
 	return string(b)
 }
+
+// TestCommandArgumentsThatDoNotParse: a prompt naming one of the session's commands whose
+// arguments do not parse (an unclosed quote) is refused with the reason, as agentpool chat
+// refuses the line: it is not sent to the model as plain text. A line naming no command is the
+// user's text, however it quotes.
+func TestCommandArgumentsThatDoNotParse(t *testing.T) {
+	b := newBox()
+	b.commands = []string{"greet"}
+	m := &model{fn: func(req *agent.Request) (*agent.Response, error) { return &agent.Response{Text: "ok"}, nil }}
+	f := start(t, m, acp.Options{}, b)
+	f.initialize(t)
+	id := f.newSession(t)
+	_, err := f.conn.Prompt(context.Background(), sdk.PromptRequest{SessionId: id, Prompt: []sdk.ContentBlock{sdk.TextBlock(`/greet "Ann Lee`)}})
+	if err == nil || !strings.Contains(err.Error(), "/greet") {
+		t.Errorf("/greet with an unclosed quote: err %v, want a refusal naming /greet", err)
+	}
+	if n := len(m.requests()); n != 0 {
+		t.Errorf("the model was asked %d times for a command line that does not parse", n)
+	}
+	f.prompt(t, id, `/usr/bin isn't slow`)
+	if reqs := m.requests(); len(reqs) != 1 || lastText(reqs[0]) != `/usr/bin isn't slow` {
+		t.Errorf("a line naming no command: the model got %d requests, want it once as typed", len(reqs))
+	}
+}

@@ -29,7 +29,9 @@
 //     embedded text resource <resource uri="…">; images, audio and binary resources are
 //     refused (promptCapabilities says so). A prompt "/name args" naming one of the view's
 //     commands runs that command (cmdline.ParseLine, Agent.CommandInput: the model gets the
-//     expansion); a "/" that names none ("/usr/bin is slow") is the user's text.
+//     expansion), and one whose arguments do not parse (an unclosed quote) is refused with
+//     the reason, as chat refuses the line; a "/" that names none ("/usr/bin is slow") is the
+//     user's text.
 //   - Updates: streamed model text is agent_message_chunk (a model that does not stream
 //     gets its final text sent at the end); a tool call's start is tool_call with status
 //     in_progress (the agent reports a call when it starts, not before), title the tool's
@@ -47,7 +49,8 @@
 //     in-flight MCP calls are cancelled upstream (go-sdk sends notifications/cancelled); the
 //     calls cut short are reported failed ("cancelled") before the prompt answers cancelled,
 //     since ACP wants every update of a turn sent before its response. A prompt sent while
-//     another runs waits for it (the SDK cancels the earlier one).
+//     another runs waits for it (the SDK cancels the earlier one); session/cancel, and the
+//     session's end, cancel it as well while it waits, and then it never runs.
 //   - session/close is supported (sessionCapabilities.close); the end of the connection ends
 //     every session the same way: turn cancelled and waited for, CloseSession (the host
 //     ends the session's processes), the registry's scope of the session closed, its views

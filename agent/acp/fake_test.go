@@ -188,6 +188,8 @@ type fixture struct {
 	client *client
 	// hangUp closes the client's end and waits for Serve to return.
 	hangUp func()
+	// served is closed when Serve has returned.
+	served <-chan struct{}
 }
 
 func start(t *testing.T, m agent.Model, opts acp.Options, caps ...ext.Capability) *fixture {
@@ -215,7 +217,7 @@ func start(t *testing.T, m agent.Model, opts acp.Options, caps ...ext.Capability
 		srv.Serve(context.Background(), agentIn, agentOut)
 	}()
 	cl := &client{ch: make(chan sdk.SessionNotification, 1000)}
-	f := &fixture{reg: reg, client: cl, conn: sdk.NewClientSideConnection(cl, clientOut, clientIn)}
+	f := &fixture{reg: reg, client: cl, conn: sdk.NewClientSideConnection(cl, clientOut, clientIn), served: served}
 	var once sync.Once
 	f.hangUp = func() {
 		once.Do(func() {

@@ -40,23 +40,38 @@ func (c *conn) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 	if err != nil {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	// The SDK cancels ctx on session/cancel and when the client goes; Cancel and end cancel
-	// it too. One turn at a time: a prompt sent during another waits for it (the SDK has
-	// cancelled it).
+	// The SDK cancels ctx on session/cancel, when the next prompt of the session arrives and
+	// when the client goes; Cancel and the session's end cancel it too, from the moment it
+	// arrives: one turn at a time, so a prompt sent during another waits for it, and a
+	// session/cancel or session/close must reach it while it waits as well.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(s.ctx, cancel)()
+	s.mu.Lock()
+	s.prompts++
+	slot := s.prompts
+	s.cancels[slot] = cancel
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		delete(s.cancels, slot)
+		s.mu.Unlock()
+	}()
 	s.turnMu.Lock()
 	defer s.turnMu.Unlock()
 	if s.ended {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "session " + s.id + " has ended"})
 	}
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	if ctx.Err() != nil { // cancelled while it waited: it never ran
+		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
+	}
 	t := &turn{ctx: context.WithoutCancel(ctx), open: map[sdk.ToolCallId]map[string]any{}}
 	s.mu.Lock()
-	s.cancel, s.turn = cancel, t
+	s.turn = t
 	s.mu.Unlock()
 	defer func() {
 		s.mu.Lock()
-		s.cancel, s.turn = nil, nil
+		s.turn = nil
 		s.mu.Unlock()
 	}()
 
@@ -91,20 +106,19 @@ func (c *conn) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 	return sdk.PromptResponse{}, err
 }
 
-// Cancel cancels the session's running turn (session/cancel); its prompt then returns
-// cancelled. Without a running turn it does nothing.
+// Cancel cancels the session's running turn and any prompt waiting for it (session/cancel);
+// each prompt then returns cancelled. Without a prompt it does nothing.
 func (c *conn) Cancel(_ context.Context, p sdk.CancelNotification) error {
 	if s, err := c.session(p.SessionId); err == nil {
-		s.cancelTurn()
+		s.cancelTurns()
 	}
 	return nil
 }
 
-func (s *session) cancelTurn() {
+func (s *session) cancelTurns() {
 	s.mu.Lock()
-	cancel := s.cancel
-	s.mu.Unlock()
-	if cancel != nil {
+	defer s.mu.Unlock()
+	for _, cancel := range s.cancels {
 		cancel()
 	}
 }
@@ -114,8 +128,13 @@ func (s *session) input(ctx context.Context, text string) (*agent.Input, error) 
 	if !strings.HasPrefix(strings.TrimSpace(text), "/") {
 		return &agent.Input{Prompt: text}, nil
 	}
-	name, args, _, err := cmdline.ParseLine(text)
-	if err != nil {
+	// The name first: arguments that do not parse are the user's mistake only when the line
+	// names a command ("/usr/bin isn't slow" is text, "/greet \"Ann" a command typed wrong).
+	name := strings.TrimSpace(text)[1:]
+	if i := strings.IndexAny(name, " \t\n\r\v\f"); i >= 0 {
+		name = name[:i]
+	}
+	if name == "" {
 		return &agent.Input{Prompt: text}, nil
 	}
 	v, err := s.c.srv.cache.Get(ctx, s.scope)
@@ -124,6 +143,10 @@ func (s *session) input(ctx context.Context, text string) (*agent.Input, error) 
 	}
 	if _, ok := v.Command(name); !ok {
 		return &agent.Input{Prompt: text}, nil
+	}
+	_, args, _, err := cmdline.ParseLine(text)
+	if err != nil {
+		return nil, sdk.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
 	in, err := s.agent.CommandInput(ctx, &ext.CommandRequest{Name: name, Args: args})
 	if err != nil {

@@ -108,11 +108,12 @@ func New(opts Options) (*Server, error) {
 
 // Serve serves one client, reading its messages from in and writing to out (a process's
 // stdin and stdout), until in ends (the client closed it) or ctx ends. Every session of the
-// connection is ended before Serve returns: its turn cancelled, its servers released
-// (CloseSession), its scope closed. A reader blocked in in.Read when ctx ends stays blocked
+// connection is ended before Serve returns, one that a session/new was still opening included:
+// its turn cancelled, its servers released (CloseSession), its scope closed. A reader blocked in in.Read when ctx ends stays blocked
 // until in is closed: the caller owns in.
 func (s *Server) Serve(ctx context.Context, in io.Reader, out io.Writer) error {
 	c := &conn{srv: s, sessions: map[string]*session{}, ready: make(chan struct{})}
+	c.ctx, c.stop = context.WithCancel(context.Background())
 	c.out = &announcer{w: out, waiting: map[string]chan struct{}{}}
 	// Not SetLogger: the SDK's goroutines read the logger unguarded from the start (a data
 	// race); its diagnostics go to slog.Default, which the CLI points at stderr.
@@ -133,9 +134,15 @@ type conn struct {
 	ready chan struct{}
 	out   *announcer
 
+	// ctx ends when the connection does (closeAll): session/new handlers still opening a
+	// session stop waiting for its servers.
+	ctx  context.Context
+	stop context.CancelFunc
+
 	mu       sync.Mutex
 	sessions map[string]*session
 	closed   bool
+	opening  sync.WaitGroup // session/new handlers running; added to only while !closed
 }
 
 var _ sdk.Agent = (*conn)(nil)
@@ -208,7 +215,20 @@ func (c *conn) forget(s *session) {
 	}
 }
 
-// closeAll refuses new sessions and ends every live one, concurrently, waiting for them.
+// enter counts a session/new handler in, unless the connection is closing.
+func (c *conn) enter() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.opening.Add(1)
+	return true
+}
+
+// closeAll refuses new sessions and ends every live one, concurrently, waiting for them and
+// for the session/new handlers still running: each ends the session it was opening itself
+// (it finds the connection closed), so none is left open, or closed, after Serve returns.
 func (c *conn) closeAll() {
 	c.mu.Lock()
 	c.closed = true
@@ -217,9 +237,11 @@ func (c *conn) closeAll() {
 		live = append(live, s)
 	}
 	c.mu.Unlock()
+	c.stop()
 	var wg sync.WaitGroup
 	for _, s := range live {
 		wg.Go(s.end)
 	}
 	wg.Wait()
+	c.opening.Wait()
 }

@@ -32,9 +32,14 @@ type session struct {
 	history []agent.Message
 	ended   bool
 
-	mu     sync.Mutex
-	cancel context.CancelFunc // the running turn's; nil between turns
-	turn   *turn              // the running turn's state; nil between turns
+	// ctx ends when the session does (end): a prompt still waiting for the turn then gives up.
+	ctx  context.Context
+	stop context.CancelFunc
+
+	mu      sync.Mutex
+	cancels map[uint64]context.CancelFunc // the prompts running or waiting for the turn
+	prompts uint64                        // counts the prompts, keying cancels
+	turn    *turn                         // the running turn's state; nil between turns
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
@@ -49,17 +54,21 @@ type session struct {
 func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.NewSessionResponse, err error) {
 	o := c.srv.o
 	id := "acp-" + rand.Text()
-	s := &session{c: c, id: id, scope: ext.Scope{SessionID: id, AgentName: o.AgentName}, watchDone: make(chan struct{})}
-	c.mu.Lock()
-	closed := c.closed
-	c.mu.Unlock()
-	if closed {
+	s := &session{c: c, id: id, scope: ext.Scope{SessionID: id, AgentName: o.AgentName}, watchDone: make(chan struct{}),
+		cancels: map[uint64]context.CancelFunc{}}
+	s.ctx, s.stop = context.WithCancel(context.Background())
+	if !c.enter() {
 		return sdk.NewSessionResponse{}, errors.New("acp: the connection is closing")
 	}
+	defer c.opening.Done()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.ctx, cancel)()
 	announced := c.out.expect(id)
 	opened := false
 	defer func() {
 		if err != nil {
+			s.stop()
 			c.out.drop(id)
 			close(s.watchDone)
 			if opened {
@@ -98,11 +107,11 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 	}
 	s.agent = a
 	// Subscribed before the first compile, so that no change between the two is missed.
-	wctx, cancel := context.WithCancel(context.Background())
+	wctx, stopWatch := context.WithCancel(context.Background())
 	events := o.Registry.Changes(wctx, s.scope)
 	v, err := c.srv.cache.Get(ctx, s.scope)
 	if err != nil {
-		cancel()
+		stopWatch()
 		return sdk.NewSessionResponse{}, err
 	}
 	for _, pr := range v.Problems {
@@ -114,11 +123,11 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
-		cancel()
+		stopWatch()
 		return sdk.NewSessionResponse{}, errors.New("acp: the connection is closing")
 	}
 	c.sessions[id] = s
-	s.stopWatch = cancel
+	s.stopWatch = stopWatch
 	c.mu.Unlock()
 	go s.watch(wctx, events, announced)
 	c.srv.log.Debug("session opened", "session", id, "cwd", p.Cwd, "servers", len(p.McpServers))
@@ -139,11 +148,11 @@ func (c *conn) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.C
 	return sdk.CloseSessionResponse{}, nil
 }
 
-// end ends the session once: its turn cancelled and waited for, its watch stopped, then
-// release.
+// end ends the session once: its turn and the prompts waiting for it cancelled and waited
+// for, its watch stopped, then release.
 func (s *session) end() {
 	s.endOnce.Do(func() {
-		s.cancelTurn()
+		s.stop()
 		if s.stopWatch != nil {
 			s.stopWatch()
 		}
