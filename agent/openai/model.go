@@ -121,7 +121,9 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text 
 	var text strings.Builder
 	var calls []*streamedCall         // in the order they began
 	open := map[int64]*streamedCall{} // the call each index continues
+	chunks := 0
 	for s.Next() {
+		chunks++
 		chunk := s.Current()
 		if len(chunk.Choices) == 0 {
 			continue // a usage chunk, or a keep-alive
@@ -156,6 +158,11 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text 
 	}
 	if err := s.Err(); err != nil {
 		return nil, m.fail(ctx, err)
+	}
+	if chunks == 0 {
+		// A server that ignores "stream" answers one JSON completion, which the stream
+		// reader passes over: without this, an empty answer.
+		return nil, fmt.Errorf("openai: %s: %w: the streaming request was answered without server-sent events (does the endpoint stream?)", m.where, ErrMalformedResponse)
 	}
 	resp := &agent.Response{Text: text.String()}
 	slices.SortStableFunc(calls, func(a, b *streamedCall) int { return cmp.Compare(a.index, b.index) })

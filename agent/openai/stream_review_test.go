@@ -3,6 +3,8 @@ package openai_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 
 	"github.com/agentpool/agentpool/agent"
@@ -51,5 +53,19 @@ func TestStreamNewIDWithoutNameContinuesTheCall(t *testing.T) {
 	}
 	if len(resp.ToolCalls) != 1 || string(resp.ToolCalls[0].Arguments) != `{"id":"a"}` || resp.ToolCalls[0].Name != "get" {
 		t.Errorf("calls = %+v", resp.ToolCalls)
+	}
+}
+
+// TestStreamAnsweredWithoutEvents: an endpoint that answers a streaming request with a plain
+// JSON completion (or anything that is not an event stream) is a clear error, not an empty
+// answer that a chat prints as nothing.
+func TestStreamAnsweredWithoutEvents(t *testing.T) {
+	srv := newChatServer(t, completion("hello"), raw(200, `{}`))
+	m := srv.model(t, openai.Options{})
+	for i := 0; i < 2; i++ {
+		resp, err := m.Stream(context.Background(), req("hi"), nil)
+		if !errors.Is(err, openai.ErrMalformedResponse) || !strings.Contains(err.Error(), "event") {
+			t.Errorf("answer %d: %+v, %v; want ErrMalformedResponse saying no events came", i, resp, err)
+		}
 	}
 }
