@@ -33,7 +33,7 @@ import (
 // Errors have the shapes the go-sdk's own calls give (mcpcap.connectionLost reads them): no
 // HTTP response at all wraps the go-sdk's "rejected" JSON-RPC error (-32005) and the
 // *url.Error; an error status wraps the rejected error alone; 404 (the server forgot the
-// session) wraps mcp.ErrSessionMissing; a stream that ends before the response io.EOF.
+// session) wraps mcp.ErrSessionMissing and ends the client; a stream that ends before the response io.EOF.
 type rawHTTP struct {
 	hc       *http.Client
 	endpoint string
@@ -69,7 +69,12 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
-		return nil, fmt.Errorf("calling %q: %w (HTTP 404)", method, mcp.ErrSessionMissing)
+		// The server forgot the session: end the client, as the go-sdk ends its session on
+		// a 404, so that the next Get starts a new one (the go-sdk session, with no request of
+		// its own, would not notice).
+		err := fmt.Errorf("calling %q: %w (HTTP 404)", method, mcp.ErrSessionMissing)
+		h.c.transportFailed(err)
+		return nil, err
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, fmt.Errorf("calling %q: %w: HTTP %d: %s", method, errRejected, resp.StatusCode, bytes.TrimSpace(b))

@@ -1,0 +1,93 @@
+package connpool
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// forgetfulServer is a streamable HTTP MCP server (the go-sdk's) that can forget a session as
+// a server does that expired or lost it: every later request in it is answered 404. It has no
+// standalone stream (GET is 405), so the go-sdk session of a client learns of the loss only
+// from its own requests, as with many servers.
+type forgetfulServer struct {
+	url string
+
+	mu        sync.Mutex
+	forgotten map[string]bool
+}
+
+func newForgetfulServer(t *testing.T) *forgetfulServer {
+	t.Helper()
+	srv := mcp.NewServer(&mcp.Implementation{Name: "echo", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct{ Text string }) (*mcp.CallToolResult, any, error) {
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
+	})
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	fs := &forgetfulServer{forgotten: map[string]bool{}}
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet {
+			http.Error(w, "no standalone stream", http.StatusMethodNotAllowed)
+			return
+		}
+		fs.mu.Lock()
+		gone := fs.forgotten[r.Header.Get("Mcp-Session-Id")]
+		fs.mu.Unlock()
+		if gone {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		ts.Close()
+		for ss := range srv.Sessions() { // the forgotten ones: the client's DELETE got 404
+			_ = ss.Close()
+		}
+	})
+	fs.url = ts.URL
+	return fs
+}
+
+func (fs *forgetfulServer) forget(session string) {
+	fs.mu.Lock()
+	fs.forgotten[session] = true
+	fs.mu.Unlock()
+}
+
+// A passed-through call answered 404 (the server forgot the session) ends the client, as the
+// go-sdk's own calls do: otherwise the pool kept handing out a client whose every passed-through
+// call failed, retries included (the go-sdk session, with no traffic of its own, never learnt).
+func TestRawHTTPSessionMissingEndsClient(t *testing.T) {
+	fs := newForgetfulServer(t)
+	p := newTestPool(t, nil)
+	cfg := ServerConfig{Name: "echo", URL: fs.url}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := mustGet(t, p, cfg, GlobalPartition)
+	defer p.Release(c)
+	args := json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`)
+	if _, err := c.CallRaw(ctx, "tools/call", args); err != nil {
+		t.Fatal(err)
+	}
+	fs.forget(c.Session().ID())
+	if _, err := c.CallRaw(ctx, "tools/call", args); !errors.Is(err, mcp.ErrSessionMissing) {
+		t.Fatalf("call in a forgotten session: %v, want ErrSessionMissing", err)
+	}
+	waitDone(t, c) // the client ended
+	c2 := mustGet(t, p, cfg, GlobalPartition)
+	defer p.Release(c2)
+	if c2.c == c.c {
+		t.Fatal("the pool handed out the client whose session the server forgot")
+	}
+	if res, err := c2.CallRaw(ctx, "tools/call", args); err != nil {
+		t.Fatalf("call on the new client: %s, %v", res, err)
+	}
+}
