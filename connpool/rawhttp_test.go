@@ -91,3 +91,29 @@ func TestRawHTTPSessionMissingEndsClient(t *testing.T) {
 		t.Fatalf("call on the new client: %s, %v", res, err)
 	}
 }
+
+// A passed-through call on a client the pool has ended is not sent, and says so as the
+// session's calls do (mcp.ErrConnectionClosed: mcpcap may repeat even a non-idempotent call
+// then). It used to be POSTed in the ended session and fail with the server's 404, which
+// mcpcap must read as "sent".
+func TestRawHTTPOnEndedClientNotSent(t *testing.T) {
+	fs := newForgetfulServer(t)
+	p := New(&Options{KillGrace: 500 * time.Millisecond})
+	c, err := p.Get(context.Background(), ServerConfig{Name: "echo", URL: fs.url}, GlobalPartition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := p.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitDone(t, c)
+	if _, err := c.Session().CallTool(ctx, &mcp.CallToolParams{Name: "echo"}); !errors.Is(err, mcp.ErrConnectionClosed) {
+		t.Fatalf("the session's call: %v, want ErrConnectionClosed", err)
+	}
+	if _, err := c.CallRaw(ctx, "tools/call", json.RawMessage(`{"name":"echo"}`)); !errors.Is(err, mcp.ErrConnectionClosed) {
+		t.Fatalf("passed-through call: %v, want ErrConnectionClosed", err)
+	}
+	p.Release(c)
+}
