@@ -40,6 +40,7 @@ type rawHTTP struct {
 	session  string
 	version  string
 	c        *client
+	life     context.Context // the client's: ends when it is torn down
 	next     atomic.Uint64
 }
 
@@ -137,12 +138,14 @@ func (h *rawHTTP) post(ctx context.Context, body []byte) (*http.Response, error)
 	return h.hc.Do(req)
 }
 
-// cancelled tells the server a passed-through call was given up, without waiting for it.
+// cancelled tells the server a passed-through call was given up, without waiting for it. It
+// ends with the client: a request after the client closed its idle connections would have its
+// connection kept idle for good.
 func (h *rawHTTP) cancelled(id string, ctx context.Context) {
 	msg := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"` + id +
 		`","reason":` + strconv.Quote(context.Cause(ctx).Error()) + `}}`)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(h.life, 10*time.Second)
 		defer cancel()
 		if resp, err := h.post(ctx, msg); err == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
@@ -219,7 +222,7 @@ func (h *rawHTTP) other(w wire) {
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(h.life, 10*time.Second)
 		defer cancel()
 		if r, err := h.post(ctx, data); err == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 4096))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -116,4 +117,61 @@ func TestRawHTTPOnEndedClientNotSent(t *testing.T) {
 		t.Fatalf("passed-through call: %v, want ErrConnectionClosed", err)
 	}
 	p.Release(c)
+}
+
+// The notifications/cancelled of a passed-through call cancelled after the pool closed is not
+// POSTed on a connection of its own that outlives the client. It was, on a context of its own
+// for up to 10 s: being the client's first request since it closed its idle connections, its
+// connection was kept idle after the answer (a socket, and two net/http goroutines, for 90 s).
+func TestRawHTTPCancelAfterCloseLeavesNoConnection(t *testing.T) {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "slow", Version: "1"}, nil)
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	mcp.AddTool(srv, &mcp.Tool{Name: "slow"}, func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+		started <- struct{}{}
+		<-release // a tool that does not heed cancellation
+		return &mcp.CallToolResult{}, nil, nil
+	})
+	var mu sync.Mutex
+	open := map[net.Conn]bool{}
+	ts := httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
+	ts.Config.ConnState = func(c net.Conn, s http.ConnState) {
+		mu.Lock()
+		defer mu.Unlock()
+		if s == http.StateClosed || s == http.StateHijacked {
+			delete(open, c)
+		} else {
+			open[c] = true
+		}
+	}
+	ts.Start()
+	defer ts.Close()
+	defer close(release)
+	p := New(&Options{KillGrace: 200 * time.Millisecond})
+	c, err := p.Get(context.Background(), ServerConfig{Name: "slow", URL: ts.URL}, GlobalPartition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.CallRaw(ctx, "tools/call", json.RawMessage(`{"name":"slow"}`))
+		errc <- err
+	}()
+	<-started
+	cctx, ccancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer ccancel()
+	if err := p.Close(cctx); err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-errc; !errors.Is(err, context.Canceled) {
+		t.Fatalf("call: %v", err)
+	}
+	p.Release(c)
+	waitFor(t, "the closed client's connections to close", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(open) <= 1 // the slow call's, whose handler runs until release
+	})
 }
