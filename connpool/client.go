@@ -194,7 +194,7 @@ func (c *client) start(ctx context.Context) error {
 		if c.cfg.transportType() == TypeSSE {
 			inner = &mcp.SSEClientTransport{Endpoint: ht.endpoint(c.cfg.URL), HTTPClient: hc}
 		} else {
-			rh = &rawHTTP{hc: hc, endpoint: ht.endpoint(c.cfg.URL), c: c}
+			rh = &rawHTTP{hc: hc, endpoint: ht.endpoint(c.cfg.URL), c: c, life: life}
 		}
 		t = &lifetimeTransport{inner: inner, life: life, cancel: cancel}
 	}

@@ -39,6 +39,17 @@ func (c *Conn) Session() *mcp.ClientSession { return c.c.session }
 // connections pass calls through (lean.go, rawhttp.go); an SSE one returns ErrNoRaw: use
 // Session.
 func (c *Conn) CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if c.c.ended.Load() {
+		// The pool has ended the client (its process died, a request of it got no HTTP
+		// response, the server forgot its session, Close): nothing is sent, as the session's
+		// calls send nothing on a connection that is closing.
+		return nil, fmt.Errorf("calling %q: %w", method, mcp.ErrConnectionClosed)
+	}
+	select {
+	case <-c.c.closeReq:
+		return nil, fmt.Errorf("calling %q: %w", method, mcp.ErrConnectionClosed)
+	default:
+	}
 	switch {
 	case c.c.lean != nil:
 		return c.c.lean.call(ctx, method, params)

@@ -221,6 +221,7 @@ func (c *leanConn) readLoop(br *bufio.Reader) {
 		close(c.incoming)
 	}()
 	var pending []byte // an incomplete value, joined with the next line
+	var open nesting   // pending's brackets not yet closed
 	for {
 		var line []byte
 		line, err = readLine(br, maxFrame-len(pending))
@@ -231,15 +232,24 @@ func (c *leanConn) readLoop(br *bufio.Reader) {
 			return
 		}
 		if pending != nil {
+			open.scan(line)
 			line = append(append(pending, '\n'), line...)
 			pending = nil
+			if open.depth > 0 && len(line) < maxFrame {
+				// Still open: not parsed again until it closes, so that a value printed over
+				// many lines is read in linear time.
+				pending = line
+				continue
+			}
 		}
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
 		if !json.Valid(line) {
-			if incomplete(line) && len(line) < maxFrame {
+			if open.depth == 0 && incomplete(line) && len(line) < maxFrame {
 				pending = bytes.Clone(line)
+				open = nesting{}
+				open.scan(line)
 				continue
 			}
 			err = fmt.Errorf("invalid JSON-RPC message from the server: %.200q", line)
@@ -406,4 +416,33 @@ func incomplete(line []byte) bool {
 	err := json.Unmarshal(t, &v)
 	var se *json.SyntaxError
 	return err != nil && (errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &se) && se.Offset >= int64(len(t))))
+}
+
+// nesting follows the brackets of a JSON text across the lines it is read in.
+type nesting struct {
+	depth   int  // objects and arrays open
+	str     bool // inside a string
+	escaped bool // after a backslash in a string
+}
+
+func (n *nesting) scan(b []byte) {
+	for _, ch := range b {
+		switch {
+		case n.escaped:
+			n.escaped = false
+		case n.str:
+			switch ch {
+			case '\\':
+				n.escaped = true
+			case '"':
+				n.str = false
+			}
+		case ch == '"':
+			n.str = true
+		case ch == '{' || ch == '[':
+			n.depth++
+		case ch == '}' || ch == ']':
+			n.depth--
+		}
+	}
 }

@@ -2,10 +2,12 @@ package connpool
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -250,4 +252,30 @@ func FuzzLeanDispatch(f *testing.F) {
 		}
 		c.dispatch(data) // must not panic
 	})
+}
+
+// A pretty-printed message is read in time (and memory) linear in its size: every line of it
+// used to re-validate, and decode into a tree, all the lines before it (incomplete), so a
+// 100 KB result printed over 6,000 lines allocated gigabytes and took seconds.
+func TestLeanPrettyPrintedLinear(t *testing.T) {
+	p := newLeanPeer(t)
+	items := make([]map[string]int, 2000)
+	for i := range items {
+		items[i] = map[string]int{"i": i}
+	}
+	msg, err := json.MarshalIndent(map[string]any{"jsonrpc": "2.0", "id": 9, "result": map[string]any{"items": items}}, "", " ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	go io.WriteString(p.toC, string(msg)+"\n")
+	m, ok := read(t, p.conn).(*jsonrpc.Response)
+	runtime.ReadMemStats(&after)
+	if !ok || m.ID.Raw() != int64(9) || !json.Valid(m.Result) {
+		t.Fatalf("read %#v", m)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 32*uint64(len(msg)) {
+		t.Fatalf("reading a message of %d bytes over %d lines allocated %d bytes", len(msg), bytes.Count(msg, []byte("\n"))+1, alloc)
+	}
 }

@@ -60,3 +60,26 @@ func TestMaxClientsPerPartition(t *testing.T) {
 	defer p.Release(c)
 	waitGroupGone(t, oldS1)
 }
+
+// A Get waiting at a cap whose only client is still starting, unleased (the Get that started it
+// gave up), is woken when that start ends and evicts the now idle client. The end of a start
+// woke nobody, so the waiter waited for its ctx and failed with ErrPoolExhausted beside an idle
+// client it could have evicted.
+func TestWaiterWokenWhenUnleasedStartEnds(t *testing.T) {
+	p := newTestPool(t, &Options{MaxClients: 1})
+	slow := faultCfg(t)
+	slow.Args = []string{"-c", `sleep 1; exec "$0"`, slow.Command}
+	slow.Command = "/bin/sh"
+	if _, err := getWithin(p, slow, GlobalPartition, 100*time.Millisecond); err == nil {
+		t.Fatal("the slow start was not slow")
+	}
+	waitFor(t, "the abandoned start to be unleased", func() bool {
+		st := p.Stats()
+		return st.Starting == 1 && st.Leases == 0
+	})
+	c, err := getWithin(p, faultCfg(t, "--stderr", "other"), GlobalPartition, 15*time.Second)
+	if err != nil {
+		t.Fatalf("Get at the cap, beside a client that ended its start idle: %v", err)
+	}
+	p.Release(c)
+}

@@ -157,6 +157,7 @@ func (p *Pool) runStart(c *client) {
 		p.forgetDoomedLocked(c)
 	} else if c.leases == 0 && !c.doomed {
 		p.armIdleLocked(c)
+		p.broadcastLocked() // idle now: a Get waiting at a cap may evict it
 	}
 	close(c.ready)
 	closed := p.closed || (c.doomed && c.leases == 0)

@@ -33,13 +33,14 @@ import (
 // Errors have the shapes the go-sdk's own calls give (mcpcap.connectionLost reads them): no
 // HTTP response at all wraps the go-sdk's "rejected" JSON-RPC error (-32005) and the
 // *url.Error; an error status wraps the rejected error alone; 404 (the server forgot the
-// session) wraps mcp.ErrSessionMissing; a stream that ends before the response io.EOF.
+// session) wraps mcp.ErrSessionMissing and ends the client; a stream that ends before the response io.EOF.
 type rawHTTP struct {
 	hc       *http.Client
 	endpoint string
 	session  string
 	version  string
 	c        *client
+	life     context.Context // the client's: ends when it is torn down
 	next     atomic.Uint64
 }
 
@@ -69,7 +70,12 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
-		return nil, fmt.Errorf("calling %q: %w (HTTP 404)", method, mcp.ErrSessionMissing)
+		// The server forgot the session: end the client, as the go-sdk ends its session on
+		// a 404, so that the next Get starts a new one (the go-sdk session, with no request of
+		// its own, would not notice).
+		err := fmt.Errorf("calling %q: %w (HTTP 404)", method, mcp.ErrSessionMissing)
+		h.c.transportFailed(err)
+		return nil, err
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, fmt.Errorf("calling %q: %w: HTTP %d: %s", method, errRejected, resp.StatusCode, bytes.TrimSpace(b))
@@ -132,12 +138,14 @@ func (h *rawHTTP) post(ctx context.Context, body []byte) (*http.Response, error)
 	return h.hc.Do(req)
 }
 
-// cancelled tells the server a passed-through call was given up, without waiting for it.
+// cancelled tells the server a passed-through call was given up, without waiting for it. It
+// ends with the client: a request after the client closed its idle connections would have its
+// connection kept idle for good.
 func (h *rawHTTP) cancelled(id string, ctx context.Context) {
 	msg := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"` + id +
 		`","reason":` + strconv.Quote(context.Cause(ctx).Error()) + `}}`)
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(h.life, 10*time.Second)
 		defer cancel()
 		if resp, err := h.post(ctx, msg); err == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
@@ -214,7 +222,7 @@ func (h *rawHTTP) other(w wire) {
 		return
 	}
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx, cancel := context.WithTimeout(h.life, 10*time.Second)
 		defer cancel()
 		if r, err := h.post(ctx, data); err == nil {
 			_, _ = io.Copy(io.Discard, io.LimitReader(r.Body, 4096))
