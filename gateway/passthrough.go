@@ -53,12 +53,16 @@ type passState struct {
 
 	mu    sync.Mutex
 	calls map[string]context.CancelFunc // the client's request id (JSON) → cancels the call
+	n     atomic.Int64                  // len(calls): a cancel is looked for while calls run, ok or not
 }
 
 // passThrough serves body through the pass-through path and reports true, or reports false
 // having written nothing (the go-sdk path takes the request).
 func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	if !s.pass.ok.Load() || !acceptsJSON(r.Header.Values("Accept")) {
+	// A call passed through stays cancellable when the session stopped passing calls through
+	// (a log level set while it runs): its cancel is this path's, the go-sdk knows no such call.
+	pass := s.pass.ok.Load()
+	if !pass && s.pass.n.Load() == 0 {
 		return false
 	}
 	t := bytes.TrimLeft(body, " \t\r\n")
@@ -71,6 +75,9 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	switch m.Method {
 	case "tools/call":
+		if !pass || !acceptsJSON(r.Header.Values("Accept")) {
+			return false
+		}
 	case "notifications/cancelled":
 		return s.cancelPassed(w, t)
 	default:
@@ -100,10 +107,12 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 		s.pass.calls = map[string]context.CancelFunc{}
 	}
 	s.pass.calls[key] = cancel
+	s.pass.n.Add(1)
 	s.pass.mu.Unlock()
 	defer func() {
 		s.pass.mu.Lock()
 		delete(s.pass.calls, key)
+		s.pass.n.Add(-1)
 		s.pass.mu.Unlock()
 	}()
 	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})

@@ -137,3 +137,41 @@ func TestPassThroughIsActivity(t *testing.T) {
 		}
 	}
 }
+
+// TestPassThroughCancelAfterLevelSet: a passed-through call stays cancellable by the client's
+// notifications/cancelled after the session stopped passing calls through (the client set a
+// log level while the call ran): the cancel reaches the call, not the go-sdk, which knows
+// nothing of it.
+func TestPassThroughCancelAfterLevelSet(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls.log")
+	f := newFixtureArgs(t, nil, "--log", log)
+	cs, _ := connect(t, f.url, nil)
+	pid := call(t, cs, "fault__pid", map[string]any{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		status, _, msgs := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","id":"slow-2","method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":60000}}}`, nil)
+		if status != http.StatusAccepted || len(msgs) != 0 {
+			t.Errorf("the cancelled call answered %d %v, want 202 and nothing", status, msgs)
+		}
+	}()
+	waitFor(t, "the sleep to begin", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "begin "+pid)
+	})
+	if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-2"}}`, nil); status != http.StatusAccepted {
+		t.Errorf("cancel: %d", status)
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancelled call's request did not end")
+	}
+	waitFor(t, "the server to log the cancellation", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "cancelled "+pid)
+	})
+}
