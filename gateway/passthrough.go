@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 	"sync"
@@ -32,7 +33,9 @@ import (
 //   - the tool is in the view and its capability passes calls through.
 //
 // Anything else takes the go-sdk path, as before. A notifications/cancelled naming a passed-
-// through call cancels it (upstream too); the client's dropping the request does as well.
+// through call cancels it (upstream too); the client's dropping the request does as well, and
+// so does the end of the session's connection (DELETE, idle timeout, Close), after which the
+// session's id is the go-sdk's to refuse (404) while its end is still under way.
 // Either path counts as activity for the idle timeout (idle.go).
 
 // passCall is a request read for the pass-through path.
@@ -52,9 +55,12 @@ type passState struct {
 	ok atomic.Bool // initialized, no sampling/elicitation, no log level
 
 	mu    sync.Mutex
-	calls map[string]context.CancelFunc // the client's request id (JSON) → cancels the call
-	n     atomic.Int64                  // len(calls): a cancel is looked for while calls run, ok or not
+	calls map[string]context.CancelCauseFunc // the client's request id (JSON) → cancels the call
+	n     atomic.Int64                       // len(calls): a cancel is looked for while calls run, ok or not
 }
+
+// errCancelledByClient is the cause of a call cancelled by the client's notifications/cancelled.
+var errCancelledByClient = errors.New("cancelled by the client")
 
 // passThrough serves body through the pass-through path and reports true, or reports false
 // having written nothing (the go-sdk path takes the request).
@@ -62,8 +68,8 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	// A call passed through stays cancellable when the session stopped passing calls through
 	// (a log level set while it runs): its cancel is this path's, the go-sdk knows no such call.
 	pass := s.pass.ok.Load()
-	if !pass && s.pass.n.Load() == 0 {
-		return false
+	if (!pass && s.pass.n.Load() == 0) || s.connLife.Err() != nil {
+		return false // a session whose connection ended is the go-sdk's to refuse (404)
 	}
 	t := bytes.TrimLeft(body, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
@@ -95,8 +101,9 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	if !ok {
 		return false
 	}
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	defer context.AfterFunc(s.connLife, func() { cancel(nil) })()
 	key := string(m.ID)
 	s.pass.mu.Lock()
 	if _, dup := s.pass.calls[key]; dup {
@@ -104,7 +111,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 		return false // the go-sdk path reports a duplicate id as it would
 	}
 	if s.pass.calls == nil {
-		s.pass.calls = map[string]context.CancelFunc{}
+		s.pass.calls = map[string]context.CancelCauseFunc{}
 	}
 	s.pass.calls[key] = cancel
 	s.pass.n.Add(1)
@@ -119,11 +126,17 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	done := s.flight(ctx, p)
 	res, err := rc.CallToolRaw(ctx, &ext.ToolCall{Name: local, Arguments: m.Params.Arguments, Meta: m.Params.Meta})
 	done()
+	status := http.StatusOK
 	if ctx.Err() != nil && r.Context().Err() == nil {
-		// Cancelled by the client's notification: the request gets no answer (MCP: the
-		// receiver of a cancelled request does not respond); the HTTP exchange still ends.
-		w.WriteHeader(http.StatusAccepted)
-		return true
+		if context.Cause(ctx) == errCancelledByClient {
+			// Cancelled by the client's notification: the request gets no answer (MCP: the
+			// receiver of a cancelled request does not respond); the HTTP exchange still ends.
+			w.WriteHeader(http.StatusAccepted)
+			return true
+		}
+		// The session ended during the call (DELETE, idle timeout, Close): 404, as the
+		// go-sdk answers a request of a session it no longer has.
+		status, err = http.StatusNotFound, &jsonrpc.Error{Code: codeServerError, Message: "session " + s.id + " ended"}
 	}
 	var out []byte
 	if err != nil {
@@ -148,7 +161,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set(sessionHeader, s.id)
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_, _ = w.Write(out)
 	return true
 }
@@ -170,7 +183,7 @@ func (s *session) cancelPassed(w http.ResponseWriter, body []byte) bool {
 	if cancel == nil {
 		return false
 	}
-	cancel()
+	cancel(errCancelledByClient)
 	w.WriteHeader(http.StatusAccepted)
 	return true
 }

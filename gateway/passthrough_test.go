@@ -175,3 +175,66 @@ func TestPassThroughCancelAfterLevelSet(t *testing.T) {
 		return strings.Contains(string(b), "cancelled "+pid)
 	})
 }
+
+// TestPassThroughEndsWithSession: once a client DELETEd its session, a call with the session's
+// id is answered 404 as by the go-sdk, not passed through, and a passed-through call still
+// running is cancelled upstream, though the session's end is still under way (its
+// CloseSession held here, which keeps the session's server running).
+func TestPassThroughEndsWithSession(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls.log")
+	release := make(chan struct{})
+	f := newFixtureArgs(t, func(o *gateway.Options) {
+		closeSession := o.CloseSession
+		o.CloseTimeout = time.Minute
+		o.CloseSession = func(ctx context.Context, id string) error {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return closeSession(ctx, id)
+		}
+	}, "--log", log)
+	t.Cleanup(func() { close(release) }) // before the fixture's cleanup
+	cs, _ := connect(t, f.url, nil)
+	sid := cs.ID()
+	pid := call(t, cs, "fault__pid", map[string]any{})
+	done := make(chan int, 1)
+	go func() {
+		status, _, _ := post(t, f.url, sid, `{"jsonrpc":"2.0","id":"slow-3","method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":60000}}}`, nil)
+		done <- status
+	}()
+	waitFor(t, "the sleep to begin", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "begin "+pid)
+	})
+	req, err := http.NewRequest(http.MethodDelete, f.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	status, hdr, msgs := post(t, f.url, sid, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"late"}}}`, nil)
+	if status != http.StatusNotFound {
+		t.Errorf("a call in the DELETEd session: %d %v %v, want 404", status, hdr, msgs)
+	}
+	select {
+	case status := <-done:
+		if status == http.StatusOK {
+			t.Errorf("the call running at the DELETE answered %d", status)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call running at the DELETE did not end")
+	}
+	waitFor(t, "the server to log the cancellation", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "cancelled "+pid)
+	})
+}
