@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -30,6 +31,8 @@ import (
 //     sent on its stream, ahead of the result);
 //   - the request is one JSON-RPC request (not a batch) with a string or number id, carries no
 //     progress token, and accepts application/json;
+//   - the go-sdk would take it: an Mcp-Protocol-Version header, if any, is a version the
+//     gateway supports, and _meta asks for no version of its own (SEP-2575; both refused);
 //   - the tool is in the view and its capability passes calls through.
 //
 // Anything else takes the go-sdk path, as before. A notifications/cancelled naming a passed-
@@ -89,7 +92,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	default:
 		return false
 	}
-	if !validID(m.ID) || hasProgressToken(m.Params.Meta) {
+	if !validID(m.ID) || !plainMeta(m.Params.Meta) || !versionOK(r.Header.Get("Mcp-Protocol-Version")) {
 		return false
 	}
 	v := s.view.Load()
@@ -209,18 +212,26 @@ func validID(raw json.RawMessage) bool {
 	return false
 }
 
-// hasProgressToken reports whether a request's _meta carries a progress token.
-func hasProgressToken(meta json.RawMessage) bool {
+// plainMeta reports whether a request's _meta asks for nothing of the go-sdk path: no
+// progress token, no per-request protocol version (SEP-2575, which the go-sdk refuses).
+func plainMeta(meta json.RawMessage) bool {
 	if len(meta) == 0 || string(meta) == "null" {
-		return false
+		return true
 	}
 	var m struct {
-		Token json.RawMessage `json:"progressToken"`
+		Token   json.RawMessage `json:"progressToken"`
+		Version json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
 	}
 	if json.Unmarshal(meta, &m) != nil {
-		return true // malformed: the go-sdk path reports it
+		return false // malformed: the go-sdk path reports it
 	}
-	return len(m.Token) > 0 && string(m.Token) != "null"
+	return (len(m.Token) == 0 || string(m.Token) == "null") && len(m.Version) == 0
+}
+
+// versionOK reports whether a request's Mcp-Protocol-Version header is one the go-sdk path
+// would take (absent, or a version the gateway supports): any other it refuses with 400.
+func versionOK(v string) bool {
+	return v == "" || slices.Contains(supportedVersions, v)
 }
 
 // acceptsJSON reports whether an Accept header admits an application/json answer.

@@ -238,3 +238,25 @@ func TestPassThroughEndsWithSession(t *testing.T) {
 		return strings.Contains(string(b), "cancelled "+pid)
 	})
 }
+
+// TestPassThroughKeepsProtocolChecks: a call the go-sdk refuses for its protocol version — an
+// Mcp-Protocol-Version header the gateway does not support, a 2026-07-28 one, a per-request
+// _meta version (SEP-2575) — is refused as before (400), not passed through.
+func TestPassThroughKeepsProtocolChecks(t *testing.T) {
+	f := newFixture(t, nil)
+	cs, _ := connect(t, f.url, nil)
+	echo := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"x"}%s}}`
+	if status, hdr, _ := post(t, f.url, cs.ID(), fmt.Sprintf(echo, ""), nil); status != http.StatusOK || !isJSON(hdr) {
+		t.Fatalf("a plain call was not passed through: %d %v", status, hdr)
+	}
+	for _, c := range []struct{ version, meta string }{
+		{"1999-01-01", ""},
+		{"2026-07-28", ""},
+		{"2025-06-18", `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`},
+	} {
+		status, _, msgs := post(t, f.url, cs.ID(), fmt.Sprintf(echo, c.meta), map[string]string{"Mcp-Protocol-Version": c.version})
+		if status != http.StatusBadRequest || rpcError(msgs) == nil {
+			t.Errorf("version %s %s: %d %v, want 400 and a JSON-RPC error", c.version, c.meta, status, msgs)
+		}
+	}
+}
