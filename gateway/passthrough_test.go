@@ -18,12 +18,26 @@ import (
 // go-sdk's (an event stream).
 func isJSON(h http.Header) bool { return strings.HasPrefix(h.Get("Content-Type"), "application/json") }
 
+// connectPassing connects a go-sdk client and returns once its session passes calls through:
+// the session starts to once the go-sdk has handled notifications/initialized, which it does
+// after the client's POST of it was answered (202), so a call made at once may still take the
+// go-sdk path.
+func connectPassing(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	cs, _ := connect(t, url, nil)
+	waitFor(t, "the session to pass calls through", func() bool {
+		_, hdr, _ := post(t, url, cs.ID(), `{"jsonrpc":"2.0","id":"probe","method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"probe"}}}`, nil)
+		return isJSON(hdr)
+	})
+	return cs
+}
+
 // TestPassThroughAnswersTheCall: a tools/call of a stdio upstream's tool is answered with the
 // upstream's result under the client's own id, string or number, as a JSON body; the session's
 // go-sdk client is unaffected.
 func TestPassThroughAnswersTheCall(t *testing.T) {
 	f := newFixture(t, nil)
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	for _, id := range []string{`"abc"`, `42`, `-7`, `"é\"x"`} {
 		status, hdr, msgs := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"hi"}}}`, nil)
 		if status != http.StatusOK || !isJSON(hdr) || len(msgs) != 1 {
@@ -59,7 +73,7 @@ func TestPassThroughAnswersTheCall(t *testing.T) {
 func TestPassThroughOnlyAlone(t *testing.T) {
 	f := newFixture(t, nil)
 	echo := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"x"}%s}}`
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	if _, hdr, _ := post(t, f.url, cs.ID(), fmt.Sprintf(echo, ""), nil); !isJSON(hdr) {
 		t.Fatal("a plain call was not passed through")
 	}
@@ -95,7 +109,7 @@ func TestPassThroughOnlyAlone(t *testing.T) {
 func TestPassThroughCancelled(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "calls.log")
 	f := newFixtureArgs(t, nil, "--log", log)
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	pid := call(t, cs, "fault__pid", map[string]any{})
 	done := make(chan int, 1)
 	go func() {
@@ -127,7 +141,7 @@ func TestPassThroughCancelled(t *testing.T) {
 // idle timeout (those calls never reach the go-sdk's handler, whose timer this was).
 func TestPassThroughIsActivity(t *testing.T) {
 	f := newFixture(t, func(o *gateway.Options) { o.IdleTimeout = 300 * time.Millisecond })
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	sid := cs.ID()
 	end := time.Now().Add(1500 * time.Millisecond)
 	for i := 0; time.Now().Before(end); i++ {
@@ -145,7 +159,7 @@ func TestPassThroughIsActivity(t *testing.T) {
 func TestPassThroughCancelAfterLevelSet(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "calls.log")
 	f := newFixtureArgs(t, nil, "--log", log)
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	pid := call(t, cs, "fault__pid", map[string]any{})
 	done := make(chan struct{})
 	go func() {
@@ -195,7 +209,7 @@ func TestPassThroughEndsWithSession(t *testing.T) {
 		}
 	}, "--log", log)
 	t.Cleanup(func() { close(release) }) // before the fixture's cleanup
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	sid := cs.ID()
 	pid := call(t, cs, "fault__pid", map[string]any{})
 	done := make(chan int, 1)
@@ -244,7 +258,7 @@ func TestPassThroughEndsWithSession(t *testing.T) {
 // _meta version (SEP-2575) — is refused as before (400), not passed through.
 func TestPassThroughKeepsProtocolChecks(t *testing.T) {
 	f := newFixture(t, nil)
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	echo := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"x"}%s}}`
 	if status, hdr, _ := post(t, f.url, cs.ID(), fmt.Sprintf(echo, ""), nil); status != http.StatusOK || !isJSON(hdr) {
 		t.Fatalf("a plain call was not passed through: %d %v", status, hdr)
