@@ -16,8 +16,19 @@ import (
 )
 
 // echoCap is a capability with one tool, echo, and nothing to start: the fuzz target's
-// sessions have something to list and call at no cost.
+// sessions have something to list and call at no cost. It passes calls through
+// (ext.RawToolCaller), so that a tools/call of echo may take the gateway's pass-through path.
 type echoCap struct{}
+
+var _ ext.RawToolCaller = echoCap{}
+
+func (c echoCap) CallToolRaw(ctx context.Context, call *ext.ToolCall) (json.RawMessage, error) {
+	res, err := c.CallTool(ctx, call)
+	if err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}
 
 func (echoCap) Name() string                { return "mem" }
 func (echoCap) Close(context.Context) error { return nil }
@@ -101,7 +112,9 @@ func rawPost(h http.Handler, sid, body string) (status int, ctype string, msgs [
 
 // FuzzHandlerJSONRPC posts arbitrary bodies to the HTTP handler in a live session: it never
 // panics, answers each with JSON-RPC (an error or a valid answer; 202 and nothing for what
-// needs no answer), and the session is usable after every one.
+// needs no answer), and the session is usable after every one. The session passes calls of
+// echo through while it can; once a body stopped that (logging/setLevel), the next input gets
+// a new session, so that both the pass-through path and the go-sdk's see the inputs.
 func FuzzHandlerJSONRPC(f *testing.F) {
 	reg := ext.NewRegistry(nil)
 	if err := reg.Register(echoCap{}, ext.LevelPool, ext.Scope{}); err != nil {
@@ -118,18 +131,23 @@ func FuzzHandlerJSONRPC(f *testing.F) {
 		_ = g.Close(ctx)
 		_ = reg.Close(ctx)
 	})
-	req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(initBody))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	rec := httptest.NewRecorder()
-	h.ServeHTTP(rec, req)
-	sid := rec.Header().Get("Mcp-Session-Id")
-	if rec.Code != http.StatusOK || sid == "" {
-		f.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+	open := func(tb testing.TB) string {
+		req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(initBody))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		sid := rec.Header().Get("Mcp-Session-Id")
+		if rec.Code != http.StatusOK || sid == "" {
+			tb.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+		}
+		if st, _, _, _ := rawPost(h, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); st != http.StatusAccepted {
+			tb.Fatalf("initialized: %d", st)
+		}
+		return sid
 	}
-	if st, _, _, _ := rawPost(h, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); st != http.StatusAccepted {
-		f.Fatalf("initialized: %d", st)
-	}
+	sid := open(f)
+	passes := true // the session passes calls of echo through
 
 	for _, seed := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"ping"}`,
@@ -153,10 +171,30 @@ func FuzzHandlerJSONRPC(f *testing.F) {
 		`{"id":16,"method":"tools/call","params":"x"}`,
 		`{"jsonrpc":"2.0","id":17,"method":"tools/call","params":{"name":1}}`,
 		`{`, ``, `null`, `[]`, `"x"`, `{"jsonrpc":"2.0","id":18,"method":"ping"}{}`,
+		// The pass-through path's own reading: ids, _meta, arguments, cancellation.
+		`{"jsonrpc":"2.0","id":"s1","method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":{"progressToken":"p"}}}`,
+		`{"jsonrpc":"2.0","id":19,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"},"_meta":1}}`,
+		`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"echo","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`,
+		`{"jsonrpc":"2.0","id":-21,"method":"tools/call","params":{"name":"echo","arguments":null}}`,
+		`{"jsonrpc":"2.0","id":2.5,"method":"tools/call","params":{"name":"echo","arguments":[1]}}`,
+		`{"jsonrpc":"2.0","id":1e3,"method":"tools/call","params":{"name":"echo","arguments":"x"}}`,
+		`{"jsonrpc":"2.0","id":99999999999999999999999,"method":"tools/call","params":{"name":"echo"}}`,
+		`{"jsonrpc":"2.0","id":"\u00e9\"","method":"tools/call","params":{"name":"echo","arguments":{"text":"\u0000"}}}`,
+		`{"jsonrpc":"2.0","id":22,"id":"dup","method":"tools/call","params":{"name":"echo"},"extra":true}`,
+		`{"jsonrpc":"2.0","id":true,"method":"tools/call","params":{"name":"echo"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1","reason":"x"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":{}}}`,
+		` {"jsonrpc":"2.0","id":23,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}} `,
 	} {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
+		if !passes {
+			del := httptest.NewRequest(http.MethodDelete, "http://127.0.0.1/mcp", nil)
+			del.Header.Set("Mcp-Session-Id", sid)
+			h.ServeHTTP(httptest.NewRecorder(), del)
+			sid, passes = open(t), true
+		}
 		status, ctype, msgs, ok := rawPost(h, sid, body)
 		if !ok {
 			t.Fatalf("%q: %d %s: an answer that is not JSON-RPC", body, status, ctype)
@@ -173,10 +211,11 @@ func FuzzHandlerJSONRPC(f *testing.F) {
 				t.Fatalf("%q: %d with %+v, want a JSON-RPC error", body, status, msgs[0])
 			}
 		}
-		st, _, msgs, _ := rawPost(h, sid, `{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"echo","arguments":{"text":"still"}}}`)
+		st, ctype, msgs, _ := rawPost(h, sid, `{"jsonrpc":"2.0","id":"after","method":"tools/call","params":{"name":"echo","arguments":{"text":"still"}}}`)
 		if st != http.StatusOK || len(msgs) == 0 {
 			t.Fatalf("after %q: the session answers %d %v", body, st, msgs)
 		}
+		passes = strings.HasPrefix(ctype, "application/json") // else the go-sdk's event stream
 		if r := msgs[len(msgs)-1]; r.Error != nil || !strings.Contains(string(r.Result), "still") {
 			t.Fatalf("after %q: the session answers %+v", body, msgs[len(msgs)-1])
 		}

@@ -53,6 +53,13 @@ func (g *Gateway) Handler() http.Handler {
 			return
 		}
 		if r.Method != http.MethodPost {
+			if r.Method == http.MethodDelete {
+				// The session ends now for its calls passed through, which the go-sdk's
+				// closing of the connection neither waits for nor sees (passthrough.go).
+				if s := g.lookup(r.Header.Get(sessionHeader)); s != nil {
+					s.connGone()
+				}
+			}
 			sdk.ServeHTTP(w, r)
 			return
 		}

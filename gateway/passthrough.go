@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,10 +31,14 @@ import (
 //     sent on its stream, ahead of the result);
 //   - the request is one JSON-RPC request (not a batch) with a string or number id, carries no
 //     progress token, and accepts application/json;
+//   - the go-sdk would take it: an Mcp-Protocol-Version header, if any, is a version the
+//     gateway supports, and _meta asks for no version of its own (SEP-2575; both refused);
 //   - the tool is in the view and its capability passes calls through.
 //
 // Anything else takes the go-sdk path, as before. A notifications/cancelled naming a passed-
-// through call cancels it (upstream too); the client's dropping the request does as well.
+// through call cancels it (upstream too); the client's dropping the request does as well, and
+// so does the end of the session's connection (DELETE, idle timeout, Close), after which the
+// session's id is the go-sdk's to refuse (404) while its end is still under way.
 // Either path counts as activity for the idle timeout (idle.go).
 
 // passCall is a request read for the pass-through path.
@@ -52,14 +58,21 @@ type passState struct {
 	ok atomic.Bool // initialized, no sampling/elicitation, no log level
 
 	mu    sync.Mutex
-	calls map[string]context.CancelFunc // the client's request id (JSON) → cancels the call
+	calls map[string]context.CancelCauseFunc // the client's request id (JSON) → cancels the call
+	n     atomic.Int64                       // len(calls): a cancel is looked for while calls run, ok or not
 }
+
+// errCancelledByClient is the cause of a call cancelled by the client's notifications/cancelled.
+var errCancelledByClient = errors.New("cancelled by the client")
 
 // passThrough serves body through the pass-through path and reports true, or reports false
 // having written nothing (the go-sdk path takes the request).
 func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byte) bool {
-	if !s.pass.ok.Load() || !acceptsJSON(r.Header.Values("Accept")) {
-		return false
+	// A call passed through stays cancellable when the session stopped passing calls through
+	// (a log level set while it runs): its cancel is this path's, the go-sdk knows no such call.
+	pass := s.pass.ok.Load()
+	if (!pass && s.pass.n.Load() == 0) || s.connLife.Err() != nil {
+		return false // a session whose connection ended is the go-sdk's to refuse (404)
 	}
 	t := bytes.TrimLeft(body, " \t\r\n")
 	if len(t) == 0 || t[0] != '{' {
@@ -71,12 +84,15 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	switch m.Method {
 	case "tools/call":
+		if !pass || !acceptsJSON(r.Header.Values("Accept")) {
+			return false
+		}
 	case "notifications/cancelled":
 		return s.cancelPassed(w, t)
 	default:
 		return false
 	}
-	if !validID(m.ID) || hasProgressToken(m.Params.Meta) {
+	if !validID(m.ID) || !plainMeta(m.Params.Meta) || !versionOK(r.Header.Get("Mcp-Protocol-Version")) {
 		return false
 	}
 	v := s.view.Load()
@@ -88,8 +104,9 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	if !ok {
 		return false
 	}
-	ctx, cancel := context.WithCancel(r.Context())
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(r.Context())
+	defer cancel(nil)
+	defer context.AfterFunc(s.connLife, func() { cancel(nil) })()
 	key := string(m.ID)
 	s.pass.mu.Lock()
 	if _, dup := s.pass.calls[key]; dup {
@@ -97,24 +114,32 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 		return false // the go-sdk path reports a duplicate id as it would
 	}
 	if s.pass.calls == nil {
-		s.pass.calls = map[string]context.CancelFunc{}
+		s.pass.calls = map[string]context.CancelCauseFunc{}
 	}
 	s.pass.calls[key] = cancel
+	s.pass.n.Add(1)
 	s.pass.mu.Unlock()
 	defer func() {
 		s.pass.mu.Lock()
 		delete(s.pass.calls, key)
+		s.pass.n.Add(-1)
 		s.pass.mu.Unlock()
 	}()
 	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})
 	done := s.flight(ctx, p)
 	res, err := rc.CallToolRaw(ctx, &ext.ToolCall{Name: local, Arguments: m.Params.Arguments, Meta: m.Params.Meta})
 	done()
+	status := http.StatusOK
 	if ctx.Err() != nil && r.Context().Err() == nil {
-		// Cancelled by the client's notification: the request gets no answer (MCP: the
-		// receiver of a cancelled request does not respond); the HTTP exchange still ends.
-		w.WriteHeader(http.StatusAccepted)
-		return true
+		if context.Cause(ctx) == errCancelledByClient {
+			// Cancelled by the client's notification: the request gets no answer (MCP: the
+			// receiver of a cancelled request does not respond); the HTTP exchange still ends.
+			w.WriteHeader(http.StatusAccepted)
+			return true
+		}
+		// The session ended during the call (DELETE, idle timeout, Close): 404, as the
+		// go-sdk answers a request of a session it no longer has.
+		status, err = http.StatusNotFound, &jsonrpc.Error{Code: codeServerError, Message: "session " + s.id + " ended"}
 	}
 	var out []byte
 	if err != nil {
@@ -139,7 +164,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set(sessionHeader, s.id)
-	w.WriteHeader(http.StatusOK)
+	w.WriteHeader(status)
 	_, _ = w.Write(out)
 	return true
 }
@@ -161,7 +186,7 @@ func (s *session) cancelPassed(w http.ResponseWriter, body []byte) bool {
 	if cancel == nil {
 		return false
 	}
-	cancel()
+	cancel(errCancelledByClient)
 	w.WriteHeader(http.StatusAccepted)
 	return true
 }
@@ -187,18 +212,26 @@ func validID(raw json.RawMessage) bool {
 	return false
 }
 
-// hasProgressToken reports whether a request's _meta carries a progress token.
-func hasProgressToken(meta json.RawMessage) bool {
+// plainMeta reports whether a request's _meta asks for nothing of the go-sdk path: no
+// progress token, no per-request protocol version (SEP-2575, which the go-sdk refuses).
+func plainMeta(meta json.RawMessage) bool {
 	if len(meta) == 0 || string(meta) == "null" {
-		return false
+		return true
 	}
 	var m struct {
-		Token json.RawMessage `json:"progressToken"`
+		Token   json.RawMessage `json:"progressToken"`
+		Version json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
 	}
 	if json.Unmarshal(meta, &m) != nil {
-		return true // malformed: the go-sdk path reports it
+		return false // malformed: the go-sdk path reports it
 	}
-	return len(m.Token) > 0 && string(m.Token) != "null"
+	return (len(m.Token) == 0 || string(m.Token) == "null") && len(m.Version) == 0
+}
+
+// versionOK reports whether a request's Mcp-Protocol-Version header is one the go-sdk path
+// would take (absent, or a version the gateway supports): any other it refuses with 400.
+func versionOK(v string) bool {
+	return v == "" || slices.Contains(supportedVersions, v)
 }
 
 // acceptsJSON reports whether an Accept header admits an application/json answer.

@@ -18,12 +18,26 @@ import (
 // go-sdk's (an event stream).
 func isJSON(h http.Header) bool { return strings.HasPrefix(h.Get("Content-Type"), "application/json") }
 
+// connectPassing connects a go-sdk client and returns once its session passes calls through:
+// the session starts to once the go-sdk has handled notifications/initialized, which it does
+// after the client's POST of it was answered (202), so a call made at once may still take the
+// go-sdk path.
+func connectPassing(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	cs, _ := connect(t, url, nil)
+	waitFor(t, "the session to pass calls through", func() bool {
+		_, hdr, _ := post(t, url, cs.ID(), `{"jsonrpc":"2.0","id":"probe","method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"probe"}}}`, nil)
+		return isJSON(hdr)
+	})
+	return cs
+}
+
 // TestPassThroughAnswersTheCall: a tools/call of a stdio upstream's tool is answered with the
 // upstream's result under the client's own id, string or number, as a JSON body; the session's
 // go-sdk client is unaffected.
 func TestPassThroughAnswersTheCall(t *testing.T) {
 	f := newFixture(t, nil)
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	for _, id := range []string{`"abc"`, `42`, `-7`, `"é\"x"`} {
 		status, hdr, msgs := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","id":`+id+`,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"hi"}}}`, nil)
 		if status != http.StatusOK || !isJSON(hdr) || len(msgs) != 1 {
@@ -59,7 +73,7 @@ func TestPassThroughAnswersTheCall(t *testing.T) {
 func TestPassThroughOnlyAlone(t *testing.T) {
 	f := newFixture(t, nil)
 	echo := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"x"}%s}}`
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	if _, hdr, _ := post(t, f.url, cs.ID(), fmt.Sprintf(echo, ""), nil); !isJSON(hdr) {
 		t.Fatal("a plain call was not passed through")
 	}
@@ -95,7 +109,7 @@ func TestPassThroughOnlyAlone(t *testing.T) {
 func TestPassThroughCancelled(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "calls.log")
 	f := newFixtureArgs(t, nil, "--log", log)
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	pid := call(t, cs, "fault__pid", map[string]any{})
 	done := make(chan int, 1)
 	go func() {
@@ -127,13 +141,136 @@ func TestPassThroughCancelled(t *testing.T) {
 // idle timeout (those calls never reach the go-sdk's handler, whose timer this was).
 func TestPassThroughIsActivity(t *testing.T) {
 	f := newFixture(t, func(o *gateway.Options) { o.IdleTimeout = 300 * time.Millisecond })
-	cs, _ := connect(t, f.url, nil)
+	cs := connectPassing(t, f.url)
 	sid := cs.ID()
 	end := time.Now().Add(1500 * time.Millisecond)
 	for i := 0; time.Now().Before(end); i++ {
 		status, hdr, msgs := post(t, f.url, sid, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":200}}}`, i), nil)
 		if status != http.StatusOK || !isJSON(hdr) || rpcError(msgs) != nil || len(msgs) != 1 {
 			t.Fatalf("call %d of a busy session: %d %v", i, status, msgs)
+		}
+	}
+}
+
+// TestPassThroughCancelAfterLevelSet: a passed-through call stays cancellable by the client's
+// notifications/cancelled after the session stopped passing calls through (the client set a
+// log level while the call ran): the cancel reaches the call, not the go-sdk, which knows
+// nothing of it.
+func TestPassThroughCancelAfterLevelSet(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls.log")
+	f := newFixtureArgs(t, nil, "--log", log)
+	cs := connectPassing(t, f.url)
+	pid := call(t, cs, "fault__pid", map[string]any{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		status, _, msgs := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","id":"slow-2","method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":60000}}}`, nil)
+		if status != http.StatusAccepted || len(msgs) != 0 {
+			t.Errorf("the cancelled call answered %d %v, want 202 and nothing", status, msgs)
+		}
+	}()
+	waitFor(t, "the sleep to begin", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "begin "+pid)
+	})
+	if err := cs.SetLoggingLevel(context.Background(), &mcp.SetLoggingLevelParams{Level: "info"}); err != nil {
+		t.Fatal(err)
+	}
+	if status, _, _ := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-2"}}`, nil); status != http.StatusAccepted {
+		t.Errorf("cancel: %d", status)
+	}
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the cancelled call's request did not end")
+	}
+	waitFor(t, "the server to log the cancellation", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "cancelled "+pid)
+	})
+}
+
+// TestPassThroughEndsWithSession: once a client DELETEd its session, a call with the session's
+// id is answered 404 as by the go-sdk, not passed through, and a passed-through call still
+// running is cancelled upstream, though the session's end is still under way (its
+// CloseSession held here, which keeps the session's server running).
+func TestPassThroughEndsWithSession(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls.log")
+	release := make(chan struct{})
+	f := newFixtureArgs(t, func(o *gateway.Options) {
+		closeSession := o.CloseSession
+		o.CloseTimeout = time.Minute
+		o.CloseSession = func(ctx context.Context, id string) error {
+			select {
+			case <-release:
+			case <-ctx.Done():
+			}
+			return closeSession(ctx, id)
+		}
+	}, "--log", log)
+	t.Cleanup(func() { close(release) }) // before the fixture's cleanup
+	cs := connectPassing(t, f.url)
+	sid := cs.ID()
+	pid := call(t, cs, "fault__pid", map[string]any{})
+	done := make(chan int, 1)
+	go func() {
+		status, _, _ := post(t, f.url, sid, `{"jsonrpc":"2.0","id":"slow-3","method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":60000}}}`, nil)
+		done <- status
+	}()
+	waitFor(t, "the sleep to begin", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "begin "+pid)
+	})
+	req, err := http.NewRequest(http.MethodDelete, f.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("DELETE: %d", resp.StatusCode)
+	}
+	status, hdr, msgs := post(t, f.url, sid, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"late"}}}`, nil)
+	if status != http.StatusNotFound {
+		t.Errorf("a call in the DELETEd session: %d %v %v, want 404", status, hdr, msgs)
+	}
+	select {
+	case status := <-done:
+		if status == http.StatusOK {
+			t.Errorf("the call running at the DELETE answered %d", status)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the call running at the DELETE did not end")
+	}
+	waitFor(t, "the server to log the cancellation", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Contains(string(b), "cancelled "+pid)
+	})
+}
+
+// TestPassThroughKeepsProtocolChecks: a call the go-sdk refuses for its protocol version — an
+// Mcp-Protocol-Version header the gateway does not support, a 2026-07-28 one, a per-request
+// _meta version (SEP-2575) — is refused as before (400), not passed through.
+func TestPassThroughKeepsProtocolChecks(t *testing.T) {
+	f := newFixture(t, nil)
+	cs := connectPassing(t, f.url)
+	echo := `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"x"}%s}}`
+	if status, hdr, _ := post(t, f.url, cs.ID(), fmt.Sprintf(echo, ""), nil); status != http.StatusOK || !isJSON(hdr) {
+		t.Fatalf("a plain call was not passed through: %d %v", status, hdr)
+	}
+	for _, c := range []struct{ version, meta string }{
+		{"1999-01-01", ""},
+		{"2026-07-28", ""},
+		{"2025-06-18", `,"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}`},
+	} {
+		status, _, msgs := post(t, f.url, cs.ID(), fmt.Sprintf(echo, c.meta), map[string]string{"Mcp-Protocol-Version": c.version})
+		if status != http.StatusBadRequest || rpcError(msgs) == nil {
+			t.Errorf("version %s %s: %d %v, want 400 and a JSON-RPC error", c.version, c.meta, status, msgs)
 		}
 	}
 }

@@ -36,6 +36,12 @@ type session struct {
 	ss      *mcp.ServerSession // bound at initialize; nil before
 	closing bool
 
+	// connLife is done once the client's connection has ended (DELETE, idle timeout, the
+	// transport closed, Close) or the session did: calls passed through end with it, and no
+	// more are (passthrough.go), though the session's end may still be under way.
+	connLife context.Context
+	connGone context.CancelFunc
+
 	applyMu sync.Mutex // one apply at a time; guards the sets below
 	held    struct {
 		tools, prompts, resources, templates map[string]unique.Handle[string] // key → fingerprint
@@ -68,6 +74,7 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	scope := g.opts.Scope
 	scope.SessionID = id
 	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{}), ready: make(chan struct{})}
+	s.connLife, s.connGone = context.WithCancel(context.Background())
 	s.out.onDrop = func(n int) {
 		g.log.Warn("notifications dropped: the client does not keep up", "session", id, "queued", maxOutbox, "dropped", n)
 	}
@@ -208,6 +215,7 @@ func (s *session) bind(ss *mcp.ServerSession) {
 			_ = ss.Close()
 		}
 		_ = ss.Wait()
+		s.connGone()
 		s.end()
 	}()
 }
@@ -243,6 +251,7 @@ func (s *session) close() {
 // (CloseSession), the registry's scope of the session, and its cached views.
 func (s *session) end() {
 	s.endOnce.Do(func() {
+		s.connGone()
 		if s.cancel != nil {
 			s.cancel()
 		}
