@@ -378,3 +378,52 @@ func TestChatSeesCompilesView(t *testing.T) {
 		})
 	}
 }
+
+// TestChatCtrlCWhileClosing presses Ctrl-C, again and again, after /exit while the chat closes
+// its host, which takes a while: its server ignores both the end of its stdin and SIGTERM, so
+// it is killed only after the pool's grace. Ctrl-C there is the program's again, as in every
+// command: the host is closed and the chat exits 130 (or at once with 130, for a Ctrl-C a
+// while after the first). It must not be the default action of SIGINT, which kills the
+// process where it stands.
+func TestChatCtrlCWhileClosing(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	cfg, err := os.ReadFile(f.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stubborn := strings.Replace(string(cfg), "args: [--log, "+f.log+"]", "args: [--log, "+f.log+", --ignore-sigterm, --linger, 1m]", 1)
+	if stubborn == string(cfg) {
+		t.Fatal("the fixture's server arguments were not found in its config")
+	}
+	if err := os.WriteFile(f.config, []byte(stubborn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startChatTerm(t, f.env, f.args()...)
+	c.expect("> ")
+	c.send("/exit")
+	exited := make(chan struct{})
+	go func() { _ = c.cmd.Wait(); close(exited) }()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(chatReady)
+	for waiting := true; waiting; {
+		select {
+		case <-exited:
+			waiting = false
+		case <-tick.C:
+			_, _ = c.tty.Write([]byte{0x03})
+		case <-deadline:
+			_ = c.cmd.Process.Kill()
+			<-exited
+			t.Fatal("the chat did not end")
+		}
+	}
+	ws := c.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		t.Fatalf("the chat was killed by %v while closing, not ended by its own handler", ws.Signal())
+	}
+	if code := ws.ExitStatus(); code != exitInterrupt {
+		t.Errorf("the chat interrupted while closing exited %d, want %d", code, exitInterrupt)
+	}
+}
