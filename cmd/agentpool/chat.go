@@ -103,7 +103,7 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 		c.reported[pr.String()] = true
 	}
 	p.notice("agentpool chat: %s at %s, scope %s: %d tools, %d commands, %d skills; /help, /exit; Ctrl-C interrupts a turn",
-		co.model, baseURL, shown, len(v.Tools), len(v.Commands), len(v.Skills))
+		co.model, redactURL(baseURL), shown, len(v.Tools), len(v.Commands), len(v.Skills))
 	// Ctrl-C is the chat's from now on: it ends a turn, not the program (until here, while
 	// servers start, it ends the program as in any command). run's handler would cancel the
 	// command's context at the first SIGINT, so it hands SIGINT to the chat instead; SIGTERM

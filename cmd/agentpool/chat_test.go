@@ -427,3 +427,25 @@ func TestChatCtrlCWhileClosing(t *testing.T) {
 		t.Errorf("the chat interrupted while closing exited %d, want %d", code, exitInterrupt)
 	}
 }
+
+// TestChatEndpointCredentialsNotPrinted gives the chat an endpoint whose URL carries
+// credentials (a proxy's basic auth); neither the start line nor a model error shows them.
+func TestChatEndpointCredentialsNotPrinted(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	base := strings.Replace(f.model.URL, "http://", "http://user:sk-url-secret@", 1)
+	cmd := exec.Command("agentpool", "--config", f.config, "chat", "--base-url", base, "--model", "local-model")
+	cmd.Env = f.env
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader("hello\nrate me\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("chat: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "ok: hello") || !strings.Contains(string(out), "429") {
+		t.Errorf("the chat did not answer, then report the 429:\n%s", out)
+	}
+	if strings.Contains(string(out), "sk-url-secret") {
+		t.Errorf("the endpoint's password was printed:\n%s", out)
+	}
+}
