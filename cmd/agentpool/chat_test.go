@@ -449,3 +449,40 @@ func TestChatEndpointCredentialsNotPrinted(t *testing.T) {
 		t.Errorf("the endpoint's password was printed:\n%s", out)
 	}
 }
+
+// TestChatHelpShadowedCommand: a view command named like one of chat's own (a skill "exit")
+// cannot be reached by that name, /exit quits; /help lists it under the name that reaches it,
+// which expands it.
+func TestChatHelpShadowedCommand(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	exit := filepath.Join(filepath.Dir(filepath.Dir(f.skill)), "exit", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(exit), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exit, []byte("---\nname: exit\ndescription: Plan an exit strategy.\n---\nPlan the exit.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("agentpool", f.args()...)
+	cmd.Env = f.env
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader("/help\n/skill:exit\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chat: %v\n%s", err, stderr.String())
+	}
+	out := stdout.String()
+	var listed []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "Plan an exit strategy.") {
+			listed = append(listed, strings.Fields(l)[0])
+		}
+	}
+	if !slices.Equal(listed, []string{"/skill:exit"}) {
+		t.Errorf("/help lists the skill exit as %q, want [/skill:exit]:\n%s", listed, out)
+	}
+	if !strings.Contains(out, "ok: ") || !strings.Contains(out, "Plan the exit.") {
+		t.Errorf("/skill:exit did not expand the skill:\n%s\n%s", out, stderr.String())
+	}
+}
