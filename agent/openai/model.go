@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -79,7 +80,7 @@ func New(opts Options) (*Model, error) {
 	where := fmt.Sprintf("model %q", opts.Model)
 	if opts.BaseURL != "" {
 		ro = append(ro, option.WithBaseURL(opts.BaseURL))
-		where += " at " + opts.BaseURL
+		where += " at " + shownURL(opts.BaseURL)
 	}
 	if opts.APIKey != "" {
 		ro = append(ro, option.WithAPIKey(opts.APIKey))
@@ -222,10 +223,37 @@ func (m *Model) fail(ctx context.Context, err error) error {
 		}
 		return fmt.Errorf("openai: %s: status %d: %s: %w", m.where, apiErr.StatusCode, msg, err)
 	}
+	var ue *url.Error // net/http's names the request's URL, a user name as it is
+	if errors.As(err, &ue) {
+		ue.URL = shownURL(ue.URL)
+	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syn) || errors.As(err, &typ) {
 		return fmt.Errorf("openai: %s: %w: %v", m.where, ErrMalformedResponse, err)
 	}
 	return fmt.Errorf("openai: %s: %w", m.where, err)
+}
+
+// shownURL is u as errors show it: without its user info (a proxy's credentials, a token as the
+// user name) and with its query's values elided (a key).
+func shownURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil {
+		return "(an unparsable URL)"
+	}
+	p.User = nil
+	if p.RawQuery != "" {
+		parts := strings.Split(p.RawQuery, "&")
+		for i, kv := range parts {
+			if k, _, named := strings.Cut(kv, "="); named {
+				parts[i] = k + "=…"
+			} else if kv != "" {
+				parts[i] = "…" // a value alone may be the key itself
+			}
+		}
+		p.RawQuery = strings.Join(parts, "&")
+	}
+	p.Fragment, p.RawFragment = "", ""
+	return p.String()
 }

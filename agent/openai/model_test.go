@@ -339,3 +339,34 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Errorf("last message sent %+v, want the tool's result", last)
 	}
 }
+
+// TestEndpointCredentialsNotInErrors: a base URL may carry credentials (user info for a proxy's
+// basic auth, a token as the user name, a key in the query); the errors name the endpoint
+// without them, whether the endpoint answered with an error or could not be reached.
+func TestEndpointCredentialsNotInErrors(t *testing.T) {
+	s := newChatServer(t, raw(http.StatusBadRequest, `{"error":{"message":"bad"}}`), raw(http.StatusBadRequest, `{"error":{"message":"bad"}}`))
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	for _, base := range []string{s.srv.URL, down.URL} {
+		host := strings.TrimPrefix(base, "http://")
+		for _, creds := range []string{"sk-user-token@", "user:sk-password@"} {
+			u := "http://" + creds + host + "/v1?key=sk-query-key"
+			m, err := openai.New(openai.Options{BaseURL: u, Model: "local-model", APIKey: "test-key", MaxRetries: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = m.Generate(context.Background(), req("hi"))
+			if err == nil {
+				t.Fatalf("%s: no error", u)
+			}
+			for _, secret := range []string{"sk-user-token", "sk-password", "sk-query-key"} {
+				if strings.Contains(err.Error(), secret) {
+					t.Errorf("the error for %s shows %s: %v", u, secret, err)
+				}
+			}
+			if !strings.Contains(err.Error(), host) {
+				t.Errorf("the error for %s does not name the endpoint: %v", u, err)
+			}
+		}
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/signal"
 
 	"github.com/agentpool/agentpool/agent"
 	"github.com/agentpool/agentpool/agent/openai"
@@ -104,16 +103,14 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 		c.reported[pr.String()] = true
 	}
 	p.notice("agentpool chat: %s at %s, scope %s: %d tools, %d commands, %d skills; /help, /exit; Ctrl-C interrupts a turn",
-		co.model, baseURL, shown, len(v.Tools), len(v.Commands), len(v.Skills))
+		co.model, redactURL(baseURL), shown, len(v.Tools), len(v.Commands), len(v.Skills))
 	// Ctrl-C is the chat's from now on: it ends a turn, not the program (until here, while
 	// servers start, it ends the program as in any command). run's handler would cancel the
-	// command's context at the first SIGINT, so SIGINT is taken from it (Reset drops every
-	// channel's subscription) and given to the chat alone; SIGTERM stays run's. Kept until
-	// the host is closed (deferred after closeHost, so it runs before it).
+	// command's context at the first SIGINT, so it hands SIGINT to the chat instead; SIGTERM
+	// stays run's. Given back when the chat ends (deferred after closeHost, so it runs before
+	// it): a Ctrl-C while the host closes is run's again, as in any command.
 	ints := make(chan os.Signal, 4)
-	signal.Reset(os.Interrupt)
-	signal.Notify(ints, os.Interrupt)
-	defer signal.Stop(ints)
+	defer takeInterrupts(ints)()
 	changes := h.Registry.Changes(ctx, scope)
 	stop := make(chan struct{})
 	defer close(stop)

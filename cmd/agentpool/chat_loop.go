@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -89,7 +90,7 @@ func (c *chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (
 		return false
 	}
 	switch name {
-	case "exit", "quit":
+	case "exit", "quit": // chatOwn
 		return true
 	case "help":
 		c.help(ctx)
@@ -170,7 +171,7 @@ func (c *chat) problems(ps []string) {
 }
 
 // help lists chat's own commands and the view's; a view command named like one of chat's is
-// reached by its qualified name (skill:help, file:exit).
+// reached, and listed, by its qualified name (skill:help, file:exit).
 func (c *chat) help(ctx context.Context) {
 	c.p.line("chat commands: /help, /exit (or /quit, Ctrl-D), //text sends /text; Ctrl-C interrupts a turn")
 	v, err := c.cache.Get(ctx, c.scope)
@@ -185,7 +186,11 @@ func (c *chat) help(ctx context.Context) {
 	var b strings.Builder
 	w := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	for _, cm := range v.Commands { // sorted by name
-		name := "/" + cm.Name
+		reach := reachedAs(v, cm)
+		if reach == "" {
+			continue
+		}
+		name := "/" + reach
 		if cm.ArgumentHint != "" {
 			name += " " + cm.ArgumentHint
 		}
@@ -193,6 +198,32 @@ func (c *chat) help(ctx context.Context) {
 	}
 	w.Flush()
 	c.p.line(strings.TrimSuffix(b.String(), "\n"))
+}
+
+// chatOwn are the names of chat's own commands, which no view command is reached by.
+var chatOwn = []string{"help", "exit", "quit"}
+
+// reachedAs returns the name a line reaches cm by: its name, unless chat's own command has it;
+// then its qualified name (as view assigns them: "skill:exit"), if that reaches it ("" if none
+// does).
+func reachedAs(v *view.View, cm view.Command) string {
+	if !slices.Contains(chatOwn, cm.Name) {
+		return cm.Name
+	}
+	q := cm.QualifiedName
+	switch {
+	case q != "":
+	case cm.Source != "":
+		q = cm.Source + ":" + cm.Name
+	default:
+		q = cm.Capability + ":" + cm.Name
+	}
+	for _, n := range []string{q, cm.Capability + ":" + q} {
+		if got, ok := v.Command(n); ok && got.Capability == cm.Capability && got.Name == cm.Name {
+			return n
+		}
+	}
+	return ""
 }
 
 // readLines sends each line of r, without its line ending, until r ends (the channel is then

@@ -378,3 +378,111 @@ func TestChatSeesCompilesView(t *testing.T) {
 		})
 	}
 }
+
+// TestChatCtrlCWhileClosing presses Ctrl-C, again and again, after /exit while the chat closes
+// its host, which takes a while: its server ignores both the end of its stdin and SIGTERM, so
+// it is killed only after the pool's grace. Ctrl-C there is the program's again, as in every
+// command: the host is closed and the chat exits 130 (or at once with 130, for a Ctrl-C a
+// while after the first). It must not be the default action of SIGINT, which kills the
+// process where it stands.
+func TestChatCtrlCWhileClosing(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	cfg, err := os.ReadFile(f.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stubborn := strings.Replace(string(cfg), "args: [--log, "+f.log+"]", "args: [--log, "+f.log+", --ignore-sigterm, --linger, 1m]", 1)
+	if stubborn == string(cfg) {
+		t.Fatal("the fixture's server arguments were not found in its config")
+	}
+	if err := os.WriteFile(f.config, []byte(stubborn), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := startChatTerm(t, f.env, f.args()...)
+	c.expect("> ")
+	c.send("/exit")
+	exited := make(chan struct{})
+	go func() { _ = c.cmd.Wait(); close(exited) }()
+	tick := time.NewTicker(100 * time.Millisecond)
+	defer tick.Stop()
+	deadline := time.After(chatReady)
+	for waiting := true; waiting; {
+		select {
+		case <-exited:
+			waiting = false
+		case <-tick.C:
+			_, _ = c.tty.Write([]byte{0x03})
+		case <-deadline:
+			_ = c.cmd.Process.Kill()
+			<-exited
+			t.Fatal("the chat did not end")
+		}
+	}
+	ws := c.cmd.ProcessState.Sys().(syscall.WaitStatus)
+	if ws.Signaled() {
+		t.Fatalf("the chat was killed by %v while closing, not ended by its own handler", ws.Signal())
+	}
+	if code := ws.ExitStatus(); code != exitInterrupt {
+		t.Errorf("the chat interrupted while closing exited %d, want %d", code, exitInterrupt)
+	}
+}
+
+// TestChatEndpointCredentialsNotPrinted gives the chat an endpoint whose URL carries
+// credentials (a proxy's basic auth); neither the start line nor a model error shows them.
+func TestChatEndpointCredentialsNotPrinted(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	base := strings.Replace(f.model.URL, "http://", "http://user:sk-url-secret@", 1)
+	cmd := exec.Command("agentpool", "--config", f.config, "chat", "--base-url", base, "--model", "local-model")
+	cmd.Env = f.env
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader("hello\nrate me\n")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("chat: %v\n%s", err, out)
+	}
+	if !strings.Contains(string(out), "ok: hello") || !strings.Contains(string(out), "429") {
+		t.Errorf("the chat did not answer, then report the 429:\n%s", out)
+	}
+	if strings.Contains(string(out), "sk-url-secret") {
+		t.Errorf("the endpoint's password was printed:\n%s", out)
+	}
+}
+
+// TestChatHelpShadowedCommand: a view command named like one of chat's own (a skill "exit")
+// cannot be reached by that name, /exit quits; /help lists it under the name that reaches it,
+// which expands it.
+func TestChatHelpShadowedCommand(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	exit := filepath.Join(filepath.Dir(filepath.Dir(f.skill)), "exit", "SKILL.md")
+	if err := os.MkdirAll(filepath.Dir(exit), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(exit, []byte("---\nname: exit\ndescription: Plan an exit strategy.\n---\nPlan the exit.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("agentpool", f.args()...)
+	cmd.Env = f.env
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader("/help\n/skill:exit\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chat: %v\n%s", err, stderr.String())
+	}
+	out := stdout.String()
+	var listed []string
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "Plan an exit strategy.") {
+			listed = append(listed, strings.Fields(l)[0])
+		}
+	}
+	if !slices.Equal(listed, []string{"/skill:exit"}) {
+		t.Errorf("/help lists the skill exit as %q, want [/skill:exit]:\n%s", listed, out)
+	}
+	if !strings.Contains(out, "ok: ") || !strings.Contains(out, "Plan the exit.") {
+		t.Errorf("/skill:exit did not expand the skill:\n%s\n%s", out, stderr.String())
+	}
+}

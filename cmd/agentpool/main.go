@@ -158,20 +158,54 @@ func run() int {
 // handleSignals calls first with the first signal from sigs (unless ctx ends before one), and
 // then now with any signal more than sameSignal later; one within sameSignal is the same event
 // delivered twice and is dropped.
+//
+// A SIGINT while a command has taken it (takeInterrupts) is that command's, not a signal here.
 func handleSignals(ctx context.Context, sigs <-chan os.Signal, first, now func(os.Signal)) {
 	var sig os.Signal
-	select {
-	case sig = <-sigs:
-	case <-ctx.Done():
-		return
+	for sig == nil {
+		select {
+		case s := <-sigs:
+			if !diverted(s) {
+				sig = s
+			}
+		case <-ctx.Done():
+			return
+		}
 	}
 	at := time.Now()
 	first(sig)
 	for sig := range sigs { // run returning ends the process, and this loop
-		if time.Since(at) > sameSignal {
+		if !diverted(sig) && time.Since(at) > sameSignal {
 			now(sig)
 		}
 	}
+}
+
+// interrupts is the channel of the command that took SIGINT from run's handler, if one has.
+var interrupts atomic.Pointer[chan os.Signal]
+
+// takeInterrupts gives each SIGINT to ch instead of run's handler (chat: Ctrl-C ends a turn, not
+// the program) until release is called; SIGTERM stays run's. A SIGINT that finds ch full is
+// dropped. The signal stays subscribed throughout: unlike signal.Reset and a Notify of the
+// command's own, there is no moment at which SIGINT has its default action, killing the
+// process where it stands.
+func takeInterrupts(ch chan os.Signal) (release func()) {
+	interrupts.Store(&ch)
+	return func() { interrupts.CompareAndSwap(&ch, nil) }
+}
+
+// diverted hands sig to the command that took SIGINT, if it is one and one has, and reports
+// whether it did.
+func diverted(sig os.Signal) bool {
+	ch := interrupts.Load()
+	if ch == nil || sig != os.Interrupt {
+		return false
+	}
+	select {
+	case *ch <- sig:
+	default:
+	}
+	return true
 }
 
 func main() { os.Exit(run()) }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/agentpool/agentpool/agent"
 	"github.com/agentpool/agentpool/agent/openai"
@@ -126,8 +127,11 @@ func (s *modelServer) serve(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "data: %s\n\n", b)
 		w.(http.Flusher).Flush()
 	}
-	// The text in two pieces, as a streaming endpoint would send it.
+	// The text in two pieces, as a streaming endpoint would send it, split between characters.
 	half := len(reply.Text) / 2
+	for half > 0 && !utf8.RuneStart(reply.Text[half]) {
+		half--
+	}
 	chunk(map[string]any{"role": "assistant", "content": reply.Text[:half]}, nil)
 	chunk(map[string]any{"content": reply.Text[half:]}, nil)
 	if calls != nil {
@@ -182,5 +186,24 @@ func TestModelServerSpeaksOpenAI(t *testing.T) {
 			string(resp.ToolCalls[0].Arguments) != `{"x":"hi"}` {
 			t.Errorf("stream=%v: got %+v", stream, resp)
 		}
+	}
+}
+
+// TestModelServerStreamsUTF8: the two streamed pieces of a text split it between characters,
+// never inside one (JSON would carry a broken half as U+FFFD).
+func TestModelServerStreamsUTF8(t *testing.T) {
+	srv := newModelServer(t, func(modelMessage) modelReply { return modelReply{Text: "a✓"} })
+	m, err := openai.New(openai.Options{BaseURL: srv.URL, Model: "local-model", APIKey: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pieces []string
+	resp, err := m.Stream(context.Background(), &agent.Request{Messages: []agent.Message{agent.UserMessage("hi")}},
+		func(s string) { pieces = append(pieces, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.Text != "a✓" {
+		t.Errorf("streamed %q (pieces %q), want %q", resp.Text, pieces, "a✓")
 	}
 }
