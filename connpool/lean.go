@@ -163,6 +163,9 @@ func (c *leanConn) Close() error {
 // closed or ends before the answer is an error wrapping mcp.ErrConnectionClosed (not sent) or
 // io.EOF (sent, unanswered), as the SDK's own calls report.
 func (c *leanConn) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err // as the SDK: a call whose context ended is not sent
+	}
 	ch := make(chan rawReply, 1)
 	c.mu.Lock()
 	if c.waiters == nil {

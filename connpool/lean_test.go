@@ -279,3 +279,18 @@ func TestLeanPrettyPrintedLinear(t *testing.T) {
 		t.Fatalf("reading a message of %d bytes over %d lines allocated %d bytes", len(msg), bytes.Count(msg, []byte("\n"))+1, alloc)
 	}
 }
+
+// TestLeanRawCallCancelledBeforeSending: a call whose context already ended is not written
+// (the SDK checks first too): the server sees neither it nor a cancellation.
+func TestLeanRawCallCancelledBeforeSending(t *testing.T) {
+	p := newLeanPeer(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := p.conn.call(ctx, "tools/call", json.RawMessage(`{"name":"x"}`)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err %v", err)
+	}
+	go p.conn.call(context.Background(), "ping", nil)
+	if l := p.recv(t); !strings.Contains(l, `"method":"ping"`) {
+		t.Fatalf("the server's first line is %s: the cancelled call was sent", l)
+	}
+}
