@@ -10,8 +10,10 @@ package gateway_test
 //
 // The baseline of the call benchmarks is the same go-sdk client calling the faultserver served
 // directly over go-sdk streamable HTTP (its --http mode, its own process). The gateway is
-// `agentpool serve --http` in its own process (bench_serve_test.go), as users run it; the
-// memory benchmark serves gateway.Handler in the benchmark's process, to read its heap.
+// served in the benchmark's process (gateway.Handler behind an httptest server on 127.0.0.1,
+// configured as `agentpool serve` configures it), so the clients and the gateway share its
+// CPUs; the BenchmarkServeProcess* variants run `agentpool serve --http` in a process of its own
+// (bench_serve_test.go), one more process on the call's path.
 
 import (
 	"context"
@@ -33,9 +35,15 @@ const throughputSessions = 32
 const throughputPer = 8
 
 // callSides connects n clients through the gateway, whose upstream is spec, and n directly to
-// the faultserver at directURL.
-func callSides(b *testing.B, spec, directURL string, n int) (gw, direct *side) {
-	url := benchServeProcess(b, spec)
+// the faultserver at directURL. The gateway is served in this process (benchGateway), or is
+// `agentpool serve --http` in its own (benchServeProcess) when process is set.
+func callSides(b *testing.B, spec, directURL string, n int, process bool) (gw, direct *side) {
+	var url string
+	if process {
+		url = benchServeProcess(b, spec)
+	} else {
+		_, url, _ = benchGateway(b, spec, nil)
+	}
 	gw = &side{name: "gateway", tool: benchTool, sessions: benchConnect(b, url, benchHTTPClient(b), n)}
 	direct = &side{name: "direct", tool: "echo", sessions: benchConnect(b, directURL, benchHTTPClient(b), n)}
 	return gw, direct
@@ -44,7 +52,7 @@ func callSides(b *testing.B, spec, directURL string, n int) (gw, direct *side) {
 // BenchmarkStdioUpstreamP50: one call at a time through the gateway to a stdio upstream,
 // versus directly to that server over streamable HTTP (target: p50-ratio ≤ 1.2).
 func BenchmarkStdioUpstreamP50(b *testing.B) {
-	gw, direct := callSides(b, benchSpecStdio(b), benchFaultHTTP(b), 1)
+	gw, direct := callSides(b, benchSpecStdio(b), benchFaultHTTP(b), 1, false)
 	benchP50(b, gw, direct)
 }
 
@@ -52,7 +60,7 @@ func BenchmarkStdioUpstreamP50(b *testing.B) {
 // (pool-scoped) stdio upstream, versus 32 sessions calling that server directly over
 // streamable HTTP (target: tput-ratio ≥ 1.3).
 func BenchmarkStdioUpstreamThroughput32(b *testing.B) {
-	gw, direct := callSides(b, benchSpecStdio(b), benchFaultHTTP(b), throughputSessions)
+	gw, direct := callSides(b, benchSpecStdio(b), benchFaultHTTP(b), throughputSessions, false)
 	benchThroughput(b, gw, direct, throughputPer)
 }
 
@@ -60,7 +68,7 @@ func BenchmarkStdioUpstreamThroughput32(b *testing.B) {
 // the same server called directly (target: p50-ratio ≤ 1.6).
 func BenchmarkHTTPUpstreamP50(b *testing.B) {
 	u := benchFaultHTTP(b)
-	gw, direct := callSides(b, "{url: "+u+"}", u, 1)
+	gw, direct := callSides(b, "{url: "+u+"}", u, 1, false)
 	benchP50(b, gw, direct)
 }
 
@@ -68,7 +76,21 @@ func BenchmarkHTTPUpstreamP50(b *testing.B) {
 // on each side (target: tput-ratio ≥ 0.8).
 func BenchmarkHTTPUpstreamThroughput32(b *testing.B) {
 	u := benchFaultHTTP(b)
-	gw, direct := callSides(b, "{url: "+u+"}", u, throughputSessions)
+	gw, direct := callSides(b, "{url: "+u+"}", u, throughputSessions, false)
+	benchThroughput(b, gw, direct, throughputPer)
+}
+
+// BenchmarkServeProcessStdioUpstreamP50 is BenchmarkStdioUpstreamP50 with the gateway as
+// `agentpool serve --http` in a process of its own: one more process on the call's path.
+func BenchmarkServeProcessStdioUpstreamP50(b *testing.B) {
+	gw, direct := callSides(b, benchSpecStdio(b), benchFaultHTTP(b), 1, true)
+	benchP50(b, gw, direct)
+}
+
+// BenchmarkServeProcessStdioUpstreamThroughput32 is BenchmarkStdioUpstreamThroughput32 with
+// the gateway as `agentpool serve --http` in a process of its own.
+func BenchmarkServeProcessStdioUpstreamThroughput32(b *testing.B) {
+	gw, direct := callSides(b, benchSpecStdio(b), benchFaultHTTP(b), throughputSessions, true)
 	benchThroughput(b, gw, direct, throughputPer)
 }
 
