@@ -324,7 +324,10 @@ func TestScopeIsolation(t *testing.T) {
 	}
 }
 
-func TestCancellation(t *testing.T) {
+func TestCancellation(t *testing.T) { testCancellation(t, false) }
+
+// testCancellation is TestCancellation with the call made by callAs(raw).
+func testCancellation(t *testing.T, raw bool) {
 	bin := testserver.Build(t)
 	log := filepath.Join(t.TempDir(), "calls.log")
 	p := newPool(t)
@@ -333,7 +336,7 @@ func TestCancellation(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := c.CallTool(ctx, &ext.ToolCall{Name: "sleep", Arguments: json.RawMessage(`{"ms":30000}`)})
+		_, err := callAs(ctx, c, raw, "sleep", `{"ms":30000}`)
 		errc <- err
 	}()
 	// Cancel only once the call runs on the server: cancelled earlier, it would never reach

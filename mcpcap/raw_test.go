@@ -49,33 +49,7 @@ func TestCallToolRawIsCallTool(t *testing.T) {
 
 // TestCallToolRawCancellation: cancelling a passed-through call cancels it on the server,
 // which logs it, and the connection is reused.
-func TestCallToolRawCancellation(t *testing.T) {
-	bin := testserver.Build(t)
-	log := filepath.Join(t.TempDir(), "calls.log")
-	p := newPool(t)
-	c := newPoolCap(t, p, "", Config{Name: "slow", Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log}}})
-	pid := callText(t, c, "pid", `{}`)
-	ctx, cancel := context.WithCancel(context.Background())
-	errc := make(chan error, 1)
-	go func() {
-		_, err := c.CallToolRaw(ctx, &ext.ToolCall{Name: "sleep", Arguments: json.RawMessage(`{"ms":30000}`)})
-		errc <- err
-	}()
-	waitFor(t, "the sleep to begin on the server", func() bool { return countLines(t, log, "begin "+pid) == 1 })
-	cancel()
-	select {
-	case err := <-errc:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("cancelled call: err = %v, want context.Canceled", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("cancelled call did not return")
-	}
-	waitFor(t, "server logs the cancellation", func() bool { return countLines(t, log, "cancelled "+pid) == 1 })
-	if got := callText(t, c, "pid", `{}`); got != pid {
-		t.Fatalf("session not reused after cancel: pid %s, was %s", got, pid)
-	}
-}
+func TestCallToolRawCancellation(t *testing.T) { testCancellation(t, true) }
 
 // TestKill9WithRawCallsInFlight is TestKill9WithCallsInFlight with passed-through calls: the
 // retry rules hold for them (read-only retried, non-idempotent at most once, no hang).
