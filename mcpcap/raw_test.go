@@ -100,3 +100,25 @@ func TestCallToolRawHTTP(t *testing.T) {
 	}
 	waitFor(t, "server logs the cancellation", func() bool { return countLines(t, log, "cancelled "+pid) == 1 })
 }
+
+// TestRawParams: the params of a passed-through call are one line of valid JSON whatever the
+// arguments' whitespace, and carry _meta when there is one.
+func TestRawParams(t *testing.T) {
+	for _, c := range []struct {
+		p    *mcp.CallToolParams
+		want string
+	}{
+		{&mcp.CallToolParams{Name: "echo"}, `{"name":"echo"}`},
+		{&mcp.CallToolParams{Name: `e"x`, Arguments: json.RawMessage(`{"a": 1}`)}, `{"name":"e\"x","arguments":{"a": 1}}`},
+		{&mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage("{\n  \"a\": \"b\\nc\"\r\n}")}, `{"name":"echo","arguments":{"a":"b\nc"}}`},
+		{&mcp.CallToolParams{Name: "echo", Meta: mcp.Meta{"k": "v"}, Arguments: json.RawMessage(`{}`)}, `{"_meta":{"k":"v"},"name":"echo","arguments":{}}`},
+	} {
+		got, err := rawParams(c.p)
+		if err != nil || string(got) != c.want {
+			t.Errorf("%+v: %s, %v; want %s", c.p, got, err, c.want)
+		}
+	}
+	if _, err := rawParams(&mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"a":`)}); err == nil {
+		t.Error("invalid arguments encoded")
+	}
+}

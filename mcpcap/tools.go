@@ -1,6 +1,7 @@
 package mcpcap
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -153,7 +154,7 @@ func (c *Cap) CallToolRaw(ctx context.Context, call *ext.ToolCall) (json.RawMess
 	var out json.RawMessage
 	err := c.callTool(ctx, call, func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error {
 		if cn.lease != nil {
-			data, err := json.Marshal(params)
+			data, err := rawParams(params)
 			if err != nil {
 				return err
 			}
@@ -170,6 +171,35 @@ func (c *Cap) CallToolRaw(ctx context.Context, call *ext.ToolCall) (json.RawMess
 		return err
 	})
 	return out, err
+}
+
+// rawParams encodes a tools/call's params: by hand in the common case (no _meta, arguments
+// already JSON), which is the hot path's, else with encoding/json.
+func rawParams(p *mcp.CallToolParams) ([]byte, error) {
+	args, ok := p.Arguments.(json.RawMessage)
+	if p.Meta != nil || !ok && p.Arguments != nil || len(args) > 0 && !json.Valid(args) {
+		return json.Marshal(p) // (invalid arguments: its error)
+	}
+	if bytes.ContainsAny(args, "\r\n") {
+		// One message is one line on stdio: whitespace of pretty-printed arguments goes.
+		var c bytes.Buffer
+		if err := json.Compact(&c, args); err != nil {
+			return nil, err
+		}
+		args = c.Bytes()
+	}
+	name, err := json.Marshal(p.Name)
+	if err != nil {
+		return nil, err
+	}
+	b := make([]byte, 0, len(name)+len(args)+24)
+	b = append(b, `{"name":`...)
+	b = append(b, name...)
+	if len(args) > 0 {
+		b = append(b, `,"arguments":`...)
+		b = append(b, args...)
+	}
+	return append(b, '}'), nil
 }
 
 // callTool makes a call with do, on a connection, with CallTool's timeouts, progress and
