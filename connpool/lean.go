@@ -166,6 +166,14 @@ func (c *leanConn) call(ctx context.Context, method string, params json.RawMessa
 	if err := ctx.Err(); err != nil {
 		return nil, err // as the SDK: a call whose context ended is not sent
 	}
+	if bytes.ContainsAny(params, "\r\n") {
+		// One message is one line: a pretty-printed params value would end it early.
+		var c bytes.Buffer
+		if err := json.Compact(&c, params); err != nil {
+			return nil, fmt.Errorf("calling %q: params: %w", method, err)
+		}
+		params = c.Bytes()
+	}
 	ch := make(chan rawReply, 1)
 	c.mu.Lock()
 	if c.waiters == nil {
@@ -303,7 +311,37 @@ func (c *leanConn) dispatch(line []byte) bool {
 	return c.dispatchOne(line)
 }
 
+// rawAnswerPrefix starts a pass-through answer as servers write it (the go-sdk's field order).
+var rawAnswerPrefix = []byte(`{"jsonrpc":"2.0","id":"` + rawIDPrefix)
+
+// fastAnswer hands a pass-through answer written in the usual form to its caller without
+// decoding it: {"jsonrpc":"2.0","id":"agentpool-raw-N","result":R} with R one JSON value. It
+// reports false for anything else (then decoded as any message is).
+func (c *leanConn) fastAnswer(data []byte) bool {
+	data = bytes.TrimRight(data, " \t\r")
+	if !bytes.HasPrefix(data, rawAnswerPrefix) || data[len(data)-1] != '}' {
+		return false
+	}
+	rest := data[len(rawAnswerPrefix):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	after, ok := bytes.CutPrefix(rest[n:], []byte(`","result":`))
+	if n == 0 || !ok {
+		return false
+	}
+	result := after[:len(after)-1]
+	if !json.Valid(result) {
+		return false
+	}
+	return c.answer(rawIDPrefix+string(rest[:n]), wire{Result: result})
+}
+
 func (c *leanConn) dispatchOne(data []byte) bool {
+	if c.fastAnswer(data) {
+		return true
+	}
 	var w wire
 	if err := json.Unmarshal(data, &w); err != nil {
 		return c.send(leanRead{err: fmt.Errorf("invalid JSON-RPC message from the server: %w", err)})

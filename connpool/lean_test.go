@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"runtime"
 	"strings"
@@ -292,5 +293,45 @@ func TestLeanRawCallCancelledBeforeSending(t *testing.T) {
 	go p.conn.call(context.Background(), "ping", nil)
 	if l := p.recv(t); !strings.Contains(l, `"method":"ping"`) {
 		t.Fatalf("the server's first line is %s: the cancelled call was sent", l)
+	}
+}
+
+// TestLeanRawCallParamsOneLine: params with line breaks in their whitespace are sent as one
+// line (the stdio transport's framing), their strings untouched.
+func TestLeanRawCallParamsOneLine(t *testing.T) {
+	p := newLeanPeer(t)
+	go p.conn.call(context.Background(), "tools/call", json.RawMessage("{\n \"name\": \"a\\nb\"\r\n}"))
+	if l := p.recv(t); !strings.HasSuffix(l, `"params":{"name":"a\nb"}}`) {
+		t.Fatalf("written %q", l)
+	}
+}
+
+// TestLeanAnswerForms: a pass-through answer is read right in the usual form (taken without
+// decoding) and in any other: fields in another order, a field after the result, an error.
+func TestLeanAnswerForms(t *testing.T) {
+	for _, c := range []struct{ answer, result, err string }{
+		{`{"jsonrpc":"2.0","id":"%s","result":{"a":[1,"}"]}}`, `{"a":[1,"}"]}`, ""},
+		{`{"id":"%s","jsonrpc":"2.0","result":{"b":2}}`, `{"b":2}`, ""},
+		{`{"jsonrpc":"2.0","id":"%s","result":{},"extra":1}`, `{}`, ""},
+		{`{"jsonrpc":"2.0","id":"%s","result":{}}  ` + "\r", `{}`, ""},
+		{`{"jsonrpc":"2.0","id":"%s","error":{"code":-1,"message":"no"}}`, "", "no"},
+	} {
+		p := newLeanPeer(t)
+		type out struct {
+			res json.RawMessage
+			err error
+		}
+		got := make(chan out, 1)
+		go func() {
+			res, err := p.conn.call(context.Background(), "tools/call", json.RawMessage(`{}`))
+			got <- out{res, err}
+		}()
+		var w struct{ ID string }
+		json.Unmarshal([]byte(p.recv(t)), &w)
+		p.send(t, fmt.Sprintf(c.answer, w.ID))
+		o := <-got
+		if string(o.res) != c.result || (c.err == "") != (o.err == nil) || o.err != nil && !strings.Contains(o.err.Error(), c.err) {
+			t.Errorf("%s: %s, %v", c.answer, o.res, o.err)
+		}
 	}
 }
