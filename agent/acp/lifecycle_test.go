@@ -101,11 +101,17 @@ func TestCloseCancelsAWaitingPrompt(t *testing.T) {
 	<-started
 	send("second")
 	<-superseded
+	// The held call gives up only once the session's end has begun: released earlier, the
+	// waiting prompt could take the turn before session/close even arrived, and rightly run.
+	ending := make(chan struct{})
+	var once sync.Once
+	defer acp.SetTestHookEnding(func() { once.Do(func() { close(ending) }) })()
 	closed := make(chan error, 1)
 	go func() {
 		_, err := f.conn.CloseSession(context.Background(), sdk.CloseSessionRequest{SessionId: id})
 		closed <- err
 	}()
+	<-ending
 	close(release)
 	if err := <-closed; err != nil {
 		t.Fatal(err)

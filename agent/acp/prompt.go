@@ -62,7 +62,10 @@ func (c *conn) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 	if s.ended {
 		return sdk.PromptResponse{}, sdk.NewInvalidParams(map[string]any{"error": "session " + s.id + " has ended"})
 	}
-	if ctx.Err() != nil { // cancelled while it waited: it never ran
+	// Cancelled while it waited: it never runs. The session's context is looked at too: the
+	// AfterFunc above cancels ctx from a goroutine of its own when the session ended before
+	// this prompt arrived, and may not have yet.
+	if ctx.Err() != nil || s.ctx.Err() != nil {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
 	t := &turn{ctx: context.WithoutCancel(ctx), open: map[sdk.ToolCallId]map[string]any{}}

@@ -148,11 +148,17 @@ func (c *conn) CloseSession(_ context.Context, p sdk.CloseSessionRequest) (sdk.C
 	return sdk.CloseSessionResponse{}, nil
 }
 
+// testHookEnding, when a test sets it, runs as a session's end begins (its context cancelled).
+var testHookEnding func()
+
 // end ends the session once: its turn and the prompts waiting for it cancelled and waited
 // for, its watch stopped, then release.
 func (s *session) end() {
 	s.endOnce.Do(func() {
 		s.stop()
+		if testHookEnding != nil {
+			testHookEnding()
+		}
 		if s.stopWatch != nil {
 			s.stopWatch()
 		}
