@@ -2,14 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"io"
 	"log/slog"
 	"maps"
 	"os"
 
 	"github.com/agentpool/agentpool/agent/acp"
-	"github.com/agentpool/agentpool/agent/openai"
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/view"
@@ -23,7 +21,8 @@ const acpAgent = "_acp"
 
 // acpOpts are the flags of `agentpool acp`.
 type acpOpts struct {
-	baseURL, model, apiKey, agent string
+	modelFlags
+	agent string
 }
 
 func newACPCmd(opts *options) *cobra.Command {
@@ -41,9 +40,7 @@ func newACPCmd(opts *options) *cobra.Command {
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.baseURL, "base-url", "", "the model endpoint, up to /v1 (default $OPENAI_BASE_URL, else OpenAI's)")
-	f.StringVar(&o.model, "model", "", "the model's name as the endpoint knows it (required)")
-	f.StringVar(&o.apiKey, "api-key", "", "the endpoint's API key (default $OPENAI_API_KEY)")
+	o.add(cmd) // without --base-url or $OPENAI_BASE_URL: OpenAI's API
 	f.StringVar(&o.agent, "agent", "", "run this agent of the config's agents section (its view and servers)")
 	return cmd
 }
@@ -51,10 +48,7 @@ func newACPCmd(opts *options) *cobra.Command {
 // acpRun builds the host with hot reload and serves ACP on in and out until the editor
 // closes in or ctx ends, then closes the host, which ends every process it started.
 func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io.Writer) error {
-	if o.model == "" {
-		return errors.New("acp: --model is required")
-	}
-	model, err := openai.New(openai.Options{BaseURL: o.baseURL, Model: o.model, APIKey: o.apiKey})
+	model, _, err := o.open("acp", false)
 	if err != nil {
 		return err
 	}

@@ -2,12 +2,10 @@ package main
 
 import (
 	"cmp"
-	"errors"
 	"fmt"
 	"os"
 
 	"github.com/agentpool/agentpool/agent"
-	"github.com/agentpool/agentpool/agent/openai"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -20,7 +18,8 @@ const poolAgent = "(pool)"
 
 // chatOptions are the flags of `agentpool chat`.
 type chatOptions struct {
-	baseURL, model, agent, apiKey string
+	modelFlags
+	agent string
 }
 
 func newChatCmd(opts *options) *cobra.Command {
@@ -54,11 +53,8 @@ it ends. The API key is --api-key, else $OPENAI_API_KEY (none for local servers)
 		RunE: func(cmd *cobra.Command, _ []string) error { return chatRun(cmd, opts, co) },
 	}
 	f := cmd.Flags()
-	f.StringVar(&co.baseURL, "base-url", "", "the endpoint, up to and without /chat/completions (default $OPENAI_BASE_URL)")
-	f.StringVar(&co.model, "model", "", "the model's name at the endpoint (required)")
+	co.add(cmd)
 	f.StringVar(&co.agent, "agent", "", "chat as this agent (config agents:), with its view")
-	// No default shown: the key must never be printed, help included.
-	f.StringVar(&co.apiKey, "api-key", "", "bearer token for the endpoint (default $OPENAI_API_KEY)")
 	_ = cmd.MarkFlagRequired("model")
 	return cmd
 }
@@ -66,11 +62,7 @@ it ends. The API key is --api-key, else $OPENAI_API_KEY (none for local servers)
 // chatRun builds the model and the host, takes Ctrl-C over from run's handler, and runs the
 // chat until /exit, end of input, a second Ctrl-C at the prompt or SIGTERM.
 func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
-	baseURL := cmp.Or(co.baseURL, os.Getenv("OPENAI_BASE_URL"))
-	if baseURL == "" {
-		return errors.New("chat: no endpoint: give --base-url or set $OPENAI_BASE_URL")
-	}
-	model, err := openai.New(openai.Options{BaseURL: baseURL, Model: co.model, APIKey: cmp.Or(co.apiKey, os.Getenv("OPENAI_API_KEY"))})
+	model, baseURL, err := co.open("chat", true)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,38 @@
+package main
+
+import (
+	"cmp"
+	"errors"
+	"os"
+
+	"github.com/agentpool/agentpool/agent/openai"
+	"github.com/spf13/cobra"
+)
+
+// modelFlags are the flags of the commands that run an agent on an OpenAI-compatible
+// chat-completions endpoint (chat, acp).
+type modelFlags struct{ baseURL, model, apiKey string }
+
+// add registers --base-url, --model and --api-key on cmd.
+func (m *modelFlags) add(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&m.baseURL, "base-url", "", "the endpoint, up to and without /chat/completions (default $OPENAI_BASE_URL)")
+	f.StringVar(&m.model, "model", "", "the model's name at the endpoint (required)")
+	// No default shown: the key must never be printed, help included.
+	f.StringVar(&m.apiKey, "api-key", "", "bearer token for the endpoint (default $OPENAI_API_KEY)")
+}
+
+// open returns the model and its endpoint: --base-url, else $OPENAI_BASE_URL, else (when
+// needURL is false) "" for the OpenAI SDK's own default; the key is --api-key, else
+// $OPENAI_API_KEY. what names the command in errors.
+func (m *modelFlags) open(what string, needURL bool) (*openai.Model, string, error) {
+	if m.model == "" {
+		return nil, "", errors.New(what + ": --model is required")
+	}
+	baseURL := cmp.Or(m.baseURL, os.Getenv("OPENAI_BASE_URL"))
+	if baseURL == "" && needURL {
+		return nil, "", errors.New(what + ": no endpoint: give --base-url or set $OPENAI_BASE_URL")
+	}
+	model, err := openai.New(openai.Options{BaseURL: baseURL, Model: m.model, APIKey: cmp.Or(m.apiKey, os.Getenv("OPENAI_API_KEY"))})
+	return model, baseURL, err
+}
