@@ -8,14 +8,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os/exec"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/examples"
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
@@ -39,36 +37,7 @@ func benchGateway(b testing.TB, spec string, set func(*gateway.Options)) (*gatew
 	if _, err := examples.WriteSkills(skills); err != nil {
 		b.Fatal(err)
 	}
-	dir := b.TempDir()
-	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte("mcp_servers:\n  fault: "+spec+"\n"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	h, err := host.Build(context.Background(), cfg, host.Options{SkillDirs: []string{skills}, Watch: true, ProjectDir: dir, HomeDir: dir})
-	if err != nil {
-		b.Fatal(err)
-	}
-	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession}
-	if set != nil {
-		set(&opts)
-	}
-	g, err := gateway.New(opts)
-	if err != nil {
-		_ = h.Close(context.Background())
-		b.Fatal(err)
-	}
-	srv := httptest.NewServer(g.Handler())
-	b.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := g.Close(ctx); err != nil {
-			b.Errorf("gateway close: %v", err)
-		}
-		srv.Close()
-		if err := h.Close(ctx); err != nil {
-			b.Errorf("host close: %v", err)
-		}
-	})
+	g, srv, h := serveHost(b, "mcp_servers:\n  fault: "+spec+"\n", host.Options{SkillDirs: []string{skills}, Watch: true}, set)
 	return g, srv.URL, h
 }
 

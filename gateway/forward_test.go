@@ -2,7 +2,6 @@ package gateway_test
 
 import (
 	"context"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -11,9 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentpool/agentpool/config"
-	"github.com/agentpool/agentpool/gateway"
-	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,32 +27,9 @@ func newFwdFixture(t *testing.T) *fwdFixture {
 	bin := testserver.Build(t)
 	dir := t.TempDir()
 	f := &fwdFixture{poolLog: filepath.Join(dir, "pool.log"), ownLogs: filepath.Join(dir, "own.log")}
-	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte("mcp_servers:\n"+
+	_, srv := revGateway(t, "mcp_servers:\n"+
 		"  pool: {command: "+bin+", args: [--log, "+f.poolLog+"]}\n"+
-		"  own: {command: "+bin+", args: [--log, "+f.ownLogs+"], scope: session}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g.Handler())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := g.Close(ctx); err != nil {
-			t.Errorf("gateway close: %v", err)
-		}
-		srv.Close()
-		if err := h.Close(ctx); err != nil {
-			t.Errorf("host close: %v", err)
-		}
-	})
+		"  own: {command: "+bin+", args: [--log, "+f.ownLogs+"], scope: session}\n", nil)
 	f.url = srv.URL
 	return f
 }

@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -68,15 +69,25 @@ func newFixtureArgs(t *testing.T, set func(*gateway.Options), args ...string) *f
 	}
 	root := t.TempDir()
 	writeSkill(t, root, "greet", "Say hello to $ARGUMENTS.")
-	dir := t.TempDir()
-	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte(
-		"skills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+bin+", args: ["+strings.Join(quoted, ", ")+"], scope: session}\n"))
+	g, srv, h := serveHost(t, "skills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+bin+", args: ["+strings.Join(quoted, ", ")+"], scope: session}\n",
+		host.Options{SkillDirs: []string{root}, Watch: true}, set)
+	return &fixture{h: h, g: g, url: srv.URL, skills: root}
+}
+
+// serveHost builds a host from yaml (a config file in a temporary folder, which is also the
+// host's project and home unless ho names them) and serves its gateway, with options set
+// changes, over real HTTP on 127.0.0.1. Everything is closed when tb ends.
+func serveHost(tb testing.TB, yaml string, ho host.Options, set func(*gateway.Options)) (*gateway.Gateway, *httptest.Server, *host.Host) {
+	tb.Helper()
+	dir := tb.TempDir()
+	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte(yaml))
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	h, err := host.Build(context.Background(), cfg, host.Options{SkillDirs: []string{root}, Watch: true, ProjectDir: dir, HomeDir: dir})
+	ho.ProjectDir, ho.HomeDir = cmp.Or(ho.ProjectDir, dir), cmp.Or(ho.HomeDir, dir)
+	h, err := host.Build(context.Background(), cfg, ho)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
 	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession}
 	if set != nil {
@@ -84,21 +95,23 @@ func newFixtureArgs(t *testing.T, set func(*gateway.Options), args ...string) *f
 	}
 	g, err := gateway.New(opts)
 	if err != nil {
-		t.Fatal(err)
+		_ = h.Close(context.Background())
+		tb.Fatal(err)
 	}
 	srv := httptest.NewServer(g.Handler())
-	t.Cleanup(func() {
+	tb.Cleanup(func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
+		srv.CloseClientConnections() // a stuck client's stream, if a test failed
 		if err := g.Close(ctx); err != nil {
-			t.Errorf("gateway close: %v", err)
+			tb.Errorf("gateway close: %v", err)
 		}
 		srv.Close()
 		if err := h.Close(ctx); err != nil {
-			t.Errorf("host close: %v", err)
+			tb.Errorf("host close: %v", err)
 		}
 	})
-	return &fixture{h: h, g: g, url: srv.URL, skills: root}
+	return g, srv, h
 }
 
 // notes counts the list_changed notifications a client received.

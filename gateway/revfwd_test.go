@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
@@ -70,33 +69,9 @@ func TestPerRequestNewProtocolRefusedOverStdio(t *testing.T) {
 // client: a session-scoped server has one client, known from its start.
 func TestSessionServerRequestBeforeAnyCall(t *testing.T) {
 	bin := testserver.Build(t)
-	dir := t.TempDir()
-	logFile := filepath.Join(dir, "own.log")
-	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte("mcp_servers:\n"+
-		"  own: {command: "+bin+", args: [--roots-at-start, --log, "+logFile+"], scope: session}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := gateway.New(gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g.Handler())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		if err := g.Close(ctx); err != nil {
-			t.Errorf("gateway close: %v", err)
-		}
-		srv.Close()
-		if err := h.Close(ctx); err != nil {
-			t.Errorf("host close: %v", err)
-		}
-	})
+	logFile := filepath.Join(t.TempDir(), "own.log")
+	_, srv := revGateway(t, "mcp_servers:\n"+
+		"  own: {command: "+bin+", args: [--roots-at-start, --log, "+logFile+"], scope: session}\n", nil)
 	fwdClient(t, srv.URL, "alice")
 	waitFor(t, "the server's roots request to be answered", func() bool { return logHas(logFile, "roots-at-start") })
 	if lines := strings.Join(logLines(logFile), " "); !strings.Contains(lines, "roots-at-start file:///alice") {
@@ -107,36 +82,7 @@ func TestSessionServerRequestBeforeAnyCall(t *testing.T) {
 // revGateway serves a host of yaml through a gateway over real HTTP.
 func revGateway(t *testing.T, yaml string, set func(*gateway.Options)) (*gateway.Gateway, *httptest.Server) {
 	t.Helper()
-	dir := t.TempDir()
-	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte(yaml))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession}
-	if set != nil {
-		set(&opts)
-	}
-	g, err := gateway.New(opts)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(g.Handler())
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		srv.CloseClientConnections() // a stuck client's stream, if a test failed
-		if err := g.Close(ctx); err != nil {
-			t.Errorf("gateway close: %v", err)
-		}
-		srv.Close()
-		if err := h.Close(ctx); err != nil {
-			t.Errorf("host close: %v", err)
-		}
-	})
+	g, srv, _ := serveHost(t, yaml, host.Options{}, set)
 	return g, srv
 }
 
