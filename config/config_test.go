@@ -78,6 +78,7 @@ func TestParseErrorsNameWhereAndWhat(t *testing.T) {
 		{"bad name", "mcp_servers:\n  'a/b': {command: x}\n", []string{"server name"}},
 		{"negative max_clients", "pool:\n  max_clients: -1\n", []string{"cfg.yaml:2:", "pool.max_clients"}},
 		{"negative max_total_clients", "pool:\n  max_total_clients: -1\n", []string{"cfg.yaml:2:", "pool.max_total_clients"}},
+		{"negative read_timeout", "server:\n  read_timeout: -1s\n", []string{"cfg.yaml:2:", "server.read_timeout"}},
 		{"negative idle_timeout", "pool:\n  idle_timeout: -1m\n", []string{"cfg.yaml:2:", "pool.idle_timeout"}},
 		{"negative depth", "extensions:\n  max_composition_depth: -2\n", []string{"cfg.yaml:2:", "max_composition_depth"}},
 		{"negative debounce", "skills:\n  debounce: -5ms\n", []string{"cfg.yaml:2:", "skills.debounce"}},
