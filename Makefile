@@ -10,16 +10,28 @@ FUZZTIME ?= 100000x
 # npm reference MCP servers used by the tests (pinned by testdata/npm/package-lock.json).
 NPM_DIR := testdata/npm
 
-.PHONY: test vet unit fuzz deps build bench
+.PHONY: test vet unit fuzz deps sysdeps build bench
 
 test: deps vet unit fuzz
 
 build:
 	$(GO) build -o bin/agentpool ./cmd/agentpool
 
-deps:
+deps: sysdeps
 	@if [ -f $(NPM_DIR)/package-lock.json ]; then \
 		npm ci --prefix $(NPM_DIR) --no-audit --no-fund --loglevel=error; \
+	fi
+
+# Debian packages some tests drive for real: chromium (the status page, rendered headless) and
+# haproxy (replicas behind a load balancer). Installed with apt-get when missing, which needs
+# root (CI runs as root); without root and without them, make test stops here and says so.
+SYSDEPS := chromium haproxy
+sysdeps:
+	@missing=""; for p in $(SYSDEPS); do command -v $$p >/dev/null 2>&1 || missing="$$missing $$p"; done; \
+	if [ -n "$$missing" ]; then \
+		if [ "$$(id -u)" != 0 ]; then echo "make test needs the Debian packages:$$missing (run as root, or apt-get install them)"; exit 1; fi; \
+		echo "apt-get install$$missing"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends $$missing >/dev/null; \
 	fi
 
 # vet also requires go.mod and go.sum to be what go mod tidy makes them (direct dependencies not
