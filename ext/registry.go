@@ -202,7 +202,8 @@ func checkCapability(c Capability, what string) error {
 //
 // Register records c's composition edges (Composite.Children, recursively), rejecting a cycle
 // with ErrCircularComposition and logging a warning when the chain is deeper than
-// MaxCompositionDepth. If c is a ChangeObservable, Register subscribes to it before c becomes
+// MaxCompositionDepth. Subscribers that see c get one event of each kind it can offer (see
+// announce), as Unregister gives them. If c is a ChangeObservable, Register subscribes to it before c becomes
 // visible, so no change after that is missed, until c is unregistered or closed (or at once
 // stops again when Register fails); a panic in c's Observe is returned as an error. After Close
 // it returns ErrClosed. On error nothing is registered.
@@ -275,6 +276,7 @@ func (r *Registry) Register(c Capability, level ScopeLevel, slot Scope, opts ...
 	}
 	r.insertLocked(e)
 	r.mu.Unlock()
+	r.announce(e)
 
 	if depth > r.maxDepth {
 		r.log.Warn("ext: composition deeper than max_composition_depth",
@@ -458,7 +460,8 @@ func (r *Registry) removeLocked(e *entry) {
 }
 
 // Unregister removes the capability named name from the slot of level. It does not Close it
-// and stops forwarding its change events. A capability that is not there is ErrNotFound.
+// and stops forwarding its change events, after one event of each kind it can offer (see
+// announce) to the subscribers that saw it. A capability that is not there is ErrNotFound.
 func (r *Registry) Unregister(level ScopeLevel, slot Scope, name string) error {
 	slot, err := r.normalizeSlot(level, slot)
 	if err != nil {
@@ -482,6 +485,7 @@ func (r *Registry) Unregister(level ScopeLevel, slot Scope, name string) error {
 	}
 	r.removeLocked(found)
 	r.mu.Unlock()
+	r.announce(found) // before unobserve: fanout forwards only a live entry's events
 	found.unobserve()
 	return nil
 }
