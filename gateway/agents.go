@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Paths Mux serves.
@@ -20,30 +21,102 @@ const (
 // agent, that agent's Gateway (its Options.Scope naming the agent) at AgentsPath + name.
 // Anything under AgentsPath that is not an agent's path is 404 with a body naming the agents
 // there are, once the request passed pool's Origin and token checks (a caller those refuse
-// learns no agent name). Other paths are the standard 404.
-func Mux(pool *Gateway, agents map[string]*Gateway) http.Handler {
-	mux := http.NewServeMux()
-	mux.Handle(PoolPath, pool.Handler())
-	names := slices.Sorted(maps.Keys(agents))
-	for _, name := range names {
-		mux.Handle(AgentsPath+name, agents[name].Handler())
+// learns no agent name). Other paths are the standard 404. The agents can change while it
+// serves: see Routes.
+func Mux(pool *Gateway, agents map[string]*Gateway) *Routes {
+	r := &Routes{pool: pool, poolH: pool.Handler(), agents: map[string]agentRoute{}}
+	for name, g := range agents {
+		r.agents[name] = agentRoute{g: g, h: g.Handler()}
+	}
+	return r
+}
+
+// Routes is the handler Mux returns. Its agents follow a config reload: SetAgent adds or
+// replaces an agent's Gateway, RemoveAgent takes one away (its path is 404 from then on).
+// It is safe for concurrent use.
+type Routes struct {
+	pool  *Gateway
+	poolH http.Handler
+
+	mu     sync.RWMutex
+	agents map[string]agentRoute
+}
+
+type agentRoute struct {
+	g *Gateway
+	h http.Handler
+}
+
+// SetAgent serves g at AgentsPath + name and returns the Gateway it replaces (nil when none),
+// which the caller closes: its sessions are not ended here.
+func (rt *Routes) SetAgent(name string, g *Gateway) (old *Gateway) {
+	h := g.Handler()
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	old = rt.agents[name].g
+	rt.agents[name] = agentRoute{g: g, h: h}
+	return old
+}
+
+// RemoveAgent stops serving agent name and returns its Gateway (nil when none), which the
+// caller closes to end its live sessions. Requests to its path are 404 from then on.
+func (rt *Routes) RemoveAgent(name string) *Gateway {
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	old := rt.agents[name].g
+	delete(rt.agents, name)
+	return old
+}
+
+// Agents returns the names of the agents served, sorted.
+func (rt *Routes) Agents() []string {
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	return slices.Sorted(maps.Keys(rt.agents))
+}
+
+// Gateways returns the pool's Gateway and then each agent's, in name order.
+func (rt *Routes) Gateways() []*Gateway {
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	gs := []*Gateway{rt.pool}
+	for _, name := range slices.Sorted(maps.Keys(rt.agents)) {
+		gs = append(gs, rt.agents[name].g)
+	}
+	return gs
+}
+
+// ServeHTTP routes r to the pool's or an agent's Gateway (see Mux).
+func (rt *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	path := r.URL.Path
+	switch {
+	case path == PoolPath:
+		rt.poolH.ServeHTTP(w, r)
+		return
+	case !strings.HasPrefix(path, AgentsPath):
+		http.NotFound(w, r)
+		return
+	}
+	name := strings.TrimPrefix(path, AgentsPath)
+	rt.mu.RLock()
+	route, ok := rt.agents[name]
+	rt.mu.RUnlock()
+	if ok {
+		route.h.ServeHTTP(w, r)
+		return
+	}
+	if o := r.Header.Get("Origin"); !rt.pool.originAllowed(o) {
+		http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
+		return
+	}
+	if !rt.pool.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
+		http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+		return
 	}
 	known := "no agents are configured (config agents:)"
-	if len(names) > 0 {
+	if names := rt.Agents(); len(names) > 0 {
 		known = "agents: " + strings.Join(names, ", ")
 	}
-	mux.HandleFunc(AgentsPath, func(w http.ResponseWriter, r *http.Request) {
-		if o := r.Header.Get("Origin"); !pool.originAllowed(o) {
-			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
-			return
-		}
-		if !pool.authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
-			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
-			return
-		}
-		name := strings.TrimPrefix(r.URL.Path, AgentsPath)
-		http.Error(w, fmt.Sprintf("Not Found: no agent %q; %s", name, known), http.StatusNotFound)
-	})
-	return mux
+	http.Error(w, fmt.Sprintf("Not Found: no agent %q; %s", name, known), http.StatusNotFound)
 }

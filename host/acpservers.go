@@ -21,6 +21,8 @@ import (
 // refused rather than shadowing it — in a session OpenAgentSession opened, the agent's own
 // servers included. On error nothing is registered.
 func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spec mcpcap.ServerSpec) error {
+	h.reloadMu.RLock()
+	defer h.reloadMu.RUnlock()
 	key := "session " + sessionID + ": mcp server"
 	servers := mcpcap.Servers{name: spec}
 	if err := servers.Validate(key); err != nil {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/connpool"
@@ -42,10 +44,13 @@ type Agent struct {
 // Agent returns the agent called name, or an error wrapping ErrUnknownAgent that lists the
 // agents there are.
 func (h *Host) Agent(name string) (*Agent, error) {
-	if a, ok := h.agents[name]; ok {
+	h.agentsMu.Lock()
+	a, ok := h.agents[name]
+	known := slices.Sorted(maps.Keys(h.agents))
+	h.agentsMu.Unlock()
+	if ok {
 		return a, nil
 	}
-	known := h.Config.Agents.Names()
 	if len(known) == 0 {
 		return nil, fmt.Errorf("%w %q: the config has no agents section", ErrUnknownAgent, name)
 	}
@@ -62,7 +67,8 @@ func (a *Agent) Include(r ext.Registration) bool {
 		return true
 	}
 	switch {
-	case r.Level == ext.LevelPool && r.Capability == ext.Capability(a.h.Skills):
+	case r.Level == ext.LevelPool && r.Capability.Name() == "skills":
+		// By name, which Build reserves for the pool's manager: a reload replaces the manager.
 		return false
 	case r.Level == ext.LevelSession && r.Capability.Name() == skillServers:
 		return false
@@ -81,42 +87,55 @@ func buildAgents(_ context.Context, h *Host) ([]part, error) {
 	var parts []part
 	h.agents = make(map[string]*Agent, len(h.Config.Agents))
 	for _, name := range h.Config.Agents.Names() {
-		cfg := h.Config.Agents[name]
-		a := &Agent{Name: name, Config: cfg, h: h}
-		h.agents[name] = a
-		slot := ext.Scope{AgentName: name}
-		for _, s := range cfg.MCPServers.Names() {
-			spec := cfg.MCPServers[s]
-			if spec.Scope == mcpcap.ScopeSession {
-				a.sessionServers = append(a.sessionServers, s)
-				continue
-			}
-			c, err := h.newServer(s, spec, connpool.GlobalPartition)
-			if err != nil {
-				return parts, err
-			}
-			parts = append(parts, part{key: "agents." + name + ".mcp_servers." + s, cap: c, level: ext.LevelAgent, slot: slot})
+		a, built, err := h.buildAgent(name, h.Config.Agents[name])
+		parts = append(parts, built...)
+		if a != nil {
+			h.agents[name] = a
 		}
-		if len(cfg.Skills.Dirs) == 0 {
-			continue
-		}
-		m, err := skill.NewManager(&skill.Options{
-			Name:         agentSkills,
-			Roots:        cfg.Skills.Dirs,
-			DefaultRoots: h.Skills.Roots(), // reported missing by the pool's manager already
-			Watch:        h.Config.Skills.Watching(h.opts.Watch),
-			Debounce:     h.Config.Skills.Debounce,
-			MaxFolders:   h.Config.Skills.MaxFolders,
-			Logger:       h.logger,
-			Matcher:      h.opts.matcher(),
-		})
 		if err != nil {
-			return parts, fmt.Errorf("agents.%s.skills: %w", name, err)
+			return parts, err
 		}
-		a.Skills = m
-		parts = append(parts, part{key: "agents." + name + ".skills", cap: m, level: ext.LevelAgent, slot: slot, opts: []ext.RegisterOption{localOrigin}})
 	}
 	return parts, nil
+}
+
+// buildAgent builds agent name's static parts (see buildAgents). On error it still returns
+// the Agent and what it built, for the caller to close.
+func (h *Host) buildAgent(name string, cfg config.Agent) (*Agent, []part, error) {
+	var parts []part
+	a := &Agent{Name: name, Config: cfg, h: h}
+	slot := ext.Scope{AgentName: name}
+	for _, s := range cfg.MCPServers.Names() {
+		spec := cfg.MCPServers[s]
+		if spec.Scope == mcpcap.ScopeSession {
+			a.sessionServers = append(a.sessionServers, s)
+			continue
+		}
+		c, err := h.newServer(s, spec, connpool.GlobalPartition)
+		if err != nil {
+			return a, parts, err
+		}
+		parts = append(parts, part{key: "agents." + name + ".mcp_servers." + s, cap: c, level: ext.LevelAgent, slot: slot})
+	}
+	if len(cfg.Skills.Dirs) == 0 {
+		return a, parts, nil
+	}
+	m, err := skill.NewManager(&skill.Options{
+		Name:         agentSkills,
+		Roots:        cfg.Skills.Dirs,
+		DefaultRoots: h.Skills.Roots(), // reported missing by the pool's manager already
+		Watch:        h.Config.Skills.Watching(h.opts.Watch),
+		Debounce:     h.Config.Skills.Debounce,
+		MaxFolders:   h.Config.Skills.MaxFolders,
+		Logger:       h.logger,
+		Matcher:      h.opts.matcher(),
+	})
+	if err != nil {
+		return a, parts, fmt.Errorf("agents.%s.skills: %w", name, err)
+	}
+	a.Skills = m
+	parts = append(parts, part{key: "agents." + name + ".skills", cap: m, level: ext.LevelAgent, slot: slot, opts: []ext.RegisterOption{localOrigin}})
+	return a, parts, nil
 }
 
 // OpenAgentSession opens a session as OpenSession does and registers, at the session's slot
@@ -124,6 +143,8 @@ func buildAgents(_ context.Context, h *Host) ([]part, error) {
 // servers ("agent-skill-servers"), all in the session's pool partition. CloseSession ends
 // them with the session. On error, nothing this call registered stays.
 func (h *Host) OpenAgentSession(ctx context.Context, sessionID, agent string) (err error) {
+	h.reloadMu.RLock()
+	defer h.reloadMu.RUnlock()
 	a, err := h.Agent(agent)
 	if err != nil {
 		return fmt.Errorf("open session %q: %w", sessionID, err)
@@ -134,7 +155,7 @@ func (h *Host) OpenAgentSession(ctx context.Context, sessionID, agent string) (e
 	}
 	defer func() {
 		if err != nil {
-			err = errors.Join(err, h.CloseSession(context.WithoutCancel(ctx), sessionID))
+			err = errors.Join(err, h.closeSession(context.WithoutCancel(ctx), sessionID))
 		}
 	}()
 	h.sessMu.Lock()
@@ -143,11 +164,17 @@ func (h *Host) OpenAgentSession(ctx context.Context, sessionID, agent string) (e
 	}
 	h.sessionAgents[sessionID] = agent
 	h.sessMu.Unlock()
-	slot := ext.Scope{SessionID: sessionID, AgentName: agent}
+	return h.registerAgentSession(ctx, a, sessionID, partition)
+}
+
+// registerAgentSession registers, at the session's slot for agent a, its skills' servers
+// (when it has skills of its own) and its session-scoped servers, in partition.
+func (h *Host) registerAgentSession(ctx context.Context, a *Agent, sessionID, partition string) error {
+	slot := ext.Scope{SessionID: sessionID, AgentName: a.Name}
 	register := func(c ext.Capability, opts ...ext.RegisterOption) error {
 		if err := h.Registry.Register(c, ext.LevelAgent, slot, opts...); err != nil {
 			_ = c.Close(ctx)
-			return fmt.Errorf("open session %q of agent %q: %w", sessionID, agent, err)
+			return fmt.Errorf("open session %q of agent %q: %w", sessionID, a.Name, err)
 		}
 		return nil
 	}

@@ -25,6 +25,8 @@ import (
 //
 // On error, the capabilities this call registered are unregistered and closed again.
 func (h *Host) OpenSession(ctx context.Context, sessionID string) error {
+	h.reloadMu.RLock() // a session opens with one config, the one before a reload or after
+	defer h.reloadMu.RUnlock()
 	_, err := h.openSession(ctx, sessionID)
 	return err
 }
@@ -84,6 +86,13 @@ func (h *Host) openSession(ctx context.Context, sessionID string) (_ string, err
 // the session started has ended and been reaped (unless ctx ended first). A later OpenSession
 // of the same id starts fresh. Closing a session that is not open closes nothing.
 func (h *Host) CloseSession(ctx context.Context, sessionID string) error {
+	h.reloadMu.RLock() // a reload replacing the session's servers finishes first
+	defer h.reloadMu.RUnlock()
+	return h.closeSession(ctx, sessionID)
+}
+
+// closeSession is CloseSession, with the caller holding reloadMu.
+func (h *Host) closeSession(ctx context.Context, sessionID string) error {
 	if sessionID == "" {
 		return fmt.Errorf("close session: empty session id")
 	}

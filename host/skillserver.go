@@ -22,31 +22,37 @@ const skillServers = "skill-servers"
 // partition, recorded as a child of parent, the session's capability. A server declared under
 // a trusted project's root must be one the user trusted: one added or changed since (a hot
 // reload) is refused with ErrNotTrusted, and nothing starts.
+//
+// What it reads of the host (the skill manager, the user's roots, extensions.allowed_commands)
+// is taken when the factory is made, under the caller's hold of the host's config: the factory
+// runs later, from the skills' watcher, and a reload that changes any of them replaces the
+// sessions' skill servers with ones made by a new factory (reload.go).
 func (h *Host) skillServerFactory(parent ext.Capability, partition string) skill.ChildFactory {
+	m, userRoots, allowed := h.Skills, h.userSkillRoots, h.Config.Extensions.AllowedCommands
 	return func(ctx context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
-		if p := h.Project; p.Trusted() && p.declares(decl) && !h.userSkill(skillName, decl) {
+		if p := h.Project; p.Trusted() && p.declares(decl) && !userSkill(m, userRoots, skillName, decl) {
 			if err := p.permit(skillServerDecl(skillName, decl)); err != nil {
 				return nil, err
 			}
 		}
-		return h.skillServer(ctx, parent, partition, skillName, decl)
+		return h.skillServer(ctx, parent, partition, skillName, decl, allowed)
 	}
 }
 
-// userSkill reports whether the skill the server decl belongs to was found under one of the
-// user's own roots: then it is the user's, even when a trusted project's root holds the same
-// folder (a project whose agentpool.yaml names the user's folder, or a user root inside the
-// project), and the project's digests do not apply to it.
-func (h *Host) userSkill(skillName string, decl skill.ServerDecl) bool {
-	s := h.Skills.Skill(skillName)
-	return s != nil && h.userSkillRoots[s.Root] && within(s.Root, decl.Source)
+// userSkill reports whether the skill the server decl belongs to was found by m under one of
+// the user's own roots: then it is the user's, even when a trusted project's root holds the
+// same folder (a project whose agentpool.yaml names the user's folder, or a user root inside
+// the project), and the project's digests do not apply to it.
+func userSkill(m *skill.Manager, userRoots map[string]bool, skillName string, decl skill.ServerDecl) bool {
+	s := m.Skill(skillName)
+	return s != nil && userRoots[s.Root] && within(s.Root, decl.Source)
 }
 
 // skillServer builds one of a skill's own MCP servers. The server is named "<skill>.<server>",
 // leases its client in partition and is recorded as a registry child of parent (none when
 // parent is nil); the declaration is validated as a config entry would be, and
-// extensions.allowed_commands applies.
-func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
+// allowed (extensions.allowed_commands) applies.
+func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, skillName string, decl skill.ServerDecl, allowed []string) (ext.Capability, error) {
 	spec := mcpcap.ServerSpec{
 		Type: decl.Type, Command: decl.Command, Args: decl.Args, Env: decl.Env, Cwd: decl.Cwd,
 		URL: decl.URL, Headers: decl.Headers,
@@ -66,7 +72,7 @@ func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, 
 			spec.Timeout = d
 		}
 	}
-	if err := errors.Join(timeoutErr, spec.Validate(key), spec.CheckCommand(key, h.Config.Extensions.AllowedCommands, filepath.Dir(decl.Source))); err != nil {
+	if err := errors.Join(timeoutErr, spec.Validate(key), spec.CheckCommand(key, allowed, filepath.Dir(decl.Source))); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", decl.Source, decl.Line, err)
 	}
 	// Raw tool names: the skill manager lists them as "<skill>__<tool>" (ext.ToolName).

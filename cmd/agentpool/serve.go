@@ -126,6 +126,11 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		if err != nil {
 			return err
 		}
+		rl, err := startReloader(h, userConfigPath(opts), opts.configFile == "", nil, nil, cliLogger(opts))
+		if err != nil {
+			return errors.Join(err, stopGateways(g))
+		}
+		defer rl.Close()
 		in := cmd.InOrStdin()
 		err = g.Serve(ctx, &mcp.IOTransport{Reader: readCloser(in), Writer: nopWriteCloser{cmd.OutOrStdout()}})
 		return errors.Join(err, stopGateways(g))
@@ -134,7 +139,6 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	if err != nil {
 		return err
 	}
-	gateways := []*gateway.Gateway{pool}
 	agents := map[string]*gateway.Gateway{}
 	for _, name := range h.Config.Agents.Names() {
 		o, err := agentGateway(h, base, name)
@@ -142,12 +146,23 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 			agents[name], err = gateway.New(o)
 		}
 		if err != nil {
-			return errors.Join(err, stopGateways(gateways...))
+			return errors.Join(err, stopGateways(append([]*gateway.Gateway{pool}, slices.Collect(maps.Values(agents))...)...))
 		}
-		gateways = append(gateways, agents[name])
 	}
-	return serveHTTP(ctx, cmd.ErrOrStderr(), gateway.Mux(pool, agents), so.addr, so.readTimeout, agents,
-		func() error { return stopGateways(gateways...) })
+	routes := gateway.Mux(pool, agents)
+	rl, err := startReloader(h, userConfigPath(opts), opts.configFile == "", routes, func(name string) (*gateway.Gateway, error) {
+		o, err := agentGateway(h, base, name)
+		if err != nil {
+			return nil, err
+		}
+		return gateway.New(o)
+	}, cliLogger(opts))
+	if err != nil {
+		return errors.Join(err, stopGateways(routes.Gateways()...))
+	}
+	defer rl.Close()
+	return serveHTTP(ctx, cmd.ErrOrStderr(), routes, so.addr, so.readTimeout, agents,
+		func() error { _ = rl.Close(); return stopGateways(routes.Gateways()...) })
 }
 
 // fromConfig fills in what the config's server section sets and no flag given overrides:
@@ -181,7 +196,7 @@ func agentGateway(h *host.Host, base gateway.Options, name string) (gateway.Opti
 		return base, err
 	}
 	base.Scope = ext.Scope{AgentName: name}
-	base.Cache = view.NewCache(h.Registry, &view.CacheOptions{Compile: agentViewOptions(a)})
+	base.Cache = view.NewCache(h.Registry, &view.CacheOptions{Compile: liveAgentViewOptions(h, a)})
 	base.OpenSession = func(ctx context.Context, id string) error { return h.OpenAgentSession(ctx, id, name) }
 	return base, nil
 }
