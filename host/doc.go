@@ -31,6 +31,37 @@
 // registered and the pool last — and returns the error with no Host: nothing half-started
 // survives.
 //
+// # Reload
+//
+// Host.Reload (reload.go) makes a running host follow a new version of its config. The file is
+// validated whole (Config.Validate, and the names Build reserves) before anything changes; an
+// invalid one changes nothing. Then only differences are applied, and nothing is rolled back:
+// a declaration that fails is in ReloadResult.Failed, the rest stands, as at Build.
+//   - A server is changed when its parsed declaration (mcpcap.ServerSpec) differs. An
+//     unchanged pool server keeps its *mcpcap.Cap, pooled process and pid; a changed one gets a
+//     new Cap (a new process); a removed one is unregistered and closed. Its old process is
+//     released to the pool and ends after pool.idle_timeout (the pool has no way yet to end
+//     one key at once).
+//   - Session-scoped servers: new sessions get the new declaration; every live session (an
+//     agent's too) gets its changed server replaced (restarted), a removed one removed and an
+//     added one added, in its own partition.
+//   - skills (dirs, watch, debounce, max_folders): a new pool skill manager replaces "skills"
+//     (roots are fixed at creation), and every live session's "skill-servers" is rebuilt from
+//     it (its skills' servers restart); so is it when extensions.allowed_commands changes,
+//     since the factory holds the allowlist. commands (or skills.watch/debounce): a new
+//     command-file source replaces "commands".
+//   - agents: added ones are built, removed ones unregistered and closed with their live
+//     sessions' agent servers, changed ones (and, when skills changed, those with skill
+//     folders of their own) rebuilt, their live sessions given new agent servers.
+//   - A trusted project's servers are merged again as Build merges them; the project is not
+//     read again, so a reload never starts a server an untrusted project declares.
+//   - server.*, pool.* and extensions.max_composition_depth are read once at start: a change
+//     is listed in ReloadResult.AtRestart ("server.addr changed: takes effect at restart").
+//   - Registry.Register and Unregister announce themselves (package ext), so live sessions'
+//     views follow and their clients get list_changed.
+//   - Sessions open and close under a read lock that Reload takes for writing: a session
+//     opens with one whole config, never half of each.
+//
 // # Decisions taken where the RFC and DESIGN.md are silent
 //
 //   - Origins are explicit at registration: the skill manager ("skills") and command files

@@ -85,10 +85,10 @@ type Host struct {
 	sessionServers []string        // names of session-scoped servers, built per session
 	projectServers map[string]bool // the servers a trusted project's agentpool.yaml added
 	userSkillRoots map[string]bool // Skills' roots before a trusted project's: the user's own
-	agentsMu       sync.Mutex // guards agents, which Reload changes while sessions look agents up
+	agentsMu       sync.Mutex      // guards agents, which Reload changes while sessions look agents up
 	agents         map[string]*Agent
 	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
-	reloadMu       sync.RWMutex // held by Reload; sessions open and close under its read lock
+	reloadMu       sync.RWMutex  // held by Reload; sessions open and close under its read lock
 	sessMu         sync.Mutex
 	partitions     map[string][]string // by session id: the pool partitions CloseSession ends
 	sessionAgents  map[string]string   // by session id: the agent OpenAgentSession opened it for

@@ -1,0 +1,107 @@
+package host
+
+import (
+	"context"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/ext"
+)
+
+// TestReloadDiff: Reload applies only what differs — a server added, removed, changed (a
+// new capability) or unchanged (the same capability value), the skills section (a new
+// manager over the new roots), agents added and removed — and says so in its result; an
+// invalid config changes nothing.
+func TestReloadDiff(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agentpool.yaml")
+	for _, s := range []string{"a", "b"} {
+		if err := os.MkdirAll(filepath.Join(dir, "skills-"+s, "s-"+s), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "skills-"+s, "s-"+s, "SKILL.md"), []byte("---\nname: s-"+s+"\ndescription: d\n---\nbody\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := buildHost(t, path, `
+skills: {dirs: [./skills-a]}
+mcp_servers:
+  keep: {url: "http://127.0.0.1:1/mcp"}
+  change: {url: "http://127.0.0.1:1/mcp"}
+  drop: {url: "http://127.0.0.1:1/mcp"}
+agents:
+  old: {}
+`, Options{})
+	capOf := func(name string) ext.Capability {
+		for _, c := range h.Registry.Visible(ext.Scope{}) {
+			if c.Name() == name {
+				return c
+			}
+		}
+		return nil
+	}
+	keep, change := capOf("keep"), capOf("change")
+	next, err := config.Parse(path, []byte(`
+skills: {dirs: [./skills-b]}
+mcp_servers:
+  keep: {url: "http://127.0.0.1:1/mcp"}
+  change: {url: "http://127.0.0.1:2/mcp"}
+  add: {url: "http://127.0.0.1:1/mcp"}
+agents:
+  new: {}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := h.Reload(ctx, next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := ReloadResult{At: res.At,
+		Added:     []string{"agents.new", "mcp_servers.add"},
+		Removed:   []string{"agents.old", "mcp_servers.drop"},
+		Changed:   []string{"mcp_servers.change", "skills"},
+		Restarted: []string{"mcp_servers.change"}}
+	if !slices.Equal(res.Added, want.Added) || !slices.Equal(res.Removed, want.Removed) ||
+		!slices.Equal(res.Changed, want.Changed) || !slices.Equal(res.Restarted, want.Restarted) || len(res.Failed) > 0 {
+		t.Fatalf("result %+v, want %+v", res, want)
+	}
+	if capOf("keep") != keep {
+		t.Error("unchanged server keep was replaced")
+	}
+	if c := capOf("change"); c == nil || c == change {
+		t.Error("changed server change was not replaced")
+	}
+	if capOf("drop") != nil || capOf("add") == nil {
+		t.Error("drop still registered, or add not")
+	}
+	if h.Skills.Skill("s-b") == nil || h.Skills.Skill("s-a") != nil {
+		t.Error("the skill manager does not follow skills.dirs")
+	}
+	if _, err := h.Agent("new"); err != nil {
+		t.Error(err)
+	}
+	if _, err := h.Agent("old"); err == nil {
+		t.Error("removed agent old still known")
+	}
+
+	// Invalid: refused whole, nothing changes.
+	bad := &config.Config{MCPServers: next.MCPServers}
+	bad.MCPServers = maps.Clone(next.MCPServers)
+	bad.MCPServers["skills"] = next.MCPServers["keep"]
+	if _, err := h.Reload(ctx, bad); err == nil || !strings.Contains(err.Error(), "reserved") {
+		t.Fatalf("reload with a server named skills: err = %v", err)
+	}
+	if capOf("keep") != keep || capOf("add") == nil {
+		t.Error("a refused reload changed the registry")
+	}
+	if res, err := h.Reload(ctx, next); err != nil || !res.Empty() {
+		t.Errorf("reloading the same config: %+v, %v; want nothing changed", res, err)
+	}
+}
