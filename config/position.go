@@ -276,7 +276,7 @@ func userWords(msg string) string {
 	case strings.HasPrefix(msg, "mapping end token '}' not found"):
 		return "a { is never closed by a }"
 	case strings.HasPrefix(msg, "',' or '}' must be specified"), strings.HasPrefix(msg, "',' or ']' must be specified"):
-		return "a comma is missing before this (or the " + msg[8:11] + " that closes)"
+		return "a comma is missing before this (or a '" + msg[8:9] + "' that closes)"
 	case strings.HasPrefix(msg, "could not find end character of double-quoted text"):
 		return `a " is never closed`
 	case strings.HasPrefix(msg, "could not find end character of single-quoted text"):
