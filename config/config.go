@@ -35,11 +35,20 @@ type Config struct {
 	Agents Agents `yaml:"agents"`
 	// Server is the server section: how `agentpool serve` serves over HTTP.
 	Server Server `yaml:"server"`
+	// Import lists JSON files whose mcpServers (Claude Desktop, Claude Code, Cursor) or
+	// servers (VS Code) are added to mcp_servers; the file's own servers win a name both use.
+	Import []string `yaml:"import" config:"expand,path"`
 
 	// Path is the file the config was read from ("" when parsed from bytes without a name).
 	Path string `yaml:"-"`
+	// Warnings are what Parse found worth saying that is not an error, each as
+	// "file:line:col: key: what": an imported server not used because another of its name
+	// wins, a key of another application's that was ignored, a disabled server not imported.
+	Warnings []string `yaml:"-"`
 
-	data []byte // the file as Parse read it, for Declared
+	data     []byte            // the file as Parse read it, for Declared
+	imports  []*importedFile   // the imported files as Parse read them, for Declared
+	imported map[string]string // imported server name → its file (Source)
 }
 
 // Declared returns the mcp_servers section as written, ${VAR} references not expanded (paths
@@ -53,7 +62,7 @@ func (c *Config) Declared() mcpcap.Servers {
 	if len(c.data) == 0 {
 		return nil
 	}
-	return declared(c.Path, c.data)
+	return declared(c.Path, c.data, c.imports)
 }
 
 // Pool configures the MCP connection pool (connpool.Options).
@@ -152,19 +161,24 @@ func Parse(name string, data []byte) (*Config, error) {
 		return nil, p.err()
 	}
 	// Validation runs even when the walk found problems: every problem of the file is
-	// reported at once (see addKeyed for those of values the walk could not read).
+	// reported at once (see addKeyed for those of values the walk could not read). The
+	// imported servers are validated in their own files' terms, then added.
 	p.addKeyed(cfg.Validate())
+	cfg.Path = name
+	files := cfg.readImports(p, w.lookup)
+	if len(p.errs) == 0 {
+		p.errs = cfg.merge(files)
+	}
 	if err := p.err(); err != nil {
 		return nil, err
 	}
-	cfg.Path = name
-	cfg.data = data
+	cfg.data, cfg.imports = data, files
 	return cfg, nil
 }
 
 // declared parses data, which Parse accepted, again with ${VAR} references kept as written
 // (see Config.Declared); nil when that cannot be read.
-func declared(name string, data []byte) mcpcap.Servers {
+func declared(name string, data []byte, imports []*importedFile) mcpcap.Servers {
 	file, err := parser.ParseBytes(bytes.TrimPrefix(data, []byte("\ufeff")), 0)
 	if err != nil {
 		return nil
@@ -183,6 +197,16 @@ func declared(name string, data []byte) mcpcap.Servers {
 	if len(p.errs) > 0 || nodeToValue(body, &cfg, yaml.Strict()) != nil {
 		return nil
 	}
+	var files []*importedFile
+	for _, im := range imports {
+		f, errs := parseImport(im.path, im.data, nil, true, nil)
+		if len(errs) > 0 {
+			return nil
+		}
+		files = append(files, f)
+	}
+	cfg.Agents = nil // an agent's name clash was an error of Parse
+	cfg.merge(files)
 	return cfg.MCPServers
 }
 
@@ -256,14 +280,22 @@ func (c *Config) Validate() error {
 	return errors.Join(errs...)
 }
 
-// keyError is one problem of a config key: "<key>: <what>".
-type keyError struct{ key, msg string }
+// keyError is one problem of a config key: "<key>: <what>". It wraps the error formatted with
+// %w, if any.
+type keyError struct {
+	key, msg string
+	cause    error
+}
 
 func keyErrorf(key, format string, a ...any) error {
-	return &keyError{key: key, msg: fmt.Sprintf(format, a...)}
+	err := fmt.Errorf(format, a...)
+	return &keyError{key: key, msg: err.Error(), cause: errors.Unwrap(err)}
 }
 
 func (e *keyError) Error() string { return e.key + ": " + e.msg }
+
+// Unwrap returns the error the problem was made from, if any.
+func (e *keyError) Unwrap() error { return e.cause }
 
 // Key returns the YAML key the problem concerns, as in "pool.max_clients".
 func (e *keyError) Key() string { return e.key }

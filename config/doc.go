@@ -38,6 +38,9 @@
 //	  allowed_origins: [https://app.example]  # --allow-origin
 //	  max_body: 4194304         # bytes
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)
+//	import:                     # JSON files of other MCP clients whose servers are added to mcp_servers
+//	  - .mcp.json               # Claude Code, Claude Desktop, Cursor: {"mcpServers": {…}}
+//	  - .vscode/mcp.json        # VS Code: {"servers": {…}}
 //
 // Each extension kind owns its section: the section is that kind's struct, in the kind's
 // package (config imports skill, command and mcpcap for those types only), one field of Config
@@ -89,7 +92,7 @@
 //     says. An unknown key names the key it was probably meant to be: another tool's spelling
 //     of it (mcpServers, Claude's and Cursor's key, mcp-servers, servers: mcp_servers;
 //     maxClients: max_clients), else a typo's correction, else the keys its mapping has.
-//     Reading a Claude or Cursor JSON file as it is (an import) is not done.
+//     Reading a Claude or Cursor JSON file as it is, is what import is for.
 //   - An unset ${VAR} without a default is an error when the file is read, for every server,
 //     used or not: the file is checked whole before anything starts, and an error that waits
 //     for a server's first use would surface mid-session. A variable that may be unset takes
@@ -111,4 +114,32 @@
 //     file; server.max_body is a byte count, not a size with a unit.
 //   - A server name must not hold "__" (ext.ToolSep) or end with "_": its tools'
 //     "<server>__<tool>" names would read back as another server's.
+//
+// Import (import.go): each file of the import list (paths relative to the config's folder,
+// ~ and ${VAR} as for the other paths) is JSON holding the servers by name under mcpServers
+// (Claude Desktop, Claude Code's .mcp.json, Cursor) or servers (VS Code's .vscode/mcp.json).
+//   - Each entry becomes an mcp_servers entry as if written in the YAML: decoded into the same
+//     mcpcap.ServerSpec by the same walk (${VAR} and ${VAR:-default} expanded, as Claude Code
+//     does too; cwd resolved against the JSON file's folder), and validated the same way,
+//     extensions.allowed_commands included. Every problem names the JSON file, its line and
+//     its key in that file's terms ("mcp.json:4:7: mcpServers.a.url: …"). All of the YAML's
+//     and every imported file's problems are reported at once.
+//   - "type": "http" is streamable-http; stdio, sse and streamable-http are as they are. A
+//     number as "timeout" is Cline's seconds; a string is a duration, as in the YAML.
+//   - The keys other applications write in an entry and agentpool has no use for
+//     (autoApprove, alwaysAllow, envFile, dev, description) are left out, each a warning;
+//     "disabled": true leaves the server out, a warning too. Any other unknown key is an
+//     error, as in the YAML: a user pointing import at an IDE's file is not refused for the
+//     IDE's keys, and a misspelt key is not silently dropped. A file's top-level keys other
+//     than mcpServers or servers (Claude Desktop's preferences, VS Code's inputs) are the
+//     other application's and not read, but for "import": imports do not nest, and an import
+//     inside an imported file is an error. // and /* */ comments are allowed (VS Code).
+//   - Collisions are warnings (Config.Warnings, "file:line:col: key: what"), never silent:
+//     the YAML's own server wins a name both use, an earlier import wins over a later one. An
+//     imported server named like one of an agent's servers is an error, as in the YAML.
+//   - Bounded as the config itself: each file a regular file of at most MaxFileSize, at most
+//     MaxImports files; a file listed twice is an error.
+//   - Config.Source says which file declares a server; Config.Declared includes the imported
+//     servers as written (${VAR} kept), so a project's imported servers are fingerprinted for
+//     trust as its own are: an import is a declaration like any other.
 package config

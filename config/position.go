@@ -59,8 +59,18 @@ func (p *problems) addKeyed(err error) {
 		}
 		node = lookupKey(p.root, keyed.Key())
 	}
-	p.errs = append(p.errs, p.positioned(node, err.Error()))
+	p.errs = append(p.errs, &placed{where: p.positioned(node, "").Error(), err: err})
 }
+
+// placed is a problem placed in the file: "name:line:col: " and the problem, which it wraps
+// (an import refused as not a regular file is still regfile.ErrNotRegular).
+type placed struct {
+	where string
+	err   error
+}
+
+func (e *placed) Error() string { return e.where + e.err.Error() }
+func (e *placed) Unwrap() error { return e.err }
 
 // unreadUnder reports whether key is, or is under, a key whose value the walk could not read.
 func (p *problems) unreadUnder(key string) bool {
@@ -265,6 +275,8 @@ func userWords(msg string) string {
 		return "a [ is never closed by a ]"
 	case strings.HasPrefix(msg, "mapping end token '}' not found"):
 		return "a { is never closed by a }"
+	case strings.HasPrefix(msg, "',' or '}' must be specified"), strings.HasPrefix(msg, "',' or ']' must be specified"):
+		return "a comma is missing before this (or a '" + msg[8:9] + "' that closes)"
 	case strings.HasPrefix(msg, "could not find end character of double-quoted text"):
 		return `a " is never closed`
 	case strings.HasPrefix(msg, "could not find end character of single-quoted text"):

@@ -230,7 +230,7 @@ func projectDecls(m *skill.Manager, cfg *config.Config) []trust.Decl {
 			if !asWritten {
 				spec = cfg.MCPServers[name]
 			}
-			out = append(out, configServerDecl(cfg.Path, name, spec))
+			out = append(out, configServerDecl(cfg.Source(name), name, spec)) // an imported one: its JSON file
 		}
 	}
 	return out

@@ -93,6 +93,7 @@ func newRootCmd() *cobra.Command {
 		newTrustCmd(opts),
 		newUntrustCmd(opts),
 		newChatCmd(opts),
+		newConfigCmd(opts),
 	)
 	return root
 }

@@ -1,0 +1,352 @@
+package config
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"reflect"
+
+	"github.com/agentpool/agentpool/internal/regfile"
+	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/ast"
+	"github.com/goccy/go-yaml/parser"
+	"github.com/goccy/go-yaml/token"
+)
+
+// This file reads the JSON files of the import key: the mcpServers map of Claude Desktop,
+// Claude Code (.mcp.json) and Cursor, or VS Code's servers map (.vscode/mcp.json). JSON is
+// YAML, so the file is parsed by the YAML parser, positions and all, and each entry is
+// decoded into mcpcap.ServerSpec by the same walk and decoder as the YAML's own servers: the
+// same keys, the same ${VAR} expansion, the same validation. What differs is said in the
+// package doc ("import").
+
+// MaxImports is how many files the import key may list.
+const MaxImports = 32
+
+// ideKeys are keys other applications write in a server entry that agentpool has no use for:
+// the entry is imported without them and a warning says each was ignored.
+var ideKeys = map[string]string{
+	"autoApprove": "agentpool asks no approval per tool (allow_tools and deny_tools filter the tools served)",
+	"alwaysAllow": "agentpool asks no approval per tool (allow_tools and deny_tools filter the tools served)",
+	"envFile":     "agentpool reads no env file: list the variables under env (${VAR} takes agentpool's own)",
+	"dev":         "VS Code's development mode is VS Code's",
+	"description": "agentpool does not show a server's description",
+}
+
+// importTypes maps the transport types the JSON files write to agentpool's.
+var importTypes = map[string]string{
+	"stdio":           "stdio",
+	"http":            "streamable-http",
+	"streamable-http": "streamable-http",
+	"sse":             "sse",
+}
+
+// importedFile is one file of the import key, read.
+type importedFile struct {
+	path string
+	data []byte // as read, for Config.Declared
+	// key is the file's map key, "mcpServers" or "servers".
+	key     string
+	servers mcpcap.Servers
+	order   []string          // the servers' names in the file's order
+	where   map[string]string // "path:line:col" of each server's key
+	notes   []string          // warnings: keys ignored, servers disabled
+}
+
+// readImports reads every file of c.Import (paths already expanded and resolved by the walk).
+// A problem reading one (a missing file, a folder) is placed at its import[i] in the YAML; a
+// problem inside one names that file, its line and its key.
+func (c *Config) readImports(p *problems, lookup func(string) (string, bool)) []*importedFile {
+	var files []*importedFile
+	seen := map[string]string{}
+	for i, path := range c.Import {
+		key := fmt.Sprintf("import[%d]", i)
+		switch {
+		case p.unreadUnder(key):
+			continue // the walk said what is wrong with it
+		case i >= MaxImports:
+			p.addKeyed(keyErrorf(key, "at most %d files may be imported", MaxImports))
+			return files
+		case path == "":
+			p.addKeyed(keyErrorf(key, "an empty path"))
+			continue
+		}
+		if first, ok := seen[filepath.Clean(path)]; ok {
+			p.addKeyed(keyErrorf(key, "%s is imported already, by %s", path, first))
+			continue
+		}
+		seen[filepath.Clean(path)] = key
+		data, err := regfile.ReadFile(path, MaxFileSize)
+		if err != nil {
+			p.addKeyed(keyErrorf(key, "%w", err))
+			continue
+		}
+		f, errs := parseImport(path, data, lookup, false, c.Extensions.AllowedCommands)
+		p.errs = append(p.errs, errs...)
+		if f != nil {
+			files = append(files, f)
+		}
+	}
+	return files
+}
+
+// parseImport reads one imported file's servers, each validated as a server of mcp_servers
+// is, with its problems named in the file's own terms: "mcp.json:4:7: mcpServers.x.url: …".
+// keepEnv leaves ${VAR} as written (Config.Declared). allowed is extensions.allowed_commands.
+func parseImport(path string, data []byte, lookup func(string) (string, bool), keepEnv bool, allowed []string) (*importedFile, []error) {
+	f := &importedFile{path: path, data: data, servers: mcpcap.Servers{}, where: map[string]string{}}
+	p := &problems{name: path}
+	text := stripJSONComments(bytes.TrimPrefix(data, []byte("\ufeff")))
+	if len(bytes.TrimSpace(text)) == 0 {
+		p.at(nil, "top level: the file is empty: want a JSON object holding mcpServers (Claude Desktop, Claude Code, Cursor) or servers (VS Code)")
+		return nil, p.errs
+	}
+	file, err := parser.ParseBytes(text, 0)
+	if err != nil {
+		return nil, []error{syntaxError(path, text, err)}
+	}
+	body, err := onlyDocument(path, file.Docs)
+	if err != nil {
+		return nil, []error{err}
+	}
+	p.root = body
+	if err := checkAliases(body, len(text)); err != nil {
+		p.addKeyed(err)
+		return nil, p.errs
+	}
+	var list ast.Node
+	if _, ok := unwrap(body).(*ast.MappingNode); !ok {
+		if _, ok := unwrap(body).(*ast.MappingValueNode); !ok {
+			p.at(body, "top level: want a JSON object holding mcpServers or servers, got %s", nodeWords(body))
+			return nil, p.errs
+		}
+	}
+	for _, mv := range mappingValues(body) {
+		switch k := keyString(mv.Key); k {
+		case "mcpServers", "servers":
+			if list != nil {
+				p.at(mv.Key, "%s: the file holds %s already: one file lists its servers under one key", k, f.key)
+				continue
+			}
+			f.key, list = k, mv.Value
+		case "import":
+			p.at(mv.Key, "import: imports do not nest: list the file in agentpool.yaml's import instead")
+		}
+		// Any other key is the other application's own (Claude Desktop's preferences, VS
+		// Code's inputs): not read.
+	}
+	if list == nil {
+		if len(p.errs) == 0 {
+			p.at(body, "top level: no mcpServers (Claude Desktop, Claude Code, Cursor) or servers (VS Code) key")
+		}
+		return nil, p.errs
+	}
+	if _, null := unwrap(list).(*ast.NullNode); !null && mappingValues(list) == nil {
+		if m, ok := unwrap(list).(*ast.MappingNode); !ok || len(m.Values) > 0 {
+			p.at(list, "%s: want an object of servers by name, got %s", f.key, nodeWords(list))
+			return nil, p.errs
+		}
+	}
+	w := &walker{p: p, lookup: lookup, keepEnv: keepEnv, dir: filepath.Dir(path)}
+	for _, mv := range mappingValues(list) {
+		name := keyString(mv.Key)
+		at := f.key + "." + name
+		entry, disabled := f.entry(p, mv.Value, at)
+		if entry == nil {
+			continue
+		}
+		f.where[name] = p.place(mv.Key)
+		if disabled {
+			continue
+		}
+		w.walk(entry, reflect.TypeFor[mcpcap.ServerSpec](), at, fieldTags{}, func(n ast.Node) { entry = n })
+		var spec mcpcap.ServerSpec
+		if err := nodeToValue(entry, &spec, yaml.Strict()); err != nil {
+			p.errs = append(p.errs, decodeError(path, text, body, w.parents, err))
+			continue
+		}
+		f.servers[name] = spec
+		f.order = append(f.order, name)
+	}
+	p.addKeyed(f.servers.Validate(f.key))
+	p.addKeyed(f.servers.CheckCommands(f.key, allowed))
+	if len(p.errs) > 0 {
+		return nil, p.errs
+	}
+	return f, nil
+}
+
+// entry returns the server entry n at key, without the keys of other applications (each a
+// warning), its type said in agentpool's words (http: streamable-http) and a timeout in
+// seconds (Cline's) as a duration; nil after a problem. disabled reports "disabled": true: the
+// server is not imported, and a warning says so.
+func (f *importedFile) entry(p *problems, n ast.Node, key string) (_ ast.Node, disabled bool) {
+	var tk *token.Token
+	flow := true
+	switch m := unwrap(n).(type) {
+	case *ast.MappingNode:
+		tk, flow = m.Start, m.IsFlowStyle
+	case *ast.MappingValueNode:
+		tk, flow = m.GetToken(), false
+	default:
+		p.at(n, "%s: want an object (\"command\": …, or \"url\": …), got %s", key, nodeWords(n))
+		return nil, false
+	}
+	var kept []*ast.MappingValueNode
+	for _, mv := range mappingValues(n) {
+		k := keyString(mv.Key)
+		at := key + "." + k
+		switch v := unwrap(mv.Value).(type) {
+		case *ast.BoolNode:
+			if k == "disabled" {
+				if v.Value {
+					disabled = true
+					f.notes = append(f.notes, fmt.Sprintf("%s: %s: disabled: not imported", p.place(mv.Key), key))
+				}
+				continue
+			}
+		case *ast.StringNode:
+			if k == "type" {
+				t, ok := importTypes[v.Value]
+				if !ok {
+					p.at(mv.Value, "%s: unknown type %q (want stdio, http or sse)", at, v.Value)
+					return nil, false
+				}
+				v.Value = t
+			}
+		case *ast.IntegerNode, *ast.FloatNode:
+			if k == "timeout" { // Cline's: seconds
+				s := mv.Value.GetToken().Value + "s"
+				mv.Value = ast.String(token.New(s, s, mv.Value.GetToken().Position))
+			}
+		}
+		if k == "disabled" {
+			p.at(mv.Value, "%s: want true or false, got %s", at, nodeWords(mv.Value))
+			return nil, false
+		}
+		if why, ok := ideKeys[k]; ok {
+			f.notes = append(f.notes, fmt.Sprintf("%s: %s: ignored: %s", p.place(mv.Key), at, why))
+			continue
+		}
+		kept = append(kept, mv)
+	}
+	return ast.Mapping(tk, flow, kept...), disabled
+}
+
+// merge adds the imported files' servers to c.MCPServers: the YAML's own servers win a name
+// both use, an earlier file wins over a later one, and each such collision is a warning; a
+// server named like one of an agent's is an error, as in the YAML. It records where each
+// imported server comes from (Source), and every warning in c.Warnings.
+func (c *Config) merge(files []*importedFile) []error {
+	var errs []error
+	from := map[string]string{} // imported name → its file
+	for _, f := range files {
+		c.Warnings = append(c.Warnings, f.notes...)
+		for _, name := range f.order {
+			at := f.where[name] + ": " + f.key + "." + name
+			if _, own := c.MCPServers[name]; own && from[name] == "" {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: not imported: %s declares mcp_servers.%s, which wins", at, c.sourceName(), name))
+				continue
+			}
+			if first, ok := from[name]; ok {
+				c.Warnings = append(c.Warnings, fmt.Sprintf("%s: not imported: %s, imported before, declares it, and wins", at, first))
+				continue
+			}
+			for _, agent := range c.Agents.Names() {
+				if _, ok := c.Agents[agent].MCPServers[name]; ok {
+					errs = append(errs, fmt.Errorf("%s: server %q is also agents.%s.mcp_servers.%s, and an agent sees both: give one another name", at, name, agent, name))
+				}
+			}
+			if c.MCPServers == nil {
+				c.MCPServers = mcpcap.Servers{}
+			}
+			c.MCPServers[name] = f.servers[name]
+			from[name] = f.path
+		}
+	}
+	c.imported = from
+	return errs
+}
+
+// sourceName is the config's file for messages.
+func (c *Config) sourceName() string {
+	if c.Path == "" {
+		return "the config"
+	}
+	return c.Path
+}
+
+// Source returns the file that declares mcp_servers[name]: an imported JSON file, or the
+// config's own (Path).
+func (c *Config) Source(name string) string {
+	if f, ok := c.imported[name]; ok {
+		return f
+	}
+	return c.Path
+}
+
+// place is "name:line:col" of node n.
+func (p *problems) place(n ast.Node) string {
+	if tk := n.GetToken(); tk != nil && tk.Position != nil {
+		return fmt.Sprintf("%s:%d:%d", p.name, tk.Position.Line, tk.Position.Column)
+	}
+	return p.name
+}
+
+// nodeWords names the kind of a value as a JSON file's writer knows it.
+func nodeWords(n ast.Node) string {
+	switch unwrap(n).(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return "an object"
+	case *ast.SequenceNode:
+		return "a list"
+	case *ast.StringNode, *ast.LiteralNode:
+		return "a string"
+	case *ast.IntegerNode, *ast.FloatNode:
+		return "a number"
+	case *ast.BoolNode:
+		return "true or false"
+	case *ast.NullNode, nil:
+		return "null"
+	}
+	return "something else"
+}
+
+// stripJSONComments blanks out // and /* */ comments outside strings (VS Code writes JSON
+// with comments), keeping every line and column where it was.
+//
+// Only a file that starts with '{' is JSON to it: an unquoted YAML scalar (url: http://h)
+// would lose what follows its "//".
+func stripJSONComments(data []byte) []byte {
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' || !bytes.Contains(data, []byte("/")) {
+		return data
+	}
+	out := bytes.Clone(data)
+	inString := false
+	for i := 0; i < len(out); i++ {
+		switch c := out[i]; {
+		case inString && c == '\\':
+			i++
+		case c == '"':
+			inString = !inString
+		case !inString && c == '/' && i+1 < len(out) && out[i+1] == '/':
+			for ; i < len(out) && out[i] != '\n'; i++ {
+				out[i] = ' '
+			}
+		case !inString && c == '/' && i+1 < len(out) && out[i+1] == '*':
+			end := bytes.Index(out[i+2:], []byte("*/"))
+			stop := len(out)
+			if end >= 0 {
+				stop = i + 2 + end + 2
+			}
+			for ; i < stop; i++ {
+				if out[i] != '\n' && out[i] != '\r' {
+					out[i] = ' '
+				}
+			}
+			i--
+		}
+	}
+	return out
+}

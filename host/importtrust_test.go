@@ -1,0 +1,72 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/trust"
+)
+
+// A project cannot smuggle a server in through import: a server of the JSON file its
+// agentpool.yaml imports is one of the project's declarations, named by that file; nothing
+// starts until the project is trusted, and a change to the JSON file asks again.
+func TestProjectImportNeedsTrust(t *testing.T) {
+	bin := testserver.Build(t)
+	project, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
+	cfgPath := filepath.Join(project, "agentpool.yaml")
+	jsonPath := filepath.Join(project, ".mcp.json")
+	writeFile(t, cfgPath, "import: [.mcp.json]\n")
+	writeMCP := func(cmd string) {
+		t.Helper()
+		writeFile(t, jsonPath, `{"mcpServers": {"smuggled": {"command": "sh", "args": ["-c", "touch `+marker+`; exec `+cmd+`"]}}}`)
+	}
+	build := func() *Host {
+		t.Helper()
+		pc, err := config.Load(cfgPath)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, Trust: store, ProjectConfig: pc})
+	}
+	writeMCP(bin)
+
+	h := build()
+	if h.Project.Trusted() {
+		t.Fatal("a project with an imported server is trusted without asking")
+	}
+	i := slices.IndexFunc(h.Project.Decls, func(d trust.Decl) bool { return d.Name == "smuggled" })
+	if i < 0 {
+		t.Fatalf("the imported server is not among the project's declarations: %+v", h.Project.Decls)
+	}
+	if d := h.Project.Decls[i]; d.Where != jsonPath || d.Command != "sh" {
+		t.Errorf("declaration %+v, want it named by %s", d, jsonPath)
+	}
+	if _, tools := listAll(t, h, "s1"); slices.Contains(tools, "smuggled__echo") || exists(marker) {
+		t.Fatalf("untrusted: tools %v, marker %v; want nothing started", tools, exists(marker))
+	}
+
+	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h = build()
+	if _, tools := listAll(t, h, "s2"); !slices.Contains(tools, "smuggled__echo") || !exists(marker) {
+		t.Fatalf("trusted: tools %v, marker %v; want the imported server started", tools, exists(marker))
+	}
+	os.Remove(marker)
+
+	writeMCP(bin + " ") // the JSON file changed, the YAML did not
+	h = build()
+	if v := h.Project.Verdict; v.Status != trust.Changed || len(v.New) != 1 || v.New[0].Name != "smuggled" {
+		t.Fatalf("changed JSON: verdict %+v, want Changed naming smuggled", v)
+	}
+	if _, tools := listAll(t, h, "s3"); slices.Contains(tools, "smuggled__echo") || exists(marker) {
+		t.Fatalf("changed JSON: tools %v, marker %v; want nothing started", tools, exists(marker))
+	}
+}
