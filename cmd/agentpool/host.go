@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -118,6 +119,11 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 	cfg, projCfg, projErr, err := configs(opts, project, home)
 	if err != nil {
 		return nil, err
+	}
+	// What the loader found worth saying (an imported server shadowed by the YAML's own, an
+	// IDE-only key dropped): said once, never silently.
+	for _, w := range cfg.Warnings {
+		fmt.Fprintf(os.Stderr, "agentpool: config: %s\n", w)
 	}
 	// No config folder (neither $XDG_CONFIG_HOME nor $HOME, as some services run): no trust
 	// decisions, so the project is untrusted, and every command still runs.

@@ -76,6 +76,8 @@ type reloader struct {
 
 	closeOnce sync.Once
 	mu        sync.Mutex // one reload at a time
+	filesMu   sync.Mutex
+	imports   map[string]bool // the JSON files the config imports (config.Config.Import), followed too
 	watcher   *fswatch.Watcher
 	sigs      chan os.Signal
 	stop      chan struct{}
@@ -112,20 +114,52 @@ func startReloader(h *host.Host, path string, optional bool, routes *gateway.Rou
 		sigs: make(chan os.Signal, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w, err := fswatch.New([]string{filepath.Dir(r.path)}, &fswatch.Options{Debounce: reloadDebounce, MaxDepth: -1, Logger: log},
 		func(changed []string) {
-			for _, p := range changed {
-				if p == r.path || p == filepath.Dir(r.path) {
-					r.reload("file")
-					return
-				}
+			if r.follows(changed) {
+				r.reload("file")
 			}
 		})
 	if err != nil {
 		return nil, err
 	}
 	r.watcher = w
+	r.follow(h.Config.Import)
 	signal.Notify(r.sigs, syscall.SIGHUP)
 	go r.loop()
 	return r, nil
+}
+
+// follow makes the files the config imports (absolute paths, as the loader resolved them)
+// reloads' triggers too, as the config file is: an edit of an imported .mcp.json changes
+// the servers as much as one of the YAML. Their folders are watched from now on (a folder
+// already watched is not watched twice); a file no longer imported stays watched, harmlessly.
+func (r *reloader) follow(imports []string) {
+	r.filesMu.Lock()
+	defer r.filesMu.Unlock()
+	r.imports = map[string]bool{}
+	for _, p := range imports {
+		r.imports[filepath.Clean(p)] = true
+		if err := r.watcher.Add(filepath.Dir(p)); err != nil {
+			r.log.Warn("config reload: cannot follow an imported file", "file", p, "err", err)
+		}
+	}
+}
+
+// follows reports whether changed (paths the watcher reported) holds the config file, an
+// imported file, or a folder of either (a folder is reported when an entry of it is replaced).
+func (r *reloader) follows(changed []string) bool {
+	r.filesMu.Lock()
+	defer r.filesMu.Unlock()
+	for _, p := range changed {
+		if p == r.path || p == filepath.Dir(r.path) || r.imports[p] {
+			return true
+		}
+		for im := range r.imports {
+			if p == filepath.Dir(im) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 func (r *reloader) loop() {
@@ -182,6 +216,14 @@ func (r *reloader) reload(trigger string) {
 	next, err := config.Load(r.path)
 	if err != nil && errors.Is(err, os.ErrNotExist) && r.optional {
 		next, err = &config.Config{}, nil // the user's own config removed: no config
+	}
+	if next != nil {
+		r.follow(next.Import)
+	}
+	if err == nil {
+		for _, w := range next.Warnings {
+			r.log.Warn("config: "+w, "file", r.path)
+		}
 	}
 	var res host.ReloadResult
 	if err == nil {

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// malformedCase is one case of config/testdata/malformed/<name>/: its files and the regexp
+// its error must match (file, line and key).
+type malformedCase struct {
+	name  string
+	files map[string][]byte // file name → content; agentpool.yaml among them
+	want  *regexp.Regexp
+}
+
+// malformedCases reads the shared table of malformed configs (the config package's
+// TestMalformedCases checks each against the loader).
+func malformedCases(t *testing.T) []malformedCase {
+	t.Helper()
+	wants, err := filepath.Glob(filepath.Join("..", "..", "config", "testdata", "malformed", "*", "want"))
+	if err != nil || len(wants) < 25 {
+		t.Fatalf("the malformed config table: %d cases (%v), want at least 25", len(wants), err)
+	}
+	var cases []malformedCase
+	for _, w := range wants {
+		dir := filepath.Dir(w)
+		c := malformedCase{name: filepath.Base(dir), files: map[string][]byte{}}
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range ents {
+			if e.Name() == "want" || !e.Type().IsRegular() {
+				continue // a case's directory entries (import of a directory) are made below
+			}
+			data, err := os.ReadFile(filepath.Join(dir, e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			c.files[e.Name()] = data
+		}
+		re, err := os.ReadFile(w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.want = regexp.MustCompile(strings.TrimSpace(string(re)))
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+// TestServeReloadRefusesMalformedTable writes every config of the shared malformed table
+// over the live config of a running serve, with a client connected: each is refused with the
+// error its case names (file, line and key) logged, and nothing changes: both upstream
+// processes keep their pids and the session keeps calling. A valid config written last is
+// applied, so the refusals were reloads tried, not edits unseen.
+func TestServeReloadRefusesMalformedTable(t *testing.T) {
+	cases := malformedCases(t)
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agentpool.yaml")
+	valid := "mcp_servers:\n  one: {command: " + bin + "}\n  two: {command: " + bin + ", scope: session}\n"
+	writeFile(t, path, valid)
+	_, url, log := startReloadServe(t, path)
+
+	changed := make(chan struct{}, 64)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	one, two := pidOf(t, cs, "one__pid"), pidOf(t, cs, "two__pid")
+
+	for _, c := range cases {
+		from := len(log.String())
+		// The case's other files first (the JSON it imports), its agentpool.yaml last and by
+		// rename, as an editor saves: the reload that matters reads them all.
+		for name, data := range c.files {
+			if name != "agentpool.yaml" {
+				writeFile(t, filepath.Join(dir, name), string(data))
+			}
+		}
+		if c.name == "import-directory" {
+			_ = os.MkdirAll(filepath.Join(dir, "servers"), 0o755)
+		}
+		replaceFile(t, path, string(c.files["agentpool.yaml"]))
+		deadline := time.Now().Add(reloadWait)
+		// The log's text format quotes the error: its quotes come escaped.
+		logged := func() string { return strings.ReplaceAll(log.String()[from:], `\"`, `"`) }
+		for !c.want.MatchString(logged()) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no error matching %q logged within %s; serve said:\n%s", c.name, c.want, reloadWait, log.String()[from:])
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if got := log.String()[from:]; !strings.Contains(got, "config reload refused") {
+			t.Errorf("%s: the error was not logged as a refused reload:\n%s", c.name, got)
+		}
+		if p1, p2 := pidOf(t, cs, "one__pid"), pidOf(t, cs, "two__pid"); p1 != one || p2 != two {
+			t.Fatalf("%s: the upstream processes changed: pids %d %d, were %d %d", c.name, p1, p2, one, two)
+		}
+	}
+	select {
+	case <-changed:
+		t.Error("a refused config changed the session's tools (tools/list_changed)")
+	default:
+	}
+
+	// A valid edit is still applied after all the refusals.
+	replaceFile(t, path, valid+"  three: {command: "+bin+"}\n")
+	waitReload(t, "three__pid listed after the refusals", func() bool {
+		tools, err := cs.ListTools(context.Background(), nil)
+		return err == nil && slices.ContainsFunc(tools.Tools, func(x *mcp.Tool) bool { return x.Name == "three__pid" })
+	})
+}
+
+// TestServeReloadFollowsImport: an edit of a JSON file the config imports (import:) is a
+// reload as an edit of the YAML is: a server added to the .mcp.json is served, and the
+// session is told.
+func TestServeReloadFollowsImport(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agentpool.yaml")
+	mcpJSON := filepath.Join(dir, "mcp.json")
+	writeFile(t, mcpJSON, `{"mcpServers": {"a": {"command": "`+bin+`"}}}`)
+	writeFile(t, path, "import: [mcp.json]\n")
+	_, url, log := startReloadServe(t, path)
+
+	changed := make(chan struct{}, 16)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
+	})
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	a := pidOf(t, cs, "a__pid")
+
+	replaceFile(t, mcpJSON, `{"mcpServers": {"a": {"command": "`+bin+`"}, "b": {"command": "`+bin+`"}}}`)
+	select {
+	case <-changed:
+	case <-time.After(reloadWait):
+		t.Fatalf("no tools/list_changed within %s after the imported file changed; serve said:\n%s", reloadWait, log.String())
+	}
+	waitReload(t, "b__pid listed", func() bool {
+		tools, err := cs.ListTools(context.Background(), nil)
+		return err == nil && slices.ContainsFunc(tools.Tools, func(x *mcp.Tool) bool { return x.Name == "b__pid" })
+	})
+	if got := pidOf(t, cs, "a__pid"); got != a {
+		t.Errorf("unchanged imported server a restarted: pid %d, was %d", got, a)
+	}
+}
