@@ -108,6 +108,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		OpenSession:    h.OpenSession,
 		CloseSession:   h.CloseSession,
 		Logger:         cliLogger(opts),
+		Metrics:        serveMetrics(),
 		Version:        version,
 		IdleTimeout:    so.idleTimeout,
 		MaxSessions:    so.maxSessions,
@@ -146,7 +147,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		}
 		gateways = append(gateways, agents[name])
 	}
-	return serveHTTP(ctx, cmd.ErrOrStderr(), gateway.Mux(pool, agents), so.addr, so.readTimeout, agents,
+	return serveHTTP(ctx, cmd.ErrOrStderr(), withMetrics(gateway.Mux(pool, agents), pool), so.addr, so.readTimeout, agents,
 		func() error { return stopGateways(gateways...) })
 }
 
