@@ -1,17 +1,25 @@
 package gateway_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	dto "github.com/prometheus/client_model/go"
 )
 
@@ -209,4 +217,82 @@ func TestMetricsHandlerGuarded(t *testing.T) {
 	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "metrics are not enabled") {
 		t.Errorf("no metrics: %d %q", rec.Code, rec.Body.String())
 	}
+}
+
+// TestMetricsUpstreamReconnectAndDegrade: an upstream that crashes is reconnected by the next
+// call (agentpool_upstream_reconnects_total, a warn line), and one that cannot start again is
+// degraded (agentpool_upstream_degraded 1, a warn line); the crashing call is an error; no
+// log line holds the server's env values.
+func TestMetricsUpstreamReconnectAndDegrade(t *testing.T) {
+	dir := t.TempDir()
+	flag := filepath.Join(dir, "broken")
+	logs := &lockedBuffer{}
+	m := gateway.NewMetrics(&gateway.MetricsOptions{Upstream: upstreamStat})
+	yaml := fmt.Sprintf("mcp_servers:\n  flaky:\n    command: sh\n    args: [-c, 'test -e %s && exit 3; exec %s']\n"+
+		"    env: {API_KEY: envsecret-xyz}\n    retry: {attempts: 1, backoff: 10ms}\n", flag, testserver.Build(t))
+	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	_, srv, _ := serveHost(t, yaml, host.Options{Logger: log}, func(o *gateway.Options) { o.Metrics = m; o.Logger = log })
+	cs, _ := connect(t, srv.URL, nil)
+	ctx := context.Background()
+	value := func(name string, l map[string]string) float64 {
+		t.Helper()
+		v, _ := metric(t, m, name, l)
+		return v
+	}
+	flaky := map[string]string{"server": "flaky"}
+
+	call(t, cs, "flaky__echo", map[string]any{"text": "up"})
+	if res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "flaky__crash", Arguments: map[string]any{}}); err == nil && !res.IsError {
+		t.Fatalf("crash: %+v, want a failure", res)
+	}
+	if got := value("agentpool_tool_call_errors_total", map[string]string{"server": "flaky", "tool": "flaky__crash"}); got != 1 {
+		t.Errorf("errors of the crashing call: %v, want 1", got)
+	}
+	call(t, cs, "flaky__echo", map[string]any{"text": "again"}) // reconnects
+	if got := value("agentpool_upstream_reconnects_total", flaky); got != 1 {
+		t.Errorf("reconnects %v, want 1", got)
+	}
+	if got := value("agentpool_upstream_degraded", flaky); got != 0 {
+		t.Errorf("degraded %v while up, want 0", got)
+	}
+
+	if err := os.WriteFile(flag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "flaky__crash", Arguments: map[string]any{}})
+	waitFor(t, "the server to be degraded", func() bool {
+		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "flaky__echo", Arguments: map[string]any{"text": "x"}})
+		return value("agentpool_upstream_degraded", flaky) == 1
+	})
+	if got := value("agentpool_upstream_processes", nil); got != 0 {
+		t.Errorf("upstream processes %v with the only server degraded, want 0", got)
+	}
+
+	out := logs.String()
+	for _, msg := range []string{"reconnected", "degraded: server unreachable"} {
+		if !strings.Contains(out, `"level":"WARN","msg":"`+msg+`"`) {
+			t.Errorf("no warn line %q in:\n%s", msg, out)
+		}
+	}
+	if strings.Contains(out, "envsecret-xyz") {
+		t.Errorf("a log line holds the server's env value:\n%s", out)
+	}
+}
+
+// lockedBuffer is a bytes.Buffer safe for concurrent writers and a reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
