@@ -194,8 +194,9 @@
 //     upstream servers and tools, and Prometheus sends a token when configured to. Without a
 //     token the listener's address (loopback by default) is the protection, as for /mcp.
 //   - Logs: one line per routed call at debug (msg "tool call": the session id's first 12
-//     characters — a whole id would let a reader of the logs join the session — server,
-//     tool, duration, outcome ok|tool_error|error), built only when the logger is enabled
-//     for debug; never the arguments or the result, which may hold secrets.
+//     characters, enough to tell sessions apart, then server, tool, duration, outcome
+//     ok|tool_error|error), built only when the logger is enabled for debug (no allocation
+//     otherwise: TestCallDoneAllocatesNothing); never the arguments or the result, which
+//     may hold secrets.
 //   - Not yet here: stateless mode. The session cap is per Gateway.
 package gateway
