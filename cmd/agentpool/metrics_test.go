@@ -17,18 +17,11 @@ import (
 	"github.com/prometheus/common/model"
 )
 
-// scrape GETs serve's /metrics in the text format and parses it as Prometheus does.
-func scrape(t *testing.T, mcpURL string) map[string]*dto.MetricFamily {
+// scrape GETs serve's /metrics in the text format, with token when set, and parses it as
+// Prometheus does.
+func scrape(t *testing.T, mcpURL, token string) map[string]*dto.MetricFamily {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(mcpURL, "/mcp")+"/metrics", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", "text/plain")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := getMetrics(t, mcpURL, token)
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET /metrics: %s", resp.Status)
@@ -39,6 +32,24 @@ func scrape(t *testing.T, mcpURL string) map[string]*dto.MetricFamily {
 		t.Fatalf("parse /metrics: %v", err)
 	}
 	return fams
+}
+
+// getMetrics GETs serve's /metrics in the text format, with token when set.
+func getMetrics(t *testing.T, mcpURL, token string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, strings.TrimSuffix(mcpURL, "/mcp")+"/metrics", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/plain")
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
 
 // series returns the series of fams[name] whose labels include labels, or nil.
@@ -95,7 +106,7 @@ func TestServeMetrics(t *testing.T) {
 		t.Fatalf("echo of a number: %+v, want a tool error", res)
 	}
 
-	fams := scrape(t, url)
+	fams := scrape(t, url, "")
 	echo := map[string]string{"server": "fault", "tool": "fault__echo"}
 	if m := series(fams, "agentpool_tool_calls_total", echo); m.GetCounter().GetValue() != ok+1 {
 		t.Errorf("agentpool_tool_calls_total%v = %v, want %d", echo, m, ok+1)
@@ -117,6 +128,46 @@ func TestServeMetrics(t *testing.T) {
 		if fams[name] == nil {
 			t.Errorf("no %s in /metrics", name)
 		}
+	}
+}
+
+// TestServeMetricsAgentsAndToken: with a token, /metrics needs it as /mcp does; the sessions
+// gauge is per agent, a call to an agent's session-scoped server is counted under its name,
+// and the upstream processes are the pool's shared server and the session's own, once each
+// though two gateways see the shared one.
+func TestServeMetricsAgentsAndToken(t *testing.T) {
+	_, url := startAgentServe(t, nil, "--no-default-roots", "--config", agentsConfig(t, "server:\n  token: tok\n"), "serve", "--http", "127.0.0.1:0")
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url + "/agents/a",
+		HTTPClient: &http.Client{Transport: bearerTransport{"tok"}}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for _, name := range []string{"mine__echo", "shared__echo"} {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: map[string]any{"text": "x"}})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", name, err, res)
+		}
+	}
+	resp := getMetrics(t, url, "")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("/metrics without the token: %s, want 401", resp.Status)
+	}
+	fams := scrape(t, url, "tok")
+	for agent, want := range map[string]float64{"a": 1, "b": 0, "": 0} {
+		if m := series(fams, "agentpool_sessions", map[string]string{"agent": agent}); m == nil || m.GetGauge().GetValue() != want {
+			t.Errorf("agentpool_sessions{agent=%q} = %v, want %v", agent, m, want)
+		}
+	}
+	for _, l := range []map[string]string{{"server": "mine", "tool": "mine__echo"}, {"server": "shared", "tool": "shared__echo"}} {
+		if m := series(fams, "agentpool_tool_calls_total", l); m.GetCounter().GetValue() != 1 {
+			t.Errorf("agentpool_tool_calls_total%v = %v, want 1", l, m)
+		}
+	}
+	if m := series(fams, "agentpool_upstream_processes", nil); m.GetGauge().GetValue() != 2 {
+		t.Errorf("agentpool_upstream_processes = %v, want 2 (shared, and the session's mine)", m)
 	}
 }
 
