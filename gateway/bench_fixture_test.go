@@ -37,7 +37,14 @@ func benchGateway(b testing.TB, spec string, set func(*gateway.Options)) (*gatew
 	if _, err := examples.WriteSkills(skills); err != nil {
 		b.Fatal(err)
 	}
-	g, srv, h := serveHost(b, "mcp_servers:\n  fault: "+spec+"\n", host.Options{SkillDirs: []string{skills}, Watch: true}, set)
+	// With metrics, as `agentpool serve` has them: their cost is part of the call's.
+	withMetrics := func(o *gateway.Options) {
+		o.Metrics = gateway.NewMetrics(&gateway.MetricsOptions{Upstream: upstreamStat})
+		if set != nil {
+			set(o)
+		}
+	}
+	g, srv, h := serveHost(b, "mcp_servers:\n  fault: "+spec+"\n", host.Options{SkillDirs: []string{skills}, Watch: true}, withMetrics)
 	return g, srv.URL, h
 }
 

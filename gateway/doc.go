@@ -6,9 +6,10 @@
 // view.Compile for that scope (through a view.Cache) and are kept current from the registry's
 // change stream.
 //
-// It imports view, ext, the go-sdk, the standard library and frontmatter (a leaf that reads
-// SKILL.md headers, for SEP-2640) only: what it needs from the host (opening and closing a
-// session's own servers) is handed to it as functions.
+// It imports view, ext, the go-sdk, the standard library, prometheus/client_golang (metrics)
+// and frontmatter (a leaf that reads SKILL.md headers, for SEP-2640) only: what it needs from
+// the host (opening and closing a session's own servers, an upstream server's state for the
+// metrics) is handed to it as functions.
 //
 // Decisions taken where the RFC and DESIGN.md are silent:
 //   - One mcp.Server per session, because an mcp.Server sends list_changed to all of its
@@ -160,5 +161,42 @@
 //   - A client's notifications/roots/list_changed reaches the servers of its own session
 //     (ext.RootsWatcher), which ask it again; a pool-scoped server shared by sessions is not
 //     told (roots.go says why). TestRootsChangedReachTheSessionsServers.
+//   - Metrics (metrics*.go; the names are the README's table, fixed: other tools rely on
+//     them): one Metrics, on a prometheus.Registry of its own (never the global default, so
+//     that several in one process do not collide), shared by every Gateway of a process
+//     through Options.Metrics; Gateway.MetricsHandler serves it.
+//   - Calls: both paths (callTool through the go-sdk, passThrough without it) count a call
+//     once it was routed, by server = the capability's name and tool = the name that
+//     capability lists it under (view.Route's; for an upstream with its default prefix that
+//     is "<server>__<tool>"; the upstream's own name is not known here). A call of no tool
+//     in the view is counted nowhere (its name is the client's, unbounded). An error is a
+//     JSON-RPC or transport error, a cancelled call included, or a result with isError:
+//     both count in agentpool_tool_call_errors_total, without a label telling them apart
+//     (the debug log line does, as its outcome). The pass-through path tells isError by
+//     looking for the member in the result's bytes (rawIsError) rather than decoding it. The
+//     label children of a (server, tool) are resolved once and kept (a map under a
+//     read-write lock: a sync.Map would box the key on every call), so a call costs two
+//     clock reads, a map read and three atomic updates; a tool gone from every view keeps its
+//     series until the process ends.
+//   - Live numbers are read at scrape time, never kept on a hot path: sessions from each
+//     registered Gateway (label agent, "" for the pool's), and the upstream servers from
+//     every capability a Gateway's base scope or a live session's scope sees in the registry
+//     (each capability once), through MetricsOptions.Upstream, which the CLI fills from
+//     mcpcap.Cap.Status (gateway never imports mcpcap). Processes are distinct pids (a
+//     pooled process shared by sessions counts once); reconnects are summed over a server's
+//     live instances (a session-scoped server's count leaves with its session: Prometheus
+//     sees a counter reset) and degraded is 1 when any instance is.
+//   - Change events are counted by the Gateway whose base scope is the pool, from its own
+//     registry subscription at that scope (the pool's capabilities, each event once, however
+//     many sessions see it); serve --stdio --agent has no pool Gateway and counts none.
+//     Config reloads are counted by whoever reloads (Metrics.ConfigReloaded).
+//   - /metrics is behind the same Origin and bearer-token checks as /mcp: metrics name the
+//     upstream servers and tools, and Prometheus sends a token when configured to. Without a
+//     token the listener's address (loopback by default) is the protection, as for /mcp.
+//   - Logs: one line per routed call at debug (msg "tool call": the session id's first 12
+//     characters, enough to tell sessions apart, then server, tool, duration, outcome
+//     ok|tool_error|error), built only when the logger is enabled for debug (no allocation
+//     otherwise: TestCallDoneAllocatesNothing); never the arguments or the result, which
+//     may hold secrets.
 //   - Not yet here: stateless mode. The session cap is per Gateway.
 package gateway

@@ -54,8 +54,13 @@ type Options struct {
 	// transport closed, idle timeout, Close); the registry's scope of the session is closed
 	// after it in any case.
 	CloseSession func(ctx context.Context, id string) error
-	// Logger receives session lifecycle messages; nil discards them.
+	// Logger receives session lifecycle messages, and one line per tool call at debug;
+	// nil discards them.
 	Logger *slog.Logger
+	// Metrics, when set, count this Gateway's calls and sessions; one Metrics may serve
+	// several Gateways (the pool's and every agent's). A Gateway whose base scope is the pool
+	// also counts the registry's change events at that scope.
+	Metrics *Metrics
 	// Name and Version are the serverInfo sent at initialize ("agentpool", "dev" by default).
 	Name, Version string
 	// IdleTimeout ends an HTTP session that has made no request for this long
@@ -143,6 +148,13 @@ func New(opts Options) (*Gateway, error) {
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
 	}
+	if m := opts.Metrics; m != nil {
+		m.add(g)
+		if opts.Scope.AgentName == "" {
+			g.wg.Add(1)
+			go g.countChanges(m)
+		}
+	}
 	return g, nil
 }
 
@@ -191,6 +203,9 @@ func (g *Gateway) Close(ctx context.Context) error {
 	}
 	g.mu.Unlock()
 	g.stopOpening()
+	if m := g.opts.Metrics; m != nil {
+		m.remove(g)
+	}
 	for _, s := range live {
 		go s.close() // concurrently: each may wait for its servers to stop
 	}

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -23,12 +24,17 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if tok := req.Params.GetProgressToken(); tok != nil {
 		call.Progress = s.progressSink(ctx, req.Session, tok)
 	}
-	if p, _, err := v.Route(call.Name); err == nil {
+	p, local, rerr := v.Route(call.Name)
+	if rerr == nil {
 		defer s.out.flush(ctx) // runs after done: what arrives later is not related to the call
 		done := s.flight(ctx, p)
 		defer done()
 	}
+	start := time.Now()
 	res, err := v.CallTool(ctx, call)
+	if rerr == nil {
+		s.callDone(ctx, p, local, start, resultOutcome(res, err))
+	}
 	if err != nil {
 		return nil, rpcError(err)
 	}

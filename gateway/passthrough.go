@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -127,8 +128,16 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	}()
 	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})
 	done := s.flight(ctx, p)
+	start := time.Now()
 	res, err := rc.CallToolRaw(ctx, &ext.ToolCall{Name: local, Arguments: m.Params.Arguments, Meta: m.Params.Meta})
 	done()
+	o := callOK
+	if err != nil {
+		o = callError
+	} else if rawIsError(res) {
+		o = callToolError
+	}
+	s.callDone(ctx, p, local, start, o)
 	status := http.StatusOK
 	if ctx.Err() != nil && r.Context().Err() == nil {
 		if context.Cause(ctx) == errCancelledByClient {

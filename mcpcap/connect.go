@@ -288,7 +288,9 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 		}
 	}
 	if reconnect {
-		c.log.Info("reconnected", "pid", cn.pid())
+		// A warning, as the loss and a degradation are: an operator sees each reconnect
+		// (agentpool_upstream_reconnects_total counts them) without debug logging.
+		c.log.Warn("reconnected", "pid", cn.pid())
 		// A new server session knows nothing of the old one's subscriptions.
 		c.resubscribe(ctx, cn.session)
 	}

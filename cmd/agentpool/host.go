@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -191,17 +190,6 @@ func agentViewOptions(a *host.Agent) *view.Options {
 		o.Tools = a.AllowsTool
 	}
 	return o
-}
-
-// cliLogger is the logger the libraries get: errors only, since every failure the CLI can
-// report it reports once itself (the view's problems, the command's error); with --verbose,
-// everything from debug up.
-func cliLogger(opts *options) *slog.Logger {
-	level := slog.LevelError
-	if opts.verbose {
-		level = slog.LevelDebug
-	}
-	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 }
 
 // closeHost closes the host with a bound of its own, even when the command's context ended.

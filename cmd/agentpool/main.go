@@ -51,6 +51,11 @@ type options struct {
 	// verbose is --verbose: every failure with its whole error chain, and the libraries' logs
 	// (debug and up) on stderr. Without it a failure is one line and only library errors log.
 	verbose bool
+	// logFormat is --log-format: text or json (logging.go).
+	logFormat string
+	// logLevel is --log-level: debug, info, warn or error; "" for errors only (debug with
+	// --verbose).
+	logLevel string
 }
 
 // Exit codes. A list command that printed what it could while a source failed exits
@@ -70,6 +75,9 @@ func newRootCmd() *cobra.Command {
 		Version:       version,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		PersistentPreRunE: func(*cobra.Command, []string) error {
+			return opts.checkLogFlags()
+		},
 	}
 	root.SetVersionTemplate("agentpool {{.Version}}\n")
 	pf := root.PersistentFlags()
@@ -78,6 +86,8 @@ func newRootCmd() *cobra.Command {
 	pf.BoolVar(&opts.noDefaultRoots, "no-default-roots", false, "ignore the project and user skill roots")
 	pf.BoolVar(&opts.trustProject, "trust-project", false, "use the project's skills, commands and agentpool.yaml for this run without recording trust")
 	pf.BoolVarP(&opts.verbose, "verbose", "v", false, "report failures with their whole error chain, and log what the libraries log")
+	pf.StringVar(&opts.logFormat, "log-format", "text", "format of the logs on stderr: text or json")
+	pf.StringVar(&opts.logLevel, "log-level", "", "log from this level up: debug, info, warn or error (default error; debug with --verbose)")
 	root.AddCommand(
 		newVersionCmd(),
 		newCompileCmd(opts),

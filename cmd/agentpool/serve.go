@@ -108,6 +108,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		OpenSession:    h.OpenSession,
 		CloseSession:   h.CloseSession,
 		Logger:         cliLogger(opts),
+		Metrics:        serveMetrics(),
 		Version:        version,
 		IdleTimeout:    so.idleTimeout,
 		MaxSessions:    so.maxSessions,
@@ -161,7 +162,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		return errors.Join(err, stopGateways(routes.Gateways()...))
 	}
 	defer rl.Close()
-	return serveHTTP(ctx, cmd.ErrOrStderr(), routes, so.addr, so.readTimeout, agents,
+	return serveHTTP(ctx, cmd.ErrOrStderr(), withMetrics(routes, pool), so.addr, so.readTimeout, agents,
 		func() error { _ = rl.Close(); return stopGateways(routes.Gateways()...) })
 }
 

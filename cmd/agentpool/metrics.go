@@ -1,0 +1,39 @@
+package main
+
+import (
+	"net/http"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/mcpcap"
+)
+
+// serveMetrics returns the metrics `serve` shares among its gateways (the pool's and every
+// agent's), served at /metrics (withMetrics).
+func serveMetrics() *gateway.Metrics {
+	return gateway.NewMetrics(&gateway.MetricsOptions{Upstream: upstreamStat})
+}
+
+// upstreamStat reads an MCP server capability's numbers for the metrics; the gateway cannot
+// (it never imports a capability package). Status does no I/O.
+func upstreamStat(c ext.Capability) (gateway.UpstreamStat, bool) {
+	mc, ok := c.(*mcpcap.Cap)
+	if !ok {
+		return gateway.UpstreamStat{}, false
+	}
+	st := mc.Status()
+	return gateway.UpstreamStat{Server: st.Name, PID: st.PID, Reconnects: st.Reconnects, Degraded: st.State == mcpcap.StateDegraded}, true
+}
+
+// withMetrics serves pool's metrics at gateway.MetricsPath (behind pool's Origin and token
+// checks) and everything else with h.
+func withMetrics(h http.Handler, pool *gateway.Gateway) http.Handler {
+	metrics := pool.MetricsHandler()
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == gateway.MetricsPath {
+			metrics.ServeHTTP(w, r)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

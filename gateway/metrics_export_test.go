@@ -1,0 +1,4 @@
+package gateway
+
+// RawIsError exposes rawIsError to the tests.
+var RawIsError = rawIsError
