@@ -18,6 +18,12 @@ var statusHTML string
 var statusTemplate = template.Must(template.New("status").Funcs(template.FuncMap{
 	"age":   func(now, t time.Time) string { return age(now.Sub(t)) },
 	"stamp": func(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05Z") },
+	"until": func(now, t time.Time) string {
+		if !t.After(now) {
+			return "due now"
+		}
+		return "in " + age(t.Sub(now))
+	},
 }).Parse(statusHTML))
 
 // statusPage is what the template renders.

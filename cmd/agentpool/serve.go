@@ -146,7 +146,8 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		}
 		gateways = append(gateways, agents[name])
 	}
-	return serveHTTP(ctx, cmd.ErrOrStderr(), gateway.Mux(pool, agents), so.addr, so.readTimeout, agents,
+	handler := withStatus(ctx, h, pool, agents, gateway.Mux(pool, agents)) // status.go
+	return serveHTTP(ctx, cmd.ErrOrStderr(), handler, so.addr, so.readTimeout, agents,
 		func() error { return stopGateways(gateways...) })
 }
 
