@@ -134,3 +134,60 @@ mcp_servers:
 	}
 	t.Logf("screenshot: %s", shot)
 }
+
+// probe GETs url and returns its status.
+func probe(t *testing.T, url string) int {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}
+
+// TestReadyzWaitsForEagerServers: serve starts its eager (not lazy) servers itself, and
+// /readyz stays 503 while one is still starting (a server that never answers initialize, with
+// a start timeout far beyond the test) while /healthz is 200; a lazy server is not started and
+// does not hold readiness back.
+func TestReadyzWaitsForEagerServers(t *testing.T) {
+	for _, lazy := range []bool{false, true} {
+		dir := t.TempDir()
+		starts := filepath.Join(dir, "starts")
+		spec := "{command: " + hungServer(t, dir, starts) + ", startup_timeout: 10m}"
+		if lazy {
+			spec = "{command: " + hungServer(t, dir, starts) + ", startup_timeout: 10m, lazy: true, tools: [{name: ping}]}"
+		}
+		writeFile(t, filepath.Join(dir, "agentpool.yaml"), "mcp_servers:\n  hung: "+spec+"\n")
+		cmd := exec.Command("agentpool", "--no-default-roots", "--config", filepath.Join(dir, "agentpool.yaml"), "serve", "--http", "127.0.0.1:0")
+		cmd.Env = append(withoutEnv(os.Environ(), "AGENTPOOL_TOKEN"), "HOME="+t.TempDir())
+		base := strings.TrimSuffix(startServeCmd(t, cmd), "/mcp")
+		if got := probe(t, base+"/healthz"); got != http.StatusOK {
+			t.Errorf("lazy %v: /healthz %d, want 200", lazy, got)
+		}
+		if !lazy {
+			deadline := time.Now().Add(60 * time.Second)
+			for len(lines(t, starts, "start")) == 0 {
+				if time.Now().After(deadline) {
+					t.Fatal("serve did not start its eager server")
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+			if got := probe(t, base+"/readyz"); got != http.StatusServiceUnavailable {
+				t.Errorf("/readyz while the eager server starts: %d, want 503", got)
+			}
+			continue
+		}
+		deadline := time.Now().Add(60 * time.Second)
+		for probe(t, base+"/readyz") != http.StatusOK {
+			if time.Now().After(deadline) {
+				t.Fatal("/readyz never 200 with only a lazy server")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		if got := lines(t, starts, "start"); len(got) != 0 {
+			t.Errorf("the lazy server was started: %q", got)
+		}
+	}
+}
