@@ -191,3 +191,51 @@ func TestReadyzWaitsForEagerServers(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusPageShowsNoSecrets: the page of the real binary names failing servers and their
+// errors, but never a URL's credentials, a header's value or an env value from the config.
+func TestStatusPageShowsNoSecrets(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agentpool.yaml"), `
+mcp_servers:
+  remote:
+    url: http://user-secret:pass-secret@127.0.0.1:1/mcp?token=query-secret
+    headers: {Authorization: "Bearer header-secret"}
+    retry: {attempts: 1, backoff: 10ms}
+  local:
+    command: sh
+    args: [-c, "exit 3"]
+    env: {API_KEY: env-secret}
+    retry: {attempts: 1, backoff: 10ms}
+`)
+	cmd := exec.Command("agentpool", "--no-default-roots", "--config", filepath.Join(dir, "agentpool.yaml"), "serve", "--http", "127.0.0.1:0")
+	cmd.Env = append(withoutEnv(os.Environ(), "AGENTPOOL_TOKEN"), "HOME="+t.TempDir())
+	base := strings.TrimSuffix(startServeCmd(t, cmd), "/mcp")
+	deadline := time.Now().Add(90 * time.Second)
+	for probe(t, base+"/readyz") != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("/readyz never 200")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	resp, err := http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	page := string(body)
+	for _, name := range []string{"<code>remote</code>", "<code>local</code>"} {
+		if r := row(page, "server", name); !strings.Contains(r, ">degraded<") {
+			t.Errorf("%s is not shown degraded: %q", name, r)
+		}
+	}
+	if r := row(page, "server", "<code>remote</code>"); !strings.Contains(r, "127.0.0.1:1/mcp") {
+		t.Errorf("remote's error does not name its (redacted) URL: %q", r)
+	}
+	for _, secret := range []string{"user-secret", "pass-secret", "query-secret", "header-secret", "env-secret"} {
+		if strings.Contains(page, secret) {
+			t.Errorf("the page shows %q:\n%s", secret, page)
+		}
+	}
+}
