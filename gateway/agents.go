@@ -75,6 +75,17 @@ func (rt *Routes) Agents() []string {
 	return slices.Sorted(maps.Keys(rt.agents))
 }
 
+// AgentGateways returns each served agent's Gateway by its name.
+func (rt *Routes) AgentGateways() map[string]*Gateway {
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	m := make(map[string]*Gateway, len(rt.agents))
+	for name, a := range rt.agents {
+		m[name] = a.g
+	}
+	return m
+}
+
 // Gateways returns the pool's Gateway and then each agent's, in name order.
 func (rt *Routes) Gateways() []*Gateway {
 	rt.mu.RLock()

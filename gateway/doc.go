@@ -198,5 +198,16 @@
 //     ok|tool_error|error), built only when the logger is enabled for debug (no allocation
 //     otherwise: TestCallDoneAllocatesNothing); never the arguments or the result, which
 //     may hold secrets.
+//   - Status page (status.go, status_page.go, status.html): WithStatus puts /, /healthz and
+//     /readyz in front of the MCP routes. The page is server-rendered html/template (every
+//     value escaped: skill names, server errors and client names are untrusted text), styles
+//     inline, no script, and a Content-Security-Policy that forbids any. What only the host
+//     knows (servers' states and errors, skill diagnostics, the last reload) is injected as
+//     a func returning plain data (StatusReport); the rest is the gateway's own: the pool's
+//     view (from the pool Gateway's cache, bounded to 10 s so a hung server cannot hang the
+//     page) and each Gateway's sessions (SessionInfos: an 8-character id prefix, never the id,
+//     which is the session's bearer). The page passes the pool Gateway's Origin and token
+//     checks; /healthz and /readyz never ask for the token (load balancers probe them).
+//     Per-session calls are one atomic add on each call path (go-sdk and pass-through).
 //   - Not yet here: stateless mode. The session cap is per Gateway.
 package gateway

@@ -18,6 +18,7 @@ import (
 // it) and, for log messages, the record of a call in flight to the capability. Whatever the
 // upstream sent ahead of its result is sent to the client before the result.
 func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	s.calls.Add(1)
 	call := &ext.ToolCall{Name: req.Params.Name, Arguments: req.Params.Arguments, Meta: rawMeta(req.Params.Meta)}
 	v := s.view.Load()
 	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})

@@ -1,6 +1,7 @@
 package gateway
 
 import (
+	dto "github.com/prometheus/client_model/go"
 	"net/http"
 	"sync"
 
@@ -161,4 +162,33 @@ func (m *Metrics) remove(g *Gateway) {
 	m.gwMu.Lock()
 	delete(m.gateways, g)
 	m.gwMu.Unlock()
+}
+
+// ServerCalls returns the tool calls routed to server and how many of them failed, summed
+// over its tools, as agentpool_tool_calls_total and agentpool_tool_call_errors_total count
+// them; ok is false when no call to it was counted (or m is nil). For the status page.
+func (m *Metrics) ServerCalls(server string) (calls, errs int64, ok bool) {
+	if m == nil {
+		return 0, 0, false
+	}
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	for k, t := range m.byTool {
+		if k.server != server {
+			continue
+		}
+		ok = true
+		calls += counterValue(t.calls)
+		errs += counterValue(t.errors)
+	}
+	return calls, errs, ok
+}
+
+// counterValue reads a counter's value.
+func counterValue(c prometheus.Counter) int64 {
+	var d dto.Metric
+	if err := c.Write(&d); err != nil || d.Counter == nil {
+		return 0
+	}
+	return int64(d.Counter.GetValue())
 }

@@ -125,6 +125,13 @@ func TestMetricsCountBothPaths(t *testing.T) {
 	if got := count("agentpool_tool_calls_total", echo); got != calls0+4 {
 		t.Errorf("calls %v, want %v", got, calls0+4)
 	}
+	// The status page's per-server sums read the same counters.
+	if calls, errs, ok := m.ServerCalls("fault"); !ok || float64(calls) != calls0+4 || float64(errs) != errs0+2 {
+		t.Errorf("ServerCalls(fault) = %d, %d, %v; want %v, %v, true", calls, errs, ok, calls0+4, errs0+2)
+	}
+	if _, _, ok := m.ServerCalls("nobody"); ok {
+		t.Error("ServerCalls of a server never called says it was counted")
+	}
 
 	if got, _ := metric(t, m, "agentpool_sessions", map[string]string{"agent": ""}); got != 1 {
 		t.Errorf("sessions %v, want 1", got)

@@ -120,6 +120,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	s.pass.calls[key] = cancel
 	s.pass.n.Add(1)
 	s.pass.mu.Unlock()
+	s.calls.Add(1)
 	defer func() {
 		s.pass.mu.Lock()
 		delete(s.pass.calls, key)

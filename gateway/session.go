@@ -65,6 +65,9 @@ type session struct {
 
 	subMu sync.Mutex
 	subs  map[string]ext.ResourceSubscriber // subscribed URI → the capability holding it
+
+	started time.Time    // when open began (the status page's age)
+	calls   atomic.Int64 // tools/call requests answered, either path (the status page)
 }
 
 // open admits a session of id: OpenSession for it, its change stream, its view, and a
@@ -73,7 +76,7 @@ type session struct {
 func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	scope := g.opts.Scope
 	scope.SessionID = id
-	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{}), ready: make(chan struct{})}
+	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{}), ready: make(chan struct{}), started: time.Now()}
 	s.connLife, s.connGone = context.WithCancel(context.Background())
 	s.out.onDrop = func(n int) {
 		g.log.Warn("notifications dropped: the client does not keep up", "session", id, "queued", maxOutbox, "dropped", n)

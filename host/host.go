@@ -324,3 +324,12 @@ func (h *Host) abort(ctx context.Context, unregistered []part, err error) error 
 
 // Close closes every capability, in scope order, then the connection pool. It is idempotent.
 func (h *Host) Close(ctx context.Context) error { return h.Registry.Close(ctx) }
+
+// Current returns the config, pool-scoped servers and skill manager in use now. A reload
+// (Reload) replaces them, so code that may run beside one (a status page) reads them here
+// rather than from the fields.
+func (h *Host) Current() (cfg *config.Config, servers []*mcpcap.Cap, skills *skill.Manager) {
+	h.reloadMu.RLock()
+	defer h.reloadMu.RUnlock()
+	return h.Config, h.Servers, h.Skills
+}

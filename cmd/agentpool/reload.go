@@ -70,6 +70,7 @@ type reloader struct {
 	optional bool
 	routes   *gateway.Routes
 	newAgent func(name string) (*gateway.Gateway, error)
+	metrics  *gateway.Metrics // counts reloads by result (nil: not counted)
 	log      *slog.Logger
 	// Status is the last reload's outcome.
 	Status reloadStatus
@@ -106,11 +107,11 @@ func userConfigPath(opts *options) string {
 }
 
 // startReloader starts following path (see reloader); it returns nil with no path.
-func startReloader(h *host.Host, path string, optional bool, routes *gateway.Routes, newAgent func(string) (*gateway.Gateway, error), log *slog.Logger) (*reloader, error) {
+func startReloader(h *host.Host, path string, optional bool, routes *gateway.Routes, newAgent func(string) (*gateway.Gateway, error), metrics *gateway.Metrics, log *slog.Logger) (*reloader, error) {
 	if path == "" {
 		return nil, nil
 	}
-	r := &reloader{h: h, path: filepath.Clean(path), optional: optional, routes: routes, newAgent: newAgent, log: log,
+	r := &reloader{h: h, path: filepath.Clean(path), optional: optional, routes: routes, newAgent: newAgent, metrics: metrics, log: log,
 		sigs: make(chan os.Signal, 1), stop: make(chan struct{}), done: make(chan struct{})}
 	w, err := fswatch.New([]string{filepath.Dir(r.path)}, &fswatch.Options{Debounce: reloadDebounce, MaxDepth: -1, Logger: log},
 		func(changed []string) {
@@ -235,6 +236,7 @@ func (r *reloader) reload(trigger string) {
 			r.log.Error("config reload refused: the running configuration is kept", "file", r.path, "trigger", trigger, "err", line)
 		}
 		r.Status.set(rep)
+		r.metrics.ConfigReloaded(false)
 		return
 	}
 	rep.OK, rep.Result = true, res
@@ -245,6 +247,7 @@ func (r *reloader) reload(trigger string) {
 	r.log.Info("config reloaded", "file", r.path, "trigger", trigger, "added", res.Added, "removed", res.Removed,
 		"changed", res.Changed, "failed", res.Failed)
 	r.Status.set(rep)
+	r.metrics.ConfigReloaded(true)
 }
 
 // agents gives each agent the reload added its path and takes a removed agent's away, ending

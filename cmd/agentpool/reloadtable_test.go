@@ -2,6 +2,9 @@ package main
 
 import (
 	"context"
+	"html"
+	"io"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -111,6 +114,16 @@ func TestServeReloadRefusesMalformedTable(t *testing.T) {
 		if p1, p2 := pidOf(t, cs, "one__pid"), pidOf(t, cs, "two__pid"); p1 != one || p2 != two {
 			t.Fatalf("%s: the upstream processes changed: pids %d %d, were %d %d", c.name, p1, p2, one, two)
 		}
+		// The status page shows the refusal with its error (HTML-escaped, as the page
+		// escapes every text).
+		page := html.UnescapeString(httpGet(t, strings.TrimSuffix(url, "/mcp")+"/"))
+		if !strings.Contains(page, "refused") || !c.want.MatchString(page) {
+			t.Fatalf("%s: the status page does not show the refused reload and its error %q:\n%s", c.name, c.want, page)
+		}
+	}
+	metrics := httpGet(t, strings.TrimSuffix(url, "/mcp")+"/metrics")
+	if !regexp.MustCompile(`agentpool_config_reloads_total\{result="error"\} [1-9]`).MatchString(metrics) {
+		t.Errorf("/metrics counts no refused reload:\n%s", grepLines(metrics, "agentpool_config_reloads"))
 	}
 	select {
 	case <-changed:
@@ -124,6 +137,32 @@ func TestServeReloadRefusesMalformedTable(t *testing.T) {
 		tools, err := cs.ListTools(context.Background(), nil)
 		return err == nil && slices.ContainsFunc(tools.Tools, func(x *mcp.Tool) bool { return x.Name == "three__pid" })
 	})
+}
+
+// httpGet returns the body of a GET of url, failing the test on anything but 200.
+func httpGet(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(resp.Body)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %s %v", url, resp.Status, err)
+	}
+	return string(body)
+}
+
+// grepLines returns the lines of text that contain sub.
+func grepLines(text, sub string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, sub) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // TestServeReloadFollowsImport: an edit of a JSON file the config imports (import:) is a

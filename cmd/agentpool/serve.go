@@ -127,7 +127,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		if err != nil {
 			return err
 		}
-		rl, err := startReloader(h, userConfigPath(opts), opts.configFile == "", nil, nil, cliLogger(opts))
+		rl, err := startReloader(h, userConfigPath(opts), opts.configFile == "", nil, nil, base.Metrics, cliLogger(opts))
 		if err != nil {
 			return errors.Join(err, stopGateways(g))
 		}
@@ -157,12 +157,13 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 			return nil, err
 		}
 		return gateway.New(o)
-	}, cliLogger(opts))
+	}, base.Metrics, cliLogger(opts))
 	if err != nil {
 		return errors.Join(err, stopGateways(routes.Gateways()...))
 	}
 	defer rl.Close()
-	return serveHTTP(ctx, cmd.ErrOrStderr(), withMetrics(routes, pool), so.addr, so.readTimeout, agents,
+	handler := withStatus(ctx, h, pool, routes, rl, base.Metrics, withMetrics(routes, pool)) // status.go
+	return serveHTTP(ctx, cmd.ErrOrStderr(), handler, so.addr, so.readTimeout, agents,
 		func() error { _ = rl.Close(); return stopGateways(routes.Gateways()...) })
 }
 

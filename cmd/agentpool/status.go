@@ -1,0 +1,134 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/mcpcap"
+)
+
+// statusOptions are the status page's options for serve (gateway.WithStatus): the pool and
+// agents' Gateways, what the host knows (statusReport) and readiness. Ready turns true once
+// every eager pool server (not lazy) was tried, connected or degraded: tryEager starts now and
+// ends when they were, or with ctx. serve tried no server before its first session until then;
+// trying them at start also makes the first client's wait shorter.
+func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics) gateway.StatusOptions {
+	var ready atomic.Bool
+	_, servers, _ := h.Current()
+	go func() {
+		tryEager(ctx, servers)
+		ready.Store(true)
+	}()
+	return gateway.StatusOptions{
+		Pool:   pool,
+		Agents: routes.AgentGateways,
+		Report: func(context.Context) gateway.StatusReport {
+			r := statusReport(h, m.ServerCalls)
+			r.Reload = rl.statusPage()
+			return r
+		},
+		Ready:   ready.Load,
+		Version: version,
+	}
+}
+
+// statusPage is the last reload's outcome as the status page shows it; nil when serve
+// follows no config file or tried no reload yet.
+func (r *reloader) statusPage() *gateway.ReloadStatus {
+	if r == nil {
+		return nil
+	}
+	last := r.Status.Last()
+	if last.At.IsZero() {
+		return nil
+	}
+	s := &gateway.ReloadStatus{At: last.At, OK: last.OK}
+	switch {
+	case !last.OK:
+		s.Message = last.File + " refused, the running configuration kept: " + strings.Join(last.Errors, "; ")
+	case last.Result.Empty():
+		s.Message = last.File + " (" + last.Trigger + "): nothing changed"
+	default:
+		res := last.Result
+		var parts []string
+		for _, p := range []struct {
+			what string
+			keys []string
+		}{{"added", res.Added}, {"removed", res.Removed}, {"changed", res.Changed}, {"failed", res.Failed}, {"at restart", res.AtRestart}} {
+			if len(p.keys) > 0 {
+				parts = append(parts, p.what+": "+strings.Join(p.keys, ", "))
+			}
+		}
+		s.Message = last.File + " (" + last.Trigger + ") applied; " + strings.Join(parts, "; ")
+	}
+	return s
+}
+
+// tryEager lists the tools of every server not configured lazy, concurrently, which connects
+// it (or, failing that, degrades it): what a first session's compile would do.
+func tryEager(ctx context.Context, servers []*mcpcap.Cap) {
+	var wg sync.WaitGroup
+	for _, c := range servers {
+		if c.Config().Lazy {
+			continue
+		}
+		wg.Go(func() { _, _ = c.Tools(ctx) })
+	}
+	wg.Wait()
+}
+
+// serverCounts returns a server's tool calls and failed calls, and whether they are counted.
+type serverCounts func(server string) (calls, errs int64, ok bool)
+
+// statusReport is what the host knows for the status page: each pool server's status (lazy
+// ones not yet connected as "lazy"), each session-scoped server as "per session" (one
+// connection per client session), the skill manager's diagnostics with the skill whose
+// folder holds the file. counts, when set, fills in each server's calls and errors.
+func statusReport(h *host.Host, counts serverCounts) gateway.StatusReport {
+	var r gateway.StatusReport
+	cfg, servers, skillMgr := h.Current()
+	for _, c := range servers {
+		st := c.Status()
+		s := gateway.ServerStatus{Name: st.Name, State: string(st.State), LastError: st.LastError, PID: st.PID,
+			ConnectedAt: st.ConnectedAt, Reconnects: st.Reconnects, NextAttempt: st.NextAttempt, Tools: st.Tools}
+		if st.State == mcpcap.StateIdle && c.Config().Lazy {
+			s.State = "lazy"
+		}
+		if counts != nil {
+			s.Calls, s.Errors, s.Counted = counts(st.Name)
+		}
+		r.Servers = append(r.Servers, s)
+	}
+	for _, name := range cfg.MCPServers.Names() {
+		if cfg.MCPServers[name].Scope == mcpcap.ScopeSession {
+			r.Servers = append(r.Servers, gateway.ServerStatus{Name: name, State: "per session"})
+		}
+	}
+	skills := skillMgr.Skills()
+	for _, d := range skillMgr.Diagnostics() {
+		sd := gateway.SkillDiagnostic{Severity: string(d.Severity), Text: d.Path + ": " + d.Message}
+		if d.Line > 0 {
+			sd.Text = fmt.Sprintf("%s:%d: %s", d.Path, d.Line, d.Message)
+		}
+		for _, s := range skills {
+			if d.Path == s.Path || strings.HasPrefix(d.Path, s.Dir+string(filepath.Separator)) {
+				sd.Skill = s.Name
+				break
+			}
+		}
+		r.SkillDiagnostics = append(r.SkillDiagnostics, sd)
+	}
+	return r
+}
+
+// withStatus puts the status page, /healthz and /readyz in front of serve's handler.
+func withStatus(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, handler http.Handler) http.Handler {
+	return gateway.WithStatus(handler, statusOptions(ctx, h, pool, routes, rl, m))
+}

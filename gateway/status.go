@@ -1,0 +1,183 @@
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"time"
+)
+
+// Paths WithStatus serves.
+const (
+	// StatusPath is the status page.
+	StatusPath = "/"
+	// HealthPath answers 200 while the process serves (liveness).
+	HealthPath = "/healthz"
+	// ReadyPath answers 200 once StatusOptions.Ready says so, 503 before (readiness).
+	ReadyPath = "/readyz"
+)
+
+// statusViewTimeout bounds the compile of the pool's view for one status page: a page must
+// come back even while a server hangs.
+const statusViewTimeout = 10 * time.Second
+
+// StatusReport is what only the host knows, for the status page: plain data, filled by the
+// caller of WithStatus (package gateway never sees the host).
+type StatusReport struct {
+	// Servers are the configured MCP servers, in the order to show them.
+	Servers []ServerStatus
+	// SkillDiagnostics are the skill manager's diagnostics.
+	SkillDiagnostics []SkillDiagnostic
+	// Reload is the last config reload's result; nil when there was none.
+	Reload *ReloadStatus
+}
+
+// ServerStatus is one MCP server's state.
+type ServerStatus struct {
+	Name string
+	// State is "connected", "lazy" (not connected yet, by configuration), "idle",
+	// "degraded", "closed" or "per session" (a session-scoped server: one per session).
+	State string
+	// LastError is the last connection or transport error (package connpool redacts URL
+	// credentials; no env or header value is in it).
+	LastError string
+	// NextAttempt is the earliest reconnect while degraded.
+	NextAttempt time.Time
+	// PID is the process id of a stdio server's live connection, else 0.
+	PID int
+	// ConnectedAt is when the live connection was made (zero: none).
+	ConnectedAt time.Time
+	// Reconnects counts successful connections after the first.
+	Reconnects int
+	// Tools is how many tools the server serves now.
+	Tools int
+	// Calls and Errors count the server's tool calls and the failed ones, when Counted.
+	Calls, Errors int64
+	Counted       bool
+}
+
+// SkillDiagnostic is one problem found in a skill (or a skill root, when Skill is "").
+type SkillDiagnostic struct {
+	// Skill is the name of the skill whose folder holds the file, or "".
+	Skill string
+	// Severity is "error" or "warning".
+	Severity string
+	// Text says what and where (file and line).
+	Text string
+}
+
+// ReloadStatus is the result of the last config reload.
+type ReloadStatus struct {
+	At time.Time
+	// OK reports whether the new config was applied.
+	OK bool
+	// Message says what changed, or why the reload was refused.
+	Message string
+}
+
+// StatusOptions configure WithStatus.
+type StatusOptions struct {
+	// Pool is the pool's Gateway (required): its view's tools, commands and collisions are
+	// shown, its sessions listed, and its Origin and token checks guard the page.
+	Pool *Gateway
+	// Agents returns the agents' Gateways, whose sessions are listed too; nil means none.
+	Agents func() map[string]*Gateway
+	// Report returns what the host knows (servers, skill diagnostics, the last reload); nil
+	// means an empty report.
+	Report func(ctx context.Context) StatusReport
+	// Ready reports whether the config is loaded and the eager servers were tried; nil means
+	// always ready.
+	Ready func() bool
+	// Version is shown in the page's header.
+	Version string
+}
+
+// WithStatus returns next with the status page at StatusPath, HealthPath and ReadyPath in
+// front of it; every other path goes to next. The page is read-only HTML (GET and HEAD) and
+// passes the pool Gateway's Origin and token checks, since it names servers, errors and
+// sessions; /healthz and /readyz never ask for the token: load balancers probe them.
+func WithStatus(next http.Handler, o StatusOptions) http.Handler {
+	if o.Pool == nil {
+		panic("gateway: WithStatus without a pool Gateway")
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case HealthPath:
+			plain(w, http.StatusOK, "ok")
+		case ReadyPath:
+			if o.Ready != nil && !o.Ready() {
+				plain(w, http.StatusServiceUnavailable, "not ready: the eager servers are still being tried")
+				return
+			}
+			plain(w, http.StatusOK, "ready")
+		case StatusPath:
+			o.serveStatus(w, r)
+		default:
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// plain answers with a short text body.
+func plain(w http.ResponseWriter, status int, text string) {
+	h := w.Header()
+	h.Set("Content-Type", "text/plain; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = io.WriteString(w, text+"\n")
+}
+
+func (o StatusOptions) serveStatus(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		w.Header().Set("Allow", "GET, HEAD")
+		http.Error(w, "Method Not Allowed: the status page is read-only", http.StatusMethodNotAllowed)
+		return
+	}
+	if origin := r.Header.Get("Origin"); !o.Pool.originAllowed(origin) {
+		http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", origin), http.StatusForbidden)
+		return
+	}
+	if !o.Pool.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
+		http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+		return
+	}
+	page := o.collect(r.Context())
+	h := w.Header()
+	h.Set("Content-Type", "text/html; charset=utf-8")
+	h.Set("Cache-Control", "no-store")
+	// Nothing of the page runs or loads anything: no script at all, styles inline.
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	if err := renderStatus(w, page); err != nil {
+		o.Pool.log.Error("status page", "err", err)
+	}
+}
+
+// collect gathers one page: the host's report, the pool's view and every Gateway's sessions.
+func (o StatusOptions) collect(ctx context.Context) *statusPage {
+	p := &statusPage{Version: o.Version, Now: time.Now(), Ready: o.Ready == nil || o.Ready()}
+	if o.Report != nil {
+		p.Report = o.Report(ctx)
+	}
+	vctx, cancel := context.WithTimeout(ctx, statusViewTimeout)
+	defer cancel()
+	v, err := o.Pool.cache.Get(vctx, o.Pool.opts.Scope)
+	if err != nil {
+		p.ViewErr = err.Error()
+	} else {
+		p.fromView(v, p.Report.SkillDiagnostics)
+	}
+	p.Sessions = o.Pool.SessionInfos()
+	if o.Agents != nil {
+		agents := o.Agents()
+		for _, name := range slices.Sorted(maps.Keys(agents)) {
+			p.Sessions = append(p.Sessions, agents[name].SessionInfos()...)
+		}
+	}
+	return p
+}

@@ -1,0 +1,51 @@
+package gateway
+
+import (
+	"cmp"
+	"slices"
+	"time"
+)
+
+// SessionIDPrefix is how many characters of a session id the status page shows: enough to
+// tell sessions apart, never the id itself, which is the bearer of the session.
+const SessionIDPrefix = 8
+
+// SessionInfo describes one live session for the status page.
+type SessionInfo struct {
+	// ID is the session id's first SessionIDPrefix characters.
+	ID string
+	// Client and ClientVersion are the clientInfo sent at initialize ("" before it).
+	Client, ClientVersion string
+	// Started is when the session was opened.
+	Started time.Time
+	// Scope is "pool", or the name of the agent whose view the session sees.
+	Scope string
+	// Calls counts the session's tools/call requests answered so far.
+	Calls int64
+}
+
+// SessionInfos returns the live sessions, the oldest first. It takes the Gateway's lock once
+// and does no I/O.
+func (g *Gateway) SessionInfos() []SessionInfo {
+	g.mu.Lock()
+	live := make([]*session, 0, len(g.sessions))
+	for _, s := range g.sessions {
+		live = append(live, s)
+	}
+	g.mu.Unlock()
+	scope := cmp.Or(g.opts.Scope.AgentName, "pool")
+	out := make([]SessionInfo, 0, len(live))
+	for _, s := range live {
+		si := SessionInfo{ID: s.id[:min(len(s.id), SessionIDPrefix)], Started: s.started, Scope: scope, Calls: s.calls.Load()}
+		if ss := s.conn(); ss != nil {
+			if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+				si.Client, si.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
+			}
+		}
+		out = append(out, si)
+	}
+	slices.SortFunc(out, func(a, b SessionInfo) int {
+		return cmp.Or(a.Started.Compare(b.Started), cmp.Compare(a.ID, b.ID))
+	})
+	return out
+}
