@@ -38,6 +38,7 @@
 //	  allowed_origins: [https://app.example]  # --allow-origin
 //	  max_body: 4194304         # bytes
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)
+//	  stateless: false          # true: no sessions, any replica answers any request (no scope: session servers)
 //
 // Each extension kind owns its section: the section is that kind's struct, in the kind's
 // package (config imports skill, command and mcpcap for those types only), one field of Config
