@@ -277,6 +277,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	errs = append(errs, c.checkAgentServers())
+	errs = append(errs, c.checkStateless())
 	return errors.Join(errs...)
 }
 

@@ -79,6 +79,8 @@ func TestParseErrorsNameWhereAndWhat(t *testing.T) {
 		{"negative max_clients", "pool:\n  max_clients: -1\n", []string{"cfg.yaml:2:", "pool.max_clients"}},
 		{"negative max_total_clients", "pool:\n  max_total_clients: -1\n", []string{"cfg.yaml:2:", "pool.max_total_clients"}},
 		{"negative read_timeout", "server:\n  read_timeout: -1s\n", []string{"cfg.yaml:2:", "server.read_timeout"}},
+		{"stateless with a session server", "server:\n  stateless: true\nmcp_servers:\n  a:\n    command: x\n    scope: session\n", []string{"cfg.yaml:6:", "mcp_servers.a.scope", "server.stateless"}},
+		{"stateless with an agent's session server", "server: {stateless: true}\nagents:\n  r:\n    mcp_servers:\n      a: {command: x, scope: session}\n", []string{"agents.r.mcp_servers.a.scope", "server.stateless"}},
 		{"negative idle_timeout", "pool:\n  idle_timeout: -1m\n", []string{"cfg.yaml:2:", "pool.idle_timeout"}},
 		{"negative depth", "extensions:\n  max_composition_depth: -2\n", []string{"cfg.yaml:2:", "max_composition_depth"}},
 		{"negative debounce", "skills:\n  debounce: -5ms\n", []string{"cfg.yaml:2:", "skills.debounce"}},

@@ -38,6 +38,7 @@
 //	  allowed_origins: [https://app.example]  # --allow-origin
 //	  max_body: 4194304         # bytes
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)
+//	  stateless: false          # true: no sessions, any replica answers any request (no scope: session servers)
 //	import:                     # JSON files of other MCP clients whose servers are added to mcp_servers
 //	  - .mcp.json               # Claude Code, Claude Desktop, Cursor: {"mcpServers": {…}}
 //	  - .vscode/mcp.json        # VS Code: {"servers": {…}}

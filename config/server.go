@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"time"
+
+	"github.com/agentpool/agentpool/mcpcap"
 )
 
 // Server is the server section: how `agentpool serve` serves over HTTP. Zero values mean
@@ -32,6 +34,13 @@ type Server struct {
 	// is kept; default 30s. It does not bound the response: an SSE stream or a long tool call
 	// lasts as long as it needs.
 	ReadTimeout time.Duration `yaml:"read_timeout"`
+	// Stateless serves every HTTP request on its own, with no Mcp-Session-Id, so that any
+	// replica behind a load balancer may answer any request (gateway.Options.Stateless). It is
+	// for tool-only fleets: server-to-client requests (sampling, elicitation, roots),
+	// subscriptions, list_changed notifications and per-session log levels need a session and
+	// stop working, and there are no session-scoped servers (a server of scope: session is a
+	// config error with it; skills' own servers are not started).
+	Stateless bool `yaml:"stateless"`
 }
 
 // DefaultServerAddr is server.addr's default.
@@ -77,4 +86,31 @@ func checkOrigin(o string) error {
 		return fmt.Errorf("an origin is scheme://host[:port] only, got %q", o)
 	}
 	return nil
+}
+
+// checkStateless refuses server.stateless with a session-scoped server: in stateless mode
+// there is no session to start it for, and silently serving without it would hide tools the
+// file declares.
+func (c *Config) checkStateless() error {
+	if !c.Server.Stateless {
+		return nil
+	}
+	var errs []error
+	refuse := func(key string) {
+		errs = append(errs, keyErrorf(key+".scope", "scope: session needs a session, and server.stateless serves without one; use scope: pool or drop server.stateless"))
+	}
+	for _, name := range c.MCPServers.Names() {
+		if c.MCPServers[name].Scope == mcpcap.ScopeSession {
+			refuse("mcp_servers." + name)
+		}
+	}
+	for _, agent := range c.Agents.Names() {
+		ss := c.Agents[agent].MCPServers
+		for _, name := range ss.Names() {
+			if ss[name].Scope == mcpcap.ScopeSession {
+				refuse("agents." + agent + ".mcp_servers." + name)
+			}
+		}
+	}
+	return errors.Join(errs...)
 }

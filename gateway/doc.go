@@ -209,5 +209,18 @@
 //     which is the session's bearer). The page passes the pool Gateway's Origin and token
 //     checks; /healthz and /readyz never ask for the token (load balancers probe them).
 //     Per-session calls are one atomic add on each call path (go-sdk and pass-through).
-//   - Not yet here: stateless mode. The session cap is per Gateway.
+//   - Stateless mode (Options.Stateless, server.stateless; stateless.go), for tool-only
+//     fleets behind a load balancer where any replica may answer any request: no
+//     Mcp-Session-Id; every POST is served by the go-sdk's stateless handler over one
+//     mcp.Server of the base scope, filled from the view cache once and kept current from the
+//     change stream (a request compiles nothing; a tools/call passes through as in a
+//     session). What stops working, because it needs a session: server-to-client requests
+//     (sampling, elicitation, roots: an upstream that asks gets an error naming
+//     server.stateless), list_changed notifications (not declared; the next listing shows
+//     the change), resources/subscribe and logging/setLevel (refused, -32000, naming stateless
+//     mode), upstream log messages (not forwarded), the GET stream and DELETE (405), and
+//     session-scoped servers and skills' own servers (never started: OpenSession is not
+//     called; config refuses server.stateless with a server of scope: session). Progress of
+//     a call still reaches the client on the call's stream.
+//   - The session cap is per Gateway.
 package gateway

@@ -32,6 +32,9 @@ func (s *session) sessionCaller() caller { return caller{s: s, ctx: context.Back
 
 // client returns the client connection, once the client is initialized.
 func (c caller) client(ctx context.Context) (*mcp.ServerSession, error) {
+	if c.s.stateless {
+		return nil, &jsonrpc.Error{Code: codeServerError, Message: "a server's request to its client is " + errStateless + "send it on"}
+	}
 	if c.ss != nil {
 		return c.ss, nil
 	}

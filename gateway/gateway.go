@@ -88,6 +88,11 @@ type Options struct {
 	MaxBodyBytes int64
 	// AllowedOrigins are origins ("https://app.example") accepted besides the loopback ones.
 	AllowedOrigins []string
+	// Stateless serves every HTTP request on its own, with no Mcp-Session-Id, from one server
+	// of the base scope, so that any replica may answer any request (stateless.go says what
+	// stops working). OpenSession and CloseSession are not called, nor are IdleTimeout and
+	// MaxSessions used. Serve (stdio) is unaffected.
+	Stateless bool
 }
 
 // A Gateway serves a scope's view as MCP servers: one mcp.Server per client session, over
@@ -105,6 +110,9 @@ type Gateway struct {
 
 	closing     context.Context    // done at Close: sessions still opening give up
 	stopOpening context.CancelFunc // ends closing
+
+	sharedMu   sync.Mutex
+	sharedSess *session // stateless mode's one server, opened at the first request
 }
 
 // New returns a Gateway over opts.Registry.
@@ -206,6 +214,7 @@ func (g *Gateway) Close(ctx context.Context) error {
 	if m := g.opts.Metrics; m != nil {
 		m.remove(g)
 	}
+	g.closeShared()
 	for _, s := range live {
 		go s.close() // concurrently: each may wait for its servers to stop
 	}

@@ -32,8 +32,12 @@ type pendingKey struct{}
 // Handler returns the streamable HTTP handler of the gateway (mount it at /mcp). Every
 // request passes the checks first — Origin (a browser page of a foreign origin gets 403),
 // bearer token when Options.Token is set (401), body size (413) — and a POST without a
-// session opens one only when it carries initialize.
+// session opens one only when it carries initialize. With Options.Stateless it serves every
+// POST on its own instead (stateless.go).
 func (g *Gateway) Handler() http.Handler {
+	if g.opts.Stateless {
+		return g.statelessHandler()
+	}
 	// No SessionTimeout: the idle timeout is the gateway's own (idle.go), since calls passed
 	// through never reach this handler.
 	opts := &mcp.StreamableHTTPOptions{

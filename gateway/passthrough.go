@@ -150,6 +150,9 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 		// The session ended during the call (DELETE, idle timeout, Close): 404, as the
 		// go-sdk answers a request of a session it no longer has.
 		status, err = http.StatusNotFound, &jsonrpc.Error{Code: codeServerError, Message: "session " + s.id + " ended"}
+		if s.stateless {
+			status, err = http.StatusServiceUnavailable, &jsonrpc.Error{Code: codeServerError, Message: ErrClosed.Error()}
+		}
 	}
 	var out []byte
 	if err != nil {
@@ -173,7 +176,9 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	out = append(out, '}')
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set(sessionHeader, s.id)
+	if !s.stateless {
+		h.Set(sessionHeader, s.id)
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(out)
 	return true

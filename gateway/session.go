@@ -25,6 +25,9 @@ type session struct {
 	scope  ext.Scope
 	server *mcp.Server
 	view   atomic.Pointer[view.View] // what handlers route through; replaced by apply
+	// stateless: the one server of stateless mode (stateless.go), id "", never ended, with
+	// no client to ask.
+	stateless bool
 
 	cancel    context.CancelFunc // stops watch
 	watchDone chan struct{}      // closed when watch has returned (nil: never started)
@@ -182,6 +185,9 @@ func (s *session) initialized(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		res, err := next(ctx, method, req)
+		if s.stateless {
+			return res, err // each request's go-sdk session is temporary: nothing to bind
+		}
 		if method == "initialize" && err == nil {
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 				s.bind(ss)

@@ -115,6 +115,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		Token:          so.token,
 		AllowedOrigins: so.allowedOrigins,
 		MaxBodyBytes:   so.maxBody,
+		Stateless:      h.Config.Server.Stateless, // HTTP only; no flag
 	}
 	if so.stdio {
 		o := base

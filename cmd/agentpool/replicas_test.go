@@ -1,0 +1,326 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// The replica tests run the deployment examples/haproxy/ documents, on this machine: two
+// `agentpool serve` processes, each with its own fault server as a pool-scoped upstream (its
+// fault__pid tool tells which replica answered), behind a real HAProxy started with the
+// example's config as-is, its addresses given in the environment.
+
+// haproxyBin returns the haproxy executable; without it the test fails: `make deps` installs
+// the Debian package, and a missing fixture must not pass quietly.
+func haproxyBin(t *testing.T) string {
+	t.Helper()
+	if p, err := exec.LookPath("haproxy"); err == nil {
+		return p
+	}
+	if _, err := os.Stat("/usr/sbin/haproxy"); err == nil {
+		return "/usr/sbin/haproxy"
+	}
+	t.Fatal("haproxy is not installed: run make deps, which installs the Debian package haproxy")
+	return ""
+}
+
+// replica is one `agentpool serve` behind the proxy.
+type replica struct {
+	name string
+	addr string // host:port
+	cmd  *exec.Cmd
+	pid  string // its fault server's pid, as fault__pid answers
+}
+
+// startReplica runs `agentpool serve` with the fault server as a pool-scoped upstream and
+// server.stateless as given, and asks it directly for its fault server's pid.
+func startReplica(t *testing.T, name string, stateless bool) *replica {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, fmt.Sprintf("server:\n  stateless: %t\nmcp_servers:\n  fault: {command: %s}\n", stateless, testserver.Build(t)))
+	url, cmd := startServeHTTP(t, dir, "--no-default-roots", "--config", cfg)
+	r := &replica{name: name, addr: strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp"), cmd: cmd}
+	cs := connect(t, url)
+	defer cs.Close()
+	r.pid = callPid(t, cs)
+	return r
+}
+
+// connect opens a go-sdk client session over streamable HTTP at url.
+func connect(t *testing.T, url string) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "replica-test", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatalf("connect %s: %v", url, err)
+	}
+	return cs
+}
+
+// callPid calls fault__pid and returns the answer; an error fails the test.
+func callPid(t *testing.T, cs *mcp.ClientSession) string {
+	t.Helper()
+	pid, err := faultPID(cs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// faultPID calls the faultserver's pid tool (fault__pid) and returns its answer: which
+// replica's upstream answered.
+func faultPID(cs *mcp.ClientSession) (string, error) {
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fault__pid", Arguments: map[string]any{}})
+	if err != nil {
+		return "", err
+	}
+	if res.IsError || len(res.Content) == 0 {
+		return "", fmt.Errorf("fault__pid: %+v", res)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, nil
+}
+
+// startHAProxy runs haproxy in the foreground on examples/haproxy/<file>, unchanged, with the
+// front and replica addresses in its environment, and returns the front's /mcp URL once it
+// accepts connections. It is killed when the test ends.
+func startHAProxy(t *testing.T, file string, r1, r2 *replica) string {
+	t.Helper()
+	cfg, err := filepath.Abs(filepath.Join("..", "..", "examples", "haproxy", file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	front := freeAddr(t)
+	cmd := exec.Command(haproxyBin(t), "-f", cfg, "-db")
+	cmd.Env = append(os.Environ(), "AGENTPOOL_FRONT="+front, "AGENTPOOL_REPLICA1="+r1.addr, "AGENTPOOL_REPLICA2="+r2.addr)
+	out := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = out, out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(exited) }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-exited
+		if t.Failed() {
+			t.Logf("haproxy said:\n%s", out.String())
+		}
+	})
+	deadline := time.Now().Add(60 * time.Second) // a liveness bound on a loaded machine, not a timing claim
+	for {
+		select {
+		case <-exited:
+			t.Fatalf("haproxy exited at start:\n%s", out.String())
+		default:
+		}
+		if c, err := net.Dial("tcp", front); err == nil {
+			c.Close()
+			return "http://" + front + "/mcp"
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("haproxy never listened on %s:\n%s", front, out.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestReplicasStickyBehindHAProxy: 20 go-sdk clients through HAProxy (examples/haproxy/
+// haproxy.cfg) make 100 calls each, and every answer of a client's session comes from one
+// replica, both replicas having sessions. Then one replica is killed (SIGKILL): each of its
+// clients' next request fails with the session missing (HAProxy sends it to the other
+// replica, which answers 404 for a session it does not know), and a new session of each,
+// opened through HAProxy, is served by the surviving replica; the other replica's clients
+// go on in their sessions undisturbed.
+func TestReplicasStickyBehindHAProxy(t *testing.T) {
+	r1, r2 := startReplica(t, "replica1", false), startReplica(t, "replica2", false)
+	if r1.pid == r2.pid {
+		t.Fatalf("both replicas answer with fault server pid %s", r1.pid)
+	}
+	byPid := map[string]*replica{r1.pid: r1, r2.pid: r2}
+	url := startHAProxy(t, "haproxy.cfg", r1, r2)
+
+	const clients, calls = 20, 100
+	sessions := make([]*mcp.ClientSession, clients)
+	served := make([]*replica, clients)
+	var wg sync.WaitGroup
+	errs := make(chan error, clients)
+	for i := range clients {
+		wg.Go(func() {
+			client := mcp.NewClient(&mcp.Implementation{Name: fmt.Sprintf("client%d", i), Version: "1"}, nil)
+			cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+			if err != nil {
+				errs <- fmt.Errorf("client %d: connect: %w", i, err)
+				return
+			}
+			sessions[i] = cs
+			for n := range calls {
+				pid, err := faultPID(cs)
+				if err != nil {
+					errs <- fmt.Errorf("client %d call %d: %w", i, n, err)
+					return
+				}
+				r := byPid[pid]
+				if r == nil {
+					errs <- fmt.Errorf("client %d call %d: pid %s is no replica's", i, n, pid)
+					return
+				}
+				if served[i] == nil {
+					served[i] = r
+				} else if served[i] != r {
+					errs <- fmt.Errorf("client %d (session %s): call %d answered by %s, earlier ones by %s", i, cs.ID(), n, r.name, served[i].name)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	t.Cleanup(func() {
+		for _, cs := range sessions {
+			if cs != nil {
+				_ = cs.Close()
+			}
+		}
+	})
+	for err := range errs {
+		t.Error(err)
+	}
+	if t.Failed() {
+		t.FailNow()
+	}
+	count := map[*replica]int{}
+	for _, r := range served {
+		count[r]++
+	}
+	t.Logf("sessions: %s %d, %s %d (%d calls each)", r1.name, count[r1], r2.name, count[r2], calls)
+	if count[r1] == 0 || count[r2] == 0 {
+		t.Fatalf("sessions per replica: %s %d, %s %d; want both to serve sessions", r1.name, count[r1], r2.name, count[r2])
+	}
+	// Each replica's own metrics agree: it served exactly the calls of its sessions (and the
+	// one direct call of startReplica), none of the other replica's.
+	for _, r := range []*replica{r1, r2} {
+		if got, want := replicaCalls(t, r), float64(calls*count[r]+1); got != want {
+			t.Errorf("%s /metrics: agentpool_tool_calls_total{tool=fault__pid} = %v, want %v (%d sessions × %d calls + 1)", r.name, got, want, count[r], calls)
+		}
+	}
+
+	dead, alive := served[0], r1
+	if dead == r1 {
+		alive = r2
+	}
+	if err := dead.cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	waitExit(t, dead.cmd, dead.name+" after SIGKILL")
+	for i, cs := range sessions {
+		if served[i] != dead {
+			// The other replica's sessions are untouched.
+			if pid := callPid(t, cs); byPid[pid] != alive {
+				t.Errorf("client %d of %s: answered by %s after %s died", i, alive.name, byPid[pid].name, dead.name)
+			}
+			continue
+		}
+		old := cs.ID()
+		if status := postCall(t, url, old); status != http.StatusNotFound {
+			t.Errorf("client %d of the dead %s: a request of session %s through HAProxy got HTTP %d, want 404", i, dead.name, old, status)
+		}
+		// The go-sdk client learns it from its call's 404 (ErrSessionMissing) or, when its
+		// GET stream reconnected first and got the 404, from the closed connection, whose
+		// message carries it (v1.8.0 formats that cause into the text).
+		_, err := faultPID(cs)
+		if !errors.Is(err, mcp.ErrSessionMissing) && !(errors.Is(err, mcp.ErrConnectionClosed) && strings.Contains(err.Error(), mcp.ErrSessionMissing.Error())) {
+			t.Errorf("client %d of the dead %s: next call gave %v, want the session missing (404)", i, dead.name, err)
+		}
+		_ = cs.Close()
+		cs = connect(t, url) // re-initialize, as the transport spec prescribes after a 404
+		sessions[i] = cs
+		if cs.ID() == "" || cs.ID() == old {
+			t.Errorf("client %d: new session id %q (old %q)", i, cs.ID(), old)
+		}
+		for range 10 {
+			if pid := callPid(t, cs); byPid[pid] != alive {
+				t.Fatalf("client %d: re-initialized session answered by pid %s, want %s's", i, pid, alive.name)
+			}
+		}
+	}
+}
+
+// TestReplicasStatelessRoundRobin: two stateless replicas behind HAProxy (examples/haproxy/
+// haproxy-stateless.cfg): a go-sdk client gets no session id, and its tool calls are served
+// by both replicas in turn.
+func TestReplicasStatelessRoundRobin(t *testing.T) {
+	r1, r2 := startReplica(t, "replica1", true), startReplica(t, "replica2", true)
+	byPid := map[string]*replica{r1.pid: r1, r2.pid: r2}
+	url := startHAProxy(t, "haproxy-stateless.cfg", r1, r2)
+	cs := connect(t, url)
+	defer cs.Close()
+	if cs.ID() != "" {
+		t.Errorf("stateless: session id %q, want none", cs.ID())
+	}
+	const calls = 40
+	count := map[*replica]int{}
+	for range calls {
+		pid := callPid(t, cs)
+		r := byPid[pid]
+		if r == nil {
+			t.Fatalf("pid %s is no replica's", pid)
+		}
+		count[r]++
+	}
+	t.Logf("stateless calls: %s %d, %s %d", r1.name, count[r1], r2.name, count[r2])
+	for _, r := range []*replica{r1, r2} {
+		if got, want := replicaCalls(t, r), float64(count[r]+1); got != want {
+			t.Errorf("%s /metrics: agentpool_tool_calls_total{tool=fault__pid} = %v, want %v (its share of the calls + 1)", r.name, got, want)
+		}
+	}
+	// Round robin alternates; a quarter each leaves room for a health check's effect.
+	if count[r1] < calls/4 || count[r2] < calls/4 {
+		t.Errorf("calls per replica: %s %d, %s %d of %d; want them split across both", r1.name, count[r1], r2.name, count[r2], calls)
+	}
+}
+
+// replicaCalls scrapes r's own /metrics (not through HAProxy) and returns how many fault__pid
+// calls it counted.
+func replicaCalls(t *testing.T, r *replica) float64 {
+	t.Helper()
+	m := series(scrape(t, "http://"+r.addr+"/mcp", ""), "agentpool_tool_calls_total", map[string]string{"server": "fault", "tool": "fault__pid"})
+	if m == nil {
+		return 0
+	}
+	return m.GetCounter().GetValue()
+}
+
+// postCall posts a tools/call of session sid to url as a streamable HTTP client would, and
+// returns the HTTP status.
+func postCall(t *testing.T, url, sid string) int {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault__pid","arguments":{}}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _ = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode
+}

@@ -1,0 +1,133 @@
+package gateway_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// statelessFixture serves a skill root and the fault server as a pool-scoped upstream with
+// Options.Stateless, over real HTTP; it returns the gateway, its URL and the skill root.
+func statelessFixture(t *testing.T) (*gateway.Gateway, string, string) {
+	t.Helper()
+	root := t.TempDir()
+	writeSkill(t, root, "greet", "Say hello to $ARGUMENTS.")
+	g, srv, _ := serveHost(t, "skills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+testserver.Build(t)+"}\n",
+		host.Options{SkillDirs: []string{root}, Watch: true}, func(o *gateway.Options) { o.Stateless = true })
+	return g, srv.URL, root
+}
+
+// TestStatelessServesWithoutSessions: a go-sdk client connects to a stateless gateway and
+// lists, calls (passed through and through the go-sdk, with progress) and reads; no
+// Mcp-Session-Id is given, no session is kept, and a skill added later shows at the next
+// listing. What needs a session is refused naming stateless mode: logging/setLevel,
+// resources/subscribe, an upstream's sampling request; GET is 405.
+func TestStatelessServesWithoutSessions(t *testing.T) {
+	g, url, root := statelessFixture(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	var progress []float64
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			progress = append(progress, r.Params.Progress)
+			mu.Unlock()
+		},
+		CreateMessageHandler: func(context.Context, *mcp.CreateMessageRequest) (*mcp.CreateMessageResult, error) {
+			t.Error("a stateless gateway forwarded a sampling request")
+			return nil, nil
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if id := cs.ID(); id != "" {
+		t.Errorf("session id %q, want none", id)
+	}
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tools.Tools) < 3 {
+		t.Errorf("tools: %d, want the fault server's and load_skill", len(tools.Tools))
+	}
+	for i := range 3 {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fault__echo", Arguments: map[string]any{"text": "hi"}})
+		if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "hi" {
+			t.Fatalf("echo %d: %v %+v", i, err, res)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fault__progress", Arguments: map[string]any{"steps": 3},
+		Meta: mcp.Meta{"progressToken": "p1"}})
+	if err != nil || res.IsError {
+		t.Fatalf("progress: %v %+v", err, res)
+	}
+	waitFor(t, "3 progress notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) == 3 })
+	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://greet/notes.md"}); err != nil {
+		t.Errorf("read a skill's file: %v", err)
+	}
+
+	res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: "fault__sample", Arguments: map[string]any{"text": "x"}})
+	if err != nil || !res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "server.stateless") {
+		t.Errorf("sampling in stateless mode: %v %+v, want a tool error naming server.stateless", err, res)
+	}
+	if err := cs.SetLoggingLevel(ctx, &mcp.SetLoggingLevelParams{Level: "debug"}); err == nil || !strings.Contains(err.Error(), "statelessly") {
+		t.Errorf("logging/setLevel: %v, want an error naming stateless mode", err)
+	}
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: "test://static/hello"}); err == nil || !strings.Contains(err.Error(), "statelessly") {
+		t.Errorf("resources/subscribe: %v, want an error naming stateless mode", err)
+	}
+	if n := g.Sessions(); n != 0 {
+		t.Errorf("%d sessions kept, want none", n)
+	}
+
+	writeSkill(t, root, "wave", "Wave at $ARGUMENTS.")
+	waitFor(t, "the skill added after start in prompts/list", func() bool {
+		ps, err := cs.ListPrompts(ctx, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return hasPrompt(ps.Prompts, "wave")
+	})
+
+	// A raw call: answered without a session header; GET is 405.
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"raw"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), `"raw"`) || resp.Header.Get("Mcp-Session-Id") != "" {
+		t.Errorf("raw call: %d %q session %q, want 200 with the echo and no session", resp.StatusCode, body, resp.Header.Get("Mcp-Session-Id"))
+	}
+	resp, err = http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed {
+		t.Errorf("GET: %d, want 405", resp.StatusCode)
+	}
+}
+
+func hasPrompt(ps []*mcp.Prompt, name string) bool {
+	for _, p := range ps {
+		if p.Name == name {
+			return true
+		}
+	}
+	return false
+}
