@@ -230,7 +230,7 @@ func serveHTTP(ctx context.Context, stderr io.Writer, handler http.Handler, addr
 	srv := newHTTPServer(handler, readTimeout)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
-	fmt.Fprintf(stderr, "agentpool: serving MCP at http://%s%s; interrupt to stop\n", ln.Addr(), gateway.PoolPath)
+	fmt.Fprintf(stderr, "agentpool: serving MCP at http://%s%s (status page: http://%s/); interrupt to stop\n", ln.Addr(), gateway.PoolPath, ln.Addr())
 	if len(agents) > 0 {
 		fmt.Fprintf(stderr, "agentpool: agents at http://%s%s<name>: %s\n", ln.Addr(), gateway.AgentsPath, strings.Join(slices.Sorted(maps.Keys(agents)), ", "))
 	}
