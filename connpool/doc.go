@@ -50,6 +50,12 @@
 //     once (the next Get starts a new one) and is closed at its last Release,
 //     or by Close; until then it still counts against the caps. Partition names are not remembered: a host gives each
 //     session a partition of its own, never reused.
+//   - Pool.Retire does the same for one key (partition, fingerprint): a config reload that
+//     removes or changes a server ends its old process now, not after IdleTimeout. It takes
+//     the config, not a lease: the caller has already released its own, and a lease cannot
+//     say whether other leases of the key (another declaration with the same command) are
+//     meant to go too — they keep the client until their last Release. It does not wait for
+//     the process, so a reload is not held up by a server slow to die (KillGrace).
 //   - A stdio server does not inherit this process's environment (an API key
 //     in the user's shell is not every server's): it gets HOME, LANG, LC_ALL,
 //     LC_CTYPE, LOGNAME, PATH, SHELL, TERM, TMPDIR, TZ and USER when set — the

@@ -357,14 +357,9 @@ func (p *Pool) ClosePartition(ctx context.Context, partition string) error {
 		p.mu.Unlock()
 		return nil
 	}
-	if p.doomed == nil {
-		p.doomed = make(map[*client]struct{})
-	}
 	for _, c := range p.clients {
 		if c.key.partition == partition {
-			c.doomed = true
-			p.removeLocked(c)
-			p.doomed[c] = struct{}{}
+			p.doomLocked(c)
 		}
 	}
 	var wait []*client

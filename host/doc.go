@@ -39,9 +39,15 @@
 // a declaration that fails is in ReloadResult.Failed, the rest stands, as at Build.
 //   - A server is changed when its parsed declaration (mcpcap.ServerSpec) differs. An
 //     unchanged pool server keeps its *mcpcap.Cap, pooled process and pid; a changed one gets a
-//     new Cap (a new process); a removed one is unregistered and closed. Its old process is
-//     released to the pool and ends after pool.idle_timeout (the pool has no way yet to end
-//     one key at once).
+//     new Cap (a new process); a removed one is unregistered and closed. The old one's pooled
+//     client is retired (connpool.Pool.Retire) between the old Cap's close and the new one's
+//     registration: its process ends now, not after pool.idle_timeout, and the new Cap starts
+//     a process of its own even when only what the pool does not fingerprint changed (prefix,
+//     allow_tools, timeout). A client that another declaration with the same command still
+//     leases (the pool shares it) stays until that one lets it go. The same holds for session-
+//     scoped servers in each live session's partition and for agents' servers: an agent
+//     removed or changed has the servers it drops or changes retired, while a server it
+//     declares as before is rebuilt on the process it had.
 //   - Session-scoped servers: new sessions get the new declaration; every live session (an
 //     agent's too) gets its changed server replaced (restarted), a removed one removed and an
 //     added one added, in its own partition.

@@ -216,6 +216,25 @@ func (r *reload) swap(level ext.ScopeLevel, slot ext.Scope, name string, c ext.C
 	return old != nil, nil
 }
 
+// replaceServer is swap for an MCP server pooled in partition: between closing the old
+// capability and registering c, the old one's pooled client is retired (connpool.Pool.Retire),
+// so its process ends now rather than after pool.idle_timeout, and c — even when its
+// declaration differs only in what the pool does not fingerprint (prefix, allow_tools) —
+// starts a new one. A client that other leases hold (another declaration with the same
+// command) ends at their last release.
+func (r *reload) replaceServer(level ext.ScopeLevel, slot ext.Scope, name, partition string, c ext.Capability) (bool, error) {
+	old, _ := r.find(level, slot, name).(*mcpcap.Cap)
+	had, err := r.swap(level, slot, name, nil)
+	if old != nil {
+		r.h.Pool.Retire(old.Config().Server, partition)
+	}
+	if err != nil || c == nil {
+		return had, err
+	}
+	_, err = r.swap(level, slot, name, c)
+	return had, err
+}
+
 // find returns the capability named name registered exactly at (level, slot), or nil.
 func (r *reload) find(level ext.ScopeLevel, slot ext.Scope, name string) ext.Capability {
 	for _, reg := range r.h.Registry.Registrations(slot) {
@@ -319,7 +338,7 @@ func (r *reload) servers() {
 		}
 		// The old instance goes, wherever it ran.
 		if wasThere && o.Scope != mcpcap.ScopeSession {
-			if _, err := r.swap(ext.LevelPool, ext.Scope{}, name, nil); err != nil {
+			if _, err := r.replaceServer(ext.LevelPool, ext.Scope{}, name, connpool.GlobalPartition, nil); err != nil {
 				r.fail(key, err)
 			}
 		}
@@ -366,7 +385,7 @@ func (r *reload) eachPoolSession(key, name string, spec *mcpcap.ServerSpec) {
 			}
 			c = m
 		}
-		had, err := r.swap(ext.LevelSession, slot, name, c)
+		had, err := r.replaceServer(ext.LevelSession, slot, name, s.partition, c)
 		if err != nil {
 			r.fail(key+" (session "+s.id+")", err)
 			continue
@@ -401,13 +420,13 @@ func (r *reload) agents(skillsChanged bool) {
 			r.res.Changed = append(r.res.Changed, key)
 		}
 		if wasThere {
-			r.closeSlot(ext.Scope{AgentName: name})
+			r.closeSlot(ext.Scope{AgentName: name}, connpool.GlobalPartition, o, n, isThere)
 		}
 		if !isThere {
 			h.setAgent(name, nil)
 			for _, s := range r.sessions {
 				if s.agent == name {
-					r.closeSlot(ext.Scope{SessionID: s.id, AgentName: name})
+					r.closeSlot(ext.Scope{SessionID: s.id, AgentName: name}, s.partition, o, n, false)
 				}
 			}
 			continue
@@ -431,7 +450,7 @@ func (r *reload) agents(skillsChanged bool) {
 			if s.agent != name {
 				continue
 			}
-			r.closeSlot(ext.Scope{SessionID: s.id, AgentName: name})
+			r.closeSlot(ext.Scope{SessionID: s.id, AgentName: name}, s.partition, o, n, wasThere)
 			if err := h.registerAgentSession(r.ctx, a, s.id, s.partition); err != nil {
 				r.fail(key+" (session "+s.id+")", err)
 				continue
@@ -456,13 +475,26 @@ func (h *Host) setAgent(name string, a *Agent) {
 }
 
 // closeSlot unregisters and closes every capability registered at the agent level in slot.
-func (r *reload) closeSlot(slot ext.Scope) {
+// An MCP server among them that the agent's next declaration (n, when kept) drops or changes
+// from its old one (o) has its pooled client in partition retired, as replaceServer does;
+// one declared the same is rebuilt on the process it had.
+func (r *reload) closeSlot(slot ext.Scope, partition string, o, n config.Agent, kept bool) {
 	for _, reg := range r.h.Registry.Registrations(slot) {
 		if reg.Level != ext.LevelAgent || reg.Slot != slot {
 			continue
 		}
-		if _, err := r.swap(ext.LevelAgent, slot, reg.Capability.Name(), nil); err != nil {
-			r.fail("agents."+slot.AgentName+"."+reg.Capability.Name(), err)
+		name := reg.Capability.Name()
+		if _, ok := reg.Capability.(*mcpcap.Cap); ok {
+			spec, still := n.MCPServers[name]
+			if !kept || !still || !reflect.DeepEqual(o.MCPServers[name], spec) {
+				if _, err := r.replaceServer(ext.LevelAgent, slot, name, partition, nil); err != nil {
+					r.fail("agents."+slot.AgentName+"."+name, err)
+				}
+				continue
+			}
+		}
+		if _, err := r.swap(ext.LevelAgent, slot, name, nil); err != nil {
+			r.fail("agents."+slot.AgentName+"."+name, err)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -100,16 +102,48 @@ func waitReload(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// waitNewPid calls tool until it answers a pid other than old (a reload has replaced its
+// server; during the swap a call may find the old capability closed) and returns it.
+func waitNewPid(t *testing.T, cs *mcp.ClientSession, tool string, old int) int {
+	t.Helper()
+	var pid int
+	waitReload(t, tool+" answered by a new process", func() bool {
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: map[string]any{}})
+		if err != nil || res.IsError || len(res.Content) == 0 {
+			return false
+		}
+		tc, ok := res.Content[0].(*mcp.TextContent)
+		if !ok {
+			return false
+		}
+		pid, err = strconv.Atoi(tc.Text)
+		return err == nil && pid != old
+	})
+	return pid
+}
+
+// waitGone waits until no process has pid (kill(pid, 0) answers ESRCH: it ended and was
+// reaped).
+func waitGone(t *testing.T, pid int, what string) {
+	t.Helper()
+	waitReload(t, fmt.Sprintf("%s: process %d gone", what, pid), func() bool {
+		return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	})
+}
+
 // TestServeReloadsConfig runs the real binary with two stdio servers and a connected client,
 // then edits the config file: adding a third server and changing the second's args restarts
-// exactly the second (its pid changes, the first's does not), and the client gets
-// notifications/tools/list_changed and sees the new server's tools. Malformed files written
-// over it are refused, each error logged: every pid stays, the session still calls. SIGHUP
-// reloads too.
+// exactly the second (its pid changes and its old process ends at once, the first's does
+// not), and the client gets notifications/tools/list_changed and sees the new server's tools.
+// Malformed files written over it are refused, each error logged: every pid stays, the
+// session still calls. Removing the third ends its process. SIGHUP reloads too.
 func TestServeReloadsConfig(t *testing.T) {
 	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
-	two := "mcp_servers:\n  one: {command: " + bin + "}\n  two: {command: " + bin + "}\n"
+	// Each server's declaration differs from the others' in what the pool fingerprints (its
+	// args), so that each has a process of its own: the pool shares one between identical
+	// commands.
+	two := "mcp_servers:\n  one: {command: " + bin + ", args: [--stderr, one]}\n  two: {command: " + bin + "}\n"
 	writeFile(t, path, two)
 	serve, url, log := startReloadServe(t, path)
 
@@ -125,7 +159,8 @@ func TestServeReloadsConfig(t *testing.T) {
 	one, two1 := pidOf(t, cs, "one__pid"), pidOf(t, cs, "two__pid")
 
 	// A valid edit: three added, two changed (an argument), one untouched.
-	replaceFile(t, path, "mcp_servers:\n  one: {command: "+bin+"}\n  two: {command: "+bin+", args: [--stderr, changed]}\n  three: {command: "+bin+"}\n")
+	replaceFile(t, path, "mcp_servers:\n  one: {command: "+bin+", args: [--stderr, one]}\n"+
+		"  two: {command: "+bin+", args: [--stderr, changed]}\n  three: {command: "+bin+", args: [--stderr, three]}\n")
 	select {
 	case <-changed:
 	case <-time.After(reloadWait):
@@ -138,11 +173,10 @@ func TestServeReloadsConfig(t *testing.T) {
 	if got := pidOf(t, cs, "one__pid"); got != one {
 		t.Errorf("unchanged server one restarted: pid %d, was %d", got, one)
 	}
-	two2 := pidOf(t, cs, "two__pid")
-	if two2 == two1 {
-		t.Errorf("changed server two kept pid %d", two1)
-	}
+	two2 := waitNewPid(t, cs, "two__pid", two1)
 	three := pidOf(t, cs, "three__pid")
+	// The changed server's old process ends now, not after pool.idle_timeout (5 minutes).
+	waitGone(t, two1, "two's old process after its change")
 
 	// Malformed files: refused whole, every process and the session untouched.
 	valid, err := os.ReadFile(path)
@@ -174,9 +208,11 @@ func TestServeReloadsConfig(t *testing.T) {
 		tools, err := cs.ListTools(context.Background(), nil)
 		return err == nil && !slices.ContainsFunc(tools.Tools, func(x *mcp.Tool) bool { return x.Name == "three__pid" })
 	})
-	two3 := pidOf(t, cs, "two__pid")
-	if two3 == two2 {
-		t.Errorf("server two changed back but kept pid %d", two2)
+	two3 := waitNewPid(t, cs, "two__pid", two2)
+	waitGone(t, three, "removed server three")
+	waitGone(t, two2, "two's process before it changed back")
+	if err := syscall.Kill(one, 0); err != nil {
+		t.Errorf("unchanged server one's process %d: %v", one, err)
 	}
 	// SIGHUP reads the file again (here a malformed one, so the attempt is logged at error
 	// level with its trigger) and serve goes on serving.
