@@ -11,7 +11,9 @@ package ext
 // any other, so announcing many registrations at once costs each subscriber one view.
 func (r *Registry) announce(e *entry) {
 	for _, k := range kindsOf(e.cap) {
-		r.fanout(e, ChangeEvent{Capability: e.name, Kind: k})
+		if ev := (ChangeEvent{Capability: e.name, Kind: k}); !r.holding(e, ev) {
+			r.fanout(e, ev)
+		}
 	}
 }
 

@@ -217,6 +217,12 @@ func (r *Registry) fanout(e *entry, ev ChangeEvent) {
 	if !e.live.Load() {
 		return
 	}
+	r.deliver(e, ev)
+}
+
+// deliver is fanout for an entry live or not: an announcement a Hold deferred past the
+// entry's Unregister still tells its subscribers it went away.
+func (r *Registry) deliver(e *entry, ev ChangeEvent) {
 	e.gen.Add(1)
 	s := &r.subs
 	s.mu.RLock()

@@ -58,6 +58,7 @@ type Registry struct {
 	onClose  []func(context.Context) error
 
 	subs subscribers
+	held held // announcements deferred by Hold
 
 	closeOnce sync.Once
 	closeDone chan struct{}

@@ -60,6 +60,9 @@ func (h *Host) Reload(ctx context.Context, next *config.Config) (ReloadResult, e
 	if err := checkReserved(merged, h.Project.Trusted()); err != nil {
 		return ReloadResult{}, fmt.Errorf("reload: %w", err)
 	}
+	// The registry's announcements wait for the whole reload: a server removed and another
+	// added reach each session as one change, so it compiles and tells its client once.
+	defer h.Registry.Hold()()
 	r := &reload{h: h, ctx: context.WithoutCancel(ctx), old: h.Config, next: merged, sessions: h.liveSessions()}
 	r.res.At = time.Now()
 	r.restartNotes()
