@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -153,6 +154,11 @@ func benchConfigReload(b *testing.B, nSkills, nSessions int) {
 	b.ReportMetric(float64(apply.Microseconds())/1000/float64(b.N), "applied-ms/reload")
 	b.ReportMetric(debounce, "debounce-ms")
 	b.ReportMetric(ms-debounce, "net-ms/reload")
+	var lists int64
+	for _, s := range sessions {
+		lists += s.lists.Load()
+	}
+	b.ReportMetric(float64(lists)/float64(len(sessions)*b.N), "lists/session/reload")
 	b.ReportMetric(float64(len(sessions)), "sessions")
 	b.ReportMetric(float64(len(tools.Tools)), "tools")
 }
@@ -230,6 +236,7 @@ func benchReplace(b *testing.B, path, text string) {
 type benchSession struct {
 	cs      *mcp.ClientSession
 	changed chan struct{}
+	lists   atomic.Int64 // tools/list calls made while waiting for a new view
 }
 
 func benchConnectWatching(b *testing.B, url string) *benchSession {
@@ -283,6 +290,7 @@ func (s *benchSession) waitView(want, gone string) bool {
 	for {
 		select {
 		case <-s.changed:
+			s.lists.Add(1)
 			if s.sees(want, gone) {
 				return true
 			}
