@@ -181,7 +181,8 @@
 //   - Live numbers are read at scrape time, never kept on a hot path: sessions from each
 //     registered Gateway (label agent, "" for the pool's), and the upstream servers from
 //     every capability a Gateway's base scope or a live session's scope sees in the registry
-//     (each capability once), through MetricsOptions.Upstream, which the CLI fills from
+//     and their children (ext.Composite: a skill's own servers are children of the session's
+//     skill-servers capability), each capability once, through MetricsOptions.Upstream, which the CLI fills from
 //     mcpcap.Cap.Status (gateway never imports mcpcap). Processes are distinct pids (a
 //     pooled process shared by sessions counts once); reconnects are summed over a server's
 //     live instances (a session-scoped server's count leaves with its session: Prometheus
