@@ -181,7 +181,8 @@
 //   - Live numbers are read at scrape time, never kept on a hot path: sessions from each
 //     registered Gateway (label agent, "" for the pool's), and the upstream servers from
 //     every capability a Gateway's base scope or a live session's scope sees in the registry
-//     (each capability once), through MetricsOptions.Upstream, which the CLI fills from
+//     and their children (ext.Composite: a skill's own servers are children of the session's
+//     skill-servers capability), each capability once, through MetricsOptions.Upstream, which the CLI fills from
 //     mcpcap.Cap.Status (gateway never imports mcpcap). Processes are distinct pids (a
 //     pooled process shared by sessions counts once); reconnects are summed over a server's
 //     live instances (a session-scoped server's count leaves with its session: Prometheus
@@ -190,9 +191,13 @@
 //     registry subscription at that scope (the pool's capabilities, each event once, however
 //     many sessions see it); serve --stdio --agent has no pool Gateway and counts none.
 //     Config reloads are counted by whoever reloads (Metrics.ConfigReloaded).
-//   - /metrics is behind the same Origin and bearer-token checks as /mcp: metrics name the
-//     upstream servers and tools, and Prometheus sends a token when configured to. Without a
-//     token the listener's address (loopback by default) is the protection, as for /mcp.
+//   - /metrics is behind the same Host, Origin and bearer-token checks as /mcp: metrics name
+//     the upstream servers and tools, and Prometheus sends a token when configured to. Without
+//     a token the listener's address (loopback by default) is the protection, as for /mcp. The
+//     Host check (a loopback listener refuses a non-loopback Host, as the go-sdk's /mcp does)
+//     matters most here and on the status page: a browser sends no Origin with a same-origin
+//     GET, so a DNS-rebound page would pass the Origin check
+//     (TestStatusAndMetricsRefuseForeignHost).
 //   - Logs: one line per routed call at debug (msg "tool call": the session id's first 12
 //     characters, enough to tell sessions apart, then server, tool, duration, outcome
 //     ok|tool_error|error), built only when the logger is enabled for debug (no allocation
@@ -206,8 +211,8 @@
 //     a func returning plain data (StatusReport); the rest is the gateway's own: the pool's
 //     view (from the pool Gateway's cache, bounded to 10 s so a hung server cannot hang the
 //     page) and each Gateway's sessions (SessionInfos: an 8-character id prefix, never the id,
-//     which is the session's bearer). The page passes the pool Gateway's Origin and token
-//     checks; /healthz and /readyz never ask for the token (load balancers probe them).
+//     which is the session's bearer). The page passes the pool Gateway's Host, Origin and
+//     token checks; /healthz and /readyz never ask for the token (load balancers probe them).
 //     Per-session calls are one atomic add on each call path (go-sdk and pass-through).
 //   - Stateless mode (Options.Stateless, server.stateless; stateless.go), for tool-only
 //     fleets behind a load balancer where any replica may answer any request: no

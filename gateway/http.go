@@ -253,6 +253,48 @@ func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64,
 	_, _ = w.Write(data)
 }
 
+// readAllowed applies to a GET of what the gateway shows besides MCP (the status page,
+// /metrics) the checks of /mcp, answering 403 or 401 and reporting false when one fails: the
+// Host (hostAllowed), the Origin and the bearer token.
+func (g *Gateway) readAllowed(w http.ResponseWriter, r *http.Request) bool {
+	if !hostAllowed(r) {
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		return false
+	}
+	if o := r.Header.Get("Origin"); !g.originAllowed(o) {
+		http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
+		return false
+	}
+	if !g.authorized(r) {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
+		http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+		return false
+	}
+	return true
+}
+
+// hostAllowed is the go-sdk's check of /mcp against DNS rebinding, for the handlers outside
+// it: a request that reached a loopback listener must name a loopback host. A browser sends no
+// Origin with a same-origin GET, so a page whose name was rebound to 127.0.0.1 is caught by
+// its Host (its own name), not by its Origin.
+func hostAllowed(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return !ok || local == nil || !isLoopback(local.String()) || isLoopback(r.Host)
+}
+
+// isLoopback reports whether addr (host, or host:port) is localhost or a loopback address.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]") // no port
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
 // originAllowed applies the MCP transport's rule against DNS rebinding: a request from a
 // browser page carries Origin, and only loopback origins (any scheme and port) and those
 // configured in Options.AllowedOrigins may reach the server. No Origin (a non-browser
@@ -270,12 +312,7 @@ func (g *Gateway) originAllowed(origin string) bool {
 	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
 		return false // "null" (a sandboxed or file: page) included
 	}
-	host := u.Hostname()
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return isLoopback(u.Hostname())
 }
 
 // authorized checks the bearer token, in constant time: both sides are hashed first, so

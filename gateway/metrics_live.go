@@ -34,7 +34,8 @@ func (c *liveCollector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 // Collect implements prometheus.Collector: sessions per gateway's agent, and the upstream
-// servers every gateway's base scope and live sessions see, each capability once.
+// servers every gateway's base scope and live sessions see, with the children of those that
+// hold some (ext.Composite: skills' own servers), each capability once.
 func (c *liveCollector) Collect(ch chan<- prometheus.Metric) {
 	m := (*Metrics)(c)
 	m.gwMu.Lock()
@@ -49,21 +50,32 @@ func (c *liveCollector) Collect(ch chan<- prometheus.Metric) {
 	pids := map[int]bool{}
 	reconnects := map[string]int{}
 	degraded := map[string]bool{}
+	// noteCap notes c and, when it holds children (a session's skill servers: each skill's own
+	// MCP servers are its children, not registrations), theirs.
+	var noteCap func(c ext.Capability)
+	noteCap = func(c ext.Capability) {
+		if seen[c] {
+			return
+		}
+		seen[c] = true
+		if comp, ok := c.(ext.Composite); ok {
+			for _, k := range comp.Children() {
+				noteCap(k)
+			}
+		}
+		st, ok := m.upstream(c)
+		if !ok {
+			return
+		}
+		if st.PID > 0 {
+			pids[st.PID] = true
+		}
+		reconnects[st.Server] += st.Reconnects
+		degraded[st.Server] = degraded[st.Server] || st.Degraded
+	}
 	note := func(reg *ext.Registry, scope ext.Scope) {
 		for _, r := range reg.Registrations(scope) {
-			if seen[r.Capability] {
-				continue
-			}
-			seen[r.Capability] = true
-			st, ok := m.upstream(r.Capability)
-			if !ok {
-				continue
-			}
-			if st.PID > 0 {
-				pids[st.PID] = true
-			}
-			reconnects[st.Server] += st.Reconnects
-			degraded[st.Server] = degraded[st.Server] || st.Degraded
+			noteCap(r.Capability)
 		}
 	}
 	for _, g := range gws {

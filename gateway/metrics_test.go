@@ -23,9 +23,10 @@ import (
 	dto "github.com/prometheus/client_model/go"
 )
 
-// upstreamStat reads an mcpcap server's numbers, as `agentpool serve` does.
+// upstreamStat reads an mcpcap server's numbers (a *mcpcap.Cap, or what embeds one), as
+// `agentpool serve` does.
 func upstreamStat(c ext.Capability) (gateway.UpstreamStat, bool) {
-	mc, ok := c.(*mcpcap.Cap)
+	mc, ok := c.(interface{ Status() mcpcap.Status })
 	if !ok {
 		return gateway.UpstreamStat{}, false
 	}
@@ -302,4 +303,30 @@ func (l *lockedBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestMetricsCountSkillServers: a skill's own MCP server, which runs in the session that
+// called its tool and is a child of the session's skill-servers capability (not a
+// registration of its own), is a live upstream process, and its reconnects and degraded
+// state are reported under its name ("<skill>.<server>").
+func TestMetricsCountSkillServers(t *testing.T) {
+	root := t.TempDir()
+	dir := filepath.Join(root, "ops")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	md := "---\nname: ops\ndescription: Ops.\nmcp-servers:\n  srv:\n    command: " + testserver.Build(t) + "\n---\nBody.\n"
+	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := gateway.NewMetrics(&gateway.MetricsOptions{Upstream: upstreamStat})
+	_, srv, _ := serveHost(t, "", host.Options{SkillDirs: []string{root}}, func(o *gateway.Options) { o.Metrics = m })
+	cs, _ := connect(t, srv.URL, nil)
+	call(t, cs, "ops__echo", map[string]any{"text": "x"})
+	if got, _ := metric(t, m, "agentpool_upstream_processes", nil); got != 1 {
+		t.Errorf("agentpool_upstream_processes = %v with the skill's server running, want 1", got)
+	}
+	if _, ok := metric(t, m, "agentpool_upstream_degraded", map[string]string{"server": "ops.srv"}); !ok {
+		t.Errorf("no agentpool_upstream_degraded series of the skill's server ops.srv")
+	}
 }

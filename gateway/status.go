@@ -2,7 +2,6 @@ package gateway
 
 import (
 	"context"
-	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -97,7 +96,7 @@ type StatusOptions struct {
 
 // WithStatus returns next with the status page at StatusPath, HealthPath and ReadyPath in
 // front of it; every other path goes to next. The page is read-only HTML (GET and HEAD) and
-// passes the pool Gateway's Origin and token checks, since it names servers, errors and
+// passes the pool Gateway's Host, Origin and token checks, since it names servers, errors and
 // sessions; /healthz and /readyz never ask for the token: load balancers probe them.
 func WithStatus(next http.Handler, o StatusOptions) http.Handler {
 	if o.Pool == nil {
@@ -136,13 +135,7 @@ func (o StatusOptions) serveStatus(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Method Not Allowed: the status page is read-only", http.StatusMethodNotAllowed)
 		return
 	}
-	if origin := r.Header.Get("Origin"); !o.Pool.originAllowed(origin) {
-		http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", origin), http.StatusForbidden)
-		return
-	}
-	if !o.Pool.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
-		http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+	if !o.Pool.readAllowed(w, r) {
 		return
 	}
 	page := o.collect(r.Context())

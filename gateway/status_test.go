@@ -219,3 +219,48 @@ func TestSessionInfos(t *testing.T) {
 		t.Errorf("page shows the whole session id %s", cs.ID())
 	}
 }
+
+// TestStatusAndMetricsRefuseForeignHost: the status page and /metrics refuse a request that
+// reaches a loopback listener with a Host that is not loopback, as /mcp does (the go-sdk's
+// check). That is a DNS rebinding attack: a page of evil.example whose name now resolves to
+// 127.0.0.1 reads http://evil.example:PORT/ as its own origin, and a browser sends no Origin
+// header with a same-origin GET, so the Origin check alone lets it read what the page shows.
+// /healthz and /readyz, which show nothing, still answer.
+func TestStatusAndMetricsRefuseForeignHost(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Metrics = gateway.NewMetrics(nil) })
+	mux := http.NewServeMux()
+	mux.Handle(gateway.MetricsPath, f.g.MetricsHandler())
+	mux.Handle("/", gateway.Mux(f.g, nil))
+	srv := httptest.NewServer(gateway.WithStatus(mux, gateway.StatusOptions{Pool: f.g}))
+	t.Cleanup(srv.Close)
+	for _, tc := range []struct {
+		path, host string
+		want       int
+	}{
+		{"/", "evil.example:80", http.StatusForbidden},
+		{gateway.MetricsPath, "evil.example", http.StatusForbidden},
+		{gateway.PoolPath, "evil.example", http.StatusForbidden}, // the go-sdk's check
+		{"/", "localhost:1234", http.StatusOK},
+		{gateway.MetricsPath, "[::1]:1234", http.StatusOK},
+		{"/", "", http.StatusOK}, // the listener's address
+		{"/healthz", "evil.example", http.StatusOK},
+		{"/readyz", "evil.example", http.StatusOK},
+	} {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+tc.path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if tc.host != "" {
+			req.Host = tc.host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("GET %s with Host %q: %d, want %d\n%.300s", tc.path, tc.host, resp.StatusCode, tc.want, body)
+		}
+	}
+}

@@ -15,9 +15,10 @@ func serveMetrics() *gateway.Metrics {
 }
 
 // upstreamStat reads an MCP server capability's numbers for the metrics; the gateway cannot
-// (it never imports a capability package). Status does no I/O.
+// (it never imports a capability package). Status does no I/O. The server is a *mcpcap.Cap or
+// embeds one (a skill's own server, as the host wraps it).
 func upstreamStat(c ext.Capability) (gateway.UpstreamStat, bool) {
-	mc, ok := c.(*mcpcap.Cap)
+	mc, ok := c.(interface{ Status() mcpcap.Status })
 	if !ok {
 		return gateway.UpstreamStat{}, false
 	}
