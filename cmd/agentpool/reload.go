@@ -215,7 +215,7 @@ func (r *reloader) reload(trigger string) {
 	defer r.mu.Unlock()
 	rep := ReloadReport{At: time.Now(), Trigger: trigger, File: r.path}
 	next, err := config.Load(r.path)
-	if err != nil && errors.Is(err, os.ErrNotExist) && r.optional {
+	if err != nil && r.optional && removed(r.path) {
 		next, err = &config.Config{}, nil // the user's own config removed: no config
 	}
 	if next != nil {
@@ -248,6 +248,14 @@ func (r *reloader) reload(trigger string) {
 		"changed", res.Changed, "failed", res.Failed)
 	r.Status.set(rep)
 	r.metrics.ConfigReloaded(true)
+}
+
+// removed reports whether the config file at path does not exist. Asked of the file itself,
+// never read from Load's error: that error wraps os.ErrNotExist for a file the config imports
+// that is missing too, and such a config is refused, not taken for no config.
+func removed(path string) bool {
+	_, err := os.Stat(path)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // agents gives each agent the reload added its path and takes a removed agent's away, ending

@@ -202,3 +202,40 @@ func TestServeReloadFollowsImport(t *testing.T) {
 		t.Errorf("unchanged imported server a restarted: pid %d, was %d", got, a)
 	}
 }
+
+// TestServeReloadUserConfigImportMissing: serve follows the user's own config (found, not
+// named by --config), whose removal means no config. An edit of it that imports a file that
+// does not exist is a refused reload like any error, not taken for the config's removal: the
+// running servers stay.
+func TestServeReloadUserConfigImportMissing(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	xdg, work := filepath.Join(dir, "xdg"), filepath.Join(dir, "work")
+	path := filepath.Join(xdg, "agentpool", "agentpool.yaml")
+	writeFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\n")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, url, log := startServeIn(t, work, []string{"HOME=" + filepath.Join(dir, "home"), "XDG_CONFIG_HOME=" + xdg},
+		"--log-level", "info", "serve", "--http", "127.0.0.1:0")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	a := pidOf(t, cs, "a__pid")
+
+	from := len(log.String())
+	replaceFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\nimport: [missing.json]\n")
+	waitReload(t, "a reload tried", func() bool {
+		got := log.String()[from:]
+		return strings.Contains(got, "config reload refused") || strings.Contains(got, "config reloaded")
+	})
+	if got := log.String()[from:]; !strings.Contains(got, "config reload refused") || !strings.Contains(got, "missing.json") {
+		t.Errorf("the import of a missing file was not refused naming it; serve said:\n%s", got)
+	}
+	if got := pidOf(t, cs, "a__pid"); got != a {
+		t.Errorf("server a restarted: pid %d, was %d", got, a)
+	}
+}
