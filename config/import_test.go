@@ -235,3 +235,24 @@ func TestImportLeadingComment(t *testing.T) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 }
+
+// ImportsOf says which files a refused config imports, so that a reload follows them: a file
+// with an error, one missing; nothing for a config refused before its import key was read.
+func TestImportsOfRefusedConfig(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agentpool.yaml": "import: [bad.json, missing.json]\n",
+		"bad.json":       `{"servers": {"a": {"comand": "x"}}}`,
+		"broken.yaml":    "import: [bad.json\n",
+	})
+	_, err := Load(filepath.Join(dir, "agentpool.yaml"))
+	if want := []string{filepath.Join(dir, "bad.json"), filepath.Join(dir, "missing.json")}; !slices.Equal(ImportsOf(err), want) {
+		t.Errorf("ImportsOf(%v) = %q, want %q", err, ImportsOf(err), want)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refusal no longer wraps the missing file's error: %v", err)
+	}
+	if _, err := Load(filepath.Join(dir, "broken.yaml")); err == nil || ImportsOf(err) != nil {
+		t.Errorf("ImportsOf(%v) = %q, want nil", err, ImportsOf(err))
+	}
+}

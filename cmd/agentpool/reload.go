@@ -220,6 +220,8 @@ func (r *reloader) reload(trigger string) {
 	}
 	if next != nil {
 		r.follow(next.Import)
+	} else if imports := config.ImportsOf(err); imports != nil {
+		r.follow(imports) // a file it imports may be what is wrong: its fix is the next reload
 	}
 	if err == nil {
 		for _, w := range next.Warnings {

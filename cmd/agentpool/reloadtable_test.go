@@ -239,3 +239,51 @@ func TestServeReloadUserConfigImportMissing(t *testing.T) {
 		t.Errorf("server a restarted: pid %d, was %d", got, a)
 	}
 }
+
+// TestServeReloadFollowsImportOfRefusedConfig: a JSON file that an edit of the YAML newly
+// imports, and that is refused (it has an error, or does not exist yet), is followed all the
+// same: fixing or creating it is the reload that applies the config, without touching the YAML
+// again.
+func TestServeReloadFollowsImportOfRefusedConfig(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\n")
+	_, url, log := startReloadServe(t, path)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	listed := func(tool string) func() bool {
+		return func() bool {
+			tools, err := cs.ListTools(context.Background(), nil)
+			return err == nil && slices.ContainsFunc(tools.Tools, func(x *mcp.Tool) bool { return x.Name == tool })
+		}
+	}
+	refusedAt := func(from int, file string) {
+		t.Helper()
+		waitReload(t, "a refused reload naming "+file, func() bool {
+			got := log.String()[from:]
+			return strings.Contains(got, "config reload refused") && strings.Contains(got, file)
+		})
+	}
+
+	// A broken file in another folder (as .vscode/mcp.json is), then fixed.
+	ide := filepath.Join(dir, "ide", "mcp.json")
+	writeFile(t, ide, `{"servers": {"b": {"comand": "`+bin+`"}}}`)
+	from := len(log.String())
+	replaceFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\nimport: [ide/mcp.json]\n")
+	refusedAt(from, ide)
+	replaceFile(t, ide, `{"servers": {"b": {"command": "`+bin+`"}}}`)
+	waitReload(t, "b__pid listed once the imported file is fixed", listed("b__pid"))
+
+	// A file in the config's folder that does not exist yet, then created.
+	later := filepath.Join(dir, "later.json")
+	from = len(log.String())
+	replaceFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\nimport: [ide/mcp.json, later.json]\n")
+	refusedAt(from, later)
+	replaceFile(t, later, `{"mcpServers": {"c": {"command": "`+bin+`"}}}`)
+	waitReload(t, "c__pid listed once the imported file is created", listed("c__pid"))
+}
