@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/agentpool/agentpool/command"
@@ -170,10 +171,32 @@ func Parse(name string, data []byte) (*Config, error) {
 		p.errs = cfg.merge(files)
 	}
 	if err := p.err(); err != nil {
-		return nil, err
+		return nil, &importsError{error: err, imports: slices.DeleteFunc(slices.Clone(cfg.Import), func(p string) bool { return !filepath.IsAbs(p) })}
 	}
 	cfg.data, cfg.imports = data, files
 	return cfg, nil
+}
+
+// importsError is the refusal of a config whose import key was read (see ImportsOf).
+type importsError struct {
+	error
+	imports []string
+}
+
+// Unwrap returns the problems, joined.
+func (e *importsError) Unwrap() error { return e.error }
+
+// ImportsOf returns the files that a config Load or Parse refused with err imports (its
+// import key, paths resolved), when the refusal came after that key was read; nil otherwise.
+// Whoever follows a config's files to reload it follows these too: the refused config may be
+// the first to import a file, and fixing or creating that file is the edit that makes it
+// valid.
+func ImportsOf(err error) []string {
+	var ie *importsError
+	if errors.As(err, &ie) {
+		return ie.imports
+	}
+	return nil
 }
 
 // declared parses data, which Parse accepted, again with ${VAR} references kept as written

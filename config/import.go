@@ -316,10 +316,10 @@ func nodeWords(n ast.Node) string {
 // stripJSONComments blanks out // and /* */ comments outside strings (VS Code writes JSON
 // with comments), keeping every line and column where it was.
 //
-// Only a file that starts with '{' is JSON to it: an unquoted YAML scalar (url: http://h)
-// would lose what follows its "//".
+// Only a file whose first thing but comments is '{' is JSON to it (VS Code's files may open
+// with a comment): an unquoted YAML scalar (url: http://h) would lose what follows its "//".
 func stripJSONComments(data []byte) []byte {
-	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) == 0 || t[0] != '{' || !bytes.Contains(data, []byte("/")) {
+	if !bytes.Contains(data, []byte("/")) || !startsObject(data) {
 		return data
 	}
 	out := bytes.Clone(data)
@@ -349,4 +349,27 @@ func stripJSONComments(data []byte) []byte {
 		}
 	}
 	return out
+}
+
+// startsObject reports whether the first thing in data but blanks and comments is '{'.
+func startsObject(data []byte) bool {
+	for {
+		data = bytes.TrimLeft(data, " \t\r\n")
+		switch {
+		case bytes.HasPrefix(data, []byte("//")):
+			i := bytes.IndexByte(data, '\n')
+			if i < 0 {
+				return false
+			}
+			data = data[i:]
+		case bytes.HasPrefix(data, []byte("/*")):
+			i := bytes.Index(data[2:], []byte("*/"))
+			if i < 0 {
+				return false
+			}
+			data = data[2+i+2:]
+		default:
+			return len(data) > 0 && data[0] == '{'
+		}
+	}
 }

@@ -205,3 +205,54 @@ func TestImportAllowedCommands(t *testing.T) {
 		t.Errorf("err = %v, want the imported command refused at mcp.json:2", err)
 	}
 }
+
+// A JSON file may open with a comment, as VS Code's files often do ("// See https://…"), line or
+// block: it is read as JSON with comments, not refused as YAML that does not parse.
+func TestImportLeadingComment(t *testing.T) {
+	for name, text := range map[string]string{
+		"line":  "// See https://code.visualstudio.com/docs/copilot/chat/mcp-servers\n{\n  \"servers\": {\"a\": {\"command\": \"x\", \"args\": [\"http://h//p\"]}}\n}\n",
+		"block": "/* agentpool's servers */ {\"servers\": {\"a\": {\"command\": \"x\", \"args\": [\"http://h//p\"]}}}\n",
+		"bom":   "\ufeff  // a comment\r\n{\"servers\": {\"a\": {\"command\": \"x\", \"args\": [\"http://h//p\"]}}}\r\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			dir := t.TempDir()
+			writeFiles(t, dir, map[string]string{"agentpool.yaml": "import: [mcp.json]\n", "mcp.json": text})
+			cfg, err := Load(filepath.Join(dir, "agentpool.yaml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := cfg.MCPServers["a"]; a.Command != "x" || !slices.Equal(a.Args, []string{"http://h//p"}) {
+				t.Errorf("a = %v %q", a, a.Args)
+			}
+		})
+	}
+	// And a problem after the comment is still at its own line and column.
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agentpool.yaml": "import: [mcp.json]\n",
+		"mcp.json": "// c\n{\"servers\": {\"a\": {\n  \"comand\": \"x\"}}}\n"})
+	_, err := Load(filepath.Join(dir, "agentpool.yaml"))
+	if want := "mcp.json:3:3: servers.a.comand: unknown key"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("err = %v, want %q", err, want)
+	}
+}
+
+// ImportsOf says which files a refused config imports, so that a reload follows them: a file
+// with an error, one missing; nothing for a config refused before its import key was read.
+func TestImportsOfRefusedConfig(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{
+		"agentpool.yaml": "import: [bad.json, missing.json]\n",
+		"bad.json":       `{"servers": {"a": {"comand": "x"}}}`,
+		"broken.yaml":    "import: [bad.json\n",
+	})
+	_, err := Load(filepath.Join(dir, "agentpool.yaml"))
+	if want := []string{filepath.Join(dir, "bad.json"), filepath.Join(dir, "missing.json")}; !slices.Equal(ImportsOf(err), want) {
+		t.Errorf("ImportsOf(%v) = %q, want %q", err, ImportsOf(err), want)
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the refusal no longer wraps the missing file's error: %v", err)
+	}
+	if _, err := Load(filepath.Join(dir, "broken.yaml")); err == nil || ImportsOf(err) != nil {
+		t.Errorf("ImportsOf(%v) = %q, want nil", err, ImportsOf(err))
+	}
+}

@@ -54,7 +54,25 @@ func Schema() *jsonschema.Schema {
 	enum("mcpcap.ServerSpec", "type", connpool.TypeStdio, connpool.TypeStreamableHTTP, connpool.TypeSSE)
 	enum("mcpcap.ServerSpec", "scope", mcpcap.ScopePool, mcpcap.ScopeSession)
 	enum("mcpcap.Retry", "calls", mcpcap.CallsSafe, mcpcap.CallsAlways, mcpcap.CallsNever)
+	// A key with no value ("mcp_servers:" with its entries commented out, "timeout:") is the
+	// zero value to the loader: every key's value, and every entry of a map by name, may be
+	// null.
+	for _, d := range s.Definitions {
+		if d.Properties != nil {
+			for pair := d.Properties.Oldest(); pair != nil; pair = pair.Next() {
+				d.Properties.Set(pair.Key, orNull(pair.Value))
+			}
+		}
+		if a := d.AdditionalProperties; a != nil && (a.Ref != "" || a.Type != "") {
+			d.AdditionalProperties = orNull(a)
+		}
+	}
 	return s
+}
+
+// orNull is v, or null; v's description stays on top, for an editor's hover.
+func orNull(v *jsonschema.Schema) *jsonschema.Schema {
+	return &jsonschema.Schema{Description: v.Description, AnyOf: []*jsonschema.Schema{v, {Type: "null"}}}
 }
 
 // SchemaJSON is Schema as indented JSON.

@@ -128,3 +128,24 @@ func TestSchemaHasEveryKey(t *testing.T) {
 		}
 	}
 }
+
+// A key written with no value (null: an empty section with its entries commented out, a
+// duration left blank) is the zero value to the loader: the schema accepts it too, so an
+// editor does not mark a config the loader takes.
+func TestSchemaAcceptsNull(t *testing.T) {
+	rs := resolvedSchema(t)
+	for _, text := range []string{
+		"mcp_servers:\n  # a: {command: x}\n",
+		"skills:\nimport:\n",
+		"mcp_servers:\n  a:\n    command: x\n    timeout:\n    retry:\n",
+		"agents:\n  r:\n",
+		"server:\n  addr: 127.0.0.1:7433\n  token:\n",
+	} {
+		if _, err := Parse("x.yaml", []byte(text)); err != nil {
+			t.Fatalf("the loader refuses %q: %v", text, err)
+		}
+		if err := rs.Validate(asJSON(t, text)); err != nil {
+			t.Errorf("the schema refuses %q, which the loader accepts: %v", text, err)
+		}
+	}
+}

@@ -215,11 +215,13 @@ func (r *reloader) reload(trigger string) {
 	defer r.mu.Unlock()
 	rep := ReloadReport{At: time.Now(), Trigger: trigger, File: r.path}
 	next, err := config.Load(r.path)
-	if err != nil && errors.Is(err, os.ErrNotExist) && r.optional {
+	if err != nil && r.optional && removed(r.path) {
 		next, err = &config.Config{}, nil // the user's own config removed: no config
 	}
 	if next != nil {
 		r.follow(next.Import)
+	} else if imports := config.ImportsOf(err); imports != nil {
+		r.follow(imports) // a file it imports may be what is wrong: its fix is the next reload
 	}
 	if err == nil {
 		for _, w := range next.Warnings {
@@ -248,6 +250,14 @@ func (r *reloader) reload(trigger string) {
 		"changed", res.Changed, "failed", res.Failed)
 	r.Status.set(rep)
 	r.metrics.ConfigReloaded(true)
+}
+
+// removed reports whether the config file at path does not exist. Asked of the file itself,
+// never read from Load's error: that error wraps os.ErrNotExist for a file the config imports
+// that is missing too, and such a config is refused, not taken for no config.
+func removed(path string) bool {
+	_, err := os.Stat(path)
+	return errors.Is(err, os.ErrNotExist)
 }
 
 // agents gives each agent the reload added its path and takes a removed agent's away, ending

@@ -28,8 +28,17 @@ const reloadWait = 60 * time.Second
 // endpoint and everything it writes to stderr from then on.
 func startReloadServe(t *testing.T, path string) (*exec.Cmd, string, *syncBuffer) {
 	t.Helper()
-	cmd := exec.Command("agentpool", "--config", path, "serve", "--http", "127.0.0.1:0")
-	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	return startServeIn(t, "", []string{"HOME=" + t.TempDir()}, "--config", path, "serve", "--http", "127.0.0.1:0")
+}
+
+// startServeIn runs agentpool with args (a serve command) in the folder dir ("" for the
+// test's), env added to the test's environment, and returns its endpoint and everything it
+// writes to stderr from then on.
+func startServeIn(t *testing.T, dir string, env []string, args ...string) (*exec.Cmd, string, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command("agentpool", args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -202,3 +202,88 @@ func TestServeReloadFollowsImport(t *testing.T) {
 		t.Errorf("unchanged imported server a restarted: pid %d, was %d", got, a)
 	}
 }
+
+// TestServeReloadUserConfigImportMissing: serve follows the user's own config (found, not
+// named by --config), whose removal means no config. An edit of it that imports a file that
+// does not exist is a refused reload like any error, not taken for the config's removal: the
+// running servers stay.
+func TestServeReloadUserConfigImportMissing(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	xdg, work := filepath.Join(dir, "xdg"), filepath.Join(dir, "work")
+	path := filepath.Join(xdg, "agentpool", "agentpool.yaml")
+	writeFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\n")
+	if err := os.MkdirAll(work, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	_, url, log := startServeIn(t, work, []string{"HOME=" + filepath.Join(dir, "home"), "XDG_CONFIG_HOME=" + xdg},
+		"--log-level", "info", "serve", "--http", "127.0.0.1:0")
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	a := pidOf(t, cs, "a__pid")
+
+	from := len(log.String())
+	replaceFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\nimport: [missing.json]\n")
+	waitReload(t, "a reload tried", func() bool {
+		got := log.String()[from:]
+		return strings.Contains(got, "config reload refused") || strings.Contains(got, "config reloaded")
+	})
+	if got := log.String()[from:]; !strings.Contains(got, "config reload refused") || !strings.Contains(got, "missing.json") {
+		t.Errorf("the import of a missing file was not refused naming it; serve said:\n%s", got)
+	}
+	if got := pidOf(t, cs, "a__pid"); got != a {
+		t.Errorf("server a restarted: pid %d, was %d", got, a)
+	}
+}
+
+// TestServeReloadFollowsImportOfRefusedConfig: a JSON file that an edit of the YAML newly
+// imports, and that is refused (it has an error, or does not exist yet), is followed all the
+// same: fixing or creating it is the reload that applies the config, without touching the YAML
+// again.
+func TestServeReloadFollowsImportOfRefusedConfig(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\n")
+	_, url, log := startReloadServe(t, path)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	listed := func(tool string) func() bool {
+		return func() bool {
+			tools, err := cs.ListTools(context.Background(), nil)
+			return err == nil && slices.ContainsFunc(tools.Tools, func(x *mcp.Tool) bool { return x.Name == tool })
+		}
+	}
+	refusedAt := func(from int, file string) {
+		t.Helper()
+		waitReload(t, "a refused reload naming "+file, func() bool {
+			got := log.String()[from:]
+			return strings.Contains(got, "config reload refused") && strings.Contains(got, file)
+		})
+	}
+
+	// A broken file in another folder (as .vscode/mcp.json is), then fixed.
+	ide := filepath.Join(dir, "ide", "mcp.json")
+	writeFile(t, ide, `{"servers": {"b": {"comand": "`+bin+`"}}}`)
+	from := len(log.String())
+	replaceFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\nimport: [ide/mcp.json]\n")
+	refusedAt(from, ide)
+	replaceFile(t, ide, `{"servers": {"b": {"command": "`+bin+`"}}}`)
+	waitReload(t, "b__pid listed once the imported file is fixed", listed("b__pid"))
+
+	// A file in the config's folder that does not exist yet, then created.
+	later := filepath.Join(dir, "later.json")
+	from = len(log.String())
+	replaceFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\nimport: [ide/mcp.json, later.json]\n")
+	refusedAt(from, later)
+	replaceFile(t, later, `{"mcpServers": {"c": {"command": "`+bin+`"}}}`)
+	waitReload(t, "c__pid listed once the imported file is created", listed("c__pid"))
+}
