@@ -121,9 +121,11 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 	}
 	// What the loader found worth saying (an imported server shadowed by the YAML's own, an
 	// IDE-only key dropped): said once, never silently.
+	say := userOut(opts, os.Stderr)
 	for _, w := range cfg.Warnings {
-		fmt.Fprintf(os.Stderr, "agentpool: config: %s\n", w)
+		fmt.Fprintf(say, "agentpool: config: %s\n", w)
 	}
+
 	// No config folder (neither $XDG_CONFIG_HOME nor $HOME, as some services run): no trust
 	// decisions, so the project is untrusted, and every command still runs.
 	store, _ := trustStore()
@@ -143,7 +145,12 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 	if err != nil {
 		return nil, err
 	}
-	reportUntrusted(os.Stderr, h.Project)
+	reportUntrusted(say, h.Project)
+	if projCfg != nil && h.Project != nil && h.Project.Trusted() {
+		for _, w := range projCfg.Warnings { // an untrusted project's config is not used
+			fmt.Fprintf(say, "agentpool: project config: %s\n", w)
+		}
+	}
 	return h, nil
 }
 

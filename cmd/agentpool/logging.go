@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 )
 
 // Logging (--log-format, --log-level): the libraries' logs go to stderr as text (slog's
@@ -49,4 +52,39 @@ func cliLogger(opts *options) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(os.Stderr, ho))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, ho))
+}
+
+// userOut is where a command says things to the user on stderr ("agentpool: serving MCP at
+// …", config warnings): w itself, or with --log-format json a writer that turns each line
+// into a JSON log record (level INFO, msg the line without its "agentpool: " prefix), so
+// that a log shipper reading serve's stderr sees nothing but JSON.
+func userOut(opts *options, w io.Writer) io.Writer {
+	if opts.logFormat != "json" {
+		return w
+	}
+	return &jsonLines{log: slog.New(slog.NewJSONHandler(w, nil))}
+}
+
+// jsonLines writes each line written to it as one JSON log record.
+type jsonLines struct {
+	mu      sync.Mutex
+	log     *slog.Logger
+	partial []byte // a line not ended yet
+}
+
+func (j *jsonLines) Write(p []byte) (int, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	j.partial = append(j.partial, p...)
+	for {
+		i := bytes.IndexByte(j.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := strings.TrimPrefix(string(j.partial[:i]), "agentpool: ")
+		j.partial = j.partial[i+1:]
+		if line != "" {
+			j.log.Info(line)
+		}
+	}
 }

@@ -205,10 +205,18 @@ func TestServeJSONCallLog(t *testing.T) {
 	callEcho(t, cs, map[string]any{"text": secret + "-2"})
 	callEcho(t, cs, map[string]any{"text": 12345})
 
+	// A call's line is logged once its answer is on its way: the client may have it first.
 	var calls []map[string]any
-	for _, line := range strings.Split(stderr.String(), "\n") {
-		if line == "" || endpoint.MatchString(line) || strings.HasPrefix(line, "agentpool: ") {
-			continue // serve's own messages to the user, not logs
+	var text string
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		text = stderr.String()
+		if strings.Count(text, `"msg":"tool call"`) >= 3 || time.Now().After(deadline) {
+			break
+		}
+	}
+	for _, line := range strings.Split(text, "\n") {
+		if line == "" {
+			continue // every other line, serve's own messages to the user included, is JSON
 		}
 		var rec map[string]any
 		if err := json.Unmarshal([]byte(line), &rec); err != nil {

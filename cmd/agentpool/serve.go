@@ -96,7 +96,8 @@ func newServeCmd(opts *options) *cobra.Command {
 func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	ctx := cmd.Context()
 	signalStops.Store(true)
-	h, cleanup, err := buildServeHost(ctx, opts, cmd.ErrOrStderr())
+	stderr := userOut(opts, cmd.ErrOrStderr())
+	h, cleanup, err := buildServeHost(ctx, opts, stderr)
 	if err != nil {
 		return err
 	}
@@ -164,7 +165,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	}
 	defer rl.Close()
 	handler := withStatus(ctx, h, pool, routes, rl, base.Metrics, withMetrics(routes, pool)) // status.go
-	return serveHTTP(ctx, cmd.ErrOrStderr(), handler, so.addr, so.readTimeout, agents,
+	return serveHTTP(ctx, stderr, handler, so.addr, so.readTimeout, agents,
 		func() error { _ = rl.Close(); return stopGateways(routes.Gateways()...) })
 }
 
