@@ -164,7 +164,10 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		return errors.Join(err, stopGateways(routes.Gateways()...))
 	}
 	defer rl.Close()
-	handler := withStatus(ctx, h, pool, routes, rl, base.Metrics, withMetrics(routes, pool)) // status.go
+	// Built once serve has its listener: the status page starts the eager servers.
+	handler := func() http.Handler {
+		return withStatus(ctx, h, pool, routes, rl, base.Metrics, withMetrics(routes, pool))
+	} // status.go
 	return serveHTTP(ctx, stderr, handler, so.addr, so.readTimeout, agents,
 		func() error { _ = rl.Close(); return stopGateways(routes.Gateways()...) })
 }
@@ -220,15 +223,15 @@ func stopGateways(gs ...*gateway.Gateway) error {
 	return err
 }
 
-// serveHTTP listens on addr, says where, and serves handler (the pool at /mcp, each agent at
-// /mcp/agents/<name>) until ctx ends. A client has readTimeout to send a request, headers and
+// serveHTTP listens on addr, says where, and serves what handler returns once it has the
+// listener (the pool at /mcp, each agent at /mcp/agents/<name>) until ctx ends. A client has readTimeout to send a request, headers and
 // body, and an idle keep-alive connection is closed after as long (see newHTTPServer).
-func serveHTTP(ctx context.Context, stderr io.Writer, handler http.Handler, addr string, readTimeout time.Duration, agents map[string]*gateway.Gateway, stop func() error) error {
+func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handler, addr string, readTimeout time.Duration, agents map[string]*gateway.Gateway, stop func() error) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	srv := newHTTPServer(handler, readTimeout)
+	srv := newHTTPServer(handler(), readTimeout)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "agentpool: serving MCP at http://%s%s (status page: http://%s/); interrupt to stop\n", ln.Addr(), gateway.PoolPath, ln.Addr())
