@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/mcpcap"
@@ -22,6 +23,9 @@ import (
 func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics) gateway.StatusOptions {
 	var ready atomic.Bool
 	_, servers, _ := h.Current()
+	for _, caps := range agentServers(h, routes.Agents()) {
+		servers = append(servers, caps...)
+	}
 	go func() {
 		tryEager(ctx, servers)
 		ready.Store(true)
@@ -30,7 +34,7 @@ func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, rou
 		Pool:   pool,
 		Agents: routes.AgentGateways,
 		Report: func(context.Context) gateway.StatusReport {
-			r := statusReport(h, m.ServerCalls)
+			r := statusReport(h, routes.Agents(), m.ServerCalls)
 			r.Reload = rl.statusPage()
 			return r
 		},
@@ -91,12 +95,12 @@ type serverCounts func(server string) (calls, errs int64, ok bool)
 // ones not yet connected as "lazy"), each session-scoped server as "per session" (one
 // connection per client session), the skill manager's diagnostics with the skill whose
 // folder holds the file. counts, when set, fills in each server's calls and errors.
-func statusReport(h *host.Host, counts serverCounts) gateway.StatusReport {
+func statusReport(h *host.Host, agents []string, counts serverCounts) gateway.StatusReport {
 	var r gateway.StatusReport
 	cfg, servers, skillMgr := h.Current()
-	for _, c := range servers {
+	status := func(label string, c *mcpcap.Cap) gateway.ServerStatus {
 		st := c.Status()
-		s := gateway.ServerStatus{Name: st.Name, State: string(st.State), LastError: st.LastError, PID: st.PID,
+		s := gateway.ServerStatus{Name: label, State: string(st.State), LastError: st.LastError, PID: st.PID,
 			ConnectedAt: st.ConnectedAt, Reconnects: st.Reconnects, NextAttempt: st.NextAttempt, Tools: st.Tools}
 		if st.State == mcpcap.StateIdle && c.Config().Lazy {
 			s.State = "lazy"
@@ -104,11 +108,24 @@ func statusReport(h *host.Host, counts serverCounts) gateway.StatusReport {
 		if counts != nil {
 			s.Calls, s.Errors, s.Counted = counts(st.Name)
 		}
-		r.Servers = append(r.Servers, s)
+		return s
+	}
+	for _, c := range servers {
+		r.Servers = append(r.Servers, status(c.Status().Name, c))
 	}
 	for _, name := range cfg.MCPServers.Names() {
 		if cfg.MCPServers[name].Scope == mcpcap.ScopeSession {
-			r.Servers = append(r.Servers, gateway.ServerStatus{Name: name, State: "per session"})
+			s := gateway.ServerStatus{Name: name, State: "per session"}
+			if counts != nil {
+				s.Calls, s.Errors, s.Counted = counts(name) // summed over every session's instance
+			}
+			r.Servers = append(r.Servers, s)
+		}
+	}
+	byAgent := agentServers(h, agents)
+	for _, a := range agents {
+		for _, c := range byAgent[a] {
+			r.Servers = append(r.Servers, status("agents."+a+"."+c.Status().Name, c))
 		}
 	}
 	skills := skillMgr.Skills()
@@ -126,6 +143,21 @@ func statusReport(h *host.Host, counts serverCounts) gateway.StatusReport {
 		r.SkillDiagnostics = append(r.SkillDiagnostics, sd)
 	}
 	return r
+}
+
+// agentServers returns the MCP servers each of agents declares of its own
+// (agents.<name>.mcp_servers, registered at the agent's level for every session), by agent.
+// Session-scoped ones, built per session, are not among them.
+func agentServers(h *host.Host, agents []string) map[string][]*mcpcap.Cap {
+	out := map[string][]*mcpcap.Cap{}
+	for _, a := range agents {
+		for _, reg := range h.Registry.Registrations(ext.Scope{AgentName: a}) {
+			if c, ok := reg.Capability.(*mcpcap.Cap); ok && reg.Level == ext.LevelAgent {
+				out[a] = append(out[a], c)
+			}
+		}
+	}
+	return out
 }
 
 // withStatus puts the status page, /healthz and /readyz in front of serve's handler.

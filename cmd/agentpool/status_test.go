@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"html"
 	"io"
 	"net/http"
 	"os"
@@ -237,5 +238,35 @@ mcp_servers:
 		if strings.Contains(page, secret) {
 			t.Errorf("the page shows %q:\n%s", secret, page)
 		}
+	}
+}
+
+// TestStatusPageShowsAgentServers: an agent's own server (agents.<name>.mcp_servers) is on
+// the status page under agents.<name>.<server>, degraded with its error, and /readyz waits
+// for it to be tried as it does for the pool's.
+func TestStatusPageShowsAgentServers(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "agentpool.yaml"), `
+agents:
+  reviewer:
+    mcp_servers:
+      broken:
+        command: sh
+        args: [-c, "echo agent-dead-marker >&2; exit 3"]
+        retry: {attempts: 1, backoff: 10ms}
+`)
+	cmd := exec.Command("agentpool", "--no-default-roots", "--config", filepath.Join(dir, "agentpool.yaml"), "serve", "--http", "127.0.0.1:0")
+	cmd.Env = append(withoutEnv(os.Environ(), "AGENTPOOL_TOKEN"), "HOME="+t.TempDir())
+	base := strings.TrimSuffix(startServeCmd(t, cmd), "/mcp")
+	deadline := time.Now().Add(90 * time.Second)
+	for probe(t, base+"/readyz") != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("/readyz never 200")
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	page := html.UnescapeString(httpGet(t, base+"/"))
+	if r := row(page, "server", "<code>agents.reviewer.broken</code>"); !strings.Contains(r, ">degraded<") || !strings.Contains(r, "agent-dead-marker") {
+		t.Errorf("the agent's server is not shown degraded with its error: %q", r)
 	}
 }
