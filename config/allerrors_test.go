@@ -57,3 +57,42 @@ mcp_servers:
 		}
 	}
 }
+
+// TestEveryTypeErrorReported: values of the wrong kind (a string where a list goes, a list
+// where a string goes, a mapping where a list goes, words where a number goes, a number where
+// a mapping goes) are each reported at their line with the key, all at once, besides the
+// validation problems of the rest; the decoder alone stopped at the first. A server whose
+// command could not be read is not also said to need a command.
+func TestEveryTypeErrorReported(t *testing.T) {
+	data := `mcp_servers:
+  a: {command: node, args: x}
+  b: {command: [node]}
+  c: {command: node, env_passthrough: {A: 1}}
+  d: {url: 7}
+  e: 5
+pool: {max_clients: lots, idle_timeout: 5m}
+agents:
+  r: {allow_tools: true}
+`
+	_, err := Parse("cfg.yaml", []byte(data))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	msg := err.Error()
+	for _, want := range []string{
+		"cfg.yaml:2:28: mcp_servers.a.args: want a list, got a string",
+		"cfg.yaml:3:16: mcp_servers.b.command: want a string, got a list",
+		"cfg.yaml:4:39: mcp_servers.c.env_passthrough: want a list, got a mapping (key: value)",
+		"cfg.yaml:5:12: mcp_servers.d.url: must be an http or https URL",
+		"cfg.yaml:6:6: mcp_servers.e: want a mapping (key: value), got a whole number",
+		"cfg.yaml:7:21: pool.max_clients: want a whole number, got a string",
+		"cfg.yaml:9:20: agents.r.allow_tools: want a list, got true or false",
+	} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("missing %q in:\n%s", want, msg)
+		}
+	}
+	if strings.Contains(msg, "mcp_servers.b: needs a command") {
+		t.Errorf("the server whose command could not be read is also said to need one:\n%s", msg)
+	}
+}

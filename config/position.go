@@ -54,7 +54,7 @@ func (p *problems) addKeyed(err error) {
 	var keyed interface{ Key() string }
 	node := p.root
 	if errors.As(err, &keyed) {
-		if p.unreadUnder(keyed.Key()) {
+		if p.unreadUnder(keyed.Key()) || p.aboutUnread(keyed.Key(), err.Error()) {
 			return
 		}
 		node = lookupKey(p.root, keyed.Key())
@@ -71,6 +71,22 @@ type placed struct {
 
 func (e *placed) Error() string { return e.where + e.err.Error() }
 func (e *placed) Unwrap() error { return e.err }
+
+// aboutUnread reports whether msg, a problem of key, is about a key just under it whose value
+// the walk could not read (so left out of the decoded config): "mcp_servers.a: needs a
+// command" when mcp_servers.a.command held a list. The walk's own problem says what is wrong.
+func (p *problems) aboutUnread(key, msg string) bool {
+	for _, u := range p.unreadKeys {
+		rest, ok := strings.CutPrefix(u, key+".")
+		if !ok {
+			continue
+		}
+		if child, _, _ := strings.Cut(rest, "."); child != "" && strings.Contains(msg, strings.TrimRight(child, "[0123456789]")) {
+			return true
+		}
+	}
+	return false
+}
 
 // unreadUnder reports whether key is, or is under, a key whose value the walk could not read.
 func (p *problems) unreadUnder(key string) bool {

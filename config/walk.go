@@ -100,6 +100,9 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
+	if !w.shape(n, t, key, set) {
+		return
+	}
 	switch {
 	case t == durationType:
 		w.duration(n, key, set)
@@ -130,6 +133,49 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 	case t.Kind() == reflect.String:
 		w.scalar(n, key, tags)
 	}
+}
+
+// shape reports a value of a kind that cannot decode into t (a string where a list goes, a
+// list where a mapping goes, a mapping where a string goes) and replaces it with null, so
+// that the decoder, which stops at the first such value, does not: every one is reported. It
+// returns false when it did.
+func (w *walker) shape(n ast.Node, t reflect.Type, key string, set func(ast.Node)) bool {
+	var want string
+	switch {
+	case t == durationType:
+		return true
+	case t.Kind() == reflect.Struct, t.Kind() == reflect.Map:
+		want = "a mapping (key: value)"
+	case t.Kind() == reflect.Slice && t.Elem().Kind() != reflect.Uint8:
+		want = "a list"
+	case t.Kind() == reflect.String:
+		want = "a string"
+	default:
+		return true
+	}
+	var got string
+	switch w.resolve(n).(type) {
+	case nil, *ast.NullNode:
+		return true // an alias not walked, or no value: the decoder says what it must
+	case *ast.MappingNode, *ast.MappingValueNode:
+		got = "a mapping (key: value)"
+	case *ast.SequenceNode:
+		got = "a list"
+	case *ast.IntegerNode:
+		got = "a whole number"
+	case *ast.FloatNode, *ast.InfinityNode, *ast.NanNode:
+		got = "a number"
+	case *ast.BoolNode:
+		got = "true or false"
+	default:
+		got = "a string"
+	}
+	if got == want || want == "a string" && got != "a list" && got != "a mapping (key: value)" {
+		return true // any scalar decodes into a string
+	}
+	w.p.unread(n, key, "want %s, got %s", want, got)
+	set(ast.Null(token.New("null", "null", n.GetToken().Position)))
+	return false
 }
 
 // duration reports a value that is not a duration with a unit, and replaces it with null so
@@ -177,11 +223,21 @@ func (w *walker) integer(n ast.Node, key string, set func(ast.Node)) {
 		if _, err := strconv.ParseUint(s, 0, 64); err == nil {
 			return
 		}
-		if _, err := strconv.ParseFloat(s, 64); err != nil || !strings.ContainsAny(s, ".eEpPiInN") {
-			// Not a number at all, or a whole one out of range: the decoder says so.
+		if _, err := strconv.ParseFloat(s, 64); err != nil {
+			// Not a number at all: said here, with every other such value, rather than by
+			// the decoder, which stops at the first.
+			w.p.unread(n, key, "want a whole number, got a string")
+			set(ast.Null(token.New("null", "null", n.GetToken().Position)))
 			return
 		}
+		if !strings.ContainsAny(s, ".eEpPiInN") {
+			return // a whole number out of range: the decoder says so
+		}
 		text = v.Value
+	case *ast.BoolNode:
+		w.p.unread(n, key, "want a whole number, got true or false")
+		set(ast.Null(token.New("null", "null", n.GetToken().Position)))
+		return
 	default:
 		return
 	}
