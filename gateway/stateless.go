@@ -32,7 +32,9 @@ import (
 //     partition): OpenSession is never called. config refuses server.stateless with a
 //     server of scope: session; a skill's own servers are simply not started.
 //
-// Progress notifications of a call still reach the client, on the call's own stream.
+// Progress notifications of a call still reach the client, on the call's own stream. A
+// notifications/cancelled cancels nothing: request ids are each client's own, and the
+// notification may reach another replica; a client cancels a call by dropping its request.
 
 // errStateless is the message of what stateless mode cannot do.
 const errStateless = "not available: agentpool serves statelessly (server.stateless), with no session to "

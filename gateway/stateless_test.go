@@ -2,8 +2,13 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -130,4 +135,58 @@ func hasPrompt(ps []*mcp.Prompt, name string) bool {
 		}
 	}
 	return false
+}
+
+// TestStatelessCancelReachesNoOtherClient: in stateless mode every client's request ids are
+// its own (each go-sdk client counts from 1), so a notifications/cancelled naming id 1 must
+// not cancel another client's call with id 1 passed through on the shared server. Client A's
+// call waits in the gate; client B cancels "its" request 1; A's call must still answer.
+func TestStatelessCancelReachesNoOtherClient(t *testing.T) {
+	dir := t.TempDir()
+	logf, gate := filepath.Join(dir, "log"), filepath.Join(dir, "open")
+	_, srv, _ := serveHost(t, "mcp_servers:\n  fault: {command: "+testserver.Build(t)+", args: [--log, "+strconv.Quote(logf)+"]}\n",
+		host.Options{}, func(o *gateway.Options) { o.Stateless = true })
+
+	type answer struct {
+		status int
+		msgs   []map[string]any
+	}
+	got := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault__gate","arguments":{"path":`+strconv.Quote(gate)+`,"key":"a"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- answer{}
+			return
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		var m map[string]any
+		a := answer{status: resp.StatusCode}
+		if json.Unmarshal(body, &m) == nil {
+			a.msgs = append(a.msgs, m)
+		}
+		got <- a
+	}()
+	waitFor(t, "client A's call in the gate", func() bool {
+		b, _ := os.ReadFile(logf)
+		return strings.Contains(string(b), "gate ")
+	})
+	// Client B, a different client, cancels its own request 1.
+	status, _, _ := post(t, srv.URL, "", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, nil)
+	if status != http.StatusAccepted {
+		t.Errorf("B's notifications/cancelled: %d, want 202", status)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := <-got
+	if a.status != http.StatusOK || len(a.msgs) != 1 || !strings.Contains(fmt.Sprint(a.msgs[0]["result"]), "gate-a") {
+		t.Errorf("A's call after B cancelled its own request 1: %d %v, want 200 with gate-a", a.status, a.msgs)
+	}
+	if b, _ := os.ReadFile(logf); strings.Contains(string(b), "gate-cancelled") {
+		t.Errorf("A's call was cancelled upstream by B's notification: %s", b)
+	}
 }
