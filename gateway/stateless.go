@@ -49,17 +49,20 @@ var statelessRefused = map[string]string{
 // shared returns the server of stateless mode, opening it at the first request (its view's
 // first compile starts the upstream servers, which New must not do). A failure is returned
 // to the request and tried again at the next.
+//
+// After Close it returns ErrClosed, whether or not it was opened: the closed server's change
+// stream is stopped, and it answered from a stale view (TestStatelessAfterClose).
 func (g *Gateway) shared(ctx context.Context) (*session, error) {
 	g.sharedMu.Lock()
 	defer g.sharedMu.Unlock()
-	if g.sharedSess != nil {
-		return g.sharedSess, nil
-	}
 	g.mu.Lock()
 	closed := g.closed
 	g.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
+	}
+	if g.sharedSess != nil {
+		return g.sharedSess, nil
 	}
 	s := &session{g: g, scope: g.opts.Scope, stateless: true, ended: make(chan struct{}), ready: make(chan struct{})}
 	s.connLife, s.connGone = context.WithCancel(context.Background())

@@ -190,3 +190,23 @@ func TestStatelessCancelReachesNoOtherClient(t *testing.T) {
 		t.Errorf("A's call was cancelled upstream by B's notification: %s", b)
 	}
 }
+
+// TestStatelessAfterClose: once the Gateway is closed, a stateless request is refused (503,
+// ErrClosed), as before its first request; the closed shared server, its change stream
+// stopped, does not go on answering from a stale view.
+func TestStatelessAfterClose(t *testing.T) {
+	g, url, _ := statelessFixture(t)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"x"}}}`
+	if status, _, msgs := post(t, url, "", call, nil); status != http.StatusOK || len(msgs) != 1 || msgs[0]["result"] == nil {
+		t.Fatalf("call before Close: %d %v", status, msgs)
+	}
+	if err := g.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{call, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`} {
+		status, _, msgs := post(t, url, "", body, nil)
+		if status != http.StatusServiceUnavailable || len(msgs) != 1 || msgs[0]["error"] == nil {
+			t.Errorf("%s after Close: HTTP %d, %d messages (an error: %t), want 503 with a JSON-RPC error", body, status, len(msgs), len(msgs) == 1 && msgs[0]["error"] != nil)
+		}
+	}
+}
