@@ -69,12 +69,20 @@ func (g *Gateway) shared(ctx context.Context) (*session, error) {
 	s.out.onDrop = func(n int) {
 		g.log.Warn("notifications dropped: a stateless client does not keep up", "queued", maxOutbox, "dropped", n)
 	}
+	// Close makes the first compile give up, as it does a session's opening: Close waits for
+	// sharedMu, and an upstream may take its whole startup_timeout.
+	ctx, cancelOpen := context.WithCancel(ctx)
+	defer cancelOpen()
+	defer context.AfterFunc(g.closing, cancelOpen)()
 	wctx, cancel := context.WithCancel(context.Background())
 	events := g.reg.Changes(wctx, s.scope) // before the first compile: no change is missed
 	v, err := g.cache.Get(ctx, s.scope)
 	if err != nil {
 		cancel()
 		s.connGone()
+		if g.closing.Err() != nil {
+			return nil, ErrClosed
+		}
 		return nil, fmt.Errorf("gateway: stateless %s: %w", s.scope, err)
 	}
 	for _, p := range v.Problems {

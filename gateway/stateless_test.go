@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
@@ -208,5 +209,46 @@ func TestStatelessAfterClose(t *testing.T) {
 		if status != http.StatusServiceUnavailable || len(msgs) != 1 || msgs[0]["error"] == nil {
 			t.Errorf("%s after Close: HTTP %d, %d messages (an error: %t), want 503 with a JSON-RPC error", body, status, len(msgs), len(msgs) == 1 && msgs[0]["error"] != nil)
 		}
+	}
+}
+
+// TestStatelessCloseWhileOpening: Close does not wait for the shared server's first compile,
+// held up by an upstream that hangs in initialize (startup_timeout 10m): the compile gives up
+// at Close, as a session's opening does, and the request is refused.
+func TestStatelessCloseWhileOpening(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	script := filepath.Join(dir, "hang.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+strconv.Quote(started)+"\nexec "+testserver.Build(t)+" --hang-initialize\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g, srv, _ := serveHost(t, "mcp_servers:\n  hang: {command: "+strconv.Quote(script)+", startup_timeout: 10m}\n",
+		host.Options{}, func(o *gateway.Options) { o.Stateless = true })
+	answered := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	waitFor(t, "the upstream to start", func() bool { _, err := os.Stat(started); return err == nil })
+	closed := make(chan error, 1)
+	go func() { closed <- g.Close(context.Background()) }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(30 * time.Second): // a liveness bound, not a timing claim
+		t.Fatal("Close waits for the stateless server's first compile (the upstream's 10m start)")
+	}
+	if status := <-answered; status != http.StatusServiceUnavailable {
+		t.Errorf("the request during Close: HTTP %d, want 503", status)
 	}
 }
