@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -67,7 +69,7 @@ func TestStatelessServesWithoutSessions(t *testing.T) {
 	if len(tools.Tools) < 3 {
 		t.Errorf("tools: %d, want the fault server's and load_skill", len(tools.Tools))
 	}
-	for i := range 3 {
+	for i := range 20 { // while A's progress is sent (more than the socket buffers hold)
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fault__echo", Arguments: map[string]any{"text": "hi"}})
 		if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "hi" {
 			t.Fatalf("echo %d: %v %+v", i, err, res)
@@ -250,5 +252,43 @@ func TestStatelessCloseWhileOpening(t *testing.T) {
 	}
 	if status := <-answered; status != http.StatusServiceUnavailable {
 		t.Errorf("the request during Close: HTTP %d, want 503", status)
+	}
+}
+
+// TestStatelessStuckClientDelaysNoOther: in stateless mode every request shares one server,
+// but a client that stops reading its call's stream (its progress writes block) must not hold
+// up another client's call: a call's result waits for the progress queued before it, and that
+// must be its own call's only.
+func TestStatelessStuckClientDelaysNoOther(t *testing.T) {
+	t.Cleanup(gateway.SetWriteStall(10 * time.Minute)) // restored after the fixture closed
+	_, url, _ := statelessFixture(t)
+	addr := strings.TrimPrefix(url, "http://")
+	// Client A: a small receive buffer, and it stops reading once its stream has begun.
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	nc, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault__progress","arguments":{"steps":100000},"_meta":{"progressToken":"a"}}}`
+	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body)
+	if _, err := io.ReadFull(nc, make([]byte, 64)); err != nil { // A's stream has begun
+		t.Fatal(err)
+	}
+	// Client B: a call on the go-sdk path (a progress token), answered at once.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a liveness bound, not a timing claim
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "b", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for i := range 20 { // while A's progress is sent (more than the socket buffers hold)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fault__echo", Arguments: map[string]any{"text": "b"}, Meta: mcp.Meta{"progressToken": "b"}})
+		if err != nil || res.IsError {
+			t.Fatalf("B's call %d while A does not read: %v %+v", i, err, res)
+		}
 	}
 }
