@@ -226,6 +226,11 @@
 //     mode), upstream log messages (not forwarded), the GET stream and DELETE (405), and
 //     session-scoped servers and skills' own servers (never started: OpenSession is not
 //     called; config refuses server.stateless with a server of scope: session). Progress of
-//     a call still reaches the client on the call's stream.
+//     a call still reaches the client on the call's stream, through an outbox of the call's
+//     own (the session's would be every client's: one that stopped reading held up the
+//     others' results, TestStatelessStuckClientDelaysNoOther). notifications/cancelled cancels
+//     nothing (ids are not unique across clients, and it may reach another replica: one
+//     client's cancel ended another's call passed through, TestStatelessCancelReachesNoOtherClient);
+//     a client cancels by dropping its request.
 //   - The session cap is per Gateway.
 package gateway

@@ -156,12 +156,12 @@ func encodeResult(res any, err error) (json.RawMessage, error) {
 }
 
 // progressSink returns the sink of a call's progress: each notification goes to the client
-// with the client's own token, on the call's stream, in order, through the session's outbox
-// (the sink must not block the upstream's reader).
-func (s *session) progressSink(ctx context.Context, ss *mcp.ServerSession, token any) func(ext.Progress) {
+// with the client's own token, on the call's stream, in order, through out, the session's
+// outbox or the call's own (the sink must not block the upstream's reader).
+func (s *session) progressSink(ctx context.Context, out *outbox, ss *mcp.ServerSession, token any) func(ext.Progress) {
 	return func(p ext.Progress) {
 		params := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message}
-		s.out.send(func() {
+		out.send(func() {
 			if err := ss.NotifyProgress(ctx, params); err != nil {
 				s.g.log.Debug("progress not sent", "session", s.id, "err", err)
 			}

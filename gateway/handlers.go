@@ -22,12 +22,22 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	call := &ext.ToolCall{Name: req.Params.Name, Arguments: req.Params.Arguments, Meta: rawMeta(req.Params.Meta)}
 	v := s.view.Load()
 	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})
+	out := &s.out
+	if s.stateless {
+		// Every client shares the stateless server: a call's progress goes through an outbox
+		// of its own, so that a client that stops reading holds up no other client's result
+		// (TestStatelessStuckClientDelaysNoOther).
+		out = &outbox{onDrop: func(n int) {
+			s.g.log.Warn("progress dropped: a stateless client does not keep up", "queued", maxOutbox, "dropped", n)
+		}}
+		defer out.close() // after flush
+	}
 	if tok := req.Params.GetProgressToken(); tok != nil {
-		call.Progress = s.progressSink(ctx, req.Session, tok)
+		call.Progress = s.progressSink(ctx, out, req.Session, tok)
 	}
 	p, local, rerr := v.Route(call.Name)
 	if rerr == nil {
-		defer s.out.flush(ctx) // runs after done: what arrives later is not related to the call
+		defer out.flush(ctx) // runs after done: what arrives later is not related to the call
 		done := s.flight(ctx, p)
 		defer done()
 	}

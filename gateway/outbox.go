@@ -25,7 +25,8 @@ type outbox struct {
 	mu      sync.Mutex
 	q       []func()
 	running bool
-	closed  bool // the session ended: nothing more is sent
+	closed  bool          // the session ended: nothing more is sent
+	closedC chan struct{} // closed by close: a flush waiting returns (made on first need)
 	dropped int
 	behind  bool // dropping since the queue was last empty: reported already
 }
@@ -80,6 +81,9 @@ func (o *outbox) run() {
 // returns how many notifications were dropped for want of room.
 func (o *outbox) close() (dropped int) {
 	o.mu.Lock()
+	if !o.closed {
+		close(o.closedLocked())
+	}
 	o.closed = true
 	o.q = nil
 	dropped = o.dropped
@@ -88,19 +92,26 @@ func (o *outbox) close() (dropped int) {
 	return dropped
 }
 
-// flush returns once everything queued before it has been sent, or ctx ended: a call's result
-// must not overtake the progress and log messages that preceded it.
+// closedLocked returns the channel close closes; o.mu is held.
+func (o *outbox) closedLocked() chan struct{} {
+	if o.closedC == nil {
+		o.closedC = make(chan struct{})
+	}
+	return o.closedC
+}
+
+// flush returns once everything queued before it has been sent, or ctx ended, or the outbox
+// was closed (which drops what is queued, flush's own mark included): a call's result must not
+// overtake the progress and log messages that preceded it.
 func (o *outbox) flush(ctx context.Context) {
 	done := make(chan struct{})
 	o.push(func() { close(done) }, true)
 	o.mu.Lock()
-	closed := o.closed
+	closed := o.closedLocked()
 	o.mu.Unlock()
-	if closed {
-		return
-	}
 	select {
 	case <-done:
+	case <-closed:
 	case <-ctx.Done():
 	}
 }

@@ -37,7 +37,8 @@ import (
 //   - the tool is in the view and its capability passes calls through.
 //
 // Anything else takes the go-sdk path, as before. A notifications/cancelled naming a passed-
-// through call cancels it (upstream too); the client's dropping the request does as well, and
+// through call cancels it (upstream too; not in stateless mode, where request ids are not
+// unique across clients); the client's dropping the request does as well, and
 // so does the end of the session's connection (DELETE, idle timeout, Close), after which the
 // session's id is the go-sdk's to refuse (404) while its end is still under way.
 // Either path counts as activity for the idle timeout (idle.go).
@@ -89,6 +90,9 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 			return false
 		}
 	case "notifications/cancelled":
+		if s.stateless {
+			return false // ids are each client's own: one cannot name another's call (below)
+		}
 		return s.cancelPassed(w, t)
 	default:
 		return false
@@ -108,25 +112,32 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
 	defer context.AfterFunc(s.connLife, func() { cancel(nil) })()
-	key := string(m.ID)
-	s.pass.mu.Lock()
-	if _, dup := s.pass.calls[key]; dup {
-		s.pass.mu.Unlock()
-		return false // the go-sdk path reports a duplicate id as it would
-	}
-	if s.pass.calls == nil {
-		s.pass.calls = map[string]context.CancelCauseFunc{}
-	}
-	s.pass.calls[key] = cancel
-	s.pass.n.Add(1)
-	s.pass.mu.Unlock()
-	s.calls.Add(1)
-	defer func() {
+	// In stateless mode every client shares the one server and numbers its requests itself,
+	// so a request id names no call: the calls are not recorded, and a client cancels its call
+	// by dropping the request (a notifications/cancelled is another request, perhaps to another
+	// replica; the go-sdk path ignores it). Recorded by id, one client's cancel ended another's
+	// call (TestStatelessCancelReachesNoOtherClient).
+	if !s.stateless {
+		key := string(m.ID)
 		s.pass.mu.Lock()
-		delete(s.pass.calls, key)
-		s.pass.n.Add(-1)
+		if _, dup := s.pass.calls[key]; dup {
+			s.pass.mu.Unlock()
+			return false // the go-sdk path reports a duplicate id as it would
+		}
+		if s.pass.calls == nil {
+			s.pass.calls = map[string]context.CancelCauseFunc{}
+		}
+		s.pass.calls[key] = cancel
+		s.pass.n.Add(1)
 		s.pass.mu.Unlock()
-	}()
+		defer func() {
+			s.pass.mu.Lock()
+			delete(s.pass.calls, key)
+			s.pass.n.Add(-1)
+			s.pass.mu.Unlock()
+		}()
+	}
+	s.calls.Add(1)
 	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})
 	done := s.flight(ctx, p)
 	start := time.Now()

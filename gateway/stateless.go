@@ -32,7 +32,9 @@ import (
 //     partition): OpenSession is never called. config refuses server.stateless with a
 //     server of scope: session; a skill's own servers are simply not started.
 //
-// Progress notifications of a call still reach the client, on the call's own stream.
+// Progress notifications of a call still reach the client, on the call's own stream. A
+// notifications/cancelled cancels nothing: request ids are each client's own, and the
+// notification may reach another replica; a client cancels a call by dropping its request.
 
 // errStateless is the message of what stateless mode cannot do.
 const errStateless = "not available: agentpool serves statelessly (server.stateless), with no session to "
@@ -47,29 +49,40 @@ var statelessRefused = map[string]string{
 // shared returns the server of stateless mode, opening it at the first request (its view's
 // first compile starts the upstream servers, which New must not do). A failure is returned
 // to the request and tried again at the next.
+//
+// After Close it returns ErrClosed, whether or not it was opened: the closed server's change
+// stream is stopped, and it answered from a stale view (TestStatelessAfterClose).
 func (g *Gateway) shared(ctx context.Context) (*session, error) {
 	g.sharedMu.Lock()
 	defer g.sharedMu.Unlock()
-	if g.sharedSess != nil {
-		return g.sharedSess, nil
-	}
 	g.mu.Lock()
 	closed := g.closed
 	g.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
 	}
+	if g.sharedSess != nil {
+		return g.sharedSess, nil
+	}
 	s := &session{g: g, scope: g.opts.Scope, stateless: true, ended: make(chan struct{}), ready: make(chan struct{})}
 	s.connLife, s.connGone = context.WithCancel(context.Background())
 	s.out.onDrop = func(n int) {
 		g.log.Warn("notifications dropped: a stateless client does not keep up", "queued", maxOutbox, "dropped", n)
 	}
+	// Close makes the first compile give up, as it does a session's opening: Close waits for
+	// sharedMu, and an upstream may take its whole startup_timeout.
+	ctx, cancelOpen := context.WithCancel(ctx)
+	defer cancelOpen()
+	defer context.AfterFunc(g.closing, cancelOpen)()
 	wctx, cancel := context.WithCancel(context.Background())
 	events := g.reg.Changes(wctx, s.scope) // before the first compile: no change is missed
 	v, err := g.cache.Get(ctx, s.scope)
 	if err != nil {
 		cancel()
 		s.connGone()
+		if g.closing.Err() != nil {
+			return nil, ErrClosed
+		}
 		return nil, fmt.Errorf("gateway: stateless %s: %w", s.scope, err)
 	}
 	for _, p := range v.Problems {

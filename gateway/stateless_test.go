@@ -2,11 +2,19 @@ package gateway_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
@@ -61,7 +69,7 @@ func TestStatelessServesWithoutSessions(t *testing.T) {
 	if len(tools.Tools) < 3 {
 		t.Errorf("tools: %d, want the fault server's and load_skill", len(tools.Tools))
 	}
-	for i := range 3 {
+	for i := range 20 { // while A's progress is sent (more than the socket buffers hold)
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fault__echo", Arguments: map[string]any{"text": "hi"}})
 		if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "hi" {
 			t.Fatalf("echo %d: %v %+v", i, err, res)
@@ -130,4 +138,157 @@ func hasPrompt(ps []*mcp.Prompt, name string) bool {
 		}
 	}
 	return false
+}
+
+// TestStatelessCancelReachesNoOtherClient: in stateless mode every client's request ids are
+// its own (each go-sdk client counts from 1), so a notifications/cancelled naming id 1 must
+// not cancel another client's call with id 1 passed through on the shared server. Client A's
+// call waits in the gate; client B cancels "its" request 1; A's call must still answer.
+func TestStatelessCancelReachesNoOtherClient(t *testing.T) {
+	dir := t.TempDir()
+	logf, gate := filepath.Join(dir, "log"), filepath.Join(dir, "open")
+	_, srv, _ := serveHost(t, "mcp_servers:\n  fault: {command: "+testserver.Build(t)+", args: [--log, "+strconv.Quote(logf)+"]}\n",
+		host.Options{}, func(o *gateway.Options) { o.Stateless = true })
+
+	type answer struct {
+		status int
+		msgs   []map[string]any
+	}
+	got := make(chan answer, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault__gate","arguments":{"path":`+strconv.Quote(gate)+`,"key":"a"}}}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			got <- answer{}
+			return
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		var m map[string]any
+		a := answer{status: resp.StatusCode}
+		if json.Unmarshal(body, &m) == nil {
+			a.msgs = append(a.msgs, m)
+		}
+		got <- a
+	}()
+	waitFor(t, "client A's call in the gate", func() bool {
+		b, _ := os.ReadFile(logf)
+		return strings.Contains(string(b), "gate ")
+	})
+	// Client B, a different client, cancels its own request 1.
+	status, _, _ := post(t, srv.URL, "", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`, nil)
+	if status != http.StatusAccepted {
+		t.Errorf("B's notifications/cancelled: %d, want 202", status)
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	a := <-got
+	if a.status != http.StatusOK || len(a.msgs) != 1 || !strings.Contains(fmt.Sprint(a.msgs[0]["result"]), "gate-a") {
+		t.Errorf("A's call after B cancelled its own request 1: %d %v, want 200 with gate-a", a.status, a.msgs)
+	}
+	if b, _ := os.ReadFile(logf); strings.Contains(string(b), "gate-cancelled") {
+		t.Errorf("A's call was cancelled upstream by B's notification: %s", b)
+	}
+}
+
+// TestStatelessAfterClose: once the Gateway is closed, a stateless request is refused (503,
+// ErrClosed), as before its first request; the closed shared server, its change stream
+// stopped, does not go on answering from a stale view.
+func TestStatelessAfterClose(t *testing.T) {
+	g, url, _ := statelessFixture(t)
+	call := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"x"}}}`
+	if status, _, msgs := post(t, url, "", call, nil); status != http.StatusOK || len(msgs) != 1 || msgs[0]["result"] == nil {
+		t.Fatalf("call before Close: %d %v", status, msgs)
+	}
+	if err := g.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, body := range []string{call, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`} {
+		status, _, msgs := post(t, url, "", body, nil)
+		if status != http.StatusServiceUnavailable || len(msgs) != 1 || msgs[0]["error"] == nil {
+			t.Errorf("%s after Close: HTTP %d, %d messages (an error: %t), want 503 with a JSON-RPC error", body, status, len(msgs), len(msgs) == 1 && msgs[0]["error"] != nil)
+		}
+	}
+}
+
+// TestStatelessCloseWhileOpening: Close does not wait for the shared server's first compile,
+// held up by an upstream that hangs in initialize (startup_timeout 10m): the compile gives up
+// at Close, as a session's opening does, and the request is refused.
+func TestStatelessCloseWhileOpening(t *testing.T) {
+	dir := t.TempDir()
+	started := filepath.Join(dir, "started")
+	script := filepath.Join(dir, "hang.sh")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+strconv.Quote(started)+"\nexec "+testserver.Build(t)+" --hang-initialize\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	g, srv, _ := serveHost(t, "mcp_servers:\n  hang: {command: "+strconv.Quote(script)+", startup_timeout: 10m}\n",
+		host.Options{}, func(o *gateway.Options) { o.Stateless = true })
+	answered := make(chan int, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			answered <- 0
+			return
+		}
+		resp.Body.Close()
+		answered <- resp.StatusCode
+	}()
+	waitFor(t, "the upstream to start", func() bool { _, err := os.Stat(started); return err == nil })
+	closed := make(chan error, 1)
+	go func() { closed <- g.Close(context.Background()) }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(30 * time.Second): // a liveness bound, not a timing claim
+		t.Fatal("Close waits for the stateless server's first compile (the upstream's 10m start)")
+	}
+	if status := <-answered; status != http.StatusServiceUnavailable {
+		t.Errorf("the request during Close: HTTP %d, want 503", status)
+	}
+}
+
+// TestStatelessStuckClientDelaysNoOther: in stateless mode every request shares one server,
+// but a client that stops reading its call's stream (its progress writes block) must not hold
+// up another client's call: a call's result waits for the progress queued before it, and that
+// must be its own call's only.
+func TestStatelessStuckClientDelaysNoOther(t *testing.T) {
+	t.Cleanup(gateway.SetWriteStall(10 * time.Minute)) // restored after the fixture closed
+	_, url, _ := statelessFixture(t)
+	addr := strings.TrimPrefix(url, "http://")
+	// Client A: a small receive buffer, and it stops reading once its stream has begun.
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 4096) })
+	}}
+	nc, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault__progress","arguments":{"steps":100000},"_meta":{"progressToken":"a"}}}`
+	fmt.Fprintf(nc, "POST / HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s", addr, len(body), body)
+	if _, err := io.ReadFull(nc, make([]byte, 64)); err != nil { // A's stream has begun
+		t.Fatal(err)
+	}
+	// Client B: a call on the go-sdk path (a progress token), answered at once.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second) // a liveness bound, not a timing claim
+	defer cancel()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "b", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	for i := range 20 { // while A's progress is sent (more than the socket buffers hold)
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "fault__echo", Arguments: map[string]any{"text": "b"}, Meta: mcp.Meta{"progressToken": "b"}})
+		if err != nil || res.IsError {
+			t.Fatalf("B's call %d while A does not read: %v %+v", i, err, res)
+		}
+	}
 }

@@ -188,6 +188,7 @@ func (r *reload) restartNotes() {
 	note("server.allowed_origins", !slices.Equal(o.AllowedOrigins, n.AllowedOrigins))
 	note("server.max_body", o.MaxBody != n.MaxBody)
 	note("server.read_timeout", o.ReadTimeout != n.ReadTimeout)
+	note("server.stateless", o.Stateless != n.Stateless)
 	note("pool", r.old.Pool != r.next.Pool)
 	note("extensions.max_composition_depth", r.old.Extensions.MaxCompositionDepth != r.next.Extensions.MaxCompositionDepth)
 }

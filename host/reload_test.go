@@ -105,3 +105,23 @@ agents:
 		t.Errorf("reloading the same config: %+v, %v; want nothing changed", res, err)
 	}
 }
+
+// TestReloadNotesStatelessAtRestart: server.stateless decides how the running gateways serve
+// (sessions or none), which a reload cannot change; a reload that flips it says it takes
+// effect at restart, as for the other server keys. Unsaid, a reload turning it off beside a
+// new scope: session server looked applied while no session could start that server.
+func TestReloadNotesStatelessAtRestart(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agentpool.yaml")
+	h := buildHost(t, path, "server: {stateless: true}\n", Options{})
+	next, err := config.Parse(path, []byte("server: {stateless: false}\nmcp_servers:\n  own: {url: \"http://127.0.0.1:1/mcp\", scope: session}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Reload(context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(res.AtRestart, "server.stateless changed: takes effect at restart") {
+		t.Errorf("AtRestart %q, want server.stateless named", res.AtRestart)
+	}
+}
