@@ -93,7 +93,8 @@ func (h *Host) Reload(ctx context.Context, next *config.Config) (ReloadResult, e
 }
 
 // mergeProject returns next with a trusted project's servers added, as Build adds them
-// (withProjectServers): the project is not read again, so what it may start is what was
+// (withProjectServers; merged into next, not into the running config, which has them
+// already and lacks the edit): the project is not read again, so what it may start is what was
 // trusted at start; an untrusted project's servers are never added.
 func (h *Host) mergeProject(next *config.Config) (*config.Config, error) {
 	p := h.Project
@@ -102,7 +103,7 @@ func (h *Host) mergeProject(next *config.Config) (*config.Config, error) {
 	}
 	saved, savedShadowed := h.projectServers, p.Shadowed
 	h.projectServers, p.Shadowed = nil, nil
-	merged, err := h.withProjectServers(p)
+	merged, err := h.withProjectServers(next, p)
 	if err != nil {
 		h.projectServers, p.Shadowed = saved, savedShadowed
 	}

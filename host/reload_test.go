@@ -105,3 +105,40 @@ agents:
 		t.Errorf("reloading the same config: %+v, %v; want nothing changed", res, err)
 	}
 }
+
+// A reload of a host with a trusted project applies the user's new config, with the
+// project's servers merged into it again: the user's edit is not dropped, the project's
+// servers stay the project's (not "shadowed" by themselves).
+func TestReloadWithTrustedProjectAppliesUserConfig(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	pc, err := config.Parse(filepath.Join(project, "agentpool.yaml"), []byte("mcp_servers:\n  theirs:\n    command: /nonexistent/theirs\n    lazy: true\n    tools: [{name: t, description: Theirs.}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := "mcp_servers:\n  mine:\n    command: /nonexistent/mine\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"
+	path := filepath.Join(home, "agentpool.yaml")
+	h := buildHost(t, path, user, Options{ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc})
+	next, err := config.Parse(path, []byte(user+"  added:\n    command: /nonexistent/added\n    lazy: true\n    tools: [{name: t, description: Added.}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Reload(context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Added, []string{"mcp_servers.added"}) || len(res.Removed)+len(res.Changed) > 0 {
+		t.Errorf("result %+v, want mcp_servers.added added and nothing else", res)
+	}
+	names := map[string]bool{}
+	for _, c := range h.Registry.Visible(ext.Scope{}) {
+		names[c.Name()] = true
+	}
+	for _, n := range []string{"mine", "added", "theirs"} {
+		if !names[n] {
+			t.Errorf("%s not registered after the reload (registered: %v)", n, names)
+		}
+	}
+	if len(h.Project.Shadowed) > 0 {
+		t.Errorf("Project.Shadowed = %v after the reload, want none", h.Project.Shadowed)
+	}
+}
