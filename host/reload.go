@@ -83,7 +83,7 @@ func (h *Host) Reload(ctx context.Context, next *config.Config) (ReloadResult, e
 		r.sessionSkillServers()
 	}
 	r.servers()
-	r.agents(skillsChanged)
+	r.agents(skillsChanged || allowedChanged)
 	for _, l := range []*[]string{&r.res.Added, &r.res.Removed, &r.res.Changed, &r.res.Restarted} {
 		slices.Sort(*l)
 	}
@@ -402,9 +402,11 @@ func (r *reload) eachPoolSession(key, name string, spec *mcpcap.ServerSpec) {
 
 // agents applies the agents section: an agent added is built, one removed is unregistered and
 // closed with its live sessions' agent servers (the gateway ends those sessions), one changed
-// is rebuilt and its live sessions get new agent servers. When the pool's skills changed, each
-// agent with skill folders of its own is rebuilt too: its manager scans the pool's roots.
-func (r *reload) agents(skillsChanged bool) {
+// is rebuilt and its live sessions get new agent servers. When rebuildSkilled (the pool's
+// skills or extensions.allowed_commands changed), each agent with skill folders of its own is
+// rebuilt too: its manager scans the pool's roots, and its sessions' skills' servers are made
+// by a factory holding the allowlist.
+func (r *reload) agents(rebuildSkilled bool) {
 	h := r.h
 	oldA, newA := r.old.Agents, r.next.Agents
 	for _, name := range union(oldA.Names(), newA.Names()) {
@@ -412,7 +414,7 @@ func (r *reload) agents(skillsChanged bool) {
 		n, isThere := newA[name]
 		key := "agents." + name
 		same := wasThere && isThere && reflect.DeepEqual(o, n)
-		if same && !(skillsChanged && len(n.Skills.Dirs) > 0) {
+		if same && !(rebuildSkilled && len(n.Skills.Dirs) > 0) {
 			continue
 		}
 		switch {
