@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -146,18 +147,8 @@ func (h *Host) liveSessions() []liveSession {
 			out = append(out, liveSession{id: id, partition: ps[len(ps)-1], agent: h.sessionAgents[id]})
 		}
 	}
-	slices.SortFunc(out, func(a, b liveSession) int { return cmpString(a.id, b.id) })
+	slices.SortFunc(out, func(a, b liveSession) int { return cmp.Compare(a.id, b.id) })
 	return out
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // reload is one Reload in progress.
@@ -370,7 +361,7 @@ func (r *reload) servers() {
 			r.res.Restarted = append(r.res.Restarted, key)
 		}
 	}
-	slices.SortFunc(pool, func(a, b *mcpcap.Cap) int { return cmpString(a.Name(), b.Name()) })
+	slices.SortFunc(pool, func(a, b *mcpcap.Cap) int { return cmp.Compare(a.Name(), b.Name()) })
 	h.Servers, h.sessionServers = pool, sessionNames
 }
 
