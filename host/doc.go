@@ -57,8 +57,9 @@
 //     since the factory holds the allowlist. commands (or skills.watch/debounce): a new
 //     command-file source replaces "commands".
 //   - agents: added ones are built, removed ones unregistered and closed with their live
-//     sessions' agent servers, changed ones (and, when skills changed, those with skill
-//     folders of their own) rebuilt, their live sessions given new agent servers.
+//     sessions' agent servers, changed ones (and, when skills or extensions.allowed_commands
+//     changed, those with skill folders of their own) rebuilt, their live sessions given new
+//     agent servers.
 //   - A trusted project's servers are merged again as Build merges them; the project is not
 //     read again, so a reload never starts a server an untrusted project declares.
 //   - server.*, pool.* and extensions.max_composition_depth are read once at start: a change

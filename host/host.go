@@ -215,7 +215,7 @@ func (h *Host) inspectProject() error {
 	}
 	if p.Trusted() && p.Config != nil {
 		// After the second inspection, which would lose Project.Shadowed.
-		merged, err := h.withProjectServers(p)
+		merged, err := h.withProjectServers(h.Config, p)
 		if err != nil {
 			_ = p.Close(context.Background())
 			return err
@@ -229,14 +229,14 @@ func (h *Host) inspectProject() error {
 	return nil
 }
 
-// withProjectServers returns the host's config with the trusted project's mcp_servers added.
+// withProjectServers returns base (the user's config) with the trusted project's mcp_servers added.
 // Everything else stays the user's: the pool, extensions (allowed_commands included: the
 // user's policy holds for the project's servers too), the skills and commands sections (the
 // project's own dirs are the project's roots, scanned by its sources). A project server named
 // like one of the user's is not used: it is recorded in Project.Shadowed.
-func (h *Host) withProjectServers(p *Project) (*config.Config, error) {
-	merged := *h.Config
-	merged.MCPServers = maps.Clone(h.Config.MCPServers)
+func (h *Host) withProjectServers(base *config.Config, p *Project) (*config.Config, error) {
+	merged := *base
+	merged.MCPServers = maps.Clone(base.MCPServers)
 	if merged.MCPServers == nil {
 		merged.MCPServers = mcpcap.Servers{}
 	}

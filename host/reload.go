@@ -1,6 +1,7 @@
 package host
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -83,7 +84,7 @@ func (h *Host) Reload(ctx context.Context, next *config.Config) (ReloadResult, e
 		r.sessionSkillServers()
 	}
 	r.servers()
-	r.agents(skillsChanged)
+	r.agents(skillsChanged || allowedChanged)
 	for _, l := range []*[]string{&r.res.Added, &r.res.Removed, &r.res.Changed, &r.res.Restarted} {
 		slices.Sort(*l)
 	}
@@ -93,7 +94,8 @@ func (h *Host) Reload(ctx context.Context, next *config.Config) (ReloadResult, e
 }
 
 // mergeProject returns next with a trusted project's servers added, as Build adds them
-// (withProjectServers): the project is not read again, so what it may start is what was
+// (withProjectServers; merged into next, not into the running config, which has them
+// already and lacks the edit): the project is not read again, so what it may start is what was
 // trusted at start; an untrusted project's servers are never added.
 func (h *Host) mergeProject(next *config.Config) (*config.Config, error) {
 	p := h.Project
@@ -102,7 +104,7 @@ func (h *Host) mergeProject(next *config.Config) (*config.Config, error) {
 	}
 	saved, savedShadowed := h.projectServers, p.Shadowed
 	h.projectServers, p.Shadowed = nil, nil
-	merged, err := h.withProjectServers(p)
+	merged, err := h.withProjectServers(next, p)
 	if err != nil {
 		h.projectServers, p.Shadowed = saved, savedShadowed
 	}
@@ -145,18 +147,8 @@ func (h *Host) liveSessions() []liveSession {
 			out = append(out, liveSession{id: id, partition: ps[len(ps)-1], agent: h.sessionAgents[id]})
 		}
 	}
-	slices.SortFunc(out, func(a, b liveSession) int { return cmpString(a.id, b.id) })
+	slices.SortFunc(out, func(a, b liveSession) int { return cmp.Compare(a.id, b.id) })
 	return out
-}
-
-func cmpString(a, b string) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // reload is one Reload in progress.
@@ -370,7 +362,7 @@ func (r *reload) servers() {
 			r.res.Restarted = append(r.res.Restarted, key)
 		}
 	}
-	slices.SortFunc(pool, func(a, b *mcpcap.Cap) int { return cmpString(a.Name(), b.Name()) })
+	slices.SortFunc(pool, func(a, b *mcpcap.Cap) int { return cmp.Compare(a.Name(), b.Name()) })
 	h.Servers, h.sessionServers = pool, sessionNames
 }
 
@@ -402,9 +394,11 @@ func (r *reload) eachPoolSession(key, name string, spec *mcpcap.ServerSpec) {
 
 // agents applies the agents section: an agent added is built, one removed is unregistered and
 // closed with its live sessions' agent servers (the gateway ends those sessions), one changed
-// is rebuilt and its live sessions get new agent servers. When the pool's skills changed, each
-// agent with skill folders of its own is rebuilt too: its manager scans the pool's roots.
-func (r *reload) agents(skillsChanged bool) {
+// is rebuilt and its live sessions get new agent servers. When rebuildSkilled (the pool's
+// skills or extensions.allowed_commands changed), each agent with skill folders of its own is
+// rebuilt too: its manager scans the pool's roots, and its sessions' skills' servers are made
+// by a factory holding the allowlist.
+func (r *reload) agents(rebuildSkilled bool) {
 	h := r.h
 	oldA, newA := r.old.Agents, r.next.Agents
 	for _, name := range union(oldA.Names(), newA.Names()) {
@@ -412,7 +406,7 @@ func (r *reload) agents(skillsChanged bool) {
 		n, isThere := newA[name]
 		key := "agents." + name
 		same := wasThere && isThere && reflect.DeepEqual(o, n)
-		if same && !(skillsChanged && len(n.Skills.Dirs) > 0) {
+		if same && !(rebuildSkilled && len(n.Skills.Dirs) > 0) {
 			continue
 		}
 		switch {

@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"fmt"
+	"github.com/agentpool/agentpool/internal/testserver"
 	"maps"
 	"os"
 	"path/filepath"
@@ -103,6 +105,82 @@ agents:
 	}
 	if res, err := h.Reload(ctx, next); err != nil || !res.Empty() {
 		t.Errorf("reloading the same config: %+v, %v; want nothing changed", res, err)
+	}
+}
+
+// A reload of a host with a trusted project applies the user's new config, with the
+// project's servers merged into it again: the user's edit is not dropped, the project's
+// servers stay the project's (not "shadowed" by themselves).
+func TestReloadWithTrustedProjectAppliesUserConfig(t *testing.T) {
+	project, home := t.TempDir(), t.TempDir()
+	pc, err := config.Parse(filepath.Join(project, "agentpool.yaml"), []byte("mcp_servers:\n  theirs:\n    command: /nonexistent/theirs\n    lazy: true\n    tools: [{name: t, description: Theirs.}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	user := "mcp_servers:\n  mine:\n    command: /nonexistent/mine\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"
+	path := filepath.Join(home, "agentpool.yaml")
+	h := buildHost(t, path, user, Options{ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc})
+	next, err := config.Parse(path, []byte(user+"  added:\n    command: /nonexistent/added\n    lazy: true\n    tools: [{name: t, description: Added.}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Reload(context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(res.Added, []string{"mcp_servers.added"}) || len(res.Removed)+len(res.Changed) > 0 {
+		t.Errorf("result %+v, want mcp_servers.added added and nothing else", res)
+	}
+	names := map[string]bool{}
+	for _, c := range h.Registry.Visible(ext.Scope{}) {
+		names[c.Name()] = true
+	}
+	for _, n := range []string{"mine", "added", "theirs"} {
+		if !names[n] {
+			t.Errorf("%s not registered after the reload (registered: %v)", n, names)
+		}
+	}
+	if len(h.Project.Shadowed) > 0 {
+		t.Errorf("Project.Shadowed = %v after the reload, want none", h.Project.Shadowed)
+	}
+}
+
+// extensions.allowed_commands narrowed by a reload holds for an agent's skills' servers in
+// its live sessions too, as for a pool session's: the factory that starts them holds the
+// allowlist it was made with, so the reload must give them a new one.
+func TestReloadAllowedCommandsReachesAgentSkillServers(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "review/ops/SKILL.md"),
+		"---\nname: ops\ndescription: Ops.\nmcp-servers:\n  srv:\n    command: "+bin+"\n---\nBody.\n")
+	path := filepath.Join(dir, "agentpool.yaml")
+	cfg := "skills: {watch: false}\nagents:\n  r:\n    skills: {dirs: [./review]}\nextensions:\n  allowed_commands: [%s]\n"
+	h := buildHost(t, path, fmt.Sprintf(cfg, bin), Options{})
+	ctx := context.Background()
+	if err := h.OpenAgentSession(ctx, "s1", "r"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.CloseSession(ctx, "s1") })
+	next, err := config.Parse(path, []byte(fmt.Sprintf(cfg, "true")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Reload(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	slot := ext.Scope{SessionID: "s1", AgentName: "r"}
+	var ss *sessionSkills
+	for _, reg := range h.Registry.Registrations(slot) {
+		if s, ok := reg.Capability.(*sessionSkills); ok && reg.Level == ext.LevelAgent && reg.Slot == slot {
+			ss = s
+		}
+	}
+	if ss == nil {
+		t.Fatal("session s1 of agent r has no agent-skill-servers after the reload")
+	}
+	tools, _ := ss.Tools(ctx)
+	if len(tools) > 0 {
+		t.Errorf("agent r's skill server %s started after allowed_commands dropped it: %d tools (%s, …)", bin, len(tools), tools[0].Name)
 	}
 }
 
