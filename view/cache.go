@@ -101,17 +101,11 @@ func (c *Cache) Get(ctx context.Context, scope ext.Scope) (*View, error) {
 	// compile again rather than keep a view that may predate it.
 	stamp = c.reg.Stamp(scope)
 	regs := c.reg.Registrations(scope)
-	if testHookRegistrations != nil {
-		testHookRegistrations(scope)
-	}
 	if v := c.twinOf(scope, stamp, regs); v != nil {
 		e.view, e.stamp, e.at = v, stamp, time.Now()
 		return v, nil
 	}
-	// Compiled from regs, not from the registrations of the moment: the twin kept below is
-	// shared with scopes that see regs, so it must hold nothing else (a capability registered
-	// for this scope's session meanwhile would reach theirs).
-	v, err := compile(ctx, c.reg, scope, regs, c.opts)
+	v, err := Compile(ctx, c.reg, scope, c.opts)
 	if err != nil {
 		return nil, err
 	}
@@ -119,10 +113,6 @@ func (c *Cache) Get(ctx context.Context, scope ext.Scope) (*View, error) {
 	c.keepTwin(stamp, regs, v)
 	return v, nil
 }
-
-// testHookRegistrations, when set (by tests), runs in Get between reading the scope's
-// registrations and compiling: where a registration made concurrently lands.
-var testHookRegistrations func(ext.Scope)
 
 // twinOf returns scope's view made from a view compiled for another scope that sees exactly
 // the same registrations at the same stamp (many client sessions with no capability of their

@@ -63,39 +63,3 @@ func TestCacheSharesTheCompileOfTwinScopes(t *testing.T) {
 		t.Errorf("after a change the pool's tools were listed %d times, want 2 (S0's own view, and one shared by the nine others)", n)
 	}
 }
-
-// A capability registered for one session while that session's view compiles is never in a
-// view shared with another session: the shared view is the one compiled from exactly the
-// registrations compared. Here S0's own server is registered after Get read S0's
-// registrations (the pool's alone) and before it compiled; S1, which sees the pool alone at the
-// same stamp, must not get a view holding S0's server.
-func TestCacheTwinIgnoresRegistrationDuringCompile(t *testing.T) {
-	r := newRegistry(t)
-	register(t, r, newFake("pool", ext.OriginRemote, "pool__one"), ext.LevelPool, ext.Scope{})
-	c := view.NewCache(r, nil)
-	ctx := context.Background()
-	s0, s1 := ext.Scope{SessionID: "S0"}, ext.Scope{SessionID: "S1"}
-	own := newFake("own", ext.OriginRemote, "own__one")
-	restore := view.SetTestHookRegistrations(func(s ext.Scope) {
-		if s == s0 {
-			view.SetTestHookRegistrations(nil)
-			register(t, r, own, ext.LevelSession, s0)
-		}
-	})
-	defer restore()
-	if _, err := c.Get(ctx, s0); err != nil {
-		t.Fatal(err)
-	}
-	v, err := c.Get(ctx, s1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := v.Tool("own__one"); ok {
-		t.Error("session S1's view holds session S0's own server, registered while S0's view compiled")
-	}
-	if v, _ := c.Get(ctx, s0); v == nil {
-		t.Fatal("no view of S0")
-	} else if _, ok := v.Tool("own__one"); !ok {
-		t.Error("session S0's next view does not hold its own server")
-	}
-}

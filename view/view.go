@@ -135,18 +135,13 @@ type member struct {
 // compile. A degraded capability is still asked for its tools, since asking is what lets it
 // probe its server and recover. The error is ctx's, when it ends first.
 func Compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, opts *Options) (*View, error) {
-	return compile(ctx, reg, scope, reg.Registrations(scope), opts)
-}
-
-// compile is Compile of the registrations regs, which scope sees (a Cache compiles exactly
-// the registrations it compares twins by). regs is not modified.
-func compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, regs []ext.Registration, opts *Options) (*View, error) {
 	var o Options
 	if opts != nil {
 		o = *opts
 	}
+	regs := reg.Registrations(scope)
 	if o.Include != nil {
-		kept := make([]ext.Registration, 0, len(regs))
+		kept := regs[:0]
 		for _, r := range regs {
 			if o.Include(r) {
 				kept = append(kept, r)
