@@ -3,8 +3,6 @@ package view
 import (
 	"context"
 	"fmt"
-	"reflect"
-	"slices"
 	"sync"
 	"time"
 
@@ -26,14 +24,6 @@ type Cache struct {
 
 	mu      sync.Mutex
 	entries map[ext.Scope]*cacheEntry
-	twins   map[ext.Stamp]twin // the last view compiled at each stamp, for scopes that see the same
-}
-
-// twin is a view compiled for some scope, and the registrations it was compiled from: another
-// scope seeing exactly these registrations, at the same stamp, would compile the same view.
-type twin struct {
-	regs []ext.Registration
-	view *View
 }
 
 type cacheEntry struct {
@@ -60,7 +50,7 @@ type CacheOptions struct {
 
 // NewCache returns an empty cache over reg.
 func NewCache(reg *ext.Registry, opts *CacheOptions) *Cache {
-	c := &Cache{reg: reg, retry: DefaultRetryProblems, entries: make(map[ext.Scope]*cacheEntry), twins: make(map[ext.Stamp]twin)}
+	c := &Cache{reg: reg, retry: DefaultRetryProblems, entries: make(map[ext.Scope]*cacheEntry)}
 	if opts != nil && opts.RetryProblems > 0 {
 		c.retry = opts.RetryProblems
 	}
@@ -100,82 +90,12 @@ func (c *Cache) Get(ctx context.Context, scope ext.Scope) (*View, error) {
 	// The stamp is taken before compiling: a change during the compile makes the next Get
 	// compile again rather than keep a view that may predate it.
 	stamp = c.reg.Stamp(scope)
-	regs := c.reg.Registrations(scope)
-	if v := c.twinOf(scope, stamp, regs); v != nil {
-		e.view, e.stamp, e.at = v, stamp, time.Now()
-		return v, nil
-	}
 	v, err := Compile(ctx, c.reg, scope, c.opts)
 	if err != nil {
 		return nil, err
 	}
 	e.view, e.stamp, e.at = v, stamp, time.Now()
-	c.keepTwin(stamp, regs, v)
 	return v, nil
-}
-
-// twinOf returns scope's view made from a view compiled for another scope that sees exactly
-// the same registrations at the same stamp (many client sessions with no capability of their
-// own see just the pool's), or nil when there is none. A compile is a function of the
-// visible registrations (in order, with their levels, slots and origins), the events they
-// reported (the stamp) and the cache's options, so the twin's view is this scope's, but for
-// its Scope field, which the copy gets. A twin with problems is not shared: its retry time is
-// its own scope's.
-func (c *Cache) twinOf(scope ext.Scope, stamp ext.Stamp, regs []ext.Registration) *View {
-	c.mu.Lock()
-	t, ok := c.twins[stamp]
-	c.mu.Unlock()
-	if !ok || len(t.view.Problems) > 0 || !sameRegistrations(t.regs, regs) {
-		return nil
-	}
-	if t.view.Scope == scope {
-		return t.view
-	}
-	cp := *t.view
-	cp.Scope = scope
-	return &cp
-}
-
-// keepTwin records v, compiled from regs at stamp, for twinOf. Twins of stamps no scope
-// holds any longer are dropped once there are more twins than scopes.
-func (c *Cache) keepTwin(stamp ext.Stamp, regs []ext.Registration, v *View) {
-	if !shareable(regs) {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.twins[stamp] = twin{regs: regs, view: v}
-	if len(c.twins) > 2*len(c.entries)+16 {
-		held := make(map[ext.Stamp]bool, len(c.entries))
-		for _, e := range c.entries {
-			held[e.stamp] = true // read without e.lock: a stale stamp only keeps a twin longer
-		}
-		for st := range c.twins {
-			if !held[st] && st != stamp {
-				delete(c.twins, st)
-			}
-		}
-	}
-}
-
-// shareable reports whether every capability of regs is a pointer, so that comparing two
-// registrations' capabilities is comparing identities (an interface holding a value of a type
-// with no == would panic on comparison).
-func shareable(regs []ext.Registration) bool {
-	for _, r := range regs {
-		if r.Capability == nil || reflect.TypeOf(r.Capability).Kind() != reflect.Pointer {
-			return false
-		}
-	}
-	return true
-}
-
-// sameRegistrations reports whether a and b are the same registrations in the same order.
-// Both are shareable.
-func sameRegistrations(a, b []ext.Registration) bool {
-	return slices.EqualFunc(a, b, func(x, y ext.Registration) bool {
-		return x.Capability == y.Capability && x.Level == y.Level && x.Slot == y.Slot && x.Origin == y.Origin
-	})
 }
 
 // Forget drops scope's view (when its session ends).
