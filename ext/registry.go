@@ -60,6 +60,8 @@ type Registry struct {
 	subs subscribers
 	held held // announcements deferred by Hold
 
+	agentGen map[string]uint64 // by agent name: how often TouchAgent was called (guarded by mu)
+
 	closeOnce sync.Once
 	closeDone chan struct{}
 }
@@ -606,6 +608,10 @@ func (r *Registry) Stamp(scope Scope) Stamp {
 			st.sum += v
 			st.xor ^= v
 		}
+	}
+	if v := r.agentStampLocked(scope.AgentName); v != 0 {
+		st.sum += v
+		st.xor ^= v
 	}
 	return st
 }

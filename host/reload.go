@@ -444,6 +444,9 @@ func (r *reload) agents(rebuildSkilled bool) {
 			continue
 		}
 		h.setAgent(name, a)
+		// Views of the agent compile with its definition (its tool filter), which no
+		// registration carries: say it changed, now that the new one is in place.
+		h.Registry.TouchAgent(name)
 		for _, s := range r.sessions {
 			if s.agent != name {
 				continue
