@@ -185,6 +185,16 @@ func (r *reload) restartNotes() {
 	note("extensions.max_composition_depth", r.old.Extensions.MaxCompositionDepth != r.next.Extensions.MaxCompositionDepth)
 }
 
+// close closes c, a capability the reload replaced or could not register, bounded as the
+// registry bounds each capability's Close (ext.DefaultCloseTimeout): a server that stopped
+// answering must not hold the reload, and with it every session opening or closing, for as
+// long as its own call timeout while its unsubscribes go unanswered.
+func (r *reload) close(c ext.Capability) error {
+	ctx, cancel := context.WithTimeout(r.ctx, ext.DefaultCloseTimeout)
+	defer cancel()
+	return c.Close(ctx)
+}
+
 // swap replaces the registration named name in (level, slot) with c (nil: removes it) and
 // closes the old capability. It reports whether there was one.
 func (r *reload) swap(level ext.ScopeLevel, slot ext.Scope, name string, c ext.Capability, opts ...ext.RegisterOption) (bool, error) {
@@ -198,7 +208,7 @@ func (r *reload) swap(level ext.ScopeLevel, slot ext.Scope, name string, c ext.C
 			// partition, its other servers included.
 			old = ss.Servers
 		}
-		if err := old.Close(r.ctx); err != nil {
+		if err := r.close(old); err != nil {
 			r.h.logger.Warn("reload: close replaced capability", "name", name, "err", err)
 		}
 	}
@@ -206,7 +216,7 @@ func (r *reload) swap(level ext.ScopeLevel, slot ext.Scope, name string, c ext.C
 		return old != nil, nil
 	}
 	if err := r.h.Registry.Register(c, level, slot, opts...); err != nil {
-		_ = c.Close(r.ctx)
+		_ = r.close(c)
 		return old != nil, err
 	}
 	return old != nil, nil
@@ -292,9 +302,9 @@ func (r *reload) sessionSkillServers() {
 			r.fail(skillServers+" (session "+s.id+")", err)
 			continue
 		}
-		_ = old.Servers.Close(r.ctx)
+		_ = r.close(old.Servers)
 		if err := r.h.Registry.Register(ss, ext.LevelSession, slot, localOrigin); err != nil {
-			_ = ss.Servers.Close(r.ctx)
+			_ = r.close(ss.Servers)
 			r.fail(skillServers+" (session "+s.id+")", err)
 			continue
 		}
@@ -436,7 +446,7 @@ func (r *reload) agents(rebuildSkilled bool) {
 					continue
 				}
 			}
-			_ = p.cap.Close(r.ctx)
+			_ = r.close(p.cap)
 		}
 		if err != nil {
 			r.fail(key, err)
