@@ -69,15 +69,8 @@ func (g *Gateway) Handler() http.Handler {
 		}
 		// The body is read here, capped, so that an oversized one gets a JSON-RPC error
 		// whatever the request, and an initialize can be told from anything else.
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
-		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
-					fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit))
-				return
-			}
-			http.Error(w, "Bad Request: "+err.Error(), http.StatusBadRequest)
+		body, ok := g.readBody(w, r)
+		if !ok {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -167,6 +160,23 @@ var methods = map[string]bool{
 	"resources/list": true, "resources/templates/list": true, "resources/read": true,
 	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
 	"logging/setLevel": true, "skills/list": true, "skills/get": true,
+}
+
+// readBody reads r's body, at most Options.MaxBodyBytes of it; a body over the cap is
+// answered with a JSON-RPC error (413), one that cannot be read with 400, and ok is false.
+func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
+				fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit))
+			return nil, false
+		}
+		http.Error(w, "Bad Request: "+err.Error(), http.StatusBadRequest)
+		return nil, false
+	}
+	return body, true
 }
 
 // checkMessage finds what the go-sdk would refuse in plain text: a body that is not JSON

@@ -173,15 +173,8 @@ func (g *Gateway) statelessHandler() http.Handler {
 			sdk.ServeHTTP(w, r) // 405: no GET stream, no session to DELETE
 			return
 		}
-		body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
-		if err != nil {
-			var tooBig *http.MaxBytesError
-			if errors.As(err, &tooBig) {
-				writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
-					fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit))
-				return
-			}
-			http.Error(w, "Bad Request: "+err.Error(), http.StatusBadRequest)
+		body, ok := g.readBody(w, r)
+		if !ok {
 			return
 		}
 		if id, code, msg := checkMessage(body); code != 0 {

@@ -156,15 +156,7 @@ func TestServeReloadsConfig(t *testing.T) {
 	writeFile(t, path, two)
 	serve, url, log := startReloadServe(t, path)
 
-	changed := make(chan struct{}, 16)
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, changed := connectWatchingTools(t, url)
 	one, two1 := pidOf(t, cs, "one__pid"), pidOf(t, cs, "two__pid")
 
 	// A valid edit: three added, two changed (an argument), one untouched.

@@ -75,15 +75,7 @@ func TestServeReloadRefusesMalformedTable(t *testing.T) {
 	writeFile(t, path, valid)
 	_, url, log := startReloadServe(t, path)
 
-	changed := make(chan struct{}, 64)
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, changed := connectWatchingTools(t, url)
 	one, two := pidOf(t, cs, "one__pid"), pidOf(t, cs, "two__pid")
 
 	for _, c := range cases {
@@ -139,6 +131,27 @@ func TestServeReloadRefusesMalformedTable(t *testing.T) {
 	})
 }
 
+// connectWatchingTools connects a go-sdk client to url, closed at the test's end, and returns
+// its session and a channel that gets a value for each tools/list_changed it receives.
+func connectWatchingTools(t *testing.T, url string) (*mcp.ClientSession, <-chan struct{}) {
+	t.Helper()
+	changed := make(chan struct{}, 64)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		},
+	})
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs, changed
+}
+
 // httpGet returns the body of a GET of url, failing the test on anything but 200.
 func httpGet(t *testing.T, url string) string {
 	t.Helper()
@@ -177,15 +190,7 @@ func TestServeReloadFollowsImport(t *testing.T) {
 	writeFile(t, path, "import: [mcp.json]\n")
 	_, url, log := startReloadServe(t, path)
 
-	changed := make(chan struct{}, 16)
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { changed <- struct{}{} },
-	})
-	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs, changed := connectWatchingTools(t, url)
 	a := pidOf(t, cs, "a__pid")
 
 	replaceFile(t, mcpJSON, `{"mcpServers": {"a": {"command": "`+bin+`"}, "b": {"command": "`+bin+`"}}}`)

@@ -212,13 +212,7 @@ mcp_servers:
 	cmd := exec.Command("agentpool", "--no-default-roots", "--config", filepath.Join(dir, "agentpool.yaml"), "serve", "--http", "127.0.0.1:0")
 	cmd.Env = append(withoutEnv(os.Environ(), "AGENTPOOL_TOKEN"), "HOME="+t.TempDir())
 	base := strings.TrimSuffix(startServeCmd(t, cmd), "/mcp")
-	deadline := time.Now().Add(90 * time.Second)
-	for probe(t, base+"/readyz") != http.StatusOK {
-		if time.Now().After(deadline) {
-			t.Fatal("/readyz never 200")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	waitReady(t, base)
 	resp, err := http.Get(base + "/")
 	if err != nil {
 		t.Fatal(err)
@@ -258,15 +252,21 @@ agents:
 	cmd := exec.Command("agentpool", "--no-default-roots", "--config", filepath.Join(dir, "agentpool.yaml"), "serve", "--http", "127.0.0.1:0")
 	cmd.Env = append(withoutEnv(os.Environ(), "AGENTPOOL_TOKEN"), "HOME="+t.TempDir())
 	base := strings.TrimSuffix(startServeCmd(t, cmd), "/mcp")
+	waitReady(t, base)
+	page := html.UnescapeString(httpGet(t, base+"/"))
+	if r := row(page, "server", "<code>agents.reviewer.broken</code>"); !strings.Contains(r, ">degraded<") || !strings.Contains(r, "agent-dead-marker") {
+		t.Errorf("the agent's server is not shown degraded with its error: %q", r)
+	}
+}
+
+// waitReady polls base's /readyz until it answers 200 (a bound on the wait, not a speed).
+func waitReady(t *testing.T, base string) {
+	t.Helper()
 	deadline := time.Now().Add(90 * time.Second)
 	for probe(t, base+"/readyz") != http.StatusOK {
 		if time.Now().After(deadline) {
 			t.Fatal("/readyz never 200")
 		}
 		time.Sleep(100 * time.Millisecond)
-	}
-	page := html.UnescapeString(httpGet(t, base+"/"))
-	if r := row(page, "server", "<code>agents.reviewer.broken</code>"); !strings.Contains(r, ">degraded<") || !strings.Contains(r, "agent-dead-marker") {
-		t.Errorf("the agent's server is not shown degraded with its error: %q", r)
 	}
 }
