@@ -110,6 +110,9 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 		w.integer(n, key, set)
 	case t.Kind() == reflect.Struct:
 		for _, mv := range mappingValues(n) {
+			if w.merge(mv, t, key, tags) {
+				continue
+			}
 			name := keyString(mv.Key)
 			if f, ok := fieldByYAMLName(t, name); ok {
 				w.walk(mv.Value, f.Type, joinKey(key, name), tagsOf(f), func(m ast.Node) { mv.Value = m })
@@ -122,6 +125,9 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 		}
 	case t.Kind() == reflect.Map && t.Key().Kind() == reflect.String:
 		for _, mv := range mappingValues(n) {
+			if w.merge(mv, t, key, tags) {
+				continue
+			}
 			w.walk(mv.Value, t.Elem(), joinKey(key, keyString(mv.Key)), tags, func(m ast.Node) { mv.Value = m })
 		}
 	case t.Kind() == reflect.Slice || t.Kind() == reflect.Array:
@@ -133,6 +139,23 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 	case t.Kind() == reflect.String:
 		w.scalar(n, key, tags)
 	}
+}
+
+// merge walks the value of a YAML merge key (<<: *base, or a list of such) as what it is
+// merged into, a mapping of type t at key, and reports whether mv was one: its value is not
+// an entry of the mapping (a mapping where a string goes).
+func (w *walker) merge(mv *ast.MappingValueNode, t reflect.Type, key string, tags fieldTags) bool {
+	if _, ok := mv.Key.(*ast.MergeKeyNode); !ok {
+		return false
+	}
+	if seq, ok := unwrap(mv.Value).(*ast.SequenceNode); ok {
+		for i, e := range seq.Values {
+			w.walk(e, t, key, tags, func(m ast.Node) { seq.Values[i] = m })
+		}
+		return true
+	}
+	w.walk(mv.Value, t, key, tags, func(m ast.Node) { mv.Value = m })
+	return true
 }
 
 // shape reports a value of a kind that cannot decode into t (a string where a list goes, a
