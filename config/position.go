@@ -75,17 +75,40 @@ func (e *placed) Unwrap() error { return e.err }
 // aboutUnread reports whether msg, a problem of key, is about a key just under it whose value
 // the walk could not read (so left out of the decoded config): "mcp_servers.a: needs a
 // command" when mcp_servers.a.command held a list. The walk's own problem says what is wrong.
+// The child's name is looked for as a word of what the message says, after its key (which
+// holds user names: a server "dev-env" is no mention of its env).
 func (p *problems) aboutUnread(key, msg string) bool {
+	msg = strings.TrimPrefix(msg, key+": ")
 	for _, u := range p.unreadKeys {
 		rest, ok := strings.CutPrefix(u, key+".")
 		if !ok {
 			continue
 		}
-		if child, _, _ := strings.Cut(rest, "."); child != "" && strings.Contains(msg, strings.TrimRight(child, "[0123456789]")) {
+		child, _, _ := strings.Cut(rest, ".")
+		if child, _, _ = strings.Cut(child, "["); child != "" && hasWord(msg, child) {
 			return true
 		}
 	}
 	return false
+}
+
+// hasWord reports whether w occurs in s with no letter, digit or '_' right before or after it.
+func hasWord(s, w string) bool {
+	isWord := func(c byte) bool {
+		return c == '_' || '0' <= c && c <= '9' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+	}
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		j += i
+		end := j + len(w)
+		if (j == 0 || !isWord(s[j-1])) && (end == len(s) || !isWord(s[end])) {
+			return true
+		}
+		i = j + 1
+	}
 }
 
 // unreadUnder reports whether key is, or is under, a key whose value the walk could not read.
