@@ -33,3 +33,19 @@ func TestMergeKeyInStringMap(t *testing.T) {
 		t.Errorf("env of s = %v, want A=1 and C=3", env)
 	}
 }
+
+// TestAliasOfTaggedValue: an alias of an anchored value with an explicit tag (&x !!seq [y])
+// is that value (a list), not a string of the wrong kind.
+func TestAliasOfTaggedValue(t *testing.T) {
+	data := `mcp_servers:
+  a: {command: node, args: &x !!seq [y]}
+  b: {command: node, args: *x}
+`
+	cfg, err := Parse("cfg.yaml", []byte(data))
+	if err != nil {
+		t.Fatalf("Parse: %v", err)
+	}
+	if args := cfg.MCPServers["b"].Args; len(args) != 1 || args[0] != "y" {
+		t.Errorf("args of b = %q, want [y]", args)
+	}
+}

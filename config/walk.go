@@ -177,7 +177,7 @@ func (w *walker) shape(n ast.Node, t reflect.Type, key string, set func(ast.Node
 		return true
 	}
 	var got string
-	switch w.resolve(n).(type) {
+	switch unwrap(w.resolve(n)).(type) {
 	case nil, *ast.NullNode:
 		return true // an alias not walked, or no value: the decoder says what it must
 	case *ast.MappingNode, *ast.MappingValueNode:
