@@ -1,12 +1,16 @@
 package ext
 
-import "sync"
+import (
+	"slices"
+	"sync"
+)
 
 // held are the announcements a Hold defers.
 type held struct {
 	mu     sync.Mutex
 	n      int // holds not yet released
 	events []heldEvent
+	agents []string // agents touched (TouchAgent), in order, each once
 }
 
 type heldEvent struct {
@@ -14,8 +18,8 @@ type heldEvent struct {
 	ev ChangeEvent
 }
 
-// Hold defers the announcements of Register and Unregister (see announce) until every Hold
-// made is released, then delivers them together: a batch of registrations (a config reload
+// Hold defers the announcements of Register, Unregister and TouchAgent (see announce) until
+// every Hold made is released, then delivers them together: a batch of registrations (a config reload
 // removing one server and adding another) reaches each subscriber as one burst, which it
 // coalesces, so each session's view is compiled and its client told once rather than once per
 // registration. Queries see each registration at once; only the events wait. Capabilities'
@@ -30,12 +34,17 @@ func (r *Registry) Hold() (release func()) {
 			r.held.mu.Lock()
 			r.held.n--
 			var out []heldEvent
+			var agents []string
 			if r.held.n == 0 {
 				out, r.held.events = r.held.events, nil
+				agents, r.held.agents = r.held.agents, nil
 			}
 			r.held.mu.Unlock()
 			for _, h := range out {
 				r.deliver(h.e, h.ev)
+			}
+			for _, name := range agents {
+				r.announceAgent(name)
 			}
 		})
 	}
@@ -49,5 +58,19 @@ func (r *Registry) holding(e *entry, ev ChangeEvent) bool {
 		return false
 	}
 	r.held.events = append(r.held.events, heldEvent{e, ev})
+	return true
+}
+
+// holdingAgent queues the announcement of TouchAgent(name) when a Hold is in force and
+// reports whether it did.
+func (r *Registry) holdingAgent(name string) bool {
+	r.held.mu.Lock()
+	defer r.held.mu.Unlock()
+	if r.held.n == 0 {
+		return false
+	}
+	if !slices.Contains(r.held.agents, name) {
+		r.held.agents = append(r.held.agents, name)
+	}
 	return true
 }

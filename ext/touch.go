@@ -5,7 +5,8 @@ package ext
 // and a view compiled with options read from the old one is stale. Every scope naming the
 // agent gets a new Stamp, so a cached view of it is compiled again, and each subscriber of
 // such a scope is told (ToolsChanged, Capability "agents.<name>"), so a client session of the
-// agent is sent list_changed. Other scopes are untouched.
+// agent is sent list_changed. Other scopes are untouched. During a Hold the stamps change at
+// once and the subscribers are told at its release, with its other announcements.
 func (r *Registry) TouchAgent(name string) {
 	r.mu.Lock()
 	if r.agentGen == nil {
@@ -13,6 +14,14 @@ func (r *Registry) TouchAgent(name string) {
 	}
 	r.agentGen[name]++
 	r.mu.Unlock()
+	if r.holdingAgent(name) {
+		return
+	}
+	r.announceAgent(name)
+}
+
+// announceAgent tells the subscribers of agent name's scopes that TouchAgent touched it.
+func (r *Registry) announceAgent(name string) {
 	ev := ChangeEvent{Capability: "agents." + name, Kind: ToolsChanged}
 	s := &r.subs
 	s.mu.RLock()

@@ -38,3 +38,32 @@ func TestTouchAgent(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 }
+
+// TestTouchAgentHeld: a TouchAgent during a Hold (a config reload) is announced with the
+// Hold's other announcements, at its release, not before them: the agent's session would be
+// told mid-reload, list a half-applied registry, and be told again at the release. A
+// capability's own event, never held, sent after the touch reaches the subscriber first.
+func TestTouchAgentHeld(t *testing.T) {
+	r := newTestRegistry(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	obs := newObsCap("obs")
+	if err := r.Register(obs, LevelPool, Scope{}); err != nil {
+		t.Fatal(err)
+	}
+	sub := r.Changes(ctx, Scope{SessionID: "s1", AgentName: "a"})
+	release := r.Hold()
+	before := r.Stamp(Scope{SessionID: "s1", AgentName: "a"})
+	r.TouchAgent("a")
+	if r.Stamp(Scope{SessionID: "s1", AgentName: "a"}) == before {
+		t.Error("the stamp did not change at once")
+	}
+	obs.Emit(ChangeEvent{Kind: ToolsChanged})
+	if got := recv(t, sub); got.Capability != "obs" {
+		t.Fatalf("first event during the Hold: %+v, want the capability's own (obs)", got)
+	}
+	release()
+	if got := recv(t, sub); got.Capability != "agents.a" {
+		t.Fatalf("after release: %+v, want agents.a", got)
+	}
+}
