@@ -25,6 +25,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"sync/atomic"
@@ -145,7 +146,14 @@ func run() int {
 	go handleSignals(ctx, sigs, func(sig os.Signal) { caught.Store(sig); cancel() }, func(sig os.Signal) {
 		os.Exit(128 + int(sig.(syscall.Signal))) // at once, servers or not
 	})
-	err := newRootCmd().ExecuteContext(ctx)
+	root := newRootCmd()
+	err := root.ExecuteContext(ctx)
+	// The last word goes where the command's own lines went: with --log-format json, a JSON
+	// record (userOut), so that a log shipper reading stderr sees nothing but JSON.
+	var errOut io.Writer = os.Stderr
+	if format, _ := root.PersistentFlags().GetString("log-format"); format == "json" {
+		errOut = userOut(&options{logFormat: format}, os.Stderr)
+	}
 	if sig, ok := caught.Load().(os.Signal); ok && !(err == nil && signalStops.Load()) {
 		if sig == syscall.SIGTERM {
 			return exitTerminated
@@ -158,11 +166,11 @@ func run() int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(os.Stderr, "agentpool:", ee.msg)
+			fmt.Fprintln(errOut, "agentpool:", ee.msg)
 		}
 		return ee.code
 	}
-	fmt.Fprintln(os.Stderr, "agentpool:", err)
+	fmt.Fprintln(errOut, "agentpool:", err)
 	return exitFailure
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"net"
 	"os"
 	"os/exec"
@@ -32,5 +33,30 @@ func TestServeBusyPortStartsNothing(t *testing.T) {
 	time.Sleep(200 * time.Millisecond) // a server started at the end would have touched it by now
 	if _, err := os.Stat(marker); err == nil {
 		t.Error("serve started a server before it had its listener (and then failed to listen)")
+	}
+}
+
+// TestJSONLogsEndInJSON: with --log-format json, the error that ends the program (serve on a
+// busy address) is a JSON record on stderr like every other line.
+func TestJSONLogsEndInJSON(t *testing.T) {
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	cmd := exec.Command("agentpool", "--log-format", "json", "--no-default-roots", "--skills-dir", t.TempDir(), "serve", "--http", busy.Addr().String())
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err == nil {
+		t.Fatal("serve on a busy address succeeded")
+	}
+	if !strings.Contains(stderr.String(), "address already in use") {
+		t.Fatalf("no listen error on stderr:\n%s", stderr.String())
+	}
+	for _, line := range strings.Split(strings.TrimSpace(stderr.String()), "\n") {
+		if !json.Valid([]byte(line)) {
+			t.Errorf("a stderr line that is not JSON: %q", line)
+		}
 	}
 }
