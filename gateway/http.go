@@ -47,13 +47,7 @@ func (g *Gateway) Handler() http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(g.serverFor, opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w = guardWrites(w) // a client that stops reading cannot block its session's end
-		if o := r.Header.Get("Origin"); !g.originAllowed(o) {
-			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
-			return
-		}
-		if !g.authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
-			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+		if !g.checkRequest(w, r) {
 			return
 		}
 		if r.Method != http.MethodPost {
@@ -263,10 +257,11 @@ func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64,
 	_, _ = w.Write(data)
 }
 
-// readAllowed applies to a GET of what the gateway shows besides MCP (the status page,
-// /metrics) the checks of /mcp, answering 403 or 401 and reporting false when one fails: the
-// Host (hostAllowed), the Origin and the bearer token.
-func (g *Gateway) readAllowed(w http.ResponseWriter, r *http.Request) bool {
+// checkRequest applies to every request of the gateway's own routes (/mcp, the agents', stateless
+// mode's, the status page, /metrics) the same checks, answering 403 or 401 and reporting
+// false when one fails: the Host (hostAllowed: the go-sdk checks it too, but calls passed
+// through never reach the go-sdk), the Origin and the bearer token.
+func (g *Gateway) checkRequest(w http.ResponseWriter, r *http.Request) bool {
 	if !hostAllowed(r) {
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return false

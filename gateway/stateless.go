@@ -160,13 +160,7 @@ func (g *Gateway) statelessHandler() http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w = guardWrites(w)
-		if o := r.Header.Get("Origin"); !g.originAllowed(o) {
-			http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
-			return
-		}
-		if !g.authorized(r) {
-			w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
-			http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+		if !g.checkRequest(w, r) {
 			return
 		}
 		if r.Method != http.MethodPost {

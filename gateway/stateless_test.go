@@ -292,3 +292,31 @@ func TestStatelessStuckClientDelaysNoOther(t *testing.T) {
 		}
 	}
 }
+
+// TestStatelessRefusesForeignHost: a stateless tools/call (answered without the go-sdk, so
+// without its DNS-rebinding check) from a page whose name was rebound to the loopback
+// listener — a foreign Host, no Origin — is refused before it reaches an upstream.
+func TestStatelessRefusesForeignHost(t *testing.T) {
+	_, url, _ := statelessFixture(t)
+	for _, tc := range []struct {
+		host string
+		want int
+	}{{"evil.example", http.StatusForbidden}, {"localhost:1", http.StatusOK}} {
+		req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"x"}}}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = tc.host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("tools/call with Host %q: %d, want %d\n%.300s", tc.host, resp.StatusCode, tc.want, body)
+		}
+	}
+}

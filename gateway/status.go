@@ -135,7 +135,7 @@ func (o StatusOptions) serveStatus(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Method Not Allowed: the status page is read-only", http.StatusMethodNotAllowed)
 		return
 	}
-	if !o.Pool.readAllowed(w, r) {
+	if !o.Pool.checkRequest(w, r) {
 		return
 	}
 	page := o.collect(r.Context())
