@@ -62,15 +62,7 @@ func toolNamesAt(t *testing.T, url string, hc *http.Client) []string {
 		t.Fatalf("connect %s: %v", url, err)
 	}
 	defer cs.Close()
-	res, err := cs.ListTools(context.Background(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var names []string
-	for _, tl := range res.Tools {
-		names = append(names, tl.Name)
-	}
-	return names
+	return toolsOf(t, cs)
 }
 
 // TestServeAgentsBinary: the real binary serves the config's agents at /mcp/agents/<name>
