@@ -92,7 +92,7 @@ func (c *children) forSkill(ctx context.Context, s *Skill) []*child {
 	delete(c.sets, s.Name)
 	set := &childSet{fingerprint: fp}
 	for _, d := range s.Servers {
-		cp, err := c.create(ctx, factory, s.Name, d)
+		cp, err := c.create(ctx, factory, s.SafeName(), d)
 		if err != nil {
 			set.failures = append(set.failures, Diagnostic{Path: d.Source, Line: d.Line, Severity: SeverityError,
 				Message: fmt.Sprintf("skill %q: MCP server %q: %v; the skill works without it", s.Name, d.Name, err)})

@@ -132,11 +132,13 @@ var skipped = map[string]bool{
 
 // scanner runs discovery. prev and changed let a rescan reuse skills whose SKILL.md has not
 // changed: prev maps SKILL.md paths to the skills of the previous scan, changed holds the paths
-// the watcher reported, whose skills are always read again.
+// the watcher reported, whose skills are always read again. ns is the namespace of the root
+// being scanned: its skills are named "<ns>:<name>".
 type scanner struct {
 	opts    DiscoverOptions
 	prev    map[string]*Skill
 	changed map[string]bool
+	ns      string
 }
 
 // candidate is a folder found holding a SKILL.md.
@@ -263,6 +265,9 @@ func (sc *scanner) load(c candidate) loadResult {
 		return loadResult{diags: diags}
 	}
 	s.Root, s.realDir, s.info, s.body = c.root, c.realDir, info, &bodyCache{}
+	if sc.ns != "" {
+		s.Namespace, s.Name = sc.ns, sc.ns+nsSep+s.Name
+	}
 	s.line = fm.Lines["name"]
 	if s.AlwaysActive && s.DisableModelInvocation {
 		line := fm.Lines["always-active"]

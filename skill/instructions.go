@@ -119,10 +119,11 @@ func contentBlock(s *Skill, body string, files bool) string {
 	b.WriteString("\">\n")
 	b.WriteString(strings.ReplaceAll(body, "</skill_content", "&lt;/skill_content"))
 	if files {
-		b.WriteString("\n\nSkill directory: skill://")
-		b.WriteString(s.Name)
-		b.WriteString("/\nRelative paths in this skill are relative to the skill directory: read them as skill://")
-		b.WriteString(s.Name)
+		base := uriBase(s.Name)
+		b.WriteString("\n\nSkill directory: ")
+		b.WriteString(base)
+		b.WriteString("/\nRelative paths in this skill are relative to the skill directory: read them as ")
+		b.WriteString(base)
 		b.WriteString("/<path>.")
 		if list, more := skillFiles(s); len(list) > 0 {
 			b.WriteString("\n\n<skill_resources>\n")

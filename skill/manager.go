@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -34,6 +35,11 @@ type Options struct {
 	// DefaultRoots are scanned after Roots: the conventional places (see the function
 	// DefaultRoots). One that does not exist is skipped without a diagnostic.
 	DefaultRoots []string
+	// NamespacedRoots are scanned after DefaultRoots, in order; each one's skills are named
+	// "<Namespace>:<name>" (a plugin's skills, as Claude Code and Codex name them). One that
+	// does not exist is skipped without a diagnostic (a plugin without skills is normal). A
+	// namespace that is not kebab-case (ValidNamespace) makes NewManager fail.
+	NamespacedRoots []NamespacedRoot
 	// Watch keeps the skills up to date with the files: changes are picked up after Debounce.
 	Watch bool
 	// Debounce is the quiet time after the last file event before a rescan; zero means
@@ -67,7 +73,8 @@ type Manager struct {
 
 	name       string
 	opts       Options
-	roots      []string // Roots then DefaultRoots, absolute
+	roots      []string // Roots, DefaultRoots, then the NamespacedRoots' folders, absolute
+	namespaces []string // the namespace of each of roots ("" for Roots and DefaultRoots)
 	configured int      // how many of roots are Roots, whose absence is reported
 	log        *slog.Logger
 
@@ -108,7 +115,8 @@ type state struct {
 }
 
 // NewManager scans the roots and, with Options.Watch, starts watching them. Problems in skills
-// are diagnostics, not errors: NewManager fails only when the watcher cannot start.
+// are diagnostics, not errors: NewManager fails only on an invalid namespace or when the
+// watcher cannot start.
 func NewManager(opts *Options) (*Manager, error) {
 	m := &Manager{closeDone: make(chan struct{})}
 	if opts != nil {
@@ -137,6 +145,10 @@ func NewManager(opts *Options) (*Manager, error) {
 	}
 	m.configured = len(m.opts.Roots)
 	m.opts.Roots, m.opts.DefaultRoots = slices.Clone(m.roots[:m.configured]), slices.Clone(m.roots[m.configured:])
+	m.namespaces = make([]string, len(m.roots))
+	if err := m.addNamespacedRoots(); err != nil {
+		return nil, err
+	}
 	m.kids = newChildren(m, m.name, m.opts.Children, m.Emit)
 	m.scanMu.Lock()
 	defer m.scanMu.Unlock()
@@ -155,15 +167,26 @@ func NewManager(opts *Options) (*Manager, error) {
 func (m *Manager) Name() string { return m.name }
 
 // Roots returns the roots scanned, absolute, highest precedence first: Options.Roots (with "~"
-// expanded), then Options.DefaultRoots.
+// expanded), then Options.DefaultRoots, then the folders of Options.NamespacedRoots, so that
+// Roots()[:len(Options.Roots)] are the configured ones.
 func (m *Manager) Roots() []string { return slices.Clone(m.roots) }
+
+// NamespacedRoots returns Options.NamespacedRoots with each folder absolute.
+func (m *Manager) NamespacedRoots() []NamespacedRoot { return slices.Clone(m.opts.NamespacedRoots) }
 
 // Skills returns the skills now loaded, sorted by name. The skills are shared snapshots: do
 // not modify them.
 func (m *Manager) Skills() []*Skill { return slices.Clone(m.state.Load().skills) }
 
-// Skill returns the skill of that name, or nil.
-func (m *Manager) Skill(name string) *Skill { return m.state.Load().byName[name] }
+// Skill returns the skill of that name, or nil. A namespaced skill is found by its Name
+// ("<ns>:<name>") and by its SafeName ("<ns>.<name>", the name Options.Children is given).
+func (m *Manager) Skill(name string) *Skill {
+	byName := m.state.Load().byName
+	if s := byName[name]; s != nil || !strings.Contains(name, nsSafeSep) {
+		return s
+	}
+	return byName[strings.Replace(name, nsSafeSep, nsSep, 1)]
+}
 
 // Diagnostics returns every problem found in the last scan, sorted by path and line, plus any
 // failure to create a skill's MCP server.
@@ -218,7 +241,7 @@ func (m *Manager) scanAll(changed []string) {
 			scans[i] = m.scans[i]
 			continue
 		}
-		sc.prev = nil
+		sc.prev, sc.ns = nil, m.namespaces[i]
 		if m.scans != nil {
 			sc.prev = map[string]*Skill{}
 			for _, l := range m.scans[i].loaded {

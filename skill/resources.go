@@ -14,7 +14,8 @@ import (
 	"github.com/agentpool/agentpool/internal/regfile"
 )
 
-// ListSkills lists the skills, sorted by name: URI skill://<name>/SKILL.md, MIME text/markdown,
+// ListSkills lists the skills, sorted by name: URI skill://<name>/SKILL.md (a namespaced skill's
+// skill://<ns>/<name>/SKILL.md), MIME text/markdown,
 // Origin the skill folder.
 func (m *Manager) ListSkills(ctx context.Context) ([]ext.SkillEntry, error) {
 	if err := m.check(ctx); err != nil {
@@ -37,7 +38,7 @@ func entries(skills []*Skill, catalogue bool) []ext.SkillEntry {
 }
 
 // locate parses a skill:// URI into the skill and the file path inside it ("SKILL.md" when the
-// URI names the skill alone). A URI of another scheme or an unknown skill is ErrNotFound.
+// URI names the skill alone): skill://<name>/<path>, or skill://<ns>/<name>/<path> (state.byURI). A URI of another scheme or an unknown skill is ErrNotFound.
 func (m *Manager) locate(uri string) (*Skill, string, error) {
 	u, err := ext.ParseURI(uri)
 	if err != nil {
@@ -46,18 +47,18 @@ func (m *Manager) locate(uri string) (*Skill, string, error) {
 	if u.Scheme != "skill" {
 		return nil, "", fmt.Errorf("skill manager %q: %s: not a skill:// URI: %w", m.name, uri, ext.ErrNotFound)
 	}
-	s := m.state.Load().byName[u.Authority]
+	s, rel := m.state.Load().byURI(u)
 	if s == nil {
-		return nil, "", fmt.Errorf("skill manager %q: %s: no skill %q: %w", m.name, uri, u.Authority, ext.ErrNotFound)
+		return nil, "", fmt.Errorf("skill manager %q: %s: no such skill: %w", m.name, uri, ext.ErrNotFound)
 	}
-	rel := u.Path
 	if rel == "" {
 		rel = skillFile
 	}
 	return s, rel, nil
 }
 
-// ReadSkill reads skill://<name>/<path>; skill://<name> alone means its SKILL.md. The file is
+// ReadSkill reads skill://<name>/<path> (skill://<ns>/<name>/<path> for a namespaced skill);
+// skill://<name> alone means its SKILL.md. The file is
 // opened confined to the skill folder (symlinks resolved): a path leaving it, in any encoding,
 // or a file symlinked from outside, is ErrPathTraversal; a missing file or folder is
 // ErrNotFound. Text files come back as Text, others as Blob, with a MIME type from the

@@ -21,8 +21,12 @@ const maxFileSize = 32 << 20
 // Body is safe for concurrent use.
 type Skill struct {
 	// Name is the skill's name: the frontmatter name when it is a usable skill name, otherwise
-	// the folder name (a diagnostic says so). It is always made of a-z, 0-9 and '-'.
-	Name        string `json:"name"`
+	// the folder name (a diagnostic says so), made of a-z, 0-9 and '-'. A skill found under a
+	// namespaced root (Options.NamespacedRoots) is named "<Namespace>:<that name>" (BareName
+	// gives the name alone).
+	Name string `json:"name"`
+	// Namespace is the namespace of the root the skill was found under, empty for the others.
+	Namespace   string `json:"namespace,omitempty"`
 	Description string `json:"description"`
 	// DeclaredName is the name as written in the frontmatter, which may differ from Name.
 	DeclaredName  string            `json:"declaredName,omitempty"`
@@ -66,8 +70,9 @@ type Skill struct {
 	body    *bodyCache
 }
 
-// URI returns the skill's SKILL.md resource URI, "skill://<name>/SKILL.md".
-func (s *Skill) URI() string { return "skill://" + s.Name + "/SKILL.md" }
+// URI returns the skill's SKILL.md resource URI, "skill://<name>/SKILL.md", or
+// "skill://<namespace>/<name>/SKILL.md" for a namespaced skill.
+func (s *Skill) URI() string { return uriBase(s.Name) + "/SKILL.md" }
 
 // RealDir returns the skill folder with symlinks resolved: every file read is confined to it.
 func (s *Skill) RealDir() string { return s.realDir }

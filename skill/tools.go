@@ -115,7 +115,7 @@ func (c *children) collect(ctx context.Context) ([]ext.ToolEntry, *routeTable) {
 			if !toolAllowed(j.s, j.k.decl.Name, t.Name) {
 				continue
 			}
-			name := ext.ToolName(j.s.Name, t.Name)
+			name := ext.ToolName(j.s.SafeName(), t.Name)
 			if _, dup := routes[name]; dup {
 				c.m.log.Warn("skill MCP tool name collision; first server kept", "skill", j.s.Name, "tool", t.Name, "server", j.k.decl.Name)
 				continue
@@ -135,7 +135,7 @@ func toolAllowed(s *Skill, server, tool string) bool {
 	if !s.AllowedToolsSet {
 		return true
 	}
-	names := []string{tool, server + toolSep + tool, s.Name + toolSep + tool, "mcp" + toolSep + server + toolSep + tool}
+	names := []string{tool, server + toolSep + tool, s.SafeName() + toolSep + tool, s.BareName() + toolSep + tool, "mcp" + toolSep + server + toolSep + tool}
 	for _, pattern := range s.AllowedTools {
 		for _, n := range names {
 			if pattern == n {
@@ -196,7 +196,8 @@ func (c *children) call(ctx context.Context, call *ext.ToolCall) (*ext.ToolResul
 // loadSkill runs the load_skill tool. Bad arguments, unknown names, skills the model may not
 // use (disable-model-invocation) and URIs of files inside a skill are tool errors (IsError)
 // that say what to do instead, so the model sees them and can correct itself. A skill:// URI
-// naming the skill itself (skill://<name>, skill://<name>/SKILL.md) is taken as its name.
+// naming the skill itself (skill://<name>, skill://<name>/SKILL.md, skill://<ns>/<name>/SKILL.md)
+// is taken as its name. A bare name never reaches a namespaced skill.
 func (m *Manager) loadSkill(args json.RawMessage) *ext.ToolResult {
 	fail := func(format string, a ...any) *ext.ToolResult {
 		res := ext.TextResult(fmt.Sprintf(format, a...))
@@ -215,11 +216,15 @@ func (m *Manager) loadSkill(args json.RawMessage) *ext.ToolResult {
 		if err != nil {
 			return fail("load_skill takes a skill name from <available-skills>, not a URI; %q is not a valid skill:// URI: %v.", name, err)
 		}
-		if u.Path != "" && u.Path != skillFile {
-			return fail("load_skill takes a skill name, not a file: to load the skill, call load_skill with name %q; "+
-				"%s is a file of that skill, to be read as a resource once the skill is loaded.", u.Authority, name)
+		s, rel := m.state.Load().byURI(u)
+		if s == nil {
+			return fail("No skill at %s. Use a name from <available-skills>.", name)
 		}
-		name = u.Authority
+		if rel != "" && rel != skillFile {
+			return fail("load_skill takes a skill name, not a file: to load the skill, call load_skill with name %q; "+
+				"%s is a file of that skill, to be read as a resource once the skill is loaded.", s.Name, name)
+		}
+		name = s.Name
 	}
 	st := m.state.Load()
 	s := st.byName[name]

@@ -149,7 +149,7 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 		uri := ""
 		if len(skillsHit) == 1 {
 			for n := range skillsHit {
-				uri = "skill://" + n + "/SKILL.md"
+				uri = uriBase(n) + "/SKILL.md"
 			}
 		}
 		emit(ext.SkillsChanged, uri)
@@ -158,7 +158,7 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 		uri := ""
 		if len(resHit) == 1 {
 			for n := range resHit {
-				uri = "skill://" + n + "/SKILL.md"
+				uri = uriBase(n) + "/SKILL.md"
 				if files := filesHit[n]; len(files) == 1 && !skillsHit[n] {
 					uri = fileURI(n, files[0], cur, old)
 				}
@@ -189,18 +189,18 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 	}
 }
 
-// fileURI names a changed file of skill n as skill://n/<path>.
+// fileURI names a changed file of skill n as skill://n/<path> (uriBase).
 func fileURI(n, p string, states ...*state) string {
 	for _, st := range states {
 		if s := st.byName[n]; s != nil {
 			for _, dir := range []string{s.Dir, s.realDir} {
 				if rel, err := filepath.Rel(dir, p); err == nil && within(p, dir) && rel != "." {
-					return "skill://" + n + "/" + filepath.ToSlash(rel)
+					return uriBase(n) + "/" + filepath.ToSlash(rel)
 				}
 			}
 		}
 	}
-	return "skill://" + n + "/SKILL.md"
+	return uriBase(n) + "/SKILL.md"
 }
 
 // leaves returns the clean changed paths that are not a folder holding another changed path (a
