@@ -55,6 +55,11 @@ type FileOptions struct {
 	MaxDepth int
 	// Logger receives problems that are not diagnostics of a file (a watch that failed).
 	Logger *slog.Logger
+	// Namespace, when set, puts every command of the source under it: configure.md is
+	// "<ns>:configure", git/commit.md "<ns>:git:commit", and the bare names are not commands of
+	// this source. It is how a plugin's commands are named (Claude Code and Codex call them
+	// "plugin:name"). It must be lower-case kebab-case (^[a-z0-9]([a-z0-9-]*[a-z0-9])?$).
+	Namespace string
 }
 
 // FileCommand is one command read from a file, with the frontmatter fields that CommandEntry has
@@ -89,7 +94,8 @@ type cachedBody struct {
 // command name the earlier root wins and the other file is reported in Diagnostics.
 //
 // A command's name is its path relative to its root without ".md", directories joined by ":"
-// (frontend/component.md is "frontend:component"); its QualifiedName is "file:" + name. A file
+// (frontend/component.md is "frontend:component"), after "<ns>:" with FileOptions.Namespace;
+// its QualifiedName is "file:" + name. A file
 // whose name has whitespace or a control character ("has space.md") is not loaded, since no
 // slash command line could name it; Diagnostics says so.
 // Metadata is read when the roots are scanned; the body is read by GetCommand and cached until the
@@ -144,7 +150,8 @@ func DefaultRoots(projectDir, homeDir string) []string {
 
 // NewFileSource scans roots (in precedence order) and, with opts.Watch, starts watching them.
 // Roots that do not exist are fine (and watched for); problems in files become Diagnostics, never
-// errors. An error is returned only when the watcher cannot start.
+// errors. An error is returned only for an invalid FileOptions.Namespace or when the watcher
+// cannot start.
 func NewFileSource(roots []string, opts *FileOptions) (*FileSource, error) {
 	var o FileOptions
 	if opts != nil {
@@ -152,6 +159,11 @@ func NewFileSource(roots []string, opts *FileOptions) (*FileSource, error) {
 	}
 	if o.Name == "" {
 		o.Name = "commands"
+	}
+	if o.Namespace != "" {
+		if err := validNamespace(o.Namespace); err != nil {
+			return nil, fmt.Errorf("command source %q: %w", o.Name, err)
+		}
 	}
 	if o.MaxDepth == 0 {
 		o.MaxDepth = defaultMaxDepth
@@ -372,6 +384,7 @@ func (s *FileSource) rescan() {
 		cmds, ds := scanRoot(root, s.opts.MaxDepth, defaultMaxFolders)
 		diags = append(diags, ds...)
 		for _, c := range cmds {
+			qualify(c, s.opts.Namespace)
 			if prev, ok := byName[c.Entry.Name]; ok {
 				where := "a higher-precedence root"
 				if prev.Root == c.Root {
