@@ -8,14 +8,16 @@ import (
 
 // MatchByName is a Matcher that selects the skills a prompt names: a skill whose name appears
 // in the prompt as a whole word ("use the pdf skill", "/pdf report.pdf"), case-insensitively.
-// A word is a run of letters, digits and hyphens, so "pdf-tools" does not select "pdf". It
-// is predictable and cheap; a host that wants semantic matching injects its own Matcher.
+// A word is a run of letters, digits, hyphens and inner colons, so "pdf-tools" does not select
+// "pdf", "/a:configure" selects the namespaced skill a:configure and not the bare configure, and
+// "pdf:" is "pdf". It is predictable and cheap; a host that wants semantic matching injects its
+// own Matcher.
 func MatchByName(prompt string, skills []ext.SkillEntry) []string {
 	words := make(map[string]bool)
 	for _, w := range strings.FieldsFunc(strings.ToLower(prompt), func(r rune) bool {
-		return !(r == '-' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+		return !(r == '-' || r == ':' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
 	}) {
-		words[w] = true
+		words[strings.Trim(w, ":")] = true
 	}
 	var out []string
 	for _, s := range skills {

@@ -21,3 +21,19 @@ func TestMatchByName(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchByNameNamespaced: a namespaced skill is selected by its qualified name, which does
+// not select the bare skill of the same name; a colon ending a word is punctuation.
+func TestMatchByNameNamespaced(t *testing.T) {
+	skills := []ext.SkillEntry{{Name: "a:configure"}, {Name: "configure"}, {Name: "pdf"}}
+	for prompt, want := range map[string][]string{
+		"/a:configure the build":      {"a:configure"},
+		"please configure: the build": {"configure"},
+		"pdf: then A:Configure.":      {"a:configure", "pdf"},
+		"b:configure":                 nil,
+	} {
+		if got := MatchByName(prompt, skills); !slices.Equal(got, want) {
+			t.Errorf("MatchByName(%q) = %v, want %v", prompt, got, want)
+		}
+	}
+}
