@@ -29,6 +29,9 @@ func FuzzParseURI(f *testing.F) {
 		"skill://pdf/SKILL.md", "skill://acme/billing/refunds/SKILL.md", "mcp://everything/test://static/resource/1",
 		"file:///tmp/a%20b.txt", "urn:isbn:1", "skill://pdf/%2e%2e/x", "skill://pdf/%252e", "x://%zz", "x://a/%4",
 		"skill://pdf/\x00", "skill://pdf/%00", "1x://y", "", ":", "a:", "a://", "A+B-C.D://h/p?q#f", `skill://pdf/..\x`,
+		// Namespaced skills (package skill): skill://<ns>/<name>/<file>, never skill://<ns>:<name>.
+		"skill://a/configure/SKILL.md", "skill://a/configure/../../x", "skill://a/../b/configure/SKILL.md",
+		"skill://a/configure/%2e%2e/%2e%2e/x", "skill://a/configure/..%2f..%2fetc/passwd", "skill://a:configure/SKILL.md", "skill://a",
 	} {
 		f.Add(s)
 	}

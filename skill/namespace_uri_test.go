@@ -146,3 +146,28 @@ func TestWatchNamespacedRoot(t *testing.T) {
 		t.Errorf("a namespaced skill is found by its bare name")
 	}
 }
+
+// TestNamespacedURIsThroughRegistry: the registry's skill:// routing (outermost skill path
+// first) reaches a namespaced skill's files, and the bare skill named like the namespace keeps
+// its own.
+func TestNamespacedURIsThroughRegistry(t *testing.T) {
+	m := namespacedURIManager(t)
+	reg := ext.NewRegistry(nil)
+	t.Cleanup(func() { _ = reg.Close(context.Background()) })
+	if err := reg.Register(m, ext.LevelPool, ext.Scope{}); err != nil {
+		t.Fatal(err)
+	}
+	for uri, want := range map[string]string{
+		"skill://a/deploy/ref.md":      "# Ref",
+		"skill://a/configure/SKILL.md": "A body",
+		"skill://a/x.md":               "bare a file",
+	} {
+		res, err := reg.ResolveURI(context.Background(), uri, ext.Scope{})
+		if err != nil || len(res) != 1 || !strings.Contains(res[0].Text, want) {
+			t.Errorf("ResolveURI(%s) = %+v, %v; want %q", uri, res, err, want)
+		}
+	}
+	if _, err := reg.ResolveURI(context.Background(), "skill://a/configure/../../x", ext.Scope{}); !errors.Is(err, ext.ErrPathTraversal) {
+		t.Errorf("ResolveURI(traversal) = %v", err)
+	}
+}
