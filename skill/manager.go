@@ -260,6 +260,10 @@ func (m *Manager) scanAll(changed []string) {
 	}
 	st.skills = slices.Clone(winners)
 	sort.Slice(st.skills, func(i, j int) bool { return st.skills[i].Name < st.skills[j].Name })
+	if hidden := hiddenFiles(st.byName, st.skills); len(hidden) > 0 {
+		st.diags = append(st.diags, hidden...)
+		sortDiagnostics(st.diags)
+	}
 	m.state.Store(st)
 	for _, k := range m.childSets() {
 		k.routes.Store(nil)

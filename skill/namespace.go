@@ -2,6 +2,7 @@ package skill
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -94,4 +95,23 @@ func (m *Manager) addNamespacedRoots() error {
 	}
 	m.opts.NamespacedRoots = nr
 	return nil
+}
+
+// hiddenFiles warns about each file or folder of a skill named like a namespace that the
+// namespace's skills hide: skill://<ns>/<name>/... names the skill <ns>:<name> (state.byURI), so
+// the <name> at the top of a skill called <ns> cannot be read through skill:// URIs.
+func hiddenFiles(byName map[string]*Skill, skills []*Skill) []Diagnostic {
+	var out []Diagnostic
+	for _, s := range skills {
+		owner := byName[s.Namespace]
+		if s.Namespace == "" || owner == nil {
+			continue
+		}
+		if _, err := os.Lstat(filepath.Join(owner.realDir, s.BareName())); err == nil {
+			out = append(out, Diagnostic{Path: owner.Path, Severity: SeverityWarning, Message: fmt.Sprintf(
+				"%s in skill %q cannot be read as %s/...: those URIs name skill %q (namespace %q); rename one",
+				s.BareName(), owner.Name, uriBase(s.Name), s.Name, s.Namespace)})
+		}
+	}
+	return out
 }

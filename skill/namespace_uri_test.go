@@ -20,6 +20,7 @@ func namespacedURIManager(t testing.TB) *Manager {
 	write(t, user, "configure/SKILL.md", skillMD("name: configure\ndescription: The user's own.\n", "User body"))
 	write(t, user, "a/SKILL.md", skillMD("name: a\ndescription: Named like the namespace.\n", "Bare a"))
 	write(t, user, "a/x.md", "bare a file")
+	write(t, user, "a/configure/notes.md", "hidden by a:configure")
 	write(t, plug, "configure/SKILL.md", skillMD("name: configure\ndescription: Plugin a configures.\n", "A body"))
 	write(t, plug, "deploy/SKILL.md", skillMD("name: deploy\ndescription: Plugin a deploys.\n", "Deploy body"))
 	write(t, plug, "deploy/ref.md", "# Ref\n")
@@ -52,6 +53,7 @@ func TestNamespacedURIs(t *testing.T) {
 		{"skill://configure/SKILL.md", "User body", nil},
 		{"skill://a/SKILL.md", "Bare a", nil}, // the user's skill a: namespace a has no skill "SKILL.md"
 		{"skill://a/x.md", "bare a file", nil},
+		{"skill://a/configure/notes.md", "", ext.ErrNotFound}, // a:configure's, which has none
 		{"skill://a/configure/../../x", "", ext.ErrPathTraversal},
 		{"skill://a/configure/../deploy/ref.md", "", ext.ErrPathTraversal},
 		{"skill://a/configure/%2e%2e/%2e%2e/secret.txt", "", ext.ErrPathTraversal},
@@ -65,6 +67,12 @@ func TestNamespacedURIs(t *testing.T) {
 		{"skill://a.configure/SKILL.md", "", ext.ErrNotFound},
 		{"skill://a%2fconfigure/SKILL.md", "", ext.ErrNotFound},
 		{"skill://c", "", ext.ErrNotFound},
+	}
+	// The user's skill a holds configure/, which skill://a/configure/... cannot reach: said once.
+	d := m.Diagnostics()
+	if len(d) != 1 || d[0].Severity != SeverityWarning || !strings.HasSuffix(d[0].Path, filepath.Join("a", "SKILL.md")) ||
+		!strings.Contains(d[0].Message, "skill://a/configure/") || !strings.Contains(d[0].Message, `"a:configure"`) {
+		t.Errorf("diagnostics:\n%s\nwant one warning on skill a", diagList(d))
 	}
 	for _, c := range cases {
 		res, err := m.ReadSkill(ctx, c.uri)
