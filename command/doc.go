@@ -45,6 +45,14 @@
 //     or a control character is not loaded, with an error diagnostic: a slash command line
 //     splits at whitespace, so it could be listed but never run (making it runnable would need
 //     a quoting rule no client knows).
+//   - FileOptions.Namespace puts a source's commands under "<ns>:" (configure.md is
+//     "a:configure", git/commit.md "a:git:commit", qualified "file:a:configure"): a plugin's
+//     commands (Claude Code's .claude-plugin, Codex's .codex-plugin), which both hosts name
+//     "plugin:name" because several plugins hold the same bare name. The bare name is not a
+//     command of that source, so plugins a and b and the user can each have /configure
+//     without a collision. A namespace is lower-case kebab-case, the plugin-name rule of both
+//     hosts (^[a-z0-9]([a-z0-9-]*[a-z0-9])?$, as skill.ValidNamespace); another is an error of
+//     NewFileSource.
 //   - With FileOptions.Watch, every change below a root triggers a rescan, and commands_changed is
 //     emitted only when a command appeared, disappeared, moved or its file changed.
 //

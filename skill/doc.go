@@ -22,7 +22,24 @@
 //   - Name. The frontmatter name is kept when it is usable as a skill name: a-z, 0-9 and single
 //     inner hyphens, of any length (a long name is a warning). Otherwise (Title Case, spaces,
 //     missing) the folder name is used, and failing that a lowercased, hyphenated form of the
-//     declared name. Skill names are therefore always valid URI authorities.
+//     declared name. Bare skill names are therefore always valid URI authorities.
+//   - Namespaces. Options.NamespacedRoots are roots whose skills are named "<ns>:<name>": a
+//     plugin's skills folder (Claude Code's .claude-plugin, Codex's .codex-plugin), as both
+//     hosts name them "plugin:name", because the same bare name (configure) comes in several
+//     plugins. The qualified name is the skill's Name everywhere the manager uses one: the
+//     catalogue, load_skill, ListSkills, instructions, its command (/a:configure, qualified
+//     skill:a:configure), Manager.Skill, the matcher. A bare name never reaches a namespaced
+//     skill (as in Claude Code): load_skill configure is the user's configure, or not found.
+//     Skill.Namespace and Skill.BareName give the parts; the frontmatter name is still checked
+//     against the folder's, bare. A namespace is kebab-case (ValidNamespace), the plugin-name
+//     rule of both hosts; another is a NewManager error. Namespaced roots are scanned and
+//     watched after Roots and DefaultRoots (Manager.Roots lists them last, so a prefix of it
+//     stays the configured roots); one that does not exist is silent (a plugin without
+//     skills). Two folders of one namespace follow the same-name rule below. Where ':' is not
+//     allowed the name is written "<ns>.<name>" (Skill.SafeName; '.' is in no bare name): in
+//     the tool names of the skill's servers ("a.configure__<tool>", MCP tool names allow only
+//     A-Z a-z 0-9 _ - .) and as the skill name given to Options.Children (whose capability is
+//     then "a.configure.<server>" in package host); Manager.Skill accepts that form too.
 //   - Diagnostics. Discovery reports every broken strict rule as a warning and skips a skill
 //     only for an error (no or unclosed frontmatter, unparseable YAML, no description). Keys
 //     outside the specification that agentpool reads (user-invocable, argument-hint,
@@ -96,7 +113,13 @@
 //     warning on the link that never says where it leads: no path outside the roots reaches a
 //     diagnostic. A collection kept elsewhere is scanned by naming it as a root.
 //   - URIs. skill://<name>/<path> addresses files by skill name (flat, nested skills included);
-//     skill://<name> alone is its SKILL.md. Files with a textual MIME type and valid UTF-8 are
+//     skill://<name> alone is its SKILL.md. A namespaced skill is skill://<ns>/<name>/<path>
+//     (SEP-2640: the first segment of the skill path an organizational prefix, the last the
+//     skill's name); skill://<ns>:<name> is never produced nor accepted, as it is no URL (url.Parse
+//     reads ":<name>" as a port). skill://<ns>/<name>/... is the namespaced skill when the
+//     namespace holds <name>, and a file of a bare skill named <ns> otherwise; a bare skill's
+//     top-level folder or file so hidden is a warning. Either way the path after the skill is
+//     confined to its folder as any other. Files with a textual MIME type and valid UTF-8 are
 //     Text, anything else a Blob; files over 32 MiB are refused.
 //   - disable-model-invocation. A skill so marked is never given to the model, only run by the
 //     user as a command: it is left out of the catalogue, of the always-active content (a
@@ -129,9 +152,10 @@
 //     stdio server's cwd defaults to the skill folder, relative ones are taken from it. Children
 //     are built through Options.Children when the tools are first listed (Children() only
 //     reports those built so far, so a registry asking at registration builds nothing), kept while the skill's declarations are unchanged, and closed when the skill goes
-//     away or changes them, and at Close. Their tools are named "<skill>__<tool>"; a skill's
-//     allowed-tools entry allows a tool when it equals or glob-matches the tool's name,
-//     "<server>__<tool>", "<skill>__<tool>" or "mcp__<server>__<tool>".
+//     away or changes them, and at Close. Their tools are named "<skill>__<tool>" (with the
+//     skill's SafeName); a skill's allowed-tools entry allows a tool when it equals or
+//     glob-matches the tool's name, "<server>__<tool>", "<skill>__<tool>" (SafeName or bare
+//     name) or "mcp__<server>__<tool>".
 //   - Commands. Every user-invocable skill is a command named after it, qualified "skill:<name>".
 //     Its body is a template (placeholders substituted by cmdline.ExpandTemplate) only when the
 //     frontmatter holds `arguments` or `argument-hint` (any value, even empty) or the body uses
