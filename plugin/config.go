@@ -77,7 +77,7 @@ func (c *Config) Validate(key string) error {
 				continue
 			}
 			if why := nameProblem(n); why != "" {
-				errs = append(errs, keyErrorf(fmt.Sprintf("%s.enable[%d]", at, j), "%s (or \"*\" for every plugin)", why))
+				errs = append(errs, keyErrorf(fmt.Sprintf("%s.enable[%d]", at, j), "%s; \"*\" enables every plugin", why))
 			}
 		}
 	}
