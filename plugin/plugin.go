@@ -93,7 +93,9 @@ type Plugin struct {
 }
 
 // MCPSource is one place MCP servers are declared: a file (Data is its bytes) or a manifest's
-// inline object (File is the manifest, Inline true, Data a JSON object {"mcpServers": {...}}).
+// inline object (File is the manifest, Inline true, Data a JSON object {"mcpServers": {...}}:
+// the manifest's own bytes, so that a problem's line and column are the manifest's; its other
+// keys are not servers and config.ParseServers does not read them).
 type MCPSource struct {
 	File   string
 	Inline bool
@@ -518,8 +520,9 @@ func within(root, path string) bool {
 // mcpServers reads the manifest's mcpServers: a path, a list of paths, or an inline object.
 func (r *reader) mcpServers(v json.RawMessage) {
 	if jsonKind(v) == "an object" {
-		data, _ := json.Marshal(map[string]json.RawMessage{"mcpServers": v})
-		r.p.MCP = append(r.p.MCP, MCPSource{File: r.p.Manifest, Inline: true, Data: data})
+		// The manifest itself is the object holding mcpServers: handed over whole, its lines
+		// and columns are those of the file a problem names (its other keys are not read).
+		r.p.MCP = append(r.p.MCP, MCPSource{File: r.p.Manifest, Inline: true, Data: r.data})
 		return
 	}
 	for _, path := range r.paths("mcpServers", v) {

@@ -208,7 +208,7 @@ func TestInlineManifestParts(t *testing.T) {
 	if p.Author == nil || p.Author.Name != "Bob" || p.Repository != "https://g/x" {
 		t.Errorf("author %+v, repository %q", p.Author, p.Repository)
 	}
-	if len(p.MCP) != 1 || !p.MCP[0].Inline || p.MCP[0].File != p.Manifest || string(p.MCP[0].Data) != `{"mcpServers":{"s":{"command":"x"}}}` {
+	if len(p.MCP) != 1 || !p.MCP[0].Inline || p.MCP[0].File != p.Manifest || !strings.Contains(string(p.MCP[0].Data), `"mcpServers": {"s": {"command": "x"}}`) {
 		t.Errorf("MCP %+v", p.MCP)
 	}
 	if d := cmp.Diff([]string{p.Manifest + "#hooks"}, p.Hooks); d != "" {
