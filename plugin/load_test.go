@@ -175,9 +175,15 @@ func TestBadMarketplaceFiles(t *testing.T) {
 			}
 		})
 	}
-	c := Load(Config{Marketplaces: []MarketplaceConfig{{Path: t.TempDir()}}, Dirs: []string{filepath.Join(t.TempDir(), "gone")}}, Options{})
-	if len(c.Diagnostics) != 2 {
-		t.Errorf("a missing dir and an empty marketplace folder: %q", diagStrings(c.Diagnostics))
+	loop := filepath.Join(t.TempDir(), "loop")
+	os.Symlink(loop, loop)
+	good := writeTree(t, map[string]string{".claude-plugin/plugin.json": `{"name": "good"}`})
+	c := Load(Config{Marketplaces: []MarketplaceConfig{{Path: t.TempDir()}}, Dirs: []string{filepath.Join(t.TempDir(), "gone"), loop, good}}, Options{})
+	if len(c.Diagnostics) != 3 || c.Diagnostics[1].File != loop || !strings.Contains(c.Diagnostics[1].Message, "symlink loop") {
+		t.Errorf("a missing dir, a symlink loop and an empty marketplace folder: %q", diagStrings(c.Diagnostics))
+	}
+	if d := cmp.Diff([]string{"good"}, names(c.Enabled())); d != "" {
+		t.Errorf("nothing else lost: %s", d)
 	}
 }
 
