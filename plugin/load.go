@@ -117,7 +117,7 @@ func (l *loader) add(dir, source string, enabled bool, entry *Entry) *Plugin {
 		return nil
 	}
 	p.Source = source
-	if entry != nil {
+	if entry != nil && ValidName(entry.Name) { // another tool's file may name it otherwise
 		if p.Name != entry.Name {
 			if p.Manifest != "" {
 				p.Diagnostics = append(p.Diagnostics, Diagnostic{File: p.Manifest, Severity: SeverityWarning,

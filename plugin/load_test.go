@@ -195,10 +195,12 @@ func TestImportInstalled(t *testing.T) {
 	files := map[string]string{
 		".claude/plugins/cache/mkt/cc-on/1.0.0/.claude-plugin/plugin.json": `{"name": "cc-on"}`,
 		".claude/plugins/cache/mkt/cc-off/1.0.0/commands/x.md":             "x",
+		".claude/plugins/cache/mkt/odd/1/commands/x.md":                    "x",
 		".claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {
   "cc-on@mkt": [{"scope": "project", "installPath": "/nowhere", "version": "0.1"}, {"scope": "user", "installPath": "` + filepath.Join(cache, "mkt", "cc-on", "1.0.0") + `", "version": "1.0.0"}],
   "cc-off@mkt": [{"scope": "user", "installPath": "` + filepath.Join(cache, "mkt", "cc-off", "1.0.0") + `"}],
-  "broken@mkt": []
+  "broken@mkt": [],
+  "Odd.Name@mkt": [{"scope": "user", "installPath": "` + filepath.Join(cache, "mkt", "odd", "1") + `"}]
 }}`,
 		".claude/settings.json": `{"enabledPlugins": {"cc-on@mkt": true, "cc-off@mkt": false}}`,
 		".codex/plugins/cache/openai/cx/0.9.0/.codex-plugin/plugin.json":  `{"name": "cx", "version": "0.9.0"}`,
@@ -214,10 +216,11 @@ enabled = false
 	writeInto(t, home, files)
 	c := Load(Config{ImportInstalled: true}, Options{HomeDir: home})
 	want := []string{home + "/.claude/plugins/installed_plugins.json:4: plugins.broken@mkt: no installPath"}
+	// An installed plugin whose key is no valid name keeps its own (its folder's): "1".
 	if d := cmp.Diff(want, diagStrings(c.Diagnostics)); d != "" {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
 	}
-	if d := cmp.Diff([]string{"cc-off", "cc-on", "cx", "cx-off"}, names(c.Plugins)); d != "" {
+	if d := cmp.Diff([]string{"1", "cc-off", "cc-on", "cx", "cx-off"}, names(c.Plugins)); d != "" {
 		t.Errorf("plugins (-want +got):\n%s", d)
 	}
 	if d := cmp.Diff([]string{"cc-on", "cx"}, names(c.Enabled())); d != "" {
