@@ -164,12 +164,11 @@ func (l *loader) marketplace(mc MarketplaceConfig) {
 		for _, e := range m.Entries {
 			listed[e.Name] = true
 			on := slices.Contains(mc.Enable, "*") || slices.Contains(mc.Enable, e.Name)
+			e.Enabled = l.enabled(e.Name, on) // as it would be: its folder may not be loaded
 			if e.Dir != "" {
 				if p := l.add(e.Dir, "marketplace:"+m.Name, on, &e); p != nil {
 					e.Loaded, e.Enabled = true, p.Enabled
 				}
-			} else {
-				e.Enabled = l.enabled(e.Name, on)
 			}
 			l.c.Entries = append(l.c.Entries, e)
 		}
