@@ -55,7 +55,7 @@ var allowedImports = map[string][]string{
 	// Configuration: the file format. It imports the kinds' packages only for their config
 	// structs (each kind owns its keys and validation); building is host's. DESIGN.md's
 	// dependency block does not name config; this is the rule it follows.
-	"config": {"skill", "command", "mcpcap", "frontmatter", "internal/regfile"},
+	"config": {"skill", "command", "mcpcap", "plugin", "frontmatter", "internal/regfile"},
 
 	// Capabilities.
 	"mcpcap":  {"connpool", "ext"},
@@ -73,6 +73,10 @@ var allowedImports = map[string][]string{
 	"frontmatter": nil,
 	"cmdline":     nil,
 	"trust":       nil, // the user's trust decisions: the standard library only
+	// plugin: Claude Code and Codex plugin folders and marketplaces, read (the standard library,
+	// internal/regfile and a TOML reader only); the host turns what it finds into skills,
+	// commands and servers.
+	"plugin": {"internal/regfile"},
 	// regfile: opens only regular files, non-blocking, and reads them under a cap (standard
 	// library only); every package that reads a file from outside uses it.
 	"internal/regfile": nil,

@@ -13,6 +13,7 @@ import (
 	"github.com/agentpool/agentpool/command"
 	"github.com/agentpool/agentpool/internal/regfile"
 	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/plugin"
 	"github.com/agentpool/agentpool/skill"
 	"github.com/goccy/go-yaml"
 	"github.com/goccy/go-yaml/ast"
@@ -32,6 +33,9 @@ type Config struct {
 	Pool Pool `yaml:"pool"`
 	// Extensions is the extensions section: limits on every extension.
 	Extensions Extensions `yaml:"extensions"`
+	// Plugins is the plugins section: Claude Code and Codex plugin folders and marketplaces,
+	// whose skills, commands and servers the host adds.
+	Plugins plugin.Config `yaml:"plugins"`
 	// Agents is the agents section: each agent's own servers, skills and tool filter.
 	Agents Agents `yaml:"agents"`
 	// Server is the server section: how `agentpool serve` serves over HTTP.

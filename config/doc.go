@@ -23,6 +23,13 @@
 //	extensions:                 # Extensions
 //	  max_composition_depth: 3
 //	  allowed_commands: [npx, node]   # optional allowlist: the executables these resolve to ([] allows none)
+//	plugins:                    # plugin.Config: Claude Code and Codex plugins
+//	  dirs: [./my-plugin]       # plugin folders, each enabled
+//	  marketplaces:             # marketplace folders (or their marketplace.json)
+//	    - path: ~/src/team-plugins
+//	      enable: [reviewer, "*"]   # the names of its plugins to use; "*" all
+//	  disable: [noisy]          # plugins not used, wherever found
+//	  import_installed: true    # also the plugins Claude Code and Codex have installed and enabled
 //	agents:                     # Agents: name → Agent (served at /mcp/agents/<name>)
 //	  reviewer:
 //	    mcp_servers:            # the agent's own servers, same keys as mcp_servers
@@ -59,13 +66,14 @@
 //   - ${VAR} and ${VAR:-default} (and $$ for a literal $) are expanded in string values of
 //     fields tagged config:"expand", and of the lists and maps such a field holds (values, not
 //     keys), in the scalar itself before decoding, so a variable's value can never inject YAML
-//     structure. The expanded keys are those of before: skills.dirs, commands.dirs, and a
-//     server's command, args, env, cwd, url and headers. Other values (a tool's description or
+//     structure. The expanded keys are those of before: skills.dirs, commands.dirs,
+//     plugins.dirs, plugins.marketplaces[].path, and a server's command, args, env, cwd, url
+//     and headers. Other values (a tool's description or
 //     input_schema, prefix, allow_tools) are left as written. An unset variable without a
 //     default is an error naming the variable, the key and the position. A default is
 //     expanded in turn when used, as in a shell: ${A:-${B:-x}}, ${A:-$$HOME}.
-//   - Relative paths in fields tagged config:"path" (skills.dirs, commands.dirs, a server's
-//     cwd) are resolved against the config file's folder, after expansion; one that is "~" or
+//   - Relative paths in fields tagged config:"path" (skills.dirs, commands.dirs,
+//     plugins.dirs, plugins.marketplaces[].path, a server's cwd) are resolved against the config file's folder, after expansion; one that is "~" or
 //     starts with "~/" is taken from the home directory instead, as a shell would.
 //
 // Decisions taken where DESIGN.md is silent:

@@ -2,9 +2,13 @@ package config
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/agentpool/agentpool/internal/regfile"
 	"github.com/agentpool/agentpool/mcpcap"
@@ -95,6 +99,30 @@ func (c *Config) readImports(p *problems, lookup func(string) (string, bool)) []
 // is, with its problems named in the file's own terms: "mcp.json:4:7: mcpServers.x.url: …".
 // keepEnv leaves ${VAR} as written (Config.Declared). allowed is extensions.allowed_commands.
 func parseImport(path string, data []byte, lookup func(string) (string, bool), keepEnv bool, allowed []string) (*importedFile, []error) {
+	f, errs := parseServerFile(path, data, serverFileOptions{lookup: lookup, keepEnv: keepEnv, allowed: allowed})
+	if len(errs) > 0 {
+		return nil, errs
+	}
+	return f, nil
+}
+
+// serverFileOptions are how parseServerFile reads a file.
+type serverFileOptions struct {
+	lookup  func(string) (string, bool) // ${VAR}'s values
+	keepEnv bool                        // leave ${VAR} as written (Config.Declared)
+	allowed []string                    // extensions.allowed_commands
+	// bare accepts a file that is the server map itself, with no mcpServers or servers key
+	// (a plugin's .mcp.json often is).
+	bare bool
+	// dir resolves a relative cwd; "" means the file's folder.
+	dir string
+}
+
+// parseServerFile reads one file's servers as parseImport does, and returns the good ones
+// with every problem: a server with a problem is left out, the others kept. The file is nil
+// when it has no servers to read at all.
+func parseServerFile(path string, data []byte, o serverFileOptions) (*importedFile, []error) {
+	lookup, keepEnv, allowed := o.lookup, o.keepEnv, o.allowed
 	f := &importedFile{path: path, data: data, servers: mcpcap.Servers{}, where: map[string]string{}}
 	p := &problems{name: path}
 	text := stripJSONComments(bytes.TrimPrefix(data, []byte("\ufeff")))
@@ -136,6 +164,9 @@ func parseImport(path string, data []byte, lookup func(string) (string, bool), k
 		// Any other key is the other application's own (Claude Desktop's preferences, VS
 		// Code's inputs): not read.
 	}
+	if list == nil && o.bare && len(p.errs) == 0 && isServerMap(body) {
+		list = body
+	}
 	if list == nil {
 		if len(p.errs) == 0 {
 			p.at(body, "top level: no mcpServers (Claude Desktop, Claude Code, Cursor) or servers (VS Code) key")
@@ -148,10 +179,19 @@ func parseImport(path string, data []byte, lookup func(string) (string, bool), k
 			return nil, p.errs
 		}
 	}
-	w := &walker{p: p, lookup: lookup, keepEnv: keepEnv, dir: filepath.Dir(path)}
+	dir := o.dir
+	if dir == "" {
+		dir = filepath.Dir(path)
+	}
+	w := &walker{p: p, lookup: lookup, keepEnv: keepEnv, dir: dir}
+	bad := map[string]bool{} // servers with a problem: left out
 	for _, mv := range mappingValues(list) {
 		name := keyString(mv.Key)
-		at := f.key + "." + name
+		at := name
+		if f.key != "" {
+			at = f.key + "." + name
+		}
+		before := len(p.errs)
 		entry, disabled := f.entry(p, mv.Value, at)
 		if entry == nil {
 			continue
@@ -166,15 +206,70 @@ func parseImport(path string, data []byte, lookup func(string) (string, bool), k
 			p.errs = append(p.errs, decodeError(path, text, body, w.parents, err))
 			continue
 		}
+		bad[name] = len(p.errs) > before
 		f.servers[name] = spec
 		f.order = append(f.order, name)
 	}
-	p.addKeyed(f.servers.Validate(f.key))
-	p.addKeyed(f.servers.CheckCommands(f.key, allowed))
-	if len(p.errs) > 0 {
-		return nil, p.errs
+	// Each server is validated alone, so that its problems tell which servers to leave out;
+	// the order of the problems is that of validating them all at once.
+	check := func(one func(mcpcap.Servers) error) {
+		for _, name := range f.servers.Names() {
+			ss := mcpcap.Servers{name: f.servers[name]}
+			before := len(p.errs)
+			p.addKeyed(rekey(one(ss), f.key == ""))
+			f.servers[name] = ss[name]
+			bad[name] = bad[name] || len(p.errs) > before
+		}
 	}
-	return f, nil
+	check(func(ss mcpcap.Servers) error { return ss.Validate(f.key) })
+	check(func(ss mcpcap.Servers) error { return ss.CheckCommands(f.key, allowed) })
+	for name, b := range bad {
+		if b {
+			delete(f.servers, name)
+		}
+	}
+	f.order = slices.DeleteFunc(f.order, func(n string) bool { return bad[n] })
+	return f, p.errs
+}
+
+// isServerMap reports whether n is an object of servers by name: every value an object, one
+// at least holding command, url or type.
+func isServerMap(n ast.Node) bool {
+	mvs := mappingValues(n)
+	server := false
+	for _, mv := range mvs {
+		if mappingValues(mv.Value) == nil {
+			return false
+		}
+		for _, kv := range mappingValues(mv.Value) {
+			switch keyString(kv.Key) {
+			case "command", "url", "type":
+				server = true
+			}
+		}
+	}
+	return server
+}
+
+// rekey drops the leading '.' of the keys of err's problems when bare: validation keys a
+// server under "<key>.<name>", and a bare server map has no key.
+func rekey(err error, bare bool) error {
+	if err == nil || !bare {
+		return err
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var errs []error
+		for _, e := range j.Unwrap() {
+			errs = append(errs, rekey(e, bare))
+		}
+		return errors.Join(errs...)
+	}
+	var keyed interface{ Key() string }
+	if !errors.As(err, &keyed) || !strings.HasPrefix(keyed.Key(), ".") {
+		return err
+	}
+	k := keyed.Key()
+	return &keyError{key: k[1:], msg: strings.TrimPrefix(err.Error(), k+": "), cause: err}
 }
 
 // entry returns the server entry n at key, without the keys of other applications (each a
@@ -372,4 +467,28 @@ func startsObject(data []byte) bool {
 			return len(data) > 0 && data[0] == '{'
 		}
 	}
+}
+
+// ParseServers reads the MCP servers of one JSON file of a plugin (its .mcp.json, or its
+// manifest when the manifest declares them inline): the servers by name under mcpServers (or
+// servers), or the file itself being that map, as plugin .mcp.json files often are. Each
+// server is read as an mcp_servers entry of an imported file is (see the package doc,
+// "Import"): ${NAME} and ${NAME:-default} expanded from vars first, then the environment; a
+// relative cwd resolved against vars' CLAUDE_PLUGIN_ROOT when given (the plugin's folder, as
+// Codex resolves it), else the file's folder; validated, allowed (extensions.allowed_commands)
+// included. It returns the good servers and every problem, each naming path, its line and
+// column and the server's key; a server with a problem is left out, the others kept. No
+// problem quotes an env or header value.
+func ParseServers(path string, data []byte, vars map[string]string, allowed []string) (mcpcap.Servers, []error) {
+	lookup := func(name string) (string, bool) {
+		if v, ok := vars[name]; ok {
+			return v, true
+		}
+		return os.LookupEnv(name)
+	}
+	f, errs := parseServerFile(path, data, serverFileOptions{lookup: lookup, allowed: allowed, bare: true, dir: vars["CLAUDE_PLUGIN_ROOT"]})
+	if f == nil || len(f.servers) == 0 {
+		return nil, errs
+	}
+	return f.servers, errs
 }

@@ -1,0 +1,101 @@
+package plugin
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/agentpool/agentpool/internal/regfile"
+)
+
+// ErrCorruptState is returned, wrapped with the file's path, when the state file does not parse.
+var ErrCorruptState = errors.New("plugin state is corrupt")
+
+// State is the user's choices made with `agentpool plugins enable|disable NAME`; it overrides
+// the config (see Load).
+type State struct {
+	// Enabled maps a plugin name to on (true) or off (false); a name not in it is as the
+	// config says.
+	Enabled map[string]bool `json:"enabled"`
+}
+
+// stateFile is the state's JSON document.
+type stateFile struct {
+	Version int             `json:"version"`
+	Enabled map[string]bool `json:"enabled"`
+}
+
+// maxStateSize bounds the state file: a name and a boolean a plugin, far below it.
+const maxStateSize = 1 << 20
+
+// StatePath returns the state file under configHome (the user's $XDG_CONFIG_HOME, or
+// ~/.config): <configHome>/agentpool/plugins.json.
+func StatePath(configHome string) string {
+	return filepath.Join(configHome, "agentpool", "plugins.json")
+}
+
+// LoadState reads the state file at path. A missing file is the zero State, no error; a file
+// that does not parse is an error naming it that wraps ErrCorruptState.
+func LoadState(path string) (State, error) {
+	data, err := regfile.ReadFile(path, maxStateSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return State{}, nil
+	}
+	if err != nil {
+		return State{}, fmt.Errorf("plugin: read state %s: %w", path, err)
+	}
+	var f stateFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		return State{}, fmt.Errorf("plugin: %s: %w: %v (remove or fix it, then enable or disable your plugins again)", path, ErrCorruptState, err)
+	}
+	return State{Enabled: f.Enabled}, nil
+}
+
+// SetEnabled records name as on or off in the state file at path: a read-modify-write under
+// an exclusive lock on path+".lock", so that two processes changing two plugins at once keep
+// both, written atomically (a temporary file, 0600, renamed over it) in a folder made 0700.
+func SetEnabled(path, name string, on bool) error {
+	if why := nameProblem(name); why != "" {
+		return fmt.Errorf("plugin: %s", why)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("plugin: %w", err)
+	}
+	unlock, err := lockFile(path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	st, err := LoadState(path)
+	if err != nil {
+		return err
+	}
+	if st.Enabled == nil {
+		st.Enabled = map[string]bool{}
+	}
+	st.Enabled[name] = on
+	data, err := json.MarshalIndent(stateFile{Version: 1, Enabled: st.Enabled}, "", "  ")
+	if err != nil {
+		return fmt.Errorf("plugin: %w", err)
+	}
+	tmp, err := os.CreateTemp(dir, ".plugins-*.json") // CreateTemp makes it 0600
+	if err != nil {
+		return fmt.Errorf("plugin: %w", err)
+	}
+	_, werr := tmp.Write(append(data, '\n'))
+	serr := tmp.Sync()
+	cerr := tmp.Close()
+	if err := errors.Join(werr, serr, cerr); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("plugin: write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		_ = os.Remove(tmp.Name())
+		return fmt.Errorf("plugin: write %s: %w", path, err)
+	}
+	return nil
+}
