@@ -200,6 +200,23 @@
 //     registered at the session's scope in its pool partition (its own processes, ended by
 //     CloseSession) and may not take a name the session already sees, so an editor cannot
 //     shadow a configured server or a reserved name.
+//   - Plugins (the plugins section, package plugin): InspectPlugins reads the catalogue and
+//     parses each plugin's MCP declarations as config parses an imported .mcp.json (the
+//     plugin's root variables first), each server validated alone, so a bad one is a problem
+//     of its plugin and the rest stands. The used plugins (enabled; a project's only while the
+//     project is trusted) are merged like a trusted project's servers: their servers are
+//     added to the config as "<plugin>.<server>" (a name the user's config or a trusted
+//     project has already is not used: PluginInfo.Shadowed), so Build and Reload treat them
+//     as any server; their skill folders are the skill manager's namespaced roots
+//     (skill.NamespacedRoot: "<plugin>:<skill>", never a bare name, so a plugin neither takes
+//     nor loses a name to a user's skill, and two plugins cannot collide); their command
+//     folders are one command source each, "plugin:<name>", commands "<plugin>:<command>".
+//     Plugins the user's config names (or imports from Claude Code and Codex) are the user's
+//     (ext.OriginLocal); those a project's agentpool.yaml names are the project's (its
+//     import_installed ignored: the user's installed plugins are the user's to import), their
+//     servers fingerprinted with its others (Project.Decls), so a changed .mcp.json asks
+//     again. A reload reads the user's plugins again (the state file of `agentpool plugins
+//     enable|disable` included), never a project's, as for its config.
 //   - Command files follow the skills section's watch and debounce: one host follows both, and
 //     no separate switch has been asked for.
 package host

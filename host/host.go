@@ -48,6 +48,12 @@ type Options struct {
 	Watch bool
 	// Logger receives lifecycle messages; nil discards them.
 	Logger *slog.Logger
+	// PluginState is the file `agentpool plugins enable|disable` writes (plugin.StatePath):
+	// its choices override the config's plugins section. "" means none.
+	PluginState string
+	// CodexHome is $CODEX_HOME, where plugins.import_installed finds Codex's plugins; "" means
+	// HomeDir/.codex.
+	CodexHome string
 	// Matcher picks the skills a turn's prompt selects for the dynamic instructions (see
 	// skill.Options.Matcher); nil means skill.MatchByName, the skills the prompt names.
 	Matcher func(prompt string, skills []ext.SkillEntry) []string
@@ -82,6 +88,7 @@ type Host struct {
 	Servers []*mcpcap.Cap
 
 	opts           Options
+	plugins        pluginParts     // what the used plugins add (withPlugins)
 	sessionServers []string        // names of session-scoped servers, built per session
 	projectServers map[string]bool // the servers a trusted project's agentpool.yaml added
 	userSkillRoots map[string]bool // Skills' roots before a trusted project's: the user's own
@@ -108,6 +115,7 @@ type kind struct {
 var kinds = []kind{
 	{"skills", buildSkills},
 	{"commands", buildCommands},
+	{"plugins", buildPlugins},
 	{"mcp_servers", buildServers},
 	{"agents", buildAgents},
 }
@@ -159,6 +167,9 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	if err := h.inspectProject(); err != nil {
 		return nil, h.abort(ctx, nil, err)
 	}
+
+	// After the project: a trusted project's plugins are read with the user's.
+	h.Config, h.plugins = withPlugins(h.Config, h.readPlugins(h.Config))
 
 	var parts []part
 	for _, k := range kinds {

@@ -44,11 +44,14 @@ func buildSkills(_ context.Context, h *Host) ([]part, error) {
 	m, err := skill.NewManager(&skill.Options{
 		Roots:        roots,
 		DefaultRoots: defaults,
-		Watch:        cfg.Watching(h.opts.Watch),
-		Debounce:     cfg.Debounce,
-		MaxFolders:   cfg.MaxFolders,
-		Logger:       h.logger,
-		Matcher:      h.opts.matcher(),
+		// A plugin's skills are named "<plugin>:<skill>": they can neither take nor lose a
+		// name to the user's (package skill).
+		NamespacedRoots: h.plugins.skills,
+		Watch:           cfg.Watching(h.opts.Watch),
+		Debounce:        cfg.Debounce,
+		MaxFolders:      cfg.MaxFolders,
+		Logger:          h.logger,
+		Matcher:         h.opts.matcher(),
 		// No Children: a skill's servers are each session's (OpenSession), not the pool's.
 	})
 	if err != nil {

@@ -52,6 +52,11 @@ type Project struct {
 	Commands *command.FileSource
 	// Config is the project's agentpool.yaml, nil when it has none or it has errors.
 	Config *config.Config
+	// Plugins are the plugins the project's agentpool.yaml names (its plugins section, without
+	// import_installed: the user's installed plugins are the user's): project content, used
+	// only while the project is trusted, their servers fingerprinted with its others. Nil
+	// without a config.
+	Plugins *Plugins
 	// ConfigErr is why the project's agentpool.yaml could not be used (it does not parse, or
 	// names an unset variable): the project is then untrusted whatever the store says, and
 	// InspectProject fails instead when the user trusts it (a record, or Trust).
@@ -75,6 +80,21 @@ func (p *Project) Empty() bool {
 	return len(p.Skills.Skills()) == 0 && p.commandCount() == 0 && p.Config == nil && p.ConfigErr == nil
 }
 
+// pluginDecls lists every server of the project's plugins, enabled or not, as trust
+// fingerprints them: "<plugin>.<server>", declared in its .mcp.json (or manifest).
+func pluginDecls(ps *Plugins) []trust.Decl {
+	if ps == nil {
+		return nil
+	}
+	var out []trust.Decl
+	for _, p := range ps.List {
+		for _, name := range p.Servers.Names() {
+			out = append(out, configServerDecl(p.Sources[name], name, p.Servers[name]))
+		}
+	}
+	return out
+}
+
 // commandCount is how many command files the project has.
 func (p *Project) commandCount() int {
 	cmds, _ := p.Commands.ListCommands(context.Background())
@@ -92,6 +112,9 @@ func (p *Project) Summary() string {
 	}
 	if p.Config != nil {
 		parts = append(parts, fmt.Sprintf("%s (%s)", filepath.Base(p.Config.Path), plural(len(p.Config.MCPServers), "server")))
+	}
+	if n := len(p.Plugins.Used()) + len(p.Plugins.untrusted()); n > 0 {
+		parts = append(parts, plural(n, "plugin"))
 	}
 	if p.ConfigErr != nil {
 		parts = append(parts, projectConfigFile+" (with errors)")
@@ -180,7 +203,15 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 		_ = p.Skills.Close(context.Background())
 		return nil, fmt.Errorf("project %s: %w", dir, err)
 	}
-	p.Decls = projectDecls(p.Skills, opts.Config)
+	if opts.Config != nil {
+		pc := *opts.Config
+		pc.Plugins.ImportInstalled = false
+		p.Plugins = InspectPlugins(&pc, PluginOptions{})
+		for _, pi := range p.Plugins.List {
+			pi.Source = projectPluginSource
+		}
+	}
+	p.Decls = append(projectDecls(p.Skills, opts.Config), pluginDecls(p.Plugins)...)
 	var record *trust.Record
 	if opts.Store != nil {
 		// A store that cannot be read trusts nothing; the project is still shown, and the

@@ -58,6 +58,7 @@ func (h *Host) Reload(ctx context.Context, next *config.Config) (ReloadResult, e
 	if err != nil {
 		return ReloadResult{}, fmt.Errorf("reload: %w", err)
 	}
+	merged, plugins := withPlugins(merged, h.readPlugins(next))
 	if err := checkReserved(merged, h.Project.Trusted()); err != nil {
 		return ReloadResult{}, fmt.Errorf("reload: %w", err)
 	}
@@ -67,17 +68,19 @@ func (h *Host) Reload(ctx context.Context, next *config.Config) (ReloadResult, e
 	r := &reload{h: h, ctx: context.WithoutCancel(ctx), old: h.Config, next: merged, sessions: h.liveSessions()}
 	r.res.At = time.Now()
 	r.restartNotes()
-	skillsChanged := !reflect.DeepEqual(r.old.Skills, merged.Skills)
+	skillsChanged := !reflect.DeepEqual(r.old.Skills, merged.Skills) || !slices.Equal(h.plugins.skills, plugins.skills)
 	commandsChanged := !reflect.DeepEqual(r.old.Commands, merged.Commands) ||
 		r.old.Skills.Watch != merged.Skills.Watch || r.old.Skills.Debounce != merged.Skills.Debounce
 	allowedChanged := !slices.Equal(r.old.Extensions.AllowedCommands, merged.Extensions.AllowedCommands)
-	h.Config = merged // the new servers and managers are built from it
+	oldPlugins := h.plugins
+	h.Config, h.plugins = merged, plugins // the new servers and managers are built from them
 	if skillsChanged {
 		r.skills()
 	}
 	if commandsChanged {
 		r.commands()
 	}
+	r.pluginCommands(oldPlugins, commandsChanged)
 	if skillsChanged || allowedChanged {
 		// The sessions' skills' servers are made by a factory holding the manager and the
 		// allowlist (skillServerFactory): new ones for every live session.

@@ -141,11 +141,14 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 		TrustProject:     opts.trustProject,
 		Watch:            watch,
 		Logger:           cliLogger(opts),
+		PluginState:      pluginStatePath(),
+		CodexHome:        os.Getenv("CODEX_HOME"),
 	})
 	if err != nil {
 		return nil, err
 	}
 	reportUntrusted(say, h.Project)
+	reportPluginProblems(say, h.Plugins())
 	if projCfg != nil && h.Project != nil && h.Project.Trusted() {
 		for _, w := range projCfg.Warnings { // an untrusted project's config is not used
 			fmt.Fprintf(say, "agentpool: project config: %s\n", w)

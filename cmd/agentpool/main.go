@@ -105,6 +105,7 @@ func newRootCmd() *cobra.Command {
 		newUntrustCmd(opts),
 		newChatCmd(opts),
 		newConfigCmd(opts),
+		newPluginsCmd(opts),
 	)
 	return root
 }

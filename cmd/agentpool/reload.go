@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -123,7 +124,7 @@ func startReloader(h *host.Host, path string, optional bool, routes *gateway.Rou
 		return nil, err
 	}
 	r.watcher = w
-	r.follow(h.Config.Import)
+	r.follow(r.withPluginFiles(h.Config.Import))
 	signal.Notify(r.sigs, syscall.SIGHUP)
 	go r.loop()
 	return r, nil
@@ -143,6 +144,18 @@ func (r *reloader) follow(imports []string) {
 			r.log.Warn("config reload: cannot follow an imported file", "file", p, "err", err)
 		}
 	}
+}
+
+// withPluginFiles returns imports with the files the host's plugins are read from (marketplace
+// files, manifests, .mcp.json files, plugin folders) and the plugins' enable state
+// (`agentpool plugins enable|disable`): a change of any reloads as one of the config does, so
+// a plugin disabled while serving leaves every session's view and its servers stop.
+func (r *reloader) withPluginFiles(imports []string) []string {
+	files := slices.Concat(imports, r.h.Plugins().Files())
+	if state := pluginStatePath(); state != "" {
+		files = append(files, state)
+	}
+	return files
 }
 
 // follows reports whether changed (paths the watcher reported) holds the config file, an
@@ -219,7 +232,7 @@ func (r *reloader) reload(trigger string) {
 		next, err = &config.Config{}, nil // the user's own config removed: no config
 	}
 	if next != nil {
-		r.follow(next.Import)
+		r.follow(r.withPluginFiles(next.Import))
 	} else if imports := config.ImportsOf(err); imports != nil {
 		r.follow(imports) // a file it imports may be what is wrong: its fix is the next reload
 	}
@@ -242,6 +255,7 @@ func (r *reloader) reload(trigger string) {
 		return
 	}
 	rep.OK, rep.Result = true, res
+	r.follow(r.withPluginFiles(next.Import)) // the plugins now read may have files of their own
 	r.agents(res)
 	for _, note := range res.AtRestart {
 		r.log.Warn(note, "file", r.path)

@@ -1,0 +1,279 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/plugin"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// writePlugin writes a plugin named name at dir in the format given ("claude" or "codex"):
+// a skill configure, a command file hello.md, an agent file, a hook, and (bin not "") an
+// .mcp.json declaring server "srv" running bin.
+func writePlugin(t *testing.T, dir, format, name, bin string) {
+	t.Helper()
+	manifest := map[string]string{"claude": ".claude-plugin", "codex": ".codex-plugin"}[format]
+	writeFile(t, filepath.Join(dir, manifest, "plugin.json"),
+		fmt.Sprintf(`{"name": %q, "version": "0.1.0", "description": "the %s plugin", "author": {"name": "tests"}}`, name, name))
+	writeFile(t, filepath.Join(dir, "skills", "configure", "SKILL.md"), "---\nname: configure\ndescription: configures "+name+"\n---\nConfigure "+name+".\n")
+	writeFile(t, filepath.Join(dir, "commands", "hello.md"), "---\ndescription: says hello\n---\nHello from "+name+": $ARGUMENTS\n")
+	writeFile(t, filepath.Join(dir, "agents", "reviewer.md"), "---\nname: reviewer\ndescription: reviews\n---\nReview.\n")
+	writeFile(t, filepath.Join(dir, "hooks", "hooks.json"), `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "touch /tmp/never"}]}]}}`)
+	if bin != "" {
+		writeFile(t, filepath.Join(dir, ".mcp.json"), fmt.Sprintf(`{"mcpServers": {"srv": {"command": %q, "args": ["--log", "${CLAUDE_PLUGIN_ROOT}/calls.log"]}}}`, bin))
+	}
+}
+
+// pluginEnv returns an environment whose HOME and XDG_CONFIG_HOME are folders of dir, so
+// the plugin state file is the test's own.
+func pluginEnv(dir string) []string {
+	return append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "xdg"), "CODEX_HOME=")
+}
+
+// runIn runs the agentpool binary with env and args and returns its stdout, failing on a
+// non-zero exit.
+func runIn(t *testing.T, env []string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("agentpool", args...)
+	cmd.Env = env
+	out, err := cmd.Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("agentpool %s: %v\n%s", strings.Join(args, " "), err, ee.Stderr)
+		}
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// TestPluginsDisableWhileServing: a plugin in both formats is served (its tools, its skills
+// and commands as prompts, its skill files as resources); `agentpool plugins disable`
+// while serving takes them from the connected session, which is told list_changed, and
+// stops the plugin's server process.
+func TestPluginsDisableWhileServing(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	writePlugin(t, filepath.Join(dir, "cc"), "claude", "cc", bin)
+	writePlugin(t, filepath.Join(dir, "cx"), "codex", "cx", "")
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "plugins:\n  dirs: [./cc, ./cx]\n")
+	env := pluginEnv(dir)
+
+	cmd := exec.Command("agentpool", "--config", cfg, "--no-default-roots", "serve", "--http", "127.0.0.1:0")
+	cmd.Env = env
+	url := startServeCmd(t, cmd)
+
+	changed := make(chan string, 64)
+	note := func(kind string) {
+		select {
+		case changed <- kind:
+		default:
+		}
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
+		ToolListChangedHandler:     func(context.Context, *mcp.ToolListChangedRequest) { note("tools") },
+		PromptListChangedHandler:   func(context.Context, *mcp.PromptListChangedRequest) { note("prompts") },
+		ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) { note("resources") },
+	})
+	ctx := context.Background()
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+
+	tools, prompts, resources := listAll(t, cs)
+	for _, want := range []string{"cc.srv__echo", "cc.srv__pid"} {
+		if !slices.Contains(tools, want) {
+			t.Errorf("tools %v lack %s", tools, want)
+		}
+	}
+	for _, want := range []string{"cc:configure", "cc:hello", "cx:configure", "cx:hello"} {
+		if !slices.Contains(prompts, want) {
+			t.Errorf("prompts %v lack %s", prompts, want)
+		}
+	}
+	for _, want := range []string{"skill://cc/configure/SKILL.md", "skill://cx/configure/SKILL.md"} {
+		if !slices.Contains(resources, want) {
+			t.Errorf("resources %v lack %s", resources, want)
+		}
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "cc.srv__pid", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("cc.srv__pid: %v %+v", err, res)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(res.Content[0].(*mcp.TextContent).Text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := cs.GetPrompt(ctx, &mcp.GetPromptParams{Name: "cc:hello", Arguments: map[string]string{"arguments": "world"}})
+	if err != nil || len(got.Messages) == 0 || !strings.Contains(got.Messages[0].Content.(*mcp.TextContent).Text, "Hello from cc") {
+		t.Errorf("prompts/get cc:hello: %v %+v", err, got)
+	}
+
+	out := runIn(t, env, "--config", cfg, "plugins", "disable", "cc")
+	if !strings.Contains(out, "disabled") {
+		t.Errorf("plugins disable said %q", out)
+	}
+	waitReload(t, "the disabled plugin's tools, prompts and resources gone", func() bool {
+		tools, prompts, resources := listAll(t, cs)
+		return !slices.ContainsFunc(tools, func(s string) bool { return strings.HasPrefix(s, "cc.") }) &&
+			!slices.ContainsFunc(prompts, func(s string) bool { return strings.HasPrefix(s, "cc:") }) &&
+			!slices.ContainsFunc(resources, func(s string) bool { return strings.HasPrefix(s, "skill://cc/") }) &&
+			slices.Contains(prompts, "cx:configure")
+	})
+	seen := map[string]bool{}
+	waitReload(t, "tools, prompts and resources list_changed", func() bool {
+		for {
+			select {
+			case k := <-changed:
+				seen[k] = true
+				continue
+			default:
+			}
+			return seen["tools"] && seen["prompts"] && seen["resources"]
+		}
+	})
+	waitReload(t, fmt.Sprintf("the plugin's server (pid %d) ended", pid), func() bool {
+		return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+	})
+}
+
+// listAll lists the session's tool names, prompt names and resource URIs.
+func listAll(t *testing.T, cs *mcp.ClientSession) (tools, prompts, resources []string) {
+	t.Helper()
+	ctx := context.Background()
+	tl, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range tl.Tools {
+		tools = append(tools, x.Name)
+	}
+	pl, err := cs.ListPrompts(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range pl.Prompts {
+		prompts = append(prompts, x.Name)
+	}
+	rl, err := cs.ListResources(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range rl.Resources {
+		resources = append(resources, x.URI)
+	}
+	return tools, prompts, resources
+}
+
+// TestPluginsListAndCompile: `plugins list --json` shows a marketplace's three local plugins
+// (two with a skill configure, qualified apart, a user skill configure keeping its bare name
+// in compile), what a plugin holds but does not run (agents, hooks), a GitHub entry as not
+// installed with the command that would fetch it, and every bad input as a diagnostic naming
+// its file while the rest still loads; enable and disable switch a plugin and refuse an
+// unknown name.
+func TestPluginsListAndCompile(t *testing.T) {
+	dir := t.TempDir()
+	mkt := filepath.Join(dir, "mkt")
+	for _, n := range []string{"a", "b", "c"} {
+		writePlugin(t, filepath.Join(mkt, "plugins", n), "claude", n, "")
+	}
+	// Bad inputs, each next to good plugins: a manifest with wrong types, an entry leaving
+	// the marketplace, an .mcp.json with an unknown server type, a symlink loop.
+	writeFile(t, filepath.Join(mkt, "plugins", "wrong", ".claude-plugin", "plugin.json"), `{"name": 7, "skills": {"x": 1}, "author": 3}`)
+	writeFile(t, filepath.Join(mkt, "plugins", "c", ".mcp.json"), `{"mcpServers": {"odd": {"type": "carrier-pigeon", "url": "http://127.0.0.1:1/"}}}`)
+	if err := os.Symlink("loop", filepath.Join(mkt, "plugins", "loop")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(mkt, ".claude-plugin", "marketplace.json"), `{"name": "demo", "owner": {"name": "us"}, "plugins": [
+  {"name": "a", "source": "./plugins/a"},
+  {"name": "b", "source": "./plugins/b"},
+  {"name": "c", "source": "./plugins/c"},
+  {"name": "wrong", "source": "./plugins/wrong"},
+  {"name": "escape", "source": "../../etc"},
+  {"name": "loop", "source": "./plugins/loop"},
+  {"name": "far", "source": {"source": "github", "repo": "example/far"}}]}`)
+	writeFile(t, filepath.Join(dir, "skills", "configure", "SKILL.md"), "---\nname: configure\ndescription: mine\n---\nMine.\n")
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "skills: {dirs: [./skills]}\nplugins:\n  marketplaces:\n    - {path: ./mkt, enable: [a, b, c, wrong]}\n")
+	env := pluginEnv(dir)
+
+	var l pluginsListing
+	if err := json.Unmarshal([]byte(runIn(t, env, "--config", cfg, "plugins", "list", "--json")), &l); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]pluginView{}
+	for _, p := range l.Plugins {
+		byName[p.Name] = p
+	}
+	for _, n := range []string{"a", "b"} {
+		p := byName[n]
+		if !p.Used || !slices.Equal(p.Skills, []string{n + ":configure"}) || !slices.Equal(p.Commands, []string{"/" + n + ":hello"}) ||
+			len(p.Agents) != 1 || len(p.Hooks) != 1 {
+			t.Errorf("plugin %s: %+v", n, p)
+		}
+	}
+	all, _ := json.Marshal(l)
+	text := string(all)
+	for _, want := range []string{
+		filepath.Join(mkt, "plugins", "wrong", ".claude-plugin", "plugin.json"), // wrong types
+		filepath.Join(mkt, "plugins", "c", ".mcp.json"),                         // unknown server type
+		"../../etc", // leaves the marketplace
+		filepath.Join(mkt, ".claude-plugin", "marketplace.json"), // names the marketplace file
+		"loop",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the listing does not mention %s:\n%s", want, text)
+		}
+	}
+	if !slices.ContainsFunc(l.NotInstalled, func(e plugin.Entry) bool { return e.Name == "far" && e.Fetch != "" }) {
+		t.Errorf("not installed %+v: want far with a fetch command", l.NotInstalled)
+	}
+
+	var v compiledView
+	if err := json.Unmarshal([]byte(runIn(t, env, "--config", cfg, "--no-default-roots", "compile", "--json")), &v); err != nil {
+		t.Fatal(err)
+	}
+	var commands []string
+	for _, c := range v.Commands {
+		commands = append(commands, c.Name)
+	}
+	// Skills are commands too: each plugin's configure apart, the user's keeping its bare name.
+	for _, want := range []string{"a:configure", "b:configure", "c:configure", "configure", "a:hello"} {
+		if !slices.Contains(commands, want) {
+			t.Errorf("compile's commands %v lack %s", commands, want)
+		}
+	}
+	if len(v.Collisions) > 0 {
+		t.Errorf("compile reported collisions %+v", v.Collisions)
+	}
+
+	runIn(t, env, "--config", cfg, "plugins", "disable", "b")
+	if err := json.Unmarshal([]byte(runIn(t, env, "--config", cfg, "plugins", "list", "--json")), &l); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range l.Plugins {
+		if p.Name == "b" && (p.Enabled || p.Used) {
+			t.Errorf("b after disable: %+v", p)
+		}
+	}
+	cmd := exec.Command("agentpool", "--config", cfg, "plugins", "enable", "nosuch")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err == nil || !strings.Contains(string(out), `no plugin "nosuch"`) {
+		t.Errorf("enable nosuch: %v %s", err, out)
+	}
+}

@@ -1,0 +1,297 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/plugin"
+	"github.com/agentpool/agentpool/trust"
+)
+
+// writeClaudePlugin writes a Claude Code plugin named name at dir with the skills given, a
+// command file hello.md and, when bin is not "", an .mcp.json declaring server "srv" running
+// bin with its log under ${CLAUDE_PLUGIN_ROOT}.
+func writeClaudePlugin(t *testing.T, dir, name, bin string, skills ...string) {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, ".claude-plugin", "plugin.json"), fmt.Sprintf(`{"name": %q, "version": "1.2.3", "description": "plugin %s"}`, name, name))
+	for _, s := range skills {
+		writeSkill(t, filepath.Join(dir, "skills"), s)
+	}
+	writeFile(t, filepath.Join(dir, "commands", "hello.md"), "---\ndescription: says hello\n---\nHello from "+name+" $ARGUMENTS\n")
+	if bin != "" {
+		writeFile(t, filepath.Join(dir, ".mcp.json"), fmt.Sprintf(`{"mcpServers": {"srv": {"command": %q, "args": ["--log", "${CLAUDE_PLUGIN_ROOT}/calls.log"]}}}`, bin))
+	}
+}
+
+// pluginMarketplace writes, under dir, a marketplace "demo" with plugins a (skill configure,
+// a server), b (skill configure) and c (skill other), and a plugin on GitHub; it returns the
+// marketplace folder.
+func pluginMarketplace(t *testing.T, dir, bin string) string {
+	t.Helper()
+	mkt := filepath.Join(dir, "mkt")
+	writeClaudePlugin(t, filepath.Join(mkt, "plugins", "a"), "a", bin, "configure")
+	writeClaudePlugin(t, filepath.Join(mkt, "plugins", "b"), "b", "", "configure")
+	writeClaudePlugin(t, filepath.Join(mkt, "plugins", "c"), "c", "", "other")
+	writeFile(t, filepath.Join(mkt, ".claude-plugin", "marketplace.json"), `{"name": "demo", "owner": {"name": "us"}, "plugins": [
+  {"name": "a", "source": "./plugins/a"},
+  {"name": "b", "source": "./plugins/b"},
+  {"name": "c", "source": "./plugins/c"},
+  {"name": "far", "source": {"source": "github", "repo": "example/far"}}]}`)
+	return mkt
+}
+
+func skillNames(t *testing.T, h *Host) []string {
+	t.Helper()
+	skills, err := h.Skills.ListSkills(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, s := range skills {
+		out = append(out, s.Name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// commandNames lists the commands of every registered command source at pool scope.
+func commandNames(t *testing.T, h *Host) []string {
+	t.Helper()
+	var out []string
+	for _, c := range h.Registry.Visible(ext.Scope{}) {
+		if cr, ok := c.(ext.CommandResource); ok && strings.HasPrefix(c.Name(), "plugin:") {
+			cmds, err := cr.ListCommands(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, e := range cmds {
+				out = append(out, e.Name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func serverNames(h *Host) []string {
+	var out []string
+	for _, c := range h.Registry.Visible(ext.Scope{}) {
+		if strings.Contains(c.Name(), ".") {
+			out = append(out, c.Name())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// TestPluginsInHost: a marketplace's enabled plugins bring their skills (qualified: a user's
+// skill of the same bare name keeps it), their command files (qualified) and their servers
+// (named <plugin>.<server>, ${CLAUDE_PLUGIN_ROOT} expanded); a plugin not enabled brings
+// nothing and is still listed; a plugin on GitHub is an entry, not loaded.
+func TestPluginsInHost(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	mkt := pluginMarketplace(t, dir, bin)
+	writeSkill(t, filepath.Join(dir, "user-skills"), "configure")
+	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), `
+skills: {dirs: [./user-skills]}
+plugins:
+  marketplaces:
+    - {path: ./mkt, enable: [a, b]}
+`, Options{})
+	if got, want := skillNames(t, h), []string{"a:configure", "b:configure", "configure"}; !slices.Equal(got, want) {
+		t.Errorf("skills %v, want %v", got, want)
+	}
+	if d := h.Skills.Diagnostics(); len(d) > 0 {
+		t.Errorf("skill diagnostics %v, want none (no collision)", d)
+	}
+	if got, want := commandNames(t, h), []string{"a:hello", "b:hello"}; !slices.Equal(got, want) {
+		t.Errorf("commands %v, want %v", got, want)
+	}
+	if got, want := serverNames(h), []string{"a.srv"}; !slices.Equal(got, want) {
+		t.Fatalf("servers %v, want %v", got, want)
+	}
+	ps := h.Plugins()
+	if c := ps.Get("c"); c == nil || c.Enabled || c.Used() {
+		t.Errorf("plugin c: %+v, want listed and not enabled", c)
+	}
+	var far *plugin.Entry
+	for i, e := range ps.Catalog.Entries {
+		if e.Name == "far" {
+			far = &ps.Catalog.Entries[i]
+		}
+	}
+	if far == nil || far.Loaded || far.Fetch == "" {
+		t.Errorf("entry far: %+v, want not loaded, with a fetch command", far)
+	}
+
+	// The server runs with ${CLAUDE_PLUGIN_ROOT} expanded: its --log lands in the plugin.
+	res, err := serverCap(t, h, "a.srv").CallTool(context.Background(), &ext.ToolCall{Name: "a.srv__count"})
+	if err != nil || res.IsError {
+		t.Fatalf("a.srv__count: %v %+v", err, res)
+	}
+	if _, err := os.Stat(filepath.Join(mkt, "plugins", "a", "calls.log")); err != nil {
+		t.Errorf("the server's log is not in the plugin folder: %v", err)
+	}
+}
+
+// serverCap returns the capability named name visible at pool scope, as a tool provider.
+func serverCap(t *testing.T, h *Host, name string) ext.ToolProvider {
+	t.Helper()
+	for _, c := range h.Registry.Visible(ext.Scope{}) {
+		if c.Name() == name {
+			if tp, ok := c.(ext.ToolProvider); ok {
+				return tp
+			}
+		}
+	}
+	t.Fatalf("no tool provider %q", name)
+	return nil
+}
+
+// TestPluginDisabledByReload: disabling a plugin in the state file and reloading takes its
+// skills, commands and server away, and the server's process ends then; enabling it again
+// brings them back.
+func TestPluginDisabledByReload(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	writeClaudePlugin(t, filepath.Join(dir, "plug"), "p", bin, "configure")
+	state := filepath.Join(dir, "state", "plugins.json")
+	path := filepath.Join(dir, "agentpool.yaml")
+	data := "plugins: {dirs: [./plug]}\n"
+	h := buildHost(t, path, data, Options{PluginState: state})
+	res, err := serverCap(t, h, "p.srv").CallTool(context.Background(), &ext.ToolCall{Name: "p.srv__pid"})
+	if err != nil || res.IsError || len(res.Content) == 0 {
+		t.Fatalf("p.srv__pid: %v %+v", err, res)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(res.Content[0].Text))
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if err := plugin.SetEnabled(state, "p", false); err != nil {
+		t.Fatal(err)
+	}
+	next, err := config.Parse(path, []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rr, err := h.Reload(context.Background(), next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rr.Removed, "mcp_servers.p.srv") || !slices.Contains(rr.Removed, "plugins.p") || !slices.Contains(rr.Changed, "skills") {
+		t.Errorf("reload %+v: want p.srv and plugins.p removed, skills changed", rr)
+	}
+	if got := skillNames(t, h); slices.Contains(got, "p:configure") {
+		t.Errorf("skills %v after disabling p", got)
+	}
+	if got := commandNames(t, h); len(got) > 0 {
+		t.Errorf("commands %v after disabling p", got)
+	}
+	if got := serverNames(h); len(got) > 0 {
+		t.Errorf("servers %v after disabling p", got)
+	}
+	if !processGone(pid, 10*time.Second) {
+		t.Errorf("the disabled plugin's server (pid %d) still runs", pid)
+	}
+
+	if err := plugin.SetEnabled(state, "p", true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Reload(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	if got := skillNames(t, h); !slices.Contains(got, "p:configure") {
+		t.Errorf("skills %v after enabling p again", got)
+	}
+	if got := serverNames(h); !slices.Equal(got, []string{"p.srv"}) {
+		t.Errorf("servers %v after enabling p again", got)
+	}
+}
+
+// processGone waits up to d for pid to be gone (or a zombie no more: reaped).
+func processGone(pid int, d time.Duration) bool {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			return true
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return false
+}
+
+// TestProjectPlugins: a plugin the project's agentpool.yaml names is project content:
+// untrusted, it is listed and starts nothing, its server fingerprinted with the project's
+// others; trusted, it is used; a change of its .mcp.json asks again.
+func TestProjectPlugins(t *testing.T) {
+	bin := testserver.Build(t)
+	proj := t.TempDir()
+	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", bin, "configure")
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc})
+	p := h.Plugins().Get("p")
+	if p == nil || !p.Untrusted || p.Used() {
+		t.Fatalf("project plugin %+v: want listed, untrusted, not used", p)
+	}
+	if got := serverNames(h); len(got) > 0 {
+		t.Errorf("servers %v of an untrusted project's plugin", got)
+	}
+	if got := skillNames(t, h); slices.Contains(got, "p:configure") {
+		t.Errorf("skills %v hold an untrusted project's plugin skill", got)
+	}
+	if !slices.ContainsFunc(h.Project.Decls, func(d trust.Decl) bool { return d.Name == "p.srv" }) {
+		t.Errorf("the plugin's server is not among the project's declarations %+v", h.Project.Decls)
+	}
+
+	ht := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, TrustProject: true})
+	if got := serverNames(ht); !slices.Equal(got, []string{"p.srv"}) {
+		t.Errorf("servers %v of a trusted project's plugin, want p.srv", got)
+	}
+	if got := skillNames(t, ht); !slices.Contains(got, "p:configure") {
+		t.Errorf("skills %v of a trusted project lack p:configure", got)
+	}
+}
+
+// TestPluginBadServerKeepsTheRest: one bad server in a plugin's .mcp.json (an unknown type)
+// is a problem naming the file; the plugin's other server, skills and commands stand.
+func TestPluginBadServerKeepsTheRest(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	writeClaudePlugin(t, filepath.Join(dir, "plug"), "p", "", "configure")
+	mcp := filepath.Join(dir, "plug", ".mcp.json")
+	data, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"good": map[string]any{"command": bin},
+		"bad":  map[string]any{"type": "carrier-pigeon", "url": "http://127.0.0.1:1/"},
+	}})
+	writeFile(t, mcp, string(data))
+	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n", Options{})
+	if got := serverNames(h); !slices.Equal(got, []string{"p.good"}) {
+		t.Errorf("servers %v, want p.good alone", got)
+	}
+	p := h.Plugins().Get("p")
+	if p == nil || len(p.Problems) == 0 || !strings.Contains(strings.Join(p.Problems, "\n"), mcp) {
+		t.Errorf("problems %v: want one naming %s", p.Problems, mcp)
+	}
+	if got := skillNames(t, h); !slices.Contains(got, "p:configure") {
+		t.Errorf("skills %v lack p:configure", got)
+	}
+}
