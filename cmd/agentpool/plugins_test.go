@@ -42,9 +42,9 @@ func pluginEnv(dir string) []string {
 	return append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "xdg"), "CODEX_HOME=")
 }
 
-// runIn runs the agentpool binary with env and args and returns its stdout, failing on a
+// runPlugins runs the agentpool binary with env and args and returns its stdout, failing on a
 // non-zero exit.
-func runIn(t *testing.T, env []string, args ...string) string {
+func runPlugins(t *testing.T, env []string, args ...string) string {
 	t.Helper()
 	cmd := exec.Command("agentpool", args...)
 	cmd.Env = env
@@ -124,7 +124,7 @@ func TestPluginsDisableWhileServing(t *testing.T) {
 		t.Errorf("prompts/get cc:hello: %v %+v", err, got)
 	}
 
-	out := runIn(t, env, "--config", cfg, "plugins", "disable", "cc")
+	out := runPlugins(t, env, "--config", cfg, "plugins", "disable", "cc")
 	if !strings.Contains(out, "disabled") {
 		t.Errorf("plugins disable said %q", out)
 	}
@@ -213,7 +213,7 @@ func TestPluginsListAndCompile(t *testing.T) {
 	env := pluginEnv(dir)
 
 	var l pluginsListing
-	if err := json.Unmarshal([]byte(runIn(t, env, "--config", cfg, "plugins", "list", "--json")), &l); err != nil {
+	if err := json.Unmarshal([]byte(runPlugins(t, env, "--config", cfg, "plugins", "list", "--json")), &l); err != nil {
 		t.Fatal(err)
 	}
 	byName := map[string]pluginView{}
@@ -245,7 +245,7 @@ func TestPluginsListAndCompile(t *testing.T) {
 	}
 
 	var v compiledView
-	if err := json.Unmarshal([]byte(runIn(t, env, "--config", cfg, "--no-default-roots", "compile", "--json")), &v); err != nil {
+	if err := json.Unmarshal([]byte(runPlugins(t, env, "--config", cfg, "--no-default-roots", "compile", "--json")), &v); err != nil {
 		t.Fatal(err)
 	}
 	var commands []string
@@ -262,8 +262,8 @@ func TestPluginsListAndCompile(t *testing.T) {
 		t.Errorf("compile reported collisions %+v", v.Collisions)
 	}
 
-	runIn(t, env, "--config", cfg, "plugins", "disable", "b")
-	if err := json.Unmarshal([]byte(runIn(t, env, "--config", cfg, "plugins", "list", "--json")), &l); err != nil {
+	runPlugins(t, env, "--config", cfg, "plugins", "disable", "b")
+	if err := json.Unmarshal([]byte(runPlugins(t, env, "--config", cfg, "plugins", "list", "--json")), &l); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range l.Plugins {
