@@ -198,7 +198,11 @@ func printPlugins(w io.Writer, l pluginsListing) {
 		case v.Enabled && v.Untrusted:
 			state = "enabled, not used: the project is not trusted (agentpool trust)"
 		}
-		fmt.Fprintf(w, "%s %s (%s; %s) %s\n", cell(v.Name), cell(v.Version), state, cell(v.Source), cell(v.Dir))
+		head := cell(v.Name)
+		if v.Version != "" {
+			head += " " + cell(v.Version)
+		}
+		fmt.Fprintf(w, "%s (%s; %s) %s\n", head, state, cell(v.Source), cell(v.Dir))
 		if v.Description != "" {
 			fmt.Fprintf(w, "  %s\n", oneLine(v.Description, 100))
 		}
