@@ -32,6 +32,25 @@ type StatusReport struct {
 	SkillDiagnostics []SkillDiagnostic
 	// Reload is the last config reload's result; nil when there was none.
 	Reload *ReloadStatus
+	// Plugins are the plugins the host read, in its order (none: the section is left out).
+	Plugins []PluginStatus
+}
+
+// PluginStatus is one plugin (a Claude Code or Codex plugin folder) as the host uses it.
+type PluginStatus struct {
+	Name, Version string
+	// State is "enabled", "disabled" or "not trusted" (a project's plugin, enabled, while the
+	// project is not trusted).
+	State string
+	// Source says where it was found: "config", "marketplace:<name>", "claude-code", "codex",
+	// "project".
+	Source string
+	// Skills and Commands count what it brings; Servers are its servers' names.
+	Skills, Commands int
+	Servers          []string
+	// Problems are its diagnostics of warning or error severity and its servers' declaration
+	// errors, each naming its file.
+	Problems []string
 }
 
 // ServerStatus is one MCP server's state.

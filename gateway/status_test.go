@@ -65,6 +65,10 @@ func TestStatusPageEscapes(t *testing.T) {
 				},
 				SkillDiagnostics: []gateway.SkillDiagnostic{{Skill: "greet", Severity: "warning", Text: "SKILL.md:2: " + evil}},
 				Reload:           &gateway.ReloadStatus{At: time.Now(), OK: false, Message: "refused: " + evil},
+				Plugins: []gateway.PluginStatus{
+					{Name: "deploy", Version: "1.2.0", State: "enabled", Source: "marketplace:team", Skills: 2, Commands: 1, Servers: []string{"deploy.api"}},
+					{Name: "odd", State: "disabled", Source: "config", Problems: []string{"plugin.json:3: " + evil}},
+				},
 			}
 		},
 	})
@@ -82,12 +86,12 @@ func TestStatusPageEscapes(t *testing.T) {
 		t.Errorf("the page holds a <script> element:\n%s", body)
 	}
 	escaped := `&lt;script&gt;alert(&#34;pwned&#34;)&lt;/script&gt;`
-	for _, want := range []string{"connect: " + escaped, "dead" + escaped, "SKILL.md:2: " + escaped, "refused: " + escaped} {
+	for _, want := range []string{"connect: " + escaped, "dead" + escaped, "SKILL.md:2: " + escaped, "refused: " + escaped, "plugin.json:3: " + escaped} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %q", want)
 		}
 	}
-	for _, want := range []string{"v-test", ">greet<", "load_skill", "4242", ">7<", "refused"} {
+	for _, want := range []string{"v-test", ">greet<", "load_skill", "4242", ">7<", "refused", ">deploy<", "marketplace:team", "deploy.api", ">odd<"} {
 		if !strings.Contains(body, want) {
 			t.Errorf("page lacks %q", want)
 		}

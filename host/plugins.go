@@ -235,8 +235,8 @@ func (h *Host) readPlugins(cfg *config.Config) *Plugins {
 	return all
 }
 
-// pluginCommandsName is the capability name of a plugin's command files.
-func pluginCommandsName(pluginName string) string { return "plugin:" + pluginName }
+// PluginCommandsName is the capability name of a used plugin's command files, "plugin:<name>".
+func PluginCommandsName(pluginName string) string { return "plugin:" + pluginName }
 
 // pluginOrigin is the origin of a plugin's skills and commands: the user's own, unless the
 // plugin is a trusted project's.
@@ -265,7 +265,7 @@ func buildPlugins(_ context.Context, h *Host) ([]part, error) {
 // newPluginCommands builds the command source of the used plugin name.
 func (h *Host) newPluginCommands(name string) (*command.FileSource, error) {
 	return command.NewFileSource(h.plugins.commands[name], &command.FileOptions{
-		Name:      pluginCommandsName(name),
+		Name:      PluginCommandsName(name),
 		Namespace: name,
 		Watch:     h.Config.Skills.Watching(h.opts.Watch),
 		Debounce:  h.Config.Skills.Debounce,
@@ -307,7 +307,7 @@ func (r *reload) pluginCommands(old pluginParts, watching bool) {
 			}
 			c = fs
 		}
-		if _, err := r.swap(ext.LevelPool, ext.Scope{}, pluginCommandsName(name), c, h.pluginOrigin(name)); err != nil {
+		if _, err := r.swap(ext.LevelPool, ext.Scope{}, PluginCommandsName(name), c, h.pluginOrigin(name)); err != nil {
 			r.fail(key, err)
 			continue
 		}

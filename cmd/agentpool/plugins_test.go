@@ -124,6 +124,11 @@ func TestPluginsDisableWhileServing(t *testing.T) {
 		t.Errorf("prompts/get cc:hello: %v %+v", err, got)
 	}
 
+	status := strings.TrimSuffix(url, "/mcp") + "/"
+	if page := httpGet(t, status); !strings.Contains(page, "<code>cc</code>") || !strings.Contains(page, "cc.srv") {
+		t.Errorf("the status page does not list plugin cc and its server:\n%s", grepLines(page, "plugin"))
+	}
+
 	out := runPlugins(t, env, "--config", cfg, "plugins", "disable", "cc")
 	if !strings.Contains(out, "disabled") {
 		t.Errorf("plugins disable said %q", out)
@@ -150,6 +155,9 @@ func TestPluginsDisableWhileServing(t *testing.T) {
 	waitReload(t, fmt.Sprintf("the plugin's server (pid %d) ended", pid), func() bool {
 		return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
 	})
+	if page := httpGet(t, status); !strings.Contains(page, `<span class="muted">disabled</span>`) {
+		t.Errorf("the status page does not show cc disabled:\n%s", grepLines(page, "plugin"))
+	}
 }
 
 // listAll lists the session's tool names, prompt names and resource URIs.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -13,6 +14,8 @@ import (
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/plugin"
+	"github.com/agentpool/agentpool/skill"
 )
 
 // statusOptions are the status page's options for serve (gateway.WithStatus): the pool and
@@ -142,7 +145,51 @@ func statusReport(h *host.Host, agents []string, counts serverCounts) gateway.St
 		}
 		r.SkillDiagnostics = append(r.SkillDiagnostics, sd)
 	}
+	r.Plugins = pluginStatuses(h, skills)
 	return r
+}
+
+// pluginStatuses is the status page's plugins section: each plugin the host read, what it
+// brings now (its skills in the skill manager, its commands in its command source) and its
+// problems.
+func pluginStatuses(h *host.Host, skills []*skill.Skill) []gateway.PluginStatus {
+	var out []gateway.PluginStatus
+	for _, p := range h.Plugins().List {
+		st := gateway.PluginStatus{Name: p.Name, Version: p.Version, Source: p.Source, State: "disabled",
+			Servers: p.Servers.Names(), Problems: p.Problems}
+		switch {
+		case p.Used():
+			st.State = "enabled"
+		case p.Enabled && p.Untrusted:
+			st.State = "not trusted"
+		}
+		for _, d := range p.Diagnostics {
+			if d.Severity != plugin.SeverityDebug {
+				st.Problems = append(slices.Clip(st.Problems), d.String())
+			}
+		}
+		if p.Used() {
+			for _, s := range skills {
+				if s.Namespace == p.Name {
+					st.Skills++
+				}
+			}
+			st.Commands = pluginCommandCount(h, p.Name)
+		}
+		out = append(out, st)
+	}
+	return out
+}
+
+// pluginCommandCount is how many commands the used plugin name's command source lists.
+func pluginCommandCount(h *host.Host, name string) int {
+	for _, c := range h.Registry.Visible(ext.Scope{}) {
+		if cr, ok := c.(ext.CommandResource); ok && c.Name() == host.PluginCommandsName(name) {
+			cmds, _ := cr.ListCommands(context.Background())
+			return len(cmds)
+		}
+	}
+	return 0
 }
 
 // agentServers returns the MCP servers each of agents declares of its own
