@@ -20,9 +20,9 @@ import (
 )
 
 // writePlugin writes a plugin named name at dir in the format given ("claude" or "codex"):
-// a skill configure, a command file hello.md, an agent file, a hook, and (bin not "") an
-// .mcp.json declaring server "srv" running bin.
-func writePlugin(t *testing.T, dir, format, name, bin string) {
+// a skill configure, a command file hello.md, an agent file, a hook, and (command not "") an
+// .mcp.json declaring server "srv" running command with args.
+func writePlugin(t *testing.T, dir, format, name, command string, args ...string) {
 	t.Helper()
 	manifest := map[string]string{"claude": ".claude-plugin", "codex": ".codex-plugin"}[format]
 	writeFile(t, filepath.Join(dir, manifest, "plugin.json"),
@@ -31,8 +31,12 @@ func writePlugin(t *testing.T, dir, format, name, bin string) {
 	writeFile(t, filepath.Join(dir, "commands", "hello.md"), "---\ndescription: says hello\n---\nHello from "+name+": $ARGUMENTS\n")
 	writeFile(t, filepath.Join(dir, "agents", "reviewer.md"), "---\nname: reviewer\ndescription: reviews\n---\nReview.\n")
 	writeFile(t, filepath.Join(dir, "hooks", "hooks.json"), `{"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"type": "command", "command": "touch /tmp/never"}]}]}}`)
-	if bin != "" {
-		writeFile(t, filepath.Join(dir, ".mcp.json"), fmt.Sprintf(`{"mcpServers": {"srv": {"command": %q, "args": ["--log", "${CLAUDE_PLUGIN_ROOT}/calls.log"]}}}`, bin))
+	if command != "" {
+		decl, err := json.Marshal(map[string]any{"mcpServers": map[string]any{"srv": map[string]any{"command": command, "args": args}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(dir, ".mcp.json"), string(decl))
 	}
 }
 
@@ -66,8 +70,8 @@ func runPlugins(t *testing.T, env []string, args ...string) string {
 func TestPluginsDisableWhileServing(t *testing.T) {
 	bin := testserver.Build(t)
 	dir := t.TempDir()
-	writePlugin(t, filepath.Join(dir, "cc"), "claude", "cc", bin)
-	writePlugin(t, filepath.Join(dir, "cx"), "codex", "cx", "")
+	writePlugin(t, filepath.Join(dir, "cc"), "claude", "cc", bin, "--log", "${CLAUDE_PLUGIN_ROOT}/calls.log")
+	writePlugin(t, filepath.Join(dir, "cx"), "codex", "cx", everythingServer(t), "stdio")
 	cfg := filepath.Join(dir, "agentpool.yaml")
 	writeFile(t, cfg, "plugins:\n  dirs: [./cc, ./cx]\n")
 	env := pluginEnv(dir)
@@ -96,7 +100,7 @@ func TestPluginsDisableWhileServing(t *testing.T) {
 	defer cs.Close()
 
 	tools, prompts, resources := listAll(t, cs)
-	for _, want := range []string{"cc.srv__echo", "cc.srv__pid"} {
+	for _, want := range []string{"cc.srv__echo", "cc.srv__pid", "cx.srv__echo"} {
 		if !slices.Contains(tools, want) {
 			t.Errorf("tools %v lack %s", tools, want)
 		}
@@ -138,7 +142,7 @@ func TestPluginsDisableWhileServing(t *testing.T) {
 		return !slices.ContainsFunc(tools, func(s string) bool { return strings.HasPrefix(s, "cc.") }) &&
 			!slices.ContainsFunc(prompts, func(s string) bool { return strings.HasPrefix(s, "cc:") }) &&
 			!slices.ContainsFunc(resources, func(s string) bool { return strings.HasPrefix(s, "skill://cc/") }) &&
-			slices.Contains(prompts, "cx:configure")
+			slices.Contains(prompts, "cx:configure") && slices.Contains(tools, "cx.srv__echo")
 	})
 	seen := map[string]bool{}
 	waitReload(t, "tools, prompts and resources list_changed", func() bool {
