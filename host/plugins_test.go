@@ -31,8 +31,45 @@ func writeClaudePlugin(t *testing.T, dir, name, bin string, skills ...string) {
 		writeSkill(t, filepath.Join(dir, "skills"), s)
 	}
 	writeFile(t, filepath.Join(dir, "commands", "hello.md"), "---\ndescription: says hello\n---\nHello from "+name+" $ARGUMENTS\n")
-	if bin != "" {
+	switch {
+	case strings.HasSuffix(bin, "marked-server.sh"):
+		writeFile(t, filepath.Join(dir, ".mcp.json"), fmt.Sprintf(`{"mcpServers": {"srv": {"command": %q, "args": ["${CLAUDE_PLUGIN_ROOT}"]}}}`, bin))
+	case bin != "":
 		writeFile(t, filepath.Join(dir, ".mcp.json"), fmt.Sprintf(`{"mcpServers": {"srv": {"command": %q, "args": ["--log", "${CLAUDE_PLUGIN_ROOT}/calls.log"]}}}`, bin))
+	}
+}
+
+// markedServer writes, in dir, a script that creates the file "started" in the folder its
+// first argument names and then runs bin: a plugin whose .mcp.json runs it (with
+// ${CLAUDE_PLUGIN_ROOT}) leaves "started" in its folder when its server was ever started.
+func markedServer(t *testing.T, dir, bin string) string {
+	t.Helper()
+	path := filepath.Join(dir, "marked-server.sh")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\ntouch \"$1/started\"\nexec "+bin+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// everStarted reports whether the marked server of the plugin at dir was ever started.
+func everStarted(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, "started"))
+	return err == nil
+}
+
+// listEverything lists the tools of every capability a session sees, which connects every
+// server that may be connected.
+func listEverything(t *testing.T, h *Host) {
+	t.Helper()
+	ctx := context.Background()
+	if err := h.OpenSession(ctx, "look"); err != nil {
+		t.Fatal(err)
+	}
+	defer h.CloseSession(ctx, "look")
+	for _, c := range h.Registry.Visible(ext.Scope{SessionID: "look"}) {
+		if tp, ok := c.(ext.ToolProvider); ok {
+			_, _ = tp.Tools(ctx)
+		}
 	}
 }
 
@@ -44,7 +81,7 @@ func pluginMarketplace(t *testing.T, dir, bin string) string {
 	mkt := filepath.Join(dir, "mkt")
 	writeClaudePlugin(t, filepath.Join(mkt, "plugins", "a"), "a", bin, "configure")
 	writeClaudePlugin(t, filepath.Join(mkt, "plugins", "b"), "b", "", "configure")
-	writeClaudePlugin(t, filepath.Join(mkt, "plugins", "c"), "c", "", "other")
+	writeClaudePlugin(t, filepath.Join(mkt, "plugins", "c"), "c", markedServer(t, dir, bin), "other")
 	writeFile(t, filepath.Join(mkt, ".claude-plugin", "marketplace.json"), `{"name": "demo", "owner": {"name": "us"}, "plugins": [
   {"name": "a", "source": "./plugins/a"},
   {"name": "b", "source": "./plugins/b"},
@@ -146,6 +183,11 @@ plugins:
 	if _, err := os.Stat(filepath.Join(mkt, "plugins", "a", "calls.log")); err != nil {
 		t.Errorf("the server's log is not in the plugin folder: %v", err)
 	}
+	// A plugin not enabled starts nothing, whatever a session lists.
+	listEverything(t, h)
+	if everStarted(filepath.Join(mkt, "plugins", "c")) {
+		t.Error("the server of plugin c, not enabled, was started")
+	}
 }
 
 // serverCap returns the capability named name visible at pool scope, as a tool provider.
@@ -241,7 +283,7 @@ func processGone(pid int, d time.Duration) bool {
 func TestProjectPlugins(t *testing.T) {
 	bin := testserver.Build(t)
 	proj := t.TempDir()
-	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", bin, "configure")
+	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", markedServer(t, t.TempDir(), bin), "configure")
 	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
 	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
 	if err != nil {
@@ -261,6 +303,10 @@ func TestProjectPlugins(t *testing.T) {
 	if !slices.ContainsFunc(h.Project.Decls, func(d trust.Decl) bool { return d.Name == "p.srv" }) {
 		t.Errorf("the plugin's server is not among the project's declarations %+v", h.Project.Decls)
 	}
+	listEverything(t, h)
+	if everStarted(filepath.Join(proj, "plug")) {
+		t.Fatal("the server of an untrusted project's plugin was started")
+	}
 
 	ht := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, TrustProject: true})
 	if got := serverNames(ht); !slices.Equal(got, []string{"p.srv"}) {
@@ -268,6 +314,33 @@ func TestProjectPlugins(t *testing.T) {
 	}
 	if got := skillNames(t, ht); !slices.Contains(got, "p:configure") {
 		t.Errorf("skills %v of a trusted project lack p:configure", got)
+	}
+	listEverything(t, ht)
+	if !everStarted(filepath.Join(proj, "plug")) {
+		t.Error("the server of a trusted project's plugin did not start (the marker test cannot see a start)")
+	}
+
+	// Trusted by record; then the plugin's .mcp.json changes what it runs: untrusted again.
+	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
+	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	hr := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, Trust: store})
+	if got := serverNames(hr); !slices.Equal(got, []string{"p.srv"}) {
+		t.Errorf("servers %v of a project trusted by record, want p.srv", got)
+	}
+	mcpFile := filepath.Join(proj, "plug", ".mcp.json")
+	data, err := os.ReadFile(mcpFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, mcpFile, strings.Replace(string(data), `"args": [`, `"args": ["--changed", `, 1))
+	hc := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, Trust: store})
+	if hc.Project.Verdict.Status != trust.Changed {
+		t.Errorf("verdict %v after the plugin's server changed, want changed", hc.Project.Verdict.Status)
+	}
+	if got := serverNames(hc); len(got) > 0 {
+		t.Errorf("servers %v after the plugin's server changed, want none until trusted again", got)
 	}
 }
 
