@@ -36,8 +36,9 @@
 //     diagnostic each). Any other key is Unknown and a debug diagnostic, never an error.
 //   - Containment. Every manifest path is relative to the plugin folder and must stay in it
 //     after resolving symlinks (an absolute path, "../", or a symlink pointing out is an
-//     error diagnostic and not read); a standard-layout folder that is a symlink pointing out
-//     is not read either. A marketplace's local source must stay inside the marketplace
+//     error diagnostic and not read); a standard-layout folder or .mcp.json, or the manifest
+//     itself (or its .claude-plugin/.codex-plugin folder), that is a symlink pointing out is
+//     not read either. A marketplace's local source must stay inside the marketplace
 //     folder (the folder holding .claude-plugin/ or .agents/) the same way: "../../etc", "/etc"
 //     and a symlink out are each an error diagnostic naming the marketplace file and the
 //     entry's line. A plugin folder that is missing, not a folder or a symlink loop is
