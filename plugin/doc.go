@@ -52,8 +52,8 @@
 //     bytes for that reason.
 //   - Sources not on disk (github, url, git-subdir, npm) are Entries with Dir "" and Fetch
 //     set: "claude plugin install NAME@MARKETPLACE" for a Claude Code marketplace, "git clone
-//     [--branch REF] URL" otherwise. Nothing is fetched: no network is needed to use the local
-//     ones.
+//     [--branch REF] URL" otherwise (REF and URL, which the marketplace file writes, quoted for
+//     the shell). Nothing is fetched: no network is needed to use the local ones.
 //   - Root variables (Vars): CLAUDE_PLUGIN_ROOT and PLUGIN_ROOT are the plugin folder;
 //     CLAUDE_PLUGIN_DATA and PLUGIN_DATA are DataDir when set (for a Claude Code install,
 //     ~/.claude/plugins/data/<name-marketplace>), absent otherwise so that ${VAR:-default}
