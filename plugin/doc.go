@@ -63,7 +63,11 @@
 //     ~/.claude/plugins/installed_plugins.json ({"version": 2, "plugins": {"name@marketplace":
 //     [{scope, installPath, version, …}]}}; version 1 had one object a key; the "user" scope's
 //     install is preferred), enabled when ~/.claude/settings.json's enabledPlugins has
-//     "name@marketplace": true. Codex's $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/<version>/
+//     "name@marketplace": true. installPath is the user's own Claude Code's record and is read
+//     where it points, like a folder of plugins.dirs (Claude Code loads the plugin from there,
+//     and the containment above is about a plugin's or marketplace's own files, not where the
+//     user installed it); one that is not absolute is an error diagnostic, not read against the
+//     working folder. Codex's $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/<version>/
 //     ($CODEX_HOME defaulting to ~/.codex; the highest version folder is used), enabled when
 //     $CODEX_HOME/config.toml has [plugins."name@marketplace"] enabled = true. TOML is read with
 //     github.com/pelletier/go-toml/v2 rather than by hand: Codex's file may write the table

@@ -83,6 +83,11 @@ func (l *loader) claudeInstalled() {
 				Message: fmt.Sprintf("plugins.%s: no installPath", key)})
 			continue
 		}
+		if !filepath.IsAbs(installs[0].InstallPath) {
+			l.c.Diagnostics = append(l.c.Diagnostics, Diagnostic{File: index, Line: pos.line("plugins." + key), Severity: SeverityError,
+				Message: fmt.Sprintf("plugins.%s: installPath %q is not absolute: not read (Claude Code writes it absolute; reinstall the plugin)", key, installs[0].InstallPath)})
+			continue
+		}
 		name, _, _ := strings.Cut(key, "@")
 		p := l.add(installs[0].InstallPath, "claude-code", enabled[key], &Entry{Name: name, Version: installs[0].Version, File: index})
 		if p != nil {

@@ -265,3 +265,25 @@ func writeInto(t *testing.T, root string, files map[string]string) {
 		}
 	}
 }
+
+// TestInstalledRelativePath: Claude Code writes installPath absolute; a relative one would be
+// read against whatever folder agentpool runs in, so it is a diagnostic naming the index, and
+// not loaded.
+func TestInstalledRelativePath(t *testing.T) {
+	home := t.TempDir()
+	cwd := t.TempDir()
+	writeInto(t, cwd, map[string]string{"here/.claude-plugin/plugin.json": `{"name": "here"}`})
+	writeInto(t, home, map[string]string{
+		".claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {"here@mkt": [{"scope": "user", "installPath": "here"}]}}`,
+		".claude/settings.json":                  `{"enabledPlugins": {"here@mkt": true}}`,
+	})
+	t.Chdir(cwd)
+	c := Load(Config{ImportInstalled: true}, Options{HomeDir: home})
+	if len(c.Plugins) > 0 {
+		t.Errorf("loaded %v from the working folder", names(c.Plugins))
+	}
+	index := filepath.Join(home, ".claude", "plugins", "installed_plugins.json")
+	if len(c.Diagnostics) != 1 || c.Diagnostics[0].File != index || !strings.Contains(c.Diagnostics[0].Message, "not absolute") {
+		t.Errorf("diagnostics %q", diagStrings(c.Diagnostics))
+	}
+}
