@@ -127,10 +127,13 @@ func (l *loader) codexInstalled() {
 	l.file(cache)
 	enabled := map[string]bool{}
 	if data, err := l.optional(cfgPath); data != nil {
+		// Decoded as any and checked here: a decoding into Go types would say a wrong kind
+		// of value in Go's words (struct fields) and drop the other plugins' flags with it.
 		var cfg struct {
-			Plugins map[string]struct {
-				Enabled *bool `toml:"enabled"`
-			} `toml:"plugins"`
+			Plugins any `toml:"plugins"`
+		}
+		bad := func(format string, a ...any) {
+			l.diag(cfgPath, format, a...)
 		}
 		if err := toml.Unmarshal(data, &cfg); err != nil {
 			line := 0
@@ -140,9 +143,24 @@ func (l *loader) codexInstalled() {
 			}
 			l.c.Diagnostics = append(l.c.Diagnostics, Diagnostic{File: cfgPath, Line: line, Severity: SeverityError,
 				Message: fmt.Sprintf("%v: no Codex plugin is enabled", err)})
-		}
-		for k, v := range cfg.Plugins {
-			enabled[k] = v.Enabled != nil && *v.Enabled
+		} else if table, ok := cfg.Plugins.(map[string]any); ok {
+			for _, k := range sortedKeys(table) {
+				at := fmt.Sprintf("plugins.%q", k)
+				entry, ok := table[k].(map[string]any)
+				if !ok {
+					bad("%s: want a table (enabled = true or false), got %s: not enabled", at, tomlKind(table[k]))
+					continue
+				}
+				if v, ok := entry["enabled"]; ok {
+					on, ok := v.(bool)
+					if !ok {
+						bad("%s.enabled: want true or false, got %s: not enabled", at, tomlKind(v))
+					}
+					enabled[k] = on
+				}
+			}
+		} else if cfg.Plugins != nil {
+			bad("plugins: want a table of [plugins.\"name@marketplace\"] tables, got %s: no Codex plugin is enabled", tomlKind(cfg.Plugins))
 		}
 	} else if err != nil {
 		l.diag(cfgPath, "%v", err)
@@ -173,6 +191,23 @@ func (l *loader) codexInstalled() {
 			l.add(filepath.Join(dir, version), "codex", enabled[key], &Entry{Name: pl.Name(), Version: version, File: cfgPath})
 		}
 	}
+}
+
+// tomlKind names the kind of a decoded TOML value as its writer knows it.
+func tomlKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "true or false"
+	case int64, float64:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return "a date or time"
 }
 
 // latestVersion is the name of the highest version folder of dir ("" when none): versions

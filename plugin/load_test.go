@@ -287,3 +287,33 @@ func TestInstalledRelativePath(t *testing.T) {
 		t.Errorf("diagnostics %q", diagStrings(c.Diagnostics))
 	}
 }
+
+// TestCodexConfigWrongTypes: a wrong kind of value in config.toml's plugins table is said in
+// the file's own terms (the key, what was wanted), not Go's struct types, and costs only that
+// plugin: the others' enabled flags still count.
+func TestCodexConfigWrongTypes(t *testing.T) {
+	home := t.TempDir()
+	writeInto(t, home, map[string]string{
+		".codex/plugins/cache/openai/good/1/skills/s/SKILL.md": "x",
+		".codex/plugins/cache/openai/bad/1/skills/s/SKILL.md":  "x",
+		".codex/config.toml": `[plugins."good@openai"]
+enabled = true
+[plugins."bad@openai"]
+enabled = "yes"
+`,
+	})
+	c := Load(Config{ImportInstalled: true}, Options{HomeDir: home})
+	if d := cmp.Diff([]string{"good"}, names(c.Enabled())); d != "" {
+		t.Errorf("enabled (-want +got):\n%s", d)
+	}
+	cfg := filepath.Join(home, ".codex", "config.toml")
+	got := diagStrings(c.Diagnostics)
+	if len(got) != 1 || c.Diagnostics[0].File != cfg || !strings.Contains(got[0], `plugins."bad@openai".enabled: want true or false, got a string`) || strings.Contains(got[0], "struct") {
+		t.Errorf("diagnostics %q", got)
+	}
+	writeInto(t, home, map[string]string{".codex/config.toml": "plugins = 3\n"})
+	c = Load(Config{ImportInstalled: true}, Options{HomeDir: home})
+	if got := diagStrings(c.Diagnostics); len(got) != 1 || !strings.Contains(got[0], "plugins: want a table") || strings.Contains(got[0], "struct") {
+		t.Errorf("diagnostics %q", got)
+	}
+}
