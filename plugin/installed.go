@@ -35,13 +35,14 @@ func (l *loader) claudeInstalled() {
 	l.file(settings)
 	enabled := map[string]bool{}
 	if data, err := l.optional(settings); data != nil {
-		var s struct {
-			EnabledPlugins map[string]json.RawMessage `json:"enabledPlugins"`
-		}
+		var s map[string]json.RawMessage
+		var plugins map[string]json.RawMessage
 		if err := json.Unmarshal(data, &s); err != nil {
-			l.diag(settings, "enabledPlugins: %v: no Claude Code plugin is enabled", err)
+			l.c.Diagnostics = append(l.c.Diagnostics, jsonDiagnostic(settings, data, err, "no Claude Code plugin is enabled"))
+		} else if raw, ok := s["enabledPlugins"]; ok && json.Unmarshal(raw, &plugins) != nil {
+			l.diag(settings, "enabledPlugins: want an object of \"name@marketplace\": true or false, got %s: no Claude Code plugin is enabled", jsonKind(raw))
 		}
-		for k, v := range s.EnabledPlugins {
+		for k, v := range plugins {
 			enabled[k] = string(v) == "true"
 		}
 	} else if err != nil {
@@ -55,11 +56,15 @@ func (l *loader) claudeInstalled() {
 		return
 	}
 	var doc struct {
-		Version int                        `json:"version"`
-		Plugins map[string]json.RawMessage `json:"plugins"`
+		Plugins map[string]json.RawMessage
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		l.diag(index, "not the installed plugins index Claude Code writes: %v", err)
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		l.c.Diagnostics = append(l.c.Diagnostics, jsonDiagnostic(index, data, err, "no Claude Code plugin is read"))
+		return
+	}
+	if raw, ok := top["plugins"]; ok && json.Unmarshal(raw, &doc.Plugins) != nil {
+		l.diag(index, "plugins: want an object of \"name@marketplace\": [installs], got %s: no Claude Code plugin is read", jsonKind(raw))
 		return
 	}
 	pos := newPositions(data)
@@ -94,6 +99,20 @@ func (l *loader) claudeInstalled() {
 			p.DataDir = filepath.Join(base, "plugins", "data", dataID(key))
 		}
 	}
+}
+
+// jsonDiagnostic says why data, another tool's JSON file at path, is no JSON object: not
+// JSON (at the syntax error's line), or another kind of value; then what that costs (then).
+func jsonDiagnostic(path string, data []byte, err error, then string) Diagnostic {
+	d := Diagnostic{File: path, Severity: SeverityError}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		d.Line = lineAt(data, int(se.Offset))
+		d.Message = fmt.Sprintf("not JSON: %v: %s", err, then)
+	} else {
+		d.Message = fmt.Sprintf("want a JSON object, got %s: %s", jsonKind(data), then)
+	}
+	return d
 }
 
 // dataID is Claude Code's folder name for a plugin's data: its identifier with every

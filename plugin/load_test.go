@@ -317,3 +317,22 @@ enabled = "yes"
 		t.Errorf("diagnostics %q", got)
 	}
 }
+
+// TestClaudeSettingsWrongTypes: a wrong kind of value in Claude Code's files is said in the
+// files' own terms, not Go's types.
+func TestClaudeSettingsWrongTypes(t *testing.T) {
+	home := t.TempDir()
+	writeInto(t, home, map[string]string{
+		".claude/settings.json":                  `{"enabledPlugins": ["a@b"]}`,
+		".claude/plugins/installed_plugins.json": `{"version": 2, "plugins": ["a@b"]}`,
+	})
+	c := Load(Config{ImportInstalled: true}, Options{HomeDir: home})
+	got := diagStrings(c.Diagnostics)
+	want := []string{
+		filepath.Join(home, ".claude", "settings.json") + `: enabledPlugins: want an object of "name@marketplace": true or false, got a list: no Claude Code plugin is enabled`,
+		filepath.Join(home, ".claude", "plugins", "installed_plugins.json") + `: plugins: want an object of "name@marketplace": [installs], got a list: no Claude Code plugin is read`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+}
