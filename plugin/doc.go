@@ -36,8 +36,9 @@
 //     diagnostic each). Any other key is Unknown and a debug diagnostic, never an error.
 //   - Containment. Every manifest path is relative to the plugin folder and must stay in it
 //     after resolving symlinks (an absolute path, "../", or a symlink pointing out is an
-//     error diagnostic and not read); a standard-layout folder that is a symlink pointing out
-//     is not read either. A marketplace's local source must stay inside the marketplace
+//     error diagnostic and not read); a standard-layout folder or .mcp.json, or the manifest
+//     itself (or its .claude-plugin/.codex-plugin folder), that is a symlink pointing out is
+//     not read either. A marketplace's local source must stay inside the marketplace
 //     folder (the folder holding .claude-plugin/ or .agents/) the same way: "../../etc", "/etc"
 //     and a symlink out are each an error diagnostic naming the marketplace file and the
 //     entry's line. A plugin folder that is missing, not a folder or a symlink loop is
@@ -51,8 +52,8 @@
 //     bytes for that reason.
 //   - Sources not on disk (github, url, git-subdir, npm) are Entries with Dir "" and Fetch
 //     set: "claude plugin install NAME@MARKETPLACE" for a Claude Code marketplace, "git clone
-//     [--branch REF] URL" otherwise. Nothing is fetched: no network is needed to use the local
-//     ones.
+//     [--branch REF] URL" otherwise (REF and URL, which the marketplace file writes, quoted for
+//     the shell). Nothing is fetched: no network is needed to use the local ones.
 //   - Root variables (Vars): CLAUDE_PLUGIN_ROOT and PLUGIN_ROOT are the plugin folder;
 //     CLAUDE_PLUGIN_DATA and PLUGIN_DATA are DataDir when set (for a Claude Code install,
 //     ~/.claude/plugins/data/<name-marketplace>), absent otherwise so that ${VAR:-default}
@@ -62,7 +63,11 @@
 //     ~/.claude/plugins/installed_plugins.json ({"version": 2, "plugins": {"name@marketplace":
 //     [{scope, installPath, version, …}]}}; version 1 had one object a key; the "user" scope's
 //     install is preferred), enabled when ~/.claude/settings.json's enabledPlugins has
-//     "name@marketplace": true. Codex's $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/<version>/
+//     "name@marketplace": true. installPath is the user's own Claude Code's record and is read
+//     where it points, like a folder of plugins.dirs (Claude Code loads the plugin from there,
+//     and the containment above is about a plugin's or marketplace's own files, not where the
+//     user installed it); one that is not absolute is an error diagnostic, not read against the
+//     working folder. Codex's $CODEX_HOME/plugins/cache/<marketplace>/<plugin>/<version>/
 //     ($CODEX_HOME defaulting to ~/.codex; the highest version folder is used), enabled when
 //     $CODEX_HOME/config.toml has [plugins."name@marketplace"] enabled = true. TOML is read with
 //     github.com/pelletier/go-toml/v2 rather than by hand: Codex's file may write the table

@@ -35,13 +35,14 @@ func (l *loader) claudeInstalled() {
 	l.file(settings)
 	enabled := map[string]bool{}
 	if data, err := l.optional(settings); data != nil {
-		var s struct {
-			EnabledPlugins map[string]json.RawMessage `json:"enabledPlugins"`
-		}
+		var s map[string]json.RawMessage
+		var plugins map[string]json.RawMessage
 		if err := json.Unmarshal(data, &s); err != nil {
-			l.diag(settings, "enabledPlugins: %v: no Claude Code plugin is enabled", err)
+			l.c.Diagnostics = append(l.c.Diagnostics, jsonDiagnostic(settings, data, err, "no Claude Code plugin is enabled"))
+		} else if raw, ok := s["enabledPlugins"]; ok && json.Unmarshal(raw, &plugins) != nil {
+			l.diag(settings, "enabledPlugins: want an object of \"name@marketplace\": true or false, got %s: no Claude Code plugin is enabled", jsonKind(raw))
 		}
-		for k, v := range s.EnabledPlugins {
+		for k, v := range plugins {
 			enabled[k] = string(v) == "true"
 		}
 	} else if err != nil {
@@ -55,11 +56,15 @@ func (l *loader) claudeInstalled() {
 		return
 	}
 	var doc struct {
-		Version int                        `json:"version"`
-		Plugins map[string]json.RawMessage `json:"plugins"`
+		Plugins map[string]json.RawMessage
 	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		l.diag(index, "not the installed plugins index Claude Code writes: %v", err)
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		l.c.Diagnostics = append(l.c.Diagnostics, jsonDiagnostic(index, data, err, "no Claude Code plugin is read"))
+		return
+	}
+	if raw, ok := top["plugins"]; ok && json.Unmarshal(raw, &doc.Plugins) != nil {
+		l.diag(index, "plugins: want an object of \"name@marketplace\": [installs], got %s: no Claude Code plugin is read", jsonKind(raw))
 		return
 	}
 	pos := newPositions(data)
@@ -83,12 +88,31 @@ func (l *loader) claudeInstalled() {
 				Message: fmt.Sprintf("plugins.%s: no installPath", key)})
 			continue
 		}
+		if !filepath.IsAbs(installs[0].InstallPath) {
+			l.c.Diagnostics = append(l.c.Diagnostics, Diagnostic{File: index, Line: pos.line("plugins." + key), Severity: SeverityError,
+				Message: fmt.Sprintf("plugins.%s: installPath %q is not absolute: not read (Claude Code writes it absolute; reinstall the plugin)", key, installs[0].InstallPath)})
+			continue
+		}
 		name, _, _ := strings.Cut(key, "@")
 		p := l.add(installs[0].InstallPath, "claude-code", enabled[key], &Entry{Name: name, Version: installs[0].Version, File: index})
 		if p != nil {
 			p.DataDir = filepath.Join(base, "plugins", "data", dataID(key))
 		}
 	}
+}
+
+// jsonDiagnostic says why data, another tool's JSON file at path, is no JSON object: not
+// JSON (at the syntax error's line), or another kind of value; then what that costs (then).
+func jsonDiagnostic(path string, data []byte, err error, then string) Diagnostic {
+	d := Diagnostic{File: path, Severity: SeverityError}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		d.Line = lineAt(data, int(se.Offset))
+		d.Message = fmt.Sprintf("not JSON: %v: %s", err, then)
+	} else {
+		d.Message = fmt.Sprintf("want a JSON object, got %s: %s", jsonKind(data), then)
+	}
+	return d
 }
 
 // dataID is Claude Code's folder name for a plugin's data: its identifier with every
@@ -122,10 +146,13 @@ func (l *loader) codexInstalled() {
 	l.file(cache)
 	enabled := map[string]bool{}
 	if data, err := l.optional(cfgPath); data != nil {
+		// Decoded as any and checked here: a decoding into Go types would say a wrong kind
+		// of value in Go's words (struct fields) and drop the other plugins' flags with it.
 		var cfg struct {
-			Plugins map[string]struct {
-				Enabled *bool `toml:"enabled"`
-			} `toml:"plugins"`
+			Plugins any `toml:"plugins"`
+		}
+		bad := func(format string, a ...any) {
+			l.diag(cfgPath, format, a...)
 		}
 		if err := toml.Unmarshal(data, &cfg); err != nil {
 			line := 0
@@ -135,9 +162,24 @@ func (l *loader) codexInstalled() {
 			}
 			l.c.Diagnostics = append(l.c.Diagnostics, Diagnostic{File: cfgPath, Line: line, Severity: SeverityError,
 				Message: fmt.Sprintf("%v: no Codex plugin is enabled", err)})
-		}
-		for k, v := range cfg.Plugins {
-			enabled[k] = v.Enabled != nil && *v.Enabled
+		} else if table, ok := cfg.Plugins.(map[string]any); ok {
+			for _, k := range sortedKeys(table) {
+				at := fmt.Sprintf("plugins.%q", k)
+				entry, ok := table[k].(map[string]any)
+				if !ok {
+					bad("%s: want a table (enabled = true or false), got %s: not enabled", at, tomlKind(table[k]))
+					continue
+				}
+				if v, ok := entry["enabled"]; ok {
+					on, ok := v.(bool)
+					if !ok {
+						bad("%s.enabled: want true or false, got %s: not enabled", at, tomlKind(v))
+					}
+					enabled[k] = on
+				}
+			}
+		} else if cfg.Plugins != nil {
+			bad("plugins: want a table of [plugins.\"name@marketplace\"] tables, got %s: no Codex plugin is enabled", tomlKind(cfg.Plugins))
 		}
 	} else if err != nil {
 		l.diag(cfgPath, "%v", err)
@@ -168,6 +210,23 @@ func (l *loader) codexInstalled() {
 			l.add(filepath.Join(dir, version), "codex", enabled[key], &Entry{Name: pl.Name(), Version: version, File: cfgPath})
 		}
 	}
+}
+
+// tomlKind names the kind of a decoded TOML value as its writer knows it.
+func tomlKind(v any) string {
+	switch v.(type) {
+	case string:
+		return "a string"
+	case bool:
+		return "true or false"
+	case int64, float64:
+		return "a number"
+	case []any:
+		return "an array"
+	case map[string]any:
+		return "a table"
+	}
+	return "a date or time"
 }
 
 // latestVersion is the name of the highest version folder of dir ("" when none): versions

@@ -265,3 +265,74 @@ func writeInto(t *testing.T, root string, files map[string]string) {
 		}
 	}
 }
+
+// TestInstalledRelativePath: Claude Code writes installPath absolute; a relative one would be
+// read against whatever folder agentpool runs in, so it is a diagnostic naming the index, and
+// not loaded.
+func TestInstalledRelativePath(t *testing.T) {
+	home := t.TempDir()
+	cwd := t.TempDir()
+	writeInto(t, cwd, map[string]string{"here/.claude-plugin/plugin.json": `{"name": "here"}`})
+	writeInto(t, home, map[string]string{
+		".claude/plugins/installed_plugins.json": `{"version": 2, "plugins": {"here@mkt": [{"scope": "user", "installPath": "here"}]}}`,
+		".claude/settings.json":                  `{"enabledPlugins": {"here@mkt": true}}`,
+	})
+	t.Chdir(cwd)
+	c := Load(Config{ImportInstalled: true}, Options{HomeDir: home})
+	if len(c.Plugins) > 0 {
+		t.Errorf("loaded %v from the working folder", names(c.Plugins))
+	}
+	index := filepath.Join(home, ".claude", "plugins", "installed_plugins.json")
+	if len(c.Diagnostics) != 1 || c.Diagnostics[0].File != index || !strings.Contains(c.Diagnostics[0].Message, "not absolute") {
+		t.Errorf("diagnostics %q", diagStrings(c.Diagnostics))
+	}
+}
+
+// TestCodexConfigWrongTypes: a wrong kind of value in config.toml's plugins table is said in
+// the file's own terms (the key, what was wanted), not Go's struct types, and costs only that
+// plugin: the others' enabled flags still count.
+func TestCodexConfigWrongTypes(t *testing.T) {
+	home := t.TempDir()
+	writeInto(t, home, map[string]string{
+		".codex/plugins/cache/openai/good/1/skills/s/SKILL.md": "x",
+		".codex/plugins/cache/openai/bad/1/skills/s/SKILL.md":  "x",
+		".codex/config.toml": `[plugins."good@openai"]
+enabled = true
+[plugins."bad@openai"]
+enabled = "yes"
+`,
+	})
+	c := Load(Config{ImportInstalled: true}, Options{HomeDir: home})
+	if d := cmp.Diff([]string{"good"}, names(c.Enabled())); d != "" {
+		t.Errorf("enabled (-want +got):\n%s", d)
+	}
+	cfg := filepath.Join(home, ".codex", "config.toml")
+	got := diagStrings(c.Diagnostics)
+	if len(got) != 1 || c.Diagnostics[0].File != cfg || !strings.Contains(got[0], `plugins."bad@openai".enabled: want true or false, got a string`) || strings.Contains(got[0], "struct") {
+		t.Errorf("diagnostics %q", got)
+	}
+	writeInto(t, home, map[string]string{".codex/config.toml": "plugins = 3\n"})
+	c = Load(Config{ImportInstalled: true}, Options{HomeDir: home})
+	if got := diagStrings(c.Diagnostics); len(got) != 1 || !strings.Contains(got[0], "plugins: want a table") || strings.Contains(got[0], "struct") {
+		t.Errorf("diagnostics %q", got)
+	}
+}
+
+// TestClaudeSettingsWrongTypes: a wrong kind of value in Claude Code's files is said in the
+// files' own terms, not Go's types.
+func TestClaudeSettingsWrongTypes(t *testing.T) {
+	home := t.TempDir()
+	writeInto(t, home, map[string]string{
+		".claude/settings.json":                  `{"enabledPlugins": ["a@b"]}`,
+		".claude/plugins/installed_plugins.json": `{"version": 2, "plugins": ["a@b"]}`,
+	})
+	c := Load(Config{ImportInstalled: true}, Options{HomeDir: home})
+	got := diagStrings(c.Diagnostics)
+	want := []string{
+		filepath.Join(home, ".claude", "settings.json") + `: enabledPlugins: want an object of "name@marketplace": true or false, got a list: no Claude Code plugin is enabled`,
+		filepath.Join(home, ".claude", "plugins", "installed_plugins.json") + `: plugins: want an object of "name@marketplace": [installs], got a list: no Claude Code plugin is read`,
+	}
+	if d := cmp.Diff(want, got); d != "" {
+		t.Errorf("diagnostics (-want +got):\n%s", d)
+	}
+}

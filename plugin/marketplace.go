@@ -243,15 +243,37 @@ func (m *Marketplace) entry(raw json.RawMessage, pluginRoot string) (e *Entry, m
 }
 
 // fetch is the command that would fetch a plugin not on disk: the tool's own install command
-// for a Claude Code marketplace, else a git clone.
+// for a Claude Code marketplace, else a git clone. The marketplace file writes url and ref,
+// and a user may paste the command into a shell: each is quoted for it, and a url that would
+// read as an option follows "--".
 func (m *Marketplace) fetch(name, url, ref string) string {
 	if m.Format == FormatClaude || url == "" {
 		return "claude plugin install " + name + "@" + m.Name
 	}
+	cmd := "git clone"
 	if ref != "" {
-		return "git clone --branch " + ref + " " + url
+		cmd += " --branch " + shellQuote(ref)
 	}
-	return "git clone " + url
+	if strings.HasPrefix(url, "-") {
+		cmd += " --"
+	}
+	return cmd + " " + shellQuote(url)
+}
+
+// shellQuote returns s as one word of a POSIX shell: as it is when it holds only characters
+// no shell treats specially, else in single quotes.
+func shellQuote(s string) string {
+	plain := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("@%+=:,./_-", c)) {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // local resolves a local source against the marketplace root: it must stay inside it after

@@ -271,6 +271,16 @@ func (r *reader) readManifest() {
 			r.diag(SeverityDebug, "", "%s is not read: the %s manifest is", path, p.Format)
 			continue
 		}
+		// The manifest (or the folder holding it) may be a symlink: like every other file of
+		// the plugin, it is read only when it stays inside the plugin folder.
+		if real, err := filepath.EvalSymlinks(path); err != nil || !within(p.Dir, real) {
+			msg := fmt.Sprintf("leaves the plugin folder through a symlink (to %s): not read", real)
+			if err != nil {
+				msg = fmt.Sprintf("not read: %v", linkError(err))
+			}
+			p.Diagnostics = append(p.Diagnostics, Diagnostic{File: path, Severity: SeverityError, Message: msg})
+			continue
+		}
 		p.Manifest, p.Format = path, m.format
 		p.Files = append(p.Files, path)
 	}

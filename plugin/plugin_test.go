@@ -281,3 +281,39 @@ func TestTooLargeMCP(t *testing.T) {
 		t.Errorf("MCP %v, diagnostics %v", p.MCP, p.Diagnostics)
 	}
 }
+
+// TestManifestSymlinkOutOfPlugin: a manifest that is a symlink leaving the plugin folder (the
+// file, or the .claude-plugin folder holding it) is not read, as a standard-layout folder or
+// .mcp.json pointing out is not: an error diagnostic naming it, the folder's name used.
+func TestManifestSymlinkOutOfPlugin(t *testing.T) {
+	outside := writeTree(t, map[string]string{
+		"plugin.json":                `{"name": "stolen", "mcpServers": {"s": {"command": "x"}}}`,
+		".claude-plugin/plugin.json": `{"name": "stolen"}`,
+	})
+	for _, tc := range []struct{ name, link, target string }{
+		{"file", ".claude-plugin/plugin.json", filepath.Join(outside, "plugin.json")},
+		{"folder", ".claude-plugin", filepath.Join(outside, ".claude-plugin")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "mine")
+			link := filepath.Join(dir, filepath.FromSlash(tc.link))
+			if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(tc.target, link); err != nil {
+				t.Fatal(err)
+			}
+			p, err := LoadPlugin(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Name != "mine" || len(p.MCP) > 0 {
+				t.Errorf("name %q, MCP %v: the manifest outside the folder was read", p.Name, p.MCP)
+			}
+			errs := strings.Join(errorsOf(p), "\n")
+			if !strings.Contains(errs, "plugin.json") || !strings.Contains(errs, "leaves the plugin folder through a symlink") {
+				t.Errorf("diagnostics:\n%s", errs)
+			}
+		})
+	}
+}
