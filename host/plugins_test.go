@@ -371,3 +371,76 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 		t.Fatalf("trusted server started %v, added one started %v: want the trusted one only", exists(marker), exists(added))
 	}
 }
+
+// TestProjectPluginFollowsState: `agentpool plugins disable NAME` (the state file) holds for a
+// project's plugin as for the user's: a trusted project's plugin the user disabled is not
+// used, and enabling it again uses it.
+func TestProjectPluginFollowsState(t *testing.T) {
+	bin := testserver.Build(t)
+	proj, dir := t.TempDir(), t.TempDir()
+	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", bin, "configure")
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(dir, "plugins.json")
+	if err := plugin.SetEnabled(state, "p", false); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "agentpool.yaml")
+	h := buildHost(t, path, "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, TrustProject: true, PluginState: state})
+	if p := h.Plugins().Get("p"); p == nil || p.Enabled || p.Used() {
+		t.Fatalf("project plugin %+v: want disabled by the state file", p)
+	}
+	if got := serverNames(h); len(got) > 0 {
+		t.Errorf("servers %v of a project plugin the user disabled", got)
+	}
+	if got := skillNames(t, h); slices.Contains(got, "p:configure") {
+		t.Errorf("skills %v hold a project plugin the user disabled", got)
+	}
+
+	if err := plugin.SetEnabled(state, "p", true); err != nil {
+		t.Fatal(err)
+	}
+	next, err := config.Parse(path, []byte("{}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Reload(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	if got := serverNames(h); !slices.Equal(got, []string{"p.srv"}) {
+		t.Errorf("servers %v after enabling the project plugin again, want p.srv", got)
+	}
+}
+
+// TestProjectPluginNameFreedByReload: a trusted project's plugin not used because one of the
+// user's has its name is used once a reload drops the user's: the project's plugin as
+// inspected is not changed by being passed over.
+func TestProjectPluginNameFreedByReload(t *testing.T) {
+	bin := testserver.Build(t)
+	proj, dir := t.TempDir(), t.TempDir()
+	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", bin)
+	writeClaudePlugin(t, filepath.Join(dir, "mine"), "p", "")
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "agentpool.yaml")
+	h := buildHost(t, path, "plugins: {dirs: [./mine]}\n", Options{ProjectDir: proj, ProjectConfig: pc, TrustProject: true})
+	if got := serverNames(h); len(got) > 0 {
+		t.Fatalf("servers %v: the project's plugin p is used though the user has one named p", got)
+	}
+	next, err := config.Parse(path, []byte("{}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Reload(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	if got := serverNames(h); !slices.Equal(got, []string{"p.srv"}) {
+		t.Errorf("servers %v once the user's p is gone, want the project's p.srv", got)
+	}
+}
