@@ -63,14 +63,10 @@ func inspectPlugins(opts *options) (*host.Plugins, *host.Project, error) {
 	store, _ := trustStore()
 	p, err := host.InspectProject(host.ProjectOptions{Dir: project, HomeDir: home, Config: projCfg, Store: store,
 		Trust: opts.trustProject, MaxFolders: user.Skills.MaxFolders})
-	if err != nil || p == nil || p.Plugins == nil {
+	if err != nil {
 		return ps, p, err
 	}
-	for _, pi := range p.Plugins.List {
-		mine := *pi
-		mine.Untrusted = !p.Trusted()
-		ps.List = append(ps.List, &mine)
-	}
+	ps.AddProject(p, user.Extensions.AllowedCommands) // as the host adds them
 	return ps, p, nil
 }
 

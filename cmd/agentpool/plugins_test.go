@@ -277,3 +277,56 @@ func TestPluginsListAndCompile(t *testing.T) {
 		t.Errorf("enable nosuch: %v %s", err, out)
 	}
 }
+
+// pluginsListIn runs `agentpool plugins list --json` with args in the folder dir.
+func pluginsListIn(t *testing.T, env []string, dir string, args ...string) map[string]pluginView {
+	t.Helper()
+	cmd := exec.Command("agentpool", append(args, "plugins", "list", "--json")...)
+	cmd.Env, cmd.Dir = env, dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("plugins list: %v %s", err, out)
+	}
+	var l pluginsListing
+	if err := json.Unmarshal(out, &l); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]pluginView{}
+	for _, p := range l.Plugins {
+		if _, dup := byName[p.Name]; dup {
+			p.Name += " (2)"
+		}
+		byName[p.Name] = p
+	}
+	return byName
+}
+
+// TestPluginsListProjectPlugin: `plugins list` shows a project's plugin as the host uses it:
+// not used when one of the user's own has its name (saying why), and disabled when the user
+// disabled it.
+func TestPluginsListProjectPlugin(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	writePlugin(t, filepath.Join(proj, "plug"), "claude", "p", "")
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	writePlugin(t, filepath.Join(dir, "mine"), "claude", "p", "")
+	cfg := filepath.Join(dir, "xdg", "agentpool", "agentpool.yaml") // the user's: a project is read
+	writeFile(t, cfg, fmt.Sprintf("plugins: {dirs: [%q]}\n", filepath.Join(dir, "mine")))
+	env := pluginEnv(dir)
+
+	l := pluginsListIn(t, env, proj, "--trust-project")
+	if p := l["p (2)"]; p.Source != "project" || p.Used || len(p.Problems) == 0 {
+		t.Errorf("the project's plugin p %+v: want not used, with a problem saying why (the user has a p)", p)
+	}
+
+	writeFile(t, cfg, "{}\n")
+	disable := exec.Command("agentpool", "plugins", "disable", "p")
+	disable.Env, disable.Dir = env, proj
+	if out, err := disable.CombinedOutput(); err != nil {
+		t.Fatalf("plugins disable p: %v %s", err, out)
+	}
+	l = pluginsListIn(t, env, proj, "--trust-project")
+	if p := l["p"]; p.Source != "project" || p.Enabled || p.Used {
+		t.Errorf("the project's plugin p after plugins disable p: %+v, want disabled", p)
+	}
+}
