@@ -444,3 +444,41 @@ func TestProjectPluginNameFreedByReload(t *testing.T) {
 		t.Errorf("servers %v once the user's p is gone, want the project's p.srv", got)
 	}
 }
+
+// TestProjectPluginDeclsAsWritten: a project plugin's server is fingerprinted as its
+// .mcp.json writes it, as a project config's is: the value of a variable of the user's
+// environment it names is neither in the declaration trust prints nor in its digest, so a
+// rotated secret is not printed and does not ask again.
+func TestProjectPluginDeclsAsWritten(t *testing.T) {
+	proj := t.TempDir()
+	writeFile(t, filepath.Join(proj, "plug", ".claude-plugin", "plugin.json"), `{"name": "p"}`)
+	writeFile(t, filepath.Join(proj, "plug", ".mcp.json"), `{"mcpServers": {"srv": {"command": "/bin/true",
+  "args": ["--token", "${RV_PLUGIN_SECRET}", "--root", "${CLAUDE_PLUGIN_ROOT}"], "env": {"TOKEN": "${RV_PLUGIN_SECRET}"}}}}`)
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := func(secret string) trust.Decl {
+		t.Setenv("RV_PLUGIN_SECRET", secret)
+		p, err := InspectProject(ProjectOptions{Dir: proj, Config: pc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close(context.Background())
+		for _, d := range p.Decls {
+			if d.Name == "p.srv" {
+				return d
+			}
+		}
+		t.Fatalf("no p.srv in %+v", p.Decls)
+		return trust.Decl{}
+	}
+	one := decl("s3cret-one")
+	if data, _ := json.Marshal(one); strings.Contains(string(data), "s3cret") {
+		t.Errorf("the declaration holds the secret's value: %s", data)
+	}
+	if two := decl("s3cret-two"); one.Digest() != two.Digest() {
+		t.Errorf("the digest changed with the secret's value: %+v, then %+v", one, two)
+	}
+}

@@ -81,7 +81,8 @@ func (p *Project) Empty() bool {
 }
 
 // pluginDecls lists every server of the project's plugins, enabled or not, as trust
-// fingerprints them: "<plugin>.<server>", declared in its .mcp.json (or manifest), then its
+// fingerprints them: "<plugin>.<server>", declared in its .mcp.json (or manifest), as written
+// (config.DeclaredServers: the user's ${VAR} values neither fingerprinted nor printed), then its
 // skills' own servers, "<plugin>.<skill>.<server>", as the host's skill manager names and
 // places them (the same namespaced roots and bounds), so that skillServerFactory's check of
 // a used project plugin's skill servers finds their digests.
@@ -92,8 +93,22 @@ func pluginDecls(ps *Plugins, maxFolders int) []trust.Decl {
 	var out []trust.Decl
 	var roots []skill.NamespacedRoot
 	for _, p := range ps.List {
+		asWritten := map[string]mcpcap.ServerSpec{} // by registered name: its file's, the first
+		for _, src := range p.MCP {
+			declared := config.DeclaredServers(src.File, src.Data, p.Vars())
+			for _, name := range declared.Names() {
+				full := p.Name + "." + name
+				if _, dup := asWritten[full]; !dup && p.Sources[full] == src.File {
+					asWritten[full] = declared[name]
+				}
+			}
+		}
 		for _, name := range p.Servers.Names() {
-			out = append(out, configServerDecl(p.Sources[name], name, p.Servers[name]))
+			spec, ok := asWritten[name]
+			if !ok {
+				spec = p.Servers[name] // one that cannot be kept as written: as read
+			}
+			out = append(out, configServerDecl(p.Sources[name], name, spec))
 		}
 		for _, dir := range p.SkillDirs {
 			roots = append(roots, skill.NamespacedRoot{Namespace: p.Name, Dir: dir})
