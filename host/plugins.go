@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 
 	"github.com/agentpool/agentpool/command"
@@ -93,12 +94,22 @@ func (ps *Plugins) Get(name string) *PluginInfo {
 
 // Files returns every file and folder whose change should make a running host read its
 // plugins again: the catalogue's (marketplace files, manifests, .mcp.json files, plugin
-// folders). The state file is the caller's to follow (it knows the path).
+// folders), and in each plugin's folder the standard layout's places, there or not (its
+// manifests, .mcp.json, skills/ and commands/), so that one added while serving is read as
+// an edit of one it had. The state file is the caller's to follow (it knows the path).
 func (ps *Plugins) Files() []string {
 	if ps == nil || ps.Catalog == nil {
 		return nil
 	}
-	return slices.Clone(ps.Catalog.Files)
+	files := slices.Clone(ps.Catalog.Files)
+	for _, p := range ps.Catalog.Plugins {
+		for _, rel := range []string{plugin.ClaudeManifest, plugin.CodexManifest, ".mcp.json", "skills", "commands"} {
+			if f := filepath.Join(p.Dir, filepath.FromSlash(rel)); !slices.Contains(files, f) {
+				files = append(files, f)
+			}
+		}
+	}
+	return files
 }
 
 // PluginOptions say where InspectPlugins finds what is not in the config.

@@ -330,3 +330,37 @@ func TestPluginsListProjectPlugin(t *testing.T) {
 		t.Errorf("the project's plugin p after plugins disable p: %+v, want disabled", p)
 	}
 }
+
+// TestPluginsServeFollowsNewParts: serve follows a plugin's folder as it does a skill root:
+// an .mcp.json or a commands/ folder added to a plugin that had none while serving brings its
+// server's tools and its commands, as an edit of one it had would.
+func TestPluginsServeFollowsNewParts(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	plug := filepath.Join(dir, "cc")
+	writeFile(t, filepath.Join(plug, ".claude-plugin", "plugin.json"), `{"name": "cc"}`)
+	writeFile(t, filepath.Join(plug, "skills", "configure", "SKILL.md"), "---\nname: configure\ndescription: configures\n---\nConfigure.\n")
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "plugins:\n  dirs: [./cc]\n")
+	env := pluginEnv(dir)
+
+	cmd := exec.Command("agentpool", "--config", cfg, "--no-default-roots", "serve", "--http", "127.0.0.1:0")
+	cmd.Env = env
+	url := startServeCmd(t, cmd)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, prompts, _ := listAll(t, cs); !slices.Contains(prompts, "cc:configure") {
+		t.Fatalf("prompts %v lack cc:configure", prompts)
+	}
+
+	writeFile(t, filepath.Join(plug, ".mcp.json"), fmt.Sprintf(`{"mcpServers": {"srv": {"command": %q}}}`, bin))
+	writeFile(t, filepath.Join(plug, "commands", "hello.md"), "---\ndescription: says hello\n---\nHello.\n")
+	waitReload(t, "the added .mcp.json's server and commands/ folder served", func() bool {
+		tools, prompts, _ := listAll(t, cs)
+		return slices.Contains(tools, "cc.srv__echo") && slices.Contains(prompts, "cc:hello")
+	})
+}
