@@ -277,10 +277,19 @@ func newPluginsSwitchCmd(opts *options, on bool) *cobra.Command {
 			if found == nil && entry == nil {
 				return fmt.Errorf("plugins %s: no plugin %q in your plugin folders, marketplaces or installed plugins (agentpool plugins list shows them)", verb, name)
 			}
+			w := cmd.OutOrStdout()
+			if now := found != nil && found.Enabled || found == nil && entry.Enabled; now == on {
+				// Recording it would change nothing now, and would pin the plugin against a
+				// later change of the config.
+				fmt.Fprintf(w, "plugin %s is already %sd\n", cell(name), verb)
+				if on && found != nil && found.Untrusted {
+					fmt.Fprintln(w, "it is a project's plugin: it is used once you trust the project (agentpool trust)")
+				}
+				return nil
+			}
 			if err := plugin.SetEnabled(state, name, on); err != nil {
 				return fmt.Errorf("plugins %s: %w", verb, err)
 			}
-			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "plugin %s %sd\n", cell(name), verb)
 			switch {
 			case on && found == nil && entry.Fetch != "":

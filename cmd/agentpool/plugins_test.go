@@ -364,3 +364,35 @@ func TestPluginsServeFollowsNewParts(t *testing.T) {
 		return slices.Contains(tools, "cc.srv__echo") && slices.Contains(prompts, "cc:hello")
 	})
 }
+
+// TestPluginsSwitchNoChange: `plugins enable` of a plugin already enabled (or `disable` of
+// one already disabled) says so and writes no state: a choice recorded for nothing would
+// outlive a later change of the config (the plugin taken out of a marketplace's enable).
+func TestPluginsSwitchNoChange(t *testing.T) {
+	dir := t.TempDir()
+	writePlugin(t, filepath.Join(dir, "on"), "claude", "on", "")
+	mkt := filepath.Join(dir, "mkt")
+	writePlugin(t, filepath.Join(mkt, "plugins", "off"), "claude", "off", "")
+	writeFile(t, filepath.Join(mkt, ".claude-plugin", "marketplace.json"), `{"name": "m", "owner": {"name": "us"}, "plugins": [{"name": "off", "source": "./plugins/off"}]}`)
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "plugins:\n  dirs: [./on]\n  marketplaces: [{path: ./mkt}]\n")
+	env := pluginEnv(dir)
+	state := filepath.Join(dir, "xdg", "agentpool", "plugins.json")
+
+	for _, args := range [][]string{{"enable", "on"}, {"disable", "off"}} {
+		out := runPlugins(t, env, append([]string{"--config", cfg, "plugins"}, args...)...)
+		if !strings.Contains(out, "already") {
+			t.Errorf("plugins %s said %q, want that it is already so", strings.Join(args, " "), out)
+		}
+		if _, err := os.Stat(state); err == nil {
+			data, _ := os.ReadFile(state)
+			t.Fatalf("plugins %s wrote the state though nothing changes:\n%s", strings.Join(args, " "), data)
+		}
+	}
+	if out := runPlugins(t, env, "--config", cfg, "plugins", "disable", "on"); !strings.Contains(out, "disabled") {
+		t.Errorf("plugins disable on said %q", out)
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Errorf("plugins disable on wrote no state: %v", err)
+	}
+}
