@@ -196,7 +196,7 @@ func printPlugins(w io.Writer, l pluginsListing) {
 		}
 		fmt.Fprintf(w, "%s %s (%s; %s) %s\n", cell(v.Name), cell(v.Version), state, cell(v.Source), cell(v.Dir))
 		if v.Description != "" {
-			fmt.Fprintf(w, "  %s\n", oneLine(v.Description, 100))
+			fmt.Fprintf(w, "  %s\n", cell(oneLine(v.Description, 100)))
 		}
 		printNames(w, "skills", v.Skills)
 		printNames(w, "commands", v.Commands)

@@ -396,3 +396,20 @@ func TestPluginsSwitchNoChange(t *testing.T) {
 		t.Errorf("plugins disable on wrote no state: %v", err)
 	}
 }
+
+// TestPluginsListEscapesControls: `plugins list` prints no control character a hostile
+// manifest holds (its description included): each is escaped, as every other cell is.
+func TestPluginsListEscapesControls(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "evil", ".claude-plugin", "plugin.json"),
+		`{"name": "evil", "version": "1\u001b[2J", "description": "harmless\u001b]0;owned\u0007 \u001b[31mred"}`)
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "plugins: {dirs: [./evil]}\n")
+	out := runPlugins(t, pluginEnv(dir), "--config", cfg, "plugins", "list")
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("plugins list printed control characters: %q", out)
+	}
+	if !strings.Contains(out, "harmless") {
+		t.Errorf("plugins list lost the description: %q", out)
+	}
+}
