@@ -492,3 +492,16 @@ func ParseServers(path string, data []byte, vars map[string]string, allowed []st
 	}
 	return f.servers, errs
 }
+
+// DeclaredServers reads the servers of one of a plugin's JSON files as ParseServers does, but
+// as written: ${VAR} references left unexpanded, as Config.Declared leaves the config's, so
+// that trust neither fingerprints nor prints the values of the user's environment (a rotated
+// secret asks nothing). vars locate the plugin's folder (a relative cwd). A server that
+// cannot be read so is not in it, nor is anything for a file with no servers to read.
+func DeclaredServers(path string, data []byte, vars map[string]string) mcpcap.Servers {
+	f, _ := parseServerFile(path, data, serverFileOptions{keepEnv: true, bare: true, dir: vars["CLAUDE_PLUGIN_ROOT"]})
+	if f == nil {
+		return nil
+	}
+	return f.servers
+}

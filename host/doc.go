@@ -214,8 +214,9 @@
 //     Plugins the user's config names (or imports from Claude Code and Codex) are the user's
 //     (ext.OriginLocal); those a project's agentpool.yaml names are the project's (its
 //     import_installed ignored: the user's installed plugins are the user's to import), their
-//     servers fingerprinted with its others (Project.Decls), so a changed .mcp.json asks
-//     again. A reload reads the user's plugins again (the state file of `agentpool plugins
+//     servers and their skills' own servers fingerprinted with its others (Project.Decls), so
+//     a changed .mcp.json or skill server asks again, and one added while serving is refused
+//     (skillServerFactory). A reload reads the user's plugins again (the state file of `agentpool plugins
 //     enable|disable` included), never a project's, as for its config.
 //   - Command files follow the skills section's watch and debounce: one host follows both, and
 //     no separate switch has been asked for.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 
 	"github.com/agentpool/agentpool/command"
@@ -46,6 +47,8 @@ type Plugins struct {
 	// StateErr is why the enable/disable state file could not be read: the config alone
 	// decides then.
 	StateErr error
+
+	state plugin.State // the state file's choices, applied to a project's plugins too (AddProject)
 }
 
 // Used returns the plugins in the view, in order.
@@ -91,12 +94,22 @@ func (ps *Plugins) Get(name string) *PluginInfo {
 
 // Files returns every file and folder whose change should make a running host read its
 // plugins again: the catalogue's (marketplace files, manifests, .mcp.json files, plugin
-// folders). The state file is the caller's to follow (it knows the path).
+// folders), and in each plugin's folder the standard layout's places, there or not (its
+// manifests, .mcp.json, skills/ and commands/), so that one added while serving is read as
+// an edit of one it had. The state file is the caller's to follow (it knows the path).
 func (ps *Plugins) Files() []string {
 	if ps == nil || ps.Catalog == nil {
 		return nil
 	}
-	return slices.Clone(ps.Catalog.Files)
+	files := slices.Clone(ps.Catalog.Files)
+	for _, p := range ps.Catalog.Plugins {
+		for _, rel := range []string{plugin.ClaudeManifest, plugin.CodexManifest, ".mcp.json", "skills", "commands"} {
+			if f := filepath.Join(p.Dir, filepath.FromSlash(rel)); !slices.Contains(files, f) {
+				files = append(files, f)
+			}
+		}
+	}
+	return files
 }
 
 // PluginOptions say where InspectPlugins finds what is not in the config.
@@ -118,11 +131,10 @@ type PluginOptions struct {
 // fails: every problem is in the result.
 func InspectPlugins(cfg *config.Config, opts PluginOptions) *Plugins {
 	ps := &Plugins{}
-	var state plugin.State
 	if opts.State != "" {
-		state, ps.StateErr = plugin.LoadState(opts.State)
+		ps.state, ps.StateErr = plugin.LoadState(opts.State)
 	}
-	ps.Catalog = plugin.Load(cfg.Plugins, plugin.Options{State: state, HomeDir: opts.HomeDir, CodexHome: opts.CodexHome})
+	ps.Catalog = plugin.Load(cfg.Plugins, plugin.Options{State: ps.state, HomeDir: opts.HomeDir, CodexHome: opts.CodexHome})
 	for _, p := range ps.Catalog.Plugins {
 		ps.List = append(ps.List, inspectPlugin(p, opts.Allowed))
 	}
@@ -209,30 +221,46 @@ const projectPluginSource = "project"
 func (h *Host) readPlugins(cfg *config.Config) *Plugins {
 	all := InspectPlugins(cfg, PluginOptions{State: h.opts.PluginState, HomeDir: h.opts.HomeDir,
 		CodexHome: h.opts.CodexHome, Allowed: cfg.Extensions.AllowedCommands})
-	p := h.Project
+	all.AddProject(h.Project, cfg.Extensions.AllowedCommands)
+	return all
+}
+
+// AddProject appends the plugins of project p (Project.Plugins) to ps, the user's, as the host
+// uses them: a copy of each, untrusted while p is, enabled or not as the user's state file
+// says when it names it (`agentpool plugins enable|disable`), its stdio servers held to the
+// user's allowed (extensions.allowed_commands), and not used when one of the user's own
+// plugins has its name. Nothing happens for a nil p or one without plugins.
+func (ps *Plugins) AddProject(p *Project, allowed []string) {
 	if p == nil || p.Plugins == nil {
-		return all
+		return
 	}
+	all := ps
 	for _, pi := range p.Plugins.List {
 		mine := *pi
 		mine.Untrusted = !p.Trusted()
+		if on, ok := ps.state.Enabled[pi.Name]; ok {
+			plug := *pi.Plugin
+			plug.Enabled = on
+			mine.Plugin = &plug
+		}
 		// The user's allowed_commands holds for a project's servers too (InspectProject
 		// parsed them before knowing it).
 		mine.Servers = maps.Clone(pi.Servers)
 		for _, name := range mine.Servers.Names() {
 			spec := mine.Servers[name]
-			if err := spec.CheckCommand("mcpServers."+name, cfg.Extensions.AllowedCommands, ""); err != nil {
+			if err := spec.CheckCommand("mcpServers."+name, allowed, ""); err != nil {
 				mine.Problems = append(slices.Clip(mine.Problems), fmt.Sprintf("%s: %v", pi.Sources[name], err))
 				delete(mine.Servers, name)
 			}
 		}
 		if all.Get(pi.Name) != nil {
-			mine.Enabled = false
+			plug := *mine.Plugin
+			plug.Enabled = false
+			mine.Plugin = &plug
 			mine.Problems = append(slices.Clip(mine.Problems), fmt.Sprintf("not used: a plugin of your own is named %q", pi.Name))
 		}
 		all.List = append(all.List, &mine)
 	}
-	return all
 }
 
 // PluginCommandsName is the capability name of a used plugin's command files, "plugin:<name>".

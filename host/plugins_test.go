@@ -368,3 +368,190 @@ func TestPluginBadServerKeepsTheRest(t *testing.T) {
 		t.Errorf("skills %v lack p:configure", got)
 	}
 }
+
+// pluginMarkerSkill writes, in the plugin folder dir, a skill name whose server touches marker,
+// then runs bin.
+func pluginMarkerSkill(t *testing.T, dir, name, marker, bin string) {
+	t.Helper()
+	writeFile(t, filepath.Join(dir, "skills", name, "SKILL.md"), fmt.Sprintf(`---
+name: %s
+description: A plugin skill with a server.
+mcp-servers:
+  srv:
+    command: sh
+    args: ["-c", "touch %s; exec %s"]
+---
+Body.
+`, name, marker, bin))
+}
+
+// TestProjectPluginSkillServersTrusted: a project plugin's skills' own servers are project
+// content as the project's skills' are: fingerprinted with its others (trusting the project
+// names them), a changed one makes the project changed, and one added while a trusted host
+// runs is refused, not started.
+func TestProjectPluginSkillServersTrusted(t *testing.T) {
+	bin := testserver.Build(t)
+	proj, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	plug := filepath.Join(proj, "plug")
+	writeFile(t, filepath.Join(plug, ".claude-plugin", "plugin.json"), `{"name": "p"}`)
+	pluginMarkerSkill(t, plug, "conf", marker, bin)
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
+	opts := Options{ProjectDir: proj, ProjectConfig: pc, HomeDir: home, Trust: store}
+	h := buildHost(t, "", "{}", opts)
+	if !slices.ContainsFunc(h.Project.Decls, func(d trust.Decl) bool { return strings.HasSuffix(d.Name, "conf.srv") }) {
+		t.Fatalf("the plugin skill's server is not among the project's declarations %+v", h.Project.Decls)
+	}
+	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h = buildHost(t, "", "{}", opts)
+	if !h.Project.Trusted() {
+		t.Fatalf("verdict %+v, want trusted", h.Project.Verdict)
+	}
+	if listAll(t, h, "s1"); !exists(marker) {
+		t.Fatal("trusted: the plugin skill's server did not start")
+	}
+	os.Remove(marker)
+
+	// A changed command: the project is changed, nothing starts.
+	pluginMarkerSkill(t, plug, "conf", marker, bin+" ")
+	h = buildHost(t, "", "{}", opts)
+	if h.Project.Trusted() {
+		t.Fatalf("verdict %+v after the plugin skill's server changed, want not trusted", h.Project.Verdict)
+	}
+	if listAll(t, h, "s2"); exists(marker) {
+		t.Fatal("changed: the plugin skill's server started")
+	}
+
+	// Trusted again, then a server added while the host runs: refused.
+	pluginMarkerSkill(t, plug, "conf", marker, bin)
+	h = buildHost(t, "", "{}", opts)
+	if !h.Project.Trusted() {
+		t.Fatalf("verdict %+v, want trusted again", h.Project.Verdict)
+	}
+	added := filepath.Join(t.TempDir(), "ADDED")
+	pluginMarkerSkill(t, plug, "added", added, bin)
+	if err := h.Skills.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if listAll(t, h, "s3"); !exists(marker) || exists(added) {
+		t.Fatalf("trusted server started %v, added one started %v: want the trusted one only", exists(marker), exists(added))
+	}
+}
+
+// TestProjectPluginFollowsState: `agentpool plugins disable NAME` (the state file) holds for a
+// project's plugin as for the user's: a trusted project's plugin the user disabled is not
+// used, and enabling it again uses it.
+func TestProjectPluginFollowsState(t *testing.T) {
+	bin := testserver.Build(t)
+	proj, dir := t.TempDir(), t.TempDir()
+	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", bin, "configure")
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	state := filepath.Join(dir, "plugins.json")
+	if err := plugin.SetEnabled(state, "p", false); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "agentpool.yaml")
+	h := buildHost(t, path, "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, TrustProject: true, PluginState: state})
+	if p := h.Plugins().Get("p"); p == nil || p.Enabled || p.Used() {
+		t.Fatalf("project plugin %+v: want disabled by the state file", p)
+	}
+	if got := serverNames(h); len(got) > 0 {
+		t.Errorf("servers %v of a project plugin the user disabled", got)
+	}
+	if got := skillNames(t, h); slices.Contains(got, "p:configure") {
+		t.Errorf("skills %v hold a project plugin the user disabled", got)
+	}
+
+	if err := plugin.SetEnabled(state, "p", true); err != nil {
+		t.Fatal(err)
+	}
+	next, err := config.Parse(path, []byte("{}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Reload(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	if got := serverNames(h); !slices.Equal(got, []string{"p.srv"}) {
+		t.Errorf("servers %v after enabling the project plugin again, want p.srv", got)
+	}
+}
+
+// TestProjectPluginNameFreedByReload: a trusted project's plugin not used because one of the
+// user's has its name is used once a reload drops the user's: the project's plugin as
+// inspected is not changed by being passed over.
+func TestProjectPluginNameFreedByReload(t *testing.T) {
+	bin := testserver.Build(t)
+	proj, dir := t.TempDir(), t.TempDir()
+	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", bin)
+	writeClaudePlugin(t, filepath.Join(dir, "mine"), "p", "")
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "agentpool.yaml")
+	h := buildHost(t, path, "plugins: {dirs: [./mine]}\n", Options{ProjectDir: proj, ProjectConfig: pc, TrustProject: true})
+	if got := serverNames(h); len(got) > 0 {
+		t.Fatalf("servers %v: the project's plugin p is used though the user has one named p", got)
+	}
+	next, err := config.Parse(path, []byte("{}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Reload(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	if got := serverNames(h); !slices.Equal(got, []string{"p.srv"}) {
+		t.Errorf("servers %v once the user's p is gone, want the project's p.srv", got)
+	}
+}
+
+// TestProjectPluginDeclsAsWritten: a project plugin's server is fingerprinted as its
+// .mcp.json writes it, as a project config's is: the value of a variable of the user's
+// environment it names is neither in the declaration trust prints nor in its digest, so a
+// rotated secret is not printed and does not ask again.
+func TestProjectPluginDeclsAsWritten(t *testing.T) {
+	proj := t.TempDir()
+	writeFile(t, filepath.Join(proj, "plug", ".claude-plugin", "plugin.json"), `{"name": "p"}`)
+	writeFile(t, filepath.Join(proj, "plug", ".mcp.json"), `{"mcpServers": {"srv": {"command": "/bin/true",
+  "args": ["--token", "${RV_PLUGIN_SECRET}", "--root", "${CLAUDE_PLUGIN_ROOT}"], "env": {"TOKEN": "${RV_PLUGIN_SECRET}"}}}}`)
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	decl := func(secret string) trust.Decl {
+		t.Setenv("RV_PLUGIN_SECRET", secret)
+		p, err := InspectProject(ProjectOptions{Dir: proj, Config: pc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close(context.Background())
+		for _, d := range p.Decls {
+			if d.Name == "p.srv" {
+				return d
+			}
+		}
+		t.Fatalf("no p.srv in %+v", p.Decls)
+		return trust.Decl{}
+	}
+	one := decl("s3cret-one")
+	if data, _ := json.Marshal(one); strings.Contains(string(data), "s3cret") {
+		t.Errorf("the declaration holds the secret's value: %s", data)
+	}
+	if two := decl("s3cret-two"); one.Digest() != two.Digest() {
+		t.Errorf("the digest changed with the secret's value: %+v, then %+v", one, two)
+	}
+}

@@ -81,18 +81,64 @@ func (p *Project) Empty() bool {
 }
 
 // pluginDecls lists every server of the project's plugins, enabled or not, as trust
-// fingerprints them: "<plugin>.<server>", declared in its .mcp.json (or manifest).
-func pluginDecls(ps *Plugins) []trust.Decl {
+// fingerprints them: "<plugin>.<server>", declared in its .mcp.json (or manifest), as written
+// (config.DeclaredServers: the user's ${VAR} values neither fingerprinted nor printed), then its
+// skills' own servers, "<plugin>.<skill>.<server>", as the host's skill manager names and
+// places them (the same namespaced roots and bounds), so that skillServerFactory's check of
+// a used project plugin's skill servers finds their digests.
+func pluginDecls(ps *Plugins, maxFolders int) []trust.Decl {
 	if ps == nil {
 		return nil
 	}
 	var out []trust.Decl
+	var roots []skill.NamespacedRoot
 	for _, p := range ps.List {
+		asWritten := map[string]mcpcap.ServerSpec{} // by registered name: its file's, the first
+		for _, src := range p.MCP {
+			declared := config.DeclaredServers(src.File, src.Data, p.Vars())
+			for _, name := range declared.Names() {
+				full := p.Name + "." + name
+				if _, dup := asWritten[full]; !dup && p.Sources[full] == src.File {
+					asWritten[full] = declared[name]
+				}
+			}
+		}
 		for _, name := range p.Servers.Names() {
-			out = append(out, configServerDecl(p.Sources[name], name, p.Servers[name]))
+			spec, ok := asWritten[name]
+			if !ok {
+				spec = p.Servers[name] // one that cannot be kept as written: as read
+			}
+			out = append(out, configServerDecl(p.Sources[name], name, spec))
+		}
+		for _, dir := range p.SkillDirs {
+			roots = append(roots, skill.NamespacedRoot{Namespace: p.Name, Dir: dir})
+		}
+	}
+	if len(roots) == 0 {
+		return out
+	}
+	m, err := skill.NewManager(&skill.Options{Name: "project-plugin-skills", NamespacedRoots: roots, MaxFolders: maxFolders})
+	if err != nil {
+		return out // a plugin name that is no namespace: the host cannot build it either
+	}
+	defer m.Close(context.Background())
+	for _, s := range m.Skills() {
+		for _, d := range s.Servers {
+			out = append(out, skillServerDecl(s.SafeName(), d)) // the name the factory is given
 		}
 	}
 	return out
+}
+
+// projectPluginSkill reports whether the skill named skillName in m is one of a used project
+// plugin's (plugins the host's, at the factory's making): its servers are the project's.
+func projectPluginSkill(plugins *Plugins, m *skill.Manager, skillName string) bool {
+	s := m.Skill(skillName)
+	if s == nil || s.Namespace == "" {
+		return false
+	}
+	pi := plugins.Get(s.Namespace)
+	return pi != nil && pi.Source == projectPluginSource && pi.Used()
 }
 
 // commandCount is how many command files the project has.
@@ -211,7 +257,7 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 			pi.Source = projectPluginSource
 		}
 	}
-	p.Decls = append(projectDecls(p.Skills, opts.Config), pluginDecls(p.Plugins)...)
+	p.Decls = append(projectDecls(p.Skills, opts.Config), pluginDecls(p.Plugins, opts.MaxFolders)...)
 	var record *trust.Record
 	if opts.Store != nil {
 		// A store that cannot be read trusts nothing; the project is still shown, and the

@@ -20,17 +20,20 @@ const skillServers = "skill-servers"
 // skillServerFactory is the factory a session's skill.Servers builds the skills' own MCP servers
 // with (client injection: package skill never imports mcpcap): each in the session's pool
 // partition, recorded as a child of parent, the session's capability. A server declared under
-// a trusted project's root must be one the user trusted: one added or changed since (a hot
-// reload) is refused with ErrNotTrusted, and nothing starts.
+// a trusted project's root, or by a skill of a trusted project's plugin, must be one the user
+// trusted: one added or changed since (a hot reload) is refused with ErrNotTrusted, and
+// nothing starts.
 //
-// What it reads of the host (the skill manager, the user's roots, extensions.allowed_commands)
+// What it reads of the host (the skill manager, the user's roots, the plugins,
+// extensions.allowed_commands)
 // is taken when the factory is made, under the caller's hold of the host's config: the factory
 // runs later, from the skills' watcher, and a reload that changes any of them replaces the
 // sessions' skill servers with ones made by a new factory (reload.go).
 func (h *Host) skillServerFactory(parent ext.Capability, partition string) skill.ChildFactory {
-	m, userRoots, allowed := h.Skills, h.userSkillRoots, h.Config.Extensions.AllowedCommands
+	m, userRoots, allowed, plugins := h.Skills, h.userSkillRoots, h.Config.Extensions.AllowedCommands, h.plugins.all
 	return func(ctx context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
-		if p := h.Project; p.Trusted() && p.declares(decl) && !userSkill(m, userRoots, skillName, decl) {
+		p := h.Project
+		if p.Trusted() && (p.declares(decl) && !userSkill(m, userRoots, skillName, decl) || projectPluginSkill(plugins, m, skillName)) {
 			if err := p.permit(skillServerDecl(skillName, decl)); err != nil {
 				return nil, err
 			}

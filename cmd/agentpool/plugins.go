@@ -63,14 +63,10 @@ func inspectPlugins(opts *options) (*host.Plugins, *host.Project, error) {
 	store, _ := trustStore()
 	p, err := host.InspectProject(host.ProjectOptions{Dir: project, HomeDir: home, Config: projCfg, Store: store,
 		Trust: opts.trustProject, MaxFolders: user.Skills.MaxFolders})
-	if err != nil || p == nil || p.Plugins == nil {
+	if err != nil {
 		return ps, p, err
 	}
-	for _, pi := range p.Plugins.List {
-		mine := *pi
-		mine.Untrusted = !p.Trusted()
-		ps.List = append(ps.List, &mine)
-	}
+	ps.AddProject(p, user.Extensions.AllowedCommands) // as the host adds them
 	return ps, p, nil
 }
 
@@ -204,7 +200,7 @@ func printPlugins(w io.Writer, l pluginsListing) {
 		}
 		fmt.Fprintf(w, "%s (%s; %s) %s\n", head, state, cell(v.Source), cell(v.Dir))
 		if v.Description != "" {
-			fmt.Fprintf(w, "  %s\n", oneLine(v.Description, 100))
+			fmt.Fprintf(w, "  %s\n", cell(oneLine(v.Description, 100)))
 		}
 		printNames(w, "skills", v.Skills)
 		printNames(w, "commands", v.Commands)
@@ -285,10 +281,19 @@ func newPluginsSwitchCmd(opts *options, on bool) *cobra.Command {
 			if found == nil && entry == nil {
 				return fmt.Errorf("plugins %s: no plugin %q in your plugin folders, marketplaces or installed plugins (agentpool plugins list shows them)", verb, name)
 			}
+			w := cmd.OutOrStdout()
+			if now := found != nil && found.Enabled || found == nil && entry.Enabled; now == on {
+				// Recording it would change nothing now, and would pin the plugin against a
+				// later change of the config.
+				fmt.Fprintf(w, "plugin %s is already %sd\n", cell(name), verb)
+				if on && found != nil && found.Untrusted {
+					fmt.Fprintln(w, "it is a project's plugin: it is used once you trust the project (agentpool trust)")
+				}
+				return nil
+			}
 			if err := plugin.SetEnabled(state, name, on); err != nil {
 				return fmt.Errorf("plugins %s: %w", verb, err)
 			}
-			w := cmd.OutOrStdout()
 			fmt.Fprintf(w, "plugin %s %sd\n", cell(name), verb)
 			switch {
 			case on && found == nil && entry.Fetch != "":

@@ -289,3 +289,139 @@ func TestPluginsListAndCompile(t *testing.T) {
 		t.Errorf("enable nosuch: %v %s", err, out)
 	}
 }
+
+// pluginsListIn runs `agentpool plugins list --json` with args in the folder dir.
+func pluginsListIn(t *testing.T, env []string, dir string, args ...string) map[string]pluginView {
+	t.Helper()
+	cmd := exec.Command("agentpool", append(args, "plugins", "list", "--json")...)
+	cmd.Env, cmd.Dir = env, dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("plugins list: %v %s", err, out)
+	}
+	var l pluginsListing
+	if err := json.Unmarshal(out, &l); err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]pluginView{}
+	for _, p := range l.Plugins {
+		if _, dup := byName[p.Name]; dup {
+			p.Name += " (2)"
+		}
+		byName[p.Name] = p
+	}
+	return byName
+}
+
+// TestPluginsListProjectPlugin: `plugins list` shows a project's plugin as the host uses it:
+// not used when one of the user's own has its name (saying why), and disabled when the user
+// disabled it.
+func TestPluginsListProjectPlugin(t *testing.T) {
+	dir := t.TempDir()
+	proj := filepath.Join(dir, "proj")
+	writePlugin(t, filepath.Join(proj, "plug"), "claude", "p", "")
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	writePlugin(t, filepath.Join(dir, "mine"), "claude", "p", "")
+	cfg := filepath.Join(dir, "xdg", "agentpool", "agentpool.yaml") // the user's: a project is read
+	writeFile(t, cfg, fmt.Sprintf("plugins: {dirs: [%q]}\n", filepath.Join(dir, "mine")))
+	env := pluginEnv(dir)
+
+	l := pluginsListIn(t, env, proj, "--trust-project")
+	if p := l["p (2)"]; p.Source != "project" || p.Used || len(p.Problems) == 0 {
+		t.Errorf("the project's plugin p %+v: want not used, with a problem saying why (the user has a p)", p)
+	}
+
+	writeFile(t, cfg, "{}\n")
+	disable := exec.Command("agentpool", "plugins", "disable", "p")
+	disable.Env, disable.Dir = env, proj
+	if out, err := disable.CombinedOutput(); err != nil {
+		t.Fatalf("plugins disable p: %v %s", err, out)
+	}
+	l = pluginsListIn(t, env, proj, "--trust-project")
+	if p := l["p"]; p.Source != "project" || p.Enabled || p.Used {
+		t.Errorf("the project's plugin p after plugins disable p: %+v, want disabled", p)
+	}
+}
+
+// TestPluginsServeFollowsNewParts: serve follows a plugin's folder as it does a skill root:
+// an .mcp.json or a commands/ folder added to a plugin that had none while serving brings its
+// server's tools and its commands, as an edit of one it had would.
+func TestPluginsServeFollowsNewParts(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	plug := filepath.Join(dir, "cc")
+	writeFile(t, filepath.Join(plug, ".claude-plugin", "plugin.json"), `{"name": "cc"}`)
+	writeFile(t, filepath.Join(plug, "skills", "configure", "SKILL.md"), "---\nname: configure\ndescription: configures\n---\nConfigure.\n")
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "plugins:\n  dirs: [./cc]\n")
+	env := pluginEnv(dir)
+
+	cmd := exec.Command("agentpool", "--config", cfg, "--no-default-roots", "serve", "--http", "127.0.0.1:0")
+	cmd.Env = env
+	url := startServeCmd(t, cmd)
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, prompts, _ := listAll(t, cs); !slices.Contains(prompts, "cc:configure") {
+		t.Fatalf("prompts %v lack cc:configure", prompts)
+	}
+
+	writeFile(t, filepath.Join(plug, ".mcp.json"), fmt.Sprintf(`{"mcpServers": {"srv": {"command": %q}}}`, bin))
+	writeFile(t, filepath.Join(plug, "commands", "hello.md"), "---\ndescription: says hello\n---\nHello.\n")
+	waitReload(t, "the added .mcp.json's server and commands/ folder served", func() bool {
+		tools, prompts, _ := listAll(t, cs)
+		return slices.Contains(tools, "cc.srv__echo") && slices.Contains(prompts, "cc:hello")
+	})
+}
+
+// TestPluginsSwitchNoChange: `plugins enable` of a plugin already enabled (or `disable` of
+// one already disabled) says so and writes no state: a choice recorded for nothing would
+// outlive a later change of the config (the plugin taken out of a marketplace's enable).
+func TestPluginsSwitchNoChange(t *testing.T) {
+	dir := t.TempDir()
+	writePlugin(t, filepath.Join(dir, "on"), "claude", "on", "")
+	mkt := filepath.Join(dir, "mkt")
+	writePlugin(t, filepath.Join(mkt, "plugins", "off"), "claude", "off", "")
+	writeFile(t, filepath.Join(mkt, ".claude-plugin", "marketplace.json"), `{"name": "m", "owner": {"name": "us"}, "plugins": [{"name": "off", "source": "./plugins/off"}]}`)
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "plugins:\n  dirs: [./on]\n  marketplaces: [{path: ./mkt}]\n")
+	env := pluginEnv(dir)
+	state := filepath.Join(dir, "xdg", "agentpool", "plugins.json")
+
+	for _, args := range [][]string{{"enable", "on"}, {"disable", "off"}} {
+		out := runPlugins(t, env, append([]string{"--config", cfg, "plugins"}, args...)...)
+		if !strings.Contains(out, "already") {
+			t.Errorf("plugins %s said %q, want that it is already so", strings.Join(args, " "), out)
+		}
+		if _, err := os.Stat(state); err == nil {
+			data, _ := os.ReadFile(state)
+			t.Fatalf("plugins %s wrote the state though nothing changes:\n%s", strings.Join(args, " "), data)
+		}
+	}
+	if out := runPlugins(t, env, "--config", cfg, "plugins", "disable", "on"); !strings.Contains(out, "disabled") {
+		t.Errorf("plugins disable on said %q", out)
+	}
+	if _, err := os.Stat(state); err != nil {
+		t.Errorf("plugins disable on wrote no state: %v", err)
+	}
+}
+
+// TestPluginsListEscapesControls: `plugins list` prints no control character a hostile
+// manifest holds (its description included): each is escaped, as every other cell is.
+func TestPluginsListEscapesControls(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "evil", ".claude-plugin", "plugin.json"),
+		`{"name": "evil", "version": "1\u001b[2J", "description": "harmless\u001b]0;owned\u0007 \u001b[31mred"}`)
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "plugins: {dirs: [./evil]}\n")
+	out := runPlugins(t, pluginEnv(dir), "--config", cfg, "plugins", "list")
+	if strings.ContainsAny(out, "\x1b\x07") {
+		t.Errorf("plugins list printed control characters: %q", out)
+	}
+	if !strings.Contains(out, "harmless") {
+		t.Errorf("plugins list lost the description: %q", out)
+	}
+}
