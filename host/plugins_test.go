@@ -295,3 +295,35 @@ func TestPluginBadServerKeepsTheRest(t *testing.T) {
 		t.Errorf("skills %v lack p:configure", got)
 	}
 }
+
+// TestAgentSkillsWithPlugins: an agent with skill folders has its own manager, which scans the
+// pool's roots after its own; the plugins' skill folders among them stay namespaced there
+// ("p:configure"), never bare ("configure"): a bare name never reaches a plugin's skill.
+func TestAgentSkillsWithPlugins(t *testing.T) {
+	dir := t.TempDir()
+	writeClaudePlugin(t, filepath.Join(dir, "plug"), "p", "", "configure")
+	writeSkill(t, filepath.Join(dir, "pool"), "common")
+	writeSkill(t, filepath.Join(dir, "review"), "review")
+	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), `
+skills: {dirs: [./pool]}
+plugins: {dirs: [./plug]}
+agents:
+  reviewer:
+    skills: {dirs: [./review]}
+`, Options{})
+	if got, want := skillNames(t, h), []string{"common", "p:configure"}; !slices.Equal(got, want) {
+		t.Fatalf("pool skills %v, want %v", got, want)
+	}
+	r, err := h.Agent("reviewer")
+	if err != nil || r.Skills == nil {
+		t.Fatalf("agent reviewer: %v, %+v", err, r)
+	}
+	var got []string
+	for _, s := range r.Skills.Skills() {
+		got = append(got, s.Name)
+	}
+	slices.Sort(got)
+	if want := []string{"common", "p:configure", "review"}; !slices.Equal(got, want) {
+		t.Errorf("reviewer's skills = %v, want %v", got, want)
+	}
+}
