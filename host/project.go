@@ -42,8 +42,8 @@ type Project struct {
 	// Verdict is the project's standing with the user; --trust-project (Options.TrustProject)
 	// makes it Trusted for one host without recording it.
 	Verdict trust.Verdict
-	// Decls are every server the project declares: its skills' (frontmatter and mcp.json) and
-	// its config's mcp_servers, in that order.
+	// Decls are every server the project declares: its skills' (frontmatter and mcp.json), its
+	// config's mcp_servers, its plugins' servers and their skills' own, in that order.
 	Decls []trust.Decl
 	// Skills are the project's skills ("project-skills", never registered: scanned once for
 	// inspection, not watched; a trusted project's skills in use are the host's Skills');
@@ -70,6 +70,9 @@ type Project struct {
 	StoreErr error
 
 	allowed map[string]bool // digests of the declarations that may start
+	// pluginSkills are the skills of Plugins ("<plugin>:<skill>"), scanned once, as Skills
+	// are, for their own servers: project content too (declares, Decls).
+	pluginSkills *skill.Manager
 }
 
 // Trusted reports whether the project's sources are in use.
@@ -132,7 +135,11 @@ func plural(n int, what string) string {
 
 // Close closes the project's sources. It is idempotent.
 func (p *Project) Close(ctx context.Context) error {
-	return errors.Join(p.Skills.Close(ctx), p.Commands.Close(ctx))
+	var plugins error
+	if p.pluginSkills != nil {
+		plugins = p.pluginSkills.Close(ctx)
+	}
+	return errors.Join(p.Skills.Close(ctx), p.Commands.Close(ctx), plugins)
 }
 
 // ProjectOptions locate a project's sources for InspectProject.
@@ -212,6 +219,18 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 		}
 	}
 	p.Decls = append(projectDecls(p.Skills, opts.Config), pluginDecls(p.Plugins)...)
+	// The plugins' skills are project content as its own skills are: their servers are
+	// fingerprinted, and checked when built (declares), or a trusted project's plugin could
+	// add or change a skill's server and have it started unasked.
+	if roots := pluginSkillRoots(p.Plugins); len(roots) > 0 {
+		p.pluginSkills, err = skill.NewManager(&skill.Options{Name: projectSkills, NamespacedRoots: roots,
+			MaxFolders: opts.MaxFolders, Logger: opts.Logger})
+		if err != nil {
+			_ = p.Close(context.Background())
+			return nil, fmt.Errorf("project %s: %w", dir, err)
+		}
+		p.Decls = append(p.Decls, skillDecls(p.pluginSkills)...)
+	}
 	var record *trust.Record
 	if opts.Store != nil {
 		// A store that cannot be read trusts nothing; the project is still shown, and the
@@ -248,12 +267,7 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 // projectDecls lists every server the project declares: its skills' (in name order) and its
 // config's (in name order).
 func projectDecls(m *skill.Manager, cfg *config.Config) []trust.Decl {
-	var out []trust.Decl
-	for _, s := range m.Skills() {
-		for _, d := range s.Servers {
-			out = append(out, skillServerDecl(s.Name, d))
-		}
-	}
+	out := skillDecls(m)
 	if cfg != nil {
 		declared := cfg.Declared()
 		for _, name := range cfg.MCPServers.Names() {
@@ -262,6 +276,33 @@ func projectDecls(m *skill.Manager, cfg *config.Config) []trust.Decl {
 				spec = cfg.MCPServers[name]
 			}
 			out = append(out, configServerDecl(cfg.Source(name), name, spec)) // an imported one: its JSON file
+		}
+	}
+	return out
+}
+
+// skillDecls lists the own servers of m's skills, in name order, each named as the factory
+// names it (skillServerFactory: the skill's SafeName, "<plugin>.<skill>" for a plugin's).
+func skillDecls(m *skill.Manager) []trust.Decl {
+	var out []trust.Decl
+	for _, s := range m.Skills() {
+		for _, d := range s.Servers {
+			out = append(out, skillServerDecl(s.SafeName(), d))
+		}
+	}
+	return out
+}
+
+// pluginSkillRoots returns the skill folders of the plugins listed, each under its plugin's
+// name, as withPlugins gives them to the host's skill manager.
+func pluginSkillRoots(ps *Plugins) []skill.NamespacedRoot {
+	if ps == nil {
+		return nil
+	}
+	var out []skill.NamespacedRoot
+	for _, pi := range ps.List {
+		for _, dir := range pi.SkillDirs {
+			out = append(out, skill.NamespacedRoot{Namespace: pi.Name, Dir: dir})
 		}
 	}
 	return out
@@ -281,11 +322,15 @@ func configServerDecl(path, name string, s mcpcap.ServerSpec) trust.Decl {
 		Env: s.Env, EnvPassthrough: s.EnvPassthrough, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
 }
 
-// declares reports whether d was declared in one of the project's skill roots: the skill
-// manager scans those roots under the same paths as the project's own (Skills.Roots), so the
-// declaration's Source starts with one of them.
+// declares reports whether d was declared in one of the project's skill roots or its plugins'
+// skill folders: the skill manager scans those under the same paths as the project's own
+// (Skills.Roots, the plugins' as listed), so the declaration's Source starts with one of them.
 func (p *Project) declares(d skill.ServerDecl) bool {
-	for _, root := range p.Skills.Roots() {
+	roots := p.Skills.Roots()
+	if p.pluginSkills != nil {
+		roots = append(roots, p.pluginSkills.Roots()...)
+	}
+	for _, root := range roots {
 		if within(root, d.Source) {
 			return true
 		}
