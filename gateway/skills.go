@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -184,7 +185,9 @@ func skillFrontmatter(sk view.Skill, md []byte) map[string]any {
 // skillFileList lists every file of a local skill (its folder walked, symlinks not followed),
 // each read through the view for its digest and size: a file the view refuses to read
 // (outside the skill, gone) is not one of its files. A file read before and unchanged since
-// (digestCache) is not read again. nil (an entry "dynamic") for a skill
+// (digestCache) is not read again. A file whose URI lies under another listed skill's path
+// (skill://a/configure/... of a bare skill a, when plugin a has configure) is that skill's,
+// not this one's. nil (an entry "dynamic") for a skill
 // the gateway cannot enumerate — a remote one: agentpool keeps no upstream's file list —
 // or one beyond SEP-2640's limits.
 func skillFileList(ctx context.Context, v *view.View, sk view.Skill, md []byte) ([]skillFile, error) {
@@ -215,10 +218,23 @@ func skillFileList(ctx context.Context, v *view.View, sk view.Skill, md []byte) 
 	if err != nil || over {
 		return nil, err
 	}
+	// A skill of the same capability whose path extends this one's (a namespaced skill
+	// skill://a/configure/ under a bare skill://a/, package skill) owns the URIs below its
+	// root: a file of this skill there reads as the other skill's, so it is not one of this
+	// skill's files. (Across capabilities the registry routes to the outer skill's source.)
+	var inner []string
+	for _, o := range v.Skills {
+		if r, ok := strings.CutSuffix(o.URI, "SKILL.md"); ok && o.Capability == sk.Capability && r != root && strings.HasPrefix(r, root) {
+			inner = append(inner, r)
+		}
+	}
 	files := make([]skillFile, 0, len(rels))
 	var total int64
 	for _, rel := range rels {
 		uri := root + rel
+		if slices.ContainsFunc(inner, func(r string) bool { return strings.HasPrefix(uri, r) }) {
+			continue
+		}
 		var f skillFile
 		if rel == "SKILL.md" {
 			f = fileDigest(uri, md)

@@ -120,15 +120,20 @@ func (h *Host) buildAgent(name string, cfg config.Agent) (*Agent, []part, error)
 	if len(cfg.Skills.Dirs) == 0 {
 		return a, parts, nil
 	}
+	// The pool's roots after the agent's own: its plain ones (reported missing by the pool's
+	// manager already), and the plugins' skill folders namespaced as there, so that no plugin
+	// skill is a bare name in the agent's catalogue (Roots lists the namespaced folders last).
+	poolRoots, nsRoots := h.Skills.Roots(), h.Skills.NamespacedRoots()
 	m, err := skill.NewManager(&skill.Options{
-		Name:         agentSkills,
-		Roots:        cfg.Skills.Dirs,
-		DefaultRoots: h.Skills.Roots(), // reported missing by the pool's manager already
-		Watch:        h.Config.Skills.Watching(h.opts.Watch),
-		Debounce:     h.Config.Skills.Debounce,
-		MaxFolders:   h.Config.Skills.MaxFolders,
-		Logger:       h.logger,
-		Matcher:      h.opts.matcher(),
+		Name:            agentSkills,
+		Roots:           cfg.Skills.Dirs,
+		DefaultRoots:    poolRoots[:len(poolRoots)-len(nsRoots)],
+		NamespacedRoots: nsRoots,
+		Watch:           h.Config.Skills.Watching(h.opts.Watch),
+		Debounce:        h.Config.Skills.Debounce,
+		MaxFolders:      h.Config.Skills.MaxFolders,
+		Logger:          h.logger,
+		Matcher:         h.opts.matcher(),
 	})
 	if err != nil {
 		return a, parts, fmt.Errorf("agents.%s.skills: %w", name, err)

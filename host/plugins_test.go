@@ -555,3 +555,80 @@ func TestProjectPluginDeclsAsWritten(t *testing.T) {
 		t.Errorf("the digest changed with the secret's value: %+v, then %+v", one, two)
 	}
 }
+
+func TestAgentSkillsWithPlugins(t *testing.T) {
+	dir := t.TempDir()
+	writeClaudePlugin(t, filepath.Join(dir, "plug"), "p", "", "configure")
+	writeSkill(t, filepath.Join(dir, "pool"), "common")
+	writeSkill(t, filepath.Join(dir, "review"), "review")
+	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), `
+skills: {dirs: [./pool]}
+plugins: {dirs: [./plug]}
+agents:
+  reviewer:
+    skills: {dirs: [./review]}
+`, Options{})
+	if got, want := skillNames(t, h), []string{"common", "p:configure"}; !slices.Equal(got, want) {
+		t.Fatalf("pool skills %v, want %v", got, want)
+	}
+	r, err := h.Agent("reviewer")
+	if err != nil || r.Skills == nil {
+		t.Fatalf("agent reviewer: %v, %+v", err, r)
+	}
+	var got []string
+	for _, s := range r.Skills.Skills() {
+		got = append(got, s.Name)
+	}
+	slices.Sort(got)
+	if want := []string{"common", "p:configure", "review"}; !slices.Equal(got, want) {
+		t.Errorf("reviewer's skills = %v, want %v", got, want)
+	}
+}
+
+func TestProjectPluginSkillServerTrust(t *testing.T) {
+	bin := testserver.Build(t)
+	proj, home := t.TempDir(), t.TempDir()
+	marker := filepath.Join(t.TempDir(), "MARKER")
+	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", "")
+	skillMD := func(command string) {
+		writeFile(t, filepath.Join(proj, "plug", "skills", "configure", "SKILL.md"), fmt.Sprintf(`---
+name: configure
+description: A project plugin's skill with a server.
+mcp-servers:
+  srv:
+    command: sh
+    args: ["-c", "touch %s; exec %s"]
+---
+Body.
+`, marker, command))
+	}
+	skillMD(bin)
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
+	opts := Options{ProjectDir: proj, ProjectConfig: pc, HomeDir: home, Trust: store}
+	h := buildHost(t, "", "{}", opts)
+	if !slices.ContainsFunc(h.Project.Decls, func(d trust.Decl) bool { return d.Name == "p.configure.srv" }) {
+		t.Errorf("the plugin skill's server is not among the project's declarations %+v", h.Project.Decls)
+	}
+	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	h = buildHost(t, "", "{}", opts)
+	if _, tools := listAll(t, h, "s1"); !slices.Contains(tools, "p.configure__echo") || !exists(marker) {
+		t.Fatalf("trusted: tools %v, marker %v; want the plugin skill's server", tools, exists(marker))
+	}
+	os.Remove(marker)
+
+	skillMD(bin + " ")
+	h = buildHost(t, "", "{}", opts)
+	if v := h.Project.Verdict; v.Status != trust.Changed {
+		t.Errorf("changed skill server: verdict %+v, want Changed", v)
+	}
+	if _, tools := listAll(t, h, "s2"); slices.Contains(tools, "p.configure__echo") || exists(marker) {
+		t.Fatalf("changed: tools %v, marker %v; the changed server must not start", tools, exists(marker))
+	}
+}

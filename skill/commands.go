@@ -34,7 +34,8 @@ func commandEntries(skills []*Skill) []ext.CommandEntry {
 	return out
 }
 
-// GetCommand returns the command of skill req.Name ("<name>" or "skill:<name>") as one user
+// GetCommand returns the command of skill req.Name ("<name>" or "skill:<name>"; a skill's name
+// first, so "skill:x" is the skill of namespace "skill" named x when there is one) as one user
 // message built from its SKILL.md body. A skill whose frontmatter declares `arguments` or
 // `argument-hint`, or whose body uses $ARGUMENTS, is a template: cmdline.ExpandTemplate
 // substitutes its placeholders. Any other body is never rewritten — real skills hold prices like
@@ -46,7 +47,13 @@ func (m *Manager) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext
 		return nil, err
 	}
 	name := req.Name
-	s := m.state.Load().byName[strings.TrimPrefix(name, commandPrefix)]
+	// A name first: a skill of namespace "skill" is "skill:<name>", which is also the
+	// qualified form of the bare <name>; the listed name wins, as in a view.
+	byName := m.state.Load().byName
+	s := byName[name]
+	if s == nil {
+		s = byName[strings.TrimPrefix(name, commandPrefix)]
+	}
 	if s == nil || !s.UserInvocable {
 		return nil, fmt.Errorf("skill manager %q: command %q: %w", m.name, name, ext.ErrNotFound)
 	}

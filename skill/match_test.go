@@ -37,3 +37,19 @@ func TestMatchByNameNamespaced(t *testing.T) {
 		}
 	}
 }
+
+// TestMatchByNameSkillCommand: a skill's command is also written qualified, "/skill:<name>"
+// (ListCommands' QualifiedName): that names the skill as "/<name>" does, for a bare skill (as
+// before colons joined words) and a namespaced one.
+func TestMatchByNameSkillCommand(t *testing.T) {
+	skills := []ext.SkillEntry{{Name: "a:configure"}, {Name: "configure"}, {Name: "pdf"}}
+	for prompt, want := range map[string][]string{
+		"/skill:pdf the report":   {"pdf"},
+		"/skill:a:configure now":  {"a:configure"},
+		"/SKILL:Configure please": {"configure"},
+	} {
+		if got := MatchByName(prompt, skills); !slices.Equal(got, want) {
+			t.Errorf("MatchByName(%q) = %v, want %v", prompt, got, want)
+		}
+	}
+}

@@ -218,3 +218,27 @@ func TestNamespacedTools(t *testing.T) {
 		t.Errorf("CallTool(a.deploy__run) = %+v, %v", res, err)
 	}
 }
+
+// TestNamespaceNamedSkillCommand: a plugin named "skill" (a valid namespace) has commands
+// "skill:<name>", the same text as a bare skill's qualified command name. The view forwards the
+// listed name, so GetCommand("skill:configure") must run the plugin's skill:configure, not the
+// user's bare configure (nor fail when the user has none).
+func TestNamespaceNamedSkillCommand(t *testing.T) {
+	for _, userConfigure := range []bool{true, false} {
+		user, plugins := namespaceTree(t, userConfigure)
+		m := newTestManager(t, &Options{Roots: []string{user}, NamespacedRoots: []NamespacedRoot{{Namespace: "skill", Dir: plugins["a"]}}})
+		ctx := context.Background()
+		for name, body := range map[string]string{"skill:configure": "A body", "skill:skill:configure": "A body"} {
+			res, err := m.GetCommand(ctx, &ext.CommandRequest{Name: name})
+			if err != nil || !strings.Contains(res.Text(), body) {
+				t.Errorf("user configure %v: GetCommand(%s) = %+v, %v; want %q", userConfigure, name, res, err, body)
+			}
+		}
+		if userConfigure {
+			res, err := m.GetCommand(ctx, &ext.CommandRequest{Name: "configure"})
+			if err != nil || !strings.Contains(res.Text(), "User body") {
+				t.Errorf("GetCommand(configure) = %+v, %v; want the user's", res, err)
+			}
+		}
+	}
+}
