@@ -62,7 +62,8 @@ var allowedImports = map[string][]string{
 	"skill":   {"ext", "fswatch", "frontmatter", "cmdline"},
 	"command": {"ext", "fswatch", "frontmatter", "cmdline"},
 
-	// Leaves: nothing of ours (connpool: go-sdk only; fswatch: fsnotify only; frontmatter:
+	// Leaves: nothing of ours (connpool: go-sdk only, and golang.org/x/oauth2, the go-sdk's own
+	// dependency, whose Token and TokenSource are in the go-sdk's auth.OAuthHandler; fswatch: fsnotify only; frontmatter:
 	// go-yaml only; cmdline: the standard library only) — except ext, which reads skill://
 	// files through internal/regfile (a leaf of the standard library only), so that a named
 	// pipe in a skill folder cannot block a read.
