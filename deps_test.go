@@ -83,8 +83,10 @@ var allowedImports = map[string][]string{
 	"internal/regfile": nil,
 
 	// Bundled content and test helpers, as they are today.
-	"examples":                            nil,
-	"internal/testserver":                 nil,
+	"examples":            nil,
+	"internal/testserver": nil,
+	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
+	"internal/conformanceclient":          {"mcpcap", "connpool", "ext"},
 	"internal/testserver/cmd/faultserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
