@@ -107,7 +107,7 @@ func (h *clientCredentials) Authorize(ctx context.Context, req *http.Request, re
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		defer cancel()
 		return fetch(ctx)
-	})
+	}, nil) // not stored: the client's credentials get a new one at any time
 	h.mu.Lock()
 	h.ts, h.granted = ts, scopes
 	h.mu.Unlock()

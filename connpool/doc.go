@@ -133,7 +133,14 @@
 //     SERVER") fails the start with ErrPermanent and that reason, so mcpcap degrades the
 //     server rather than retrying it in a loop; mid-session it ends the client like a
 //     request that got no response. No token, secret or assertion is ever logged: errors
-//     of the token endpoint show its error code and description only. golang.org/x/oauth2
+//     of the token endpoint show its error code and description only. A user's tokens
+//     (authorization code grant) are kept in Options.Tokens: FileTokenStore writes one 0600
+//     file per server (its name and a hash of its URL) in a 0700 folder, unencrypted, its
+//     protection the user's account as for ~/.ssh (agentpool: $XDG_CONFIG_HOME/agentpool/
+//     tokens, per user), with the token endpoint and the client they were issued to (a
+//     dynamically registered client exists nowhere else), so that a later client refreshes
+//     them without a login; Load refuses a file others may read. Client credentials tokens
+//     are not stored: the credentials get a new one at any time. golang.org/x/oauth2
 //     is imported for its Token and TokenSource types, which are in auth.OAuthHandler's
 //     signature (it is the go-sdk's own dependency).
 //   - An HTTP request that gets no HTTP response (connection refused, reset,

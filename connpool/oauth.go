@@ -201,12 +201,22 @@ func (a *authorizer) withToken(req *http.Request) *http.Request {
 	}
 	tok, err := ts.Token()
 	if err != nil {
-		a.logger.Warn("connpool: OAuth token refresh failed; asking the server again", "server", a.server, "err", err)
+		a.logger.Warn("connpool: OAuth token refresh failed; asking the server again", "server", a.server, "err", tokenError(err))
 		return req
 	}
 	r := req.Clone(req.Context())
 	tok.SetAuthHeader(r)
 	return r
+}
+
+// tokenError is err as it may be logged: a token endpoint's error answer by its code and
+// description only (oauth2.RetrieveError's message quotes the whole body).
+func tokenError(err error) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.Response != nil {
+		return fmt.Errorf("token endpoint: HTTP %d: %s %s", re.Response.StatusCode, re.ErrorCode, re.ErrorDescription)
+	}
+	return err
 }
 
 // lastErr returns the last Authorize failure, or nil.
@@ -259,6 +269,31 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 	if redirect == "" {
 		redirect = DefaultRedirectURL
 	}
+	key := TokenKey{Server: label, URL: cfg.URL}
+	// save stores a user's token with what refreshing it needs, so that another client (a
+	// restart, agentpool serve after agentpool login) uses it without a login.
+	save := func(oc *oauth2.Config) func(*oauth2.Token) {
+		if opts.Tokens == nil {
+			return nil
+		}
+		return func(tok *oauth2.Token) {
+			err := opts.Tokens.Save(key, &StoredToken{AccessToken: tok.AccessToken, TokenType: tok.TokenType,
+				RefreshToken: tok.RefreshToken, Expiry: tok.Expiry, TokenURL: oc.Endpoint.TokenURL,
+				ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthStyle: int(oc.Endpoint.AuthStyle)})
+			if err != nil {
+				opts.Logger.Warn("connpool: could not store the OAuth token", "server", label, "err", err)
+			}
+		}
+	}
+	refresher := func(ctx context.Context, oc *oauth2.Config) func(*oauth2.Token) (*oauth2.Token, error) {
+		return func(old *oauth2.Token) (*oauth2.Token, error) {
+			if old.RefreshToken == "" {
+				return nil, fmt.Errorf("%w: the token expired and no refresh token was issued: run agentpool login %s", ErrNeedsLogin, label)
+			}
+			// A token without an access token is invalid, so oauth2 refreshes it.
+			return oc.TokenSource(ctx, &oauth2.Token{RefreshToken: old.RefreshToken}).Token()
+		}
+	}
 	hcfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: redirect,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
@@ -270,13 +305,7 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 		RequestRefreshToken: true,
 		Client:              hc,
 		NewTokenSource: func(ctx context.Context, oc *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
-			return newRenewing(tok, func(old *oauth2.Token) (*oauth2.Token, error) {
-				if old.RefreshToken == "" {
-					return nil, fmt.Errorf("%w: the token expired and no refresh token was issued: run agentpool login %s", ErrNeedsLogin, label)
-				}
-				// A token without an access token is invalid, so oauth2 refreshes it.
-				return oc.TokenSource(ctx, &oauth2.Token{RefreshToken: old.RefreshToken}).Token()
-			}), nil
+			return newRenewing(tok, refresher(ctx, oc), save(oc)), nil
 		},
 		ScopeFilter: func(discovered []string) []string {
 			if len(discovered) == 0 {
@@ -291,6 +320,17 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 				GrantTypes:   []string{"authorization_code", "refresh_token"},
 			},
 		},
+	}
+	if opts.Tokens != nil {
+		st, err := opts.Tokens.Load(key)
+		if err != nil {
+			return nil, fmt.Errorf("auth: %w", err)
+		}
+		if st != nil && st.AccessToken != "" {
+			oc := st.config()
+			ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
+			hcfg.InitialTokenSource = newRenewing(st.token(), refresher(ctx, oc), save(oc))
+		}
 	}
 	if a.ClientMetadataURL != "" {
 		hcfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: a.ClientMetadataURL}
@@ -311,14 +351,15 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 // the old token while it is valid.
 type renewing struct {
 	renew func(old *oauth2.Token) (*oauth2.Token, error)
+	saved func(*oauth2.Token) // called with each new token; may be nil
 
 	mu      sync.Mutex
 	tok     *oauth2.Token
 	renewAt time.Time
 }
 
-func newRenewing(tok *oauth2.Token, renew func(*oauth2.Token) (*oauth2.Token, error)) *renewing {
-	r := &renewing{renew: renew}
+func newRenewing(tok *oauth2.Token, renew func(*oauth2.Token) (*oauth2.Token, error), saved func(*oauth2.Token)) *renewing {
+	r := &renewing{renew: renew, saved: saved}
 	r.set(tok)
 	return r
 }
@@ -333,6 +374,9 @@ func (r *renewing) set(tok *oauth2.Token) {
 		} else {
 			r.renewAt = time.Now().Add(life * 3 / 4)
 		}
+	}
+	if r.saved != nil {
+		r.saved(tok)
 	}
 }
 

@@ -18,6 +18,7 @@ import (
 	"math/big"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -26,6 +27,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -41,11 +43,14 @@ type fakeOAuth struct {
 
 	mu         sync.Mutex
 	tokens     map[string]fakeToken
-	issued     []string // every access token, in order
-	methods    []string // the client authentication of each token request
-	resources  []string // the resource parameter of each token request
-	scopes     []string // the scope parameter of each token request
-	challenges int      // 401s answered
+	issued     []string        // every access token, in order
+	methods    []string        // the client authentication of each token request
+	resources  []string        // the resource parameter of each token request
+	scopes     []string        // the scope parameter of each token request
+	challenges int             // 401s answered
+	refresh    map[string]bool // refresh tokens that are valid
+	authorizes int             // authorization requests (a user's login)
+	refreshes  int             // refresh_token grants answered with a token
 }
 
 type fakeToken struct {
@@ -59,7 +64,7 @@ const (
 )
 
 func newFakeOAuth(t *testing.T, lifetime time.Duration) *fakeOAuth {
-	f := &fakeOAuth{lifetime: lifetime, tokens: map[string]fakeToken{}}
+	f := &fakeOAuth{lifetime: lifetime, tokens: map[string]fakeToken{}, refresh: map[string]bool{}}
 	server := mcp.NewServer(&mcp.Implementation{Name: "oauth-fake"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
 		Text string `json:"text"`
@@ -75,11 +80,18 @@ func newFakeOAuth(t *testing.T, lifetime time.Duration) *fakeOAuth {
 		writeJSON(w, map[string]any{
 			"issuer": f.srv.URL, "token_endpoint": f.srv.URL + "/token", "authorization_endpoint": f.srv.URL + "/authorize",
 			"response_types_supported": []string{"code"}, "code_challenge_methods_supported": []string{"S256"},
-			"grant_types_supported":                 []string{"client_credentials"},
+			"grant_types_supported":                 []string{"client_credentials", "authorization_code", "refresh_token"},
 			"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post", "private_key_jwt"},
 		})
 	})
 	mux.HandleFunc("POST /token", f.token)
+	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		f.authorizes++
+		f.mu.Unlock()
+		q := r.URL.Query()
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code=the-code&state="+q.Get("state"), http.StatusFound)
+	})
 	mux.Handle("/mcp", f.protect(mcpHandler))
 	f.srv = httptest.NewServer(mux)
 	t.Cleanup(f.srv.Close)
@@ -92,7 +104,7 @@ func writeJSON(w http.ResponseWriter, v any) {
 }
 
 func (f *fakeOAuth) token(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil || r.PostForm.Get("grant_type") != "client_credentials" {
+	if err := r.ParseForm(); err != nil || !slices.Contains([]string{"client_credentials", "authorization_code", "refresh_token"}, r.PostForm.Get("grant_type")) {
 		w.WriteHeader(http.StatusBadRequest)
 		writeJSON(w, map[string]string{"error": "unsupported_grant_type"})
 		return
@@ -111,7 +123,18 @@ func (f *fakeOAuth) token(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]string{"error": "invalid_client", "error_description": "bad client authentication"})
 		return
 	}
+	grant := r.PostForm.Get("grant_type")
 	f.mu.Lock()
+	if grant == "refresh_token" {
+		if !f.refresh[r.PostForm.Get("refresh_token")] {
+			f.mu.Unlock()
+			w.WriteHeader(http.StatusBadRequest)
+			writeJSON(w, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		delete(f.refresh, r.PostForm.Get("refresh_token")) // rotated
+		f.refreshes++
+	}
 	tok := fmt.Sprintf("tok-%d-%s", len(f.issued), rand.Text())
 	scopes := strings.Fields(r.PostForm.Get("scope"))
 	f.tokens[tok] = fakeToken{expiry: time.Now().Add(f.lifetime), scopes: scopes}
@@ -119,8 +142,15 @@ func (f *fakeOAuth) token(w http.ResponseWriter, r *http.Request) {
 	f.methods = append(f.methods, method)
 	f.resources = append(f.resources, r.PostForm.Get("resource"))
 	f.scopes = append(f.scopes, r.PostForm.Get("scope"))
+	answer := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(f.lifetime / time.Second)}
+	if grant != "client_credentials" {
+		rt := "refresh-" + rand.Text()
+		f.refresh[rt] = true
+		f.issued = append(f.issued, rt)
+		answer["refresh_token"] = rt
+	}
 	f.mu.Unlock()
-	writeJSON(w, map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(f.lifetime / time.Second)})
+	writeJSON(w, answer)
 }
 
 // verifyJWT checks an ES256 client assertion: signature, iss and sub the client, aud the issuer.
@@ -170,6 +200,14 @@ func (f *fakeOAuth) protect(next http.Handler) http.Handler {
 		}
 		next.ServeHTTP(w, r)
 	})
+}
+
+// revokeAll makes every token and refresh token f issued invalid.
+func (f *fakeOAuth) revokeAll() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	clear(f.tokens)
+	clear(f.refresh)
 }
 
 // ecKeyFile writes a new P-256 key as PKCS #8 PEM and returns its path and public key.
@@ -358,4 +396,91 @@ func TestOAuthConfigValidate(t *testing.T) {
 	if a.Fingerprint() == b.Fingerprint() || a.Fingerprint() == (ServerConfig{URL: u}).Fingerprint() {
 		t.Error("servers with different credentials share a fingerprint")
 	}
+}
+
+// followRedirect plays the user's part of the authorization code grant: the fake's
+// authorization endpoint redirects at once with the code.
+func followRedirect(ctx context.Context, _, authURL string) (*auth.AuthorizationResult, error) {
+	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body.Close()
+	loc, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil {
+		return nil, err
+	}
+	return &auth.AuthorizationResult{Code: loc.Query().Get("code"), State: loc.Query().Get("state")}, nil
+}
+
+// A user's token is stored (0600, in a 0700 folder) once they have authorized, so that
+// another pool (agentpool serve after agentpool login) uses it without asking them: its
+// expired access token is refreshed with the stored refresh token, and the rotated one
+// stored. Once revoked, the server needs login again. No token shows in any log line.
+func TestOAuthTokenStore(t *testing.T) {
+	f := newFakeOAuth(t, 2*time.Second)
+	dir := filepath.Join(t.TempDir(), "agentpool", "tokens")
+	store := &FileTokenStore{Dir: dir}
+	cfg := ServerConfig{Name: "crm", URL: f.srv.URL + "/mcp",
+		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: fakeClientID, ClientSecret: fakeSecret}}
+	logger, logs := debugLog()
+
+	login := newTestPool(t, &Options{Logger: logger, AuthorizeUser: followRedirect, Tokens: store})
+	c := mustGet(t, login, cfg, "")
+	if got := mustCall(t, c, "echo", map[string]any{"text": "a"}); got != "a" {
+		t.Fatalf("echo = %q", got)
+	}
+	login.Release(c)
+	files, err := os.ReadDir(dir)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("token folder holds %v (%v), want one file", files, err)
+	}
+	for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, files[0].Name()): 0o600} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", path, fi.Mode().Perm(), err, want)
+		}
+	}
+
+	time.Sleep(2500 * time.Millisecond) // the stored access token expires
+	serve := newTestPool(t, &Options{Logger: logger, Tokens: store})
+	c = mustGet(t, serve, cfg, "")
+	for i := range 3 { // across an expiry of the refreshed token too
+		if got := mustCall(t, c, "echo", map[string]any{"text": "b"}); got != "b" {
+			t.Fatalf("echo = %q", got)
+		}
+		if i < 2 {
+			time.Sleep(1500 * time.Millisecond)
+		}
+	}
+	serve.Release(c)
+	f.mu.Lock()
+	authorizes, refreshes := f.authorizes, f.refreshes
+	f.mu.Unlock()
+	if authorizes != 1 || refreshes < 2 {
+		t.Errorf("%d logins and %d refreshes, want the one login and the stored token refreshed", authorizes, refreshes)
+	}
+
+	// End the sessions while their tokens are good (a DELETE with a revoked one is refused,
+	// and the fake server would keep the session).
+	for _, p := range []*Pool{login, serve} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		if err := p.ClosePartition(ctx, ""); err != nil {
+			t.Error(err)
+		}
+		cancel()
+	}
+	f.revokeAll()
+	time.Sleep(2500 * time.Millisecond)
+	after := newTestPool(t, &Options{Logger: logger, Tokens: store})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := after.Get(ctx, cfg, ""); !errors.Is(err, ErrNeedsLogin) || !errors.Is(err, ErrPermanent) {
+		t.Errorf("Get with a revoked token = %v, want ErrNeedsLogin and ErrPermanent", err)
+	}
+	f.noSecretIn(t, "the debug log", logs.String())
 }

@@ -74,6 +74,10 @@ type Options struct {
 	// code, state and iss come back. Nil (a server, which has no user at hand): a server that
 	// needs it fails to start with ErrNeedsLogin ("run agentpool login SERVER").
 	AuthorizeUser func(ctx context.Context, server, authURL string) (*auth.AuthorizationResult, error)
+	// Tokens keeps users' tokens (authorization code grant) across clients and runs: a
+	// server starts with its stored token, refreshed when due, and every new token is
+	// stored. Nil: tokens live as long as their client.
+	Tokens TokenStore
 }
 
 func (o *Options) withDefaults() Options {
