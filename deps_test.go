@@ -85,6 +85,8 @@ var allowedImports = map[string][]string{
 	// Bundled content and test helpers, as they are today.
 	"examples":            nil,
 	"internal/testserver": nil,
+	// A fake OAuth-protected MCP server for tests (go-sdk only).
+	"internal/oauthtest": nil,
 	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
 	"internal/conformanceclient":          {"mcpcap", "connpool", "ext"},
 	"internal/testserver/cmd/faultserver": nil,
