@@ -62,7 +62,8 @@ var allowedImports = map[string][]string{
 	"skill":   {"ext", "fswatch", "frontmatter", "cmdline"},
 	"command": {"ext", "fswatch", "frontmatter", "cmdline"},
 
-	// Leaves: nothing of ours (connpool: go-sdk only; fswatch: fsnotify only; frontmatter:
+	// Leaves: nothing of ours (connpool: go-sdk only, and golang.org/x/oauth2, the go-sdk's own
+	// dependency, whose Token and TokenSource are in the go-sdk's auth.OAuthHandler; fswatch: fsnotify only; frontmatter:
 	// go-yaml only; cmdline: the standard library only) — except ext, which reads skill://
 	// files through internal/regfile (a leaf of the standard library only), so that a named
 	// pipe in a skill folder cannot block a read.
@@ -82,8 +83,12 @@ var allowedImports = map[string][]string{
 	"internal/regfile": nil,
 
 	// Bundled content and test helpers, as they are today.
-	"examples":                            nil,
-	"internal/testserver":                 nil,
+	"examples":            nil,
+	"internal/testserver": nil,
+	// A fake OAuth-protected MCP server for tests (go-sdk only).
+	"internal/oauthtest": nil,
+	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
+	"internal/conformanceclient":          {"mcpcap", "connpool", "ext"},
 	"internal/testserver/cmd/faultserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},

@@ -16,6 +16,12 @@
 //	    command: npx
 //	    args: ["-y", "@modelcontextprotocol/server-everything"]
 //	    env_passthrough: [GITHUB_TOKEN]   # variables of agentpool's environment it may see
+//	  remote:
+//	    url: https://api.example/mcp
+//	    auth:                   # mcpcap.Auth: agentpool as the server's OAuth client
+//	      type: client_credentials          # or authorization_code (agentpool login SERVER)
+//	      client_id: agentpool
+//	      client_secret: ${API_SECRET}
 //	pool:                       # Pool
 //	  max_clients: 20           # per partition: the shared servers, and each session's own
 //	  max_total_clients: 4096   # all partitions together
@@ -67,13 +73,13 @@
 //     fields tagged config:"expand", and of the lists and maps such a field holds (values, not
 //     keys), in the scalar itself before decoding, so a variable's value can never inject YAML
 //     structure. The expanded keys are those of before: skills.dirs, commands.dirs,
-//     plugins.dirs, plugins.marketplaces[].path, and a server's command, args, env, cwd, url
-//     and headers. Other values (a tool's description or
+//     plugins.dirs, plugins.marketplaces[].path, and a server's command, args, env, cwd, url,
+//     headers and auth's client_id, client_secret, private_key_file and client_metadata_url. Other values (a tool's description or
 //     input_schema, prefix, allow_tools) are left as written. An unset variable without a
 //     default is an error naming the variable, the key and the position. A default is
 //     expanded in turn when used, as in a shell: ${A:-${B:-x}}, ${A:-$$HOME}.
 //   - Relative paths in fields tagged config:"path" (skills.dirs, commands.dirs,
-//     plugins.dirs, plugins.marketplaces[].path, a server's cwd) are resolved against the config file's folder, after expansion; one that is "~" or
+//     plugins.dirs, plugins.marketplaces[].path, a server's cwd and auth.private_key_file) are resolved against the config file's folder, after expansion; one that is "~" or
 //     starts with "~/" is taken from the home directory instead, as a shell would.
 //
 // Decisions taken where DESIGN.md is silent:

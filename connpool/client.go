@@ -71,6 +71,11 @@ func newClient(p *Pool, k poolKey, cfg ServerConfig) *client {
 	cfg.Env = maps.Clone(cfg.Env)
 	cfg.EnvPassthrough = slices.Clone(cfg.EnvPassthrough)
 	cfg.Headers = maps.Clone(cfg.Headers)
+	if cfg.Auth != nil {
+		a := *cfg.Auth
+		a.Scopes = slices.Clone(a.Scopes)
+		cfg.Auth = &a
+	}
 	return &client{
 		pool:      p,
 		key:       k,
@@ -188,6 +193,15 @@ func (c *client) start(ctx context.Context) error {
 		hc, ht := newHTTPClient(c.cfg.URL, c.cfg.Headers, c.transportFailed)
 		hc.Transport = &sseProgressTap{base: hc.Transport, deliver: c.deliverInOrder}
 		c.httpT = ht
+		if c.cfg.Auth != nil {
+			// The metadata, registration and token requests go without the server's headers,
+			// on the client's own connections (closed with it).
+			h, err := newOAuthHandler(c.cfg, c.label(), &c.pool.opts, &http.Client{Transport: ht.base, Timeout: 30 * time.Second})
+			if err != nil {
+				return fmt.Errorf("connpool: server %q: %w (%w): %w", c.label(), ErrStart, ErrPermanent, err)
+			}
+			ht.auth = &authorizer{server: c.label(), handler: h, logger: c.pool.opts.Logger}
+		}
 		life, cancel := context.WithCancel(context.Background())
 		c.httpCancel = cancel
 		var inner mcp.Transport = &mcp.StreamableClientTransport{Endpoint: ht.endpoint(c.cfg.URL), HTTPClient: hc}
@@ -209,6 +223,10 @@ func (c *client) start(ctx context.Context) error {
 	if err != nil {
 		c.teardown()
 		switch {
+		case c.httpT != nil && c.httpT.auth != nil && c.httpT.auth.lastErr() != nil:
+			// Authorization failed (no login, credentials refused): trying again at once will not
+			// mend it, and the reason is the authorization's, not the SDK's "Unauthorized".
+			return fmt.Errorf("connpool: server %q: %w (%w): %w", c.label(), ErrStart, ErrPermanent, c.httpT.auth.lastErr())
 		case c.httpT != nil && permanentStatus(int(c.httpT.firstStatus.Load())):
 			status := int(c.httpT.firstStatus.Load())
 			return fmt.Errorf("connpool: server %q: %w (%w): HTTP %d %s on initialize: %w",

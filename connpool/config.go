@@ -48,6 +48,10 @@ type ServerConfig struct {
 	// Headers are added to every HTTP request the client makes.
 	URL     string
 	Headers map[string]string
+	// Auth, when set, makes the client of an HTTP server an OAuth client (see OAuthConfig):
+	// it gets a token when the server answers 401 and puts it on every request to the
+	// server's origin. Nil: no OAuth (a static Authorization in Headers still works).
+	Auth *OAuthConfig
 
 	// StartTimeout bounds spawn + connect + initialize; zero means
 	// DefaultStartTimeout. It is not part of the fingerprint.
@@ -86,7 +90,7 @@ func (c ServerConfig) label() string {
 
 // Fingerprint returns a stable hash (hex) of everything that identifies the
 // server: the effective type, command, args, env, env passthrough names, cwd,
-// URL and headers.
+// URL, headers and OAuth settings.
 // Name and StartTimeout are excluded. Map order does not matter; argument
 // order does. Equal fingerprints mean the pool may share one client.
 func (c ServerConfig) Fingerprint() string {
@@ -111,7 +115,8 @@ func (c ServerConfig) Fingerprint() string {
 		Cwd, URL      string
 		Headers       []kv
 		Passthrough   []string
-	}{c.transportType(), c.Command, args, sorted(c.Env), c.Cwd, c.URL, sorted(c.Headers), pass})
+		Auth          []string `json:",omitempty"`
+	}{c.transportType(), c.Command, args, sorted(c.Env), c.Cwd, c.URL, sorted(c.Headers), pass, c.Auth.fingerprint()})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
@@ -119,7 +124,8 @@ func (c ServerConfig) Fingerprint() string {
 // Validate reports the first problem that would stop the pool from starting
 // the server, as an error wrapping ErrInvalidConfig that names the server and
 // the field: an unknown type, a stdio server without a command, an HTTP server
-// without a valid http(s) URL, both a command and a URL, a negative
+// without a valid http(s) URL, both a command and a URL, OAuth settings that are incomplete
+// or on a stdio server, a negative
 // StartTimeout, NUL bytes, or an env, env passthrough or header name that is
 // empty or malformed.
 func (c ServerConfig) Validate() error {
@@ -158,6 +164,9 @@ func (c ServerConfig) Validate() error {
 		if len(c.Headers) > 0 {
 			return bad("headers are only valid for HTTP servers")
 		}
+		if c.Auth != nil {
+			return bad("auth is only valid for HTTP servers")
+		}
 	case TypeStreamableHTTP, TypeSSE:
 		if c.URL == "" {
 			return bad("%s server needs a url", t)
@@ -174,6 +183,16 @@ func (c ServerConfig) Validate() error {
 		for k, v := range c.Headers {
 			if k == "" || strings.ContainsAny(k, " :\r\n\x00") || strings.ContainsAny(v, "\r\n\x00") {
 				return bad("invalid header %q", k)
+			}
+		}
+		if c.Auth != nil {
+			if msg := c.Auth.validate(); msg != "" {
+				return bad("%s", msg)
+			}
+			for k := range c.Headers {
+				if strings.EqualFold(k, "Authorization") {
+					return bad("an Authorization header and auth both set; auth puts its own token on every request")
+				}
 			}
 		}
 		if len(c.Args) > 0 || len(c.Env) > 0 || len(c.EnvPassthrough) > 0 || c.Cwd != "" {

@@ -110,6 +110,39 @@
 //     not recognised as one: put it in a query, a header or the user info. Messages
 //     name a server by its Name, else its command or redacted URL, and
 //     ServerConfig prints (%v, %#v, slog) without args, env or headers.
+//   - OAuth (ServerConfig.Auth, OAuthConfig): the pool's own http.RoundTripper puts the
+//     token on every request to the server's origin and, on a 401 (or a 403 whose challenge
+//     says insufficient_scope: step-up), runs the handler's Authorize once and sends the
+//     request again, as the go-sdk's streamable transport does with its OAuthHandler. It is
+//     done there rather than through StreamableClientTransport.OAuthHandler so that every
+//     request is authorized: the SDK's, SSE's, and the calls passed through (rawHTTP).
+//     The handler is an auth.OAuthHandler: the go-sdk's AuthorizationCodeHandler for the
+//     authorization code grant (PKCE; a client ID metadata document, a pre-registered
+//     client or dynamic registration, in that order; RFC 9728 then RFC 8414/OIDC
+//     discovery with the issuer checked; the RFC 8707 resource; RFC 9207 iss; the step-up
+//     union of scopes), and our own client credentials handler, since the SDK's
+//     (extauth) authenticates with a secret only and sends no resource: it does
+//     client_secret_basic, client_secret_post and private_key_jwt (RFC 7523, ES256, ES384,
+//     RS256 or EdDSA by the key), discovers as above, sends resource, and unions scopes on
+//     step-up. The metadata, registration and token requests use the client's connections
+//     without the server's Headers. Tokens are renewed before they expire (three quarters
+//     of their lifetime, or 30 s ahead of expiry for those over two minutes), not at
+//     oauth2's fixed 10 s, which would fetch a 2 s token on every request. An authorization
+//     that fails (credentials refused, or a user's authorization wanted where there is no
+//     user: Options.AuthorizeUser nil, ErrNeedsLogin, "needs login: run agentpool login
+//     SERVER") fails the start with ErrPermanent and that reason, so mcpcap degrades the
+//     server rather than retrying it in a loop; mid-session it ends the client like a
+//     request that got no response. No token, secret or assertion is ever logged: errors
+//     of the token endpoint show its error code and description only. A user's tokens
+//     (authorization code grant) are kept in Options.Tokens: FileTokenStore writes one 0600
+//     file per server (its name and a hash of its URL) in a 0700 folder, unencrypted, its
+//     protection the user's account as for ~/.ssh (agentpool: $XDG_CONFIG_HOME/agentpool/
+//     tokens, per user), with the token endpoint and the client they were issued to (a
+//     dynamically registered client exists nowhere else), so that a later client refreshes
+//     them without a login; Load refuses a file others may read. Client credentials tokens
+//     are not stored: the credentials get a new one at any time. golang.org/x/oauth2
+//     is imported for its Token and TokenSource types, which are in auth.OAuthHandler's
+//     signature (it is the go-sdk's own dependency).
 //   - An HTTP request that gets no HTTP response (connection refused, reset,
 //     dropped before the answer) and was not cancelled by its caller ends
 //     the client: it is marked ended before the error reaches the caller, so

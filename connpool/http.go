@@ -41,6 +41,8 @@ type headerTransport struct {
 	shown     *url.URL // real, redacted: what the SDK requests
 	shownAuth string   // the Authorization net/http derives from shown's user info
 
+	auth *authorizer // OAuth (ServerConfig.Auth) for the requests to origin; nil without
+
 	first       atomic.Bool  // a request has been sent
 	firstStatus atomic.Int32 // the status of the first request's response; 0 if none
 }
@@ -55,7 +57,13 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	first := t.first.CompareAndSwap(false, true)
-	resp, err := t.base.RoundTrip(req)
+	var resp *http.Response
+	var err error
+	if t.auth != nil && t.sameOrigin(req.URL) {
+		resp, err = t.auth.roundTrip(t.base.RoundTrip, req)
+	} else {
+		resp, err = t.base.RoundTrip(req)
+	}
 	if resp != nil {
 		if first {
 			t.firstStatus.Store(int32(resp.StatusCode))

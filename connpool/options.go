@@ -1,9 +1,11 @@
 package connpool
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -67,6 +69,15 @@ type Options struct {
 	// program are reparented here too and are not reaped by the pool. Off by
 	// default; useful where init does not reap (containers) and in tests.
 	Subreaper bool
+	// AuthorizeUser runs the user's part of an authorization code grant (ServerConfig.Auth)
+	// for the server named server: the user opens authURL, authorizes, and the redirect's
+	// code, state and iss come back. Nil (a server, which has no user at hand): a server that
+	// needs it fails to start with ErrNeedsLogin ("run agentpool login SERVER").
+	AuthorizeUser func(ctx context.Context, server, authURL string) (*auth.AuthorizationResult, error)
+	// Tokens keeps users' tokens (authorization code grant) across clients and runs: a
+	// server starts with its stored token, refreshed when due, and every new token is
+	// stored. Nil: tokens live as long as their client.
+	Tokens TokenStore
 }
 
 func (o *Options) withDefaults() Options {

@@ -54,6 +54,10 @@ type Options struct {
 	// CodexHome is $CODEX_HOME, where plugins.import_installed finds Codex's plugins; "" means
 	// HomeDir/.codex.
 	CodexHome string
+	// Tokens keeps the users' OAuth tokens of url servers with auth: authorization_code
+	// (agentpool login saves them; cmd/agentpool passes a connpool.FileTokenStore under
+	// $XDG_CONFIG_HOME/agentpool/tokens). Nil: such a server needs login at every start.
+	Tokens connpool.TokenStore
 	// Matcher picks the skills a turn's prompt selects for the dynamic instructions (see
 	// skill.Options.Matcher); nil means skill.MatchByName, the skills the prompt names.
 	Matcher func(prompt string, skills []ext.SkillEntry) []string
@@ -161,6 +165,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 		IdleTimeout:     cfg.Pool.IdleTimeout,
 		Logger:          logger,
 		ConfigureClient: mcpcap.RegisterSkillMethods,
+		Tokens:          opts.Tokens,
 	})
 	reg.OnClose(pool.Close)
 	h := &Host{Config: cfg, Registry: reg, Pool: pool, opts: opts, logger: logger}

@@ -48,6 +48,13 @@
 //     degraded interval starts the server again (the binary may have appeared). Accesses
 //     within that interval, including those that queued behind the failed start, fail at once
 //     with the recorded error.
+//   - OAuth: a url server's auth key (Auth) becomes connpool.OAuthConfig; connpool runs the
+//     flows. A server whose authorization fails at start (a user's login wanted where none can
+//     be asked, a token revoked and not refreshable, credentials refused) fails with
+//     connpool.ErrPermanent, so the Cap is degraded at once with the reason ("needs login:
+//     run agentpool login SERVER") and probed again only once per degraded interval, never
+//     in a loop. Secrets of the auth key (client_secret) are never printed: String leaves
+//     auth out.
 //   - Tools returns connection errors (ErrDegraded while degraded); the view leaves such a
 //     Cap out of a compiled toolset and reports why, so one unreachable server never fails a
 //     whole toolset.

@@ -40,6 +40,8 @@ type ServerSpec struct {
 	// URL and Headers reach an HTTP server.
 	URL     string            `yaml:"url" config:"expand"`
 	Headers map[string]string `yaml:"headers" config:"expand"`
+	// Auth makes agentpool the HTTP server's OAuth client (see Auth); nil: none.
+	Auth *Auth `yaml:"auth"`
 	// Lazy defers connecting to the first call; Tools are listed until then, and no
 	// resources, prompts or skills.
 	Lazy  bool         `yaml:"lazy"`
@@ -159,6 +161,9 @@ func (s *ServerSpec) Validate(key string) error {
 		if len(s.Headers) > 0 {
 			add(key+".headers", "headers are not used by a stdio server")
 		}
+		if s.Auth != nil {
+			add(key+".auth", "auth is not used by a stdio server")
+		}
 	case connpool.TypeStreamableHTTP, connpool.TypeSSE:
 		// The URL itself is never printed: it may carry a secret (user info, a query token).
 		if s.URL == "" {
@@ -169,6 +174,14 @@ func (s *ServerSpec) Validate(key string) error {
 			add(key+".url", "must be an http or https URL, got scheme %q", u.Scheme)
 		} else if u.Host == "" {
 			add(key+".url", "must be an http or https URL with a host")
+		}
+		if s.Auth != nil {
+			errs = append(errs, s.Auth.Validate(key+".auth"))
+			for h := range s.Headers {
+				if strings.EqualFold(h, "Authorization") {
+					add(key+".headers", "an Authorization header and auth both set: auth sends its own token")
+				}
+			}
 		}
 		for _, f := range []struct {
 			key  string
@@ -239,7 +252,7 @@ func (s *ServerSpec) Validate(key string) error {
 			add(key+".deny_tools", "tool %q is both allowed and denied", t)
 		}
 	}
-	if len(errs) == 0 {
+	if errors.Join(errs...) == nil {
 		// What only the pool checks (NUL bytes, malformed env and header names), said now. The
 		// pool names the server by its name, else by its URL: name it by its key.
 		cfg, _ := s.Config(key)
@@ -284,7 +297,7 @@ func (s ServerSpec) Config(name string) (Config, error) {
 		Name: name,
 		Server: connpool.ServerConfig{
 			Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, EnvPassthrough: s.EnvPassthrough,
-			Cwd: s.Cwd, URL: s.URL, Headers: s.Headers, StartTimeout: s.StartupTimeout,
+			Cwd: s.Cwd, URL: s.URL, Headers: s.Headers, Auth: s.Auth.config(), StartTimeout: s.StartupTimeout,
 		},
 		Lazy:       s.Lazy,
 		Tools:      tools,

@@ -3,6 +3,7 @@ package mcpcap
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -62,6 +63,20 @@ func TestServerSpecValidate(t *testing.T) {
 		{"schema", ServerSpec{Command: "x", Tools: []StaticTool{{Name: "a", InputSchema: map[string]any{"f": func() {}}}}},
 			[]string{"s.tools[0].input_schema"}},
 		{"env name", ServerSpec{Command: "x", Env: map[string]string{"A=B": "c"}}, []string{"s"}},
+		{"auth cc", ServerSpec{URL: "https://h/mcp", Auth: &Auth{Type: "client_credentials", ClientID: "a", ClientSecret: "b"}}, nil},
+		{"auth code", ServerSpec{URL: "https://h/mcp", Auth: &Auth{Type: "authorization_code", RedirectPort: 8080, Scopes: []string{"read"}}}, nil},
+		{"auth jwt", ServerSpec{URL: "https://h/mcp", Auth: &Auth{Type: "client_credentials", ClientID: "a", TokenEndpointAuth: "private_key_jwt", PrivateKeyFile: "/k.pem"}}, nil},
+		{"auth on stdio", ServerSpec{Command: "x", Auth: &Auth{Type: "authorization_code"}}, []string{"s.auth"}},
+		{"auth type", ServerSpec{URL: "https://h/mcp", Auth: &Auth{Type: "password"}}, []string{"s.auth.type"}},
+		{"auth no type", ServerSpec{URL: "https://h/mcp", Auth: &Auth{}}, []string{"s.auth.type"}},
+		{"auth cc incomplete", ServerSpec{URL: "https://h/mcp", Auth: &Auth{Type: "client_credentials", TokenEndpointAuth: "tls", RedirectPort: 1, ClientMetadataURL: "https://c/x.json"}},
+			[]string{"s.auth.token_endpoint_auth", "s.auth.client_id", "s.auth.client_secret", "s.auth.redirect_port", "s.auth.client_metadata_url"}},
+		{"auth jwt no key", ServerSpec{URL: "https://h/mcp", Auth: &Auth{Type: "client_credentials", ClientID: "a", TokenEndpointAuth: "private_key_jwt"}}, []string{"s.auth.private_key_file"}},
+		{"auth key without jwt", ServerSpec{URL: "https://h/mcp", Auth: &Auth{Type: "client_credentials", ClientID: "a", ClientSecret: "b", PrivateKeyFile: "/k"}}, []string{"s.auth.private_key_file"}},
+		{"auth code bad", ServerSpec{URL: "https://h/mcp", Auth: &Auth{Type: "authorization_code", RedirectPort: 70000, ClientMetadataURL: "http://c/x.json", ClientSecret: "s"}},
+			[]string{"s.auth.client_secret", "s.auth.redirect_port", "s.auth.client_metadata_url"}},
+		{"auth and authorization header", ServerSpec{URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer x"}, Auth: &Auth{Type: "authorization_code"}},
+			[]string{"s.headers"}},
 		{"patterns", ServerSpec{Command: "x", AllowTools: []string{"ok*", "[bad"}, DenyTools: []string{"ok*", "\\"}},
 			[]string{"s.allow_tools[1]", "s.deny_tools[1]", "s.deny_tools"}},
 	}
@@ -72,6 +87,33 @@ func TestServerSpecValidate(t *testing.T) {
 				t.Errorf("problem keys (-want +got):\n%s\n%v", diff, err)
 			}
 		})
+	}
+}
+
+// The auth key becomes connpool's OAuthConfig: the redirect port a loopback redirect URL.
+func TestServerSpecConfigAuth(t *testing.T) {
+	s := ServerSpec{URL: "https://h/mcp", Auth: &Auth{Type: "authorization_code", ClientID: "id", ClientSecret: "sec",
+		Scopes: []string{"a", "b"}, RedirectPort: 8123, ClientMetadataURL: "https://c.example/client.json"}}
+	if err := s.Validate("s"); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintf("%v %+v %#v", s, s, s); strings.Contains(got, "sec") {
+		t.Errorf("a ServerSpec prints its client secret: %s", got)
+	}
+	cfg, err := s.Config("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &connpool.OAuthConfig{Grant: connpool.GrantAuthorizationCode, ClientID: "id", ClientSecret: "sec", Scopes: []string{"a", "b"},
+		RedirectURL: "http://127.0.0.1:8123/callback", ClientMetadataURL: "https://c.example/client.json"}
+	if diff := cmp.Diff(want, cfg.Server.Auth); diff != "" {
+		t.Errorf("OAuthConfig (-want +got):\n%s", diff)
+	}
+	s = ServerSpec{URL: "https://h/mcp", Auth: &Auth{Type: "client_credentials", ClientID: "id", TokenEndpointAuth: "private_key_jwt", PrivateKeyFile: "/k.pem"}}
+	cfg, _ = s.Config("s")
+	want = &connpool.OAuthConfig{Grant: connpool.GrantClientCredentials, ClientID: "id", TokenEndpointAuth: connpool.AuthPrivateKeyJWT, PrivateKeyFile: "/k.pem"}
+	if diff := cmp.Diff(want, cfg.Server.Auth); diff != "" {
+		t.Errorf("OAuthConfig (-want +got):\n%s", diff)
 	}
 }
 

@@ -1,0 +1,399 @@
+package connpool
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/oauthex"
+	"golang.org/x/oauth2"
+)
+
+// OAuth grant types accepted in OAuthConfig.Grant.
+const (
+	// GrantClientCredentials is the client credentials grant (RFC 6749 §4.4, the MCP
+	// ext-auth SEP-1046): machine to machine, no user.
+	GrantClientCredentials = "client_credentials"
+	// GrantAuthorizationCode is the authorization code grant with PKCE, the user
+	// authorizing in a browser (Options.AuthorizeUser).
+	GrantAuthorizationCode = "authorization_code"
+)
+
+// Token endpoint authentication methods accepted in OAuthConfig.TokenEndpointAuth
+// (RFC 7591 §2 names).
+const (
+	AuthClientSecretBasic = "client_secret_basic"
+	AuthClientSecretPost  = "client_secret_post"
+	AuthPrivateKeyJWT     = "private_key_jwt"
+	AuthNone              = "none"
+)
+
+// DefaultRedirectURL is the loopback redirect of the authorization code flow when
+// OAuthConfig.RedirectURL is empty.
+const DefaultRedirectURL = "http://127.0.0.1:33418/callback"
+
+// ErrNeedsLogin reports that an HTTP server wants a user's authorization that only
+// `agentpool login SERVER` can obtain: no token is stored, or the stored one was revoked
+// and cannot be refreshed. It is wrapped together with ErrStart and ErrPermanent.
+var ErrNeedsLogin = errors.New("needs login")
+
+// OAuthConfig is the OAuth client of an HTTP server (ServerConfig.Auth). Endpoints are
+// discovered from the server's 401 (RFC 9728 protected resource metadata, then RFC 8414 or
+// OpenID Connect authorization server metadata); nothing here names them.
+type OAuthConfig struct {
+	// Grant is GrantClientCredentials or GrantAuthorizationCode.
+	Grant string
+	// ClientID and ClientSecret are a pre-registered client. For the authorization code
+	// grant both may be empty: the client then registers itself (a client ID metadata
+	// document, else dynamic client registration).
+	ClientID     string
+	ClientSecret string
+	// TokenEndpointAuth is how the client authenticates at the token endpoint:
+	// AuthClientSecretBasic, AuthClientSecretPost, AuthPrivateKeyJWT or AuthNone. Empty
+	// chooses from what the authorization server supports.
+	TokenEndpointAuth string
+	// PrivateKeyFile is a PEM file (PKCS #8, or SEC 1 / PKCS #1) holding the key that signs
+	// the client assertion of AuthPrivateKeyJWT (RFC 7523): ES256 for an EC P-256 key, RS256
+	// for an RSA key. It is read at each start.
+	PrivateKeyFile string
+	// Scopes are requested when neither the server's challenge nor its metadata says which.
+	Scopes []string
+	// RedirectURL is the loopback redirect of the authorization code grant;
+	// DefaultRedirectURL when empty.
+	RedirectURL string
+	// ClientMetadataURL is the https URL of this client's client ID metadata document, used
+	// as its client_id where the authorization server supports such documents.
+	ClientMetadataURL string
+}
+
+// fingerprint is what identifies the client in ServerConfig.Fingerprint.
+func (a *OAuthConfig) fingerprint() []string {
+	if a == nil {
+		return nil
+	}
+	return append([]string{a.Grant, a.ClientID, a.ClientSecret, a.TokenEndpointAuth, a.PrivateKeyFile,
+		a.RedirectURL, a.ClientMetadataURL}, a.Scopes...)
+}
+
+// validate returns the first problem of a, or "".
+func (a *OAuthConfig) validate() string {
+	switch a.TokenEndpointAuth {
+	case "", AuthClientSecretBasic, AuthClientSecretPost, AuthPrivateKeyJWT, AuthNone:
+	default:
+		return fmt.Sprintf("auth: unknown token endpoint auth %q (want %s, %s, %s or %s)", a.TokenEndpointAuth,
+			AuthClientSecretBasic, AuthClientSecretPost, AuthPrivateKeyJWT, AuthNone)
+	}
+	if a.TokenEndpointAuth == AuthPrivateKeyJWT && a.PrivateKeyFile == "" {
+		return "auth: private_key_jwt needs a private key file"
+	}
+	if a.PrivateKeyFile != "" && a.TokenEndpointAuth != AuthPrivateKeyJWT {
+		return "auth: a private key file is used only with private_key_jwt"
+	}
+	switch a.Grant {
+	case GrantClientCredentials:
+		if a.ClientID == "" {
+			return "auth: client_credentials needs a client id"
+		}
+		if a.ClientSecret == "" && a.TokenEndpointAuth != AuthPrivateKeyJWT {
+			return "auth: client_credentials needs a client secret or private_key_jwt"
+		}
+		if a.TokenEndpointAuth == AuthNone {
+			return "auth: client_credentials needs client authentication (not none)"
+		}
+	case GrantAuthorizationCode:
+		if a.TokenEndpointAuth == AuthPrivateKeyJWT {
+			return "auth: private_key_jwt is supported for client_credentials only"
+		}
+		if a.ClientSecret != "" && a.ClientID == "" {
+			return "auth: a client secret needs its client id"
+		}
+		if a.RedirectURL != "" {
+			u, err := url.Parse(a.RedirectURL)
+			if err != nil || u.Scheme != "http" || !isLoopbackHost(u.Hostname()) {
+				return "auth: the redirect must be an http:// loopback URL"
+			}
+		}
+		if a.ClientMetadataURL != "" {
+			u, err := url.Parse(a.ClientMetadataURL)
+			if err != nil || u.Scheme != "https" || u.Host == "" || strings.Trim(u.Path, "/") == "" {
+				return "auth: the client metadata URL must be an https URL with a path"
+			}
+		}
+	default:
+		return fmt.Sprintf("auth: unknown grant %q (want %s or %s)", a.Grant, GrantClientCredentials, GrantAuthorizationCode)
+	}
+	return ""
+}
+
+func isLoopbackHost(h string) bool {
+	return h == "localhost" || h == "127.0.0.1" || h == "::1"
+}
+
+// authorizer puts an OAuth handler's token on the requests to an HTTP server and, when the
+// server answers 401 (or 403 insufficient_scope), runs the handler's Authorize once and sends
+// the request again, as the go-sdk's streamable transport does with its OAuthHandler. It sits
+// in the pool's own http.RoundTripper, not in the SDK's transport, so that every request of
+// the client is authorized: the SDK's, SSE's, and the calls connpool passes through (rawHTTP).
+type authorizer struct {
+	server  string
+	handler auth.OAuthHandler
+	logger  interface{ Warn(string, ...any) }
+
+	mu  sync.Mutex // serialises Authorize
+	gen uint64     // counts successful Authorize calls; guarded by mu
+	err error      // the last Authorize failure (ErrNeedsLogin for a user flow); guarded by mu
+}
+
+// roundTrip sends req through send with the current token, authorizing and sending again
+// once if the server refuses it.
+func (a *authorizer) roundTrip(send func(*http.Request) (*http.Response, error), req *http.Request) (*http.Response, error) {
+	ctx := req.Context()
+	a.mu.Lock()
+	gen := a.gen
+	a.mu.Unlock()
+	resp, err := send(a.withToken(req))
+	if err != nil || !challenged(resp) {
+		return resp, err
+	}
+	if req.Body != nil && req.GetBody == nil {
+		return resp, nil // cannot be sent again
+	}
+	a.mu.Lock()
+	if a.gen == gen { // no other request has authorized since this one was sent
+		aerr := a.handler.Authorize(ctx, req, resp) // closes resp.Body
+		if aerr != nil {
+			if ctx.Err() == nil {
+				a.err = aerr
+			}
+			a.mu.Unlock()
+			return nil, fmt.Errorf("authorize %s: %w", a.server, aerr)
+		}
+		a.gen++
+		a.err = nil
+	} else {
+		resp.Body.Close()
+	}
+	a.mu.Unlock()
+	again := req.Clone(ctx)
+	if req.GetBody != nil {
+		body, err := req.GetBody()
+		if err != nil {
+			return nil, err
+		}
+		again.Body = body
+	}
+	return send(a.withToken(again))
+}
+
+// withToken returns req carrying the handler's current token, if it has one. A token that
+// cannot be had (a refresh refused) is left out: the server's 401 then runs Authorize.
+func (a *authorizer) withToken(req *http.Request) *http.Request {
+	ts, err := a.handler.TokenSource(req.Context())
+	if err != nil || ts == nil {
+		return req
+	}
+	tok, err := ts.Token()
+	if err != nil {
+		a.logger.Warn("connpool: OAuth token refresh failed; asking the server again", "server", a.server, "err", tokenError(err))
+		return req
+	}
+	r := req.Clone(req.Context())
+	tok.SetAuthHeader(r)
+	return r
+}
+
+// tokenError is err as it may be logged: a token endpoint's error answer by its code and
+// description only (oauth2.RetrieveError's message quotes the whole body).
+func tokenError(err error) error {
+	var re *oauth2.RetrieveError
+	if errors.As(err, &re) && re.Response != nil {
+		return fmt.Errorf("token endpoint: HTTP %d: %s %s", re.Response.StatusCode, re.ErrorCode, re.ErrorDescription)
+	}
+	return err
+}
+
+// lastErr returns the last Authorize failure, or nil.
+func (a *authorizer) lastErr() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.err
+}
+
+// challenged reports whether resp asks for (more) authorization: 401, or 403 with
+// insufficient_scope (step-up). Another 403 is the server's answer.
+func challenged(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		return true
+	case http.StatusForbidden:
+		cs, _ := oauthex.ParseWWWAuthenticate(resp.Header.Values("WWW-Authenticate"))
+		return challengeParam(cs, "error") == "insufficient_scope"
+	}
+	return false
+}
+
+// challengeParam returns a parameter of the first Bearer challenge that has it.
+func challengeParam(cs []oauthex.Challenge, name string) string {
+	for _, c := range cs {
+		if c.Scheme == "bearer" && c.Params[name] != "" {
+			return c.Params[name]
+		}
+	}
+	return ""
+}
+
+// newOAuthHandler builds the handler of cfg.Auth for the server named label. hc makes the
+// requests to the metadata, registration and token endpoints (never with the server's
+// headers).
+func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Client) (auth.OAuthHandler, error) {
+	a := cfg.Auth
+	if a.Grant == GrantClientCredentials {
+		h := &clientCredentials{cfg: *a, hc: hc}
+		if a.TokenEndpointAuth == AuthPrivateKeyJWT {
+			key, err := loadSigner(a.PrivateKeyFile)
+			if err != nil {
+				return nil, fmt.Errorf("auth: %w", err)
+			}
+			h.key = key
+		}
+		return h, nil
+	}
+	redirect := a.RedirectURL
+	if redirect == "" {
+		redirect = DefaultRedirectURL
+	}
+	key := TokenKey{Server: label, URL: cfg.URL}
+	// save stores a user's token with what refreshing it needs, so that another client (a
+	// restart, agentpool serve after agentpool login) uses it without a login.
+	save := func(oc *oauth2.Config) func(*oauth2.Token) {
+		if opts.Tokens == nil {
+			return nil
+		}
+		return func(tok *oauth2.Token) {
+			err := opts.Tokens.Save(key, &StoredToken{AccessToken: tok.AccessToken, TokenType: tok.TokenType,
+				RefreshToken: tok.RefreshToken, Expiry: tok.Expiry, TokenURL: oc.Endpoint.TokenURL,
+				ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthStyle: int(oc.Endpoint.AuthStyle)})
+			if err != nil {
+				opts.Logger.Warn("connpool: could not store the OAuth token", "server", label, "err", err)
+			}
+		}
+	}
+	refresher := func(ctx context.Context, oc *oauth2.Config) func(*oauth2.Token) (*oauth2.Token, error) {
+		return func(old *oauth2.Token) (*oauth2.Token, error) {
+			if old.RefreshToken == "" {
+				return nil, fmt.Errorf("%w: the token expired and no refresh token was issued: run agentpool login %s", ErrNeedsLogin, label)
+			}
+			// A token without an access token is invalid, so oauth2 refreshes it.
+			return oc.TokenSource(ctx, &oauth2.Token{RefreshToken: old.RefreshToken}).Token()
+		}
+	}
+	hcfg := &auth.AuthorizationCodeHandlerConfig{
+		RedirectURL: redirect,
+		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
+			if opts.AuthorizeUser == nil {
+				return nil, fmt.Errorf("%w: run agentpool login %s", ErrNeedsLogin, label)
+			}
+			return opts.AuthorizeUser(ctx, label, args.URL)
+		},
+		RequestRefreshToken: true,
+		Client:              hc,
+		NewTokenSource: func(ctx context.Context, oc *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
+			return newRenewing(tok, refresher(ctx, oc), save(oc)), nil
+		},
+		ScopeFilter: func(discovered []string) []string {
+			if len(discovered) == 0 {
+				return slices.Clone(a.Scopes)
+			}
+			return discovered
+		},
+		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
+			Metadata: &oauthex.ClientRegistrationMetadata{
+				RedirectURIs: []string{redirect},
+				ClientName:   "agentpool",
+				GrantTypes:   []string{"authorization_code", "refresh_token"},
+			},
+		},
+	}
+	if opts.Tokens != nil {
+		st, err := opts.Tokens.Load(key)
+		if err != nil {
+			return nil, fmt.Errorf("auth: %w", err)
+		}
+		if st != nil && st.AccessToken != "" {
+			oc := st.config()
+			ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
+			hcfg.InitialTokenSource = newRenewing(st.token(), refresher(ctx, oc), save(oc))
+		}
+	}
+	if a.ClientMetadataURL != "" {
+		hcfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: a.ClientMetadataURL}
+	}
+	if a.ClientID != "" {
+		pre := &oauthex.ClientCredentials{ClientID: a.ClientID}
+		if a.ClientSecret != "" {
+			pre.ClientSecretAuth = &oauthex.ClientSecretAuth{ClientSecret: a.ClientSecret}
+		}
+		hcfg.PreregisteredClient = pre
+	}
+	return auth.NewAuthorizationCodeHandler(hcfg)
+}
+
+// renewing is a token source that renews its token before it expires: at three quarters of
+// its lifetime, or 30 s before its expiry for a lifetime over two minutes, rather than at
+// oauth2's fixed 10 s (which renews a 2 s token on every request). A failed renewal keeps
+// the old token while it is valid.
+type renewing struct {
+	renew func(old *oauth2.Token) (*oauth2.Token, error)
+	saved func(*oauth2.Token) // called with each new token; may be nil
+
+	mu      sync.Mutex
+	tok     *oauth2.Token
+	renewAt time.Time
+}
+
+func newRenewing(tok *oauth2.Token, renew func(*oauth2.Token) (*oauth2.Token, error), saved func(*oauth2.Token)) *renewing {
+	r := &renewing{renew: renew, saved: saved}
+	r.set(tok)
+	return r
+}
+
+func (r *renewing) set(tok *oauth2.Token) {
+	r.tok = tok
+	r.renewAt = time.Time{}
+	if !tok.Expiry.IsZero() {
+		life := time.Until(tok.Expiry)
+		if life > 2*time.Minute {
+			r.renewAt = tok.Expiry.Add(-30 * time.Second)
+		} else {
+			r.renewAt = time.Now().Add(life * 3 / 4)
+		}
+	}
+	if r.saved != nil {
+		r.saved(tok)
+	}
+}
+
+// Token returns the current token, renewed first when it is due.
+func (r *renewing) Token() (*oauth2.Token, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.renewAt.IsZero() || time.Now().Before(r.renewAt) {
+		return r.tok, nil
+	}
+	tok, err := r.renew(r.tok)
+	if err != nil {
+		if time.Now().Before(r.tok.Expiry) {
+			return r.tok, nil
+		}
+		return nil, err
+	}
+	r.set(tok)
+	return tok, nil
+}

@@ -1,0 +1,256 @@
+package connpool
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"encoding/pem"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/internal/oauthtest"
+)
+
+// ecKeyFile writes a new P-256 key as PKCS #8 PEM and returns its path and public key.
+func ecKeyFile(t *testing.T) (string, *ecdsa.PublicKey) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	der, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "key.pem")
+	if err := os.WriteFile(path, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path, &key.PublicKey
+}
+
+// debugLog returns a pool logger at debug level and what it wrote.
+func debugLog() (*slog.Logger, *syncBuffer) {
+	var b syncBuffer
+	return slog.New(slog.NewTextHandler(&b, &slog.HandlerOptions{Level: slog.LevelDebug})), &b
+}
+
+func TestOAuthClientCredentials(t *testing.T) {
+	keyFile, pub := ecKeyFile(t)
+	for _, tc := range []struct {
+		method string
+		auth   OAuthConfig
+	}{
+		{"client_secret_basic", OAuthConfig{TokenEndpointAuth: AuthClientSecretBasic, ClientSecret: oauthtest.Secret}},
+		{"client_secret_post", OAuthConfig{TokenEndpointAuth: AuthClientSecretPost, ClientSecret: oauthtest.Secret}},
+		{"private_key_jwt", OAuthConfig{TokenEndpointAuth: AuthPrivateKeyJWT, PrivateKeyFile: keyFile}},
+		{"client_secret_basic", OAuthConfig{ClientSecret: oauthtest.Secret}}, // chosen: the RFC 7591 default
+	} {
+		t.Run(tc.method+"/"+tc.auth.TokenEndpointAuth, func(t *testing.T) {
+			f := oauthtest.New(t, time.Hour)
+			f.PublicKey = pub
+			logger, logs := debugLog()
+			p := newTestPool(t, &Options{Logger: logger})
+			a := tc.auth
+			a.Grant, a.ClientID = GrantClientCredentials, oauthtest.ClientID
+			cfg := ServerConfig{Name: "m2m", URL: f.URL + "/mcp", Auth: &a}
+			if err := cfg.Validate(); err != nil {
+				t.Fatal(err)
+			}
+			c := mustGet(t, p, cfg, "")
+			if got := mustCall(t, c, "echo", map[string]any{"text": "hi"}); got != "hi" {
+				t.Errorf("echo = %q", got)
+			}
+			p.Release(c)
+			st := f.Stats()
+			if len(st.Methods) != 1 || st.Methods[0] != tc.method {
+				t.Errorf("token requests authenticated with %q, want one with %s", st.Methods, tc.method)
+			}
+			if len(st.Resources) != 1 || st.Resources[0] != f.URL+"/mcp" {
+				t.Errorf("resource parameters %q, want the server's URL (RFC 8707)", st.Resources)
+			}
+			if len(st.Scopes) != 1 || st.Scopes[0] != "read" {
+				t.Errorf("scope parameters %q, want the metadata's scopes_supported", st.Scopes)
+			}
+			f.NoSecretIn(t, "the debug log", logs.String())
+		})
+	}
+}
+
+// A provider issuing 2-second tokens: a session calling a tool every 100 ms for 7 s gets no
+// error, and never sends an expired token (no 401 after the first), because the token is
+// renewed before it expires, and not on every request either.
+func TestOAuthRenewsShortLivedTokens(t *testing.T) {
+	f := oauthtest.New(t, 2*time.Second)
+	logger, logs := debugLog()
+	p := newTestPool(t, &Options{Logger: logger})
+	cfg := ServerConfig{Name: "short", URL: f.URL + "/mcp",
+		Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	c := mustGet(t, p, cfg, "")
+	defer p.Release(c)
+	calls := 0
+	for end := time.Now().Add(7 * time.Second); time.Now().Before(end); calls++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		got, err := call(ctx, c, "echo", map[string]any{"text": "x"})
+		cancel()
+		if err != nil || got != "x" {
+			t.Fatalf("call %d: %q, %v", calls, got, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	st := f.Stats()
+	issued, challenges := len(st.Issued), st.Challenges
+	if challenges != 1 {
+		t.Errorf("%d 401 answers, want only the first: an expired token was sent", challenges)
+	}
+	if issued < 4 || issued >= calls/2 {
+		t.Errorf("%d tokens for %d calls over 7 s of 2 s tokens: want one per 1.5 s or so", issued, calls)
+	}
+	f.NoSecretIn(t, "the debug log", logs.String())
+}
+
+// A 403 insufficient_scope asks for the token again with the scopes granted before and those
+// the challenge names (step-up), then the call goes through.
+func TestOAuthStepUp(t *testing.T) {
+	f := oauthtest.New(t, time.Hour)
+	f.StepUp = true
+	p := newTestPool(t, nil)
+	cfg := ServerConfig{Name: "step", URL: f.URL + "/mcp",
+		Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	c := mustGet(t, p, cfg, "")
+	defer p.Release(c)
+	if got := mustCall(t, c, "echo", map[string]any{"text": "up"}); got != "up" {
+		t.Errorf("echo = %q", got)
+	}
+	if want, got := []string{"read", "read write"}, f.Stats().Scopes; !slices.Equal(got, want) {
+		t.Errorf("scopes asked for %q, want %q", got, want)
+	}
+}
+
+// A server that needs a user's authorization, with no way to ask one (no AuthorizeUser, as in
+// agentpool serve), fails at once, permanently, saying how to log in.
+func TestOAuthNeedsLogin(t *testing.T) {
+	f := oauthtest.New(t, time.Hour)
+	p := newTestPool(t, nil)
+	cfg := ServerConfig{Name: "user", URL: f.URL + "/mcp", Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: "pre"}}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	_, err := p.Get(ctx, cfg, "")
+	for _, want := range []error{ErrStart, ErrPermanent, ErrNeedsLogin} {
+		if !errors.Is(err, want) {
+			t.Errorf("Get = %v, want it to wrap %v", err, want)
+		}
+	}
+	if err == nil || !strings.Contains(err.Error(), "needs login: run agentpool login user") {
+		t.Errorf("Get = %v, want it to say: needs login: run agentpool login user", err)
+	}
+}
+
+func TestOAuthConfigValidate(t *testing.T) {
+	u := "https://h.example/mcp"
+	for _, tc := range []struct {
+		name string
+		cfg  ServerConfig
+		want string // "" for valid
+	}{
+		{"cc basic", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", ClientSecret: "b"}}, ""},
+		{"cc jwt", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", TokenEndpointAuth: AuthPrivateKeyJWT, PrivateKeyFile: "/k.pem"}}, ""},
+		{"code dcr", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantAuthorizationCode}}, ""},
+		{"code cimd", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientMetadataURL: "https://me.example/client.json"}}, ""},
+		{"stdio", ServerConfig{Command: "x", Auth: &OAuthConfig{Grant: GrantAuthorizationCode}}, "auth is only valid for HTTP servers"},
+		{"grant", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: "password"}}, `unknown grant "password"`},
+		{"cc no id", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientSecret: "b"}}, "needs a client id"},
+		{"cc no secret", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a"}}, "needs a client secret or private_key_jwt"},
+		{"jwt no key", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", TokenEndpointAuth: AuthPrivateKeyJWT}}, "needs a private key file"},
+		{"method", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", ClientSecret: "b", TokenEndpointAuth: "tls"}}, `unknown token endpoint auth "tls"`},
+		{"redirect", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantAuthorizationCode, RedirectURL: "http://evil.example/cb"}}, "loopback"},
+		{"cimd http", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientMetadataURL: "http://me.example/c.json"}}, "https URL with a path"},
+		{"header too", ServerConfig{URL: u, Headers: map[string]string{"authorization": "Bearer x"}, Auth: &OAuthConfig{Grant: GrantAuthorizationCode}}, "Authorization header and auth both set"},
+	} {
+		err := tc.cfg.Validate()
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("%s: %v", tc.name, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrInvalidConfig)):
+			t.Errorf("%s: Validate = %v, want ErrInvalidConfig saying %q", tc.name, err, tc.want)
+		}
+	}
+	a := ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", ClientSecret: "b"}}
+	b := ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", ClientSecret: "c"}}
+	if a.Fingerprint() == b.Fingerprint() || a.Fingerprint() == (ServerConfig{URL: u}).Fingerprint() {
+		t.Error("servers with different credentials share a fingerprint")
+	}
+}
+
+// A user's token is stored (0600, in a 0700 folder) once they have authorized, so that
+// another pool (agentpool serve after agentpool login) uses it without asking them: its
+// expired access token is refreshed with the stored refresh token, and the rotated one
+// stored. Once revoked, the server needs login again. No token shows in any log line.
+func TestOAuthTokenStore(t *testing.T) {
+	f := oauthtest.New(t, 2*time.Second)
+	dir := filepath.Join(t.TempDir(), "agentpool", "tokens")
+	store := &FileTokenStore{Dir: dir}
+	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
+		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	logger, logs := debugLog()
+
+	login := newTestPool(t, &Options{Logger: logger, AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
+	c := mustGet(t, login, cfg, "")
+	if got := mustCall(t, c, "echo", map[string]any{"text": "a"}); got != "a" {
+		t.Fatalf("echo = %q", got)
+	}
+	login.Release(c)
+	files, err := os.ReadDir(dir)
+	if err != nil || len(files) != 1 {
+		t.Fatalf("token folder holds %v (%v), want one file", files, err)
+	}
+	for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, files[0].Name()): 0o600} {
+		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+			t.Errorf("%s: mode %v (%v), want %v", path, fi.Mode().Perm(), err, want)
+		}
+	}
+
+	time.Sleep(2500 * time.Millisecond) // the stored access token expires
+	serve := newTestPool(t, &Options{Logger: logger, Tokens: store})
+	c = mustGet(t, serve, cfg, "")
+	for i := range 3 { // across an expiry of the refreshed token too
+		if got := mustCall(t, c, "echo", map[string]any{"text": "b"}); got != "b" {
+			t.Fatalf("echo = %q", got)
+		}
+		if i < 2 {
+			time.Sleep(1500 * time.Millisecond)
+		}
+	}
+	serve.Release(c)
+	st := f.Stats()
+	authorizes, refreshes := st.Authorizes, st.Refreshes
+	if authorizes != 1 || refreshes < 2 {
+		t.Errorf("%d logins and %d refreshes, want the one login and the stored token refreshed", authorizes, refreshes)
+	}
+
+	// End the sessions while their tokens are good (a DELETE with a revoked one is refused,
+	// and the fake server would keep the session).
+	for _, p := range []*Pool{login, serve} {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		if err := p.ClosePartition(ctx, ""); err != nil {
+			t.Error(err)
+		}
+		cancel()
+	}
+	f.RevokeAll()
+	time.Sleep(2500 * time.Millisecond)
+	after := newTestPool(t, &Options{Logger: logger, Tokens: store})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := after.Get(ctx, cfg, ""); !errors.Is(err, ErrNeedsLogin) || !errors.Is(err, ErrPermanent) {
+		t.Errorf("Get with a revoked token = %v, want ErrNeedsLogin and ErrPermanent", err)
+	}
+	f.NoSecretIn(t, "the debug log", logs.String())
+}
