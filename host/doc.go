@@ -217,7 +217,8 @@
 //     servers and their skills' own servers fingerprinted with its others (Project.Decls), so
 //     a changed .mcp.json or skill server asks again, and one added while serving is refused
 //     (skillServerFactory). A reload reads the user's plugins again (the state file of `agentpool plugins
-//     enable|disable` included), never a project's, as for its config.
+//     enable|disable` included), never a project's, as for its config;
+//     the user's enable state applies to a project's plugins too (Plugins.AddProject).
 //   - Command files follow the skills section's watch and debounce: one host follows both, and
 //     no separate switch has been asked for.
 package host
