@@ -143,6 +143,7 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 		Logger:           cliLogger(opts),
 		PluginState:      pluginStatePath(),
 		CodexHome:        os.Getenv("CODEX_HOME"),
+		Tokens:           tokenStore(),
 	})
 	if err != nil {
 		return nil, err

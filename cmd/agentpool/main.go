@@ -106,6 +106,7 @@ func newRootCmd() *cobra.Command {
 		newChatCmd(opts),
 		newConfigCmd(opts),
 		newPluginsCmd(opts),
+		newLoginCmd(opts),
 	)
 	return root
 }
