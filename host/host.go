@@ -220,14 +220,16 @@ func (h *Host) inspectProject() error {
 	if watch := h.Config.Skills.Watching(h.opts.Watch); p.Trusted() && watch {
 		// Command files watched only once trusted: an untrusted project's folders feed
 		// nothing (its skill roots are followed by the host's skill manager). The second scan
-		// keeps the first's permissions, so a server added in between still asks.
-		allowed := p.allowed
+		// keeps the first's permissions, so a server added in between still asks, and the
+		// first's plugins, whose servers are used as read (not checked again when they
+		// start): a .mcp.json changed in between must not be used as trusted.
+		allowed, plugins := p.allowed, p.Plugins
 		_ = p.Close(context.Background())
 		po.Watch, po.Debounce, po.MaxFolders, po.Trust = true, h.Config.Skills.Debounce, h.Config.Skills.MaxFolders, true
 		if p, err = InspectProject(po); err != nil {
 			return err
 		}
-		p.allowed = allowed
+		p.allowed, p.Plugins = allowed, plugins
 	}
 	if p.Trusted() && p.Config != nil {
 		// After the second inspection, which would lose Project.Shadowed.
