@@ -73,14 +73,15 @@ var allowedImports = map[string][]string{
 	"fswatch":     nil,
 	"frontmatter": nil,
 	"cmdline":     nil,
-	"trust":       nil, // the user's trust decisions: the standard library only
+	"trust":       {"internal/lockedfile"}, // the user's trust decisions
 	// plugin: Claude Code and Codex plugin folders and marketplaces, read (the standard library,
 	// internal/regfile and a TOML reader only); the host turns what it finds into skills,
 	// commands and servers.
-	"plugin": {"internal/regfile"},
+	"plugin": {"internal/regfile", "internal/lockedfile"},
 	// regfile: opens only regular files, non-blocking, and reads them under a cap (standard
 	// library only); every package that reads a file from outside uses it.
-	"internal/regfile": nil,
+	"internal/regfile":    nil,
+	"internal/lockedfile": nil,
 
 	// Bundled content and test helpers, as they are today.
 	"examples":            nil,

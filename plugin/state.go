@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 
+	"github.com/agentpool/agentpool/internal/lockedfile"
 	"github.com/agentpool/agentpool/internal/regfile"
 )
 
@@ -31,10 +31,10 @@ type stateFile struct {
 // maxStateSize bounds the state file: a name and a boolean a plugin, far below it.
 const maxStateSize = 1 << 20
 
-// StatePath returns the state file under configHome (the user's $XDG_CONFIG_HOME, or
-// ~/.config): <configHome>/agentpool/plugins.json.
-func StatePath(configHome string) string {
-	return filepath.Join(configHome, "agentpool", "plugins.json")
+// StatePath returns the state file in agentpool's config folder (configDir,
+// $XDG_CONFIG_HOME/agentpool): <configDir>/plugins.json.
+func StatePath(configDir string) string {
+	return filepath.Join(configDir, "plugins.json")
 }
 
 // LoadState reads the state file at path. A missing file is the zero State, no error; a file
@@ -61,13 +61,9 @@ func SetEnabled(path, name string, on bool) error {
 	if why := nameProblem(name); why != "" {
 		return fmt.Errorf("plugin: %s", why)
 	}
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("plugin: %w", err)
-	}
-	unlock, err := lockFile(path)
+	unlock, err := lockedfile.Lock(path)
 	if err != nil {
-		return err
+		return fmt.Errorf("plugin: %w", err)
 	}
 	defer unlock()
 	st, err := LoadState(path)
@@ -82,20 +78,8 @@ func SetEnabled(path, name string, on bool) error {
 	if err != nil {
 		return fmt.Errorf("plugin: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".plugins-*.json") // CreateTemp makes it 0600
-	if err != nil {
+	if err := lockedfile.Write(path, data); err != nil {
 		return fmt.Errorf("plugin: %w", err)
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("plugin: write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("plugin: write %s: %w", path, err)
 	}
 	return nil
 }

@@ -15,7 +15,7 @@ func TestStateMissingIsZero(t *testing.T) {
 	if err != nil || st.Enabled != nil {
 		t.Fatalf("LoadState(missing) = %v, %v; want zero, nil", st, err)
 	}
-	if got := StatePath("/cfg"); got != filepath.Join("/cfg", "agentpool", "plugins.json") {
+	if got := StatePath("/cfg/agentpool"); got != filepath.Join("/cfg", "agentpool", "plugins.json") {
 		t.Errorf("StatePath = %s", got)
 	}
 }

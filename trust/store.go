@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/agentpool/agentpool/internal/lockedfile"
 )
 
 // ErrCorrupt is returned, wrapped with the file's path, when the store file does not parse.
@@ -111,38 +113,25 @@ func (s *Store) load() (*file, error) {
 	return f, nil
 }
 
-// lockDir makes the store's folder (0700) and takes the store's lock (see lock).
+// lockDir makes the store's folder (0700) and takes the store's lock: the read-modify-write
+// of Trust and Untrust runs under it, so two agentpool processes trusting two projects at
+// once keep both records.
 func (s *Store) lockDir() (func(), error) {
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+	unlock, err := lockedfile.Lock(s.path)
+	if err != nil {
 		return nil, fmt.Errorf("trust: %w", err)
 	}
-	return s.lock()
+	return unlock, nil
 }
 
 // save writes f atomically: a temporary file in the same folder, 0600, renamed over the store.
 func (s *Store) save(f *file) error {
-	dir := filepath.Dir(s.path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("trust: %w", err)
-	}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
-	tmp, err := os.CreateTemp(dir, ".trust-*.json") // CreateTemp makes it 0600
-	if err != nil {
+	if err := lockedfile.Write(s.path, data); err != nil {
 		return fmt.Errorf("trust: %w", err)
-	}
-	_, werr := tmp.Write(append(data, '\n'))
-	serr := tmp.Sync()
-	cerr := tmp.Close()
-	if err := errors.Join(werr, serr, cerr); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("trust: write %s: %w", s.path, err)
-	}
-	if err := os.Rename(tmp.Name(), s.path); err != nil {
-		_ = os.Remove(tmp.Name())
-		return fmt.Errorf("trust: write %s: %w", s.path, err)
 	}
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -17,10 +16,6 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// pluginStateFile is the file, in the user's config folder, that `agentpool plugins
-// enable|disable` writes.
-const pluginStateFile = "plugins.json"
-
 // pluginStatePath is the user's plugin enable state ($XDG_CONFIG_HOME/agentpool/plugins.json),
 // or "" when there is no config folder.
 func pluginStatePath() string {
@@ -28,7 +23,7 @@ func pluginStatePath() string {
 	if err != nil {
 		return ""
 	}
-	return filepath.Join(dir, pluginStateFile)
+	return plugin.StatePath(dir)
 }
 
 // newPluginsCmd is `agentpool plugins`: list, enable, disable.
