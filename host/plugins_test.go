@@ -369,22 +369,6 @@ func TestPluginBadServerKeepsTheRest(t *testing.T) {
 	}
 }
 
-// pluginMarkerSkill writes, in the plugin folder dir, a skill name whose server touches marker,
-// then runs bin.
-func pluginMarkerSkill(t *testing.T, dir, name, marker, bin string) {
-	t.Helper()
-	writeFile(t, filepath.Join(dir, "skills", name, "SKILL.md"), fmt.Sprintf(`---
-name: %s
-description: A plugin skill with a server.
-mcp-servers:
-  srv:
-    command: sh
-    args: ["-c", "touch %s; exec %s"]
----
-Body.
-`, name, marker, bin))
-}
-
 // TestProjectPluginSkillServersTrusted: a project plugin's skills' own servers are project
 // content as the project's skills' are: fingerprinted with its others (trusting the project
 // names them), a changed one makes the project changed, and one added while a trusted host
@@ -395,7 +379,7 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "MARKER")
 	plug := filepath.Join(proj, "plug")
 	writeFile(t, filepath.Join(plug, ".claude-plugin", "plugin.json"), `{"name": "p"}`)
-	pluginMarkerSkill(t, plug, "conf", marker, bin)
+	markerSkill(t, filepath.Join(plug, "skills"), "conf", marker, bin)
 	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
 	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
 	if err != nil {
@@ -404,7 +388,7 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
 	opts := Options{ProjectDir: proj, ProjectConfig: pc, HomeDir: home, Trust: store}
 	h := buildHost(t, "", "{}", opts)
-	if !slices.ContainsFunc(h.Project.Decls, func(d trust.Decl) bool { return strings.HasSuffix(d.Name, "conf.srv") }) {
+	if !slices.ContainsFunc(h.Project.Decls, func(d trust.Decl) bool { return d.Name == "p.conf.srv" }) {
 		t.Fatalf("the plugin skill's server is not among the project's declarations %+v", h.Project.Decls)
 	}
 	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
@@ -414,29 +398,29 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 	if !h.Project.Trusted() {
 		t.Fatalf("verdict %+v, want trusted", h.Project.Verdict)
 	}
-	if listAll(t, h, "s1"); !exists(marker) {
-		t.Fatal("trusted: the plugin skill's server did not start")
+	if _, tools := listAll(t, h, "s1"); !slices.Contains(tools, "p.conf__echo") || !exists(marker) {
+		t.Fatalf("trusted: tools %v, marker %v; want the plugin skill's server", tools, exists(marker))
 	}
 	os.Remove(marker)
 
 	// A changed command: the project is changed, nothing starts.
-	pluginMarkerSkill(t, plug, "conf", marker, bin+" ")
+	markerSkill(t, filepath.Join(plug, "skills"), "conf", marker, bin+" ")
 	h = buildHost(t, "", "{}", opts)
-	if h.Project.Trusted() {
-		t.Fatalf("verdict %+v after the plugin skill's server changed, want not trusted", h.Project.Verdict)
+	if v := h.Project.Verdict; v.Status != trust.Changed {
+		t.Fatalf("verdict %+v after the plugin skill's server changed, want changed", v)
 	}
 	if listAll(t, h, "s2"); exists(marker) {
 		t.Fatal("changed: the plugin skill's server started")
 	}
 
 	// Trusted again, then a server added while the host runs: refused.
-	pluginMarkerSkill(t, plug, "conf", marker, bin)
+	markerSkill(t, filepath.Join(plug, "skills"), "conf", marker, bin)
 	h = buildHost(t, "", "{}", opts)
 	if !h.Project.Trusted() {
 		t.Fatalf("verdict %+v, want trusted again", h.Project.Verdict)
 	}
 	added := filepath.Join(t.TempDir(), "ADDED")
-	pluginMarkerSkill(t, plug, "added", added, bin)
+	markerSkill(t, filepath.Join(plug, "skills"), "added", added, bin)
 	if err := h.Skills.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -582,53 +566,5 @@ agents:
 	slices.Sort(got)
 	if want := []string{"common", "p:configure", "review"}; !slices.Equal(got, want) {
 		t.Errorf("reviewer's skills = %v, want %v", got, want)
-	}
-}
-
-func TestProjectPluginSkillServerTrust(t *testing.T) {
-	bin := testserver.Build(t)
-	proj, home := t.TempDir(), t.TempDir()
-	marker := filepath.Join(t.TempDir(), "MARKER")
-	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", "")
-	skillMD := func(command string) {
-		writeFile(t, filepath.Join(proj, "plug", "skills", "configure", "SKILL.md"), fmt.Sprintf(`---
-name: configure
-description: A project plugin's skill with a server.
-mcp-servers:
-  srv:
-    command: sh
-    args: ["-c", "touch %s; exec %s"]
----
-Body.
-`, marker, command))
-	}
-	skillMD(bin)
-	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
-	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
-	opts := Options{ProjectDir: proj, ProjectConfig: pc, HomeDir: home, Trust: store}
-	h := buildHost(t, "", "{}", opts)
-	if !slices.ContainsFunc(h.Project.Decls, func(d trust.Decl) bool { return d.Name == "p.configure.srv" }) {
-		t.Errorf("the plugin skill's server is not among the project's declarations %+v", h.Project.Decls)
-	}
-	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	h = buildHost(t, "", "{}", opts)
-	if _, tools := listAll(t, h, "s1"); !slices.Contains(tools, "p.configure__echo") || !exists(marker) {
-		t.Fatalf("trusted: tools %v, marker %v; want the plugin skill's server", tools, exists(marker))
-	}
-	os.Remove(marker)
-
-	skillMD(bin + " ")
-	h = buildHost(t, "", "{}", opts)
-	if v := h.Project.Verdict; v.Status != trust.Changed {
-		t.Errorf("changed skill server: verdict %+v, want Changed", v)
-	}
-	if _, tools := listAll(t, h, "s2"); slices.Contains(tools, "p.configure__echo") || exists(marker) {
-		t.Fatalf("changed: tools %v, marker %v; the changed server must not start", tools, exists(marker))
 	}
 }

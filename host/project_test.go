@@ -19,12 +19,13 @@ import (
 	"github.com/agentpool/agentpool/view"
 )
 
-// markerSkill writes a project skill whose server touches marker, then runs the fault server.
-func markerSkill(t *testing.T, project, name, marker, bin string) {
+// markerSkill writes, under the skill root root, a skill name whose server touches marker,
+// then runs bin.
+func markerSkill(t *testing.T, root, name, marker, bin string) {
 	t.Helper()
-	writeFile(t, filepath.Join(project, ".agents/skills", name, "SKILL.md"), fmt.Sprintf(`---
+	writeFile(t, filepath.Join(root, name, "SKILL.md"), fmt.Sprintf(`---
 name: %s
-description: A project skill with a server.
+description: A skill with a server.
 mcp-servers:
   srv:
     command: sh
@@ -63,7 +64,7 @@ func TestProjectTrust(t *testing.T) {
 	bin := testserver.Build(t)
 	project, home := t.TempDir(), t.TempDir()
 	marker := filepath.Join(t.TempDir(), "MARKER")
-	markerSkill(t, project, "proj", marker, bin)
+	markerSkill(t, filepath.Join(project, ".agents/skills"), "proj", marker, bin)
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
 	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, Trust: store}
 
@@ -93,7 +94,7 @@ func TestProjectTrust(t *testing.T) {
 	os.Remove(marker)
 
 	// A changed command: untrusted again, naming what changed.
-	markerSkill(t, project, "proj", marker, bin+" ")
+	markerSkill(t, filepath.Join(project, ".agents/skills"), "proj", marker, bin+" ")
 	h = buildHost(t, "", "{}", opts)
 	if v := h.Project.Verdict; v.Status != trust.Changed || len(v.New) != 1 || v.New[0].Name != "proj.srv" {
 		t.Fatalf("changed: %+v, want Changed naming proj.srv", v)
@@ -132,7 +133,7 @@ func TestProjectReloadRefusesNewServer(t *testing.T) {
 	if !h.Project.Trusted() {
 		t.Fatalf("verdict %+v, want trusted", h.Project.Verdict)
 	}
-	markerSkill(t, project, "added", marker, bin)
+	markerSkill(t, filepath.Join(project, ".agents/skills"), "added", marker, bin)
 	if err := h.Skills.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -372,7 +373,7 @@ func TestUserSkillUnderProjectNamedRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc})
-	markerSkill(t, home, "mine", marker, bin) // under the user's ~/.agents/skills
+	markerSkill(t, filepath.Join(home, ".agents/skills"), "mine", marker, bin) // under the user's ~/.agents/skills
 	if err := h.Skills.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -393,7 +394,7 @@ func TestProjectInspectedWithUserBounds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	markerSkill(t, project, "zz", marker, bin)
+	markerSkill(t, filepath.Join(project, ".agents/skills"), "zz", marker, bin)
 	h := buildHost(t, "", "skills:\n  max_folders: 5000\n", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true})
 	if _, tools := listAll(t, h, "s"); !slices.Contains(tools, "zz__echo") || !exists(marker) {
 		t.Errorf("tools %v, marker %v; want the trusted project's zz server started", tools, exists(marker))

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentpool/agentpool/internal/testserver"
 	"net"
 	"net/http"
 	"os"
@@ -31,20 +32,7 @@ type conformanceCheck struct {
 }
 
 // conformanceBin returns the suite's command, failing the test when it is not installed.
-func conformanceBin(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs("../../testdata/npm/node_modules/.bin/conformance")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the MCP conformance suite is not installed (%v): run make test, which runs npm ci in testdata/npm", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node not found: the conformance suite needs Node 20: %v", err)
-	}
-	return p
-}
+func conformanceBin(t *testing.T) string { return testserver.NPMBin(t, "conformance") }
 
 // buildEverythingServer builds the go-sdk conformance server (from the module cache, at the
 // go-sdk version go.mod requires).

@@ -2,7 +2,6 @@ package main
 
 import (
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/agentpool/agentpool/internal/testserver"
@@ -44,14 +43,4 @@ func TestScripts(t *testing.T) {
 
 // everythingServer returns the path of @modelcontextprotocol/server-everything, failing the test
 // when it is not installed: `make test` installs it, and a missing fixture must not pass quietly.
-func everythingServer(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs("../../testdata/npm/node_modules/.bin/mcp-server-everything")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("server-everything is not installed (%v): run make test, which runs npm ci in testdata/npm", err)
-	}
-	return p
-}
+func everythingServer(t *testing.T) string { return testserver.NPMBin(t, "mcp-server-everything") }

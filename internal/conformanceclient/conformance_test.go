@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentpool/agentpool/internal/testserver"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -47,20 +48,7 @@ type scenarioResult struct {
 }
 
 // conformanceBin returns the suite's command; the test fails (never skips) without it.
-func conformanceBin(t *testing.T) string {
-	t.Helper()
-	p, err := filepath.Abs("../../testdata/npm/node_modules/.bin/conformance")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(p); err != nil {
-		t.Fatalf("the MCP conformance suite is not installed (%v): run make deps (npm ci --prefix testdata/npm)", err)
-	}
-	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatalf("node not found: the conformance suite needs Node 20 (apt-get install nodejs): %v", err)
-	}
-	return p
-}
+func conformanceBin(t *testing.T) string { return testserver.NPMBin(t, "conformance") }
 
 // clientScenarios returns the suite's client scenarios, as `conformance list` names them.
 func clientScenarios(t *testing.T, bin string) []string {
