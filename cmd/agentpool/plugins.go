@@ -301,14 +301,22 @@ func newPluginsSwitchCmd(opts *options, on bool) *cobra.Command {
 	}
 }
 
-// reportPluginProblems says, once on stderr, what is wrong with the plugins in use: a problem
-// of a plugin not in use is for `plugins list`, not for every command.
+// reportPluginProblems says, once on stderr, what is wrong with the plugins section and the
+// plugins in use: a problem of a plugin not in use is for `plugins list`, not for every command.
 func reportPluginProblems(w io.Writer, ps *host.Plugins) {
 	if ps == nil {
 		return
 	}
 	if ps.StateErr != nil {
 		fmt.Fprintf(w, "agentpool: plugins: %v\n", ps.StateErr)
+	}
+	// A problem of no loaded plugin (a plugins.dirs entry that is not there, a marketplace
+	// file that does not parse, a name to enable that the marketplace does not list) would
+	// otherwise go unsaid but by plugins list.
+	for _, d := range ps.Catalog.Diagnostics {
+		if d.Severity != plugin.SeverityDebug {
+			fmt.Fprintf(w, "agentpool: plugins: %s\n", cell(d.String()))
+		}
 	}
 	for _, p := range ps.Used() {
 		for _, prob := range p.Problems {

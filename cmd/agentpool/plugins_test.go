@@ -425,3 +425,27 @@ func TestPluginsListEscapesControls(t *testing.T) {
 		t.Errorf("plugins list lost the description: %q", out)
 	}
 }
+
+// TestPluginCatalogProblemsSaid: a problem of the plugins section that belongs to no loaded
+// plugin — a plugins.dirs entry that does not exist, a marketplace file that does not parse, a
+// name to enable that a marketplace does not list —
+// is said on stderr by every command, as a used plugin's problems are, not only by plugins list.
+func TestPluginCatalogProblemsSaid(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, filepath.Join(dir, "mkt", ".claude-plugin", "marketplace.json"), `{"name": "m", "plugins": [`)
+	writePlugin(t, filepath.Join(dir, "good", "plugins", "a"), "claude", "a", "")
+	writeFile(t, filepath.Join(dir, "good", ".claude-plugin", "marketplace.json"), `{"name": "g", "owner": {"name": "us"}, "plugins": [{"name": "a", "source": "./plugins/a"}]}`)
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "plugins:\n  dirs: [./typo]\n  marketplaces: [{path: ./mkt, enable: [\"*\"]}, {path: ./good, enable: [a, nosuch]}]\n")
+	cmd := exec.Command("agentpool", "--config", cfg, "--no-default-roots", "compile")
+	cmd.Env = pluginEnv(dir)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("compile: %v\n%s", err, out)
+	}
+	for _, want := range []string{filepath.Join(dir, "typo"), filepath.Join(dir, "mkt", ".claude-plugin", "marketplace.json"), `"nosuch"`} {
+		if !strings.Contains(string(out), "agentpool: plugins: ") || !strings.Contains(string(out), want) {
+			t.Errorf("compile did not say what is wrong with %s:\n%s", want, out)
+		}
+	}
+}
