@@ -97,9 +97,14 @@ func (rt *Routes) Gateways() []*Gateway {
 	return gs
 }
 
-// ServeHTTP routes r to the pool's or an agent's Gateway (see Mux).
+// ServeHTTP routes r to the pool's or an agent's Gateway (see Mux), and, with Options.Auth,
+// ResourceMetadataPath + a path to that path's resource metadata.
 func (rt *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	path := r.URL.Path
+	if rest, ok := strings.CutPrefix(path, ResourceMetadataPath); ok {
+		rt.serveResourceMetadata(w, r, rest)
+		return
+	}
 	switch {
 	case path == PoolPath:
 		rt.poolH.ServeHTTP(w, r)
@@ -116,13 +121,7 @@ func (rt *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		route.h.ServeHTTP(w, r)
 		return
 	}
-	if o := r.Header.Get("Origin"); !rt.pool.originAllowed(o) {
-		http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
-		return
-	}
-	if !rt.pool.authorized(r) {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
-		http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+	if _, ok := rt.pool.checkRequest(w, r); !ok {
 		return
 	}
 	known := "no agents are configured (config agents:)"
@@ -130,4 +129,26 @@ func (rt *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		known = "agents: " + strings.Join(names, ", ")
 	}
 	http.Error(w, fmt.Sprintf("Not Found: no agent %q; %s", name, known), http.StatusNotFound)
+}
+
+// serveResourceMetadata serves the resource metadata of the Gateway at path (404 when none
+// serves there, or it has no Auth).
+func (rt *Routes) serveResourceMetadata(w http.ResponseWriter, r *http.Request, path string) {
+	g := rt.pool
+	if path != PoolPath {
+		name, ok := strings.CutPrefix(path, AgentsPath)
+		rt.mu.RLock()
+		route, known := rt.agents[name]
+		rt.mu.RUnlock()
+		if !ok || !known {
+			http.NotFound(w, r)
+			return
+		}
+		g = route.g
+	}
+	if g.opts.Auth == nil {
+		http.NotFound(w, r)
+		return
+	}
+	g.serveResourceMetadata(w, r)
 }

@@ -87,6 +87,21 @@
 //     FuzzHandlerJSONRPC posts arbitrary bodies in a live session: JSON-RPC answers only,
 //     never a panic, the session usable after each. The go-sdk's own Host check (a loopback listener
 //     refuses a non-loopback Host header) stays on.
+//   - OAuth (oauth.go, Options.Auth): the gateway is an OAuth 2.1 protected resource as the
+//     MCP authorization specification describes. Each path is a resource of its own (its
+//     URL, Auth.Resource + the path), with its RFC 9728 metadata at ResourceMetadataPath +
+//     the path, the form clients try first; there is no root metadata, since a token for the
+//     bare base URL would be one for no path. A request with no token gets 401 and a
+//     challenge with resource_metadata and the path's scopes; an invalid one adds
+//     error="invalid_token"; a valid one lacking a scope is 403 error="insufficient_scope"
+//     (a client steps up); a token that cannot be checked now (the issuer unreachable) is
+//     503 with Retry-After, not 401, so clients do not throw their tokens away. Checking the
+//     token (signature, issuer, audience, expiry) is Auth.Verify's, injected (cmd wires
+//     package bearer), which keeps this package free of JWT libraries. A session belongs to
+//     the subject of the token that opened it: another user presenting its ID gets 403 for
+//     every method, passed-through calls included (the session's servers are its user's).
+//     The static token stays beside it for operators and scrapers: a request with it passes
+//     with no identity. The status page and /metrics take the same checks as /mcp.
 //   - Forwarding, both ways (forward.go, logs.go, subscribe.go, outbox.go):
 //   - Progress: a call with the client's progressToken gets a sink (ext.ToolCall.Progress);
 //     the capability sends a token of its own upstream and the gateway sends each

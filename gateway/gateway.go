@@ -82,8 +82,13 @@ type Options struct {
 
 	// HTTP only.
 
-	// Token, when set, is the bearer token every HTTP request must carry.
+	// Token, when set, is the bearer token every HTTP request must carry. With Auth too, a
+	// request may carry either.
 	Token string
+	// Auth, when set, makes the HTTP routes an OAuth protected resource (oauth.go): a request
+	// needs an access token Auth.Verify accepts, and a session serves only the user who opened
+	// it. One Auth may serve several Gateways (the pool's and every agent's).
+	Auth *Auth
 	// MaxBodyBytes caps an HTTP request body (DefaultMaxBodyBytes).
 	MaxBodyBytes int64
 	// AllowedOrigins are origins ("https://app.example") accepted besides the loopback ones.
@@ -122,6 +127,9 @@ func New(opts Options) (*Gateway, error) {
 	}
 	if opts.Scope.SessionID != "" || opts.Scope.TurnID != "" {
 		return nil, fmt.Errorf("gateway: base scope %s names a session or turn", opts.Scope)
+	}
+	if opts.Auth != nil && opts.Auth.Verify == nil {
+		return nil, errors.New("gateway: Auth has no Verify")
 	}
 	if opts.Name == "" {
 		opts.Name = "agentpool"

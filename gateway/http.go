@@ -47,7 +47,11 @@ func (g *Gateway) Handler() http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(g.serverFor, opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w = guardWrites(w) // a client that stops reading cannot block its session's end
-		if !g.checkRequest(w, r) {
+		r, ok := g.checkRequest(w, r)
+		if !ok {
+			return
+		}
+		if !g.sameUser(w, r) {
 			return
 		}
 		if r.Method != http.MethodPost {
@@ -258,21 +262,44 @@ func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64,
 }
 
 // checkRequest applies to every request of the gateway's own routes (/mcp, the agents', stateless
-// mode's, the status page, /metrics) the same checks, answering 403 or 401 and reporting
+// mode's, the status page, /metrics) the same checks, answering 403, 401 or 503 and reporting
 // false when one fails: the Host (hostAllowed: the go-sdk checks it too, but calls passed
-// through never reach the go-sdk), the Origin and the bearer token.
-func (g *Gateway) checkRequest(w http.ResponseWriter, r *http.Request) bool {
+// through never reach the go-sdk), the Origin, then the static bearer token (Options.Token)
+// or, with Options.Auth, an OAuth access token. A request with the static token passes
+// without an identity; one with an access token returns carrying it (TokenInfo).
+func (g *Gateway) checkRequest(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
 	if !hostAllowed(r) {
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
-		return false
+		return nil, false
 	}
 	if o := r.Header.Get("Origin"); !g.originAllowed(o) {
 		http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
-		return false
+		return nil, false
 	}
-	if !g.authorized(r) {
+	if g.opts.Token != "" && g.authorized(r) {
+		return r, true
+	}
+	if g.opts.Auth != nil {
+		return g.checkToken(w, r)
+	}
+	if g.opts.Token != "" {
 		w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
 		http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
+		return nil, false
+	}
+	return r, true
+}
+
+// sameUser answers 403 and reports false when r names a live session that another user
+// opened (Auth): a session ID is no credential, and a session's servers are its user's.
+func (g *Gateway) sameUser(w http.ResponseWriter, r *http.Request) bool {
+	sid := r.Header.Get(sessionHeader)
+	if sid == "" {
+		return true
+	}
+	if s := g.lookup(sid); s != nil && s.user != userOf(r) {
+		g.log.Warn("session refused to another user", "session", sid, "user", userOf(r))
+		http.Error(w, "Forbidden: the session belongs to another user", http.StatusForbidden)
 		return false
 	}
 	return true
@@ -320,19 +347,16 @@ func (g *Gateway) originAllowed(origin string) bool {
 	return isLoopback(u.Hostname())
 }
 
-// authorized checks the bearer token, in constant time: both sides are hashed first, so
-// neither the token's bytes nor its length leak through timing.
+// authorized checks the static bearer token (Options.Token), in constant time: both sides
+// are hashed first, so neither the token's bytes nor its length leak through timing.
 func (g *Gateway) authorized(r *http.Request) bool {
 	if g.opts.Token == "" {
 		return true
 	}
-	// The scheme is case-insensitive and may be followed by several spaces (RFC 9110
-	// §11.1, RFC 6750 §2.1).
-	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !strings.EqualFold(scheme, "Bearer") {
+	tok, ok := bearerToken(r)
+	if !ok {
 		return false
 	}
-	tok = strings.TrimLeft(tok, " ")
 	got, want := sha256.Sum256([]byte(tok)), sha256.Sum256([]byte(g.opts.Token))
 	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }

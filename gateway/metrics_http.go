@@ -9,7 +9,7 @@ import "net/http"
 // token-protected gateway keeps to its token holders.
 func (g *Gateway) MetricsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !g.checkRequest(w, r) {
+		if _, ok := g.checkRequest(w, r); !ok {
 			return
 		}
 		m := g.opts.Metrics

@@ -20,8 +20,11 @@ import (
 // list_changed to all of its sessions, so each client needs its own to see its own view) and
 // what that server holds, and what it forwards (forward.go, logs.go, subscribe.go).
 type session struct {
-	g      *Gateway
-	id     string
+	g  *Gateway
+	id string
+	// user is the subject of the access token that opened the session (Options.Auth; ""
+	// without): only that user's requests reach it (sameUser).
+	user   string
 	scope  ext.Scope
 	server *mcp.Server
 	view   atomic.Pointer[view.View] // what handlers route through; replaced by apply
@@ -80,6 +83,9 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	scope := g.opts.Scope
 	scope.SessionID = id
 	s := &session{g: g, id: id, scope: scope, ended: make(chan struct{}), ready: make(chan struct{}), started: time.Now()}
+	if ti := TokenInfo(ctx); ti != nil {
+		s.user = ti.UserID
+	}
 	s.connLife, s.connGone = context.WithCancel(context.Background())
 	s.out.onDrop = func(n int) {
 		g.log.Warn("notifications dropped: the client does not keep up", "session", id, "queued", maxOutbox, "dropped", n)
@@ -152,7 +158,7 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	if err := g.admit(s); err != nil {
 		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
 	}
-	g.log.Debug("session opened", "session", id, "scope", scope.String())
+	g.log.Debug("session opened", "session", id, "scope", scope.String(), "user", s.user)
 	return s, nil
 }
 

@@ -160,7 +160,8 @@ func (g *Gateway) statelessHandler() http.Handler {
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w = guardWrites(w)
-		if !g.checkRequest(w, r) {
+		r, ok := g.checkRequest(w, r)
+		if !ok {
 			return
 		}
 		if r.Method != http.MethodPost {
