@@ -1,6 +1,7 @@
 package config
 
 import (
+	"github.com/google/go-cmp/cmp"
 	"os"
 	"path/filepath"
 	"strings"
@@ -56,5 +57,19 @@ mcp_servers:
 	_, err = Parse("bad.yaml", []byte(bad))
 	if err == nil || !strings.Contains(err.Error(), "bad.yaml:4:") || !strings.Contains(err.Error(), "mcp_servers.s.auth") {
 		t.Errorf("auth on a stdio server: %v, want it placed at the auth key", err)
+	}
+}
+
+// server.auth parses with its values expanded; an issuer on a loopback host may be http.
+func TestServerAuthParses(t *testing.T) {
+	t.Setenv("AP_TEST_ISSUER", "http://127.0.0.1:9000")
+	yaml := "server:\n  auth:\n    issuer: ${AP_TEST_ISSUER}\n    resource: https://agentpool.example/\n    audiences: [api://agentpool]\n    scopes: [mcp]\n    agent_scopes: true\n"
+	cfg, err := Parse("cfg.yaml", []byte(yaml))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &ServerAuth{Issuer: "http://127.0.0.1:9000", Resource: "https://agentpool.example/", Audiences: []string{"api://agentpool"}, Scopes: []string{"mcp"}, AgentScopes: true}
+	if diff := cmp.Diff(want, cfg.Server.Auth); diff != "" {
+		t.Errorf("server.auth (-want +got):\n%s", diff)
 	}
 }

@@ -86,6 +86,11 @@ func TestParseErrorsNameWhereAndWhat(t *testing.T) {
 		{"negative debounce", "skills:\n  debounce: -5ms\n", []string{"cfg.yaml:2:", "skills.debounce"}},
 		{"negative max_folders", "skills:\n  max_folders: -3\n", []string{"cfg.yaml:2:", "skills.max_folders"}},
 		{"string for a list", "skills:\n  dirs: skills\n", []string{"cfg.yaml:2:"}},
+		{"auth without issuer", "server:\n  auth: {scopes: [mcp]}\n", []string{"cfg.yaml:2:", "server.auth.issuer", "required"}},
+		{"auth over http", "server:\n  auth:\n    issuer: http://idp.example\n", []string{"cfg.yaml:3:", "server.auth.issuer", "https"}},
+		{"auth resource with a path", "server:\n  auth:\n    issuer: https://idp.example\n    resource: https://a.example/mcp\n", []string{"cfg.yaml:4:", "server.auth.resource", "base URL only"}},
+		{"auth scope with a space", "server:\n  auth:\n    issuer: https://idp.example\n    scopes: [mcp, 'a b']\n", []string{"server.auth.scopes[1]", `"a b" is not a scope`}},
+		{"auth unknown key", "server:\n  auth:\n    issuer: https://idp.example\n    audience: x\n", []string{"cfg.yaml:4:", "audience"}},
 		{"integer duration", "mcp_servers:\n  a: {command: x, timeout: 30}\n", []string{"cfg.yaml:2:", "timeout: 30 has no unit"}},
 	}
 	for _, tc := range cases {

@@ -52,6 +52,12 @@
 //	  max_body: 4194304         # bytes
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)
 //	  stateless: false          # true: no sessions, any replica answers any request (no scope: session servers)
+//	  auth:                     # ServerAuth: an OAuth protected resource (claude.ai, ChatGPT connectors)
+//	    issuer: https://idp.example         # discovery, JWKS (rotation followed)
+//	    resource: https://agentpool.example # the base URL clients use; tokens' audience is it + the path
+//	    audiences: [api://agentpool]        # accepted besides the path's resource URL
+//	    scopes: [mcp]                       # required of every token
+//	    agent_scopes: true                  # /mcp/agents/<name> needs agent:<name>
 //	import:                     # JSON files of other MCP clients whose servers are added to mcp_servers
 //	  - .mcp.json               # Claude Code, Claude Desktop, Cursor: {"mcpServers": {…}}
 //	  - .vscode/mcp.json        # VS Code: {"servers": {…}}

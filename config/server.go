@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/agentpool/agentpool/mcpcap"
@@ -41,6 +42,87 @@ type Server struct {
 	// stop working, and there are no session-scoped servers (a server of scope: session is a
 	// config error with it; skills' own servers are not started).
 	Stateless bool `yaml:"stateless"`
+	// Auth, when set, makes serve an OAuth protected resource (the MCP authorization
+	// specification): HTTP clients need an access token its issuer signed for agentpool.
+	// Token stays usable beside it.
+	Auth *ServerAuth `yaml:"auth"`
+}
+
+// ServerAuth is server.auth: agentpool as an OAuth 2.1 protected resource. Clients such as
+// claude.ai's and ChatGPT's connectors find the issuer in agentpool's resource metadata, get
+// a token from it and send it with every request; agentpool checks its signature (the
+// issuer's JWKS, found by discovery and fetched again when the issuer rotates its keys), its
+// issuer, audience and expiry, and the scopes below.
+type ServerAuth struct {
+	// Issuer is the authorization server's issuer URL (https; http only on a loopback host),
+	// as its discovery document states it.
+	Issuer string `yaml:"issuer" config:"expand"`
+	// Resource is the base URL clients reach agentpool at (https://agentpool.example, no
+	// path): each path's resource is it + the path (/mcp, /mcp/agents/<name>), which a token's
+	// audience must name. Default: http:// and the listen address, which fits only a
+	// loopback listener; required on any other.
+	Resource string `yaml:"resource" config:"expand"`
+	// Audiences are audience values accepted besides the path's resource URL, for identity
+	// providers that give every token of an API one fixed audience (Auth0, Okta, Entra ID).
+	Audiences []string `yaml:"audiences" config:"expand"`
+	// Scopes are required of every token; listed in the resource metadata.
+	Scopes []string `yaml:"scopes"`
+	// AgentScopes requires, at /mcp/agents/<name>, the scope agent:<name> as well.
+	AgentScopes bool `yaml:"agent_scopes"`
+	// JWKSURL is the issuer's key set, for an issuer without a discovery document.
+	JWKSURL string `yaml:"jwks_url" config:"expand"`
+}
+
+// Validate returns every problem of a, keyed under key.
+func (a *ServerAuth) Validate(key string) error {
+	var errs []error
+	if a.Issuer == "" {
+		errs = append(errs, keyErrorf(key+".issuer", "required: the URL of the authorization server that issues the tokens"))
+	} else if err := checkAuthURL(a.Issuer); err != nil {
+		errs = append(errs, keyErrorf(key+".issuer", "%v", err))
+	}
+	if a.JWKSURL != "" {
+		if err := checkAuthURL(a.JWKSURL); err != nil {
+			errs = append(errs, keyErrorf(key+".jwks_url", "%v", err))
+		}
+	}
+	if a.Resource != "" {
+		u, err := url.Parse(a.Resource)
+		switch {
+		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
+			errs = append(errs, keyErrorf(key+".resource", "want the base URL clients use, such as https://agentpool.example, got %q", a.Resource))
+		case (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+			errs = append(errs, keyErrorf(key+".resource", "the base URL only (scheme://host[:port]): each path's resource is it + the path, got %q", a.Resource))
+		}
+	}
+	for i, aud := range a.Audiences {
+		if strings.TrimSpace(aud) == "" {
+			errs = append(errs, keyErrorf(fmt.Sprintf("%s.audiences[%d]", key, i), "empty"))
+		}
+	}
+	for i, sc := range a.Scopes {
+		// RFC 6749 §3.3: scope-token = 1*( %x21 / %x23-5B / %x5D-7E ).
+		if sc == "" || strings.ContainsFunc(sc, func(r rune) bool { return r <= 0x20 || r > 0x7e || r == '"' || r == '\\' }) {
+			errs = append(errs, keyErrorf(fmt.Sprintf("%s.scopes[%d]", key, i), "%q is not a scope (printable ASCII, no spaces, quotes or backslashes)", sc))
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// checkAuthURL accepts an issuer or JWKS URL: https, or http on a loopback host (a local
+// identity provider, a test), with no query or fragment.
+func checkAuthURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return fmt.Errorf("want an https URL such as https://idp.example, got %q", s)
+	}
+	switch host := u.Hostname(); {
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && (host == "localhost" || net.ParseIP(host).IsLoopback()):
+		return nil
+	}
+	return fmt.Errorf("must be https (http only on a loopback host), got %q", s)
 }
 
 // DefaultServerAddr is server.addr's default.
@@ -67,6 +149,9 @@ func (s *Server) Validate(key string) error {
 	}
 	if s.MaxBody < 0 {
 		errs = append(errs, keyErrorf(key+".max_body", "must not be negative, got %d", s.MaxBody))
+	}
+	if s.Auth != nil {
+		errs = append(errs, s.Auth.Validate(key+".auth"))
 	}
 	for i, o := range s.AllowedOrigins {
 		if err := checkOrigin(o); err != nil {

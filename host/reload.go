@@ -184,6 +184,7 @@ func (r *reload) restartNotes() {
 	note("server.max_body", o.MaxBody != n.MaxBody)
 	note("server.read_timeout", o.ReadTimeout != n.ReadTimeout)
 	note("server.stateless", o.Stateless != n.Stateless)
+	note("server.auth", !reflect.DeepEqual(o.Auth, n.Auth))
 	note("pool", r.old.Pool != r.next.Pool)
 	note("extensions.max_composition_depth", r.old.Extensions.MaxCompositionDepth != r.next.Extensions.MaxCompositionDepth)
 }
