@@ -285,13 +285,16 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 			}
 		}
 	}
+	// The resource the authorization asked for (the go-sdk's, from the server's metadata) is
+	// what a refresh asks for again; a token stored by another process refreshes for the
+	// server's URL, which that metadata names.
+	resource := &authResource{url: cfg.URL}
 	refresher := func(ctx context.Context, oc *oauth2.Config) func(*oauth2.Token) (*oauth2.Token, error) {
 		return func(old *oauth2.Token) (*oauth2.Token, error) {
 			if old.RefreshToken == "" {
 				return nil, fmt.Errorf("%w: the token expired and no refresh token was issued: run agentpool login %s", ErrNeedsLogin, label)
 			}
-			// A token without an access token is invalid, so oauth2 refreshes it.
-			return oc.TokenSource(ctx, &oauth2.Token{RefreshToken: old.RefreshToken}).Token()
+			return refreshToken(ctx, hc, oc, old.RefreshToken, resource.get())
 		}
 	}
 	hcfg := &auth.AuthorizationCodeHandlerConfig{
@@ -300,6 +303,7 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 			if opts.AuthorizeUser == nil {
 				return nil, fmt.Errorf("%w: run agentpool login %s", ErrNeedsLogin, label)
 			}
+			resource.from(args.URL)
 			return opts.AuthorizeUser(ctx, label, args.URL)
 		},
 		RequestRefreshToken: true,
@@ -396,4 +400,29 @@ func (r *renewing) Token() (*oauth2.Token, error) {
 	}
 	r.set(tok)
 	return tok, nil
+}
+
+// authResource is the RFC 8707 resource of a server's user authorization.
+type authResource struct {
+	mu  sync.Mutex
+	url string
+}
+
+// from takes the resource parameter of the authorization URL the go-sdk built, if it has one.
+func (r *authResource) from(authURL string) {
+	u, err := url.Parse(authURL)
+	if err != nil {
+		return
+	}
+	if res := u.Query().Get("resource"); res != "" {
+		r.mu.Lock()
+		r.url = res
+		r.mu.Unlock()
+	}
+}
+
+func (r *authResource) get() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.url
 }

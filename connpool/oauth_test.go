@@ -234,6 +234,11 @@ func TestOAuthTokenStore(t *testing.T) {
 	if authorizes != 1 || refreshes < 2 {
 		t.Errorf("%d logins and %d refreshes, want the one login and the stored token refreshed", authorizes, refreshes)
 	}
+	for i, res := range st.Resources { // RFC 8707 §2.2: the refresh requests too
+		if res != f.URL+"/mcp" {
+			t.Errorf("token request %d of %d: resource %q, want the server's URL", i+1, len(st.Resources), res)
+		}
+	}
 
 	// End the sessions while their tokens are good (a DELETE with a revoked one is refused,
 	// and the fake server would keep the session).
