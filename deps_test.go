@@ -88,6 +88,8 @@ var allowedImports = map[string][]string{
 	"internal/testserver": nil,
 	// A fake OAuth-protected MCP server for tests (go-sdk only).
 	"internal/oauthtest": nil,
+	// A real OpenID provider (testdata/oidc, oidc-provider from npm) for tests (go-sdk and x/oauth2 only).
+	"internal/oidctest": nil,
 	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
 	"internal/conformanceclient":          {"mcpcap", "connpool", "ext"},
 	"internal/testserver/cmd/faultserver": nil,
