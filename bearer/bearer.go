@@ -61,7 +61,8 @@ type Config struct {
 	// Leeway is the clock skew allowed on exp, nbf and iat; 0 means DefaultLeeway. Negative
 	// is an error.
 	Leeway time.Duration
-	// HTTPClient fetches the metadata and the JWKS; nil means a client with DefaultHTTPTimeout.
+	// HTTPClient fetches the metadata and the JWKS; nil means a client with DefaultHTTPTimeout
+	// that follows redirects only to https URLs (or http ones on a loopback host).
 	HTTPClient *http.Client
 	// Logger, when set, hears about fetches and their failures (never a token).
 	Logger *slog.Logger
@@ -135,7 +136,7 @@ func New(cfg Config) (*Verifier, error) {
 		v.leeway = DefaultLeeway
 	}
 	if v.client == nil {
-		v.client = &http.Client{Timeout: DefaultHTTPTimeout}
+		v.client = &http.Client{Timeout: DefaultHTTPTimeout, CheckRedirect: checkRedirect}
 	}
 	if v.log == nil {
 		v.log = slog.New(slog.DiscardHandler)
@@ -171,6 +172,20 @@ func checkURL(s string) error {
 	default:
 		return fmt.Errorf("%q: scheme must be https", s)
 	}
+}
+
+// checkRedirect, the default client's, follows at most 5 redirects, each to a URL that
+// checkURL accepts: a redirect cannot take a fetch of keys from https to plain http.
+func checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 5 {
+		return errors.New("stopped after 5 redirects")
+	}
+	u := *req.URL
+	u.RawQuery, u.Fragment = "", ""
+	if err := checkURL(u.String()); err != nil {
+		return fmt.Errorf("redirect refused: %w", err)
+	}
+	return nil
 }
 
 // invalid returns an error wrapping auth.ErrInvalidToken.

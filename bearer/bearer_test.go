@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -506,4 +508,67 @@ func TestConcurrentVerify(t *testing.T) {
 	if n := p.jwksHits.Load(); n != 1 {
 		t.Errorf("concurrent first calls made %d JWKS fetches, want 1 shared", n)
 	}
+}
+
+func TestRedirectToPlainHTTPRefused(t *testing.T) {
+	k := newRSA(t, "k1")
+	p := newIDP(t, k)
+	redir := httptest.NewServer(http.RedirectHandler("http://idp.invalid/jwks", http.StatusFound))
+	t.Cleanup(redir.Close)
+	v := newVerifier(t, Config{Issuer: p.issuer(), JWKSURL: redir.URL + "/jwks"}, nil)
+	_, err := v.Verify(ctx(t), k.sign(t, "", goodClaims(p.issuer(), time.Now())), resource)
+	if err == nil || errors.Is(err, auth.ErrInvalidToken) || !strings.Contains(err.Error(), "redirect refused") {
+		t.Fatalf("err = %v, want a refused redirect", err)
+	}
+}
+
+// TestNoTokenInLogs runs rejections and IdP failures with a debug logger and looks for the
+// tokens in what it wrote.
+func TestNoTokenInLogs(t *testing.T) {
+	k := newRSA(t, "k1")
+	other := newRSA(t, "k2")
+	p := newIDP(t, k)
+	var buf strings.Builder
+	var mu sync.Mutex
+	log := slog.New(slog.NewTextHandler(&lockedWriter{w: &buf, mu: &mu}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	clk := newClock()
+	v := newVerifier(t, Config{Issuer: p.issuer(), Logger: log}, clk)
+	good := goodClaims(p.issuer(), clk.Now())
+	toks := []string{
+		k.sign(t, "", good),
+		k.sign(t, "", with(good, "aud", "x")),
+		other.sign(t, "", good),
+		k.sign(t, "weird", good),
+	}
+	for _, tok := range toks {
+		v.Verify(ctx(t), tok, resource)
+	}
+	p.set(func(p *idp) { p.down = true })
+	clk.Add(11 * time.Minute)
+	for _, tok := range toks {
+		v.Verify(ctx(t), tok, resource)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if buf.Len() == 0 {
+		t.Fatal("nothing logged")
+	}
+	for _, tok := range toks {
+		for _, part := range strings.Split(tok, ".") {
+			if strings.Contains(buf.String(), part) {
+				t.Errorf("the log contains a part of a token:\n%s", buf.String())
+			}
+		}
+	}
+}
+
+type lockedWriter struct {
+	w  io.Writer
+	mu *sync.Mutex
+}
+
+func (l *lockedWriter) Write(b []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(b)
 }

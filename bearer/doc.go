@@ -41,6 +41,9 @@
 // used because it folds a trailing slash and insists on PKCE support, which a resource server
 // has no need of.
 //
+// Every URL fetched (the issuer's metadata, the JWKS, and with the default HTTP client every
+// redirect) must be https, or http on a loopback host.
+//
 // When the IdP cannot be reached (or answers nonsense), Verify returns an error that does NOT
 // wrap ErrInvalidToken, so the gateway can answer 503 rather than 401. Fetches (discovery and
 // JWKS together) are attempted at most once every 5 s, whatever the traffic: a down IdP is not
