@@ -51,7 +51,8 @@
 //
 // The JWKS is cached. It is fetched again when a token names a kid that is not in it (key
 // rotation), subject to the same 5 s limit, so a flood of tokens with random kids costs at most
-// one fetch per 5 s; and it is refreshed when it gets old: after the response's Cache-Control
+// one fetch per 5 s (the price: a token signed by a newly published key, arriving within 5 s
+// of the last fetch, is refused until the next one is allowed); and it is refreshed when it gets old: after the response's Cache-Control
 // max-age, clamped to between 1 minute and 1 hour, or 10 minutes without one, so a key the IdP
 // removes stops being trusted within the hour at most. If a refresh fails, the keys already
 // held are kept (and the failure logged) rather than failing every request.
@@ -60,8 +61,9 @@
 //
 // A token that passed is remembered, keyed by the SHA-256 of the token and the resource, until
 // its "exp" (so a request with a known token costs a hash and a map lookup); the cache holds at
-// most 4096 entries and is emptied whenever the JWKS changes, so a removed key's tokens do not
-// outlive it in the cache. Failures are not cached.
+// most 4096 entries, is not consulted while the keys are due for a refresh, and is emptied
+// whenever the JWKS changes, so a removed key's tokens do not outlive it in the cache.
+// Failures are not cached.
 //
 // # Dependencies
 //
