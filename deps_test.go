@@ -32,7 +32,8 @@ var allowedImports = map[string][]string{
 	// agent/openai: `chat` and `acp` run an agent on an OpenAI-compatible endpoint, and the CLI
 	// is the composition root that picks a model adapter (agent itself never imports one);
 	// agent/acp: `acp` serves it to editors.
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust"},
+	// bearer: `serve` verifies OAuth bearer tokens with it and hands gateway its Verify.
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust", "bearer"},
 
 	// The composition root at run time; nobody below imports it.
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust"},
@@ -74,6 +75,9 @@ var allowedImports = map[string][]string{
 	"frontmatter": nil,
 	"cmdline":     nil,
 	"trust":       {"internal/lockedfile"}, // the user's trust decisions
+	// bearer: verifies OAuth access tokens (JWTs) for serve as a protected resource; go-sdk
+	// auth, go-jose and the standard library only. gateway gets its Verify as a function.
+	"bearer": nil,
 	// plugin: Claude Code and Codex plugin folders and marketplaces, read (the standard library,
 	// internal/regfile and a TOML reader only); the host turns what it finds into skills,
 	// commands and servers.
