@@ -58,6 +58,7 @@
 //	    audiences: [api://agentpool]        # accepted besides the path's resource URL
 //	    scopes: [mcp]                       # required of every token
 //	    agent_scopes: true                  # /mcp/agents/<name> needs agent:<name>
+//	    leeway: 30s                         # clock difference allowed on exp, nbf, iat
 //	import:                     # JSON files of other MCP clients whose servers are added to mcp_servers
 //	  - .mcp.json               # Claude Code, Claude Desktop, Cursor: {"mcpServers": {…}}
 //	  - .vscode/mcp.json        # VS Code: {"servers": {…}}

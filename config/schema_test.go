@@ -76,6 +76,8 @@ func TestSchemaValidatesConfigs(t *testing.T) {
 	t.Setenv("TOKEN", "x")
 	t.Setenv("GITHUB_TOKEN", "x")
 	t.Setenv("AGENTPOOL_TOKEN", "x")
+	t.Setenv("GITHUB_OAUTH_CLIENT_ID", "x")
+	t.Setenv("GITHUB_OAUTH_CLIENT_SECRET", "x")
 	for i, text := range readmeYAML(t) {
 		if _, err := Parse("README.md", []byte(text)); err != nil {
 			t.Errorf("README snippet %d does not load: %v", i, err)

@@ -71,6 +71,9 @@ type ServerAuth struct {
 	AgentScopes bool `yaml:"agent_scopes"`
 	// JWKSURL is the issuer's key set, for an issuer without a discovery document.
 	JWKSURL string `yaml:"jwks_url" config:"expand"`
+	// Leeway is the clock difference allowed between the issuer and agentpool when checking
+	// a token's exp, nbf and iat; default 30s.
+	Leeway time.Duration `yaml:"leeway"`
 }
 
 // Validate returns every problem of a, keyed under key.
@@ -94,6 +97,9 @@ func (a *ServerAuth) Validate(key string) error {
 		case (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
 			errs = append(errs, keyErrorf(key+".resource", "the base URL only (scheme://host[:port]): each path's resource is it + the path, got %q", a.Resource))
 		}
+	}
+	if a.Leeway < 0 {
+		errs = append(errs, keyErrorf(key+".leeway", "must not be negative, got %s", a.Leeway))
 	}
 	for i, aud := range a.Audiences {
 		if strings.TrimSpace(aud) == "" {

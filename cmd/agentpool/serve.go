@@ -118,6 +118,11 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		MaxBodyBytes:   so.maxBody,
 		Stateless:      h.Config.Server.Stateless, // HTTP only; no flag
 	}
+	if !so.stdio { // over stdio the client is the process that started it
+		if base.Auth, err = serveAuth(h.Config.Server.Auth, so.addr, cliLogger(opts)); err != nil {
+			return err
+		}
+	}
 	if so.stdio {
 		o := base
 		if so.agent != "" {
@@ -164,6 +169,9 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		return errors.Join(err, stopGateways(routes.Gateways()...))
 	}
 	defer rl.Close()
+	if a := h.Config.Server.Auth; a != nil {
+		fmt.Fprintf(stderr, "agentpool: OAuth: every request needs an access token from %s (server.auth); resource metadata at %s<path>\n", a.Issuer, gateway.ResourceMetadataPath)
+	}
 	// Built once serve has its listener: the status page starts the eager servers.
 	handler := func() http.Handler {
 		return withStatus(ctx, h, pool, routes, rl, base.Metrics, withMetrics(routes, pool))
