@@ -279,7 +279,7 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 		return func(tok *oauth2.Token) {
 			err := opts.Tokens.Save(key, &StoredToken{AccessToken: tok.AccessToken, TokenType: tok.TokenType,
 				RefreshToken: tok.RefreshToken, Expiry: tok.Expiry, TokenURL: oc.Endpoint.TokenURL,
-				ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthStyle: int(oc.Endpoint.AuthStyle)})
+				ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthStyle: int(oc.Endpoint.AuthStyle), Scopes: oc.Scopes})
 			if err != nil {
 				opts.Logger.Warn("connpool: could not store the OAuth token", "server", label, "err", err)
 			}
@@ -297,6 +297,7 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 			return refreshToken(ctx, hc, oc, old.RefreshToken, resource.get())
 		}
 	}
+	var granted []string // the stored token's scopes (set below, before any authorization)
 	hcfg := &auth.AuthorizationCodeHandlerConfig{
 		RedirectURL: redirect,
 		AuthorizationCodeFetcher: func(ctx context.Context, args *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
@@ -312,10 +313,18 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 			return newRenewing(tok, refresher(ctx, oc), save(oc)), nil
 		},
 		ScopeFilter: func(discovered []string) []string {
-			if len(discovered) == 0 {
-				return slices.Clone(a.Scopes)
+			scopes := discovered
+			if len(scopes) == 0 {
+				scopes = a.Scopes
 			}
-			return discovered
+			// What the user granted before (a step-up's scopes), stored with their token: the
+			// go-sdk remembers it only within one run.
+			for _, s := range granted {
+				if !slices.Contains(scopes, s) {
+					scopes = append(slices.Clip(scopes), s)
+				}
+			}
+			return slices.Clone(scopes)
 		},
 		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{
 			Metadata: &oauthex.ClientRegistrationMetadata{
@@ -329,6 +338,9 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 		st, err := opts.Tokens.Load(key)
 		if err != nil {
 			return nil, fmt.Errorf("auth: %w", err)
+		}
+		if st != nil {
+			granted = st.Scopes
 		}
 		if st != nil && st.AccessToken != "" {
 			oc := st.config()

@@ -259,3 +259,37 @@ func TestOAuthTokenStore(t *testing.T) {
 	}
 	f.NoSecretIn(t, "the debug log", logs.String())
 }
+
+// The scopes a user granted, a step-up's included, are stored with the token: when another
+// run has to authorize again (the stored token revoked), it asks for them at once rather
+// than for the metadata's scopes and a second step-up.
+func TestOAuthStepUpScopesStored(t *testing.T) {
+	f := oauthtest.New(t, time.Hour)
+	f.StepUp = true
+	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
+	cfg := ServerConfig{Name: "step", URL: f.URL + "/mcp",
+		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	first := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
+	c := mustGet(t, first, cfg, "")
+	if got := mustCall(t, c, "echo", map[string]any{"text": "up"}); got != "up" {
+		t.Fatalf("echo = %q", got)
+	}
+	first.Release(c)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := first.ClosePartition(ctx, ""); err != nil {
+		t.Fatal(err)
+	}
+	f.RevokeAll()
+	asked := len(f.Stats().Scopes)
+
+	second := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
+	c = mustGet(t, second, cfg, "")
+	defer second.Release(c)
+	if got := mustCall(t, c, "echo", map[string]any{"text": "again"}); got != "again" {
+		t.Fatalf("echo = %q", got)
+	}
+	if got := f.Stats().Scopes[asked:]; !slices.Equal(got, []string{"read write"}) {
+		t.Errorf("the second run asked for scopes %q, want the stored %q at once", got, "read write")
+	}
+}

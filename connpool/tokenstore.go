@@ -37,6 +37,9 @@ type StoredToken struct {
 	ClientSecret string    `json:"client_secret,omitempty"`
 	// AuthStyle is how the client authenticates at TokenURL (oauth2.AuthStyle).
 	AuthStyle int `json:"auth_style,omitempty"`
+	// Scopes are the scopes the user granted, a step-up's included: a new authorization
+	// asks for them again at once.
+	Scopes []string `json:"scopes,omitempty"`
 }
 
 // String describes t without its secrets.
@@ -55,7 +58,7 @@ func (t *StoredToken) token() *oauth2.Token {
 }
 
 func (t *StoredToken) config() *oauth2.Config {
-	return &oauth2.Config{ClientID: t.ClientID, ClientSecret: t.ClientSecret,
+	return &oauth2.Config{ClientID: t.ClientID, ClientSecret: t.ClientSecret, Scopes: t.Scopes,
 		Endpoint: oauth2.Endpoint{TokenURL: t.TokenURL, AuthStyle: oauth2.AuthStyle(t.AuthStyle)}}
 }
 

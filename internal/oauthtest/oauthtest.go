@@ -47,7 +47,8 @@ type Server struct {
 	srv     *httptest.Server
 	mu      sync.Mutex
 	tokens  map[string]token
-	refresh map[string]bool // refresh tokens that are valid
+	refresh map[string]string // valid refresh tokens and the scopes they grant
+	codes   map[string]string // authorization codes not used yet and the scopes asked for
 	stats   Stats
 }
 
@@ -87,7 +88,7 @@ const (
 
 // New starts a Server issuing tokens of the given lifetime, closed at t's cleanup.
 func New(t testing.TB, lifetime time.Duration) *Server {
-	f := &Server{Lifetime: lifetime, tokens: map[string]token{}, refresh: map[string]bool{}}
+	f := &Server{Lifetime: lifetime, tokens: map[string]token{}, refresh: map[string]string{}, codes: map[string]string{}}
 	server := mcp.NewServer(&mcp.Implementation{Name: "oauth-fake"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
 		Text string `json:"text"`
@@ -109,11 +110,13 @@ func New(t testing.TB, lifetime time.Duration) *Server {
 	})
 	mux.HandleFunc("POST /token", f.token)
 	mux.HandleFunc("GET /authorize", func(w http.ResponseWriter, r *http.Request) {
+		q := r.URL.Query()
+		code := "code-" + rand.Text()
 		f.mu.Lock()
 		f.stats.Authorizes++
+		f.codes[code] = q.Get("scope")
 		f.mu.Unlock()
-		q := r.URL.Query()
-		http.Redirect(w, r, q.Get("redirect_uri")+"?code=the-code&state="+q.Get("state"), http.StatusFound)
+		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
 	mux.Handle("/mcp", f.protect(mcpHandler))
 	f.srv = httptest.NewServer(mux)
@@ -149,8 +152,11 @@ func (f *Server) token(w http.ResponseWriter, r *http.Request) {
 	}
 	grant := r.PostForm.Get("grant_type")
 	f.mu.Lock()
-	if grant == "refresh_token" {
-		if !f.refresh[r.PostForm.Get("refresh_token")] {
+	scope := r.PostForm.Get("scope") // client credentials: the token request's
+	switch grant {
+	case "refresh_token":
+		granted, ok := f.refresh[r.PostForm.Get("refresh_token")]
+		if !ok {
 			f.mu.Unlock()
 			w.WriteHeader(http.StatusBadRequest)
 			writeJSON(w, map[string]string{"error": "invalid_grant"})
@@ -158,18 +164,29 @@ func (f *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 		delete(f.refresh, r.PostForm.Get("refresh_token")) // rotated
 		f.stats.Refreshes++
+		scope = granted
+	case "authorization_code":
+		asked, ok := f.codes[r.PostForm.Get("code")]
+		if !ok {
+			f.mu.Unlock()
+			w.WriteHeader(http.StatusBadRequest)
+			writeJSON(w, map[string]string{"error": "invalid_grant"})
+			return
+		}
+		delete(f.codes, r.PostForm.Get("code"))
+		scope = asked
 	}
 	tok := fmt.Sprintf("tok-%d-%s", len(f.stats.Issued), rand.Text())
-	scopes := strings.Fields(r.PostForm.Get("scope"))
+	scopes := strings.Fields(scope)
 	f.tokens[tok] = token{expiry: time.Now().Add(f.Lifetime), scopes: scopes}
 	f.stats.Issued = append(f.stats.Issued, tok)
 	f.stats.Methods = append(f.stats.Methods, method)
 	f.stats.Resources = append(f.stats.Resources, r.PostForm.Get("resource"))
-	f.stats.Scopes = append(f.stats.Scopes, r.PostForm.Get("scope"))
+	f.stats.Scopes = append(f.stats.Scopes, scope)
 	answer := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(f.Lifetime / time.Second)}
 	if grant != "client_credentials" {
 		rt := "refresh-" + rand.Text()
-		f.refresh[rt] = true
+		f.refresh[rt] = scope
 		f.stats.Issued = append(f.stats.Issued, rt)
 		answer["refresh_token"] = rt
 	}
