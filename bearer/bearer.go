@@ -85,6 +85,7 @@ type Verifier struct {
 	jwksURL     string            // configured or discovered; "" until discovery succeeds
 	keys        []jose.JSONWebKey // nil until the first successful fetch
 	keysSum     [32]byte          // SHA-256 of the JWKS document the keys came from
+	keysGen     uint64            // counts the changes of keys (each empties the cache)
 	keysExpire  time.Time         // when the keys are to be refreshed
 	lastAttempt time.Time         // the last fetch attempt (discovery and/or JWKS)
 	lastErr     error             // its error, if it failed
@@ -213,11 +214,11 @@ func (v *Verifier) Verify(ctx context.Context, token, resource string) (*auth.To
 		return cloneInfo(e.info), nil
 	}
 
-	info, err := v.verify(ctx, token, resource)
+	info, gen, err := v.verify(ctx, token, resource)
 	if err != nil {
 		return nil, err
 	}
-	v.remember(key, info)
+	v.remember(key, info, gen)
 	return cloneInfo(info), nil
 }
 
@@ -241,10 +242,15 @@ func cloneInfo(in *auth.TokenInfo) *auth.TokenInfo {
 	return &out
 }
 
-// remember caches info until its expiration, making room if the cache is full.
-func (v *Verifier) remember(key [32]byte, info *auth.TokenInfo) {
+// remember caches info until its expiration, making room if the cache is full. gen is the
+// keysGen of the keys that verified the token: if the keys have changed since, the cache was
+// emptied meanwhile and info, which they vouched for, is not added to it.
+func (v *Verifier) remember(key [32]byte, info *auth.TokenInfo, gen uint64) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if gen != v.keysGen {
+		return
+	}
 	if len(v.cache) >= maxCached {
 		now := v.now()
 		for k, e := range v.cache {
@@ -272,24 +278,25 @@ type claims struct {
 	Azp      string `json:"azp"`
 }
 
-// verify does the work of Verify, without the cache.
-func (v *Verifier) verify(ctx context.Context, token, resource string) (*auth.TokenInfo, error) {
+// verify does the work of Verify, without the cache. It also returns the keysGen of the keys
+// that verified the token.
+func (v *Verifier) verify(ctx context.Context, token, resource string) (*auth.TokenInfo, uint64, error) {
 	if token == "" {
-		return nil, invalid("empty token")
+		return nil, 0, invalid("empty token")
 	}
 	if strings.Count(token, ".") != 2 {
-		return nil, invalid("not a JWT in compact form")
+		return nil, 0, invalid("not a JWT in compact form")
 	}
 	tok, err := jwt.ParseSigned(token, allowedAlgs)
 	if err != nil {
 		// go-jose's message may quote parts of the token; say what kind of failure it was only.
 		if strings.Contains(err.Error(), "unexpected signature algorithm") {
-			return nil, invalid("signature algorithm not allowed (asymmetric algorithms only)")
+			return nil, 0, invalid("signature algorithm not allowed (asymmetric algorithms only)")
 		}
-		return nil, invalid("malformed JWS")
+		return nil, 0, invalid("malformed JWS")
 	}
 	if len(tok.Headers) != 1 {
-		return nil, invalid("expected one signature, found %d", len(tok.Headers))
+		return nil, 0, invalid("expected one signature, found %d", len(tok.Headers))
 	}
 	h := tok.Headers[0]
 	if typ, ok := h.ExtraHeaders[jose.HeaderType]; ok {
@@ -297,13 +304,13 @@ func (v *Verifier) verify(ctx context.Context, token, resource string) (*auth.To
 		switch strings.ToLower(s) {
 		case "at+jwt", "application/at+jwt", "jwt":
 		default:
-			return nil, invalid("typ header %q is not an access token's", truncate(s))
+			return nil, 0, invalid("typ header %q is not an access token's", truncate(s))
 		}
 	}
 
-	keys, err := v.keysFor(ctx, h.KeyID)
+	keys, gen, err := v.keysFor(ctx, h.KeyID)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var c claims
 	verified := false
@@ -323,14 +330,15 @@ func (v *Verifier) verify(ctx context.Context, token, resource string) (*auth.To
 	}
 	if !verified {
 		if tried == 0 && h.KeyID != "" {
-			return nil, invalid("no key with kid %q for %s in the issuer's JWKS", truncate(h.KeyID), h.Algorithm)
+			return nil, 0, invalid("no key with kid %q for %s in the issuer's JWKS", truncate(h.KeyID), h.Algorithm)
 		}
-		return nil, invalid("signature not verified by any of the issuer's keys")
+		return nil, 0, invalid("signature not verified by any of the issuer's keys")
 	}
 	if err := tok.UnsafeClaimsWithoutVerification(&c); err != nil { // verified just above
-		return nil, invalid("claims: %v", err)
+		return nil, 0, invalid("claims: %v", err)
 	}
-	return v.checkClaims(&c, resource)
+	info, err := v.checkClaims(&c, resource)
+	return info, gen, err
 }
 
 func truncate(s string) string {
@@ -431,8 +439,9 @@ func scopesOf(c *claims) ([]string, error) {
 
 // keysFor returns the signing keys to try for a token naming kid (or none). It fetches the
 // JWKS when there are no keys yet, when they are due for a refresh, or when kid is not among
-// them; but never more often than once every fetchInterval, and one fetch at a time.
-func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+// them; but never more often than once every fetchInterval, and one fetch at a time. It also
+// returns the keys' keysGen.
+func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, uint64, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for {
@@ -440,7 +449,7 @@ func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 		need := v.keys == nil || !now.Before(v.keysExpire) ||
 			(kid != "" && !slices.ContainsFunc(v.keys, func(k jose.JSONWebKey) bool { return k.KeyID == kid }))
 		if !need {
-			return v.keys, nil
+			return v.keys, v.keysGen, nil
 		}
 		if v.inflight != nil {
 			ch := v.inflight
@@ -451,15 +460,15 @@ func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 				continue
 			case <-ctx.Done():
 				v.mu.Lock()
-				return nil, ctx.Err()
+				return nil, 0, ctx.Err()
 			}
 		}
 		if !v.lastAttempt.IsZero() && now.Sub(v.lastAttempt) < v.fetchInterval {
 			// Too soon to ask again: use what we have.
 			if v.keys != nil {
-				return v.keys, nil
+				return v.keys, v.keysGen, nil
 			}
-			return nil, fmt.Errorf("bearer: cannot get the issuer's keys (next attempt in %s): %w",
+			return nil, 0, fmt.Errorf("bearer: cannot get the issuer's keys (next attempt in %s): %w",
 				(v.fetchInterval - now.Sub(v.lastAttempt)).Round(time.Second), v.lastErr)
 		}
 		v.lastAttempt = now
@@ -483,13 +492,14 @@ func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 				if !now.Before(v.keysExpire) {
 					v.keysExpire = now.Add(v.fetchInterval)
 				}
-				return v.keys, nil
+				return v.keys, v.keysGen, nil
 			}
-			return nil, err
+			return nil, 0, err
 		}
 		v.lastErr = nil
 		if res.sum != v.keysSum {
 			clear(v.cache)
+			v.keysGen++
 			v.log.Info("bearer: issuer's keys (re)loaded", "issuer", v.issuer, "jwks_uri", v.jwksURL, "keys", len(res.keys))
 		}
 		v.keys, v.keysSum, v.keysExpire = res.keys, res.sum, now.Add(res.ttl)

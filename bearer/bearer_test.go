@@ -481,7 +481,7 @@ func TestCacheBounded(t *testing.T) {
 	}
 	info, _ := v.Verify(ctx(t), tok, resource)
 	for i := range maxCached + 10 {
-		v.remember(cacheKey(fmt.Sprint(i), resource), info)
+		v.remember(cacheKey(fmt.Sprint(i), resource), info, v.keysGen)
 	}
 	if n := len(v.cache); n > maxCached {
 		t.Errorf("cache has %d entries, more than %d", n, maxCached)
@@ -571,4 +571,40 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// TestCacheNotFilledWithOldKeys: a token checked with keys that a concurrent refresh then
+// replaces must not enter the cache after that refresh emptied it, or a removed key's token
+// would be accepted from the cache until its exp.
+func TestCacheNotFilledWithOldKeys(t *testing.T) {
+	k1, k2 := newRSA(t, "k1"), newRSA(t, "k2")
+	p := newIDP(t, k1, k2)
+	clk := newClock()
+	v := newVerifier(t, Config{Issuer: p.issuer()}, clk)
+	claims := with(goodClaims(p.issuer(), clk.Now()), "exp", clk.Now().Add(24*time.Hour).Unix())
+	tok1, tok2 := k1.sign(t, "", claims), k2.sign(t, "", with(claims, "sub", "user-2"))
+	if _, err := v.Verify(ctx(t), tok2, resource); err != nil { // loads the keys
+		t.Fatal(err)
+	}
+	p.setKeys(k2) // k1 removed at the IdP
+
+	// While tok1 is being checked (its signature verified with the old keys, its claims read),
+	// the keys come due and another request refreshes them.
+	var calls int
+	v.now = func() time.Time {
+		calls++
+		if calls == 3 { // Verify, keysFor, then checkClaims: the keys are in hand
+			v.now = clk.Now
+			clk.Add(11 * time.Minute)
+			if _, err := v.Verify(ctx(t), tok2, resource); err != nil {
+				t.Errorf("refresh: %v", err)
+			}
+		}
+		return clk.Now()
+	}
+	v.Verify(ctx(t), tok1, resource) // whatever it says, checked as it was with the old keys
+	v.now = clk.Now
+	if _, err := v.Verify(ctx(t), tok1, resource); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Fatalf("token of the removed key after the refresh: err = %v, want ErrInvalidToken", err)
+	}
 }
