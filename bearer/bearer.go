@@ -539,6 +539,9 @@ func (v *Verifier) fetch(ctx context.Context, jwksURL string) (fetched, error) {
 	if err := json.Unmarshal(body, &set); err != nil {
 		return res, fmt.Errorf("bearer: JWKS %s: %w", jwksURL, err)
 	}
+	if set.Keys == nil { // "keys" is required (RFC 7517 §5); [] is a set of no keys
+		return res, fmt.Errorf("bearer: JWKS %s has no \"keys\" array", jwksURL)
+	}
 	for _, raw := range set.Keys {
 		var k jose.JSONWebKey
 		if err := k.UnmarshalJSON(raw); err != nil {

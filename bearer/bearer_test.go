@@ -608,3 +608,30 @@ func TestCacheNotFilledWithOldKeys(t *testing.T) {
 		t.Fatalf("token of the removed key after the refresh: err = %v, want ErrInvalidToken", err)
 	}
 }
+
+// TestJWKSWithoutKeysIsNotAKeySet: a JWKS document without its required "keys" member (RFC
+// 7517 §5) is the IdP answering nonsense, not the IdP withdrawing every key: the keys held
+// are kept, as when a refresh fails.
+func TestJWKSWithoutKeysIsNotAKeySet(t *testing.T) {
+	for _, body := range []string{`{}`, `null`, `{"keys":null}`, `{"error":"not_found"}`} {
+		k := newRSA(t, "")
+		p := newIDP(t, k)
+		clk := newClock()
+		v := newVerifier(t, Config{Issuer: p.issuer()}, clk)
+		claims := with(goodClaims(p.issuer(), clk.Now()), "exp", clk.Now().Add(24*time.Hour).Unix())
+		if _, err := v.Verify(ctx(t), k.sign(t, "", claims), resource); err != nil {
+			t.Fatal(err)
+		}
+		p.set(func(p *idp) { p.jwksBody = body })
+		clk.Add(11 * time.Minute)
+		if _, err := v.Verify(ctx(t), k.sign(t, "", with(claims, "sub", "user-2")), resource); err != nil {
+			t.Errorf("JWKS %s: %v, want the old keys kept", body, err)
+		}
+
+		// With no keys held, it is the IdP's failure (503), not the token's (401).
+		v = newVerifier(t, Config{Issuer: p.issuer()}, clk)
+		if _, err := v.Verify(ctx(t), k.sign(t, "", claims), resource); err == nil || errors.Is(err, auth.ErrInvalidToken) {
+			t.Errorf("JWKS %s, no keys held: err = %v, want an error that is not ErrInvalidToken", body, err)
+		}
+	}
+}

@@ -32,6 +32,8 @@ type idp struct {
 	metaIssuer  string            // "" means the server's own URL
 	down        bool              // every request gets 503
 	cacheHeader string
+	jwksBody    string // when set, served as the JWKS instead of keys
+	jwksURI     string // when set, the metadata's jwks_uri
 
 	jwksHits atomic.Int32
 	metaHits atomic.Int32
@@ -71,15 +73,23 @@ func (p *idp) serve(w http.ResponseWriter, r *http.Request) {
 		if p.cacheHeader != "" {
 			w.Header().Set("Cache-Control", p.cacheHeader)
 		}
+		if p.jwksBody != "" {
+			w.Write([]byte(p.jwksBody))
+			return
+		}
 		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: p.keys})
 	case p.metaPaths[r.URL.Path]:
 		iss := p.metaIssuer
 		if iss == "" {
 			iss = p.srv.URL
 		}
+		jwks := p.jwksURI
+		if jwks == "" {
+			jwks = p.srv.URL + "/jwks"
+		}
 		json.NewEncoder(w).Encode(map[string]any{
 			"issuer":                 iss,
-			"jwks_uri":               p.srv.URL + "/jwks",
+			"jwks_uri":               jwks,
 			"authorization_endpoint": p.srv.URL + "/authorize",
 			"token_endpoint":         p.srv.URL + "/token",
 		})
