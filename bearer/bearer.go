@@ -109,6 +109,9 @@ func New(cfg Config) (*Verifier, error) {
 	if err := checkURL(cfg.Issuer); err != nil {
 		return nil, fmt.Errorf("bearer: Issuer: %w", err)
 	}
+	if strings.Contains(cfg.Issuer, "?") { // RFC 8414 §2: no query (a jwks_uri may have one)
+		return nil, fmt.Errorf("bearer: Issuer: %q has a query", cfg.Issuer)
+	}
 	if cfg.JWKSURL != "" {
 		if err := checkURL(cfg.JWKSURL); err != nil {
 			return nil, fmt.Errorf("bearer: JWKSURL: %w", err)
@@ -155,8 +158,8 @@ func checkURL(s string) error {
 	if u.Host == "" {
 		return fmt.Errorf("%q is not an absolute URL", s)
 	}
-	if u.Fragment != "" || u.RawQuery != "" {
-		return fmt.Errorf("%q has a query or fragment", s)
+	if u.Fragment != "" {
+		return fmt.Errorf("%q has a fragment", s)
 	}
 	switch u.Scheme {
 	case "https":
@@ -182,7 +185,7 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return errors.New("stopped after 5 redirects")
 	}
 	u := *req.URL
-	u.RawQuery, u.Fragment = "", ""
+	u.Fragment, u.RawFragment = "", ""
 	if err := checkURL(u.String()); err != nil {
 		return fmt.Errorf("redirect refused: %w", err)
 	}

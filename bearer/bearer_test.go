@@ -635,3 +635,22 @@ func TestJWKSWithoutKeysIsNotAKeySet(t *testing.T) {
 		}
 	}
 }
+
+// TestJWKSURLWithQuery: unlike an issuer (RFC 8414 §2), a jwks_uri may have a query, as
+// Azure AD B2C's do (.../discovery/v2.0/keys?p=b2c_1_signin), configured or discovered.
+func TestJWKSURLWithQuery(t *testing.T) {
+	if _, err := New(Config{Issuer: "https://idp.example?x=1"}); err == nil {
+		t.Error("an issuer with a query accepted")
+	}
+	k := newRSA(t, "k1")
+	p := newIDP(t, k)
+	v := newVerifier(t, Config{Issuer: p.issuer(), JWKSURL: p.srv.URL + "/jwks?p=b2c_1_signin"}, nil)
+	if _, err := v.Verify(ctx(t), k.sign(t, "", goodClaims(p.issuer(), time.Now())), resource); err != nil {
+		t.Errorf("configured: %v", err)
+	}
+	p.set(func(p *idp) { p.jwksURI = p.srv.URL + "/jwks?p=b2c_1_signin" })
+	v = newVerifier(t, Config{Issuer: p.issuer()}, nil)
+	if _, err := v.Verify(ctx(t), k.sign(t, "", goodClaims(p.issuer(), time.Now())), resource); err != nil {
+		t.Errorf("discovered: %v", err)
+	}
+}
