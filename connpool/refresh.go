@@ -30,8 +30,11 @@ func refreshToken(ctx context.Context, hc *http.Client, oc *oauth2.Config, refre
 	}
 	inHeader := oc.ClientSecret != "" && oc.Endpoint.AuthStyle != oauth2.AuthStyleInParams
 	tok, err := postToken(ctx, hc, oc, form, inHeader)
+	// RFC 6749 §5.2: a refused client authentication is invalid_client, or a bare 401. Any
+	// other error is not retried: the refresh token may have been used up by the first try.
 	var te *oauthError
-	if inHeader && oc.Endpoint.AuthStyle == oauth2.AuthStyleAutoDetect && errors.As(err, &te) && te.Code == "invalid_client" {
+	if inHeader && oc.Endpoint.AuthStyle == oauth2.AuthStyleAutoDetect && errors.As(err, &te) &&
+		(te.Code == "invalid_client" || te.Status == http.StatusUnauthorized) {
 		tok, err = postToken(ctx, hc, oc, form, false)
 	}
 	if err != nil {
