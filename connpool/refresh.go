@@ -48,7 +48,7 @@ func refreshToken(ctx context.Context, hc *http.Client, oc *oauth2.Config, refre
 
 // oauthError is an OAuth error response of a token endpoint (RFC 6749 §5.2).
 type oauthError struct {
-	Status      int
+	Status      int    `json:"-"`
 	Code        string `json:"error"`
 	Description string `json:"error_description"`
 }
@@ -107,9 +107,14 @@ func postToken(ctx context.Context, hc *http.Client, oc *oauth2.Config, form url
 		TokenType    string      `json:"token_type"`
 		RefreshToken string      `json:"refresh_token"`
 		ExpiresIn    json.Number `json:"expires_in"`
+		oauthError
 	}
 	if err := json.Unmarshal(body, &tr); err != nil {
 		return nil, fmt.Errorf("token endpoint: %w", err)
+	}
+	if tr.AccessToken == "" && tr.Code != "" { // an error answered with 200 (GitHub does)
+		tr.oauthError.Status = resp.StatusCode
+		return nil, &tr.oauthError
 	}
 	if tr.AccessToken == "" {
 		return nil, errors.New("token endpoint: the answer has no access_token")

@@ -118,3 +118,51 @@ func TestRefreshClientAuthAutoDetect(t *testing.T) {
 		}
 	}
 }
+
+// TestRefreshRequests: what a refresh sends and how it reads the answer.
+func TestRefreshRequests(t *testing.T) {
+	var answer atomic.Value
+	answer.Store(map[string]any{"access_token": "a2", "token_type": "Bearer", "refresh_token": "r2", "expires_in": "120"})
+	e := newTokenEndpoint(t, func(w http.ResponseWriter, form url.Values) { tokenJSON(w, answer.Load()) })
+	ctx := context.Background()
+
+	// client_secret_basic: each part form-encoded before the Basic encoding (RFC 6749 §2.3.1).
+	oc := &oauth2.Config{ClientID: "my client:1", ClientSecret: "s+e/c r%t", Endpoint: oauth2.Endpoint{TokenURL: e.srv.URL, AuthStyle: oauth2.AuthStyleInHeader}}
+	tok, err := refreshToken(ctx, e.srv.Client(), oc, "r1", "https://mcp.example/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := e.requests()[0]
+	if r.Get("basic-user") != "my+client%3A1" || r.Get("basic-pass") != "s%2Be%2Fc+r%25t" || r.Has("client_id") || r.Has("client_secret") {
+		t.Errorf("basic: %v", r)
+	}
+	if r.Get("grant_type") != "refresh_token" || r.Get("refresh_token") != "r1" || r.Get("resource") != "https://mcp.example/mcp" {
+		t.Errorf("form: %v", r)
+	}
+	if tok.AccessToken != "a2" || tok.RefreshToken != "r2" || time.Until(tok.Expiry) < 100*time.Second {
+		t.Errorf("token %+v", tok)
+	}
+
+	// A public client: client_id in the body, no secret, no header.
+	oc = &oauth2.Config{ClientID: "pub", Endpoint: oauth2.Endpoint{TokenURL: e.srv.URL}}
+	answer.Store(map[string]any{"access_token": "a3", "token_type": "Bearer"})
+	tok, err = refreshToken(ctx, e.srv.Client(), oc, "r2", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r = e.requests()[1]
+	if r.Get("client_id") != "pub" || r.Has("client_secret") || r.Has("basic-user") || r.Has("resource") {
+		t.Errorf("public client: %v", r)
+	}
+	if tok.RefreshToken != "r2" || !tok.Expiry.IsZero() {
+		t.Errorf("no refresh_token, no expires_in: %+v, want r2 kept and no expiry", tok)
+	}
+
+	// An error answered with 200, as GitHub does: an error with its code.
+	answer.Store(map[string]any{"error": "bad_refresh_token", "error_description": "expired"})
+	_, err = refreshToken(ctx, e.srv.Client(), oc, "r2", "")
+	var te *oauthError
+	if !errors.As(err, &te) || te.Code != "bad_refresh_token" {
+		t.Errorf("200 with an error: %v, want an oauthError bad_refresh_token", err)
+	}
+}
