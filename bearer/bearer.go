@@ -442,16 +442,19 @@ func scopesOf(c *claims) ([]string, error) {
 
 // keysFor returns the signing keys to try for a token naming kid (or none). It fetches the
 // JWKS when there are no keys yet, when they are due for a refresh, or when kid is not among
-// them; but never more often than once every fetchInterval, and one fetch at a time. It also
+// them; but never more often than once every fetchInterval, and one fetch at a time. While a
+// fetch runs, a caller whose kid the keys held have uses them rather than wait. It also
 // returns the keys' keysGen.
 func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, uint64, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for {
 		now := v.now()
-		need := v.keys == nil || !now.Before(v.keysExpire) ||
+		missing := v.keys == nil ||
 			(kid != "" && !slices.ContainsFunc(v.keys, func(k jose.JSONWebKey) bool { return k.KeyID == kid }))
-		if !need {
+		if !missing && (now.Before(v.keysExpire) || v.inflight != nil) {
+			// Fresh, or being refreshed: a slow IdP does not hold up the tokens of keys we
+			// have (for no longer than the fetch, at most fetchTimeout).
 			return v.keys, v.keysGen, nil
 		}
 		if v.inflight != nil {

@@ -1,6 +1,7 @@
 package bearer
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/x509"
@@ -652,5 +653,38 @@ func TestJWKSURLWithQuery(t *testing.T) {
 	v = newVerifier(t, Config{Issuer: p.issuer()}, nil)
 	if _, err := v.Verify(ctx(t), k.sign(t, "", goodClaims(p.issuer(), time.Now())), resource); err != nil {
 		t.Errorf("discovered: %v", err)
+	}
+}
+
+// TestSlowRefreshDoesNotStallRequests: while a refresh of keys that are due hangs on a slow
+// IdP, the other requests are checked with the keys held instead of waiting for it (up to
+// the fetch timeout, again after every failed attempt).
+func TestSlowRefreshDoesNotStallRequests(t *testing.T) {
+	k := newRSA(t, "k1")
+	p := newIDP(t, k)
+	clk := newClock()
+	v := newVerifier(t, Config{Issuer: p.issuer()}, clk)
+	claims := with(goodClaims(p.issuer(), clk.Now()), "exp", clk.Now().Add(24*time.Hour).Unix())
+	if _, err := v.Verify(ctx(t), k.sign(t, "", claims), resource); err != nil {
+		t.Fatal(err)
+	}
+	hang := make(chan struct{})
+	p.hang.Store(&hang)
+	clk.Add(11 * time.Minute) // the keys are due
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		v.Verify(ctx(t), k.sign(t, "", with(claims, "sub", "user-2")), resource) // refreshes
+	}()
+	for p.jwksHits.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err := v.Verify(c, k.sign(t, "", with(claims, "sub", "user-3")), resource)
+	close(hang)
+	<-done
+	if err != nil {
+		t.Fatalf("during a slow refresh: %v, want the token checked with the keys held", err)
 	}
 }

@@ -47,7 +47,9 @@
 // When the IdP cannot be reached (or answers nonsense), Verify returns an error that does NOT
 // wrap ErrInvalidToken, so the gateway can answer 503 rather than 401. Fetches (discovery and
 // JWKS together) are attempted at most once every 5 s, whatever the traffic: a down IdP is not
-// hammered by every request, and concurrent callers share one fetch.
+// hammered by every request, and concurrent callers share one fetch. While a refresh of the
+// keys runs, the requests other than the one that started it are checked with the keys already
+// held, unless they name a kid those lack: a slow IdP does not stall them.
 //
 // The JWKS is cached. It is fetched again when a token names a kid that is not in it (key
 // rotation), subject to the same 5 s limit, so a flood of tokens with random kids costs at most

@@ -37,6 +37,7 @@ type idp struct {
 
 	jwksHits atomic.Int32
 	metaHits atomic.Int32
+	hang     atomic.Pointer[chan struct{}] // when set, JWKS requests wait for it to close
 }
 
 func newIDP(t testing.TB, keys ...*signer) *idp {
@@ -56,6 +57,14 @@ func newIDP(t testing.TB, keys ...*signer) *idp {
 func (p *idp) issuer() string { return p.srv.URL }
 
 func (p *idp) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/jwks" {
+		if h := p.hang.Load(); h != nil {
+			p.jwksHits.Add(1)
+			<-*h
+			http.Error(w, "timed out", http.StatusGatewayTimeout)
+			return
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r.URL.Path == "/jwks" {
