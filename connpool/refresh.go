@@ -21,8 +21,8 @@ import (
 // specification requires it in every token request, and an authorization server that
 // issues tokens per resource would otherwise issue one for no resource, or refuse. The
 // client authenticates as oc.Endpoint.AuthStyle says (auto-detect: the header, then the
-// body if the server refuses it, as oauth2 does). A token response without a refresh token
-// keeps refresh.
+// body if the server refuses it with invalid_client or 401). A token response without a
+// refresh token keeps refresh; one without expires_in gives a token without an expiry.
 func refreshToken(ctx context.Context, hc *http.Client, oc *oauth2.Config, refresh, resource string) (*oauth2.Token, error) {
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}
 	if resource != "" {
