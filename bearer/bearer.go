@@ -85,6 +85,7 @@ type Verifier struct {
 	jwksURL     string            // configured or discovered; "" until discovery succeeds
 	keys        []jose.JSONWebKey // nil until the first successful fetch
 	keysSum     [32]byte          // SHA-256 of the JWKS document the keys came from
+	keysGen     uint64            // counts the changes of keys (each empties the cache)
 	keysExpire  time.Time         // when the keys are to be refreshed
 	lastAttempt time.Time         // the last fetch attempt (discovery and/or JWKS)
 	lastErr     error             // its error, if it failed
@@ -107,6 +108,9 @@ func New(cfg Config) (*Verifier, error) {
 	}
 	if err := checkURL(cfg.Issuer); err != nil {
 		return nil, fmt.Errorf("bearer: Issuer: %w", err)
+	}
+	if strings.Contains(cfg.Issuer, "?") { // RFC 8414 §2: no query (a jwks_uri may have one)
+		return nil, fmt.Errorf("bearer: Issuer: %q has a query", cfg.Issuer)
 	}
 	if cfg.JWKSURL != "" {
 		if err := checkURL(cfg.JWKSURL); err != nil {
@@ -154,8 +158,8 @@ func checkURL(s string) error {
 	if u.Host == "" {
 		return fmt.Errorf("%q is not an absolute URL", s)
 	}
-	if u.Fragment != "" || u.RawQuery != "" {
-		return fmt.Errorf("%q has a query or fragment", s)
+	if u.Fragment != "" {
+		return fmt.Errorf("%q has a fragment", s)
 	}
 	switch u.Scheme {
 	case "https":
@@ -181,7 +185,7 @@ func checkRedirect(req *http.Request, via []*http.Request) error {
 		return errors.New("stopped after 5 redirects")
 	}
 	u := *req.URL
-	u.RawQuery, u.Fragment = "", ""
+	u.Fragment, u.RawFragment = "", ""
 	if err := checkURL(u.String()); err != nil {
 		return fmt.Errorf("redirect refused: %w", err)
 	}
@@ -213,11 +217,11 @@ func (v *Verifier) Verify(ctx context.Context, token, resource string) (*auth.To
 		return cloneInfo(e.info), nil
 	}
 
-	info, err := v.verify(ctx, token, resource)
+	info, gen, err := v.verify(ctx, token, resource)
 	if err != nil {
 		return nil, err
 	}
-	v.remember(key, info)
+	v.remember(key, info, gen)
 	return cloneInfo(info), nil
 }
 
@@ -241,10 +245,15 @@ func cloneInfo(in *auth.TokenInfo) *auth.TokenInfo {
 	return &out
 }
 
-// remember caches info until its expiration, making room if the cache is full.
-func (v *Verifier) remember(key [32]byte, info *auth.TokenInfo) {
+// remember caches info until its expiration, making room if the cache is full. gen is the
+// keysGen of the keys that verified the token: if the keys have changed since, the cache was
+// emptied meanwhile and info, which they vouched for, is not added to it.
+func (v *Verifier) remember(key [32]byte, info *auth.TokenInfo, gen uint64) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	if gen != v.keysGen {
+		return
+	}
 	if len(v.cache) >= maxCached {
 		now := v.now()
 		for k, e := range v.cache {
@@ -272,24 +281,25 @@ type claims struct {
 	Azp      string `json:"azp"`
 }
 
-// verify does the work of Verify, without the cache.
-func (v *Verifier) verify(ctx context.Context, token, resource string) (*auth.TokenInfo, error) {
+// verify does the work of Verify, without the cache. It also returns the keysGen of the keys
+// that verified the token.
+func (v *Verifier) verify(ctx context.Context, token, resource string) (*auth.TokenInfo, uint64, error) {
 	if token == "" {
-		return nil, invalid("empty token")
+		return nil, 0, invalid("empty token")
 	}
 	if strings.Count(token, ".") != 2 {
-		return nil, invalid("not a JWT in compact form")
+		return nil, 0, invalid("not a JWT in compact form")
 	}
 	tok, err := jwt.ParseSigned(token, allowedAlgs)
 	if err != nil {
 		// go-jose's message may quote parts of the token; say what kind of failure it was only.
 		if strings.Contains(err.Error(), "unexpected signature algorithm") {
-			return nil, invalid("signature algorithm not allowed (asymmetric algorithms only)")
+			return nil, 0, invalid("signature algorithm not allowed (asymmetric algorithms only)")
 		}
-		return nil, invalid("malformed JWS")
+		return nil, 0, invalid("malformed JWS")
 	}
 	if len(tok.Headers) != 1 {
-		return nil, invalid("expected one signature, found %d", len(tok.Headers))
+		return nil, 0, invalid("expected one signature, found %d", len(tok.Headers))
 	}
 	h := tok.Headers[0]
 	if typ, ok := h.ExtraHeaders[jose.HeaderType]; ok {
@@ -297,13 +307,13 @@ func (v *Verifier) verify(ctx context.Context, token, resource string) (*auth.To
 		switch strings.ToLower(s) {
 		case "at+jwt", "application/at+jwt", "jwt":
 		default:
-			return nil, invalid("typ header %q is not an access token's", truncate(s))
+			return nil, 0, invalid("typ header %q is not an access token's", truncate(s))
 		}
 	}
 
-	keys, err := v.keysFor(ctx, h.KeyID)
+	keys, gen, err := v.keysFor(ctx, h.KeyID)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	var c claims
 	verified := false
@@ -323,14 +333,15 @@ func (v *Verifier) verify(ctx context.Context, token, resource string) (*auth.To
 	}
 	if !verified {
 		if tried == 0 && h.KeyID != "" {
-			return nil, invalid("no key with kid %q for %s in the issuer's JWKS", truncate(h.KeyID), h.Algorithm)
+			return nil, 0, invalid("no key with kid %q for %s in the issuer's JWKS", truncate(h.KeyID), h.Algorithm)
 		}
-		return nil, invalid("signature not verified by any of the issuer's keys")
+		return nil, 0, invalid("signature not verified by any of the issuer's keys")
 	}
 	if err := tok.UnsafeClaimsWithoutVerification(&c); err != nil { // verified just above
-		return nil, invalid("claims: %v", err)
+		return nil, 0, invalid("claims: %v", err)
 	}
-	return v.checkClaims(&c, resource)
+	info, err := v.checkClaims(&c, resource)
+	return info, gen, err
 }
 
 func truncate(s string) string {
@@ -431,16 +442,20 @@ func scopesOf(c *claims) ([]string, error) {
 
 // keysFor returns the signing keys to try for a token naming kid (or none). It fetches the
 // JWKS when there are no keys yet, when they are due for a refresh, or when kid is not among
-// them; but never more often than once every fetchInterval, and one fetch at a time.
-func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, error) {
+// them; but never more often than once every fetchInterval, and one fetch at a time. While a
+// fetch runs, a caller whose kid the keys held have uses them rather than wait. It also
+// returns the keys' keysGen.
+func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, uint64, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	for {
 		now := v.now()
-		need := v.keys == nil || !now.Before(v.keysExpire) ||
+		missing := v.keys == nil ||
 			(kid != "" && !slices.ContainsFunc(v.keys, func(k jose.JSONWebKey) bool { return k.KeyID == kid }))
-		if !need {
-			return v.keys, nil
+		if !missing && (now.Before(v.keysExpire) || v.inflight != nil) {
+			// Fresh, or being refreshed: a slow IdP does not hold up the tokens of keys we
+			// have (for no longer than the fetch, at most fetchTimeout).
+			return v.keys, v.keysGen, nil
 		}
 		if v.inflight != nil {
 			ch := v.inflight
@@ -451,15 +466,15 @@ func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 				continue
 			case <-ctx.Done():
 				v.mu.Lock()
-				return nil, ctx.Err()
+				return nil, 0, ctx.Err()
 			}
 		}
 		if !v.lastAttempt.IsZero() && now.Sub(v.lastAttempt) < v.fetchInterval {
 			// Too soon to ask again: use what we have.
 			if v.keys != nil {
-				return v.keys, nil
+				return v.keys, v.keysGen, nil
 			}
-			return nil, fmt.Errorf("bearer: cannot get the issuer's keys (next attempt in %s): %w",
+			return nil, 0, fmt.Errorf("bearer: cannot get the issuer's keys (next attempt in %s): %w",
 				(v.fetchInterval - now.Sub(v.lastAttempt)).Round(time.Second), v.lastErr)
 		}
 		v.lastAttempt = now
@@ -483,13 +498,14 @@ func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 				if !now.Before(v.keysExpire) {
 					v.keysExpire = now.Add(v.fetchInterval)
 				}
-				return v.keys, nil
+				return v.keys, v.keysGen, nil
 			}
-			return nil, err
+			return nil, 0, err
 		}
 		v.lastErr = nil
 		if res.sum != v.keysSum {
 			clear(v.cache)
+			v.keysGen++
 			v.log.Info("bearer: issuer's keys (re)loaded", "issuer", v.issuer, "jwks_uri", v.jwksURL, "keys", len(res.keys))
 		}
 		v.keys, v.keysSum, v.keysExpire = res.keys, res.sum, now.Add(res.ttl)
@@ -528,6 +544,9 @@ func (v *Verifier) fetch(ctx context.Context, jwksURL string) (fetched, error) {
 	}
 	if err := json.Unmarshal(body, &set); err != nil {
 		return res, fmt.Errorf("bearer: JWKS %s: %w", jwksURL, err)
+	}
+	if set.Keys == nil { // "keys" is required (RFC 7517 §5); [] is a set of no keys
+		return res, fmt.Errorf("bearer: JWKS %s has no \"keys\" array", jwksURL)
 	}
 	for _, raw := range set.Keys {
 		var k jose.JSONWebKey

@@ -1,6 +1,7 @@
 package bearer
 
 import (
+	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"crypto/x509"
@@ -481,7 +482,7 @@ func TestCacheBounded(t *testing.T) {
 	}
 	info, _ := v.Verify(ctx(t), tok, resource)
 	for i := range maxCached + 10 {
-		v.remember(cacheKey(fmt.Sprint(i), resource), info)
+		v.remember(cacheKey(fmt.Sprint(i), resource), info, v.keysGen)
 	}
 	if n := len(v.cache); n > maxCached {
 		t.Errorf("cache has %d entries, more than %d", n, maxCached)
@@ -571,4 +572,119 @@ func (l *lockedWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(b)
+}
+
+// TestCacheNotFilledWithOldKeys: a token checked with keys that a concurrent refresh then
+// replaces must not enter the cache after that refresh emptied it, or a removed key's token
+// would be accepted from the cache until its exp.
+func TestCacheNotFilledWithOldKeys(t *testing.T) {
+	k1, k2 := newRSA(t, "k1"), newRSA(t, "k2")
+	p := newIDP(t, k1, k2)
+	clk := newClock()
+	v := newVerifier(t, Config{Issuer: p.issuer()}, clk)
+	claims := with(goodClaims(p.issuer(), clk.Now()), "exp", clk.Now().Add(24*time.Hour).Unix())
+	tok1, tok2 := k1.sign(t, "", claims), k2.sign(t, "", with(claims, "sub", "user-2"))
+	if _, err := v.Verify(ctx(t), tok2, resource); err != nil { // loads the keys
+		t.Fatal(err)
+	}
+	p.setKeys(k2) // k1 removed at the IdP
+
+	// While tok1 is being checked (its signature verified with the old keys, its claims read),
+	// the keys come due and another request refreshes them.
+	var calls int
+	v.now = func() time.Time {
+		calls++
+		if calls == 3 { // Verify, keysFor, then checkClaims: the keys are in hand
+			v.now = clk.Now
+			clk.Add(11 * time.Minute)
+			if _, err := v.Verify(ctx(t), tok2, resource); err != nil {
+				t.Errorf("refresh: %v", err)
+			}
+		}
+		return clk.Now()
+	}
+	v.Verify(ctx(t), tok1, resource) // whatever it says, checked as it was with the old keys
+	v.now = clk.Now
+	if _, err := v.Verify(ctx(t), tok1, resource); !errors.Is(err, auth.ErrInvalidToken) {
+		t.Fatalf("token of the removed key after the refresh: err = %v, want ErrInvalidToken", err)
+	}
+}
+
+// TestJWKSWithoutKeysIsNotAKeySet: a JWKS document without its required "keys" member (RFC
+// 7517 §5) is the IdP answering nonsense, not the IdP withdrawing every key: the keys held
+// are kept, as when a refresh fails.
+func TestJWKSWithoutKeysIsNotAKeySet(t *testing.T) {
+	for _, body := range []string{`{}`, `null`, `{"keys":null}`, `{"error":"not_found"}`} {
+		k := newRSA(t, "")
+		p := newIDP(t, k)
+		clk := newClock()
+		v := newVerifier(t, Config{Issuer: p.issuer()}, clk)
+		claims := with(goodClaims(p.issuer(), clk.Now()), "exp", clk.Now().Add(24*time.Hour).Unix())
+		if _, err := v.Verify(ctx(t), k.sign(t, "", claims), resource); err != nil {
+			t.Fatal(err)
+		}
+		p.set(func(p *idp) { p.jwksBody = body })
+		clk.Add(11 * time.Minute)
+		if _, err := v.Verify(ctx(t), k.sign(t, "", with(claims, "sub", "user-2")), resource); err != nil {
+			t.Errorf("JWKS %s: %v, want the old keys kept", body, err)
+		}
+
+		// With no keys held, it is the IdP's failure (503), not the token's (401).
+		v = newVerifier(t, Config{Issuer: p.issuer()}, clk)
+		if _, err := v.Verify(ctx(t), k.sign(t, "", claims), resource); err == nil || errors.Is(err, auth.ErrInvalidToken) {
+			t.Errorf("JWKS %s, no keys held: err = %v, want an error that is not ErrInvalidToken", body, err)
+		}
+	}
+}
+
+// TestJWKSURLWithQuery: unlike an issuer (RFC 8414 §2), a jwks_uri may have a query, as
+// Azure AD B2C's do (.../discovery/v2.0/keys?p=b2c_1_signin), configured or discovered.
+func TestJWKSURLWithQuery(t *testing.T) {
+	if _, err := New(Config{Issuer: "https://idp.example?x=1"}); err == nil {
+		t.Error("an issuer with a query accepted")
+	}
+	k := newRSA(t, "k1")
+	p := newIDP(t, k)
+	v := newVerifier(t, Config{Issuer: p.issuer(), JWKSURL: p.srv.URL + "/jwks?p=b2c_1_signin"}, nil)
+	if _, err := v.Verify(ctx(t), k.sign(t, "", goodClaims(p.issuer(), time.Now())), resource); err != nil {
+		t.Errorf("configured: %v", err)
+	}
+	p.set(func(p *idp) { p.jwksURI = p.srv.URL + "/jwks?p=b2c_1_signin" })
+	v = newVerifier(t, Config{Issuer: p.issuer()}, nil)
+	if _, err := v.Verify(ctx(t), k.sign(t, "", goodClaims(p.issuer(), time.Now())), resource); err != nil {
+		t.Errorf("discovered: %v", err)
+	}
+}
+
+// TestSlowRefreshDoesNotStallRequests: while a refresh of keys that are due hangs on a slow
+// IdP, the other requests are checked with the keys held instead of waiting for it (up to
+// the fetch timeout, again after every failed attempt).
+func TestSlowRefreshDoesNotStallRequests(t *testing.T) {
+	k := newRSA(t, "k1")
+	p := newIDP(t, k)
+	clk := newClock()
+	v := newVerifier(t, Config{Issuer: p.issuer()}, clk)
+	claims := with(goodClaims(p.issuer(), clk.Now()), "exp", clk.Now().Add(24*time.Hour).Unix())
+	if _, err := v.Verify(ctx(t), k.sign(t, "", claims), resource); err != nil {
+		t.Fatal(err)
+	}
+	hang := make(chan struct{})
+	p.hang.Store(&hang)
+	clk.Add(11 * time.Minute) // the keys are due
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		v.Verify(ctx(t), k.sign(t, "", with(claims, "sub", "user-2")), resource) // refreshes
+	}()
+	for p.jwksHits.Load() < 2 {
+		time.Sleep(time.Millisecond)
+	}
+	c, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err := v.Verify(c, k.sign(t, "", with(claims, "sub", "user-3")), resource)
+	close(hang)
+	<-done
+	if err != nil {
+		t.Fatalf("during a slow refresh: %v, want the token checked with the keys held", err)
+	}
 }

@@ -15,13 +15,13 @@ func BenchmarkVerify(b *testing.B) {
 	// The uncached cost, measured here so that the ratio comes from one run.
 	const n = 500
 	for range n / 5 { // warm up
-		if _, err := v.verify(ctx, tok, resource); err != nil {
+		if _, _, err := v.verify(ctx, tok, resource); err != nil {
 			b.Fatal(err)
 		}
 	}
 	start := time.Now()
 	for range n {
-		if _, err := v.verify(ctx, tok, resource); err != nil {
+		if _, _, err := v.verify(ctx, tok, resource); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -48,7 +48,7 @@ func BenchmarkVerifyUncached(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := v.verify(ctx, tok, resource); err != nil {
+		if _, _, err := v.verify(ctx, tok, resource); err != nil {
 			b.Fatal(err)
 		}
 	}

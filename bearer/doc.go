@@ -42,20 +42,25 @@
 // has no need of.
 //
 // Every URL fetched (the issuer's metadata, the JWKS, and with the default HTTP client every
-// redirect) must be https, or http on a loopback host.
+// redirect) must be https, or http on a loopback host. The issuer has no query (RFC 8414 §2);
+// a jwks_uri may have one (Azure AD B2C's do).
 //
 // When the IdP cannot be reached (or answers nonsense), Verify returns an error that does NOT
 // wrap ErrInvalidToken, so the gateway can answer 503 rather than 401. Fetches (discovery and
 // JWKS together) are attempted at most once every 5 s, whatever the traffic: a down IdP is not
-// hammered by every request, and concurrent callers share one fetch.
+// hammered by every request, and concurrent callers share one fetch. While a refresh of the
+// keys runs, the requests other than the one that started it are checked with the keys already
+// held, unless they name a kid those lack: a slow IdP does not stall them.
 //
 // The JWKS is cached. It is fetched again when a token names a kid that is not in it (key
-// rotation), subject to the same 5 s limit, so a flood of tokens with random kids costs at most
-// one fetch per 5 s (the price: a token signed by a newly published key, arriving within 5 s
-// of the last fetch, is refused until the next one is allowed); and it is refreshed when it gets old: after the response's Cache-Control
-// max-age, clamped to between 1 minute and 1 hour, or 10 minutes without one, so a key the IdP
-// removes stops being trusted within the hour at most. If a refresh fails, the keys already
-// held are kept (and the failure logged) rather than failing every request.
+// rotation), subject to the same 5 s limit, so a flood of tokens with random kids costs at
+// most one fetch per 5 s (the price: a token signed by a newly published key, arriving within
+// 5 s of the last fetch, is refused until the next one is allowed); and it is refreshed when it
+// gets old: after the response's Cache-Control max-age, clamped to between 1 minute and 1
+// hour, or 10 minutes without one, so a key the IdP removes stops being trusted within the
+// hour at most, as long as the IdP answers. If a refresh fails (a document without a "keys"
+// array is a failure too), the keys already held are kept (and the failure logged) rather
+// than failing every request.
 //
 // # The verified-token cache
 //

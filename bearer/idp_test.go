@@ -32,9 +32,12 @@ type idp struct {
 	metaIssuer  string            // "" means the server's own URL
 	down        bool              // every request gets 503
 	cacheHeader string
+	jwksBody    string // when set, served as the JWKS instead of keys
+	jwksURI     string // when set, the metadata's jwks_uri
 
 	jwksHits atomic.Int32
 	metaHits atomic.Int32
+	hang     atomic.Pointer[chan struct{}] // when set, JWKS requests wait for it to close
 }
 
 func newIDP(t testing.TB, keys ...*signer) *idp {
@@ -54,6 +57,14 @@ func newIDP(t testing.TB, keys ...*signer) *idp {
 func (p *idp) issuer() string { return p.srv.URL }
 
 func (p *idp) serve(w http.ResponseWriter, r *http.Request) {
+	if r.URL.Path == "/jwks" {
+		if h := p.hang.Load(); h != nil {
+			p.jwksHits.Add(1)
+			<-*h
+			http.Error(w, "timed out", http.StatusGatewayTimeout)
+			return
+		}
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if r.URL.Path == "/jwks" {
@@ -71,15 +82,23 @@ func (p *idp) serve(w http.ResponseWriter, r *http.Request) {
 		if p.cacheHeader != "" {
 			w.Header().Set("Cache-Control", p.cacheHeader)
 		}
+		if p.jwksBody != "" {
+			w.Write([]byte(p.jwksBody))
+			return
+		}
 		json.NewEncoder(w).Encode(jose.JSONWebKeySet{Keys: p.keys})
 	case p.metaPaths[r.URL.Path]:
 		iss := p.metaIssuer
 		if iss == "" {
 			iss = p.srv.URL
 		}
+		jwks := p.jwksURI
+		if jwks == "" {
+			jwks = p.srv.URL + "/jwks"
+		}
 		json.NewEncoder(w).Encode(map[string]any{
 			"issuer":                 iss,
-			"jwks_uri":               p.srv.URL + "/jwks",
+			"jwks_uri":               jwks,
 			"authorization_endpoint": p.srv.URL + "/authorize",
 			"token_endpoint":         p.srv.URL + "/token",
 		})

@@ -364,7 +364,11 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 // renewing is a token source that renews its token before it expires: at three quarters of
 // its lifetime, or 30 s before its expiry for a lifetime over two minutes, rather than at
 // oauth2's fixed 10 s (which renews a 2 s token on every request). A failed renewal keeps
-// the old token while it is valid.
+// the old token while it is valid, and is tried again after renewRetry (or halfway to the
+// expiry, if sooner), not by every request.
+// renewRetry is the pause after a failed renewal while the old token is valid.
+const renewRetry = 5 * time.Second
+
 type renewing struct {
 	renew func(old *oauth2.Token) (*oauth2.Token, error)
 	saved func(*oauth2.Token) // called with each new token; may be nil
@@ -405,7 +409,8 @@ func (r *renewing) Token() (*oauth2.Token, error) {
 	}
 	tok, err := r.renew(r.tok)
 	if err != nil {
-		if time.Now().Before(r.tok.Expiry) {
+		if left := time.Until(r.tok.Expiry); left > 0 {
+			r.renewAt = time.Now().Add(min(renewRetry, left/2))
 			return r.tok, nil
 		}
 		return nil, err

@@ -21,8 +21,8 @@ import (
 // specification requires it in every token request, and an authorization server that
 // issues tokens per resource would otherwise issue one for no resource, or refuse. The
 // client authenticates as oc.Endpoint.AuthStyle says (auto-detect: the header, then the
-// body if the server refuses it, as oauth2 does). A token response without a refresh token
-// keeps refresh.
+// body if the server refuses it with invalid_client or 401). A token response without a
+// refresh token keeps refresh; one without expires_in gives a token without an expiry.
 func refreshToken(ctx context.Context, hc *http.Client, oc *oauth2.Config, refresh, resource string) (*oauth2.Token, error) {
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {refresh}}
 	if resource != "" {
@@ -30,8 +30,11 @@ func refreshToken(ctx context.Context, hc *http.Client, oc *oauth2.Config, refre
 	}
 	inHeader := oc.ClientSecret != "" && oc.Endpoint.AuthStyle != oauth2.AuthStyleInParams
 	tok, err := postToken(ctx, hc, oc, form, inHeader)
+	// RFC 6749 §5.2: a refused client authentication is invalid_client, or a bare 401. Any
+	// other error is not retried: the refresh token may have been used up by the first try.
 	var te *oauthError
-	if inHeader && oc.Endpoint.AuthStyle == oauth2.AuthStyleAutoDetect && errors.As(err, &te) && te.Code == "invalid_client" {
+	if inHeader && oc.Endpoint.AuthStyle == oauth2.AuthStyleAutoDetect && errors.As(err, &te) &&
+		(te.Code == "invalid_client" || te.Status == http.StatusUnauthorized) {
 		tok, err = postToken(ctx, hc, oc, form, false)
 	}
 	if err != nil {
@@ -45,7 +48,7 @@ func refreshToken(ctx context.Context, hc *http.Client, oc *oauth2.Config, refre
 
 // oauthError is an OAuth error response of a token endpoint (RFC 6749 §5.2).
 type oauthError struct {
-	Status      int
+	Status      int    `json:"-"`
 	Code        string `json:"error"`
 	Description string `json:"error_description"`
 }
@@ -104,9 +107,14 @@ func postToken(ctx context.Context, hc *http.Client, oc *oauth2.Config, form url
 		TokenType    string      `json:"token_type"`
 		RefreshToken string      `json:"refresh_token"`
 		ExpiresIn    json.Number `json:"expires_in"`
+		oauthError
 	}
 	if err := json.Unmarshal(body, &tr); err != nil {
 		return nil, fmt.Errorf("token endpoint: %w", err)
+	}
+	if tr.AccessToken == "" && tr.Code != "" { // an error answered with 200 (GitHub does)
+		tr.oauthError.Status = resp.StatusCode
+		return nil, &tr.oauthError
 	}
 	if tr.AccessToken == "" {
 		return nil, errors.New("token endpoint: the answer has no access_token")
