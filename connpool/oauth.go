@@ -270,6 +270,10 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 		redirect = DefaultRedirectURL
 	}
 	key := TokenKey{Server: label, URL: cfg.URL}
+	// The resource the authorization asked for (the go-sdk's, from the server's metadata) is
+	// what a refresh asks for again, and is stored with the token for another process; a
+	// token stored without it refreshes for the server's URL.
+	resource := &authResource{url: cfg.URL}
 	// save stores a user's token with what refreshing it needs, so that another client (a
 	// restart, agentpool serve after agentpool login) uses it without a login.
 	save := func(oc *oauth2.Config) func(*oauth2.Token) {
@@ -279,16 +283,13 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 		return func(tok *oauth2.Token) {
 			err := opts.Tokens.Save(key, &StoredToken{AccessToken: tok.AccessToken, TokenType: tok.TokenType,
 				RefreshToken: tok.RefreshToken, Expiry: tok.Expiry, TokenURL: oc.Endpoint.TokenURL,
-				ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthStyle: int(oc.Endpoint.AuthStyle), Scopes: oc.Scopes})
+				ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthStyle: int(oc.Endpoint.AuthStyle), Scopes: oc.Scopes,
+				Resource: resource.get()})
 			if err != nil {
 				opts.Logger.Warn("connpool: could not store the OAuth token", "server", label, "err", err)
 			}
 		}
 	}
-	// The resource the authorization asked for (the go-sdk's, from the server's metadata) is
-	// what a refresh asks for again; a token stored by another process refreshes for the
-	// server's URL, which that metadata names.
-	resource := &authResource{url: cfg.URL}
 	refresher := func(ctx context.Context, oc *oauth2.Config) func(*oauth2.Token) (*oauth2.Token, error) {
 		return func(old *oauth2.Token) (*oauth2.Token, error) {
 			if old.RefreshToken == "" {
@@ -341,6 +342,9 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 		}
 		if st != nil {
 			granted = st.Scopes
+			if st.Resource != "" {
+				resource.url = st.Resource // before any use: no lock needed yet
+			}
 		}
 		if st != nil && st.AccessToken != "" {
 			oc := st.config()

@@ -6,6 +6,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/x509"
+	"encoding/json"
 	"encoding/pem"
 	"errors"
 	"log/slog"
@@ -210,6 +211,13 @@ func TestOAuthTokenStore(t *testing.T) {
 	files, err := os.ReadDir(dir)
 	if err != nil || len(files) != 1 {
 		t.Fatalf("token folder holds %v (%v), want one file", files, err)
+	}
+	var stored StoredToken
+	if data, err := os.ReadFile(filepath.Join(dir, files[0].Name())); err != nil || json.Unmarshal(data, &stored) != nil {
+		t.Fatalf("the stored token does not read: %v", err)
+	}
+	if stored.Resource != f.URL+"/mcp" {
+		t.Errorf("stored resource %q, want the one the login asked for, %q: a later refresh asks for it again", stored.Resource, f.URL+"/mcp")
 	}
 	for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, files[0].Name()): 0o600} {
 		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {

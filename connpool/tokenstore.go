@@ -40,6 +40,9 @@ type StoredToken struct {
 	// Scopes are the scopes the user granted, a step-up's included: a new authorization
 	// asks for them again at once.
 	Scopes []string `json:"scopes,omitempty"`
+	// Resource is the RFC 8707 resource the authorization asked for (from the server's
+	// metadata), which a refresh asks for again.
+	Resource string `json:"resource,omitempty"`
 }
 
 // String describes t without its secrets.
