@@ -158,12 +158,22 @@ func (a *authorizer) roundTrip(send func(*http.Request) (*http.Response, error),
 	a.mu.Lock()
 	gen := a.gen
 	a.mu.Unlock()
-	resp, err := send(a.withToken(req))
+	withTok := a.withToken(req)
+	sent := withTok.Header.Get("Authorization")
+	resp, err := send(withTok)
 	if err != nil || !challenged(resp) {
 		return resp, err
 	}
 	if req.Body != nil && req.GetBody == nil {
 		return resp, nil // cannot be sent again
+	}
+	if resp.StatusCode == http.StatusUnauthorized && a.renewRefused(ctx, sent) {
+		// The server refused a token before its expiry (revoked early, or issued with no
+		// expires_in): a refresh may do, where Authorize would ask the user again.
+		resp.Body.Close()
+		if resp, err = a.resend(send, req); err != nil || !challenged(resp) {
+			return resp, err
+		}
 	}
 	a.mu.Lock()
 	if a.gen == gen { // no other request has authorized since this one was sent
@@ -181,7 +191,12 @@ func (a *authorizer) roundTrip(send func(*http.Request) (*http.Response, error),
 		resp.Body.Close()
 	}
 	a.mu.Unlock()
-	again := req.Clone(ctx)
+	return a.resend(send, req)
+}
+
+// resend sends req again, with a fresh body and the current token.
+func (a *authorizer) resend(send func(*http.Request) (*http.Response, error), req *http.Request) (*http.Response, error) {
+	again := req.Clone(req.Context())
 	if req.GetBody != nil {
 		body, err := req.GetBody()
 		if err != nil {
@@ -190,6 +205,18 @@ func (a *authorizer) roundTrip(send func(*http.Request) (*http.Response, error),
 		again.Body = body
 	}
 	return send(a.withToken(again))
+}
+
+// renewRefused refreshes the handler's token now if the server refused it (sent is the
+// Authorization header it was sent with) and it can be refreshed, and reports whether there
+// is another token to try: one this refresh or another request's got.
+func (a *authorizer) renewRefused(ctx context.Context, sent string) bool {
+	ts, err := a.handler.TokenSource(ctx)
+	r, ok := ts.(*renewing)
+	if err != nil || !ok || sent == "" {
+		return false
+	}
+	return r.renewRefused(strings.TrimSpace(sent[strings.IndexByte(sent, ' ')+1:]))
 }
 
 // withToken returns req carrying the handler's current token, if it has one. A token that
@@ -402,6 +429,29 @@ func (r *renewing) set(tok *oauth2.Token) {
 	if r.saved != nil {
 		r.saved(tok)
 	}
+}
+
+// renewRefused renews the token now if refused (an access token a server would not take) is
+// still the current one and has a refresh token; it reports whether the current token is
+// another than refused.
+func (r *renewing) renewRefused(refused string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tok == nil {
+		return false
+	}
+	if r.tok.AccessToken != refused {
+		return true // renewed since it was sent
+	}
+	if r.tok.RefreshToken == "" {
+		return false
+	}
+	tok, err := r.renew(r.tok)
+	if err != nil {
+		return false
+	}
+	r.set(tok)
+	return true
 }
 
 // Token returns the current token, renewed first when it is due.

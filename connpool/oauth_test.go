@@ -301,3 +301,28 @@ func TestOAuthStepUpScopesStored(t *testing.T) {
 		t.Errorf("the second run asked for scopes %q, want the stored %q at once", got, "read write")
 	}
 }
+
+// A server that refuses an access token before its expiry (revoked early, or issued with no
+// expires_in) while its refresh token is good: the token is refreshed and the request sent
+// again, rather than a new login asked for, which serve cannot do.
+func TestOAuthRefreshesARefusedToken(t *testing.T) {
+	f := oauthtest.New(t, time.Hour)
+	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
+	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
+		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	login := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
+	c := mustGet(t, login, cfg, "")
+	mustCall(t, c, "echo", map[string]any{"text": "a"})
+	login.Release(c)
+
+	serve := newTestPool(t, &Options{Tokens: store}) // no way to ask the user
+	c = mustGet(t, serve, cfg, "")
+	defer serve.Release(c)
+	f.RevokeAccess()
+	if got := mustCall(t, c, "echo", map[string]any{"text": "b"}); got != "b" {
+		t.Errorf("echo after the access token was refused = %q", got)
+	}
+	if st := f.Stats(); st.Refreshes != 1 || st.Authorizes != 1 {
+		t.Errorf("%d refreshes and %d logins, want one refresh and only the first login", st.Refreshes, st.Authorizes)
+	}
+}

@@ -251,6 +251,14 @@ func (f *Server) RevokeAll() {
 	clear(f.refresh)
 }
 
+// RevokeAccess makes every access token f issued invalid, and leaves the refresh tokens valid
+// (a server that ends its access tokens early, or issues them with no expires_in).
+func (f *Server) RevokeAccess() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	clear(f.tokens)
+}
+
 // NoSecretIn fails t if text holds the client secret or any token f issued.
 func (f *Server) NoSecretIn(t testing.TB, what, text string) {
 	t.Helper()
