@@ -91,6 +91,8 @@ func TestParseErrorsNameWhereAndWhat(t *testing.T) {
 		{"auth resource with a path", "server:\n  auth:\n    issuer: https://idp.example\n    resource: https://a.example/mcp\n", []string{"cfg.yaml:4:", "server.auth.resource", "base URL only"}},
 		{"auth scope with a space", "server:\n  auth:\n    issuer: https://idp.example\n    scopes: [mcp, 'a b']\n", []string{"server.auth.scopes[1]", `"a b" is not a scope`}},
 		{"auth unknown key", "server:\n  auth:\n    issuer: https://idp.example\n    audience: x\n", []string{"cfg.yaml:4:", "audience"}},
+		{"auth resource with an empty query", "server:\n  auth:\n    issuer: https://idp.example\n    resource: https://a.example?\n", []string{"cfg.yaml:4:", "server.auth.resource", "base URL only"}},
+		{"auth resource with an empty fragment", "server:\n  auth:\n    issuer: https://idp.example\n    resource: 'https://a.example#'\n", []string{"cfg.yaml:4:", "server.auth.resource", "base URL only"}},
 		{"auth negative leeway", "server:\n  auth:\n    issuer: https://idp.example\n    leeway: -1s\n", []string{"cfg.yaml:4:", "server.auth.leeway"}},
 		{"integer duration", "mcp_servers:\n  a: {command: x, timeout: 30}\n", []string{"cfg.yaml:2:", "timeout: 30 has no unit"}},
 	}

@@ -75,7 +75,10 @@ func TestSchemaValidatesConfigs(t *testing.T) {
 	rs := resolvedSchema(t)
 	t.Setenv("TOKEN", "x")
 	t.Setenv("GITHUB_TOKEN", "x")
+	// Unset: every snippet naming it says the static token is optional, so each loads
+	// without it (${AGENTPOOL_TOKEN} alone is an error whenever it is unset).
 	t.Setenv("AGENTPOOL_TOKEN", "x")
+	os.Unsetenv("AGENTPOOL_TOKEN")
 	t.Setenv("GITHUB_OAUTH_CLIENT_ID", "x")
 	t.Setenv("GITHUB_OAUTH_CLIENT_SECRET", "x")
 	for i, text := range readmeYAML(t) {

@@ -94,7 +94,7 @@ func (a *ServerAuth) Validate(key string) error {
 		switch {
 		case err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "":
 			errs = append(errs, keyErrorf(key+".resource", "want the base URL clients use, such as https://agentpool.example, got %q", a.Resource))
-		case (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" || u.User != nil:
+		case (u.Path != "" && u.Path != "/") || strings.ContainsAny(a.Resource, "?#") || u.User != nil:
 			errs = append(errs, keyErrorf(key+".resource", "the base URL only (scheme://host[:port]): each path's resource is it + the path, got %q", a.Resource))
 		}
 	}

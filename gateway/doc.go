@@ -86,7 +86,9 @@
 //     message). An error answering a message whose id cannot be read has "id": null.
 //     FuzzHandlerJSONRPC posts arbitrary bodies in a live session: JSON-RPC answers only,
 //     never a panic, the session usable after each. The go-sdk's own Host check (a loopback listener
-//     refuses a non-loopback Host header) stays on.
+//     refuses a non-loopback Host header) stays on, except with Auth.Resource, whose host a
+//     loopback listener also accepts (a TLS reverse proxy keeping the client's Host header):
+//     hostAllowed, applied first, is then the check.
 //   - OAuth (oauth.go, Options.Auth): the gateway is an OAuth 2.1 protected resource as the
 //     MCP authorization specification describes. Each path is a resource of its own (its
 //     URL, Auth.Resource + the path), with its RFC 9728 metadata at ResourceMetadataPath +

@@ -43,6 +43,8 @@ func (g *Gateway) Handler() http.Handler {
 	opts := &mcp.StreamableHTTPOptions{
 		Logger:              g.opts.Logger,
 		MaxRequestBodyBytes: g.opts.MaxBodyBytes,
+		// checkRequest has applied hostAllowed, which also passes Auth.Resource's host.
+		DisableLocalhostProtection: g.opts.Auth != nil && g.opts.Auth.Resource != "",
 	}
 	sdk := mcp.NewStreamableHTTPHandler(g.serverFor, opts)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -268,7 +270,7 @@ func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64,
 // or, with Options.Auth, an OAuth access token. A request with the static token passes
 // without an identity; one with an access token returns carrying it (TokenInfo).
 func (g *Gateway) checkRequest(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
-	if !hostAllowed(r) {
+	if !g.hostAllowed(r) {
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return nil, false
 	}
@@ -308,10 +310,15 @@ func (g *Gateway) sameUser(w http.ResponseWriter, r *http.Request) bool {
 // hostAllowed is the go-sdk's check of /mcp against DNS rebinding, for the handlers outside
 // it: a request that reached a loopback listener must name a loopback host. A browser sends no
 // Origin with a same-origin GET, so a page whose name was rebound to 127.0.0.1 is caught by
-// its Host (its own name), not by its Origin.
-func hostAllowed(r *http.Request) bool {
+// its Host (its own name), not by its Origin. With Auth.Resource, its host passes too: a TLS
+// reverse proxy on the same machine that keeps the client's Host header (Caddy's and
+// Traefik's default) sends it, and a rebound page names its own domain, never that one.
+func (g *Gateway) hostAllowed(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return !ok || local == nil || !isLoopback(local.String()) || isLoopback(r.Host)
+	if !ok || local == nil || !isLoopback(local.String()) || isLoopback(r.Host) {
+		return true
+	}
+	return g.opts.Auth != nil && g.opts.Auth.names(r.Host)
 }
 
 // isLoopback reports whether addr (host, or host:port) is localhost or a loopback address.

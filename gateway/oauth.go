@@ -1,11 +1,13 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 
@@ -106,6 +108,21 @@ func (a *Auth) baseURL(r *http.Request) string {
 	return "http://" + net.JoinHostPort(host, port) // hostAllowed made it a loopback name
 }
 
+// names reports whether hostport (a Host header) names Resource's host and port (the
+// scheme's default when either leaves it out). False without a Resource.
+func (a *Auth) names(hostport string) bool {
+	u, err := url.Parse(a.Resource)
+	if a.Resource == "" || err != nil {
+		return false
+	}
+	host, port, err := net.SplitHostPort(hostport)
+	if err != nil {
+		host, port = strings.Trim(hostport, "[]"), ""
+	}
+	def := map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	return strings.EqualFold(host, u.Hostname()) && cmp.Or(port, def) == cmp.Or(u.Port(), def)
+}
+
 // checkToken verifies r's bearer token for g's path and returns r carrying it (TokenInfo),
 // or answers 401, 403 or 503 with the challenge the MCP authorization specification
 // describes and reports false.
@@ -185,7 +202,7 @@ func bearerToken(r *http.Request) (string, bool) {
 // serveResourceMetadata answers GET ResourceMetadataPath + path with the resource metadata
 // of the Gateway g serving path (RFC 9728; public, so any origin may read it).
 func (g *Gateway) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
-	if !hostAllowed(r) {
+	if !g.hostAllowed(r) {
 		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
 		return
 	}

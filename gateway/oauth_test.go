@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -204,5 +205,62 @@ func TestOAuthSessionIsTheUsers(t *testing.T) {
 	status, _, msgs := post(t, url, sid, get, authHeader("alice:mcp"))
 	if status != http.StatusOK || len(msgs) == 0 || !strings.Contains(fmt.Sprint(msgs[0]["result"]), "alice's") {
 		t.Errorf("alice after bob's tries: %d %v, want her state", status, msgs)
+	}
+}
+
+// TestOAuthBehindProxyKeepingHost: with Auth.Resource on a loopback listener behind a TLS
+// reverse proxy that keeps the client's Host header (Caddy's and Traefik's default), the
+// requests name the resource's host: they are served, and the metadata with them. A Host
+// that is neither loopback nor the resource's is still 403 (DNS rebinding).
+func TestOAuthBehindProxyKeepingHost(t *testing.T) {
+	f := &fakeTokens{}
+	a := &gateway.Auth{Verify: f.verify, Resource: "https://agentpool.example", AuthorizationServers: []string{"https://idp.example"}}
+	base := agentsFixture(t, "agents:\n  a: {}\n", func(o *gateway.Options) { o.Auth = a })
+	do := func(method, path, host, body string) (int, []byte) {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Authorization", "Bearer alice:mcp")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, b
+	}
+	for _, host := range []string{"agentpool.example", "AgentPool.Example:443"} {
+		for _, path := range []string{"/mcp", "/mcp/agents/a"} {
+			if status, b := do(http.MethodPost, path, host, initBody); status != http.StatusOK {
+				t.Errorf("initialize at %s with Host %s: %d %s, want 200", path, host, status, b)
+			}
+			if got, want := f.lastResource(), "https://agentpool.example"+path; got != want {
+				t.Errorf("%s: the token was checked for %q, want %q", path, got, want)
+			}
+			status, b := do(http.MethodGet, gateway.ResourceMetadataPath+path, host, "")
+			if status != http.StatusOK || !strings.Contains(string(b), `"resource":"https://agentpool.example`+path+`"`) {
+				t.Errorf("metadata of %s with Host %s: %d %s", path, host, status, b)
+			}
+		}
+	}
+	for _, host := range []string{"evil.example", "agentpool.example:8443", "agentpool.example.evil.example"} {
+		if status, b := do(http.MethodPost, "/mcp", host, initBody); status != http.StatusForbidden {
+			t.Errorf("initialize with Host %s: %d %s, want 403", host, status, b)
+		}
+	}
+
+	// Stateless mode too: its go-sdk handler has the same Host check of its own.
+	base = agentsFixture(t, "agents:\n  a: {}\n", func(o *gateway.Options) { o.Auth = a; o.Stateless = true })
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	if status, b := do(http.MethodPost, "/mcp", "agentpool.example", list); status != http.StatusOK {
+		t.Errorf("stateless tools/list with Host agentpool.example: %d %s, want 200", status, b)
+	}
+	if status, b := do(http.MethodPost, "/mcp", "evil.example", list); status != http.StatusForbidden {
+		t.Errorf("stateless tools/list with Host evil.example: %d %s, want 403", status, b)
 	}
 }

@@ -157,6 +157,8 @@ func (g *Gateway) statelessHandler() http.Handler {
 		Stateless:           true,
 		Logger:              g.opts.Logger,
 		MaxRequestBodyBytes: g.opts.MaxBodyBytes,
+		// checkRequest has applied hostAllowed, which also passes Auth.Resource's host.
+		DisableLocalhostProtection: g.opts.Auth != nil && g.opts.Auth.Resource != "",
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w = guardWrites(w)
