@@ -103,7 +103,9 @@
 //     the subject of the token that opened it: another user presenting its ID gets 403 for
 //     every method, passed-through calls included (the session's servers are its user's).
 //     The static token stays beside it for operators and scrapers: a request with it passes
-//     with no identity. The status page and /metrics take the same checks as /mcp.
+//     with no identity. The status page and /metrics show every user's sessions and the
+//     servers' errors: with Auth they take the static token only (checkOperator), and
+//     without one they are 403 for everyone, saying so.
 //   - Forwarding, both ways (forward.go, logs.go, subscribe.go, outbox.go):
 //   - Progress: a call with the client's progressToken gets a sink (ext.ToolCall.Progress);
 //     the capability sends a token of its own upstream and the gateway sends each

@@ -292,6 +292,33 @@ func (g *Gateway) checkRequest(w http.ResponseWriter, r *http.Request) (*http.Re
 	return r, true
 }
 
+// checkOperator is checkRequest for the operators' routes (the status page, /metrics): with
+// Auth, they show every user's sessions and the servers' errors, which are no user's to
+// read, so only the static token passes (none configured: 403 for everyone, saying why).
+func (g *Gateway) checkOperator(w http.ResponseWriter, r *http.Request) bool {
+	if g.opts.Auth == nil {
+		_, ok := g.checkRequest(w, r)
+		return ok
+	}
+	if !g.hostAllowed(r) {
+		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
+		return false
+	}
+	if o := r.Header.Get("Origin"); !g.originAllowed(o) {
+		http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
+		return false
+	}
+	if g.opts.Token == "" {
+		http.Error(w, "Forbidden: with OAuth (server.auth) this page is the operators': set server.token and send it", http.StatusForbidden)
+		return false
+	}
+	if !g.authorized(r) {
+		http.Error(w, "Forbidden: this page needs the operators' token (server.token), not a user's", http.StatusForbidden)
+		return false
+	}
+	return true
+}
+
 // sameUser answers 403 and reports false when r names a live session that another user
 // opened (Auth): a session ID is no credential, and a session's servers are its user's.
 func (g *Gateway) sameUser(w http.ResponseWriter, r *http.Request) bool {

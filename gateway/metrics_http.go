@@ -6,10 +6,11 @@ import "net/http"
 // the Host (a loopback listener, a loopback Host), the Origin and, when Options.Token is set,
 // the bearer token, as for /mcp. Prometheus sends a bearer token with `authorization:
 // {credentials: …}` in its scrape config; metrics name the upstream servers and tools, which a
-// token-protected gateway keeps to its token holders.
+// token-protected gateway keeps to its token holders. With Options.Auth only the static token
+// passes (checkOperator): an OAuth user's token is no operator's.
 func (g *Gateway) MetricsHandler() http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if _, ok := g.checkRequest(w, r); !ok {
+		if !g.checkOperator(w, r) {
 			return
 		}
 		m := g.opts.Metrics

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -262,5 +263,45 @@ func TestOAuthBehindProxyKeepingHost(t *testing.T) {
 	}
 	if status, b := do(http.MethodPost, "/mcp", "evil.example", list); status != http.StatusForbidden {
 		t.Errorf("stateless tools/list with Host evil.example: %d %s, want 403", status, b)
+	}
+}
+
+// TestOAuthStatusIsOperators: with Auth, the status page and /metrics (every user's
+// sessions, the servers' errors and process ids) are the operators', who hold the static
+// token: an OAuth user's token, whatever its scopes, gets 403; without a static token they
+// are 403 for everyone, saying why.
+func TestOAuthStatusIsOperators(t *testing.T) {
+	for _, token := range []string{"ops", ""} {
+		f := newFixture(t, func(o *gateway.Options) {
+			o.Auth = &gateway.Auth{Verify: (&fakeTokens{}).verify, Scopes: []string{"mcp"}}
+			o.Token = token
+			o.Metrics = gateway.NewMetrics(nil)
+		})
+		url := statusServer(t, f, gateway.StatusOptions{})
+		metrics := httptest.NewServer(f.g.MetricsHandler())
+		t.Cleanup(metrics.Close)
+		for _, u := range []string{url + "/", metrics.URL + gateway.MetricsPath} {
+			get := func(tok string) (int, string) {
+				req, _ := http.NewRequest(http.MethodGet, u, nil)
+				req.Header.Set("Authorization", "Bearer "+tok)
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer resp.Body.Close()
+				b, _ := io.ReadAll(resp.Body)
+				return resp.StatusCode, string(b)
+			}
+			if status, _ := get("alice:mcp"); status != http.StatusForbidden {
+				t.Errorf("static token %q: %s with a user's token: %d, want 403", token, u, status)
+			}
+			status, body := get("ops")
+			switch {
+			case token != "" && status != http.StatusOK:
+				t.Errorf("%s with the static token: %d, want 200", u, status)
+			case token == "" && (status != http.StatusForbidden || !strings.Contains(body, "server.token")):
+				t.Errorf("%s with no static token configured: %d %q, want 403 naming server.token", u, status, body)
+			}
+		}
 	}
 }

@@ -154,7 +154,7 @@ func (o StatusOptions) serveStatus(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "Method Not Allowed: the status page is read-only", http.StatusMethodNotAllowed)
 		return
 	}
-	if _, ok := o.Pool.checkRequest(w, r); !ok {
+	if !o.Pool.checkOperator(w, r) {
 		return
 	}
 	page := o.collect(r.Context())
