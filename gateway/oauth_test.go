@@ -295,7 +295,15 @@ func TestOAuthStatusIsOperators(t *testing.T) {
 			if status, _ := get("alice:mcp"); status != http.StatusForbidden {
 				t.Errorf("static token %q: %s with a user's token: %d, want 403", token, u, status)
 			}
+			if token != "" && strings.HasPrefix(u, url) {
+				if status, _, _ := post(t, f.url, "", initBody, authHeader("alice:mcp")); status != http.StatusOK {
+					t.Fatalf("alice's initialize: %d", status)
+				}
+			}
 			status, body := get("ops")
+			if token != "" && strings.HasPrefix(u, url) && !strings.Contains(body, "<td>alice</td>") {
+				t.Errorf("the status page does not show alice's session as hers")
+			}
 			switch {
 			case token != "" && status != http.StatusOK:
 				t.Errorf("%s with the static token: %d, want 200", u, status)

@@ -20,6 +20,8 @@ type SessionInfo struct {
 	Started time.Time
 	// Scope is "pool", or the name of the agent whose view the session sees.
 	Scope string
+	// User is the subject of the OAuth token that opened the session ("" without OAuth).
+	User string
 	// Calls counts the session's tools/call requests answered so far.
 	Calls int64
 }
@@ -36,7 +38,7 @@ func (g *Gateway) SessionInfos() []SessionInfo {
 	scope := cmp.Or(g.opts.Scope.AgentName, "pool")
 	out := make([]SessionInfo, 0, len(live))
 	for _, s := range live {
-		si := SessionInfo{ID: s.id[:min(len(s.id), SessionIDPrefix)], Started: s.started, Scope: scope, Calls: s.calls.Load()}
+		si := SessionInfo{ID: s.id[:min(len(s.id), SessionIDPrefix)], Started: s.started, Scope: scope, User: s.user, Calls: s.calls.Load()}
 		if ss := s.conn(); ss != nil {
 			if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
 				si.Client, si.ClientVersion = p.ClientInfo.Name, p.ClientInfo.Version
