@@ -430,13 +430,7 @@ func TestIdPDown(t *testing.T) {
 
 func TestKeysKeptWhenRefreshFails(t *testing.T) {
 	k := newRSA(t, "k1")
-	p := newIDP(t, k)
-	clk := newClock()
-	v := newVerifier(t, Config{Issuer: p.issuer()}, clk)
-	claims := with(goodClaims(p.issuer(), clk.Now()), "exp", clk.Now().Add(24*time.Hour).Unix())
-	if _, err := v.Verify(ctx(t), k.sign(t, "", claims), resource); err != nil {
-		t.Fatal(err)
-	}
+	p, clk, v, claims := loadedVerifier(t, k)
 	p.set(func(p *idp) { p.down = true })
 	clk.Add(11 * time.Minute)
 	if _, err := v.Verify(ctx(t), k.sign(t, "", with(claims, "sub", "user-2")), resource); err != nil {
@@ -616,13 +610,7 @@ func TestCacheNotFilledWithOldKeys(t *testing.T) {
 func TestJWKSWithoutKeysIsNotAKeySet(t *testing.T) {
 	for _, body := range []string{`{}`, `null`, `{"keys":null}`, `{"error":"not_found"}`} {
 		k := newRSA(t, "")
-		p := newIDP(t, k)
-		clk := newClock()
-		v := newVerifier(t, Config{Issuer: p.issuer()}, clk)
-		claims := with(goodClaims(p.issuer(), clk.Now()), "exp", clk.Now().Add(24*time.Hour).Unix())
-		if _, err := v.Verify(ctx(t), k.sign(t, "", claims), resource); err != nil {
-			t.Fatal(err)
-		}
+		p, clk, v, claims := loadedVerifier(t, k)
 		p.set(func(p *idp) { p.jwksBody = body })
 		clk.Add(11 * time.Minute)
 		if _, err := v.Verify(ctx(t), k.sign(t, "", with(claims, "sub", "user-2")), resource); err != nil {
@@ -661,13 +649,7 @@ func TestJWKSURLWithQuery(t *testing.T) {
 // the fetch timeout, again after every failed attempt).
 func TestSlowRefreshDoesNotStallRequests(t *testing.T) {
 	k := newRSA(t, "k1")
-	p := newIDP(t, k)
-	clk := newClock()
-	v := newVerifier(t, Config{Issuer: p.issuer()}, clk)
-	claims := with(goodClaims(p.issuer(), clk.Now()), "exp", clk.Now().Add(24*time.Hour).Unix())
-	if _, err := v.Verify(ctx(t), k.sign(t, "", claims), resource); err != nil {
-		t.Fatal(err)
-	}
+	p, clk, v, claims := loadedVerifier(t, k)
 	hang := make(chan struct{})
 	p.hang.Store(&hang)
 	clk.Add(11 * time.Minute) // the keys are due

@@ -240,3 +240,17 @@ func ctx(t testing.TB) context.Context {
 	t.Cleanup(cancel)
 	return c
 }
+
+// loadedVerifier returns a verifier on a fake clock over an IdP holding k, the keys already
+// fetched by a first token of k, and claims good for a day: past the keys' next refresh.
+func loadedVerifier(t *testing.T, k *signer) (*idp, *clock, *Verifier, map[string]any) {
+	t.Helper()
+	p := newIDP(t, k)
+	clk := newClock()
+	v := newVerifier(t, Config{Issuer: p.issuer()}, clk)
+	claims := with(goodClaims(p.issuer(), clk.Now()), "exp", clk.Now().Add(24*time.Hour).Unix())
+	if _, err := v.Verify(ctx(t), k.sign(t, "", claims), resource); err != nil {
+		t.Fatal(err)
+	}
+	return p, clk, v, claims
+}
