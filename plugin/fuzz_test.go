@@ -27,20 +27,28 @@ func FuzzLoadManifest(f *testing.F) {
 	addSeeds(f, "*/*/.claude-plugin/plugin.json", "*/*/.codex-plugin/plugin.json", "*/plugins/*/.claude-plugin/plugin.json", "*/plugins/*/.codex-plugin/plugin.json")
 	f.Add([]byte(`{"name": 1, "skills": {}, "author": 2, "mcpServers": [1, "../x"], "hooks": "/etc"}`), false)
 	f.Add([]byte(`{"name": "a", "interface": {"logo": 3}, "icons": [{"src": 1}]}`), true)
+	// One plugin folder a format, made once: an input only rewrites its manifest, since a
+	// folder made and removed for each one cost more than LoadPlugin, and made the fuzzing
+	// stall for minutes (the calls of one worker process run one at a time).
 	root := f.TempDir()
+	folder := func(rel string) (dir, path string) {
+		dir = filepath.Join(root, filepath.Base(filepath.Dir(rel)), "p")
+		path = filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Join(dir, "skills"), 0o755); err != nil {
+			f.Fatal(err)
+		}
+		return dir, path
+	}
+	claudeDir, claudePath := folder(ClaudeManifest)
+	codexDir, codexPath := folder(CodexManifest)
 	f.Fuzz(func(t *testing.T, manifest []byte, codex bool) {
-		dir, err := os.MkdirTemp(root, "p")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		rel := ClaudeManifest
+		dir, path := claudeDir, claudePath
 		if codex {
-			rel = CodexManifest
+			dir, path = codexDir, codexPath
 		}
-		path := filepath.Join(dir, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Dir(path), 0o755)
-		os.MkdirAll(filepath.Join(dir, "skills"), 0o755)
 		if err := os.WriteFile(path, manifest, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -72,20 +80,24 @@ func FuzzMarketplace(f *testing.F) {
 	addSeeds(f, "*/.claude-plugin/marketplace.json", "*/.agents/plugins/marketplace.json")
 	f.Add([]byte(`{"name": "m", "plugins": [{"name": "x", "source": "../../etc"}, {"name": "y", "source": {"source": "local", "path": "/"}}]}`), false)
 	f.Add([]byte(`{"name": "m", "metadata": {"pluginRoot": "../.."}, "plugins": [{"name": "x", "source": "x"}]}`), true)
+	// One marketplace folder a format, made once (as in FuzzLoadManifest).
 	root := f.TempDir()
-	f.Fuzz(func(t *testing.T, data []byte, codex bool) {
-		dir, err := os.MkdirTemp(root, "m")
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer os.RemoveAll(dir)
-		rel := ClaudeMarketplace
-		if codex {
-			rel = CodexMarketplace
-		}
+	folder := func(name, rel string) string {
+		dir := filepath.Join(root, name)
 		path := filepath.Join(dir, filepath.FromSlash(rel))
-		os.MkdirAll(filepath.Join(dir, "plugins", "x"), 0o755)
-		os.MkdirAll(filepath.Dir(path), 0o755)
+		for _, d := range []string{filepath.Join(dir, "plugins", "x"), filepath.Dir(path)} {
+			if err := os.MkdirAll(d, 0o755); err != nil {
+				f.Fatal(err)
+			}
+		}
+		return path
+	}
+	claudePath, codexPath := folder("claude", ClaudeMarketplace), folder("codex", CodexMarketplace)
+	f.Fuzz(func(t *testing.T, data []byte, codex bool) {
+		path := claudePath
+		if codex {
+			path = codexPath
+		}
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
