@@ -307,10 +307,17 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 		if opts.Tokens == nil {
 			return nil
 		}
+		// The scopes granted: those asked for, unless the token answer says which (RFC 6749
+		// §5.1: it must when they differ), as the go-sdk counts them. A refresh's answer
+		// keeps them. Called under the token source's lock (or before it is shared).
+		scopes := oc.Scopes
 		return func(tok *oauth2.Token) {
+			if s, ok := tok.Extra("scope").(string); ok {
+				scopes = strings.Fields(s)
+			}
 			err := opts.Tokens.Save(key, &StoredToken{AccessToken: tok.AccessToken, TokenType: tok.TokenType,
 				RefreshToken: tok.RefreshToken, Expiry: tok.Expiry, TokenURL: oc.Endpoint.TokenURL,
-				ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthStyle: int(oc.Endpoint.AuthStyle), Scopes: oc.Scopes,
+				ClientID: oc.ClientID, ClientSecret: oc.ClientSecret, AuthStyle: int(oc.Endpoint.AuthStyle), Scopes: scopes,
 				Resource: resource.get()})
 			if err != nil {
 				opts.Logger.Warn("connpool: could not store the OAuth token", "server", label, "err", err)

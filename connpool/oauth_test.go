@@ -326,3 +326,27 @@ func TestOAuthRefreshesARefusedToken(t *testing.T) {
 		t.Errorf("%d refreshes and %d logins, want one refresh and only the first login", st.Refreshes, st.Authorizes)
 	}
 }
+
+// The scopes stored with a token are those the authorization server says it granted (the
+// token answer's scope), not all those asked for: a user who approved only some has not
+// granted the others, and a later authorization must not ask for them as granted.
+func TestOAuthStoresGrantedNotAskedScopes(t *testing.T) {
+	f := oauthtest.New(t, time.Hour)
+	f.Scopes = []string{"read", "admin"}
+	f.Grants = []string{"read"} // the user approves read only
+	dir := filepath.Join(t.TempDir(), "tokens")
+	store := &FileTokenStore{Dir: dir}
+	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
+		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	p := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
+	c := mustGet(t, p, cfg, "")
+	defer p.Release(c)
+	mustCall(t, c, "echo", map[string]any{"text": "a"})
+	st, err := store.Load(TokenKey{Server: "crm", URL: cfg.URL})
+	if err != nil || st == nil {
+		t.Fatalf("no stored token: %v", err)
+	}
+	if !slices.Equal(st.Scopes, []string{"read"}) {
+		t.Errorf("stored scopes %q, want the granted %q only", st.Scopes, []string{"read"})
+	}
+}

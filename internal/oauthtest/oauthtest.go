@@ -41,6 +41,11 @@ type Server struct {
 	Lifetime time.Duration
 	// StepUp makes tools/call need scope "write": 403 insufficient_scope without it.
 	StepUp bool
+	// Scopes are the scopes_supported of the protected resource metadata; nil is "read".
+	Scopes []string
+	// Grants, if not nil, are the only scopes the user grants of those an authorization asks
+	// for, and each token answer then says which it grants (its scope field).
+	Grants []string
 	// PublicKey verifies private_key_jwt assertions (ES256); nil refuses them.
 	PublicKey *ecdsa.PublicKey
 
@@ -98,7 +103,11 @@ func New(t testing.TB, lifetime time.Duration) *Server {
 	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-protected-resource/mcp", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, map[string]any{"resource": f.URL + "/mcp", "authorization_servers": []string{f.URL}, "scopes_supported": []string{"read"}})
+		scopes := f.Scopes
+		if scopes == nil {
+			scopes = []string{"read"}
+		}
+		writeJSON(w, map[string]any{"resource": f.URL + "/mcp", "authorization_servers": []string{f.URL}, "scopes_supported": scopes})
 	})
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", func(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]any{
@@ -114,7 +123,11 @@ func New(t testing.TB, lifetime time.Duration) *Server {
 		code := "code-" + rand.Text()
 		f.mu.Lock()
 		f.stats.Authorizes++
-		f.codes[code] = q.Get("scope")
+		granted := q.Get("scope")
+		if f.Grants != nil {
+			granted = strings.Join(slices.DeleteFunc(strings.Fields(granted), func(s string) bool { return !slices.Contains(f.Grants, s) }), " ")
+		}
+		f.codes[code] = granted
 		f.mu.Unlock()
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
@@ -189,6 +202,9 @@ func (f *Server) token(w http.ResponseWriter, r *http.Request) {
 		f.refresh[rt] = scope
 		f.stats.Issued = append(f.stats.Issued, rt)
 		answer["refresh_token"] = rt
+	}
+	if f.Grants != nil {
+		answer["scope"] = scope
 	}
 	f.mu.Unlock()
 	writeJSON(w, answer)
