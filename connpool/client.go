@@ -196,7 +196,7 @@ func (c *client) start(ctx context.Context) error {
 		if c.cfg.Auth != nil {
 			// The metadata, registration and token requests go without the server's headers,
 			// on the client's own connections (closed with it).
-			h, err := newOAuthHandler(c.cfg, c.label(), &c.pool.opts, &http.Client{Transport: ht.base, Timeout: 30 * time.Second})
+			h, err := newOAuthHandler(c.cfg, c.label(), &c.pool.opts, &http.Client{Transport: ht.base, Timeout: 30 * time.Second}, &c.pool.tokens)
 			if err != nil {
 				return fmt.Errorf("connpool: server %q: %w (%w): %w", c.label(), ErrStart, ErrPermanent, err)
 			}

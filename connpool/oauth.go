@@ -279,7 +279,7 @@ func challengeParam(cs []oauthex.Challenge, name string) string {
 // newOAuthHandler builds the handler of cfg.Auth for the server named label. hc makes the
 // requests to the metadata, registration and token endpoints (never with the server's
 // headers).
-func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Client) (auth.OAuthHandler, error) {
+func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Client, shared *sharedTokens) (auth.OAuthHandler, error) {
 	a := cfg.Auth
 	if a.Grant == GrantClientCredentials {
 		h := &clientCredentials{cfg: *a, hc: hc}
@@ -329,7 +329,7 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 			if old.RefreshToken == "" {
 				return nil, fmt.Errorf("%w: the token expired and no refresh token was issued: run agentpool login %s", ErrNeedsLogin, label)
 			}
-			return refreshToken(ctx, hc, oc, old.RefreshToken, resource.get())
+			return refreshToken(ctx, shared.client(), oc, old.RefreshToken, resource.get())
 		}
 	}
 	var granted []string // the stored token's scopes (set below, before any authorization)
@@ -345,7 +345,7 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 		RequestRefreshToken: true,
 		Client:              hc,
 		NewTokenSource: func(ctx context.Context, oc *oauth2.Config, tok *oauth2.Token) (oauth2.TokenSource, error) {
-			return newRenewing(tok, refresher(ctx, oc), save(oc)), nil
+			return shared.adopt(key, newRenewing(tok, refresher(ctx, oc), save(oc))), nil
 		},
 		ScopeFilter: func(discovered []string) []string {
 			scopes := discovered
@@ -380,11 +380,16 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 				resource.url = st.Resource // before any use: no lock needed yet
 			}
 		}
-		if st != nil && st.AccessToken != "" {
+		if st != nil && st.AccessToken != "" && shared.get(key) == nil {
 			oc := st.config()
-			ctx := context.WithValue(context.Background(), oauth2.HTTPClient, hc)
-			hcfg.InitialTokenSource = newRenewing(st.token(), refresher(ctx, oc), save(oc))
+			ctx := context.WithValue(context.Background(), oauth2.HTTPClient, shared.client())
+			shared.adopt(key, newRenewing(st.token(), refresher(ctx, oc), save(oc)))
 		}
+	}
+	// Another client of this server and user (the pool's, another session's) has a token
+	// already: this one uses it, and renews it for both.
+	if r := shared.get(key); r != nil {
+		hcfg.InitialTokenSource = r
 	}
 	if a.ClientMetadataURL != "" {
 		hcfg.ClientIDMetadataDocumentConfig = &auth.ClientIDMetadataDocumentConfig{URL: a.ClientMetadataURL}
@@ -420,6 +425,17 @@ func newRenewing(tok *oauth2.Token, renew func(*oauth2.Token) (*oauth2.Token, er
 	r := &renewing{renew: renew, saved: saved}
 	r.set(tok)
 	return r
+}
+
+// takeOver makes n's token, renewal and saving r's (n is a new source of the same server and
+// user, made by a new authorization, and saved already).
+func (r *renewing) takeOver(n *renewing) {
+	n.mu.Lock()
+	tok, renewAt, renew, saved := n.tok, n.renewAt, n.renew, n.saved
+	n.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.tok, r.renewAt, r.renew, r.saved = tok, renewAt, renew, saved
 }
 
 func (r *renewing) set(tok *oauth2.Token) {

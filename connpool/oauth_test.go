@@ -352,3 +352,34 @@ func TestOAuthStoresGrantedNotAskedScopes(t *testing.T) {
 		t.Errorf("stored scopes %q, want the granted %q only", st.Scopes, []string{"read"})
 	}
 }
+
+// Two sessions' clients of one server share the user's token: with a server that rotates
+// refresh tokens (each one good once), both go on across expiries, one refresh for both,
+// where each refreshing on its own made the second one's refresh be refused and its session
+// need a login.
+func TestOAuthPartitionsShareTheToken(t *testing.T) {
+	f := oauthtest.New(t, 2*time.Second)
+	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
+	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
+		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	login := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
+	c := mustGet(t, login, cfg, "")
+	mustCall(t, c, "echo", map[string]any{"text": "a"})
+	login.Release(c)
+
+	serve := newTestPool(t, &Options{Tokens: store})
+	a, b := mustGet(t, serve, cfg, "session-a"), mustGet(t, serve, cfg, "session-b")
+	defer serve.Release(a)
+	defer serve.Release(b)
+	for i := range 4 { // across two expiries
+		for _, c := range []*Conn{a, b} {
+			if got := mustCall(t, c, "echo", map[string]any{"text": "x"}); got != "x" {
+				t.Fatalf("round %d: echo = %q", i, got)
+			}
+		}
+		time.Sleep(900 * time.Millisecond)
+	}
+	if st := f.Stats(); st.Authorizes != 1 {
+		t.Errorf("%d logins, want the first only", st.Authorizes)
+	}
+}

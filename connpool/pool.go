@@ -30,6 +30,7 @@ type Pool struct {
 	wg      sync.WaitGroup // every goroutine the pool starts
 	procs   atomic.Int64   // stdio processes whose group is not yet dead
 	starter starter        // starts stdio servers; stopped once all of them are dead
+	tokens  sharedTokens   // users' OAuth tokens, one source a server and user (sharedtokens.go)
 }
 
 // New returns a pool configured by opts (nil means defaults). It starts no
@@ -425,6 +426,7 @@ func (p *Pool) Close(ctx context.Context) error {
 		go func() {
 			p.wg.Wait()
 			p.starter.stop()
+			p.tokens.close()
 			close(p.closeCh)
 		}()
 	}

@@ -1,0 +1,63 @@
+package connpool
+
+import (
+	"net/http"
+	"sync"
+	"time"
+)
+
+// sharedTokens holds, for each server and user (TokenKey), the one token source every
+// client of that server in the pool uses: the pool's and each session's. Apart, two clients
+// each renewed the same refresh token, and a server that rotates refresh tokens (each one
+// good once, as OAuth 2.1 asks of public clients) refused the second, whose session then
+// needed a login.
+type sharedTokens struct {
+	mu sync.Mutex
+	m  map[TokenKey]*renewing
+
+	once sync.Once
+	hc   *http.Client // the shared sources' token requests; idle connections closed with the pool
+}
+
+// client returns the HTTP client of the shared sources' token requests: not any one
+// connection's, which ends with that connection while the source outlives it.
+func (s *sharedTokens) client() *http.Client {
+	s.once.Do(func() {
+		s.hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: 30 * time.Second}
+	})
+	return s.hc
+}
+
+// get returns key's source, nil when there is none yet.
+func (s *sharedTokens) get(key TokenKey) *renewing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.m[key]
+}
+
+// adopt makes r's token key's: the source already there takes it over (its users see the
+// new token at once) and is returned, or r becomes key's source.
+func (s *sharedTokens) adopt(key TokenKey, r *renewing) *renewing {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[TokenKey]*renewing{}
+	}
+	old := s.m[key]
+	if old == nil {
+		s.m[key] = r
+		return r
+	}
+	old.takeOver(r)
+	return old
+}
+
+// close closes the token requests' idle connections.
+func (s *sharedTokens) close() {
+	s.mu.Lock()
+	hc := s.hc
+	s.mu.Unlock()
+	if hc != nil {
+		hc.CloseIdleConnections()
+	}
+}
