@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
@@ -169,7 +170,9 @@ func (a *authorizer) roundTrip(send func(*http.Request) (*http.Response, error),
 	}
 	if resp.StatusCode == http.StatusUnauthorized && a.renewRefused(ctx, sent) {
 		// The server refused a token before its expiry (revoked early, or issued with no
-		// expires_in): a refresh may do, where Authorize would ask the user again.
+		// expires_in): a refresh may do, where Authorize would ask the user again. The
+		// answer is read to its end (a little of it) so that its connection is used again.
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 		resp.Body.Close()
 		if resp, err = a.resend(send, req); err != nil || !challenged(resp) {
 			return resp, err
@@ -216,7 +219,11 @@ func (a *authorizer) renewRefused(ctx context.Context, sent string) bool {
 	if err != nil || !ok || sent == "" {
 		return false
 	}
-	return r.renewRefused(strings.TrimSpace(sent[strings.IndexByte(sent, ' ')+1:]))
+	renewed, err := r.renewRefused(strings.TrimSpace(sent[strings.IndexByte(sent, ' ')+1:]))
+	if err != nil {
+		a.logger.Warn("connpool: OAuth token refused by the server, and its refresh failed", "server", a.server, "err", tokenError(err))
+	}
+	return renewed
 }
 
 // withToken returns req carrying the handler's current token, if it has one. A token that
@@ -456,25 +463,25 @@ func (r *renewing) set(tok *oauth2.Token) {
 
 // renewRefused renews the token now if refused (an access token a server would not take) is
 // still the current one and has a refresh token; it reports whether the current token is
-// another than refused.
-func (r *renewing) renewRefused(refused string) bool {
+// another than refused, and why a renewal failed.
+func (r *renewing) renewRefused(refused string) (bool, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.tok == nil {
-		return false
+		return false, nil
 	}
 	if r.tok.AccessToken != refused {
-		return true // renewed since it was sent
+		return true, nil // renewed since it was sent
 	}
 	if r.tok.RefreshToken == "" {
-		return false
+		return false, nil
 	}
 	tok, err := r.renew(r.tok)
 	if err != nil {
-		return false
+		return false, err
 	}
 	r.set(tok)
-	return true
+	return true, nil
 }
 
 // Token returns the current token, renewed first when it is due.
