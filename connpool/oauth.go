@@ -387,10 +387,13 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 				resource.url = st.Resource // before any use: no lock needed yet
 			}
 		}
-		if st != nil && st.AccessToken != "" && shared.get(key) == nil {
-			oc := st.config()
-			ctx := context.WithValue(context.Background(), oauth2.HTTPClient, shared.client())
-			shared.adopt(key, newRenewing(st.token(), refresher(ctx, oc), save(oc)))
+		if st != nil && st.AccessToken != "" {
+			load := func() (*StoredToken, error) { return opts.Tokens.Load(key) }
+			shared.fromStore(key, st, load, func(st *StoredToken) *renewing {
+				oc := st.config()
+				ctx := context.WithValue(context.Background(), oauth2.HTTPClient, shared.client())
+				return newRenewing(st.token(), refresher(ctx, oc), save(oc))
+			})
 		}
 	}
 	// Another client of this server and user (the pool's, another session's) has a token

@@ -383,3 +383,39 @@ func TestOAuthPartitionsShareTheToken(t *testing.T) {
 		t.Errorf("%d logins, want the first only", st.Authorizes)
 	}
 }
+
+// A user who logs in again elsewhere (agentpool login, another process, after the tokens were
+// revoked) is seen by a serving pool that already shares a token for that server: a new
+// session's client takes the stored token, and so does the running one, rather than keeping
+// the revoked one and needing a login that serve cannot ask for.
+func TestOAuthSharedTokenTakesAnotherLogin(t *testing.T) {
+	f := oauthtest.New(t, time.Hour)
+	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
+	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
+		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	login := func() {
+		p := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
+		c := mustGet(t, p, cfg, "")
+		mustCall(t, c, "echo", map[string]any{"text": "a"})
+		p.Release(c)
+	}
+	login()
+
+	serve := newTestPool(t, &Options{Tokens: store})
+	a := mustGet(t, serve, cfg, "session-a")
+	defer serve.Release(a)
+	mustCall(t, a, "echo", map[string]any{"text": "x"})
+	f.RevokeAll()
+	login() // elsewhere: another pool, as another process
+
+	b := mustGet(t, serve, cfg, "session-b")
+	defer serve.Release(b)
+	for _, c := range []*Conn{b, a} {
+		if got := mustCall(t, c, "echo", map[string]any{"text": "y"}); got != "y" {
+			t.Errorf("echo = %q", got)
+		}
+	}
+	if st := f.Stats(); st.Authorizes != 2 {
+		t.Errorf("%d logins, want the two", st.Authorizes)
+	}
+}

@@ -52,6 +52,37 @@ func (s *sharedTokens) adopt(key TokenKey, r *renewing) *renewing {
 	return old
 }
 
+// fromStore makes key's source of the stored token st (made by mk) if there is none yet. If
+// there is one and the store holds another token than the source's, the source takes the
+// stored one: another process stored it (the user's new login after a revocation, or that
+// process's own refresh), and the source's may be revoked or used up. The store is read again
+// under the source's lock, which its renewals save under, so that a renewal since st was read
+// is not taken for another process's token.
+func (s *sharedTokens) fromStore(key TokenKey, st *StoredToken, load func() (*StoredToken, error), mk func(*StoredToken) *renewing) {
+	s.mu.Lock()
+	r := s.m[key]
+	if r == nil {
+		if s.m == nil {
+			s.m = map[TokenKey]*renewing{}
+		}
+		s.m[key] = mk(st)
+		s.mu.Unlock()
+		return
+	}
+	s.mu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.tok != nil && r.tok.AccessToken == st.AccessToken {
+		return
+	}
+	st, err := load()
+	if err != nil || st == nil || st.AccessToken == "" || r.tok != nil && r.tok.AccessToken == st.AccessToken {
+		return
+	}
+	n := mk(st)
+	r.tok, r.renewAt, r.renew, r.saved = n.tok, n.renewAt, n.renew, n.saved
+}
+
 // close closes the token requests' idle connections.
 func (s *sharedTokens) close() {
 	s.mu.Lock()
