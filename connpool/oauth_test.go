@@ -419,3 +419,17 @@ func TestOAuthSharedTokenTakesAnotherLogin(t *testing.T) {
 		t.Errorf("%d logins, want the two", st.Authorizes)
 	}
 }
+
+// A refresh's first use of the pool's token client while the pool closes (a call in flight
+// past Close) is no data race with the close of its idle connections.
+func TestOAuthSharedRefreshClientAtClose(t *testing.T) {
+	var s sharedTokens
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		s.client()
+	}()
+	s.close()
+	<-done
+	s.close()
+}

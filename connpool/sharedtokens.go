@@ -83,12 +83,8 @@ func (s *sharedTokens) fromStore(key TokenKey, st *StoredToken, load func() (*St
 	r.tok, r.renewAt, r.renew, r.saved = n.tok, n.renewAt, n.renew, n.saved
 }
 
-// close closes the token requests' idle connections.
+// close closes the token requests' idle connections. It reads hc through once, as client
+// sets it (not under mu, which a renewal holding its source's lock must not take).
 func (s *sharedTokens) close() {
-	s.mu.Lock()
-	hc := s.hc
-	s.mu.Unlock()
-	if hc != nil {
-		hc.CloseIdleConnections()
-	}
+	s.client().CloseIdleConnections()
 }
