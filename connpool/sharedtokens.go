@@ -23,7 +23,12 @@ type sharedTokens struct {
 // connection's, which ends with that connection while the source outlives it.
 func (s *sharedTokens) client() *http.Client {
 	s.once.Do(func() {
-		s.hc = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: 30 * time.Second}
+		// No keep-alive: token requests come once a token's lifetime, and a refresh still
+		// under way at the pool's Close would put its connection back as idle after Close
+		// closed the idle ones, leaving its goroutines for 90 s.
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DisableKeepAlives = true
+		s.hc = &http.Client{Transport: t, Timeout: 30 * time.Second}
 	})
 	return s.hc
 }
