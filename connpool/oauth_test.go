@@ -309,16 +309,10 @@ func TestOAuthStepUpScopesStored(t *testing.T) {
 // again, rather than a new login asked for, which serve cannot do.
 func TestOAuthRefreshesARefusedToken(t *testing.T) {
 	f := oauthtest.New(t, time.Hour)
-	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
-	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
-		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
-	login := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
-	c := mustGet(t, login, cfg, "")
-	mustCall(t, c, "echo", map[string]any{"text": "a"})
-	login.Release(c)
+	cfg, store := loggedIn(t, f)
 
 	serve := newTestPool(t, &Options{Tokens: store}) // no way to ask the user
-	c = mustGet(t, serve, cfg, "")
+	c := mustGet(t, serve, cfg, "")
 	defer serve.Release(c)
 	f.RevokeAccess()
 	if got := mustCall(t, c, "echo", map[string]any{"text": "b"}); got != "b" {
@@ -359,13 +353,7 @@ func TestOAuthStoresGrantedNotAskedScopes(t *testing.T) {
 // need a login.
 func TestOAuthPartitionsShareTheToken(t *testing.T) {
 	f := oauthtest.New(t, 2*time.Second)
-	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
-	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
-		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
-	login := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
-	c := mustGet(t, login, cfg, "")
-	mustCall(t, c, "echo", map[string]any{"text": "a"})
-	login.Release(c)
+	cfg, store := loggedIn(t, f)
 
 	serve := newTestPool(t, &Options{Tokens: store})
 	a, b := mustGet(t, serve, cfg, "session-a"), mustGet(t, serve, cfg, "session-b")
@@ -432,4 +420,18 @@ func TestOAuthSharedRefreshClientAtClose(t *testing.T) {
 	s.close()
 	<-done
 	s.close()
+}
+
+// loggedIn is `agentpool login crm` against f: a user's authorization (authorization code,
+// pre-registered client) whose token is kept in the store returned, with the server's config.
+func loggedIn(t *testing.T, f *oauthtest.Server) (ServerConfig, *FileTokenStore) {
+	t.Helper()
+	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
+	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
+		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	login := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
+	c := mustGet(t, login, cfg, "")
+	mustCall(t, c, "echo", map[string]any{"text": "a"})
+	login.Release(c)
+	return cfg, store
 }
