@@ -316,6 +316,10 @@ func postCall(t *testing.T, url, sid string) int {
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
 	req.Header.Set("Mcp-Session-Id", sid)
+	// A connection of its own: one kept alive from the previous request may be one HAProxy
+	// is closing as it is reused (after a replica died), which fails a POST with EOF (net/http
+	// retries only idempotent requests), though HAProxy and the replicas did nothing wrong.
+	req.Close = true
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
