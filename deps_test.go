@@ -91,11 +91,13 @@ var allowedImports = map[string][]string{
 	"examples":            nil,
 	"internal/testserver": nil,
 	// A fake OAuth-protected MCP server for tests (go-sdk only).
-	"internal/oauthtest": nil,
+	"internal/oauthtest": {"internal/authredirect"},
+	// The user's part of an authorization code grant that needs no user (go-sdk only).
+	"internal/authredirect": nil,
 	// A real OpenID provider (testdata/oidc, oidc-provider from npm) for tests (go-sdk and x/oauth2 only).
 	"internal/oidctest": nil,
 	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
-	"internal/conformanceclient":          {"mcpcap", "connpool", "ext"},
+	"internal/conformanceclient":          {"mcpcap", "connpool", "ext", "internal/authredirect"},
 	"internal/testserver/cmd/faultserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},

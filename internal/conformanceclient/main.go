@@ -31,8 +31,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -41,8 +39,8 @@ import (
 
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/authredirect"
 	"github.com/agentpool/agentpool/mcpcap"
-	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
 // calls names the tool each scenario calls after listing, and its arguments; a scenario
@@ -118,7 +116,7 @@ func run() error {
 		return err
 	}
 	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	pool := connpool.New(&connpool.Options{Logger: logger, AuthorizeUser: followRedirect})
+	pool := connpool.New(&connpool.Options{Logger: logger, AuthorizeUser: authredirect.Follow})
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Second)
 	defer cancel()
 	defer pool.Close(context.Background())
@@ -150,28 +148,6 @@ func run() error {
 		return fmt.Errorf("call %s: the tool answered with an error", call.tool)
 	}
 	return nil
-}
-
-// followRedirect is the user's part of the authorization code grant without a user: it asks
-// for the authorization URL and reads the code, state and iss from the redirect the suite's
-// authorization server answers with at once.
-func followRedirect(ctx context.Context, _, authURL string) (*auth.AuthorizationResult, error) {
-	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	resp.Body.Close()
-	loc, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil || loc.String() == "" {
-		return nil, fmt.Errorf("authorization answered HTTP %d without a redirect", resp.StatusCode)
-	}
-	q := loc.Query()
-	return &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}, nil
 }
 
 // acceptingClient is the client of the calls, as a user's MCP client behind agentpool would

@@ -26,6 +26,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/internal/authredirect"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -289,20 +290,6 @@ func (f *Server) NoSecretIn(t testing.TB, what, text string) {
 
 // FollowRedirect plays the user's part of the authorization code grant: the fake's
 // authorization endpoint redirects at once with the code.
-func FollowRedirect(ctx context.Context, _, authURL string) (*auth.AuthorizationResult, error) {
-	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
-	if err != nil {
-		return nil, err
-	}
-	resp, err := hc.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	resp.Body.Close()
-	loc, err := url.Parse(resp.Header.Get("Location"))
-	if err != nil {
-		return nil, err
-	}
-	return &auth.AuthorizationResult{Code: loc.Query().Get("code"), State: loc.Query().Get("state")}, nil
+func FollowRedirect(ctx context.Context, server, authURL string) (*auth.AuthorizationResult, error) {
+	return authredirect.Follow(ctx, server, authURL)
 }
