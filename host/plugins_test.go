@@ -460,13 +460,7 @@ func TestProjectPluginFollowsState(t *testing.T) {
 	if err := plugin.SetEnabled(state, "p", true); err != nil {
 		t.Fatal(err)
 	}
-	next, err := config.Parse(path, []byte("{}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Reload(context.Background(), next); err != nil {
-		t.Fatal(err)
-	}
+	reloadEmpty(t, h, path)
 	if got := serverNames(h); !slices.Equal(got, []string{"p.srv"}) {
 		t.Errorf("servers %v after enabling the project plugin again, want p.srv", got)
 	}
@@ -490,13 +484,7 @@ func TestProjectPluginNameFreedByReload(t *testing.T) {
 	if got := serverNames(h); len(got) > 0 {
 		t.Fatalf("servers %v: the project's plugin p is used though the user has one named p", got)
 	}
-	next, err := config.Parse(path, []byte("{}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := h.Reload(context.Background(), next); err != nil {
-		t.Fatal(err)
-	}
+	reloadEmpty(t, h, path)
 	if got := serverNames(h); !slices.Equal(got, []string{"p.srv"}) {
 		t.Errorf("servers %v once the user's p is gone, want the project's p.srv", got)
 	}
@@ -566,5 +554,17 @@ agents:
 	slices.Sort(got)
 	if want := []string{"common", "p:configure", "review"}; !slices.Equal(got, want) {
 		t.Errorf("reviewer's skills = %v, want %v", got, want)
+	}
+}
+
+// reloadEmpty reloads h with an empty config at path: the user's config emptied.
+func reloadEmpty(t *testing.T, h *Host, path string) {
+	t.Helper()
+	next, err := config.Parse(path, []byte("{}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Reload(context.Background(), next); err != nil {
+		t.Fatal(err)
 	}
 }
