@@ -91,6 +91,7 @@ func loopbackAuthorize(w io.Writer) host.Authorize {
 			q := r.URL.Query()
 			if e := q.Get("error"); e != "" {
 				fmt.Fprintln(rw, "agentpool: the authorization was refused; see the terminal.")
+				_ = http.NewResponseController(rw).Flush()
 				select {
 				case failed <- fmt.Errorf("the authorization server refused: %s %s", e, q.Get("error_description")):
 				default:
@@ -98,13 +99,23 @@ func loopbackAuthorize(w io.Writer) host.Authorize {
 				return
 			}
 			fmt.Fprintln(rw, "agentpool: logged in; you can close this page.")
+			// The page reaches the browser before login goes on to end this server.
+			_ = http.NewResponseController(rw).Flush()
 			select {
 			case got <- &auth.AuthorizationResult{Code: q.Get("code"), State: q.Get("state"), Iss: q.Get("iss")}:
 			default:
 			}
 		})}
 		go func() { _ = srv.Serve(ln) }()
-		defer srv.Close()
+		defer func() {
+			// Gracefully: the handler that took the code may still be finishing its answer,
+			// which Close cut off (the browser showed an empty reply, and TestLogin EOF).
+			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			if srv.Shutdown(sctx) != nil {
+				_ = srv.Close()
+			}
+		}()
 		fmt.Fprintf(w, "agentpool: to log in to %s, open this URL in a browser:\n%s\n", cell(server), authURL)
 		openBrowser(authURL)
 		select {
