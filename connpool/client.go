@@ -187,7 +187,7 @@ func (c *client) start(ctx context.Context) error {
 			c.ended.Store(true)
 			c.pool.procs.Add(-1)
 		})
-		lt = &leanTransport{r: proc.stdout, w: proc.stdin, deliver: c.deliverInOrder}
+		lt = &leanTransport{r: proc.stdout, w: proc.stdin, deliver: c.deliverInOrder, ended: func() { c.ended.Store(true) }}
 		t = lt
 	case TypeStreamableHTTP, TypeSSE:
 		hc, ht := newHTTPClient(c.cfg.URL, c.cfg.Headers, c.transportFailed)

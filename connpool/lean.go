@@ -50,7 +50,11 @@ type leanTransport struct {
 	r       io.ReadCloser
 	w       io.WriteCloser
 	deliver func(method string, params json.RawMessage) // tapped notifications, in order
-	conn    atomic.Pointer[leanConn]                    // set by Connect
+	// ended, when set, is called once the stream has ended (the server's stdout closed or
+	// unreadable, or its stdin refused a write), before any caller learns of it: the pool
+	// then hands the client out no more, even while the process is still dying.
+	ended func()
+	conn  atomic.Pointer[leanConn] // set by Connect
 }
 
 func (t *leanTransport) Connect(context.Context) (mcp.Connection, error) {
@@ -58,6 +62,7 @@ func (t *leanTransport) Connect(context.Context) (mcp.Connection, error) {
 		w:        t.w,
 		r:        t.r,
 		deliver:  t.deliver,
+		ended:    t.ended,
 		incoming: make(chan leanRead, 16),
 		closed:   make(chan struct{}),
 		waiters:  map[string]chan rawReply{},
@@ -84,6 +89,7 @@ type leanConn struct {
 	w       io.WriteCloser
 	r       io.ReadCloser
 	deliver func(method string, params json.RawMessage)
+	ended   func() // may be nil; see leanTransport.ended
 
 	incoming chan leanRead
 	closed   chan struct{}
@@ -145,7 +151,17 @@ func (c *leanConn) writeLine(data ...[]byte) error {
 	if cap(c.buf) > 64<<10 {
 		c.buf = nil // do not keep one large message's buffer for the connection's life
 	}
+	if err != nil {
+		c.markEnded() // a server that cannot be written to can answer nothing more
+	}
 	return err
+}
+
+// markEnded reports the end of the stream to the transport's owner.
+func (c *leanConn) markEnded() {
+	if c.ended != nil {
+		c.ended()
+	}
 }
 
 func (c *leanConn) Close() error {
@@ -221,6 +237,7 @@ func (c *leanConn) call(ctx context.Context, method string, params json.RawMessa
 func (c *leanConn) readLoop(br *bufio.Reader) {
 	var err error
 	defer func() {
+		c.markEnded()
 		c.mu.Lock()
 		waiters := c.waiters
 		c.waiters = nil

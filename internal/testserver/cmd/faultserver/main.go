@@ -197,6 +197,13 @@ func newServer() (*mcp.Server, error) {
 			os.Exit(3)
 			return nil, nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "hangup", Description: "Stdio: closes the server's stdout, so the client reads the end of the stream at once, then exits with code 3 after ms milliseconds (a process that is slow to die after its connection ended)."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in msArg) (*mcp.CallToolResult, any, error) {
+			_ = os.Stdout.Close()
+			time.Sleep(time.Duration(in.Ms) * time.Millisecond)
+			os.Exit(3)
+			return nil, nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "add_tool", Description: "Adds an echo-like tool with the given name; the server then sends notifications/tools/list_changed."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in nameArg) (*mcp.CallToolResult, any, error) {
 			if in.Name == "" {
