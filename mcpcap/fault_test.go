@@ -393,3 +393,30 @@ func TestRetryPolicyAlwaysAndNever(t *testing.T) {
 		})
 	}
 }
+
+// TestReconnectAfterHangupWithOneAttempt: a server whose connection ends under a call while
+// its process lingers is replaced by the next access in a single attempt (Retry.Attempts 1),
+// by both call paths: the reconnect must not be handed the dying server's client, whose
+// every call fails, and degrade the Cap.
+func TestReconnectAfterHangupWithOneAttempt(t *testing.T) {
+	p := newPool(t)
+	c := newPoolCap(t, p, "", Config{Name: "s", Server: connpool.ServerConfig{Command: testserver.Build(t)},
+		Retry: Retry{Attempts: 1, Backoff: 10 * time.Millisecond}})
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	for i := range 6 {
+		raw := i%2 == 0
+		if got := callText(t, c, "echo", `{"text":"up"}`); got != "up" {
+			t.Fatalf("round %d: echo = %q", i, got)
+		}
+		if res, err := callAs(ctx, c, raw, "hangup", `{"ms":2000}`); err == nil && !res.IsError {
+			t.Fatalf("round %d: hangup answered %+v, want a failure", i, res)
+		}
+		if _, err := callAs(ctx, c, raw, "echo", `{"text":"again"}`); err != nil {
+			t.Fatalf("round %d (raw %v): the call after the hangup: %v", i, raw, err)
+		}
+	}
+	if st := c.Status(); st.State == StateDegraded {
+		t.Fatalf("status %+v, want connected", st)
+	}
+}
