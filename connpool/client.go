@@ -187,7 +187,7 @@ func (c *client) start(ctx context.Context) error {
 			c.ended.Store(true)
 			c.pool.procs.Add(-1)
 		})
-		lt = &leanTransport{r: proc.stdout, w: proc.stdin, deliver: c.deliverInOrder, ended: func() { c.ended.Store(true) }}
+		lt = &leanTransport{r: proc.stdout, w: proc.stdin, deliver: c.deliverInOrder, ended: c.streamEnded}
 		t = lt
 	case TypeStreamableHTTP, TypeSSE:
 		hc, ht := newHTTPClient(c.cfg.URL, c.cfg.Headers, c.transportFailed)
@@ -296,6 +296,15 @@ func (c *client) watch() {
 	}
 	close(c.done)
 	c.pool.remove(c)
+}
+
+// streamEnded ends a stdio client whose stream has ended (see leanTransport.ended): it is
+// marked ended before any caller learns of it, and closed, which ends its process. A server
+// that can no longer be written to but keeps its stdout open would otherwise live on with a
+// session nobody ends, out of the pool's maps, and outlast Close.
+func (c *client) streamEnded() {
+	c.ended.Store(true)
+	c.close()
 }
 
 // transportFailed ends an HTTP client one of whose requests got no HTTP

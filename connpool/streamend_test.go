@@ -1,0 +1,65 @@
+package connpool
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// deafServer writes a stdio MCP server that answers initialize, then closes its stdin and
+// sleeps with its stdout open: every write to it fails, and no end of stream is ever read.
+func deafServer(t *testing.T) ServerConfig {
+	t.Helper()
+	script := filepath.Join(t.TempDir(), "deaf.sh")
+	body := `#!/bin/sh
+read -r line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9]*\).*/\1/')
+v=$(printf '%s' "$line" | sed 's/.*"protocolVersion":"\([^"]*\)".*/\1/')
+printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"%s","capabilities":{},"serverInfo":{"name":"deaf","version":"1"}}}\n' "$id" "$v"
+read -r line
+exec 0<&-
+echo deaf >&2
+exec sleep 60
+`
+	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return ServerConfig{Name: "deaf", Command: script}
+}
+
+// TestDeafServerEndedAndStopped: a server that can no longer be written to is ended by the
+// failed write, and stopped: the pool hands it out no more, and its process does not outlive
+// the pool (it was left in no map, closed by nobody, and Close reported it still alive).
+func TestDeafServerEndedAndStopped(t *testing.T) {
+	p := New(&Options{Subreaper: true, KillGrace: 200 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	cfg := deafServer(t)
+	c, err := p.Get(ctx, cfg, GlobalPartition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the server to close its stdin", func() bool { return strings.Contains(c.StderrTail(), "deaf") })
+	pingCtx, pingCancel := context.WithTimeout(ctx, 5*time.Second)
+	defer pingCancel()
+	if _, err := c.CallRaw(pingCtx, "ping", nil); err == nil || pingCtx.Err() != nil {
+		t.Fatalf("ping to a deaf server: %v, want a failed write", err)
+	}
+	p.Release(c)
+	c2, err := p.Get(ctx, cfg, GlobalPartition)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c2.c == c.c {
+		t.Error("the pool handed out the client that could not be written to")
+	}
+	p.Release(c2)
+	closeCtx, closeCancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer closeCancel()
+	if err := p.Close(closeCtx); err != nil {
+		t.Fatalf("pool close: %v", err)
+	}
+}
