@@ -291,8 +291,12 @@ func (c *leanConn) readLoop(br *bufio.Reader) {
 	}
 }
 
-// send hands r to the SDK's Read, or reports false once the connection is closed.
+// send hands r to the SDK's Read, or reports false once the connection is closed. An error
+// ends the stream: the SDK fails every call in flight and ends the session on it.
 func (c *leanConn) send(r leanRead) bool {
+	if r.err != nil {
+		c.markEnded()
+	}
 	select {
 	case c.incoming <- r:
 		return true

@@ -9,6 +9,31 @@ import (
 	"time"
 )
 
+// TestGetAfterGarbledMessageStartsNewServer: a line from a stdio server that is not JSON ends
+// the session (the go-sdk fails every call in flight); the client is over from that line on,
+// so a Get that follows the failed call starts a new server.
+func TestGetAfterGarbledMessageStartsNewServer(t *testing.T) {
+	p := newTestPool(t, nil)
+	cfg := faultCfg(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	c := mustGet(t, p, cfg, GlobalPartition)
+	for i := range 10 {
+		pid := c.PID()
+		if _, err := call(ctx, c, "garble", map[string]any{"ms": 2000}); err == nil {
+			t.Fatal("garble answered, want the session to end")
+		}
+		p.Release(c)
+		c = mustGet(t, p, cfg, GlobalPartition)
+		if c.PID() == pid {
+			p.Release(c)
+			t.Fatalf("round %d: Get after the garbled message handed out the same server (pid %d)", i, pid)
+		}
+		mustCall(t, c, "echo", map[string]any{"text": "fresh"})
+	}
+	p.Release(c)
+}
+
 // deafServer writes a stdio MCP server that answers initialize, then closes its stdin and
 // sleeps with its stdout open: every write to it fails, and no end of stream is ever read.
 func deafServer(t *testing.T) ServerConfig {

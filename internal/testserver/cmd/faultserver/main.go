@@ -204,6 +204,12 @@ func newServer() (*mcp.Server, error) {
 			os.Exit(3)
 			return nil, nil, nil
 		})
+	mcp.AddTool(s, &mcp.Tool{Name: "garble", Description: "Stdio: writes a line that is not JSON to stdout, then returns \"garbled\" after ms milliseconds."},
+		func(_ context.Context, _ *mcp.CallToolRequest, in msArg) (*mcp.CallToolResult, any, error) {
+			_, _ = os.Stdout.WriteString("}{ not json\n")
+			time.Sleep(time.Duration(in.Ms) * time.Millisecond)
+			return text("garbled"), nil, nil
+		})
 	mcp.AddTool(s, &mcp.Tool{Name: "add_tool", Description: "Adds an echo-like tool with the given name; the server then sends notifications/tools/list_changed."},
 		func(_ context.Context, _ *mcp.CallToolRequest, in nameArg) (*mcp.CallToolResult, any, error) {
 			if in.Name == "" {
