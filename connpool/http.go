@@ -68,6 +68,12 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		if first {
 			t.firstStatus.Store(int32(resp.StatusCode))
 		}
+		if resp.StatusCode == http.StatusNotFound && req.Method != http.MethodDelete &&
+			req.Header.Get("Mcp-Session-Id") != "" && t.sameOrigin(req.URL) && t.failed != nil {
+			// The server forgot the session. The go-sdk ends its session on it; the client is
+			// ended first, before the caller hears of it, so that the next Get starts a new one.
+			t.failed(fmt.Errorf("%s %s: %w (HTTP 404)", req.Method, RedactURL(orig.URL.String()), mcp.ErrSessionMissing))
+		}
 		// net/http's client names resp.Request.URL in the *url.Error of a redirect it
 		// cannot follow: the request as the SDK made it, not as it was sent.
 		resp.Request = orig

@@ -175,3 +175,29 @@ func TestRawHTTPCancelAfterCloseLeavesNoConnection(t *testing.T) {
 		return len(open) <= 1 // the slow call's, whose handler runs until release
 	})
 }
+
+// A call of the go-sdk session answered 404 (the server forgot the session) ends the client at
+// once, before the caller hears of it, so the Get that follows starts a new session: the
+// go-sdk ends its session on the 404, but the pool learnt of it only when its watcher ran.
+func TestSessionMissingEndsClientBeforeTheCallerHears(t *testing.T) {
+	fs := newForgetfulServer(t)
+	p := newTestPool(t, nil)
+	cfg := ServerConfig{Name: "echo", URL: fs.url}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c := mustGet(t, p, cfg, GlobalPartition)
+	for i := range 10 {
+		fs.forget(c.Session().ID())
+		if _, err := c.Session().CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err == nil {
+			t.Fatal("call in a forgotten session succeeded")
+		}
+		p.Release(c)
+		old := c
+		c = mustGet(t, p, cfg, GlobalPartition)
+		if c.c == old.c {
+			p.Release(c)
+			t.Fatalf("round %d: the pool handed out the client whose session the server forgot", i)
+		}
+	}
+	p.Release(c)
+}
