@@ -9,29 +9,37 @@ import (
 	"time"
 )
 
-// TestGetAfterGarbledMessageStartsNewServer: a line from a stdio server that is not JSON ends
-// the session (the go-sdk fails every call in flight); the client is over from that line on,
-// so a Get that follows the failed call starts a new server.
-func TestGetAfterGarbledMessageStartsNewServer(t *testing.T) {
-	p := newTestPool(t, nil)
-	cfg := faultCfg(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	c := mustGet(t, p, cfg, GlobalPartition)
-	for i := range 10 {
-		pid := c.PID()
-		if _, err := call(ctx, c, "garble", map[string]any{"ms": 2000}); err == nil {
-			t.Fatal("garble answered, want the session to end")
-		}
-		p.Release(c)
-		c = mustGet(t, p, cfg, GlobalPartition)
-		if c.PID() == pid {
+// TestGetAfterStreamEndStartsNewServer: once a stdio server's stream has ended, the client
+// is over even while the process is still dying, so a Get that follows the failed call starts
+// a new server instead of handing out the dying one, whose every call fails (a reconnect of
+// mcpcap with one attempt then degraded the server). The stream ends with the server's stdout
+// closed (hangup, which then lingers) or with a line that is not JSON (garble: the go-sdk fails
+// every call in flight and ends the session). The window between the end and the pool's own
+// notice is short on an idle machine, so each case goes round several times.
+func TestGetAfterStreamEndStartsNewServer(t *testing.T) {
+	for _, tool := range []string{"hangup", "garble"} {
+		t.Run(tool, func(t *testing.T) {
+			p := newTestPool(t, nil)
+			cfg := faultCfg(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			c := mustGet(t, p, cfg, GlobalPartition)
+			for i := range 10 {
+				pid := c.PID()
+				if _, err := call(ctx, c, tool, map[string]any{"ms": 2000}); err == nil {
+					t.Fatalf("%s answered, want the connection to end", tool)
+				}
+				p.Release(c)
+				c = mustGet(t, p, cfg, GlobalPartition)
+				if c.PID() == pid {
+					p.Release(c)
+					t.Fatalf("round %d: Get after the stream ended handed out the same server (pid %d)", i, pid)
+				}
+				mustCall(t, c, "echo", map[string]any{"text": "fresh"})
+			}
 			p.Release(c)
-			t.Fatalf("round %d: Get after the garbled message handed out the same server (pid %d)", i, pid)
-		}
-		mustCall(t, c, "echo", map[string]any{"text": "fresh"})
+		})
 	}
-	p.Release(c)
 }
 
 // deafServer writes a stdio MCP server that answers initialize, then closes its stdin and
