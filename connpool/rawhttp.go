@@ -70,12 +70,9 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
-		// The server forgot the session: end the client, as the go-sdk ends its session on
-		// a 404, so that the next Get starts a new one (the go-sdk session, with no request of
-		// its own, would not notice).
-		err := fmt.Errorf("calling %q: %w (HTTP 404)", method, mcp.ErrSessionMissing)
-		h.c.transportFailed(err)
-		return nil, err
+		// The server forgot the session; the transport (headerTransport) has ended the client
+		// already, as for the go-sdk's own requests, so that the next Get starts a new one.
+		return nil, fmt.Errorf("calling %q: %w (HTTP 404)", method, mcp.ErrSessionMissing)
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, fmt.Errorf("calling %q: %w: HTTP %d: %s", method, errRejected, resp.StatusCode, bytes.TrimSpace(b))

@@ -63,33 +63,53 @@ func (fs *forgetfulServer) forget(session string) {
 	fs.mu.Unlock()
 }
 
-// A passed-through call answered 404 (the server forgot the session) ends the client, as the
-// go-sdk's own calls do: otherwise the pool kept handing out a client whose every passed-through
-// call failed, retries included (the go-sdk session, with no traffic of its own, never learnt).
-func TestRawHTTPSessionMissingEndsClient(t *testing.T) {
-	fs := newForgetfulServer(t)
-	p := newTestPool(t, nil)
-	cfg := ServerConfig{Name: "echo", URL: fs.url}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := mustGet(t, p, cfg, GlobalPartition)
-	defer p.Release(c)
+// A call answered 404 (the server forgot the session) ends the client at once, before its
+// caller hears of it, whether the call was passed through or the go-sdk session's own: the
+// Get that follows starts a new session. Otherwise the pool kept handing out a client whose
+// every passed-through call failed, retries included (the go-sdk session, with no traffic of
+// its own, never learnt), or, for the session's calls, learnt of it only when its watcher ran.
+// Each path goes round several times, the window being short on an idle machine.
+func TestSessionMissingEndsClient(t *testing.T) {
 	args := json.RawMessage(`{"name":"echo","arguments":{"text":"hi"}}`)
-	if _, err := c.CallRaw(ctx, "tools/call", args); err != nil {
-		t.Fatal(err)
+	paths := map[string]func(context.Context, *Conn) error{
+		"raw": func(ctx context.Context, c *Conn) error {
+			_, err := c.CallRaw(ctx, "tools/call", args)
+			return err
+		},
+		"session": func(ctx context.Context, c *Conn) error {
+			_, err := c.Session().CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}})
+			return err
+		},
 	}
-	fs.forget(c.Session().ID())
-	if _, err := c.CallRaw(ctx, "tools/call", args); !errors.Is(err, mcp.ErrSessionMissing) {
-		t.Fatalf("call in a forgotten session: %v, want ErrSessionMissing", err)
-	}
-	waitDone(t, c) // the client ended
-	c2 := mustGet(t, p, cfg, GlobalPartition)
-	defer p.Release(c2)
-	if c2.c == c.c {
-		t.Fatal("the pool handed out the client whose session the server forgot")
-	}
-	if res, err := c2.CallRaw(ctx, "tools/call", args); err != nil {
-		t.Fatalf("call on the new client: %s, %v", res, err)
+	for name, callIn := range paths {
+		t.Run(name, func(t *testing.T) {
+			fs := newForgetfulServer(t)
+			p := newTestPool(t, nil)
+			cfg := ServerConfig{Name: "echo", URL: fs.url}
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			c := mustGet(t, p, cfg, GlobalPartition)
+			for i := range 10 {
+				if err := callIn(ctx, c); err != nil {
+					p.Release(c)
+					t.Fatalf("round %d: call on a new client: %v", i, err)
+				}
+				fs.forget(c.Session().ID())
+				if err := callIn(ctx, c); !errors.Is(err, mcp.ErrSessionMissing) {
+					p.Release(c)
+					t.Fatalf("round %d: call in a forgotten session: %v, want ErrSessionMissing", i, err)
+				}
+				p.Release(c)
+				old := c
+				c = mustGet(t, p, cfg, GlobalPartition)
+				if c.c == old.c {
+					p.Release(c)
+					t.Fatalf("round %d: the pool handed out the client whose session the server forgot", i)
+				}
+				waitDone(t, old) // the old client ended
+			}
+			p.Release(c)
+		})
 	}
 }
 
@@ -174,30 +194,4 @@ func TestRawHTTPCancelAfterCloseLeavesNoConnection(t *testing.T) {
 		defer mu.Unlock()
 		return len(open) <= 1 // the slow call's, whose handler runs until release
 	})
-}
-
-// A call of the go-sdk session answered 404 (the server forgot the session) ends the client at
-// once, before the caller hears of it, so the Get that follows starts a new session: the
-// go-sdk ends its session on the 404, but the pool learnt of it only when its watcher ran.
-func TestSessionMissingEndsClientBeforeTheCallerHears(t *testing.T) {
-	fs := newForgetfulServer(t)
-	p := newTestPool(t, nil)
-	cfg := ServerConfig{Name: "echo", URL: fs.url}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	c := mustGet(t, p, cfg, GlobalPartition)
-	for i := range 10 {
-		fs.forget(c.Session().ID())
-		if _, err := c.Session().CallTool(ctx, &mcp.CallToolParams{Name: "echo", Arguments: map[string]any{"text": "hi"}}); err == nil {
-			t.Fatal("call in a forgotten session succeeded")
-		}
-		p.Release(c)
-		old := c
-		c = mustGet(t, p, cfg, GlobalPartition)
-		if c.c == old.c {
-			p.Release(c)
-			t.Fatalf("round %d: the pool handed out the client whose session the server forgot", i)
-		}
-	}
-	p.Release(c)
 }
