@@ -441,11 +441,16 @@ func newRenewing(tok *oauth2.Token, renew func(*oauth2.Token) (*oauth2.Token, er
 // user, made by a new authorization, and saved already).
 func (r *renewing) takeOver(n *renewing) {
 	n.mu.Lock()
-	tok, renewAt, renew, saved := n.tok, n.renewAt, n.renew, n.saved
+	snap := renewing{tok: n.tok, renewAt: n.renewAt, renew: n.renew, saved: n.saved}
 	n.mu.Unlock()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.tok, r.renewAt, r.renew, r.saved = tok, renewAt, renew, saved
+	r.takeOverLocked(&snap)
+}
+
+// takeOverLocked is takeOver with r.mu held and n not shared.
+func (r *renewing) takeOverLocked(n *renewing) {
+	r.tok, r.renewAt, r.renew, r.saved = n.tok, n.renewAt, n.renew, n.saved
 }
 
 func (r *renewing) set(tok *oauth2.Token) {

@@ -84,8 +84,7 @@ func (s *sharedTokens) fromStore(key TokenKey, st *StoredToken, load func() (*St
 	if err != nil || st == nil || st.AccessToken == "" || r.tok != nil && r.tok.AccessToken == st.AccessToken {
 		return
 	}
-	n := mk(st)
-	r.tok, r.renewAt, r.renew, r.saved = n.tok, n.renewAt, n.renew, n.saved
+	r.takeOverLocked(mk(st))
 }
 
 // close closes the token requests' idle connections. It reads hc through once, as client
