@@ -17,7 +17,7 @@ import (
 )
 
 // The stdio transport is the pool's own (leanTransport) rather than the go-sdk's IOTransport,
-// for two reasons found by profiling a gateway's hop:
+// for two reasons, both costs on a gateway's hop (docs/design/connpool.md):
 //
 //   - The go-sdk decodes every message with a decoder that allocates a 32 KiB buffer, twice per
 //     message (the envelope, then the method), and a gateway pays that on each side of a call.
