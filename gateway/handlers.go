@@ -25,8 +25,7 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	out := &s.out
 	if s.stateless {
 		// Every client shares the stateless server: a call's progress goes through an outbox
-		// of its own, so that a client that stops reading holds up no other client's result
-		// (TestStatelessStuckClientDelaysNoOther).
+		// of its own, so that a client that stops reading holds up no other client's result.
 		out = &outbox{onDrop: func(n int) {
 			s.g.log.Warn("progress dropped: a stateless client does not keep up", "queued", maxOutbox, "dropped", n)
 		}}

@@ -115,8 +115,8 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	// In stateless mode every client shares the one server and numbers its requests itself,
 	// so a request id names no call: the calls are not recorded, and a client cancels its call
 	// by dropping the request (a notifications/cancelled is another request, perhaps to another
-	// replica; the go-sdk path ignores it). Recorded by id, one client's cancel ended another's
-	// call (TestStatelessCancelReachesNoOtherClient).
+	// replica; the go-sdk path ignores it). Recorded by id, one client's cancel would end
+	// another's call.
 	if !s.stateless {
 		key := string(m.ID)
 		s.pass.mu.Lock()

@@ -15,11 +15,12 @@ var ErrNotReady = errors.New("the session's servers were not ready")
 
 // awaitOwn lists the tools of the servers registered for the session itself (OpenSession's),
 // which starts them, and gives up after Options.OpenTimeout. Session-scoped servers of
-// clients that vanished without DELETE hold their pool slots until the idle timeout; past
-// pool.max_clients a new one waits in the pool for a slot, and its client would wait, with
-// nothing said, as long as the request lasts. Giving up refuses the session with the
-// servers' errors (connpool names the exhausted pool and its limit); a server that fails
-// otherwise is left to the view, which reports it, as before.
+// clients that vanished without DELETE hold their pool slots until the idle timeout; once the
+// pool is at pool.max_total_clients (or the session's own partition at pool.max_clients) a
+// new one waits in the pool for a slot, and its client would wait, with nothing said, as long
+// as the request lasts. Giving up refuses the session with the servers' errors (connpool
+// names the exhausted pool and its limit); a server that fails otherwise is left to the
+// view, which reports it.
 func (g *Gateway) awaitOwn(ctx context.Context, scope ext.Scope) error {
 	var own []ext.ToolProvider
 	for _, r := range g.reg.Registrations(scope) {

@@ -51,7 +51,7 @@ var statelessRefused = map[string]string{
 // to the request and tried again at the next.
 //
 // After Close it returns ErrClosed, whether or not it was opened: the closed server's change
-// stream is stopped, and it answered from a stale view (TestStatelessAfterClose).
+// stream is stopped, so it would answer from a stale view.
 func (g *Gateway) shared(ctx context.Context) (*session, error) {
 	g.sharedMu.Lock()
 	defer g.sharedMu.Unlock()
