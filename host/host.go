@@ -115,7 +115,7 @@ type kind struct {
 
 // kinds are the extension kinds Build knows, in registration order (the order Visible lists
 // them in). A new kind is its own package's config struct plus one entry here (and the
-// config.Config field naming its key; TestKindsCoverConfigSections checks both exist).
+// config.Config field naming its key; a test checks that both exist).
 var kinds = []kind{
 	{"skills", buildSkills},
 	{"commands", buildCommands},
