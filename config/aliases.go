@@ -87,8 +87,8 @@ func bombKey(v any, limit int) string {
 
 // nodeToValue is yaml.NodeToValue with the decoder's panics turned into an error: goccy/go-yaml
 // v1.19.2 dereferences nil when a value with a custom tag is decoded into a list
-// ("allowed_commands: !x" over two lines, found by FuzzParse), and a config file must get an
-// error, never crash the program.
+// ("allowed_commands: !x" over two lines), and a config file must get an error, never crash
+// the program.
 func nodeToValue(n ast.Node, v any, opts ...yaml.DecodeOption) (err error) {
 	defer func() {
 		if r := recover(); r != nil {

@@ -63,105 +63,50 @@
 //	  - .mcp.json               # Claude Code, Claude Desktop, Cursor: {"mcpServers": {…}}
 //	  - .vscode/mcp.json        # VS Code: {"servers": {…}}
 //
-// Each extension kind owns its section: the section is that kind's struct, in the kind's
-// package (config imports skill, command and mcpcap for those types only), one field of Config
-// naming its key, with its YAML keys and a Validate(key string) error method that reports every
-// problem keyed by its YAML path ("mcp_servers.x.retry.calls: …"). Config.Validate calls it
-// with the section's key; Parse finds each problem's key in the syntax tree (a problem says
-// its key with a Key() string method) and prefixes "file:line:col". What is the same for every
-// kind is done once, here, over the YAML before it is decoded, by walking the syntax tree in
-// step with the Go type it decodes into:
-//   - Durations: any time.Duration field, in any kind's struct, must hold a duration with a unit
-//     ("500ms", "5m"); a bare number (30) or any other value is an error at its position. No
-//     list of duration keys exists: a kind adds a duration by declaring the field.
-//   - Integers: any integer field must hold a whole number; 2.5 (or 3.0, 1e3) is an error at
-//     its position rather than silently truncated.
-//   - ${VAR} and ${VAR:-default} (and $$ for a literal $) are expanded in string values of
-//     fields tagged config:"expand", and of the lists and maps such a field holds (values, not
-//     keys), in the scalar itself before decoding, so a variable's value can never inject YAML
-//     structure. The expanded keys are those of before: skills.dirs, commands.dirs,
-//     plugins.dirs, plugins.marketplaces[].path, and a server's command, args, env, cwd, url,
-//     headers and auth's client_id, client_secret, private_key_file and client_metadata_url. Other values (a tool's description or
-//     input_schema, prefix, allow_tools) are left as written. An unset variable without a
-//     default is an error naming the variable, the key and the position. A default is
-//     expanded in turn when used, as in a shell: ${A:-${B:-x}}, ${A:-$$HOME}.
-//   - Relative paths in fields tagged config:"path" (skills.dirs, commands.dirs,
-//     plugins.dirs, plugins.marketplaces[].path, a server's cwd and auth.private_key_file) are resolved against the config file's folder, after expansion; one that is "~" or
-//     starts with "~/" is taken from the home directory instead, as a shell would.
+// Load reads a file and Parse a file's bytes; both return every problem at once, each
+// "file:line:col: key: what" with the key dotted from the top ("mcp_servers.a.args[1]"):
 //
-// Decisions taken where DESIGN.md is silent:
-//   - Unknown keys are errors, not warnings: a misspelt key in a server definition would
-//     otherwise silently change behaviour. Every error names the file, line and column.
-//   - Validation collects every problem rather than stopping at the first, and one bad server
-//     does not hide the others' errors. Problems found while walking the tree (expanding
-//     ${VAR}, checking durations and integers) are reported together with the validation
-//     problems, first: fixing one to learn of the next is what an editor's user hates. A
-//     validation problem of a value the walk could not read (or of a key under it) is left
-//     out, since that value is the unexpanded text or the default and the walk already said
-//     what is wrong there. A value that cannot be decoded at all (a list where a mapping
-//     goes) still stops before validation: there is no Config to validate.
-//   - A problem whose key is not in the file (a missing command) is placed at the nearest
-//     enclosing key that is (the server).
-//   - extensions.allowed_commands applies to every section with a CheckCommands method
-//     (mcp_servers), and the host applies it to a skill's own servers too.
-//   - A file holds one YAML document: a second one with content (after "---") is an error at
-//     its first key, not ignored with whatever keys it holds. A "%YAML" directive, a trailing
-//     "---" or "..." and a leading byte-order mark are tolerated.
-//   - Messages are in the file's terms: every one is "file:line:col: key: what", the key
-//     dotted from the top ("mcp_servers.a.args[1]"; "top level" for the file itself), what is
-//     wrong said as "want a list, got a string", never as Go types. A syntax error, found
-//     before there is a tree to find keys in, is placed under the key its line's indentation
-//     says. An unknown key names the key it was probably meant to be: another tool's spelling
-//     of it (mcpServers, Claude's and Cursor's key, mcp-servers, servers: mcp_servers;
-//     maxClients: max_clients), else a typo's correction, else the keys its mapping has.
-//     Reading a Claude or Cursor JSON file as it is, is what import is for.
-//   - An unset ${VAR} without a default is an error when the file is read, for every server,
-//     used or not: the file is checked whole before anything starts, and an error that waits
-//     for a server's first use would surface mid-session. A variable that may be unset takes
-//     a default, ${TOKEN:-} for empty (the README's example does).
-//   - Bounded input. Load reads only a regular file (a named pipe, a device such as /dev/zero,
-//     a socket or a folder is refused at once, checked on the opened descriptor: package
-//     internal/regfile) of at most MaxFileSize, 1 MiB, some thousand times a real config; the
-//     cap is not configurable, since it guards the file that would configure it. YAML aliases
-//     are bounded as in a SKILL.md frontmatter (frontmatter.ExpansionLimit: 4 times the file's
-//     size plus 64 KiB once expanded), measured on the decoded value before anything expands
-//     it; the error names the innermost key whose value alone is over the limit.
-//   - agents and server are the host's and the server's own sections (like pool and
-//     extensions), so their structs live here. An agent's server may not take the name of one
-//     of mcp_servers (the agent sees both); two agents may use one name. An agent's name is a
-//     URL path segment: letters, digits, '.', '_', '-'. A project's agentpool.yaml adds only
-//     its mcp_servers to the user's config (package host): its agents and server sections
-//     are not used, so a cloned repository cannot open a port or change a token.
-//   - server.token is expanded like a server's headers, so ${VAR} keeps the secret out of the
-//     file; server.max_body is a byte count, not a size with a unit.
-//   - A server name must not hold "__" (ext.ToolSep) or end with "_": its tools'
-//     "<server>__<tool>" names would read back as another server's.
+//	cfg, err := config.Load("agentpool.yaml")
+//	if err != nil {
+//		fmt.Fprintln(os.Stderr, err) // one line a problem
+//		os.Exit(1)
+//	}
+//	for _, w := range cfg.Warnings {
+//		fmt.Fprintln(os.Stderr, "warning:", w)
+//	}
 //
-// Import (import.go): each file of the import list (paths relative to the config's folder,
-// ~ and ${VAR} as for the other paths) is JSON holding the servers by name under mcpServers
-// (Claude Desktop, Claude Code's .mcp.json, Cursor) or servers (VS Code's .vscode/mcp.json).
-//   - Each entry becomes an mcp_servers entry as if written in the YAML: decoded into the same
-//     mcpcap.ServerSpec by the same walk (${VAR} and ${VAR:-default} expanded, as Claude Code
-//     does too; cwd resolved against the JSON file's folder), and validated the same way,
-//     extensions.allowed_commands included. Every problem names the JSON file, its line and
-//     its key in that file's terms ("mcp.json:4:7: mcpServers.a.url: …"). All of the YAML's
-//     and every imported file's problems are reported at once.
-//   - "type": "http" is streamable-http; stdio, sse and streamable-http are as they are. A
-//     number as "timeout" is Cline's seconds; a string is a duration, as in the YAML.
-//   - The keys other applications write in an entry and agentpool has no use for
-//     (autoApprove, alwaysAllow, envFile, dev, description) are left out, each a warning;
-//     "disabled": true leaves the server out, a warning too. Any other unknown key is an
-//     error, as in the YAML: a user pointing import at an IDE's file is not refused for the
-//     IDE's keys, and a misspelt key is not silently dropped. A file's top-level keys other
-//     than mcpServers or servers (Claude Desktop's preferences, VS Code's inputs) are the
-//     other application's and not read, but for "import": imports do not nest, and an import
-//     inside an imported file is an error. // and /* */ comments are allowed (VS Code).
-//   - Collisions are warnings (Config.Warnings, "file:line:col: key: what"), never silent:
-//     the YAML's own server wins a name both use, an earlier import wins over a later one. An
-//     imported server named like one of an agent's servers is an error, as in the YAML.
-//   - Bounded as the config itself: each file a regular file of at most MaxFileSize, at most
-//     MaxImports files; a file listed twice is an error.
-//   - Config.Source says which file declares a server; Config.Declared includes the imported
-//     servers as written (${VAR} kept), so a project's imported servers are fingerprinted for
-//     trust as its own are: an import is a declaration like any other.
+// Each extension kind owns its section: the section is that kind's struct, in the kind's package,
+// with its YAML keys and a Validate(key string) error method. What is the same for every kind is
+// done here, over the YAML before it is decoded:
+//
+//   - Unknown keys are errors (an unknown key names the key it was probably meant to be, such
+//     as mcpServers for mcp_servers). Every problem is reported, not only the first.
+//   - A time.Duration field holds a duration with a unit ("500ms", "5m"); an integer field a
+//     whole number. Anything else is an error at its position.
+//   - ${VAR}, ${VAR:-default} and $$ are expanded in fields tagged config:"expand" (skills.dirs,
+//     commands.dirs, plugins.dirs, plugins.marketplaces[].path, and a server's command, args,
+//     env, cwd, url, headers and auth secrets; server.token), in the scalar itself, so a
+//     value can never inject YAML structure. An unset variable without a default is an error
+//     for every server, used or not.
+//   - Relative paths in fields tagged config:"path" are resolved against the config file's
+//     folder; "~" and "~/…" against the home directory.
+//   - A file is one YAML document, a regular file of at most MaxFileSize (1 MiB); YAML aliases
+//     are bounded as frontmatter bounds them (frontmatter.ExpansionLimit).
+//   - A server name must not hold "__" or end with "_". An agent's name is a URL path segment
+//     (letters, digits, '.', '_', '-'), and an agent's server may not take a name of
+//     mcp_servers.
+//
+// # Import
+//
+// Each file of the import list is JSON holding servers by name under mcpServers (Claude Desktop,
+// Claude Code, Cursor) or servers (VS Code), with // and /* */ comments allowed. Each entry is
+// read as if written under mcp_servers, with the same checks and ${VAR}, its problems naming the
+// JSON file, line and key. "type": "http" is streamable-http; a number as timeout is seconds.
+// Keys of other applications (autoApprove, alwaysAllow, envFile, dev, description) are left
+// out with a warning; "disabled": true leaves the server out with a warning. The YAML's own
+// server wins a name both use, an earlier import a later one, each a warning. Imports do not
+// nest; at most MaxImports files. Config.Declared keeps imported servers as written, so they
+// are fingerprinted for trust like the file's own.
+//
+// Rationale: docs/design/config.md.
 package config
