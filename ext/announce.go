@@ -7,7 +7,7 @@ package ext
 //
 // Without it a registration made while sessions are live (a config reload adding, removing
 // or replacing a server; an editor's own server added to its session) would reach no
-// session until the capability happened to emit an event of its own. The events coalesce like
+// session until the capability emitted an event of its own. The events coalesce like
 // any other, so announcing many registrations at once costs each subscriber one view.
 func (r *Registry) announce(e *entry) {
 	for _, k := range kindsOf(e.cap) {
