@@ -3,6 +3,19 @@
 // checks JWT access tokens (RFC 9068) issued by one authorization server, the configured
 // issuer, and its [Verifier.Verify] has the shape the gateway injects as its token verifier.
 //
+//	v, err := bearer.New(bearer.Config{Issuer: "https://idp.example", Audiences: []string{"api://agentpool"}})
+//	if err != nil {
+//		return err // an invalid Config; nothing is fetched yet
+//	}
+//	info, err := v.Verify(ctx, token, "https://agentpool.example/mcp")
+//	switch {
+//	case errors.Is(err, auth.ErrInvalidToken): // the client's fault: 401
+//	case err != nil: // the issuer could not be asked: 503
+//	default: // info.UserID, info.Scopes
+//	}
+//
+// A Verifier is safe for concurrent use.
+//
 // # What is verified
 //
 // A token is accepted only if all of these hold; otherwise Verify returns an error that wraps
@@ -16,12 +29,11 @@
 //     ("use" absent or "sig"), a key's "alg", when it has one, must be the token's, and a key
 //     embedded in the token's own header ("jwk", "x5c") is never trusted;
 //   - "typ", when present, is "at+jwt", "application/at+jwt" (RFC 9068) or "JWT" (compared
-//     without regard to case). Many IdPs still label access tokens "JWT", so that is accepted;
-//     anything else (an ID token marked as such, a logout token, ...) is refused;
+//     without regard to case); anything else (an ID token marked as such, a logout token, ...)
+//     is refused;
 //   - "iss" equals Config.Issuer exactly (no trailing-slash folding);
 //   - "exp" is present and not past, "nbf" and "iat", when present, are not in the future,
-//     each allowing Config.Leeway of clock skew (default 30 s, a common choice that covers
-//     ordinary NTP drift without stretching a token's life noticeably);
+//     each allowing Config.Leeway of clock skew (default 30 s);
 //   - "aud" contains the resource the client asked for (exact string match) or one of
 //     Config.Audiences, for IdPs (Auth0, Okta, ...) that issue a fixed API audience;
 //   - "sub" is present; it becomes TokenInfo.UserID.
@@ -32,46 +44,22 @@
 //
 // # Talking to the authorization server
 //
-// [New] only validates its Config: nothing is fetched until the first Verify, so serve starts
-// even when the IdP is down. The JWKS URL is Config.JWKSURL or, when that is empty, the
-// "jwks_uri" of the issuer's metadata, found at the RFC 8414 well-known location
-// (/.well-known/oauth-authorization-server) or, failing that, the OpenID Connect one
-// (/.well-known/openid-configuration). The metadata's "issuer" must equal Config.Issuer
-// exactly (RFC 8414 §3.3, OpenID Discovery §4.3); the go-sdk's auth.GetAuthServerMetadata is not
-// used because it folds a trailing slash and insists on PKCE support, which a resource server
-// has no need of.
+// New only validates its Config: nothing is fetched until the first Verify, so serve starts
+// even when the IdP is down. The JWKS URL is Config.JWKSURL, else the "jwks_uri" of the
+// issuer's RFC 8414 metadata (or, failing that, its OpenID Connect configuration), whose
+// "issuer" must equal Config.Issuer exactly. Every URL fetched, redirects included, must be
+// https, or http on a loopback host.
 //
-// Every URL fetched (the issuer's metadata, the JWKS, and with the default HTTP client every
-// redirect) must be https, or http on a loopback host. The issuer has no query (RFC 8414 §2);
-// a jwks_uri may have one (Azure AD B2C's do).
+//   - When the IdP cannot be reached or answers nonsense, Verify returns an error that does
+//     NOT wrap ErrInvalidToken, so the gateway answers 503 rather than 401.
+//   - Fetches are made at most once every 5 s whatever the traffic, shared by concurrent
+//     callers. A token naming a kid the JWKS lacks triggers a fetch (key rotation) within that
+//     limit; the JWKS is also refreshed after its Cache-Control max-age, clamped to 1 minute –
+//     1 hour (10 minutes without one). A failed refresh keeps the keys already held.
+//   - A token that passed is cached (at most 4096, keyed by a SHA-256 of token and resource)
+//     until its "exp", not consulted while the keys are due for a refresh, and emptied when
+//     the JWKS changes. Failures are not cached.
 //
-// When the IdP cannot be reached (or answers nonsense), Verify returns an error that does NOT
-// wrap ErrInvalidToken, so the gateway can answer 503 rather than 401. Fetches (discovery and
-// JWKS together) are attempted at most once every 5 s, whatever the traffic: a down IdP is not
-// hammered by every request, and concurrent callers share one fetch. While a refresh of the
-// keys runs, the requests other than the one that started it are checked with the keys already
-// held, unless they name a kid those lack: a slow IdP does not stall them.
-//
-// The JWKS is cached. It is fetched again when a token names a kid that is not in it (key
-// rotation), subject to the same 5 s limit, so a flood of tokens with random kids costs at
-// most one fetch per 5 s (the price: a token signed by a newly published key, arriving within
-// 5 s of the last fetch, is refused until the next one is allowed); and it is refreshed when it
-// gets old: after the response's Cache-Control max-age, clamped to between 1 minute and 1
-// hour, or 10 minutes without one, so a key the IdP removes stops being trusted within the
-// hour at most, as long as the IdP answers. If a refresh fails (a document without a "keys"
-// array is a failure too), the keys already held are kept (and the failure logged) rather
-// than failing every request.
-//
-// # The verified-token cache
-//
-// A token that passed is remembered, keyed by the SHA-256 of the token and the resource, until
-// its "exp" (so a request with a known token costs a hash and a map lookup); the cache holds at
-// most 4096 entries, is not consulted while the keys are due for a refresh, and is emptied
-// whenever the JWKS changes, so a removed key's tokens do not outlive it in the cache.
-// Failures are not cached.
-//
-// # Dependencies
-//
-// bearer is a leaf: it imports the go-sdk's auth package (for TokenInfo and ErrInvalidToken),
-// github.com/go-jose/go-jose/v4 and the standard library, and nothing of agentpool's.
+// bearer is a leaf: the go-sdk's auth package, go-jose and the standard library. Rationale:
+// docs/design/bearer.md.
 package bearer
