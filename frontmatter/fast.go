@@ -9,7 +9,7 @@ import (
 // fastParse handles the common frontmatter shape without the YAML parser: every line blank, a
 // comment, or `key: value` at column 0 where value is a plain scalar that YAML would read as that
 // exact string, or a double-quoted string without escapes. Anything else returns ok=false and
-// the caller uses the full parser, so results are identical (FuzzParseFrontmatter checks this).
+// the caller uses the full parser, so results are identical to the parser's.
 func fastParse(y []byte) (*Frontmatter, bool) {
 	fm := &Frontmatter{Values: make(map[string]any, 4), Lines: make(map[string]int, 4), Keys: make([]string, 0, 4)}
 	line := 0
