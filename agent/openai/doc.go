@@ -16,11 +16,9 @@
 //   - Tools are function tools whose parameters are the MCP input schema as the server wrote
 //     it; strict mode is off.
 //   - Instructions are one system prompt: Static, a blank line, Dynamic.
-//   - The Model retries what the SDK retries (429, 5xx, a lost connection) up to
-//     Options.MaxRetries times (default 2), waiting what Retry-After says unless that exceeds
-//     Options.MaxRetryWait (default 30 s): then the 429 is returned. A 2xx answer that is no
-//     chat completion is ErrMalformedResponse. A refusal is the answer's text.
-//   - Stream sends text pieces as they come and assembles tool calls by index.
+//   - The Model retries (429, 5xx, a lost connection) up to Options.MaxRetries times (default
+//     2), waiting Retry-After unless it exceeds Options.MaxRetryWait (default 30 s). A 2xx
+//     answer that is no chat completion is ErrMalformedResponse; a refusal is the answer's text.
 //
 // Tool results, per MCP content kind; what is lossy is said in the text the model sees:
 //
