@@ -8,11 +8,8 @@
 //		return err // an invalid Config; nothing is fetched yet
 //	}
 //	info, err := v.Verify(ctx, token, "https://agentpool.example/mcp")
-//	switch {
-//	case errors.Is(err, auth.ErrInvalidToken): // the client's fault: 401
-//	case err != nil: // the issuer could not be asked: 503
-//	default: // info.UserID, info.Scopes
-//	}
+//	// errors.Is(err, auth.ErrInvalidToken): the client's fault (401); another error: the
+//	// issuer could not be asked (503); else info.UserID and info.Scopes.
 //
 // A Verifier is safe for concurrent use.
 //
@@ -50,16 +47,9 @@
 // "issuer" must equal Config.Issuer exactly. Every URL fetched, redirects included, must be
 // https, or http on a loopback host.
 //
-//   - When the IdP cannot be reached or answers nonsense, Verify returns an error that does
-//     NOT wrap ErrInvalidToken, so the gateway answers 503 rather than 401.
-//   - Fetches are made at most once every 5 s whatever the traffic, shared by concurrent
-//     callers. A token naming a kid the JWKS lacks triggers a fetch (key rotation) within that
-//     limit; the JWKS is also refreshed after its Cache-Control max-age, clamped to 1 minute –
-//     1 hour (10 minutes without one). A failed refresh keeps the keys already held.
-//   - A token that passed is cached (at most 4096, keyed by a SHA-256 of token and resource)
-//     until its "exp", not consulted while the keys are due for a refresh, and emptied when
-//     the JWKS changes. Failures are not cached.
-//
-// bearer is a leaf: the go-sdk's auth package, go-jose and the standard library. Rationale:
-// docs/design/bearer.md.
+// Fetches are made at most once every 5 s, shared by concurrent callers: on a kid the JWKS
+// lacks (rotation), and after the JWKS's max-age (clamped to 1 minute – 1 hour; 10 minutes
+// without one). A failed refresh keeps the keys held. A token that passed is cached until its
+// "exp" (at most 4096), emptied when the JWKS changes. bearer is a leaf: the go-sdk's auth
+// package, go-jose and the standard library. Rationale: docs/design/bearer.md.
 package bearer
