@@ -24,13 +24,11 @@
 //   - A command file is always a template (cmdline.ExpandTemplate). Its body is read by
 //     GetCommand (at most 4 MiB), cached, and read again when the file changes; only regular
 //     files are opened.
-//   - A name found twice keeps the first (earlier root); the other file is a warning naming the
-//     winner. A name holding whitespace or a control character is not loaded (an error
-//     diagnostic): it could never be typed as a command.
+//   - A name found twice keeps the first (earlier root), the other a warning. A name holding
+//     whitespace or a control character is not loaded (an error diagnostic).
 //   - FileOptions.Namespace puts every command under "<ns>:" (a plugin's commands); the bare
 //     name is then not a command of that source.
-//   - With FileOptions.Watch, commands_changed is emitted when a command appeared, went away,
-//     moved or its file changed.
+//   - With FileOptions.Watch, commands_changed is emitted when a command or its file changed.
 //
 // Rationale: docs/design/command.md.
 package command
