@@ -66,47 +66,20 @@
 // Load reads a file and Parse a file's bytes; both return every problem at once, each
 // "file:line:col: key: what" with the key dotted from the top ("mcp_servers.a.args[1]"):
 //
-//	cfg, err := config.Load("agentpool.yaml")
-//	if err != nil {
-//		fmt.Fprintln(os.Stderr, err) // one line a problem
-//		os.Exit(1)
-//	}
-//	for _, w := range cfg.Warnings {
-//		fmt.Fprintln(os.Stderr, "warning:", w)
-//	}
+//	cfg, err := config.Load("agentpool.yaml") // err: one line a problem
+//	// cfg.Warnings: what is worth saying but not an error (an import's collision)
 //
-// Each extension kind owns its section: the section is that kind's struct, in the kind's package,
-// with its YAML keys and a Validate(key string) error method. What is the same for every kind is
-// done here, over the YAML before it is decoded:
+// Each kind's section is its own struct, in its own package, with a Validate method. What holds
+// for every kind is checked here: unknown keys are errors (naming the key probably meant); a
+// time.Duration needs a unit, an integer a whole number; ${VAR}, ${VAR:-default} and $$ are
+// expanded inside the scalars of fields tagged config:"expand" (an unset variable without a
+// default is an error, for every server, used or not); relative paths (config:"path") are taken
+// from the file's folder and "~/" from the home directory; a file is one YAML document, a
+// regular file of at most MaxFileSize, its aliases bounded; a server name holds no "__" and
+// does not end with "_".
 //
-//   - Unknown keys are errors (an unknown key names the key it was probably meant to be, such
-//     as mcpServers for mcp_servers). Every problem is reported, not only the first.
-//   - A time.Duration field holds a duration with a unit ("500ms", "5m"); an integer field a
-//     whole number. Anything else is an error at its position.
-//   - ${VAR}, ${VAR:-default} and $$ are expanded in fields tagged config:"expand" (skills.dirs,
-//     commands.dirs, plugins.dirs, plugins.marketplaces[].path, and a server's command, args,
-//     env, cwd, url, headers and auth secrets; server.token), in the scalar itself, so a
-//     value can never inject YAML structure. An unset variable without a default is an error
-//     for every server, used or not.
-//   - Relative paths in fields tagged config:"path" are resolved against the config file's
-//     folder; "~" and "~/…" against the home directory.
-//   - A file is one YAML document, a regular file of at most MaxFileSize (1 MiB); YAML aliases
-//     are bounded as frontmatter bounds them (frontmatter.ExpansionLimit).
-//   - A server name must not hold "__" or end with "_". An agent's name is a URL path segment
-//     (letters, digits, '.', '_', '-'), and an agent's server may not take a name of
-//     mcp_servers.
-//
-// # Import
-//
-// Each file of the import list is JSON holding servers by name under mcpServers (Claude Desktop,
-// Claude Code, Cursor) or servers (VS Code), with // and /* */ comments allowed. Each entry is
-// read as if written under mcp_servers, with the same checks and ${VAR}, its problems naming the
-// JSON file, line and key. "type": "http" is streamable-http; a number as timeout is seconds.
-// Keys of other applications (autoApprove, alwaysAllow, envFile, dev, description) are left
-// out with a warning; "disabled": true leaves the server out with a warning. The YAML's own
-// server wins a name both use, an earlier import a later one, each a warning. Imports do not
-// nest; at most MaxImports files. Config.Declared keeps imported servers as written, so they
-// are fingerprinted for trust like the file's own.
-//
-// Rationale: docs/design/config.md.
+// Import: each file is JSON with servers under mcpServers (Claude, Cursor) or servers (VS Code),
+// each entry read as if written under mcp_servers; other applications' keys and "disabled":
+// true are warnings; the YAML wins a name both use, an earlier import a later one. Imports do
+// not nest. Rationale: docs/design/config.md.
 package config
