@@ -15,19 +15,14 @@
 //
 // The contract:
 //
-//   - Close releases what the capability holds. It is safe on a capability never used, twice,
-//     and concurrently; every call returns once the capability is closed or ctx ends (then with
-//     ctx's error).
+//   - Close is safe on a capability never used, twice, and concurrently; it returns once the
+//     capability is closed or ctx ends.
 //   - After Close, every method that does work returns an error wrapping ext.ErrClosed,
 //     whatever its inputs; Name still answers.
 //   - Before Close, unknown tool, command, skill and resource names are ext.ErrNotFound
 //     (SkillExists and ResourceExists answer false), and a ChangeObservable's stop function is
 //     idempotent.
 //
-// Each check runs in its own subtest on a capability of its own, made by the caller's
-// constructor, so the caller's t.Cleanup closes what the constructor started. The methods
-// checked are those of the ext interfaces the capability implements. Every call runs with a
-// context bounded by Options.Timeout (default 10 s): a panic is reported as that call's failure,
-// a call that does not return within twice the timeout as a hang. Rationale:
-// docs/design/exttest.md.
+// Each check runs in a subtest on a new capability from the caller's constructor; every call is
+// bounded by Options.Timeout (default 10 s). Rationale: docs/design/exttest.md.
 package exttest
