@@ -11,12 +11,7 @@
 //	if err := reg.Register(own, ext.LevelSession, scope); err != nil {
 //		return err
 //	}
-//	for _, c := range reg.Visible(scope) { // pool, then the session's
-//		if tp, ok := c.(ext.ToolProvider); ok {
-//			tools, err := tp.Tools(ctx)
-//			…
-//		}
-//	}
+//	caps := reg.Visible(scope) // the pool's, then the session's; query each by type assertion
 //	data, err := reg.ResolveURI(ctx, "skill://pdf/SKILL.md", scope)
 //	defer reg.CloseScope(ctx, scope) // unregisters and closes the session's capabilities
 //
@@ -34,22 +29,17 @@
 //
 // # The registry
 //
-//   - Scopes: a capability is registered at a level (LevelPool, LevelSession, LevelAgent,
-//     LevelTurn) in a slot. Visibility walks pool → session → agent → turn, never upward: a
-//     session's capability is invisible to every other session. A query's cost depends on what
-//     is visible, not on how many sessions exist. A name is unique per slot (ErrDuplicate).
-//   - Capabilities must be comparable (pointers). The same value may be registered in several
-//     slots; it is closed only when no registration and no registered composite holds it.
+//   - A capability (comparable: a pointer) is registered at a level (LevelPool, LevelSession,
+//     LevelAgent, LevelTurn) in a slot, its name unique there (ErrDuplicate). Visibility walks
+//     pool → session → agent → turn, never upward; a query costs what is visible, not what
+//     other sessions hold. A value registered in several slots is closed once none holds it.
 //   - Composition (Composite.Children, AddChild): a cycle is ErrCircularComposition; a chain
 //     deeper than RegistryOptions.MaxCompositionDepth (default 3, root counted) logs a warning
 //     and registers.
-//   - Changes(ctx, scope) merges the change events of every capability visible at scope. A
-//     slow subscriber never blocks a producer and never loses that something changed: events
-//     coalesce per (capability, kind, source URI). The stream ends with ctx, at Close, or when
-//     CloseScope closes a slot it lives in. Register and Unregister announce what appeared or
-//     went away to the subscribers that see it.
-//   - Stamp(scope) identifies the state of what a scope sees, so a cache can tell in one
-//     comparison whether a view is current.
+//   - Changes(ctx, scope) merges the events of every capability visible at scope, including
+//     registrations; a slow subscriber never blocks a producer and never loses that something
+//     changed (events coalesce). The stream ends with ctx, Close, or CloseScope of its slot.
+//     Stamp(scope) tells a cache in one comparison whether a view is current.
 //   - CloseScope ends a session, agent or turn; Close ends everything (turn → agent → session →
 //     pool, then OnClose functions), each capability bounded by RegistryOptions.CloseTimeout
 //     (default 5 s, then abandoned with a logged error). Close is idempotent. All methods are
