@@ -16,9 +16,8 @@
 //
 // The rules:
 //
-//   - Split skips a UTF-8 byte order mark, accepts LF, CRLF and lone CR line ends, and takes a
-//     fence as "---" alone on its line (trailing blanks allowed). Whether a missing or unclosed
-//     block is an error is the caller's call.
+//   - Split skips a byte order mark, accepts LF, CRLF and CR line ends, and takes a fence as
+//     "---" alone on its line; a missing or unclosed block is for the caller to judge.
 //   - Parse returns every top-level key, unknown ones included, with its decoded value and file
 //     line (the opening fence is line 1), and never panics. It returns a nil Frontmatter exactly
 //     when a diagnostic is an error. Invalid UTF-8 becomes U+FFFD with a warning.
