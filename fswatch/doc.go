@@ -13,19 +13,16 @@
 //
 // The rules:
 //
-//   - Recursive: one watch per folder; a folder that appears (created, moved in, or a symlink
-//     to a folder) is watched with its subtree, and every file found in it is reported.
-//   - Paths are absolute and clean, in the tree's own namespace: a file reached through a
-//     symlinked folder is reported under the link's path. A folder is watched once, by
-//     (device, inode). A removed folder is reported as its own path only.
+//   - A folder that appears is watched with its subtree, and every file in it is reported.
+//     Paths are absolute, under the link's path where a symlinked folder was followed; a
+//     folder is watched once (by device and inode); a removed folder is reported alone.
 //   - Debounce is trailing edge: the callback fires once no event arrived for Options.Debounce
 //     (default 500 ms). Metadata-only changes (chmod, touch) are ignored.
 //   - Options.Skip (default DefaultSkip), Options.MaxDepth and Options.MaxDirs apply below each
 //     root, never to a root itself. Past MaxDirs a root's further folders are not watched, with
 //     one warning.
-//   - A root that does not exist yet is not an error: it is reported, with its files, when it
-//     appears, and goes back to waiting when removed.
-//   - When the kernel queue overflows, every root is walked again and reported as changed.
+//   - A root that does not exist yet is reported, with its files, when it appears. On a kernel
+//     queue overflow every root is walked again and reported as changed.
 //   - Close waits for a running callback, so the callback must not call Close; it may call Add.
 //     Add after Close wraps ErrClosed.
 //
