@@ -16,13 +16,10 @@
 // .codex-plugin/plugin.json) and the standard layout: skills/, commands/, agents/*.md,
 // hooks/hooks.json and .mcp.json. The manifest's paths add to the standard layout's.
 //
-//   - Names: the manifest's, else the marketplace entry's (which wins over a differing
-//     manifest name, with a warning), else the folder's. A Plugin's name is always valid:
-//     kebab-case, at most MaxNameLength bytes (ValidName); an invalid folder name is made
-//     kebab-case.
-//   - One plugin a name: Load reads plugins.dirs, the marketplaces in order, then the installed
-//     plugins (Claude Code, then Codex); a later plugin of a taken name is left out with a
-//     diagnostic naming both folders.
+//   - A plugin's name is the marketplace entry's, else the manifest's, else the folder's, and
+//     always valid (ValidName: kebab-case, at most MaxNameLength bytes). Load reads
+//     plugins.dirs, the marketplaces, then the installed plugins (Claude Code, then Codex); a
+//     later plugin of a taken name is left out with a diagnostic naming both folders.
 //   - Enabled: a plugin of dirs; a marketplace's when enable names it (or holds "*"); an
 //     installed one when Claude Code or Codex has it enabled. plugins.disable then turns off,
 //     and the State file (SetEnabled; `agentpool plugins enable|disable`) overrides all.
@@ -31,11 +28,9 @@
 //     are debug diagnostics, never errors.
 //   - Containment: every path a plugin or marketplace names must stay inside its folder after
 //     resolving symlinks, else it is an error diagnostic and not read.
-//   - Bad input is never fatal: each problem is a Diagnostic naming the file and, where known,
-//     the line; every JSON file is a regular file of at most MaxFileSize. A missing plugin
-//     folder is LoadPlugin's ErrNotFolder.
-//   - Sources not on disk (github, url, git-subdir, npm) are Entries with Dir "" and a Fetch
-//     command to run; nothing is fetched.
+//   - Bad input is never fatal: each problem is a Diagnostic naming the file and line; JSON
+//     files are regular files of at most MaxFileSize. Nothing is fetched: sources not on disk
+//     are Entries with Dir "" and a Fetch command.
 //   - Plugin.Vars: CLAUDE_PLUGIN_ROOT and PLUGIN_ROOT are the plugin folder; CLAUDE_PLUGIN_DATA
 //     and PLUGIN_DATA the data folder when there is one, absent otherwise.
 //
