@@ -17,18 +17,15 @@
 //
 // What a View holds, and how it is cached:
 //
-//   - Names: tools are named by ext.ToolName. When two capabilities list one name, the one
-//     that precedes keeps it — the user's origin before a project's before a remote one, then
-//     the narrowest scope (turn, agent, session, pool), then Visible order — and the other is
-//     renamed "<capability>__<name>", or left out if that is taken too. Every collision is in
-//     View.Collisions.
-//   - Options.Tools (an agent's allow_tools/deny_tools) filters final names after collisions.
-//   - Prompts are the commands. A contested command name goes by origin, then source (command
-//     files, skills, MCP prompts), then Visible order; each loser is listed under its qualified
-//     name ("file:review", "skill:pdf", "<server>:<prompt>"). A listed name always reaches the
-//     capability it names.
-//   - Skills: one source per name, chosen like tools; reads go through ext.Registry.ResolveURI,
-//     which applies the same precedence.
+//   - Precedence, for a tool or skill name two capabilities offer: the user's origin before a
+//     project's before a remote one, then the narrowest scope (turn, agent, session, pool),
+//     then Visible order; for a command name: origin, then command files before skills before
+//     MCP prompts, then Visible order. A losing tool is renamed "<capability>__<name>", a
+//     losing command listed under its qualified name ("file:review", "skill:pdf"), a losing
+//     skill left out; every collision is in View.Collisions. Options.Tools filters final
+//     names afterwards.
+//   - Prompts are the commands; skill files are read through ext.Registry.ResolveURI, which
+//     applies the same precedence.
 //   - Failures: a capability that is degraded or closed contributes nothing, and a listing
 //     that fails leaves out that part; each is a Problem. Compile never fails because a
 //     capability did.
