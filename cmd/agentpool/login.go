@@ -109,7 +109,7 @@ func loopbackAuthorize(w io.Writer) host.Authorize {
 		go func() { _ = srv.Serve(ln) }()
 		defer func() {
 			// Gracefully: the handler that took the code may still be finishing its answer,
-			// which Close cut off (the browser showed an empty reply, and TestLogin EOF).
+			// which Close would cut off (the browser would show an empty reply).
 			sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 			defer cancel()
 			if srv.Shutdown(sctx) != nil {

@@ -270,7 +270,7 @@ func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handle
 // within readTimeout, and an idle keep-alive connection closed after readTimeout. net/http
 // clears the read deadline once a request's body has been read to its end (it then reads the
 // connection only to see the client leave), so ReadTimeout bounds what the client sends and
-// never the response: a GET SSE stream or a long tool call outlives it (TestServeSlowBodyCut).
+// never the response: a GET SSE stream or a long tool call outlives it.
 // No WriteTimeout, for the same streams.
 func newHTTPServer(handler http.Handler, readTimeout time.Duration) *http.Server {
 	return &http.Server{
