@@ -15,8 +15,8 @@
 //
 // A Cap implements ext.Capability, ToolProvider, MCPResource, ResourceTemplateSource,
 // SkillResource, CommandResource, Instructor, Completer, HealthReporter, ResourceSubscriber,
-// LogSource, RootsWatcher, Originator (remote, "mcp://<name>") and ChangeObservable. Its methods are safe
-// for concurrent use.
+// LogSource, RootsWatcher, Originator (remote, "mcp://<name>") and ChangeObservable. Its
+// methods are safe for concurrent use.
 //
 // # Lifecycle
 //
