@@ -36,10 +36,14 @@
 //
 // # Names and precedence
 //
-// Reserved capability names: "skills" (the one skill manager), "commands", "project-commands",
-// "plugin:<name>", "skill-servers", "agent-skills", "agent-skill-servers"; a name is used once
-// in a scope. Tools are "<server>__<tool>" (ext.ToolName) unless a server sets prefix; a skill's
-// server is the capability "<skill>.<server>" and lists "<skill>__<tool>", a plugin's server
+// The host registers "skills" (the one skill manager), "commands", "project-commands",
+// "plugin:<name>" (a plugin's commands) and, per session, "skill-servers"; per agent
+// "agent-skills" and "agent-skill-servers". A configured server may not be named "skills",
+// "commands", "project-commands" or "skill-servers" (an agent's server not "agent-skills" or
+// "agent-skill-servers" either), and a name is used once in a scope.
+//
+// Tools are "<server>__<tool>" (ext.ToolName) unless a server sets prefix; a skill's server is
+// the capability "<skill>.<server>" and lists "<skill>__<tool>"; a plugin's server is
 // "<plugin>.<server>". Skill roots in precedence order: the command line's, the config's, the
 // user's, a trusted project's, plugins' (namespaced "<plugin>:<skill>"), the bundled ones; a
 // user's skill or command outranks a project's of the same name.
