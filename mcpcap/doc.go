@@ -37,7 +37,8 @@
 //   - A call is retried on a new connection when it never reached the server; one that may
 //     have is retried only for tools annotated readOnlyHint or idempotentHint, or with
 //     Retry.Calls "always", else it fails wrapping ErrConnectionLost. Cancelling a call's
-//     context cancels it upstream. Progress and log messages arrive before the call returns.
+//     context cancels it upstream. On a pooled connection, progress and log messages arrive
+//     before the call returns.
 //   - Tools are Config.Prefix + the server's names (the host sets "<server>__"), filtered by
 //     AllowTools and DenyTools (path.Match, deny wins). Prompts are commands
 //     "<server>:<prompt>". Resources are reached by their URIs or as mcp://<server>/<uri>; an

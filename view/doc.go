@@ -34,8 +34,8 @@
 //     from="mcp://<server>">. Dynamic holds the always-active part and the skills selected for
 //     the turn (Options.Prompt, View.TurnInstructions).
 //   - Cache: a view is recompiled only when the registry's ext.Stamp for its scope changed, and
-//     a view with Problems after CacheOptions.RetryProblems (default 5 s). A cached Get costs
-//     about 160 ns with no allocation; a Cache is safe for concurrent use.
+//     a view with Problems after CacheOptions.RetryProblems (default 5 s); a cached Get does
+//     not allocate. A Cache is safe for concurrent use.
 //
 // Rationale: docs/design/view.md.
 package view
