@@ -36,7 +36,7 @@ import (
 //     gateway supports, and _meta asks for no version of its own (SEP-2575; both refused);
 //   - the tool is in the view and its capability passes calls through.
 //
-// Anything else takes the go-sdk path, as before. A notifications/cancelled naming a passed-
+// Anything else takes the go-sdk path. A notifications/cancelled naming a passed-
 // through call cancels it (upstream too; not in stateless mode, where request ids are not
 // unique across clients); the client's dropping the request does as well, and
 // so does the end of the session's connection (DELETE, idle timeout, Close), after which the
