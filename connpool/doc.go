@@ -44,13 +44,10 @@
 //
 // # Environment, secrets, OAuth
 //
-// A stdio server does not inherit this process's environment: it gets HOME, LANG, LC_ALL,
-// LC_CTYPE, LOGNAME, PATH, SHELL, TERM, TMPDIR, TZ and USER when set, then what EnvPassthrough
-// names, then Env. Secrets are never printed: URLs are redacted (RedactURL), and String,
-// GoString and LogValue leave out args, env and headers; Headers go to the server's own origin
-// only. ServerConfig.Auth makes an HTTP client an OAuth client (authorization code, with
-// Options.AuthorizeUser and Options.Tokens; or client credentials); a failed authorization fails
-// the start with ErrPermanent (ErrNeedsLogin when a user is wanted and none can be asked).
+// A stdio server does not inherit this process's environment (see ServerConfig). Secrets are
+// never printed: URLs are redacted (RedactURL), and String, GoString and LogValue leave out
+// args, env and headers. ServerConfig.Auth makes an HTTP client an OAuth client; a failed
+// authorization fails the start with ErrPermanent (ErrNeedsLogin when no user can be asked).
 //
 // # Notifications and server requests
 //

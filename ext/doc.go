@@ -19,10 +19,8 @@
 //
 // Capability is a Name and a Close whose contract is written on it (safe unused, twice and
 // concurrently; methods after Close return ErrClosed) and checked by package ext/exttest.
-// Everything else is an optional interface found by type assertion: ToolProvider, Instructor,
-// TurnInstructor, SkillResource, ResourceSource, ResourceTemplateSource, SchemeSource,
-// CommandResource, Completer, HealthReporter, ResourceSubscriber, LogSource, RootsWatcher,
-// Composite, ChangeObservable, Originator. Where a capability's content comes from (local,
+// Everything else (ToolProvider, SkillResource, ResourceSource, CommandResource,
+// ChangeObservable, …) is an optional interface found by type assertion. Where a capability's content comes from (local,
 // project, remote) is an Origin given at registration (WithOrigin) or said by the capability,
 // never guessed. The caller's client travels in the context (WithClient, ClientFrom). Tool
 // names leaving a namespace are ToolName(namespace, tool) = "<namespace>__<tool>".
