@@ -19,6 +19,12 @@
 //	defer h.CloseSession(ctx, "s1")
 //	v, err := view.Compile(ctx, h.Registry, ext.Scope{SessionID: "s1"}, nil)
 //
+// # Kinds
+//
+// Build knows the extension kinds as a table: skills, commands, plugins, mcp_servers and agents,
+// each a section of config.Config (the kind's own struct, from its own package) that one entry
+// turns into capabilities. The table and config.Config's sections name the same kinds.
+//
 // # Lifecycle
 //
 //   - Build validates the config, builds every kind's capabilities (MCP servers connect when
@@ -34,7 +40,7 @@
 //     and extensions.max_composition_depth wait for a restart (ReloadResult.AtRestart).
 //   - Close closes every capability, then the pool.
 //
-// # Names and precedence
+// # Decisions taken where the RFC is silent
 //
 // The host registers "skills" (the one skill manager), "commands", "project-commands",
 // "plugin:<name>" (a plugin's commands) and, per session, "skill-servers"; per agent
