@@ -11,14 +11,14 @@
 //	  max_folders: 2000
 //	commands:                   # command.Config
 //	  dirs: [./commands]        # configured command roots
-//	mcp_servers:                # mcpcap.Servers: name → mcpcap.ServerSpec
+//	mcp_servers:                # mcpcap.Servers: name → decl.Server
 //	  everything:
 //	    command: npx
 //	    args: ["-y", "@modelcontextprotocol/server-everything"]
 //	    env_passthrough: [GITHUB_TOKEN]   # variables of agentpool's environment it may see
 //	  remote:
 //	    url: https://api.example/mcp
-//	    auth:                   # mcpcap.Auth: agentpool as the server's OAuth client
+//	    auth:                   # decl.Auth: agentpool as the server's OAuth client
 //	      type: client_credentials          # or authorization_code (agentpool login SERVER)
 //	      client_id: agentpool
 //	      client_secret: ${API_SECRET}
@@ -141,7 +141,7 @@
 // ~ and ${VAR} as for the other paths) is JSON holding the servers by name under mcpServers
 // (Claude Desktop, Claude Code's .mcp.json, Cursor) or servers (VS Code's .vscode/mcp.json).
 //   - Each entry becomes an mcp_servers entry as if written in the YAML: decoded into the same
-//     mcpcap.ServerSpec by the same walk (${VAR} and ${VAR:-default} expanded, as Claude Code
+//     decl.Server by the same walk (${VAR} and ${VAR:-default} expanded, as Claude Code
 //     does too; cwd resolved against the JSON file's folder), and validated the same way,
 //     extensions.allowed_commands included. Every problem names the JSON file, its line and
 //     its key in that file's terms ("mcp.json:4:7: mcpServers.a.url: …"). All of the YAML's

@@ -37,7 +37,7 @@
 // validated whole (Config.Validate, and the names Build reserves) before anything changes; an
 // invalid one changes nothing. Then only differences are applied, and nothing is rolled back:
 // a declaration that fails is in ReloadResult.Failed, the rest stands, as at Build.
-//   - A server is changed when its parsed declaration (mcpcap.ServerSpec) differs. An
+//   - A server is changed when its parsed declaration (decl.Server) differs. An
 //     unchanged pool server keeps its *mcpcap.Cap, pooled process and pid; a changed one gets a
 //     new Cap (a new process); a removed one is unregistered and closed. The old one's pooled
 //     client is retired (connpool.Pool.Retire) between the old Cap's close and the new one's

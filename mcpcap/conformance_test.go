@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/ext/exttest"
 	"github.com/agentpool/agentpool/internal/testserver"
@@ -76,7 +77,7 @@ func TestCapConformance(t *testing.T) {
 		p := newPool(t)
 		exttest.TestCapability(t, func(t *testing.T) ext.Capability {
 			return newPoolCap(t, p, "", Config{Name: "gone", Server: connpool.ServerConfig{Command: bin, Args: []string{"--exit-at-start", "3"}},
-				Retry: Retry{Attempts: 1, Backoff: time.Millisecond}})
+				Retry: decl.Retry{Attempts: 1, Backoff: time.Millisecond}})
 		}, &exttest.Options{Offline: true, Released: noLeases(p)})
 	})
 }

@@ -48,7 +48,7 @@
 //     degraded interval starts the server again (the binary may have appeared). Accesses
 //     within that interval, including those that queued behind the failed start, fail at once
 //     with the recorded error.
-//   - OAuth: a url server's auth key (Auth) becomes connpool.OAuthConfig; connpool runs the
+//   - OAuth: a url server's auth key (decl.Auth) becomes connpool.OAuthConfig; connpool runs the
 //     flows. A server whose authorization fails at start (a user's login wanted where none can
 //     be asked, a token revoked and not refreshable, credentials refused) fails with
 //     connpool.ErrPermanent, so the Cap is degraded at once with the reason ("needs login:
@@ -98,7 +98,7 @@
 //     response (the SDK's "rejected by transport" around a *url.Error; a failed dial means
 //     the request never left), or (other transport errors) when the connection ends within
 //     200 ms; an error the server sent (jsonrpc.Error) never is.
-//   - extensions.allowed_commands (ServerSpec.CheckCommand) matches executables, not names:
+//   - extensions.allowed_commands (CheckCommand) matches executables, not names:
 //     the command and each entry are resolved to a real path — a bare name through
 //     agentpool's own PATH (the one exec looks it up in when it starts the server; a PATH in
 //     the server's env changes only what the server itself runs), a relative path from the
@@ -122,7 +122,7 @@
 //     skill comes from a folder, and the user has not said which of their variables it may
 //     see).
 //   - Secrets: errors, logs, Status and Health show a server's URL redacted (connpool does it
-//     at the source: the SDK never has the real URL); %v of a ServerSpec shows no env, header
+//     at the source: the SDK never has the real URL); %v of a decl.Server shows no env, header
 //     or URL secret.
 //   - Tool names: Prefix is prepended (nil: none; the host sets "<server>__", ext.ToolName);
 //     AllowTools/DenyTools are path.Match patterns on the server's names, deny wins.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 )
@@ -47,7 +48,7 @@ func TestStartTimeoutNotRetried(t *testing.T) {
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "hung",
 		Server: connpool.ServerConfig{Command: script, StartTimeout: 300 * time.Millisecond},
-		Retry:  Retry{Attempts: 3, Backoff: 10 * time.Millisecond}})
+		Retry:  decl.Retry{Attempts: 3, Backoff: 10 * time.Millisecond}})
 	ctx := context.Background()
 	begin := time.Now()
 	_, err := c.Tools(ctx)
@@ -105,7 +106,7 @@ func TestPermanentStartFailsAtOnce(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := newPool(t)
-			slow := newPoolCap(t, p, "", Config{Name: "slow", Server: tc.server(dir), Retry: Retry{Attempts: 3, Backoff: time.Hour}})
+			slow := newPoolCap(t, p, "", Config{Name: "slow", Server: tc.server(dir), Retry: decl.Retry{Attempts: 3, Backoff: time.Hour}})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			begin := time.Now()
@@ -124,7 +125,7 @@ func TestPermanentStartFailsAtOnce(t *testing.T) {
 				return
 			}
 			// A later request tries again: the binary may have appeared.
-			c := newPoolCap(t, p, "", Config{Name: "fixed", Server: tc.server(t.TempDir()), Retry: Retry{Attempts: 3, Backoff: 10 * time.Millisecond}})
+			c := newPoolCap(t, p, "", Config{Name: "fixed", Server: tc.server(t.TempDir()), Retry: decl.Retry{Attempts: 3, Backoff: 10 * time.Millisecond}})
 			if _, err := c.Tools(ctx); !errors.Is(err, ErrDegraded) {
 				t.Fatalf("Tools = %v; want ErrDegraded", err)
 			}

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -86,7 +87,7 @@ func TestKill9WithCallsInFlight(t *testing.T) {
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "fault",
 		Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log, "--call-delay", "300ms"}},
-		Retry:  Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
+		Retry:  decl.Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
 	var rec recorder
 	defer c.Observe(rec.add)()
 	k := &killer{t: t, c: c, log: log, settle: 100 * time.Millisecond}
@@ -228,7 +229,7 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 	}
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "flaky", Server: connpool.ServerConfig{Command: script},
-		Retry: Retry{Attempts: 2, Backoff: 50 * time.Millisecond}})
+		Retry: decl.Retry{Attempts: 2, Backoff: 50 * time.Millisecond}})
 	var rec recorder
 	defer c.Observe(rec.add)()
 	ctx := context.Background()
@@ -372,7 +373,7 @@ func TestRetryPolicyAlwaysAndNever(t *testing.T) {
 			p := newPool(t)
 			c := newPoolCap(t, p, "", Config{Name: "policy",
 				Server: connpool.ServerConfig{Command: bin, Args: []string{"--call-delay", "1500ms"}},
-				Retry:  Retry{Attempts: 3, Backoff: 10 * time.Millisecond, Calls: tc.calls}})
+				Retry:  decl.Retry{Attempts: 3, Backoff: 10 * time.Millisecond, Calls: tc.calls}})
 			pid, _ := strconv.Atoi(callText(t, c, "pid", `{}`))
 			errc := make(chan error, 1)
 			go func() {
@@ -401,7 +402,7 @@ func TestRetryPolicyAlwaysAndNever(t *testing.T) {
 func TestReconnectAfterHangupWithOneAttempt(t *testing.T) {
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "s", Server: connpool.ServerConfig{Command: testserver.Build(t)},
-		Retry: Retry{Attempts: 1, Backoff: 10 * time.Millisecond}})
+		Retry: decl.Retry{Attempts: 1, Backoff: 10 * time.Millisecond}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for i := range 6 {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -96,7 +97,7 @@ func testHTTPKill9(t *testing.T, raw bool) {
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "web",
 		Server: connpool.ServerConfig{Type: connpool.TypeStreamableHTTP, URL: first.url},
-		Retry:  Retry{Attempts: 4, Backoff: 200 * time.Millisecond}})
+		Retry:  decl.Retry{Attempts: 4, Backoff: 200 * time.Millisecond}})
 	var rec recorder
 	defer c.Observe(rec.add)()
 	if got := callText(t, c, "echo", `{"text":"up"}`); got != "up" {
@@ -237,7 +238,7 @@ func TestHTTPServerGoneForGood(t *testing.T) {
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "gone",
 		Server: connpool.ServerConfig{Type: connpool.TypeStreamableHTTP, URL: srv.url},
-		Retry:  Retry{Attempts: 2, Backoff: 50 * time.Millisecond}})
+		Retry:  decl.Retry{Attempts: 2, Backoff: 50 * time.Millisecond}})
 	var rec recorder
 	defer c.Observe(rec.add)()
 	callText(t, c, "echo", `{"text":"up"}`)

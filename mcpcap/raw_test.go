@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/google/go-cmp/cmp"
@@ -59,7 +60,7 @@ func TestKill9WithRawCallsInFlight(t *testing.T) {
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "fault",
 		Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log, "--call-delay", "300ms"}},
-		Retry:  Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
+		Retry:  decl.Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
 	k := &killer{t: t, c: c, log: log, settle: 100 * time.Millisecond, raw: true}
 	for cycle := 0; cycle < 3; cycle++ {
 		k.cycle(cycle)

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"go.uber.org/goleak"
 )
@@ -24,7 +25,7 @@ func TestSoakKill9Through100Cycles(t *testing.T) {
 	dir := t.TempDir()
 	baseFDs := countFDs(t)
 	p := connpool.New(&connpool.Options{Subreaper: true, KillGrace: 500 * time.Millisecond, IdleTimeout: -1})
-	retry := Retry{Attempts: 3, Backoff: 10 * time.Millisecond}
+	retry := decl.Retry{Attempts: 3, Backoff: 10 * time.Millisecond}
 	args := func(log string) []string { return []string{"--log", log, "--call-delay", "100ms"} }
 	directLog, wrappedLog := filepath.Join(dir, "direct.log"), filepath.Join(dir, "wrapped.log")
 	direct, err := New(Config{Name: "direct", Retry: retry,

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/mcpcap"
@@ -31,7 +32,7 @@ func serverCap(t *testing.T, p *connpool.Pool, partition string, cfg mcpcap.Conf
 	prefix := cfg.Name + ext.ToolSep
 	cfg.Prefix = &prefix
 	if cfg.Retry.Backoff == 0 {
-		cfg.Retry = mcpcap.Retry{Attempts: 1, Backoff: 10 * time.Millisecond}
+		cfg.Retry = decl.Retry{Attempts: 1, Backoff: 10 * time.Millisecond}
 	}
 	c, err := mcpcap.New(cfg, mcpcap.WithPool(p, partition))
 	if err != nil {
