@@ -8,14 +8,14 @@
 // keyed by the project's real path (absolute, symlinks resolved). A record is the set of the
 // digests of every server declaration the project had when it was trusted, and when.
 //
-// It imports only the standard library: package host computes the declarations and asks,
-// the CLI records the user's decision.
+// It imports only the standard library and decl: package host computes the declarations
+// and asks, the CLI records the user's decision.
 //
 // # Decisions taken where DESIGN.md is silent
 //
-//   - A declaration's digest covers where it is declared, its name, type, command, args, env,
-//     env_passthrough (the names of the user's variables it is given), cwd, url and headers
-//     (names and values): a changed value of any of them is a different
+//   - A declaration's digest covers where it is declared, its name and every key of the
+//     declaration as written (decl.Server: auth and its sub-keys included; a ${VAR}
+//     reference as written, never its value): a changed value of any of them is a different
 //     server. Only digests are stored, never the values: the file holds no secrets an env or
 //     header value may carry.
 //   - A project is trusted when it has a record and every declaration it has now is in that
