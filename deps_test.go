@@ -67,7 +67,8 @@ var allowedImports = map[string][]string{
 	// dependency, whose Token and TokenSource are in the go-sdk's auth.OAuthHandler; fswatch: fsnotify only; frontmatter:
 	// go-yaml only; cmdline: the standard library only) — except ext, which reads skill://
 	// files through internal/regfile (a leaf of the standard library only), so that a named
-	// pipe in a skill folder cannot block a read.
+	// pipe in a skill folder cannot block a read, and connpool, whose ServerConfig is a
+	// server's declaration (decl.Server) with its name.
 	"ext":         {"internal/regfile"},
 	"ext/exttest": {"ext"}, // a test helper library, like testing/fstest
 	"connpool":    {"decl"},

@@ -110,7 +110,7 @@
 //     not recognised as one: put it in a query, a header or the user info. Messages
 //     name a server by its Name, else its command or redacted URL, and
 //     ServerConfig prints (%v, %#v, slog) without args, env or headers.
-//   - OAuth (ServerConfig.Auth, OAuthConfig): the pool's own http.RoundTripper puts the
+//   - OAuth (ServerConfig.Auth, a decl.Auth): the pool's own http.RoundTripper puts the
 //     token on every request to the server's origin and, on a 401 (or a 403 whose challenge
 //     says insufficient_scope: step-up), runs the handler's Authorize once and sends the
 //     request again, as the go-sdk's streamable transport does with its OAuthHandler. It is

@@ -37,7 +37,7 @@ const (
 // Defaults applied by New to zero fields.
 const (
 	DefaultTimeout = 60 * time.Second
-	// DefaultStartupTimeout bounds one start of a pooled server (Config.Server.StartTimeout,
+	// DefaultStartupTimeout bounds one start of a pooled server (Config.Server.StartupTimeout,
 	// the startup_timeout key): generous, since a first `npx -y` download is slow.
 	DefaultStartupTimeout = connpool.DefaultStartTimeout
 	DefaultAttempts       = decl.DefaultAttempts
@@ -61,10 +61,10 @@ type Config struct {
 	// Name is the server name: the capability name, the command prefix ("<name>:<prompt>")
 	// and the authority of mcp://<name>/ URIs. Required.
 	Name string
-	// Server says how to reach the server (stdio command or URL). Used with WithPool. Its
-	// StartTimeout bounds one start, separately from Timeout; zero means DefaultStartupTimeout.
+	// Server says how to reach the server (stdio command or URL): its declaration. Used with
+	// WithPool. Its StartupTimeout bounds one start, separately from Timeout; zero means DefaultStartupTimeout.
 	// A start that runs out of it is not retried within the same connect round. Caps sharing
-	// a pooled server share its start: the first one's StartTimeout applies to it.
+	// a pooled server share its start: the first one's StartupTimeout applies to it.
 	Server connpool.ServerConfig
 	// Lazy defers connecting to the first call; until then Tools serves the static Tools and
 	// the other listings (resources, templates, prompts, skills) are empty.
@@ -177,8 +177,8 @@ func (cfg *Config) validate(o *options) error {
 		if err := cfg.Server.Validate(); err != nil {
 			return bad("%v", err)
 		}
-		if cfg.Server.StartTimeout == 0 {
-			cfg.Server.StartTimeout = DefaultStartupTimeout
+		if cfg.Server.StartupTimeout == 0 {
+			cfg.Server.StartupTimeout = DefaultStartupTimeout
 		}
 		if o.partition == "" {
 			if cfg.Scope == ScopeSession {

@@ -37,7 +37,7 @@
 //     tools_changed. The RFC's "no automatic background reconnect" holds: only accesses
 //     reconnect.
 //   - Fast, honest start failures: a start is bounded by its own startup timeout
-//     (Config.Server.StartTimeout, the startup_timeout key, default 30 s for a first npx
+//     (Config.Server.StartupTimeout, the startup_timeout key, default 30 s for a first npx
 //     download), never by the call timeout (Timeout bounds the call only). A start that ran
 //     out of it (connpool.ErrStartTimeout) ends the connect round at once instead of being
 //     repeated Retry.Attempts times, so a hung server costs one startup timeout per request,
@@ -48,7 +48,7 @@
 //     degraded interval starts the server again (the binary may have appeared). Accesses
 //     within that interval, including those that queued behind the failed start, fail at once
 //     with the recorded error.
-//   - OAuth: a url server's auth key (decl.Auth) becomes connpool.OAuthConfig; connpool runs the
+//   - OAuth: a url server's auth key (decl.Auth) reaches connpool as declared; connpool runs the
 //     flows. A server whose authorization fails at start (a user's login wanted where none can
 //     be asked, a token revoked and not refreshable, credentials refused) fails with
 //     connpool.ErrPermanent, so the Cap is degraded at once with the reason ("needs login:

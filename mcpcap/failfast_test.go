@@ -47,7 +47,7 @@ func TestStartTimeoutNotRetried(t *testing.T) {
 	script, starts := startCounter(t, "exec "+testserver.Build(t)+" --hang-initialize")
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "hung",
-		Server: connpool.ServerConfig{Command: script, StartTimeout: 300 * time.Millisecond},
+		Server: connpool.ServerConfig{Server: decl.Server{Command: script, StartupTimeout: 300 * time.Millisecond}},
 		Retry:  decl.Retry{Attempts: 3, Backoff: 10 * time.Millisecond}})
 	ctx := context.Background()
 	begin := time.Now()
@@ -89,18 +89,18 @@ func TestPermanentStartFailsAtOnce(t *testing.T) {
 		fix    func(dir string) error // makes the server startable; nil: no recovery checked
 	}{
 		{"missing binary", func(dir string) connpool.ServerConfig {
-			return connpool.ServerConfig{Command: filepath.Join(dir, "server")}
+			return connpool.ServerConfig{Server: decl.Server{Command: filepath.Join(dir, "server")}}
 		}, "no such file or directory", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "server"), []byte("#!/bin/sh\nexec "+bin+"\n"), 0o755)
 		}},
 		{"not executable", func(dir string) connpool.ServerConfig {
 			os.WriteFile(filepath.Join(dir, "server"), []byte("#!/bin/sh\nexec "+bin+"\n"), 0o644)
-			return connpool.ServerConfig{Command: filepath.Join(dir, "server")}
+			return connpool.ServerConfig{Server: decl.Server{Command: filepath.Join(dir, "server")}}
 		}, "permission denied", func(dir string) error {
 			return os.Chmod(filepath.Join(dir, "server"), 0o755)
 		}},
 		{"http 401", func(string) connpool.ServerConfig {
-			return connpool.ServerConfig{URL: unauthorized.URL}
+			return connpool.ServerConfig{Server: decl.Server{URL: unauthorized.URL}}
 		}, "401", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -149,7 +149,7 @@ func TestCallTimeoutDoesNotBoundStart(t *testing.T) {
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "slowstart", Lazy: true,
 		Tools:   []ext.ToolEntry{{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}},
-		Server:  connpool.ServerConfig{Command: script, StartTimeout: 30 * time.Second},
+		Server:  connpool.ServerConfig{Server: decl.Server{Command: script, StartupTimeout: 30 * time.Second}},
 		Timeout: time.Second})
 	if got := callText(t, c, "echo", `{"text":"late but fine"}`); got != "late but fine" {
 		t.Fatalf("echo = %q", got)
@@ -170,7 +170,7 @@ func TestUnknownSchemeStartsNothing(t *testing.T) {
 	for _, name := range []string{"one", "two", "three"} {
 		script, starts := startCounter(t, "exec "+bin)
 		counters = append(counters, starts)
-		c := newPoolCap(t, p, "", Config{Name: name, Server: connpool.ServerConfig{Command: script}})
+		c := newPoolCap(t, p, "", Config{Name: name, Server: connpool.ServerConfig{Server: decl.Server{Command: script}}})
 		if err := reg.Register(c, ext.LevelPool, ext.Scope{}); err != nil {
 			t.Fatal(err)
 		}

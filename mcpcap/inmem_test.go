@@ -503,7 +503,7 @@ func TestNewValidates(t *testing.T) {
 		{Config{Name: "x", Retry: decl.Retry{Attempts: MaxAttempts + 1}}, []Option{WithClient(cs)}, "retry.attempts"},
 		{Config{Name: "x", AllowTools: []string{"[bad"}}, []Option{WithClient(cs)}, "tool pattern"},
 		{Config{Name: "x"}, nil, "WithClient or WithPool"},
-		{Config{Name: "x", Scope: ScopeSession, Server: connpool.ServerConfig{Command: "true"}}, []Option{WithPool(connpool.New(nil), "")}, "session id"},
+		{Config{Name: "x", Scope: ScopeSession, Server: connpool.ServerConfig{Server: decl.Server{Command: "true"}}}, []Option{WithPool(connpool.New(nil), "")}, "session id"},
 		{Config{Name: "x", Server: connpool.ServerConfig{}}, []Option{WithPool(connpool.New(nil), "")}, "x"},
 	} {
 		_, err := New(tc.cfg, tc.opts...)
@@ -514,7 +514,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestCloseIdempotentAndWithoutUse(t *testing.T) {
-	c, err := New(Config{Name: "x", Server: connpool.ServerConfig{Command: "true"}}, WithPool(connpool.New(nil), ""))
+	c, err := New(Config{Name: "x", Server: connpool.ServerConfig{Server: decl.Server{Command: "true"}}}, WithPool(connpool.New(nil), ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -57,7 +57,7 @@ func TestRetiredConnectionStopsItsWatcher(t *testing.T) {
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{
 		Name:   "nolist",
-		Server: connpool.ServerConfig{URL: url},
+		Server: connpool.ServerConfig{Server: decl.Server{URL: url}},
 		Lazy:   true,
 		Tools:  []ext.ToolEntry{{Name: "echo"}},
 		Retry:  decl.Retry{Attempts: 2, Backoff: time.Millisecond},

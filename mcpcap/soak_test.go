@@ -29,12 +29,11 @@ func TestSoakKill9Through100Cycles(t *testing.T) {
 	args := func(log string) []string { return []string{"--log", log, "--call-delay", "100ms"} }
 	directLog, wrappedLog := filepath.Join(dir, "direct.log"), filepath.Join(dir, "wrapped.log")
 	direct, err := New(Config{Name: "direct", Retry: retry,
-		Server: connpool.ServerConfig{Command: bin, Args: args(directLog)}}, WithPool(p, ""))
+		Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: args(directLog)}}}, WithPool(p, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrapped, err := New(Config{Name: "wrapped", Retry: retry, Server: connpool.ServerConfig{Command: "sh",
-		Args: []string{"-c", bin + " " + strings.Join(args(wrappedLog), " ") + "; echo exited >&2"}}}, WithPool(p, ""))
+	wrapped, err := New(Config{Name: "wrapped", Retry: retry, Server: connpool.ServerConfig{Server: decl.Server{Command: "sh", Args: []string{"-c", bin + " " + strings.Join(args(wrappedLog), " ") + "; echo exited >&2"}}}}, WithPool(p, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -84,11 +84,8 @@ func ConfigOf(name string, s decl.Server) (Config, error) {
 		prefix = &p
 	}
 	return Config{
-		Name: name,
-		Server: connpool.ServerConfig{
-			Name: name, Type: s.Type, Command: s.Command, Args: s.Args, Env: s.Env, EnvPassthrough: s.EnvPassthrough,
-			Cwd: s.Cwd, URL: s.URL, Headers: s.Headers, Auth: authConfig(s.Auth), StartTimeout: s.StartupTimeout,
-		},
+		Name:       name,
+		Server:     connpool.ServerConfig{Name: name, Server: s},
 		Lazy:       s.Lazy,
 		Tools:      tools,
 		Scope:      s.Scope,

@@ -41,7 +41,7 @@ func problemKeys(t *testing.T, err error) []string {
 	return keys
 }
 
-// The auth key becomes connpool's OAuthConfig: the redirect port a loopback redirect URL.
+// The auth key reaches connpool as declared: the redirect port gives a loopback redirect URL.
 func TestConfigOfAuth(t *testing.T) {
 	s := decl.Server{URL: "https://h/mcp", Auth: &decl.Auth{Type: "authorization_code", ClientID: "id", ClientSecret: "sec",
 		Scopes: []string{"a", "b"}, RedirectPort: 8123, ClientMetadataURL: "https://c.example/client.json"}}
@@ -55,16 +55,19 @@ func TestConfigOfAuth(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &connpool.OAuthConfig{Grant: connpool.GrantAuthorizationCode, ClientID: "id", ClientSecret: "sec", Scopes: []string{"a", "b"},
-		RedirectURL: "http://127.0.0.1:8123/callback", ClientMetadataURL: "https://c.example/client.json"}
+	want := &decl.Auth{Type: connpool.GrantAuthorizationCode, ClientID: "id", ClientSecret: "sec", Scopes: []string{"a", "b"},
+		RedirectPort: 8123, ClientMetadataURL: "https://c.example/client.json"}
 	if diff := cmp.Diff(want, cfg.Server.Auth); diff != "" {
-		t.Errorf("OAuthConfig (-want +got):\n%s", diff)
+		t.Errorf("auth (-want +got):\n%s", diff)
+	}
+	if got := cfg.Server.Auth.RedirectURL(); got != "http://127.0.0.1:8123/callback" {
+		t.Errorf("redirect URL = %q", got)
 	}
 	s = decl.Server{URL: "https://h/mcp", Auth: &decl.Auth{Type: "client_credentials", ClientID: "id", TokenEndpointAuth: "private_key_jwt", PrivateKeyFile: "/k.pem"}}
 	cfg, _ = ConfigOf("s", s)
-	want = &connpool.OAuthConfig{Grant: connpool.GrantClientCredentials, ClientID: "id", TokenEndpointAuth: connpool.AuthPrivateKeyJWT, PrivateKeyFile: "/k.pem"}
+	want = &decl.Auth{Type: connpool.GrantClientCredentials, ClientID: "id", TokenEndpointAuth: connpool.AuthPrivateKeyJWT, PrivateKeyFile: "/k.pem"}
 	if diff := cmp.Diff(want, cfg.Server.Auth); diff != "" {
-		t.Errorf("OAuthConfig (-want +got):\n%s", diff)
+		t.Errorf("auth (-want +got):\n%s", diff)
 	}
 }
 
@@ -111,10 +114,10 @@ func TestConfigOf(t *testing.T) {
 	cfg.Prefix = nil
 	want := Config{
 		Name: "srv",
-		Server: connpool.ServerConfig{Name: "srv", Type: "stdio", Command: "x", Args: []string{"a"},
-			Env: map[string]string{"K": "v"}, Cwd: "/w", StartTimeout: 2 * time.Minute},
-		Lazy:  true,
-		Scope: ScopeSession, AllowTools: []string{"p*"}, DenyTools: []string{"q"},
+		// The declaration itself, whole, for the pool.
+		Server: connpool.ServerConfig{Name: "srv", Server: spec},
+		Lazy:   true,
+		Scope:  ScopeSession, AllowTools: []string{"p*"}, DenyTools: []string{"q"},
 		Timeout: time.Second, Retry: decl.Retry{Attempts: 2, Backoff: time.Millisecond, Calls: CallsNever},
 	}
 	tools := cfg.Tools
@@ -140,11 +143,11 @@ func TestStartupTimeoutDefault(t *testing.T) {
 	for _, tc := range []struct {
 		set, want time.Duration
 	}{{0, DefaultStartupTimeout}, {5 * time.Second, 5 * time.Second}} {
-		c, err := New(Config{Name: "s", Server: connpool.ServerConfig{Command: "x", StartTimeout: tc.set}, Timeout: time.Second}, WithPool(p, ""))
+		c, err := New(Config{Name: "s", Server: connpool.ServerConfig{Server: decl.Server{Command: "x", StartupTimeout: tc.set}}, Timeout: time.Second}, WithPool(p, ""))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := c.Config().Server.StartTimeout; got != tc.want {
+		if got := c.Config().Server.StartupTimeout; got != tc.want {
 			t.Errorf("startup timeout %v gives %v, want %v", tc.set, got, tc.want)
 		}
 		if got := c.Config().Timeout; got != time.Second {

@@ -59,10 +59,10 @@ func TestCacheWithRealServers(t *testing.T) {
 	r := newRegistry(t)
 	p := newPool(t, r)
 	for _, s := range []string{"A", "B"} {
-		c := serverCap(t, p, s, mcpcap.Config{Name: "state", Scope: mcpcap.ScopeSession, Server: connpool.ServerConfig{Command: bin}})
+		c := serverCap(t, p, s, mcpcap.Config{Name: "state", Scope: mcpcap.ScopeSession, Server: connpool.ServerConfig{Server: decl.Server{Command: bin}}})
 		register(t, r, c, ext.LevelSession, ext.Scope{SessionID: s})
 	}
-	agent := serverCap(t, p, "A", mcpcap.Config{Name: "helper", Scope: mcpcap.ScopeSession, Server: connpool.ServerConfig{Command: bin, Args: []string{"--extra-tool", "assist"}}})
+	agent := serverCap(t, p, "A", mcpcap.Config{Name: "helper", Scope: mcpcap.ScopeSession, Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--extra-tool", "assist"}}}})
 	register(t, r, agent, ext.LevelAgent, ext.Scope{SessionID: "A", AgentName: "helper"})
 
 	cache := view.NewCache(r, nil)
@@ -134,8 +134,8 @@ func TestDegradedServerLeavesAndReturns(t *testing.T) {
 	}
 	r := newRegistry(t)
 	p := newPool(t, r)
-	flaky := serverCap(t, p, "", mcpcap.Config{Name: "flaky", Server: connpool.ServerConfig{Command: script}})
-	steady := serverCap(t, p, "", mcpcap.Config{Name: "steady", Server: connpool.ServerConfig{Command: bin}})
+	flaky := serverCap(t, p, "", mcpcap.Config{Name: "flaky", Server: connpool.ServerConfig{Server: decl.Server{Command: script}}})
+	steady := serverCap(t, p, "", mcpcap.Config{Name: "steady", Server: connpool.ServerConfig{Server: decl.Server{Command: bin}}})
 	register(t, r, flaky, ext.LevelPool, ext.Scope{})
 	register(t, r, steady, ext.LevelPool, ext.Scope{})
 	ctx := context.Background()
