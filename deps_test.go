@@ -33,10 +33,10 @@ var allowedImports = map[string][]string{
 	// is the composition root that picks a model adapter (agent itself never imports one);
 	// agent/acp: `acp` serves it to editors.
 	// bearer: `serve` verifies OAuth bearer tokens with it and hands gateway its Verify.
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust", "bearer"},
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl"},
 
 	// The composition root at run time; nobody below imports it.
-	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust"},
+	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl"},
 
 	// Consumers of views: never host, config or a capability package.
 	"gateway": {"view", "ext", "frontmatter"},
@@ -56,32 +56,38 @@ var allowedImports = map[string][]string{
 	// Configuration: the file format. It imports the kinds' packages only for their config
 	// structs (each kind owns its keys and validation); building is host's. DESIGN.md's
 	// dependency block does not name config; this is the rule it follows.
-	"config": {"skill", "command", "mcpcap", "plugin", "frontmatter", "internal/regfile"},
+	"config": {"skill", "command", "mcpcap", "plugin", "frontmatter", "internal/regfile", "decl"},
 
 	// Capabilities.
-	"mcpcap":  {"connpool", "ext"},
-	"skill":   {"ext", "fswatch", "frontmatter", "cmdline"},
+	"mcpcap":  {"connpool", "ext", "decl"},
+	"skill":   {"ext", "fswatch", "frontmatter", "cmdline", "decl"},
 	"command": {"ext", "fswatch", "frontmatter", "cmdline"},
 
 	// Leaves: nothing of ours (connpool: go-sdk only, and golang.org/x/oauth2, the go-sdk's own
 	// dependency, whose Token and TokenSource are in the go-sdk's auth.OAuthHandler; fswatch: fsnotify only; frontmatter:
 	// go-yaml only; cmdline: the standard library only) — except ext, which reads skill://
 	// files through internal/regfile (a leaf of the standard library only), so that a named
-	// pipe in a skill folder cannot block a read.
+	// pipe in a skill folder cannot block a read, and connpool, whose ServerConfig is a
+	// server's declaration (decl.Server) with its name.
 	"ext":         {"internal/regfile"},
 	"ext/exttest": {"ext"}, // a test helper library, like testing/fstest
-	"connpool":    nil,
+	"connpool":    {"decl"},
 	"fswatch":     nil,
 	"frontmatter": nil,
 	"cmdline":     nil,
-	"trust":       {"internal/lockedfile"}, // the user's trust decisions
+	"trust":       {"internal/lockedfile", "decl"}, // the user's trust decisions
+	// decl: one MCP server's declaration (every key a user or a project can write) and its
+	// validation, standard library only. It is a leaf so that everything that carries a
+	// declaration (config, connpool, mcpcap, skill, plugin, trust, host) shares the one type:
+	// a copy per package is a copy that trust's digest can miss.
+	"decl": nil,
 	// bearer: verifies OAuth access tokens (JWTs) for serve as a protected resource; go-sdk
 	// auth, go-jose and the standard library only. gateway gets its Verify as a function.
 	"bearer": nil,
 	// plugin: Claude Code and Codex plugin folders and marketplaces, read (the standard library,
 	// internal/regfile and a TOML reader only); the host turns what it finds into skills,
 	// commands and servers.
-	"plugin": {"internal/regfile", "internal/lockedfile"},
+	"plugin": {"internal/regfile", "internal/lockedfile", "decl"},
 	// regfile: opens only regular files, non-blocking, and reads them under a cap (standard
 	// library only); every package that reads a file from outside uses it.
 	"internal/regfile":    nil,
@@ -97,7 +103,7 @@ var allowedImports = map[string][]string{
 	// A real OpenID provider (testdata/oidc, oidc-provider from npm) for tests (go-sdk and x/oauth2 only).
 	"internal/oidctest": nil,
 	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
-	"internal/conformanceclient":          {"mcpcap", "connpool", "ext", "internal/authredirect"},
+	"internal/conformanceclient":          {"mcpcap", "connpool", "ext", "internal/authredirect", "decl"},
 	"internal/testserver/cmd/faultserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},

@@ -104,7 +104,7 @@ type Extensions struct {
 	MaxCompositionDepth int `yaml:"max_composition_depth"`
 	// AllowedCommands, when present, lists the only executables a stdio server may run,
 	// whether the config or a skill declares the server: each entry and each command are
-	// compared after PATH lookup and symlink resolution (see mcpcap.ServerSpec.CheckCommand).
+	// compared after PATH lookup and symlink resolution (see mcpcap.CheckCommand).
 	// Absent (nil) allows any command; an empty list (`allowed_commands: []`) allows none.
 	AllowedCommands []string `yaml:"allowed_commands"`
 }

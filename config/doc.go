@@ -11,7 +11,7 @@
 //	  max_folders: 2000
 //	commands:                   # command.Config
 //	  dirs: [./commands]        # configured command roots
-//	mcp_servers:                # mcpcap.Servers: name → mcpcap.ServerSpec
+//	mcp_servers:                # mcpcap.Servers: name → decl.Server
 //	  everything:
 //	    command: npx
 //	    args: ["-y", "@modelcontextprotocol/server-everything"]

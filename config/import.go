@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/internal/regfile"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/goccy/go-yaml"
@@ -21,7 +22,7 @@ import (
 // This file reads the JSON files of the import key: the mcpServers map of Claude Desktop,
 // Claude Code (.mcp.json) and Cursor, or VS Code's servers map (.vscode/mcp.json). JSON is
 // YAML, so the file is parsed by the YAML parser, positions and all, and each entry is
-// decoded into mcpcap.ServerSpec by the same walk and decoder as the YAML's own servers: the
+// decoded into decl.Server by the same walk and decoder as the YAML's own servers: the
 // same keys, the same ${VAR} expansion, the same validation. What differs is said in the
 // package doc ("import").
 
@@ -200,8 +201,8 @@ func parseServerFile(path string, data []byte, o serverFileOptions) (*importedFi
 		if disabled {
 			continue
 		}
-		w.walk(entry, reflect.TypeFor[mcpcap.ServerSpec](), at, fieldTags{}, func(n ast.Node) { entry = n })
-		var spec mcpcap.ServerSpec
+		w.walk(entry, reflect.TypeFor[decl.Server](), at, fieldTags{}, func(n ast.Node) { entry = n })
+		var spec decl.Server
 		if err := nodeToValue(entry, &spec, yaml.Strict()); err != nil {
 			p.errs = append(p.errs, decodeError(path, text, body, w.parents, err))
 			continue

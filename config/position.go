@@ -345,7 +345,7 @@ func kindWords(kind string) string {
 	case strings.HasPrefix(kind, "time.Duration"):
 		return "a duration"
 	}
-	if i := strings.LastIndexByte(kind, '.'); i >= 0 { // a struct type: mcpcap.Retry
+	if i := strings.LastIndexByte(kind, '.'); i >= 0 { // a struct type: decl.Retry
 		return "a mapping (key: value)"
 	}
 	return kind

@@ -5,9 +5,7 @@ import (
 	"path"
 	"reflect"
 
-	"github.com/agentpool/agentpool/connpool"
-	"github.com/agentpool/agentpool/mcpcap"
-
+	"github.com/agentpool/agentpool/decl"
 	"github.com/invopop/jsonschema"
 )
 
@@ -51,9 +49,9 @@ func Schema() *jsonschema.Schema {
 			}
 		}
 	}
-	enum("mcpcap.ServerSpec", "type", connpool.TypeStdio, connpool.TypeStreamableHTTP, connpool.TypeSSE)
-	enum("mcpcap.ServerSpec", "scope", mcpcap.ScopePool, mcpcap.ScopeSession)
-	enum("mcpcap.Retry", "calls", mcpcap.CallsSafe, mcpcap.CallsAlways, mcpcap.CallsNever)
+	enum("decl.Server", "type", decl.TypeStdio, decl.TypeStreamableHTTP, decl.TypeSSE)
+	enum("decl.Server", "scope", decl.ScopePool, decl.ScopeSession)
+	enum("decl.Retry", "calls", decl.CallsSafe, decl.CallsAlways, decl.CallsNever)
 	// A key with no value ("mcp_servers:" with its entries commented out, "timeout:") is the
 	// zero value to the loader: every key's value, and every entry of a map by name, may be
 	// null.

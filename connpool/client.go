@@ -158,7 +158,7 @@ func (c *client) mcpClient() *mcp.Client {
 }
 
 // start connects the client. It runs on a pool goroutine with a context that
-// ends at StartTimeout or pool Close, independent of the Get that caused it,
+// ends at StartupTimeout or pool Close, independent of the Get that caused it,
 // so one caller giving up does not fail the others waiting on the same start.
 func (c *client) start(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.startTimeout())

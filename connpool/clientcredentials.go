@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
@@ -38,7 +39,7 @@ var _ auth.OAuthHandler = (*clientCredentials)(nil)
 // it authenticates with a client secret only (no private_key_jwt, RFC 7523), sends no RFC
 // 8707 resource, and prefers client_secret_post even where the configuration says basic.
 type clientCredentials struct {
-	cfg OAuthConfig
+	cfg decl.Auth
 	hc  *http.Client
 	key *signer // AuthPrivateKeyJWT only
 

@@ -9,53 +9,46 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
-// Transport types accepted in ServerConfig.Type.
+// Transport types accepted in ServerConfig.Type (decl's).
 const (
-	TypeStdio          = "stdio"
-	TypeStreamableHTTP = "streamable-http"
-	TypeSSE            = "sse"
+	TypeStdio          = decl.TypeStdio
+	TypeStreamableHTTP = decl.TypeStreamableHTTP
+	TypeSSE            = decl.TypeSSE
 )
 
 // DefaultStartTimeout bounds spawn, connect and initialize when
-// ServerConfig.StartTimeout is zero.
+// ServerConfig.StartupTimeout is zero.
 const DefaultStartTimeout = 30 * time.Second
 
-// ServerConfig describes one MCP server the pool can connect to. The zero
-// value is invalid; see Validate.
+// ServerConfig describes one MCP server the pool can connect to: its declaration, and the
+// name it is known by. The zero value is invalid; see Validate.
 type ServerConfig struct {
 	// Name is used in messages only; it is not part of the fingerprint, so two
 	// configs that differ only by Name share a client.
 	Name string
-	// Type is "stdio", "streamable-http" or "sse". Empty means "stdio" when
-	// Command is set and "streamable-http" when URL is set.
-	Type string
-
-	// Command, Args, Env and Cwd describe a stdio server. The server does not
-	// inherit this process's environment: it gets HOME, LANG, LC_ALL,
-	// LC_CTYPE, LOGNAME, PATH, SHELL, TERM, TMPDIR, TZ and USER (those that are
-	// set), the variables EnvPassthrough names, and Env, which wins.
-	Command string
-	Args    []string
-	Env     map[string]string
-	Cwd     string
-	// EnvPassthrough names further variables of this process's environment
-	// to pass to a stdio server (an API key the server needs), when set.
-	EnvPassthrough []string
-
-	// URL and Headers describe an HTTP server (streamable HTTP or SSE).
-	// Headers are added to every HTTP request the client makes.
-	URL     string
-	Headers map[string]string
-	// Auth, when set, makes the client of an HTTP server an OAuth client (see OAuthConfig):
-	// it gets a token when the server answers 401 and puts it on every request to the
-	// server's origin. Nil: no OAuth (a static Authorization in Headers still works).
-	Auth *OAuthConfig
-
-	// StartTimeout bounds spawn + connect + initialize; zero means
-	// DefaultStartTimeout. It is not part of the fingerprint.
-	StartTimeout time.Duration
+	// Server is the declaration. The pool reads what decides the server and how to reach it:
+	//
+	//   - Type: "stdio", "streamable-http" or "sse". Empty means "stdio" when Command is set
+	//     and "streamable-http" when URL is set.
+	//   - Command, Args, Env, Cwd and EnvPassthrough describe a stdio server. The server does
+	//     not inherit this process's environment: it gets HOME, LANG, LC_ALL, LC_CTYPE,
+	//     LOGNAME, PATH, SHELL, TERM, TMPDIR, TZ and USER (those that are set), the variables
+	//     EnvPassthrough names, and Env, which wins.
+	//   - URL and Headers describe an HTTP server (streamable HTTP or SSE). Headers are added
+	//     to every HTTP request the client makes.
+	//   - Auth, when set, makes the client of an HTTP server an OAuth client: it gets a token
+	//     when the server answers 401 and puts it on every request to the server's origin.
+	//     Nil: no OAuth (a static Authorization in Headers still works).
+	//   - StartupTimeout bounds spawn + connect + initialize; zero means DefaultStartTimeout.
+	//     It is not part of the fingerprint.
+	//
+	// The rest (lazy, tools, scope, prefix, tool filters, timeout, retry) is the
+	// capability's, not the pool's: it is neither read nor fingerprinted here.
+	decl.Server
 }
 
 // transportType returns the effective transport type (Type with its default applied).
@@ -70,8 +63,8 @@ func (c ServerConfig) transportType() string {
 }
 
 func (c ServerConfig) startTimeout() time.Duration {
-	if c.StartTimeout > 0 {
-		return c.StartTimeout
+	if c.StartupTimeout > 0 {
+		return c.StartupTimeout
 	}
 	return DefaultStartTimeout
 }
@@ -91,7 +84,7 @@ func (c ServerConfig) label() string {
 // Fingerprint returns a stable hash (hex) of everything that identifies the
 // server: the effective type, command, args, env, env passthrough names, cwd,
 // URL, headers and OAuth settings.
-// Name and StartTimeout are excluded. Map order does not matter; argument
+// Name and StartupTimeout are excluded, and what only the capability reads. Map order does not matter; argument
 // order does. Equal fingerprints mean the pool may share one client.
 func (c ServerConfig) Fingerprint() string {
 	type kv struct{ K, V string }
@@ -116,7 +109,7 @@ func (c ServerConfig) Fingerprint() string {
 		Headers       []kv
 		Passthrough   []string
 		Auth          []string `json:",omitempty"`
-	}{c.transportType(), c.Command, args, sorted(c.Env), c.Cwd, c.URL, sorted(c.Headers), pass, c.Auth.fingerprint()})
+	}{c.transportType(), c.Command, args, sorted(c.Env), c.Cwd, c.URL, sorted(c.Headers), pass, authFingerprint(c.Auth)})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }
@@ -126,14 +119,14 @@ func (c ServerConfig) Fingerprint() string {
 // the field: an unknown type, a stdio server without a command, an HTTP server
 // without a valid http(s) URL, both a command and a URL, OAuth settings that are incomplete
 // or on a stdio server, a negative
-// StartTimeout, NUL bytes, or an env, env passthrough or header name that is
+// StartupTimeout, NUL bytes, or an env, env passthrough or header name that is
 // empty or malformed.
 func (c ServerConfig) Validate() error {
 	bad := func(format string, a ...any) error {
 		return fmt.Errorf("connpool: server %q: %w: %s", c.label(), ErrInvalidConfig, fmt.Sprintf(format, a...))
 	}
-	if c.StartTimeout < 0 {
-		return bad("negative start timeout %v", c.StartTimeout)
+	if c.StartupTimeout < 0 {
+		return bad("negative start timeout %v", c.StartupTimeout)
 	}
 	if c.Command != "" && c.URL != "" {
 		return bad("both command %q and url %s set; a server is either stdio or HTTP", c.Command, RedactURL(c.URL))
@@ -186,7 +179,7 @@ func (c ServerConfig) Validate() error {
 			}
 		}
 		if c.Auth != nil {
-			if msg := c.Auth.validate(); msg != "" {
+			if msg := validateAuth(c.Auth); msg != "" {
 				return bad("%s", msg)
 			}
 			for k := range c.Headers {

@@ -4,28 +4,30 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 func TestFingerprint(t *testing.T) {
-	base := ServerConfig{Name: "a", Command: "srv", Args: []string{"x", "y"}, Env: map[string]string{"A": "1", "B": "2"}}
-	same := ServerConfig{Name: "b", Type: "stdio", Command: "srv", Args: []string{"x", "y"}, Env: map[string]string{"B": "2", "A": "1"}, StartTimeout: 5}
+	base := ServerConfig{Name: "a", Server: decl.Server{Command: "srv", Args: []string{"x", "y"}, Env: map[string]string{"A": "1", "B": "2"}}}
+	same := ServerConfig{Name: "b", Server: decl.Server{Type: "stdio", Command: "srv", Args: []string{"x", "y"}, Env: map[string]string{"B": "2", "A": "1"}, StartupTimeout: 5}}
 	if base.Fingerprint() != same.Fingerprint() {
 		t.Fatal("Name, StartTimeout, explicit default type or map order changed the fingerprint")
 	}
 	for name, other := range map[string]ServerConfig{
-		"args order": {Command: "srv", Args: []string{"y", "x"}, Env: base.Env},
-		"env value":  {Command: "srv", Args: base.Args, Env: map[string]string{"A": "1", "B": "3"}},
-		"cwd":        {Command: "srv", Args: base.Args, Env: base.Env, Cwd: "/tmp"},
-		"arg split":  {Command: "srv", Args: []string{"xy"}, Env: base.Env},
-		"command":    {Command: "srv2", Args: base.Args, Env: base.Env},
+		"args order": {Server: decl.Server{Command: "srv", Args: []string{"y", "x"}, Env: base.Env}},
+		"env value":  {Server: decl.Server{Command: "srv", Args: base.Args, Env: map[string]string{"A": "1", "B": "3"}}},
+		"cwd":        {Server: decl.Server{Command: "srv", Args: base.Args, Env: base.Env, Cwd: "/tmp"}},
+		"arg split":  {Server: decl.Server{Command: "srv", Args: []string{"xy"}, Env: base.Env}},
+		"command":    {Server: decl.Server{Command: "srv2", Args: base.Args, Env: base.Env}},
 	} {
 		if other.Fingerprint() == base.Fingerprint() {
 			t.Errorf("%s: fingerprint unchanged", name)
 		}
 	}
-	h1 := ServerConfig{URL: "http://h/mcp", Headers: map[string]string{"A": "1"}}
-	h2 := ServerConfig{URL: "http://h/mcp", Headers: map[string]string{"A": "2"}}
-	sse := ServerConfig{Type: TypeSSE, URL: "http://h/mcp", Headers: map[string]string{"A": "1"}}
+	h1 := ServerConfig{Server: decl.Server{URL: "http://h/mcp", Headers: map[string]string{"A": "1"}}}
+	h2 := ServerConfig{Server: decl.Server{URL: "http://h/mcp", Headers: map[string]string{"A": "2"}}}
+	sse := ServerConfig{Server: decl.Server{Type: TypeSSE, URL: "http://h/mcp", Headers: map[string]string{"A": "1"}}}
 	if h1.Fingerprint() == h2.Fingerprint() || h1.Fingerprint() == sse.Fingerprint() {
 		t.Error("headers or type not in the fingerprint")
 	}
@@ -33,10 +35,10 @@ func TestFingerprint(t *testing.T) {
 
 func TestValidate(t *testing.T) {
 	ok := []ServerConfig{
-		{Command: "srv"},
-		{Type: TypeStreamableHTTP, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer x"}},
-		{URL: "http://127.0.0.1:1/mcp"},
-		{Type: TypeSSE, URL: "http://127.0.0.1:1/sse"},
+		{Server: decl.Server{Command: "srv"}},
+		{Server: decl.Server{Type: TypeStreamableHTTP, URL: "https://example.com/mcp", Headers: map[string]string{"Authorization": "Bearer x"}}},
+		{Server: decl.Server{URL: "http://127.0.0.1:1/mcp"}},
+		{Server: decl.Server{Type: TypeSSE, URL: "http://127.0.0.1:1/sse"}},
 	}
 	for _, c := range ok {
 		if err := c.Validate(); err != nil {
@@ -48,18 +50,18 @@ func TestValidate(t *testing.T) {
 		want string
 	}{
 		"empty":         {ServerConfig{Name: "e"}, "needs a command"},
-		"unknown type":  {ServerConfig{Name: "u", Type: "websocket", URL: "http://h"}, `unknown type "websocket"`},
-		"http no url":   {ServerConfig{Name: "h", Type: TypeStreamableHTTP}, "needs a url"},
-		"both":          {ServerConfig{Name: "b", Command: "x", URL: "http://h"}, "both command"},
-		"bad scheme":    {ServerConfig{Name: "f", URL: "file:///etc/passwd"}, "want http"},
-		"no host":       {ServerConfig{Name: "n", URL: "http:///x"}, "want http"},
-		"nul command":   {ServerConfig{Name: "z", Command: "a\x00b"}, "NUL"},
-		"nul arg":       {ServerConfig{Name: "z", Command: "a", Args: []string{"\x00"}}, "NUL"},
-		"env name":      {ServerConfig{Name: "v", Command: "a", Env: map[string]string{"A=B": "1"}}, "invalid env"},
-		"header inject": {ServerConfig{Name: "i", URL: "http://h", Headers: map[string]string{"X": "a\r\nB: c"}}, "invalid header"},
-		"stdio headers": {ServerConfig{Name: "s", Command: "a", Headers: map[string]string{"X": "1"}}, "only valid for HTTP"},
-		"http args":     {ServerConfig{Name: "a", URL: "http://h", Args: []string{"x"}}, "only valid for stdio"},
-		"neg timeout":   {ServerConfig{Name: "t", Command: "a", StartTimeout: -1}, "negative"},
+		"unknown type":  {ServerConfig{Name: "u", Server: decl.Server{Type: "websocket", URL: "http://h"}}, `unknown type "websocket"`},
+		"http no url":   {ServerConfig{Name: "h", Server: decl.Server{Type: TypeStreamableHTTP}}, "needs a url"},
+		"both":          {ServerConfig{Name: "b", Server: decl.Server{Command: "x", URL: "http://h"}}, "both command"},
+		"bad scheme":    {ServerConfig{Name: "f", Server: decl.Server{URL: "file:///etc/passwd"}}, "want http"},
+		"no host":       {ServerConfig{Name: "n", Server: decl.Server{URL: "http:///x"}}, "want http"},
+		"nul command":   {ServerConfig{Name: "z", Server: decl.Server{Command: "a\x00b"}}, "NUL"},
+		"nul arg":       {ServerConfig{Name: "z", Server: decl.Server{Command: "a", Args: []string{"\x00"}}}, "NUL"},
+		"env name":      {ServerConfig{Name: "v", Server: decl.Server{Command: "a", Env: map[string]string{"A=B": "1"}}}, "invalid env"},
+		"header inject": {ServerConfig{Name: "i", Server: decl.Server{URL: "http://h", Headers: map[string]string{"X": "a\r\nB: c"}}}, "invalid header"},
+		"stdio headers": {ServerConfig{Name: "s", Server: decl.Server{Command: "a", Headers: map[string]string{"X": "1"}}}, "only valid for HTTP"},
+		"http args":     {ServerConfig{Name: "a", Server: decl.Server{URL: "http://h", Args: []string{"x"}}}, "only valid for stdio"},
+		"neg timeout":   {ServerConfig{Name: "t", Server: decl.Server{Command: "a", StartupTimeout: -1}}, "negative"},
 	}
 	for name, tc := range bad {
 		err := tc.cfg.Validate()
@@ -78,7 +80,7 @@ func FuzzServerConfig(f *testing.F) {
 	f.Add("websocket", "", "\x00", "A=B", "", "file:///x", "")
 	f.Add("", "", "", "", "", "http://[::1", ":")
 	f.Fuzz(func(t *testing.T, typ, cmd, arg, envK, envV, url, hdr string) {
-		c := ServerConfig{Name: "fz", Type: typ, Command: cmd, Args: []string{arg}, URL: url}
+		c := ServerConfig{Name: "fz", Server: decl.Server{Type: typ, Command: cmd, Args: []string{arg}, URL: url}}
 		if envK != "" {
 			c.Env = map[string]string{envK: envV}
 		}

@@ -21,12 +21,12 @@
 //
 //   - Partition "" is GlobalPartition (pool- and agent-scoped servers); a session's own servers
 //     use a partition of the session's, so a stateful server is never shared between sessions.
-//     The fingerprint is the whole ServerConfig but Name and StartTimeout.
+//     The fingerprint is the whole ServerConfig but Name and StartupTimeout.
 //   - Options.MaxClients (default 20, the config's pool.max_clients) caps the starting and live
 //     clients of each partition; Options.MaxTotalClients (default 4096,
 //     pool.max_total_clients) caps all partitions together. At a cap Get evicts the client idle
 //     longest that makes room, else waits; when its context ends first, ErrPoolExhausted.
-//   - Options.IdleTimeout (default 5 m) closes a client without a lease; ServerConfig.StartTimeout
+//   - Options.IdleTimeout (default 5 m) closes a client without a lease; ServerConfig.StartupTimeout
 //     (default 30 s) bounds spawn, connect and initialize.
 //
 // # Starting and ending

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // startedEnv starts cfg's server behind a shell that first writes its environment to a file,
@@ -39,7 +41,7 @@ func TestServerEnvIsMinimal(t *testing.T) {
 	t.Setenv("TZ", "UTC")
 	t.Setenv("SHELL", "() { :; }; echo function-like") // skipped, as the reference clients do
 
-	env := startedEnv(t, ServerConfig{Name: "env", Env: map[string]string{"TZ": "Europe/Paris", "OWN": "mine"}})
+	env := startedEnv(t, ServerConfig{Name: "env", Server: decl.Server{Env: map[string]string{"TZ": "Europe/Paris", "OWN": "mine"}}})
 	for k, want := range map[string]string{"LANG": "C.UTF-8", "TZ": "Europe/Paris", "OWN": "mine", "PATH": os.Getenv("PATH"), "HOME": os.Getenv("HOME")} {
 		if env[k] != want {
 			t.Errorf("server's %s = %q, want %q", k, env[k], want)
@@ -51,7 +53,7 @@ func TestServerEnvIsMinimal(t *testing.T) {
 		}
 	}
 
-	env = startedEnv(t, ServerConfig{Name: "env", EnvPassthrough: []string{"AGENTPOOL_TEST_SECRET", "AGENTPOOL_TEST_UNSET"}})
+	env = startedEnv(t, ServerConfig{Name: "env", Server: decl.Server{EnvPassthrough: []string{"AGENTPOOL_TEST_SECRET", "AGENTPOOL_TEST_UNSET"}}})
 	if env["AGENTPOOL_TEST_SECRET"] != "s3cret" {
 		t.Errorf("passed-through AGENTPOOL_TEST_SECRET = %q, want s3cret", env["AGENTPOOL_TEST_SECRET"])
 	}
@@ -65,15 +67,15 @@ func TestServerEnvIsMinimal(t *testing.T) {
 
 // EnvPassthrough is part of what identifies a server: a different list is another process.
 func TestEnvPassthroughInFingerprint(t *testing.T) {
-	a := ServerConfig{Command: "srv", EnvPassthrough: []string{"A", "B"}}
-	if a.Fingerprint() == (ServerConfig{Command: "srv"}).Fingerprint() {
+	a := ServerConfig{Server: decl.Server{Command: "srv", EnvPassthrough: []string{"A", "B"}}}
+	if a.Fingerprint() == (ServerConfig{Server: decl.Server{Command: "srv"}}).Fingerprint() {
 		t.Error("EnvPassthrough does not change the fingerprint")
 	}
-	if a.Fingerprint() != (ServerConfig{Command: "srv", EnvPassthrough: []string{"B", "A"}}).Fingerprint() {
+	if a.Fingerprint() != (ServerConfig{Server: decl.Server{Command: "srv", EnvPassthrough: []string{"B", "A"}}}).Fingerprint() {
 		t.Error("the order of EnvPassthrough changes the fingerprint")
 	}
 	for _, bad := range []string{"", "A=B", "A\x00"} {
-		if err := (ServerConfig{Command: "srv", EnvPassthrough: []string{bad}}).Validate(); err == nil {
+		if err := (ServerConfig{Server: decl.Server{Command: "srv", EnvPassthrough: []string{bad}}}).Validate(); err == nil {
 			t.Errorf("EnvPassthrough %q accepted", bad)
 		}
 	}

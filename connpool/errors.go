@@ -15,7 +15,7 @@ var (
 	// ErrInvalidConfig reports a ServerConfig that fails Validate.
 	ErrInvalidConfig = errors.New("invalid server config")
 	// ErrStart reports that a server could not be started, connected or
-	// initialized within its StartTimeout; the message carries the stderr tail.
+	// initialized within its StartupTimeout; the message carries the stderr tail.
 	// Failed starts are not cached: the next Get tries again.
 	ErrStart = errors.New("server failed to start")
 	// ErrStartTimeout reports a start that did not finish (spawn, connect,

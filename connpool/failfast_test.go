@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // TestStartFailureKinds: a start that cannot succeed by trying again (no such command, no
@@ -35,17 +37,17 @@ func TestStartFailureKinds(t *testing.T) {
 		cfg                 ServerConfig
 		permanent, timedOut bool
 	}{
-		{"no such file", ServerConfig{Command: filepath.Join(dir, "no-such-server")}, true, false},
-		{"not on PATH", ServerConfig{Command: "agentpool-no-such-command-9f3b"}, true, false},
-		{"no execute permission", ServerConfig{Command: noexec}, true, false},
-		{"no such cwd", ServerConfig{Command: fs, Cwd: filepath.Join(dir, "gone")}, true, false},
-		{"http 401", ServerConfig{URL: status(http.StatusUnauthorized)}, true, false},
-		{"http 403", ServerConfig{URL: status(http.StatusForbidden)}, true, false},
-		{"http 404", ServerConfig{URL: status(http.StatusNotFound)}, true, false},
-		{"sse 401", ServerConfig{Type: TypeSSE, URL: status(http.StatusUnauthorized)}, true, false},
-		{"http 500", ServerConfig{URL: status(http.StatusInternalServerError)}, false, false},
-		{"exit at start", ServerConfig{Command: fs, Args: []string{"--exit-at-start", "2"}}, false, false},
-		{"hang initialize", ServerConfig{Command: fs, Args: []string{"--hang-initialize"}, StartTimeout: 300 * time.Millisecond}, false, true},
+		{"no such file", ServerConfig{Server: decl.Server{Command: filepath.Join(dir, "no-such-server")}}, true, false},
+		{"not on PATH", ServerConfig{Server: decl.Server{Command: "agentpool-no-such-command-9f3b"}}, true, false},
+		{"no execute permission", ServerConfig{Server: decl.Server{Command: noexec}}, true, false},
+		{"no such cwd", ServerConfig{Server: decl.Server{Command: fs, Cwd: filepath.Join(dir, "gone")}}, true, false},
+		{"http 401", ServerConfig{Server: decl.Server{URL: status(http.StatusUnauthorized)}}, true, false},
+		{"http 403", ServerConfig{Server: decl.Server{URL: status(http.StatusForbidden)}}, true, false},
+		{"http 404", ServerConfig{Server: decl.Server{URL: status(http.StatusNotFound)}}, true, false},
+		{"sse 401", ServerConfig{Server: decl.Server{Type: TypeSSE, URL: status(http.StatusUnauthorized)}}, true, false},
+		{"http 500", ServerConfig{Server: decl.Server{URL: status(http.StatusInternalServerError)}}, false, false},
+		{"exit at start", ServerConfig{Server: decl.Server{Command: fs, Args: []string{"--exit-at-start", "2"}}}, false, false},
+		{"hang initialize", ServerConfig{Server: decl.Server{Command: fs, Args: []string{"--hang-initialize"}, StartupTimeout: 300 * time.Millisecond}}, false, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.cfg.Name = tc.name

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // startHTTPServer runs faultserver --http on a free 127.0.0.1 port and
@@ -60,7 +62,7 @@ func TestHTTPTransportsWithHeaders(t *testing.T) {
 		{TypeSSE, strings.TrimSuffix(url, "/mcp") + "/sse"},
 	} {
 		t.Run(tc.typ, func(t *testing.T) {
-			cfg := ServerConfig{Name: "web", Type: tc.typ, URL: tc.url, Headers: hdr}
+			cfg := ServerConfig{Name: "web", Server: decl.Server{Type: tc.typ, URL: tc.url, Headers: hdr}}
 			a := mustGet(t, p, cfg, GlobalPartition)
 			b := mustGet(t, p, cfg, GlobalPartition)
 			if a.c != b.c || a.PID() != 0 {

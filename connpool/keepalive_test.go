@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -32,7 +33,7 @@ func TestHTTPClientKeepsConnections(t *testing.T) {
 	ts.Start()
 	defer ts.Close()
 	p, _ := capturePool(t)
-	c := mustGet(t, p, ServerConfig{Name: "echo", URL: ts.URL}, GlobalPartition)
+	c := mustGet(t, p, ServerConfig{Name: "echo", Server: decl.Server{URL: ts.URL}}, GlobalPartition)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	const callers, rounds = 32, 10

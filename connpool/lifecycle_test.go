@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // A caller that gives up while a start is in progress must not fail the
@@ -15,7 +17,7 @@ import (
 func TestGiveUpDuringStartDoesNotFailOthers(t *testing.T) {
 	p := newTestPool(t, nil)
 	// sleep 1 before exec keeps the start in progress long enough.
-	cfg := ServerConfig{Name: "slow", Command: "sh", Args: []string{"-c", "sleep 1; exec " + faultBinary(t)}}
+	cfg := ServerConfig{Name: "slow", Server: decl.Server{Command: "sh", Args: []string{"-c", "sleep 1; exec " + faultBinary(t)}}}
 	quick, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	var wg sync.WaitGroup
@@ -90,8 +92,7 @@ func TestUseAfterClose(t *testing.T) {
 func TestEnvAndCwd(t *testing.T) {
 	p := newTestPool(t, nil)
 	dir := t.TempDir()
-	cfg := ServerConfig{Name: "env", Command: "sh", Cwd: dir, Env: map[string]string{"FAULT_LOG": "from-env"},
-		Args: []string{"-c", "exec " + faultBinary(t) + ` --log "$PWD/$FAULT_LOG"`}}
+	cfg := ServerConfig{Name: "env", Server: decl.Server{Command: "sh", Cwd: dir, Env: map[string]string{"FAULT_LOG": "from-env"}, Args: []string{"-c", "exec " + faultBinary(t) + ` --log "$PWD/$FAULT_LOG"`}}}
 	c := mustGet(t, p, cfg, GlobalPartition)
 	defer p.Release(c)
 	mustCall(t, c, "count", nil)

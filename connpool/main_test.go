@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
@@ -43,7 +44,7 @@ func newTestPool(t testing.TB, o *Options) *Pool {
 
 // faultCfg describes a faultserver started with args.
 func faultCfg(t testing.TB, args ...string) ServerConfig {
-	return ServerConfig{Name: "fault", Command: testserver.Build(t), Args: args}
+	return ServerConfig{Name: "fault", Server: decl.Server{Command: testserver.Build(t), Args: args}}
 }
 
 func call(ctx context.Context, c *Conn, tool string, args map[string]any) (string, error) {

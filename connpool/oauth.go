@@ -12,32 +12,33 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/oauthex"
 	"golang.org/x/oauth2"
 )
 
-// OAuth grant types accepted in OAuthConfig.Grant.
+// OAuth grant types accepted in ServerConfig.Auth.Type (decl's).
 const (
 	// GrantClientCredentials is the client credentials grant (RFC 6749 §4.4, the MCP
 	// ext-auth SEP-1046): machine to machine, no user.
-	GrantClientCredentials = "client_credentials"
+	GrantClientCredentials = decl.GrantClientCredentials
 	// GrantAuthorizationCode is the authorization code grant with PKCE, the user
 	// authorizing in a browser (Options.AuthorizeUser).
-	GrantAuthorizationCode = "authorization_code"
+	GrantAuthorizationCode = decl.GrantAuthorizationCode
 )
 
-// Token endpoint authentication methods accepted in OAuthConfig.TokenEndpointAuth
-// (RFC 7591 §2 names).
+// Token endpoint authentication methods accepted in ServerConfig.Auth.TokenEndpointAuth
+// (RFC 7591 §2 names, decl's).
 const (
-	AuthClientSecretBasic = "client_secret_basic"
-	AuthClientSecretPost  = "client_secret_post"
-	AuthPrivateKeyJWT     = "private_key_jwt"
-	AuthNone              = "none"
+	AuthClientSecretBasic = decl.AuthClientSecretBasic
+	AuthClientSecretPost  = decl.AuthClientSecretPost
+	AuthPrivateKeyJWT     = decl.AuthPrivateKeyJWT
+	AuthNone              = decl.AuthNone
 )
 
 // DefaultRedirectURL is the loopback redirect of the authorization code flow when
-// OAuthConfig.RedirectURL is empty.
+// ServerConfig.Auth.RedirectPort is zero.
 const DefaultRedirectURL = "http://127.0.0.1:33418/callback"
 
 // ErrNeedsLogin reports that an HTTP server wants a user's authorization that only
@@ -45,46 +46,34 @@ const DefaultRedirectURL = "http://127.0.0.1:33418/callback"
 // and cannot be refreshed. It is wrapped together with ErrStart and ErrPermanent.
 var ErrNeedsLogin = errors.New("needs login")
 
-// OAuthConfig is the OAuth client of an HTTP server (ServerConfig.Auth). Endpoints are
-// discovered from the server's 401 (RFC 9728 protected resource metadata, then RFC 8414 or
-// OpenID Connect authorization server metadata); nothing here names them.
-type OAuthConfig struct {
-	// Grant is GrantClientCredentials or GrantAuthorizationCode.
-	Grant string
-	// ClientID and ClientSecret are a pre-registered client. For the authorization code
-	// grant both may be empty: the client then registers itself (a client ID metadata
-	// document, else dynamic client registration).
-	ClientID     string
-	ClientSecret string
-	// TokenEndpointAuth is how the client authenticates at the token endpoint:
-	// AuthClientSecretBasic, AuthClientSecretPost, AuthPrivateKeyJWT or AuthNone. Empty
-	// chooses from what the authorization server supports.
-	TokenEndpointAuth string
-	// PrivateKeyFile is a PEM file (PKCS #8, or SEC 1 / PKCS #1) holding the key that signs
-	// the client assertion of AuthPrivateKeyJWT (RFC 7523): ES256 for an EC P-256 key, RS256
-	// for an RSA key. It is read at each start.
-	PrivateKeyFile string
-	// Scopes are requested when neither the server's challenge nor its metadata says which.
-	Scopes []string
-	// RedirectURL is the loopback redirect of the authorization code grant;
-	// DefaultRedirectURL when empty.
-	RedirectURL string
-	// ClientMetadataURL is the https URL of this client's client ID metadata document, used
-	// as its client_id where the authorization server supports such documents.
-	ClientMetadataURL string
-}
+// The OAuth client of an HTTP server is its declaration's auth (decl.Auth, ServerConfig.Auth).
+// Endpoints are discovered from the server's 401 (RFC 9728 protected resource metadata, then
+// RFC 8414 or OpenID Connect authorization server metadata); nothing there names them. For
+// the authorization code grant, ClientID and ClientSecret may both be empty: the client then
+// registers itself (a client ID metadata document, else dynamic client registration). The
+// PrivateKeyFile of private_key_jwt is a PEM file (PKCS #8, or SEC 1 / PKCS #1) holding the
+// key that signs the client assertion (RFC 7523): ES256 for an EC P-256 key, RS256 for an RSA
+// key; it is read at each start.
 
-// fingerprint is what identifies the client in ServerConfig.Fingerprint.
-func (a *OAuthConfig) fingerprint() []string {
+// authFingerprint is what identifies the client of a in ServerConfig.Fingerprint.
+func authFingerprint(a *decl.Auth) []string {
 	if a == nil {
 		return nil
 	}
-	return append([]string{a.Grant, a.ClientID, a.ClientSecret, a.TokenEndpointAuth, a.PrivateKeyFile,
-		a.RedirectURL, a.ClientMetadataURL}, a.Scopes...)
+	return append([]string{a.Type, a.ClientID, a.ClientSecret, a.TokenEndpointAuth, a.PrivateKeyFile,
+		redirectURL(a), a.ClientMetadataURL}, a.Scopes...)
 }
 
-// validate returns the first problem of a, or "".
-func (a *OAuthConfig) validate() string {
+// redirectURL is a's loopback redirect as declared: "" when it names no port (the default).
+func redirectURL(a *decl.Auth) string {
+	if a.RedirectPort == 0 {
+		return ""
+	}
+	return a.RedirectURL()
+}
+
+// validateAuth returns the first problem of a, or "".
+func validateAuth(a *decl.Auth) string {
 	switch a.TokenEndpointAuth {
 	case "", AuthClientSecretBasic, AuthClientSecretPost, AuthPrivateKeyJWT, AuthNone:
 	default:
@@ -97,7 +86,7 @@ func (a *OAuthConfig) validate() string {
 	if a.PrivateKeyFile != "" && a.TokenEndpointAuth != AuthPrivateKeyJWT {
 		return "auth: a private key file is used only with private_key_jwt"
 	}
-	switch a.Grant {
+	switch a.Type {
 	case GrantClientCredentials:
 		if a.ClientID == "" {
 			return "auth: client_credentials needs a client id"
@@ -115,11 +104,8 @@ func (a *OAuthConfig) validate() string {
 		if a.ClientSecret != "" && a.ClientID == "" {
 			return "auth: a client secret needs its client id"
 		}
-		if a.RedirectURL != "" {
-			u, err := url.Parse(a.RedirectURL)
-			if err != nil || u.Scheme != "http" || !isLoopbackHost(u.Hostname()) {
-				return "auth: the redirect must be an http:// loopback URL"
-			}
+		if a.RedirectPort < 0 || a.RedirectPort > 65535 {
+			return fmt.Sprintf("auth: the redirect port %d is not a port number", a.RedirectPort)
 		}
 		if a.ClientMetadataURL != "" {
 			u, err := url.Parse(a.ClientMetadataURL)
@@ -128,13 +114,9 @@ func (a *OAuthConfig) validate() string {
 			}
 		}
 	default:
-		return fmt.Sprintf("auth: unknown grant %q (want %s or %s)", a.Grant, GrantClientCredentials, GrantAuthorizationCode)
+		return fmt.Sprintf("auth: unknown grant %q (want %s or %s)", a.Type, GrantClientCredentials, GrantAuthorizationCode)
 	}
 	return ""
-}
-
-func isLoopbackHost(h string) bool {
-	return h == "localhost" || h == "127.0.0.1" || h == "::1"
 }
 
 // authorizer puts an OAuth handler's token on the requests to an HTTP server and, when the
@@ -288,7 +270,7 @@ func challengeParam(cs []oauthex.Challenge, name string) string {
 // headers).
 func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Client, shared *sharedTokens) (auth.OAuthHandler, error) {
 	a := cfg.Auth
-	if a.Grant == GrantClientCredentials {
+	if a.Type == GrantClientCredentials {
 		h := &clientCredentials{cfg: *a, hc: hc}
 		if a.TokenEndpointAuth == AuthPrivateKeyJWT {
 			key, err := loadSigner(a.PrivateKeyFile)
@@ -299,10 +281,7 @@ func newOAuthHandler(cfg ServerConfig, label string, opts *Options, hc *http.Cli
 		}
 		return h, nil
 	}
-	redirect := a.RedirectURL
-	if redirect == "" {
-		redirect = DefaultRedirectURL
-	}
+	redirect := a.RedirectURL()
 	key := TokenKey{Server: label, URL: cfg.URL}
 	// The resource the authorization asked for (the go-sdk's, from the server's metadata) is
 	// what a refresh asks for again, and is stored with the token for another process; a

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/internal/oauthtest"
 )
 
@@ -47,12 +48,12 @@ func TestOAuthClientCredentials(t *testing.T) {
 	keyFile, pub := ecKeyFile(t)
 	for _, tc := range []struct {
 		method string
-		auth   OAuthConfig
+		auth   decl.Auth
 	}{
-		{"client_secret_basic", OAuthConfig{TokenEndpointAuth: AuthClientSecretBasic, ClientSecret: oauthtest.Secret}},
-		{"client_secret_post", OAuthConfig{TokenEndpointAuth: AuthClientSecretPost, ClientSecret: oauthtest.Secret}},
-		{"private_key_jwt", OAuthConfig{TokenEndpointAuth: AuthPrivateKeyJWT, PrivateKeyFile: keyFile}},
-		{"client_secret_basic", OAuthConfig{ClientSecret: oauthtest.Secret}}, // chosen: the RFC 7591 default
+		{"client_secret_basic", decl.Auth{TokenEndpointAuth: AuthClientSecretBasic, ClientSecret: oauthtest.Secret}},
+		{"client_secret_post", decl.Auth{TokenEndpointAuth: AuthClientSecretPost, ClientSecret: oauthtest.Secret}},
+		{"private_key_jwt", decl.Auth{TokenEndpointAuth: AuthPrivateKeyJWT, PrivateKeyFile: keyFile}},
+		{"client_secret_basic", decl.Auth{ClientSecret: oauthtest.Secret}}, // chosen: the RFC 7591 default
 	} {
 		t.Run(tc.method+"/"+tc.auth.TokenEndpointAuth, func(t *testing.T) {
 			f := oauthtest.New(t, time.Hour)
@@ -60,8 +61,8 @@ func TestOAuthClientCredentials(t *testing.T) {
 			logger, logs := debugLog()
 			p := newTestPool(t, &Options{Logger: logger})
 			a := tc.auth
-			a.Grant, a.ClientID = GrantClientCredentials, oauthtest.ClientID
-			cfg := ServerConfig{Name: "m2m", URL: f.URL + "/mcp", Auth: &a}
+			a.Type, a.ClientID = GrantClientCredentials, oauthtest.ClientID
+			cfg := ServerConfig{Name: "m2m", Server: decl.Server{URL: f.URL + "/mcp", Auth: &a}}
 			if err := cfg.Validate(); err != nil {
 				t.Fatal(err)
 			}
@@ -92,8 +93,7 @@ func TestOAuthRenewsShortLivedTokens(t *testing.T) {
 	f := oauthtest.New(t, 2*time.Second)
 	logger, logs := debugLog()
 	p := newTestPool(t, &Options{Logger: logger})
-	cfg := ServerConfig{Name: "short", URL: f.URL + "/mcp",
-		Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	cfg := ServerConfig{Name: "short", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
 	c := mustGet(t, p, cfg, "")
 	defer p.Release(c)
 	calls := 0
@@ -123,8 +123,7 @@ func TestOAuthStepUp(t *testing.T) {
 	f := oauthtest.New(t, time.Hour)
 	f.StepUp = true
 	p := newTestPool(t, nil)
-	cfg := ServerConfig{Name: "step", URL: f.URL + "/mcp",
-		Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	cfg := ServerConfig{Name: "step", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
 	c := mustGet(t, p, cfg, "")
 	defer p.Release(c)
 	if got := mustCall(t, c, "echo", map[string]any{"text": "up"}); got != "up" {
@@ -140,7 +139,7 @@ func TestOAuthStepUp(t *testing.T) {
 func TestOAuthNeedsLogin(t *testing.T) {
 	f := oauthtest.New(t, time.Hour)
 	p := newTestPool(t, nil)
-	cfg := ServerConfig{Name: "user", URL: f.URL + "/mcp", Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: "pre"}}
+	cfg := ServerConfig{Name: "user", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientID: "pre"}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	_, err := p.Get(ctx, cfg, "")
@@ -161,19 +160,19 @@ func TestOAuthConfigValidate(t *testing.T) {
 		cfg  ServerConfig
 		want string // "" for valid
 	}{
-		{"cc basic", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", ClientSecret: "b"}}, ""},
-		{"cc jwt", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", TokenEndpointAuth: AuthPrivateKeyJWT, PrivateKeyFile: "/k.pem"}}, ""},
-		{"code dcr", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantAuthorizationCode}}, ""},
-		{"code cimd", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientMetadataURL: "https://me.example/client.json"}}, ""},
-		{"stdio", ServerConfig{Command: "x", Auth: &OAuthConfig{Grant: GrantAuthorizationCode}}, "auth is only valid for HTTP servers"},
-		{"grant", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: "password"}}, `unknown grant "password"`},
-		{"cc no id", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientSecret: "b"}}, "needs a client id"},
-		{"cc no secret", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a"}}, "needs a client secret or private_key_jwt"},
-		{"jwt no key", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", TokenEndpointAuth: AuthPrivateKeyJWT}}, "needs a private key file"},
-		{"method", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", ClientSecret: "b", TokenEndpointAuth: "tls"}}, `unknown token endpoint auth "tls"`},
-		{"redirect", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantAuthorizationCode, RedirectURL: "http://evil.example/cb"}}, "loopback"},
-		{"cimd http", ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientMetadataURL: "http://me.example/c.json"}}, "https URL with a path"},
-		{"header too", ServerConfig{URL: u, Headers: map[string]string{"authorization": "Bearer x"}, Auth: &OAuthConfig{Grant: GrantAuthorizationCode}}, "Authorization header and auth both set"},
+		{"cc basic", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: "a", ClientSecret: "b"}}}, ""},
+		{"cc jwt", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: "a", TokenEndpointAuth: AuthPrivateKeyJWT, PrivateKeyFile: "/k.pem"}}}, ""},
+		{"code dcr", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantAuthorizationCode}}}, ""},
+		{"code cimd", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientMetadataURL: "https://me.example/client.json"}}}, ""},
+		{"stdio", ServerConfig{Server: decl.Server{Command: "x", Auth: &decl.Auth{Type: GrantAuthorizationCode}}}, "auth is only valid for HTTP servers"},
+		{"grant", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: "password"}}}, `unknown grant "password"`},
+		{"cc no id", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantClientCredentials, ClientSecret: "b"}}}, "needs a client id"},
+		{"cc no secret", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: "a"}}}, "needs a client secret or private_key_jwt"},
+		{"jwt no key", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: "a", TokenEndpointAuth: AuthPrivateKeyJWT}}}, "needs a private key file"},
+		{"method", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: "a", ClientSecret: "b", TokenEndpointAuth: "tls"}}}, `unknown token endpoint auth "tls"`},
+		{"redirect", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantAuthorizationCode, RedirectPort: 70000}}}, "not a port number"},
+		{"cimd http", ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientMetadataURL: "http://me.example/c.json"}}}, "https URL with a path"},
+		{"header too", ServerConfig{Server: decl.Server{URL: u, Headers: map[string]string{"authorization": "Bearer x"}, Auth: &decl.Auth{Type: GrantAuthorizationCode}}}, "Authorization header and auth both set"},
 	} {
 		err := tc.cfg.Validate()
 		switch {
@@ -183,9 +182,9 @@ func TestOAuthConfigValidate(t *testing.T) {
 			t.Errorf("%s: Validate = %v, want ErrInvalidConfig saying %q", tc.name, err, tc.want)
 		}
 	}
-	a := ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", ClientSecret: "b"}}
-	b := ServerConfig{URL: u, Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: "a", ClientSecret: "c"}}
-	if a.Fingerprint() == b.Fingerprint() || a.Fingerprint() == (ServerConfig{URL: u}).Fingerprint() {
+	a := ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: "a", ClientSecret: "b"}}}
+	b := ServerConfig{Server: decl.Server{URL: u, Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: "a", ClientSecret: "c"}}}
+	if a.Fingerprint() == b.Fingerprint() || a.Fingerprint() == (ServerConfig{Server: decl.Server{URL: u}}).Fingerprint() {
 		t.Error("servers with different credentials share a fingerprint")
 	}
 }
@@ -198,8 +197,7 @@ func TestOAuthTokenStore(t *testing.T) {
 	f := oauthtest.New(t, 2*time.Second)
 	dir := filepath.Join(t.TempDir(), "agentpool", "tokens")
 	store := &FileTokenStore{Dir: dir}
-	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
-		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	cfg := ServerConfig{Name: "crm", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
 	logger, logs := debugLog()
 
 	login := newTestPool(t, &Options{Logger: logger, AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
@@ -275,8 +273,7 @@ func TestOAuthStepUpScopesStored(t *testing.T) {
 	f := oauthtest.New(t, time.Hour)
 	f.StepUp = true
 	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
-	cfg := ServerConfig{Name: "step", URL: f.URL + "/mcp",
-		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	cfg := ServerConfig{Name: "step", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
 	first := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
 	c := mustGet(t, first, cfg, "")
 	if got := mustCall(t, c, "echo", map[string]any{"text": "up"}); got != "up" {
@@ -332,8 +329,7 @@ func TestOAuthStoresGrantedNotAskedScopes(t *testing.T) {
 	f.Grants = []string{"read"} // the user approves read only
 	dir := filepath.Join(t.TempDir(), "tokens")
 	store := &FileTokenStore{Dir: dir}
-	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
-		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	cfg := ServerConfig{Name: "crm", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
 	p := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
 	c := mustGet(t, p, cfg, "")
 	defer p.Release(c)
@@ -379,8 +375,7 @@ func TestOAuthPartitionsShareTheToken(t *testing.T) {
 func TestOAuthSharedTokenTakesAnotherLogin(t *testing.T) {
 	f := oauthtest.New(t, time.Hour)
 	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
-	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
-		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	cfg := ServerConfig{Name: "crm", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
 	login := func() {
 		p := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
 		c := mustGet(t, p, cfg, "")
@@ -427,8 +422,7 @@ func TestOAuthSharedRefreshClientAtClose(t *testing.T) {
 func loggedIn(t *testing.T, f *oauthtest.Server) (ServerConfig, *FileTokenStore) {
 	t.Helper()
 	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
-	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
-		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
+	cfg := ServerConfig{Name: "crm", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
 	login := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
 	c := mustGet(t, login, cfg, "")
 	mustCall(t, c, "echo", map[string]any{"text": "a"})

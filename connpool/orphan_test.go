@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // markedPIDs returns the processes whose command line holds marker (ours: the marker is unique).
@@ -45,8 +47,7 @@ func alive(pid int) bool {
 func TestGuardEndsGroupWhenPoolDies(t *testing.T) {
 	marker := fmt.Sprintf("guard-%d-%d", os.Getpid(), time.Now().UnixNano())
 	p := newTestPool(t, nil)
-	cfg := ServerConfig{Name: "wrapped", Command: "sh",
-		Args: []string{"-c", faultBinary(t) + " --linger 1m --ignore-sigterm --stderr " + marker + "; true"}}
+	cfg := ServerConfig{Name: "wrapped", Server: decl.Server{Command: "sh", Args: []string{"-c", faultBinary(t) + " --linger 1m --ignore-sigterm --stderr " + marker + "; true"}}}
 	c := mustGet(t, p, cfg, GlobalPartition)
 	defer p.Release(c)
 	if c.c.proc.guard == nil {

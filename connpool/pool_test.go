@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 func TestSharingSameKeyOneProcess(t *testing.T) {
@@ -158,7 +160,7 @@ func TestKill9ShWrapperKillsGrandchild(t *testing.T) {
 	p := newTestPool(t, nil)
 	log := filepath.Join(t.TempDir(), "log")
 	// The trailing echo keeps sh from exec'ing the server: it stays a grandchild.
-	cfg := ServerConfig{Name: "wrapped", Command: "sh", Args: []string{"-c", faultBinary(t) + " --log " + log + "; echo x"}}
+	cfg := ServerConfig{Name: "wrapped", Server: decl.Server{Command: "sh", Args: []string{"-c", faultBinary(t) + " --log " + log + "; echo x"}}}
 	killDuringCalls(t, p, cfg, log)
 }
 
@@ -170,8 +172,7 @@ func TestStartFailuresAreNotCached(t *testing.T) {
 	fs := faultBinary(t)
 	starts := filepath.Join(dir, "starts")
 	wrapped := func(name string, args string, timeout time.Duration) ServerConfig {
-		return ServerConfig{Name: name, Command: "sh", StartTimeout: timeout,
-			Args: []string{"-c", "echo start >> " + starts + "; exec " + fs + " " + args}}
+		return ServerConfig{Name: name, Server: decl.Server{Command: "sh", StartupTimeout: timeout, Args: []string{"-c", "echo start >> " + starts + "; exec " + fs + " " + args}}}
 	}
 	countStarts := func() int {
 		b, _ := os.ReadFile(starts)
@@ -183,7 +184,7 @@ func TestStartFailuresAreNotCached(t *testing.T) {
 		want     []string
 		counting bool
 	}{
-		{"bad command", ServerConfig{Name: "nosuch", Command: filepath.Join(dir, "no-such-server")}, []string{`"nosuch"`, "no-such-server"}, false},
+		{"bad command", ServerConfig{Name: "nosuch", Server: decl.Server{Command: filepath.Join(dir, "no-such-server")}}, []string{`"nosuch"`, "no-such-server"}, false},
 		{"exit at start", wrapped("quitter", "--stderr before-exit --exit-at-start 2", 0), []string{`"quitter"`, "exited with code 2", "before-exit", "exiting at start"}, true},
 		{"hang initialize", wrapped("hanger", "--stderr hanging --hang-initialize", time.Second), []string{`"hanger"`, "hanging", context.DeadlineExceeded.Error()}, true},
 	}
@@ -282,7 +283,7 @@ func TestCloseEndsEveryGroup(t *testing.T) {
 		}
 		cfg := faultCfg(t, args...)
 		if i%4 == 1 { // some behind a shell wrapper
-			cfg = ServerConfig{Name: "sh", Command: "sh", Args: []string{"-c", cfg.Command + " " + strings.Join(args, " ") + "; echo x"}}
+			cfg = ServerConfig{Name: "sh", Server: decl.Server{Command: "sh", Args: []string{"-c", cfg.Command + " " + strings.Join(args, " ") + "; echo x"}}}
 		}
 		c := mustGet(t, p, cfg, GlobalPartition)
 		pgids = append(pgids, c.PID())

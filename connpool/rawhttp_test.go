@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -85,7 +86,7 @@ func TestSessionMissingEndsClient(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			fs := newForgetfulServer(t)
 			p := newTestPool(t, nil)
-			cfg := ServerConfig{Name: "echo", URL: fs.url}
+			cfg := ServerConfig{Name: "echo", Server: decl.Server{URL: fs.url}}
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
 			c := mustGet(t, p, cfg, GlobalPartition)
@@ -120,7 +121,7 @@ func TestSessionMissingEndsClient(t *testing.T) {
 func TestRawHTTPOnEndedClientNotSent(t *testing.T) {
 	fs := newForgetfulServer(t)
 	p := New(&Options{KillGrace: 500 * time.Millisecond})
-	c, err := p.Get(context.Background(), ServerConfig{Name: "echo", URL: fs.url}, GlobalPartition)
+	c, err := p.Get(context.Background(), ServerConfig{Name: "echo", Server: decl.Server{URL: fs.url}}, GlobalPartition)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +169,7 @@ func TestRawHTTPCancelAfterCloseLeavesNoConnection(t *testing.T) {
 	defer ts.Close()
 	defer close(release)
 	p := New(&Options{KillGrace: 200 * time.Millisecond})
-	c, err := p.Get(context.Background(), ServerConfig{Name: "slow", URL: ts.URL}, GlobalPartition)
+	c, err := p.Get(context.Background(), ServerConfig{Name: "slow", Server: decl.Server{URL: ts.URL}}, GlobalPartition)
 	if err != nil {
 		t.Fatal(err)
 	}

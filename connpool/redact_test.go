@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -78,8 +79,7 @@ func TestSecretsNotPrintedOnFailedStart(t *testing.T) {
 				fmt.Sprintf("http://127.0.0.1:%d/mcp?token=SECRET123&x=1", port),
 				fmt.Sprintf("http://user:pw-SECRET456@127.0.0.1:%d/mcp", port),
 			} {
-				cfg := ServerConfig{Name: name, Type: typ, URL: u, Headers: map[string]string{"Authorization": "Bearer HDRSECRET789"},
-					StartTimeout: 10 * time.Second}
+				cfg := ServerConfig{Name: name, Server: decl.Server{Type: typ, URL: u, Headers: map[string]string{"Authorization": "Bearer HDRSECRET789"}, StartupTimeout: 10 * time.Second}}
 				ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 				_, err := p.Get(ctx, cfg, GlobalPartition)
 				cancel()
@@ -102,7 +102,7 @@ func TestSecretsNotPrintedOnFailedStart(t *testing.T) {
 func TestSecretsNotPrintedWhenServerDies(t *testing.T) {
 	base, cmd := startHTTPServerCmd(t)
 	p, logs := capturePool(t)
-	cfg := ServerConfig{Name: "web", URL: base + "?token=SECRET123", Headers: map[string]string{"X-Key": "HDRSECRET789"}}
+	cfg := ServerConfig{Name: "web", Server: decl.Server{URL: base + "?token=SECRET123", Headers: map[string]string{"X-Key": "HDRSECRET789"}}}
 	c := mustGet(t, p, cfg, GlobalPartition)
 	defer p.Release(c)
 	mustCall(t, c, "echo", map[string]any{"text": "hi"})
@@ -145,7 +145,7 @@ func TestURLCredentialsStillSent(t *testing.T) {
 	defer ts.Close()
 	p, logs := capturePool(t)
 	u := strings.Replace(ts.URL, "http://", "http://user:pw-SECRET456@", 1) + "/mcp?token=SECRET123"
-	c := mustGet(t, p, ServerConfig{Name: "guarded", URL: u}, GlobalPartition)
+	c := mustGet(t, p, ServerConfig{Name: "guarded", Server: decl.Server{URL: u}}, GlobalPartition)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, err := c.Session().ListTools(ctx, nil); err != nil {
@@ -191,10 +191,10 @@ func TestRedactURL(t *testing.T) {
 // Validate's messages about a URL never show its secrets.
 func TestValidateRedactsURL(t *testing.T) {
 	for _, cfg := range []ServerConfig{
-		{URL: "ftp://u:pw-SECRET456@h/p?token=SECRET123"},
-		{Command: "x", URL: "http://h/p?token=SECRET123"},
-		{URL: "http://u:pw-SECRET456@h:port/p?token=SECRET123"},
-		{URL: "http://h/p?token=SECRET123", Headers: map[string]string{"Bad Name": "HDRSECRET789"}},
+		{Server: decl.Server{URL: "ftp://u:pw-SECRET456@h/p?token=SECRET123"}},
+		{Server: decl.Server{Command: "x", URL: "http://h/p?token=SECRET123"}},
+		{Server: decl.Server{URL: "http://u:pw-SECRET456@h:port/p?token=SECRET123"}},
+		{Server: decl.Server{URL: "http://h/p?token=SECRET123", Headers: map[string]string{"Bad Name": "HDRSECRET789"}}},
 	} {
 		err := cfg.Validate()
 		if err == nil {

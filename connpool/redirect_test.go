@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // A server that redirects to another origin does not get the configured headers, the URL's
@@ -34,8 +36,7 @@ func TestSecretsNotSentOnRedirect(t *testing.T) {
 	p := newTestPool(t, nil)
 	for _, typ := range []string{TypeStreamableHTTP, TypeSSE} {
 		u := strings.Replace(redirector.URL, "http://", "http://user:pw-SECRET456@", 1) + "/mcp?token=SECRET123"
-		cfg := ServerConfig{Name: "redir", Type: typ, URL: u, StartTimeout: 10 * time.Second,
-			Headers: map[string]string{"X-Api-Key": "HDRSECRET789", "Authorization": "Bearer HDRSECRET789"}}
+		cfg := ServerConfig{Name: "redir", Server: decl.Server{Type: typ, URL: u, StartupTimeout: 10 * time.Second, Headers: map[string]string{"X-Api-Key": "HDRSECRET789", "Authorization": "Bearer HDRSECRET789"}}}
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		c, err := p.Get(ctx, cfg, GlobalPartition)
 		cancel()
@@ -76,8 +77,7 @@ func TestSSEHeadersStayWithOrigin(t *testing.T) {
 	defer sse.CloseClientConnections()
 	defer sse.Close()
 	p := newTestPool(t, nil)
-	cfg := ServerConfig{Name: "sse", Type: TypeSSE, URL: sse.URL + "/sse", StartTimeout: 5 * time.Second,
-		Headers: map[string]string{"X-Api-Key": "HDRSECRET789"}}
+	cfg := ServerConfig{Name: "sse", Server: decl.Server{Type: TypeSSE, URL: sse.URL + "/sse", StartupTimeout: 5 * time.Second, Headers: map[string]string{"X-Api-Key": "HDRSECRET789"}}}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	c, err := p.Get(ctx, cfg, GlobalPartition)
 	cancel()
@@ -107,7 +107,7 @@ func TestSecretsNotPrintedOnBadRedirect(t *testing.T) {
 	for _, typ := range []string{TypeStreamableHTTP, TypeSSE} {
 		u := strings.Replace(bad.URL, "http://", "http://user:pw-SECRET456@", 1) + "/mcp?token=SECRET123"
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		_, err := p.Get(ctx, ServerConfig{Type: typ, URL: u, StartTimeout: 10 * time.Second}, GlobalPartition)
+		_, err := p.Get(ctx, ServerConfig{Server: decl.Server{Type: typ, URL: u, StartupTimeout: 10 * time.Second}}, GlobalPartition)
 		cancel()
 		if err == nil {
 			t.Fatalf("%s: start against a bad redirect succeeded", typ)

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 func fdCount(t testing.TB) int {
@@ -54,8 +56,8 @@ func TestSoakKill9Recover(t *testing.T) {
 		t.Skip("soak")
 	}
 	bin := faultBinary(t)
-	direct := ServerConfig{Name: "direct", Command: bin}
-	wrapped := ServerConfig{Name: "wrapped", Command: "sh", Args: []string{"-c", bin + "; echo x"}}
+	direct := ServerConfig{Name: "direct", Server: decl.Server{Command: bin}}
+	wrapped := ServerConfig{Name: "wrapped", Server: decl.Server{Command: "sh", Args: []string{"-c", bin + "; echo x"}}}
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	baseFDs := fdCount(t)
 

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // TestGetAfterStreamEndStartsNewServer: once a stdio server's stream has ended, the client
@@ -60,7 +62,7 @@ exec sleep 60
 	if err := os.WriteFile(script, []byte(body), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return ServerConfig{Name: "deaf", Command: script}
+	return ServerConfig{Name: "deaf", Server: decl.Server{Command: script}}
 }
 
 // TestDeafServerEndedAndStopped: a server that can no longer be written to is ended by the

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/mcpcap"
 )
@@ -20,7 +21,7 @@ import (
 // for it. A name the session already sees (a configured server, "skills", a reserved name) is
 // refused rather than shadowing it — in a session OpenAgentSession opened, the agent's own
 // servers included. On error nothing is registered.
-func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spec mcpcap.ServerSpec) error {
+func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spec decl.Server) error {
 	h.reloadMu.RLock()
 	defer h.reloadMu.RUnlock()
 	key := "session " + sessionID + ": mcp server"
@@ -30,7 +31,7 @@ func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spe
 	}
 	spec = servers[name]
 	spec.Scope = mcpcap.ScopeSession
-	if err := spec.CheckCommand(key+"."+name, h.Config.Extensions.AllowedCommands, ""); err != nil {
+	if err := mcpcap.CheckCommand(spec, key+"."+name, h.Config.Extensions.AllowedCommands, ""); err != nil {
 		return err
 	}
 	slot := ext.Scope{SessionID: sessionID}

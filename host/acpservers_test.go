@@ -10,9 +10,9 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
-	"github.com/agentpool/agentpool/mcpcap"
 )
 
 // callVisible calls tool on the capability named capName as scope sees it.
@@ -46,7 +46,7 @@ func TestAddSessionServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(ctx, "s2")
-	if err := h.AddSessionServer(ctx, "s1", "editor", mcpcap.ServerSpec{Command: bin}); err != nil {
+	if err := h.AddSessionServer(ctx, "s1", "editor", decl.Server{Command: bin}); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range h.Registry.Visible(ext.Scope{SessionID: "s2"}) {
@@ -90,7 +90,7 @@ func TestAddSessionServerRefusals(t *testing.T) {
 	ctx := context.Background()
 	cfg := "extensions:\n  allowed_commands: [true]\nmcp_servers:\n  pooled: {command: \"true\", lazy: true, tools: [{name: x}]}\n"
 	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), cfg, Options{})
-	if err := h.AddSessionServer(ctx, "nope", "editor", mcpcap.ServerSpec{Command: "true"}); err == nil {
+	if err := h.AddSessionServer(ctx, "nope", "editor", decl.Server{Command: "true"}); err == nil {
 		t.Error("a server was added to a session that is not open")
 	}
 	if err := h.OpenSession(ctx, "s1"); err != nil {
@@ -100,14 +100,14 @@ func TestAddSessionServerRefusals(t *testing.T) {
 	before := len(h.Registry.Registrations(ext.Scope{SessionID: "s1"}))
 	for _, tc := range []struct {
 		name string
-		spec mcpcap.ServerSpec
+		spec decl.Server
 		want string
 	}{
-		{"editor", mcpcap.ServerSpec{Command: bin}, "allowed_commands"},
-		{"pooled", mcpcap.ServerSpec{Command: "true"}, "already"},
-		{"skills", mcpcap.ServerSpec{Command: "true"}, "already"},
-		{"bad/name", mcpcap.ServerSpec{Command: "true"}, "name"},
-		{"web", mcpcap.ServerSpec{}, "needs a command"},
+		{"editor", decl.Server{Command: bin}, "allowed_commands"},
+		{"pooled", decl.Server{Command: "true"}, "already"},
+		{"skills", decl.Server{Command: "true"}, "already"},
+		{"bad/name", decl.Server{Command: "true"}, "name"},
+		{"web", decl.Server{}, "needs a command"},
 	} {
 		err := h.AddSessionServer(ctx, "s1", tc.name, tc.spec)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -138,8 +138,8 @@ agents:
 	scope := ext.Scope{SessionID: "s1", AgentName: "a"}
 	before := len(h.Registry.Registrations(scope))
 	for _, name := range []string{"mine", "private"} {
-		err := h.AddSessionServer(ctx, "s1", name, mcpcap.ServerSpec{Command: "/nonexistent/editor", Lazy: true,
-			Tools: []mcpcap.StaticTool{{Name: "ping"}}})
+		err := h.AddSessionServer(ctx, "s1", name, decl.Server{Command: "/nonexistent/editor", Lazy: true,
+			Tools: []decl.StaticTool{{Name: "ping"}}})
 		if err == nil || !strings.Contains(err.Error(), "already") {
 			t.Errorf("AddSessionServer(%q) in a session of agent a = %v, want an error saying the name is taken", name, err)
 		}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/skill"
@@ -136,7 +137,7 @@ func TestBuildFailureCleansUp(t *testing.T) {
 		"name taken":         {mcpcap.Servers{"skills": {Command: "/nonexistent/server"}}, `mcp_servers.skills: name "skills" is already used by skills`},
 		"session name taken": {mcpcap.Servers{"commands": {Command: "/nonexistent/server", Scope: "session"}}, `mcp_servers.commands: name "commands"`},
 		// Configs made in code, which Parse would have refused, are checked again.
-		"attempts":        {mcpcap.Servers{"a": {Command: "/nonexistent/server", Retry: mcpcap.Retry{Attempts: 21}}}, "mcp_servers.a.retry.attempts"},
+		"attempts":        {mcpcap.Servers{"a": {Command: "/nonexistent/server", Retry: decl.Retry{Attempts: 21}}}, "mcp_servers.a.retry.attempts"},
 		"bad tool filter": {mcpcap.Servers{"a": {Command: "/nonexistent/server", AllowTools: []string{"[bad"}}}, "mcp_servers.a.allow_tools[0]"},
 	} {
 		t.Run(name, func(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/skill"
 	"go.uber.org/goleak"
@@ -14,7 +15,7 @@ import (
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func skillDecl(command string) skill.ServerDecl {
-	return skill.ServerDecl{Name: "tool", Type: "stdio", Command: command, Source: "SKILL.md", Line: 4}
+	return skill.ServerDecl{Name: "tool", Server: decl.Server{Type: "stdio", Command: command}, Source: "SKILL.md", Line: 4}
 }
 
 // recordedChild reports whether c is recorded in the registry as a child of its owner (a

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentpool/agentpool/command"
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/skill"
@@ -119,8 +120,8 @@ func buildServers(_ context.Context, h *Host) ([]part, error) {
 // newServer builds the configured server name in the pool partition given. Without a prefix
 // key its tools are listed as ext.ToolName(name, tool), "<name>__<tool>"; prefix: "" keeps the
 // server's own names.
-func (h *Host) newServer(name string, spec mcpcap.ServerSpec, partition string) (*mcpcap.Cap, error) {
-	cfg, err := spec.Config(name)
+func (h *Host) newServer(name string, spec decl.Server, partition string) (*mcpcap.Cap, error) {
+	cfg, err := mcpcap.ConfigOf(name, spec)
 	if err != nil {
 		return nil, err
 	}

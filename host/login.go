@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
@@ -26,7 +27,7 @@ func Login(ctx context.Context, cfg *config.Config, name string, tokens connpool
 	if spec.Auth == nil || spec.Auth.Type != connpool.GrantAuthorizationCode {
 		return fmt.Errorf("login: server %q has no auth: {type: %s}: it needs no login", name, connpool.GrantAuthorizationCode)
 	}
-	c, err := spec.Config(name)
+	c, err := mcpcap.ConfigOf(name, spec)
 	if err != nil {
 		return fmt.Errorf("login: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/oauthtest"
 )
@@ -16,13 +17,13 @@ import (
 func TestHostUsesStoredTokens(t *testing.T) {
 	f := oauthtest.New(t, time.Hour)
 	store := &connpool.FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
-	auth := &connpool.OAuthConfig{Grant: connpool.GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}
+	auth := &decl.Auth{Type: connpool.GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 
 	// The login: a pool that can ask the user.
 	login := connpool.New(&connpool.Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
-	c, err := login.Get(ctx, connpool.ServerConfig{Name: "crm", URL: f.URL + "/mcp", Auth: auth}, "")
+	c, err := login.Get(ctx, connpool.ServerConfig{Name: "crm", Server: decl.Server{URL: f.URL + "/mcp", Auth: auth}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

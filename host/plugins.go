@@ -248,7 +248,7 @@ func (ps *Plugins) AddProject(p *Project, allowed []string) {
 		mine.Servers = maps.Clone(pi.Servers)
 		for _, name := range mine.Servers.Names() {
 			spec := mine.Servers[name]
-			if err := spec.CheckCommand("mcpServers."+name, allowed, ""); err != nil {
+			if err := mcpcap.CheckCommand(spec, "mcpServers."+name, allowed, ""); err != nil {
 				mine.Problems = append(slices.Clip(mine.Problems), fmt.Sprintf("%s: %v", pi.Sources[name], err))
 				delete(mine.Servers, name)
 			}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/agentpool/agentpool/command"
 	"github.com/agentpool/agentpool/config"
-	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/skill"
 	"github.com/agentpool/agentpool/trust"
 )
@@ -93,7 +93,7 @@ func pluginDecls(ps *Plugins, maxFolders int) []trust.Decl {
 	var out []trust.Decl
 	var roots []skill.NamespacedRoot
 	for _, p := range ps.List {
-		asWritten := map[string]mcpcap.ServerSpec{} // by registered name: its file's, the first
+		asWritten := map[string]decl.Server{} // by registered name: its file's, the first
 		for _, src := range p.MCP {
 			declared := config.DeclaredServers(src.File, src.Data, p.Vars())
 			for _, name := range declared.Names() {
@@ -316,15 +316,14 @@ func projectDecls(m *skill.Manager, cfg *config.Config) []trust.Decl {
 // skillServerDecl is a skill's own server as trust fingerprints it: the same function serves
 // InspectProject and the factory that refuses what was not trusted.
 func skillServerDecl(skillName string, d skill.ServerDecl) trust.Decl {
-	return trust.Decl{Where: d.Source, Name: skillName + "." + d.Name, Type: d.Type, Command: d.Command,
-		Args: d.Args, Env: d.Env, Cwd: d.Cwd, URL: d.URL, Headers: d.Headers}
+	return trust.Decl{Where: d.Source, Name: skillName + "." + d.Name, Server: d.Server}
 }
 
-// configServerDecl is a config's server as trust fingerprints it: as written (Config.Declared),
-// so that the values of the user's variables are neither fingerprinted nor printed.
-func configServerDecl(path, name string, s mcpcap.ServerSpec) trust.Decl {
-	return trust.Decl{Where: path, Name: name, Type: s.Type, Command: s.Command, Args: s.Args,
-		Env: s.Env, EnvPassthrough: s.EnvPassthrough, Cwd: s.Cwd, URL: s.URL, Headers: s.Headers}
+// configServerDecl is a config's server as trust fingerprints it: the whole declaration as
+// written (Config.Declared), so that the values of the user's variables are neither
+// fingerprinted nor printed.
+func configServerDecl(path, name string, s decl.Server) trust.Decl {
+	return trust.Decl{Where: path, Name: name, Server: s}
 }
 
 // declares reports whether d was declared in one of the project's skill roots: the skill

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/mcpcap"
 )
@@ -383,7 +384,7 @@ func (r *reload) servers() {
 // eachPoolSession puts a new instance of the session-scoped server name (spec; nil removes
 // it) in every live session (an agent's sessions too: OpenAgentSession opens a pool session
 // first), closing the one it had.
-func (r *reload) eachPoolSession(key, name string, spec *mcpcap.ServerSpec) {
+func (r *reload) eachPoolSession(key, name string, spec *decl.Server) {
 	for _, s := range r.sessions {
 		slot := ext.Scope{SessionID: s.id}
 		var c ext.Capability

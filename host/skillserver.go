@@ -31,57 +31,54 @@ const skillServers = "skill-servers"
 // sessions' skill servers with ones made by a new factory (reload.go).
 func (h *Host) skillServerFactory(parent ext.Capability, partition string) skill.ChildFactory {
 	m, userRoots, allowed, plugins := h.Skills, h.userSkillRoots, h.Config.Extensions.AllowedCommands, h.plugins.all
-	return func(ctx context.Context, skillName string, decl skill.ServerDecl) (ext.Capability, error) {
+	return func(ctx context.Context, skillName string, d skill.ServerDecl) (ext.Capability, error) {
 		p := h.Project
-		if p.Trusted() && (p.declares(decl) && !userSkill(m, userRoots, skillName, decl) || projectPluginSkill(plugins, m, skillName)) {
-			if err := p.permit(skillServerDecl(skillName, decl)); err != nil {
+		if p.Trusted() && (p.declares(d) && !userSkill(m, userRoots, skillName, d) || projectPluginSkill(plugins, m, skillName)) {
+			if err := p.permit(skillServerDecl(skillName, d)); err != nil {
 				return nil, err
 			}
 		}
-		return h.skillServer(ctx, parent, partition, skillName, decl, allowed)
+		return h.skillServer(ctx, parent, partition, skillName, d, allowed)
 	}
 }
 
-// userSkill reports whether the skill the server decl belongs to was found by m under one of
+// userSkill reports whether the skill the server d belongs to was found by m under one of
 // the user's own roots: then it is the user's, even when a trusted project's root holds the
 // same folder (a project whose agentpool.yaml names the user's folder, or a user root inside
 // the project), and the project's digests do not apply to it.
-func userSkill(m *skill.Manager, userRoots map[string]bool, skillName string, decl skill.ServerDecl) bool {
+func userSkill(m *skill.Manager, userRoots map[string]bool, skillName string, d skill.ServerDecl) bool {
 	s := m.Skill(skillName)
-	return s != nil && userRoots[s.Root] && within(s.Root, decl.Source)
+	return s != nil && userRoots[s.Root] && within(s.Root, d.Source)
 }
 
 // skillServer builds one of a skill's own MCP servers. The server is named "<skill>.<server>",
 // leases its client in partition and is recorded as a registry child of parent (none when
 // parent is nil); the declaration is validated as a config entry would be, and
 // allowed (extensions.allowed_commands) applies.
-func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, skillName string, decl skill.ServerDecl, allowed []string) (ext.Capability, error) {
-	spec := mcpcap.ServerSpec{
-		Type: decl.Type, Command: decl.Command, Args: decl.Args, Env: decl.Env, Cwd: decl.Cwd,
-		URL: decl.URL, Headers: decl.Headers,
-	}
-	key := "mcp-servers." + decl.Name
+func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, skillName string, d skill.ServerDecl, allowed []string) (ext.Capability, error) {
+	spec := d.Server
+	key := "mcp-servers." + d.Name
 	var timeoutErr error
-	if v, ok := decl.Extra["timeout"]; ok && v != nil {
+	if v, ok := d.Extra["timeout"]; ok && v != nil {
 		// A duration with a unit, as in the config file: 30 or "soon" is an error, not the default.
 		str, isString := v.(string)
-		d, err := time.ParseDuration(str)
+		t, err := time.ParseDuration(str)
 		switch {
 		case !isString:
 			timeoutErr = fmt.Errorf("%s.timeout: %v is not a duration (write e.g. 30s or 500ms)", key, v)
 		case err != nil:
 			timeoutErr = fmt.Errorf("%s.timeout: %q is not a duration (e.g. 500ms, 5s, 5m)", key, str)
 		default:
-			spec.Timeout = d
+			spec.Timeout = t
 		}
 	}
-	if err := errors.Join(timeoutErr, spec.Validate(key), spec.CheckCommand(key, allowed, filepath.Dir(decl.Source))); err != nil {
-		return nil, fmt.Errorf("%s:%d: %w", decl.Source, decl.Line, err)
+	if err := errors.Join(timeoutErr, spec.Validate(key), mcpcap.CheckCommand(spec, key, allowed, filepath.Dir(d.Source))); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", d.Source, d.Line, err)
 	}
 	// Raw tool names: the skill manager lists them as "<skill>__<tool>" (ext.ToolName).
 	raw := ""
 	spec.Prefix = &raw
-	c, err := h.newServer(skillName+"."+decl.Name, spec, partition)
+	c, err := h.newServer(skillName+"."+d.Name, spec, partition)
 	if err != nil {
 		return nil, err
 	}

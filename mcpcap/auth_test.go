@@ -10,6 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // A server that wants a user's login, which agentpool serve cannot give, is degraded with the
@@ -38,11 +40,11 @@ func TestNeedsLoginDegrades(t *testing.T) {
 	srv = httptest.NewServer(mux)
 	defer srv.Close()
 
-	spec := ServerSpec{URL: srv.URL + "/mcp", Auth: &Auth{Type: "authorization_code", ClientID: "pre"}, Retry: Retry{Attempts: 3, Backoff: time.Minute}}
+	spec := decl.Server{URL: srv.URL + "/mcp", Auth: &decl.Auth{Type: "authorization_code", ClientID: "pre"}, Retry: decl.Retry{Attempts: 3, Backoff: time.Minute}}
 	if err := spec.Validate("mcp_servers.crm"); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := spec.Config("crm")
+	cfg, err := ConfigOf("crm", spec)
 	if err != nil {
 		t.Fatal(err)
 	}

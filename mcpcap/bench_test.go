@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"sync"
 	"testing"
@@ -82,7 +83,7 @@ func BenchmarkCallToolStdio(b *testing.B) {
 	ctx := context.Background()
 	p := connpool.New(&connpool.Options{IdleTimeout: -1})
 	defer p.Close(ctx)
-	cfg := connpool.ServerConfig{Command: bin}
+	cfg := connpool.ServerConfig{Server: decl.Server{Command: bin}}
 	lease, err := p.Get(ctx, cfg, connpool.GlobalPartition)
 	if err != nil {
 		b.Fatal(err)
@@ -127,7 +128,7 @@ func BenchmarkSharedVsPrivate64(b *testing.B) {
 	ctx := context.Background()
 	p := connpool.New(&connpool.Options{MaxClients: callers + 4, IdleTimeout: -1})
 	defer p.Close(ctx)
-	cfg := Config{Name: "sleep", Server: connpool.ServerConfig{Command: bin}, Scope: ScopeSession}
+	cfg := Config{Name: "sleep", Server: connpool.ServerConfig{Server: decl.Server{Command: bin}}, Scope: ScopeSession}
 	shared, err := New(cfg, WithPool(p, "shared"))
 	if err != nil {
 		b.Fatal(err)

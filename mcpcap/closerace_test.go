@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,7 +31,7 @@ func echoHTTPServer(t *testing.T) string {
 func TestCloseRacingConnectReleasesLease(t *testing.T) {
 	url := echoHTTPServer(t)
 	p := newPool(t)
-	cfg := Config{Name: "echo", Server: connpool.ServerConfig{URL: url}}
+	cfg := Config{Name: "echo", Server: connpool.ServerConfig{Server: decl.Server{URL: url}}}
 	c, err := New(cfg, WithPool(p, ""))
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +77,7 @@ func TestCloseDuringPendingConnect(t *testing.T) {
 	defer srv.Close()
 	defer close(release)
 	p := newPool(t)
-	c, err := New(Config{Name: "slow", Server: connpool.ServerConfig{URL: srv.URL, StartTimeout: time.Minute}}, WithPool(p, ""))
+	c, err := New(Config{Name: "slow", Server: connpool.ServerConfig{Server: decl.Server{URL: srv.URL, StartupTimeout: time.Minute}}}, WithPool(p, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,9 +8,10 @@ import (
 	"strings"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 )
 
-// CheckCommand applies the extensions.allowed_commands policy to a stdio server, reporting a
+// CheckCommand applies the extensions.allowed_commands policy to the stdio server s, reporting a
 // problem keyed key.command. root, when not empty, is the skill folder that declared the
 // server: a relative command must then resolve inside it (after its cwd and symlinks), allowed
 // or not. With allowed nil (no allowed_commands key) any command is allowed (and only that
@@ -24,7 +25,7 @@ import (
 // nothing is installed under it yet). So `command: ./node`, a skill's own script, is not the `node` of allowed_commands
 // [node]; to allow it, list its path. Args and env are not checked (see the package doc): an
 // allowed interpreter runs what its args say.
-func (s ServerSpec) CheckCommand(key string, allowed []string, root string) error {
+func CheckCommand(s decl.Server, key string, allowed []string, root string) error {
 	if s.Command == "" || (s.Type != "" && s.Type != connpool.TypeStdio) || (allowed == nil && root == "") {
 		return nil
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // skillFolder makes a skill folder holding an executable script at each of names, and returns
@@ -47,8 +49,8 @@ func realNode(t *testing.T) string {
 func TestCheckCommandSkillBypass(t *testing.T) {
 	dir := skillFolder(t, "node", "bin/srv")
 	for _, cmd := range []string{"./node", "bin/srv"} {
-		spec := ServerSpec{Command: cmd, Cwd: dir}
-		err := spec.CheckCommand("mcp-servers.s", []string{"node"}, dir)
+		spec := decl.Server{Command: cmd, Cwd: dir}
+		err := CheckCommand(spec, "mcp-servers.s", []string{"node"}, dir)
 		if err == nil {
 			t.Fatalf("%s with allowed_commands [node]: allowed", cmd)
 		}
@@ -58,7 +60,7 @@ func TestCheckCommandSkillBypass(t *testing.T) {
 				t.Errorf("%s: error %q does not say %q", cmd, err, want)
 			}
 		}
-		if err := spec.CheckCommand("mcp-servers.s", []string{resolved}, dir); err != nil {
+		if err := CheckCommand(spec, "mcp-servers.s", []string{resolved}, dir); err != nil {
 			t.Errorf("%s allowed by its path %s: %v", cmd, resolved, err)
 		}
 	}
@@ -72,19 +74,19 @@ func TestCheckCommandSkillConfined(t *testing.T) {
 	if err := os.Symlink(realNode(t), filepath.Join(dir, "node")); err != nil {
 		t.Fatal(err)
 	}
-	for _, spec := range []ServerSpec{
+	for _, spec := range []decl.Server{
 		{Command: "../" + filepath.Base(outside) + "/srv", Cwd: dir},
 		{Command: "./srv", Cwd: outside},
 		{Command: "./node", Cwd: dir}, // a link to the real node: allowed by name, but outside
 	} {
 		for _, allowed := range [][]string{nil, {"node", filepath.Join(outside, "srv")}} {
-			err := spec.CheckCommand("mcp-servers.s", allowed, dir)
+			err := CheckCommand(spec, "mcp-servers.s", allowed, dir)
 			if err == nil || !strings.Contains(err.Error(), "outside") {
 				t.Errorf("%s in %s (allowed %v): %v, want an error saying it is outside the skill folder", spec.Command, spec.Cwd, allowed, err)
 			}
 		}
 	}
-	if err := (ServerSpec{Command: "sub/x", Cwd: dir}).CheckCommand("k", nil, dir); err != nil {
+	if err := CheckCommand(decl.Server{Command: "sub/x", Cwd: dir}, "k", nil, dir); err != nil {
 		t.Errorf("a script inside the skill folder: %v", err)
 	}
 }
@@ -113,7 +115,7 @@ func TestCheckCommandResolved(t *testing.T) {
 		{"./no-such-command-agentpool", []string{"no-such-command-agentpool"}, false},
 		{"node", []string{"no-such-command-agentpool"}, false},
 	} {
-		err := (ServerSpec{Command: tc.command}).CheckCommand("mcp_servers.s", tc.allowed, "")
+		err := CheckCommand(decl.Server{Command: tc.command}, "mcp_servers.s", tc.allowed, "")
 		if (err == nil) != tc.ok {
 			t.Errorf("command %q, allowed %v: %v, want allowed %v", tc.command, tc.allowed, err, tc.ok)
 		}
@@ -123,15 +125,15 @@ func TestCheckCommandResolved(t *testing.T) {
 // TestCheckCommandEmptyList: `allowed_commands: []` allows no stdio server (as an explicit
 // empty allowed-tools allows no tool); only an absent list (nil) leaves commands unchecked.
 func TestCheckCommandEmptyList(t *testing.T) {
-	spec := ServerSpec{Command: "node"}
-	if err := spec.CheckCommand("mcp_servers.s", nil, ""); err != nil {
+	spec := decl.Server{Command: "node"}
+	if err := CheckCommand(spec, "mcp_servers.s", nil, ""); err != nil {
 		t.Errorf("no list: %v, want allowed", err)
 	}
-	err := spec.CheckCommand("mcp_servers.s", []string{}, "")
+	err := CheckCommand(spec, "mcp_servers.s", []string{}, "")
 	if err == nil || !strings.Contains(err.Error(), "allowed_commands is empty") {
 		t.Errorf("empty list: %v, want refused, saying the list is empty", err)
 	}
-	if err := (ServerSpec{URL: "http://127.0.0.1:1/mcp"}).CheckCommand("mcp_servers.h", []string{}, ""); err != nil {
+	if err := CheckCommand(decl.Server{URL: "http://127.0.0.1:1/mcp"}, "mcp_servers.h", []string{}, ""); err != nil {
 		t.Errorf("an HTTP server under an empty list: %v, want allowed (it starts no process)", err)
 	}
 }

@@ -8,41 +8,42 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Scope values for Config.Scope.
+// Scope values for Config.Scope (decl.ScopePool, decl.ScopeSession).
 const (
 	// ScopePool shares one connection per configuration across the whole pool
 	// (partition connpool.GlobalPartition).
-	ScopePool = "pool"
+	ScopePool = decl.ScopePool
 	// ScopeSession gives each session its own connection (partition = the session id), so a
 	// stateful server is never shared between sessions.
-	ScopeSession = "session"
+	ScopeSession = decl.ScopeSession
 )
 
-// Call-retry policies for Retry.Calls.
+// Call-retry policies for Retry.Calls (decl.CallsSafe, decl.CallsAlways, decl.CallsNever).
 const (
 	// CallsSafe retries a call cut off by a lost connection only when the tool is annotated
 	// readOnlyHint or idempotentHint. It is the default.
-	CallsSafe = "safe"
+	CallsSafe = decl.CallsSafe
 	// CallsAlways retries every call cut off by a lost connection.
-	CallsAlways = "always"
+	CallsAlways = decl.CallsAlways
 	// CallsNever never retries a call that may have reached the server.
-	CallsNever = "never"
+	CallsNever = decl.CallsNever
 )
 
 // Defaults applied by New to zero fields.
 const (
 	DefaultTimeout = 60 * time.Second
-	// DefaultStartupTimeout bounds one start of a pooled server (Config.Server.StartTimeout,
+	// DefaultStartupTimeout bounds one start of a pooled server (Config.Server.StartupTimeout,
 	// the startup_timeout key): generous, since a first `npx -y` download is slow.
 	DefaultStartupTimeout = connpool.DefaultStartTimeout
-	DefaultAttempts       = 3
+	DefaultAttempts       = decl.DefaultAttempts
 	DefaultBackoff        = time.Second
 	// MaxAttempts bounds Retry.Attempts: the backoff doubles per attempt and would overflow.
-	MaxAttempts = 20
+	MaxAttempts = decl.MaxAttempts
 )
 
 // ErrInvalidConfig reports a Config that New rejects; the message names the server and field.
@@ -60,10 +61,10 @@ type Config struct {
 	// Name is the server name: the capability name, the command prefix ("<name>:<prompt>")
 	// and the authority of mcp://<name>/ URIs. Required.
 	Name string
-	// Server says how to reach the server (stdio command or URL). Used with WithPool. Its
-	// StartTimeout bounds one start, separately from Timeout; zero means DefaultStartupTimeout.
+	// Server says how to reach the server (stdio command or URL): its declaration. Used with
+	// WithPool. Its StartupTimeout bounds one start, separately from Timeout; zero means DefaultStartupTimeout.
 	// A start that runs out of it is not retried within the same connect round. Caps sharing
-	// a pooled server share its start: the first one's StartTimeout applies to it.
+	// a pooled server share its start: the first one's StartupTimeout applies to it.
 	Server connpool.ServerConfig
 	// Lazy defers connecting to the first call; until then Tools serves the static Tools and
 	// the other listings (resources, templates, prompts, skills) are empty.
@@ -83,20 +84,9 @@ type Config struct {
 	AllowTools, DenyTools []string
 	// Timeout bounds each call, not the start that may precede it; default DefaultTimeout.
 	Timeout time.Duration
-	// Retry configures reconnection and call retries.
-	Retry Retry
-}
-
-// Retry configures reconnection with exponential backoff and the call-retry policy. Its YAML
-// keys are those of a server's retry block in the config file (ServerSpec).
-type Retry struct {
-	// Attempts is how many connection attempts make one reconnect round; default 3.
-	Attempts int `yaml:"attempts"`
-	// Backoff is the delay before the second attempt, doubled before each further one;
-	// default 1s. While degraded, a new attempt is made at most once per the longest delay.
-	Backoff time.Duration `yaml:"backoff"`
-	// Calls is CallsSafe (default), CallsAlways or CallsNever.
-	Calls string `yaml:"calls"`
+	// Retry configures reconnection and call retries: the declaration's retry key, zero
+	// fields meaning DefaultAttempts, DefaultBackoff and CallsSafe.
+	Retry decl.Retry
 }
 
 // Option configures New.
@@ -187,8 +177,8 @@ func (cfg *Config) validate(o *options) error {
 		if err := cfg.Server.Validate(); err != nil {
 			return bad("%v", err)
 		}
-		if cfg.Server.StartTimeout == 0 {
-			cfg.Server.StartTimeout = DefaultStartupTimeout
+		if cfg.Server.StartupTimeout == 0 {
+			cfg.Server.StartupTimeout = DefaultStartupTimeout
 		}
 		if o.partition == "" {
 			if cfg.Scope == ScopeSession {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/ext/exttest"
 	"github.com/agentpool/agentpool/internal/testserver"
@@ -39,7 +40,7 @@ func TestCapConformance(t *testing.T) {
 	})
 
 	bin := testserver.Build(t)
-	server := connpool.ServerConfig{Command: bin, Args: []string{"--skills"}}
+	server := connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--skills"}}}
 	t.Run("PooledStdio", func(t *testing.T) {
 		p := newPool(t)
 		exttest.TestCapability(t, func(t *testing.T) ext.Capability {
@@ -66,7 +67,7 @@ func TestCapConformance(t *testing.T) {
 		url := echoHTTPServer(t) // closed after the pool, which holds a connection to it
 		p := newPool(t)
 		exttest.TestCapability(t, func(t *testing.T) ext.Capability {
-			return newPoolCap(t, p, "", Config{Name: "echo", Server: connpool.ServerConfig{URL: url}})
+			return newPoolCap(t, p, "", Config{Name: "echo", Server: connpool.ServerConfig{Server: decl.Server{URL: url}}})
 		}, &exttest.Options{
 			Tool:     &ext.ToolCall{Name: "echo"},
 			Released: noLeases(p),
@@ -75,8 +76,8 @@ func TestCapConformance(t *testing.T) {
 	t.Run("Unreachable", func(t *testing.T) {
 		p := newPool(t)
 		exttest.TestCapability(t, func(t *testing.T) ext.Capability {
-			return newPoolCap(t, p, "", Config{Name: "gone", Server: connpool.ServerConfig{Command: bin, Args: []string{"--exit-at-start", "3"}},
-				Retry: Retry{Attempts: 1, Backoff: time.Millisecond}})
+			return newPoolCap(t, p, "", Config{Name: "gone", Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--exit-at-start", "3"}}},
+				Retry: decl.Retry{Attempts: 1, Backoff: time.Millisecond}})
 		}, &exttest.Options{Offline: true, Released: noLeases(p)})
 	})
 }
@@ -86,7 +87,7 @@ func TestCapConformance(t *testing.T) {
 func TestCloseWaitsForTheCloseAtWork(t *testing.T) {
 	bin := testserver.Build(t)
 	p := newPool(t)
-	c := newPoolCap(t, p, "", Config{Name: "fault", Server: connpool.ServerConfig{Command: bin}})
+	c := newPoolCap(t, p, "", Config{Name: "fault", Server: connpool.ServerConfig{Server: decl.Server{Command: bin}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if _, err := c.Tools(ctx); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 )
@@ -16,7 +17,7 @@ import (
 // degraded — rather than keep offering a dead server's tools until someone calls one.
 func TestDeathEmitsToolsChanged(t *testing.T) {
 	bin := testserver.Build(t)
-	c := newPoolCap(t, newPool(t), "", Config{Name: "srv", Server: connpool.ServerConfig{Command: bin}})
+	c := newPoolCap(t, newPool(t), "", Config{Name: "srv", Server: connpool.ServerConfig{Server: decl.Server{Command: bin}}})
 	if _, err := c.Tools(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@
 //   - A failed round, or a start failing with connpool.ErrStartTimeout or ErrPermanent,
 //     degrades the Cap: every access fails at once with ErrDegraded naming the last error,
 //     and a probe is made at most once per the round's longest delay.
-//   - Config.Server.StartTimeout bounds a start (30 s), Config.Timeout a call (60 s). A Cap
+//   - Config.Server.StartupTimeout bounds a start (30 s), Config.Timeout a call (60 s). A Cap
 //     never closes a client it leased or was given.
 //
 // # Calls and names
@@ -44,7 +44,7 @@
 //     "<server>:<prompt>". Resources are reached by their URIs or as mcp://<server>/<uri>; an
 //     unknown scheme starts no server. Skills (skill://…/SKILL.md, SEP-2640 skills/list) are
 //     remote and never shadow a local skill.
-//   - ServerSpec is a server as the config declares it. CheckCommand applies
+//   - decl.Server is a server as the config declares it. CheckCommand applies
 //     extensions.allowed_commands to the resolved executable (not its args or env); a skill's
 //     relative command must stay inside its folder. %v shows no env, header, auth or URL
 //     secret.

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 )
 
@@ -22,11 +23,11 @@ func TestServerEnvEverything(t *testing.T) {
 		want bool
 	}{{"default", nil, false}, {"passthrough", []string{"AGENTPOOL_TEST_SECRET"}, true}} {
 		t.Run(tc.name, func(t *testing.T) {
-			spec := ServerSpec{Command: bin, Args: []string{"stdio"}, Env: map[string]string{"OWN": "mine"}, EnvPassthrough: tc.pass}
+			spec := decl.Server{Command: bin, Args: []string{"stdio"}, Env: map[string]string{"OWN": "mine"}, EnvPassthrough: tc.pass}
 			if err := spec.Validate("mcp_servers.everything"); err != nil {
 				t.Fatal(err)
 			}
-			cfg, err := spec.Config("everything")
+			cfg, err := ConfigOf("everything", spec)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,12 +54,12 @@ func TestServerEnvEverything(t *testing.T) {
 
 func TestEnvPassthroughValidated(t *testing.T) {
 	for _, tc := range []struct {
-		spec ServerSpec
+		spec decl.Server
 		key  string
 	}{
-		{ServerSpec{URL: "http://h/mcp", EnvPassthrough: []string{"A"}}, "mcp_servers.s.env_passthrough"},
-		{ServerSpec{Command: "x", EnvPassthrough: []string{"A=B"}}, "mcp_servers.s.env_passthrough[0]"},
-		{ServerSpec{Command: "x", EnvPassthrough: []string{""}}, "mcp_servers.s.env_passthrough[0]"},
+		{decl.Server{URL: "http://h/mcp", EnvPassthrough: []string{"A"}}, "mcp_servers.s.env_passthrough"},
+		{decl.Server{Command: "x", EnvPassthrough: []string{"A=B"}}, "mcp_servers.s.env_passthrough[0]"},
+		{decl.Server{Command: "x", EnvPassthrough: []string{""}}, "mcp_servers.s.env_passthrough[0]"},
 	} {
 		err := tc.spec.Validate("mcp_servers.s")
 		keys := problemKeys(t, err)

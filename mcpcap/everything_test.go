@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 )
 
@@ -82,7 +83,7 @@ func startEverythingHTTP(t *testing.T, bin string) string {
 func TestEverythingStdio(t *testing.T) {
 	bin := everythingBin(t)
 	p := newPool(t)
-	c := newPoolCap(t, p, "", Config{Name: "everything", Server: connpool.ServerConfig{Command: bin, Args: []string{"stdio"}}})
+	c := newPoolCap(t, p, "", Config{Name: "everything", Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"stdio"}}}})
 	exerciseEverything(t, c)
 }
 
@@ -90,7 +91,7 @@ func TestEverythingStreamableHTTP(t *testing.T) {
 	bin := everythingBin(t)
 	url := startEverythingHTTP(t, bin)
 	p := newPool(t)
-	c := newPoolCap(t, p, "", Config{Name: "everything", Server: connpool.ServerConfig{Type: "streamable-http", URL: url}})
+	c := newPoolCap(t, p, "", Config{Name: "everything", Server: connpool.ServerConfig{Server: decl.Server{Type: "streamable-http", URL: url}}})
 	exerciseEverything(t, c)
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 )
@@ -46,8 +47,8 @@ func TestStartTimeoutNotRetried(t *testing.T) {
 	script, starts := startCounter(t, "exec "+testserver.Build(t)+" --hang-initialize")
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "hung",
-		Server: connpool.ServerConfig{Command: script, StartTimeout: 300 * time.Millisecond},
-		Retry:  Retry{Attempts: 3, Backoff: 10 * time.Millisecond}})
+		Server: connpool.ServerConfig{Server: decl.Server{Command: script, StartupTimeout: 300 * time.Millisecond}},
+		Retry:  decl.Retry{Attempts: 3, Backoff: 10 * time.Millisecond}})
 	ctx := context.Background()
 	begin := time.Now()
 	_, err := c.Tools(ctx)
@@ -88,24 +89,24 @@ func TestPermanentStartFailsAtOnce(t *testing.T) {
 		fix    func(dir string) error // makes the server startable; nil: no recovery checked
 	}{
 		{"missing binary", func(dir string) connpool.ServerConfig {
-			return connpool.ServerConfig{Command: filepath.Join(dir, "server")}
+			return connpool.ServerConfig{Server: decl.Server{Command: filepath.Join(dir, "server")}}
 		}, "no such file or directory", func(dir string) error {
 			return os.WriteFile(filepath.Join(dir, "server"), []byte("#!/bin/sh\nexec "+bin+"\n"), 0o755)
 		}},
 		{"not executable", func(dir string) connpool.ServerConfig {
 			os.WriteFile(filepath.Join(dir, "server"), []byte("#!/bin/sh\nexec "+bin+"\n"), 0o644)
-			return connpool.ServerConfig{Command: filepath.Join(dir, "server")}
+			return connpool.ServerConfig{Server: decl.Server{Command: filepath.Join(dir, "server")}}
 		}, "permission denied", func(dir string) error {
 			return os.Chmod(filepath.Join(dir, "server"), 0o755)
 		}},
 		{"http 401", func(string) connpool.ServerConfig {
-			return connpool.ServerConfig{URL: unauthorized.URL}
+			return connpool.ServerConfig{Server: decl.Server{URL: unauthorized.URL}}
 		}, "401", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := t.TempDir()
 			p := newPool(t)
-			slow := newPoolCap(t, p, "", Config{Name: "slow", Server: tc.server(dir), Retry: Retry{Attempts: 3, Backoff: time.Hour}})
+			slow := newPoolCap(t, p, "", Config{Name: "slow", Server: tc.server(dir), Retry: decl.Retry{Attempts: 3, Backoff: time.Hour}})
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 			defer cancel()
 			begin := time.Now()
@@ -124,7 +125,7 @@ func TestPermanentStartFailsAtOnce(t *testing.T) {
 				return
 			}
 			// A later request tries again: the binary may have appeared.
-			c := newPoolCap(t, p, "", Config{Name: "fixed", Server: tc.server(t.TempDir()), Retry: Retry{Attempts: 3, Backoff: 10 * time.Millisecond}})
+			c := newPoolCap(t, p, "", Config{Name: "fixed", Server: tc.server(t.TempDir()), Retry: decl.Retry{Attempts: 3, Backoff: 10 * time.Millisecond}})
 			if _, err := c.Tools(ctx); !errors.Is(err, ErrDegraded) {
 				t.Fatalf("Tools = %v; want ErrDegraded", err)
 			}
@@ -148,7 +149,7 @@ func TestCallTimeoutDoesNotBoundStart(t *testing.T) {
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "slowstart", Lazy: true,
 		Tools:   []ext.ToolEntry{{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}},
-		Server:  connpool.ServerConfig{Command: script, StartTimeout: 30 * time.Second},
+		Server:  connpool.ServerConfig{Server: decl.Server{Command: script, StartupTimeout: 30 * time.Second}},
 		Timeout: time.Second})
 	if got := callText(t, c, "echo", `{"text":"late but fine"}`); got != "late but fine" {
 		t.Fatalf("echo = %q", got)
@@ -169,7 +170,7 @@ func TestUnknownSchemeStartsNothing(t *testing.T) {
 	for _, name := range []string{"one", "two", "three"} {
 		script, starts := startCounter(t, "exec "+bin)
 		counters = append(counters, starts)
-		c := newPoolCap(t, p, "", Config{Name: name, Server: connpool.ServerConfig{Command: script}})
+		c := newPoolCap(t, p, "", Config{Name: name, Server: connpool.ServerConfig{Server: decl.Server{Command: script}}})
 		if err := reg.Register(c, ext.LevelPool, ext.Scope{}); err != nil {
 			t.Fatal(err)
 		}

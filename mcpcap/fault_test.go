@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -85,8 +86,8 @@ func TestKill9WithCallsInFlight(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "calls.log")
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "fault",
-		Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log, "--call-delay", "300ms"}},
-		Retry:  Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
+		Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--log", log, "--call-delay", "300ms"}}},
+		Retry:  decl.Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
 	var rec recorder
 	defer c.Observe(rec.add)()
 	k := &killer{t: t, c: c, log: log, settle: 100 * time.Millisecond}
@@ -227,8 +228,8 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := newPool(t)
-	c := newPoolCap(t, p, "", Config{Name: "flaky", Server: connpool.ServerConfig{Command: script},
-		Retry: Retry{Attempts: 2, Backoff: 50 * time.Millisecond}})
+	c := newPoolCap(t, p, "", Config{Name: "flaky", Server: connpool.ServerConfig{Server: decl.Server{Command: script}},
+		Retry: decl.Retry{Attempts: 2, Backoff: 50 * time.Millisecond}})
 	var rec recorder
 	defer c.Observe(rec.add)()
 	ctx := context.Background()
@@ -295,7 +296,7 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 func TestScopeIsolation(t *testing.T) {
 	bin := testserver.Build(t)
 	p := newPool(t)
-	cfg := Config{Name: "state", Scope: ScopeSession, Server: connpool.ServerConfig{Command: bin}}
+	cfg := Config{Name: "state", Scope: ScopeSession, Server: connpool.ServerConfig{Server: decl.Server{Command: bin}}}
 	s1 := newPoolCap(t, p, "session-1", cfg)
 	s2 := newPoolCap(t, p, "session-2", cfg)
 	callText(t, s1, "state_set", `{"value":"one"}`)
@@ -309,7 +310,7 @@ func TestScopeIsolation(t *testing.T) {
 		t.Fatalf("session-1 state = %q", got)
 	}
 
-	pcfg := Config{Name: "shared", Server: connpool.ServerConfig{Command: bin, Args: []string{"--stderr", "shared"}}}
+	pcfg := Config{Name: "shared", Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--stderr", "shared"}}}}
 	g1 := newPoolCap(t, p, "", pcfg)
 	g2 := newPoolCap(t, p, "", pcfg)
 	callText(t, g1, "state_set", `{"value":"both"}`)
@@ -331,7 +332,7 @@ func testCancellation(t *testing.T, raw bool) {
 	bin := testserver.Build(t)
 	log := filepath.Join(t.TempDir(), "calls.log")
 	p := newPool(t)
-	c := newPoolCap(t, p, "", Config{Name: "slow", Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log}}})
+	c := newPoolCap(t, p, "", Config{Name: "slow", Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--log", log}}}})
 	pid := callText(t, c, "pid", `{}`)
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
@@ -371,8 +372,8 @@ func TestRetryPolicyAlwaysAndNever(t *testing.T) {
 		t.Run(tc.calls, func(t *testing.T) {
 			p := newPool(t)
 			c := newPoolCap(t, p, "", Config{Name: "policy",
-				Server: connpool.ServerConfig{Command: bin, Args: []string{"--call-delay", "1500ms"}},
-				Retry:  Retry{Attempts: 3, Backoff: 10 * time.Millisecond, Calls: tc.calls}})
+				Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--call-delay", "1500ms"}}},
+				Retry:  decl.Retry{Attempts: 3, Backoff: 10 * time.Millisecond, Calls: tc.calls}})
 			pid, _ := strconv.Atoi(callText(t, c, "pid", `{}`))
 			errc := make(chan error, 1)
 			go func() {
@@ -400,8 +401,8 @@ func TestRetryPolicyAlwaysAndNever(t *testing.T) {
 // every call fails, and degrade the Cap.
 func TestReconnectAfterHangupWithOneAttempt(t *testing.T) {
 	p := newPool(t)
-	c := newPoolCap(t, p, "", Config{Name: "s", Server: connpool.ServerConfig{Command: testserver.Build(t)},
-		Retry: Retry{Attempts: 1, Backoff: 10 * time.Millisecond}})
+	c := newPoolCap(t, p, "", Config{Name: "s", Server: connpool.ServerConfig{Server: decl.Server{Command: testserver.Build(t)}},
+		Retry: decl.Retry{Attempts: 1, Backoff: 10 * time.Millisecond}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	for i := range 6 {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -95,8 +96,8 @@ func testHTTPKill9(t *testing.T, raw bool) {
 	addr := first.hostPort(t)
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "web",
-		Server: connpool.ServerConfig{Type: connpool.TypeStreamableHTTP, URL: first.url},
-		Retry:  Retry{Attempts: 4, Backoff: 200 * time.Millisecond}})
+		Server: connpool.ServerConfig{Server: decl.Server{Type: connpool.TypeStreamableHTTP, URL: first.url}},
+		Retry:  decl.Retry{Attempts: 4, Backoff: 200 * time.Millisecond}})
 	var rec recorder
 	defer c.Observe(rec.add)()
 	if got := callText(t, c, "echo", `{"text":"up"}`); got != "up" {
@@ -236,8 +237,8 @@ func TestHTTPServerGoneForGood(t *testing.T) {
 	srv := startHTTPFaultserver(t, "127.0.0.1:0")
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "gone",
-		Server: connpool.ServerConfig{Type: connpool.TypeStreamableHTTP, URL: srv.url},
-		Retry:  Retry{Attempts: 2, Backoff: 50 * time.Millisecond}})
+		Server: connpool.ServerConfig{Server: decl.Server{Type: connpool.TypeStreamableHTTP, URL: srv.url}},
+		Retry:  decl.Retry{Attempts: 2, Backoff: 50 * time.Millisecond}})
 	var rec recorder
 	defer c.Observe(rec.add)()
 	callText(t, c, "echo", `{"text":"up"}`)
@@ -277,7 +278,7 @@ func TestHTTPServerGoneForGood(t *testing.T) {
 func TestHTTPPoolNoticesDeadServer(t *testing.T) {
 	srv := startHTTPFaultserver(t, "127.0.0.1:0")
 	p := newPool(t)
-	cfg := connpool.ServerConfig{Type: connpool.TypeStreamableHTTP, URL: srv.url}
+	cfg := connpool.ServerConfig{Server: decl.Server{Type: connpool.TypeStreamableHTTP, URL: srv.url}}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	lease, err := p.Get(ctx, cfg, "")

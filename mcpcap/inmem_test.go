@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -498,11 +499,11 @@ func TestNewValidates(t *testing.T) {
 	}{
 		{Config{}, []Option{WithClient(cs)}, "name is required"},
 		{Config{Name: "x", Scope: "galaxy"}, []Option{WithClient(cs)}, `scope "galaxy"`},
-		{Config{Name: "x", Retry: Retry{Calls: "sometimes"}}, []Option{WithClient(cs)}, "retry.calls"},
-		{Config{Name: "x", Retry: Retry{Attempts: MaxAttempts + 1}}, []Option{WithClient(cs)}, "retry.attempts"},
+		{Config{Name: "x", Retry: decl.Retry{Calls: "sometimes"}}, []Option{WithClient(cs)}, "retry.calls"},
+		{Config{Name: "x", Retry: decl.Retry{Attempts: MaxAttempts + 1}}, []Option{WithClient(cs)}, "retry.attempts"},
 		{Config{Name: "x", AllowTools: []string{"[bad"}}, []Option{WithClient(cs)}, "tool pattern"},
 		{Config{Name: "x"}, nil, "WithClient or WithPool"},
-		{Config{Name: "x", Scope: ScopeSession, Server: connpool.ServerConfig{Command: "true"}}, []Option{WithPool(connpool.New(nil), "")}, "session id"},
+		{Config{Name: "x", Scope: ScopeSession, Server: connpool.ServerConfig{Server: decl.Server{Command: "true"}}}, []Option{WithPool(connpool.New(nil), "")}, "session id"},
 		{Config{Name: "x", Server: connpool.ServerConfig{}}, []Option{WithPool(connpool.New(nil), "")}, "x"},
 	} {
 		_, err := New(tc.cfg, tc.opts...)
@@ -513,7 +514,7 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestCloseIdempotentAndWithoutUse(t *testing.T) {
-	c, err := New(Config{Name: "x", Server: connpool.ServerConfig{Command: "true"}}, WithPool(connpool.New(nil), ""))
+	c, err := New(Config{Name: "x", Server: connpool.ServerConfig{Server: decl.Server{Command: "true"}}}, WithPool(connpool.New(nil), ""))
 	if err != nil {
 		t.Fatal(err)
 	}

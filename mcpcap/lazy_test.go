@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 )
@@ -22,7 +23,7 @@ func TestLazyListingsStartNothing(t *testing.T) {
 	ctx := context.Background()
 	bin := testserver.Build(t)
 	marks := filepath.Join(t.TempDir(), "starts")
-	server := connpool.ServerConfig{Command: "/bin/sh", Args: []string{"-c", `echo start >> "$0"; exec "$1" --skills`, marks, bin}}
+	server := connpool.ServerConfig{Server: decl.Server{Command: "/bin/sh", Args: []string{"-c", `echo start >> "$0"; exec "$1" --skills`, marks, bin}}}
 	static := []ext.ToolEntry{{Name: "echo", Description: "static echo", Annotations: &ext.ToolAnnotations{ReadOnlyHint: true}}}
 	c := newPoolCap(t, newPool(t), "", Config{Name: "fault", Server: server, Lazy: true, Tools: static})
 	var rec recorder
@@ -88,7 +89,7 @@ func TestLazyAddressedByNameConnects(t *testing.T) {
 	ctx := context.Background()
 	bin := testserver.Build(t)
 	static := []ext.ToolEntry{{Name: "echo", Description: "static echo"}}
-	c := newPoolCap(t, newPool(t), "", Config{Name: "fault", Server: connpool.ServerConfig{Command: bin}, Lazy: true, Tools: static})
+	c := newPoolCap(t, newPool(t), "", Config{Name: "fault", Server: connpool.ServerConfig{Server: decl.Server{Command: bin}}, Lazy: true, Tools: static})
 	if ok, err := c.ResourceExists(ctx, "mcp://fault/test://static/hello"); err != nil || !ok {
 		t.Fatalf("ResourceExists(mcp://fault/…) = %v, %v; want true", ok, err)
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -35,7 +36,7 @@ func losslessStdio(t *testing.T) connpool.ServerConfig {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return connpool.ServerConfig{Name: "lossless", Command: exe, Args: []string{"-test.run=^$"}, Env: map[string]string{serverEnv: "lossless"}}
+	return connpool.ServerConfig{Name: "lossless", Server: decl.Server{Command: exe, Args: []string{"-test.run=^$"}, Env: map[string]string{serverEnv: "lossless"}}}
 }
 
 // The lossless server offers what the pinned server-everything does not: audio, icons on every

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -252,7 +253,7 @@ func contentTypes(cs []ext.Content) []string {
 
 func TestLosslessEverythingStdio(t *testing.T) {
 	bin := everythingBin(t)
-	c := newPoolCap(t, newPool(t), "", Config{Name: "everything", Server: connpool.ServerConfig{Command: bin, Args: []string{"stdio"}}})
+	c := newPoolCap(t, newPool(t), "", Config{Name: "everything", Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"stdio"}}}})
 	bare, tap := bareStdio(t, bin, []string{"stdio"}, nil)
 	losslessEverything(t, newLosslessRun(t, c, bare, tap))
 }
@@ -260,7 +261,7 @@ func TestLosslessEverythingStdio(t *testing.T) {
 func TestLosslessEverythingStreamableHTTP(t *testing.T) {
 	bin := everythingBin(t)
 	url := startEverythingHTTP(t, bin)
-	c := newPoolCap(t, newPool(t), "", Config{Name: "everything", Server: connpool.ServerConfig{Type: "streamable-http", URL: url}})
+	c := newPoolCap(t, newPool(t), "", Config{Name: "everything", Server: connpool.ServerConfig{Server: decl.Server{Type: "streamable-http", URL: url}}})
 	bare, tap := bareHTTP(t, url)
 	losslessEverything(t, newLosslessRun(t, c, bare, tap))
 }
@@ -329,7 +330,7 @@ func TestLosslessGoServerStdio(t *testing.T) {
 
 func TestLosslessGoServerStreamableHTTP(t *testing.T) {
 	url := losslessHTTP(t)
-	c := newPoolCap(t, newPool(t), "", Config{Name: "lossless", Server: connpool.ServerConfig{URL: url}})
+	c := newPoolCap(t, newPool(t), "", Config{Name: "lossless", Server: connpool.ServerConfig{Server: decl.Server{URL: url}}})
 	bare, tap := bareHTTP(t, url)
 	losslessGoServer(t, newLosslessRun(t, c, bare, tap))
 }

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -80,12 +81,12 @@ func steps(n int, message func(int) string) []ext.Progress {
 
 func TestProgressEverythingStdio(t *testing.T) {
 	bin := everythingBin(t)
-	progressEverything(t, Config{Name: "everything", Server: connpool.ServerConfig{Command: bin, Args: []string{"stdio"}}})
+	progressEverything(t, Config{Name: "everything", Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"stdio"}}}})
 }
 
 func TestProgressEverythingStreamableHTTP(t *testing.T) {
 	url := startEverythingHTTP(t, everythingBin(t))
-	progressEverything(t, Config{Name: "everything", Server: connpool.ServerConfig{Type: "streamable-http", URL: url}})
+	progressEverything(t, Config{Name: "everything", Server: connpool.ServerConfig{Server: decl.Server{Type: "streamable-http", URL: url}}})
 }
 
 // progressEverything calls server-everything's trigger-long-running-operation, which sends one
@@ -172,7 +173,7 @@ func TestProgressGoServerStdio(t *testing.T) {
 }
 
 func TestProgressGoServerStreamableHTTP(t *testing.T) {
-	progressGoServer(t, connpool.ServerConfig{URL: losslessHTTP(t)})
+	progressGoServer(t, connpool.ServerConfig{Server: decl.Server{URL: losslessHTTP(t)}})
 }
 
 // progressGoServer checks what server-everything cannot show: progress messages, and the

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/google/go-cmp/cmp"
@@ -20,7 +21,7 @@ import (
 func TestCallToolRawIsCallTool(t *testing.T) {
 	bin := testserver.Build(t)
 	p := newPool(t)
-	c := newPoolCap(t, p, "", Config{Name: "fault", Server: connpool.ServerConfig{Command: bin}})
+	c := newPoolCap(t, p, "", Config{Name: "fault", Server: connpool.ServerConfig{Server: decl.Server{Command: bin}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, call := range []*ext.ToolCall{
@@ -58,8 +59,8 @@ func TestKill9WithRawCallsInFlight(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "calls.log")
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "fault",
-		Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log, "--call-delay", "300ms"}},
-		Retry:  Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
+		Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--log", log, "--call-delay", "300ms"}}},
+		Retry:  decl.Retry{Attempts: 3, Backoff: 20 * time.Millisecond}})
 	k := &killer{t: t, c: c, log: log, settle: 100 * time.Millisecond, raw: true}
 	for cycle := 0; cycle < 3; cycle++ {
 		k.cycle(cycle)
@@ -72,7 +73,7 @@ func TestCallToolRawHTTP(t *testing.T) {
 	log := filepath.Join(t.TempDir(), "calls.log")
 	srv := startHTTPFaultserver(t, "127.0.0.1:0", "--log", log)
 	p := newPool(t)
-	c := newPoolCap(t, p, "", Config{Name: "web", Server: connpool.ServerConfig{Type: connpool.TypeStreamableHTTP, URL: srv.url}})
+	c := newPoolCap(t, p, "", Config{Name: "web", Server: connpool.ServerConfig{Server: decl.Server{Type: connpool.TypeStreamableHTTP, URL: srv.url}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for _, args := range []string{`{"text":"héllo"}`, `{"text":7}`} {

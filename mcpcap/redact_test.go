@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 )
 
 // lockedBuffer collects log output written from several goroutines.
@@ -53,18 +54,18 @@ func TestSecretsNotPrinted(t *testing.T) {
 			t.Errorf("pool close: %v", err)
 		}
 	})
-	for i, spec := range []ServerSpec{
+	for i, spec := range []decl.Server{
 		{URL: fmt.Sprintf("http://127.0.0.1:%d/mcp?token=SECRET123", port), Headers: map[string]string{"X-Key": "HDRSECRET789"}},
 		{Type: "sse", URL: fmt.Sprintf("http://user:pw-SECRET456@127.0.0.1:%d/sse", port)},
 	} {
 		if err := spec.Validate("mcp_servers.down"); err != nil {
 			t.Fatal(err)
 		}
-		cfg, err := spec.Config(fmt.Sprintf("down%d", i))
+		cfg, err := ConfigOf(fmt.Sprintf("down%d", i), spec)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg.Retry = Retry{Attempts: 2, Backoff: time.Millisecond}
+		cfg.Retry = decl.Retry{Attempts: 2, Backoff: time.Millisecond}
 		c, err := New(cfg, WithPool(p, ""), WithLogger(logger))
 		if err != nil {
 			t.Fatal(err)
@@ -81,11 +82,11 @@ func TestSecretsNotPrinted(t *testing.T) {
 			t.Fatalf("status %+v, want degraded with its error", st)
 		}
 		for what, text := range map[string]string{
-			"Tools error":        err.Error(),
-			"Status.LastError":   st.LastError,
-			"Health.Err":         c.Health().Err,
-			"%v of a ServerSpec": fmt.Sprintf("%v %+v %#v", spec, spec, spec),
-			"%v of a Config":     fmt.Sprintf("%v %+v", cfg, cfg),
+			"Tools error":         err.Error(),
+			"Status.LastError":    st.LastError,
+			"Health.Err":          c.Health().Err,
+			"%v of a decl.Server": fmt.Sprintf("%v %+v %#v", spec, spec, spec),
+			"%v of a Config":      fmt.Sprintf("%v %+v", cfg, cfg),
 		} {
 			for _, secret := range []string{"SECRET123", "pw-SECRET456", "HDRSECRET789"} {
 				if strings.Contains(text, secret) {

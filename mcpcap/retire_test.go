@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -56,10 +57,10 @@ func TestRetiredConnectionStopsItsWatcher(t *testing.T) {
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{
 		Name:   "nolist",
-		Server: connpool.ServerConfig{URL: url},
+		Server: connpool.ServerConfig{Server: decl.Server{URL: url}},
 		Lazy:   true,
 		Tools:  []ext.ToolEntry{{Name: "echo"}},
-		Retry:  Retry{Attempts: 2, Backoff: time.Millisecond},
+		Retry:  decl.Retry{Attempts: 2, Backoff: time.Millisecond},
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/skill"
@@ -71,7 +72,7 @@ func readText(t *testing.T, what string, read func(context.Context, string) ([]e
 func TestSEP2640SkillsThroughPool(t *testing.T) {
 	bin := testserver.Build(t)
 	p := newSkillPool(t, RegisterSkillMethods)
-	c := newPoolCap(t, p, "", Config{Name: "remote", Server: connpool.ServerConfig{Command: bin, Args: []string{"--skills"}}})
+	c := newPoolCap(t, p, "", Config{Name: "remote", Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--skills"}}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -208,7 +209,7 @@ func TestSEP2640SkillsThroughPool(t *testing.T) {
 func TestSEP2640FallbackWithoutConfigureClient(t *testing.T) {
 	bin := testserver.Build(t)
 	p := newSkillPool(t, nil)
-	c := newPoolCap(t, p, "", Config{Name: "remote", Server: connpool.ServerConfig{Command: bin, Args: []string{"--skills"}}})
+	c := newPoolCap(t, p, "", Config{Name: "remote", Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--skills"}}}})
 	got := skillURIs(t, c)
 	keys := make([]string, 0, len(got))
 	for k, e := range got {

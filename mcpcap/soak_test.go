@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"go.uber.org/goleak"
 )
@@ -24,16 +25,15 @@ func TestSoakKill9Through100Cycles(t *testing.T) {
 	dir := t.TempDir()
 	baseFDs := countFDs(t)
 	p := connpool.New(&connpool.Options{Subreaper: true, KillGrace: 500 * time.Millisecond, IdleTimeout: -1})
-	retry := Retry{Attempts: 3, Backoff: 10 * time.Millisecond}
+	retry := decl.Retry{Attempts: 3, Backoff: 10 * time.Millisecond}
 	args := func(log string) []string { return []string{"--log", log, "--call-delay", "100ms"} }
 	directLog, wrappedLog := filepath.Join(dir, "direct.log"), filepath.Join(dir, "wrapped.log")
 	direct, err := New(Config{Name: "direct", Retry: retry,
-		Server: connpool.ServerConfig{Command: bin, Args: args(directLog)}}, WithPool(p, ""))
+		Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: args(directLog)}}}, WithPool(p, ""))
 	if err != nil {
 		t.Fatal(err)
 	}
-	wrapped, err := New(Config{Name: "wrapped", Retry: retry, Server: connpool.ServerConfig{Command: "sh",
-		Args: []string{"-c", bin + " " + strings.Join(args(wrappedLog), " ") + "; echo exited >&2"}}}, WithPool(p, ""))
+	wrapped, err := New(Config{Name: "wrapped", Retry: retry, Server: connpool.ServerConfig{Server: decl.Server{Command: "sh", Args: []string{"-c", bin + " " + strings.Join(args(wrappedLog), " ") + "; echo exited >&2"}}}}, WithPool(p, ""))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,18 +7,19 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 )
 
 func TestSubscribeEverythingStdio(t *testing.T) {
 	bin := everythingBin(t)
-	c := newPoolCap(t, newPool(t), "", Config{Name: "everything", Server: connpool.ServerConfig{Command: bin, Args: []string{"stdio"}}})
+	c := newPoolCap(t, newPool(t), "", Config{Name: "everything", Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"stdio"}}}})
 	subscribeEverything(t, c)
 }
 
 func TestSubscribeEverythingStreamableHTTP(t *testing.T) {
 	url := startEverythingHTTP(t, everythingBin(t))
-	c := newPoolCap(t, newPool(t), "", Config{Name: "everything", Server: connpool.ServerConfig{Type: "streamable-http", URL: url}})
+	c := newPoolCap(t, newPool(t), "", Config{Name: "everything", Server: connpool.ServerConfig{Server: decl.Server{Type: "streamable-http", URL: url}}})
 	subscribeEverything(t, c)
 }
 
@@ -141,7 +142,7 @@ func TestSubscribeSharedConnection(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	p := newPool(t)
-	cfg := Config{Name: "everything", Server: connpool.ServerConfig{Command: everythingBin(t), Args: []string{"stdio"}}}
+	cfg := Config{Name: "everything", Server: connpool.ServerConfig{Server: decl.Server{Command: everythingBin(t), Args: []string{"stdio"}}}}
 	a, b := newPoolCap(t, p, "", cfg), newPoolCap(t, p, "", cfg)
 	other := newPoolCap(t, p, "", cfg)
 	var rec recorder
@@ -195,7 +196,7 @@ func TestSubscribeSurvivesReconnect(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	p := newPool(t)
-	cfg := Config{Name: "everything", Server: connpool.ServerConfig{Command: everythingBin(t), Args: []string{"stdio"}}}
+	cfg := Config{Name: "everything", Server: connpool.ServerConfig{Server: decl.Server{Command: everythingBin(t), Args: []string{"stdio"}}}}
 	c := newPoolCap(t, p, "", cfg)
 	var rec recorder
 	defer c.Observe(rec.add)()

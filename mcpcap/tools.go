@@ -210,7 +210,7 @@ func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, do func(ctx cont
 	if err != nil {
 		return err
 	}
-	// The start is bounded by the startup timeout (Config.Server.StartTimeout), not the call's:
+	// The start is bounded by the startup timeout (Config.Server.StartupTimeout), not the call's:
 	// a server slow to start (a first npx download) is not cut off by a short call timeout.
 	cn, err := c.ensure(ctx)
 	if err != nil {

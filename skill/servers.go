@@ -7,25 +7,23 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // ServerDecl is one MCP server a skill declares for itself, in `mcp-servers` frontmatter or in a
-// companion mcp.json ({"mcpServers": {...}}). The skill package only parses declarations;
-// Options.Children turns them into capabilities.
+// companion mcp.json ({"mcpServers": {...}}): the declaration (decl.Server) with its name and
+// where it was written. The skill package only parses declarations; Options.Children turns them
+// into capabilities.
 type ServerDecl struct {
 	// Name is the key the server was declared under.
 	Name string `json:"name"`
-	// Type is "stdio", "streamable-http" or "sse". When the declaration has none it is "stdio"
-	// for a command and "streamable-http" for a url; "http" is read as "streamable-http".
-	Type    string            `json:"type"`
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	// Cwd is where a stdio server starts: the skill folder when not declared, relative paths
-	// being taken from the skill folder.
-	Cwd     string            `json:"cwd,omitempty"`
-	URL     string            `json:"url,omitempty"`
-	Headers map[string]string `json:"headers,omitempty"`
+	// Server is the declaration. Its Type is "stdio", "streamable-http" or "sse": when the
+	// declaration has none it is "stdio" for a command and "streamable-http" for a url; "http"
+	// is read as "streamable-http". Its Cwd is where a stdio server starts: the skill folder
+	// when not declared, relative paths being taken from the skill folder. Of the rest, only
+	// type, command, args, env, cwd, url and headers are read; every other key is in Extra.
+	decl.Server
 	// Extra keeps every other key of the declaration (lazy, tools, timeout, ...) for the factory.
 	Extra map[string]any `json:"extra,omitempty"`
 	// Source is the file the declaration came from (SKILL.md or mcp.json).
@@ -147,28 +145,28 @@ func serverDecl(name string, m map[string]any, dir string) (ServerDecl, error) {
 	case "":
 		switch {
 		case d.Command != "":
-			d.Type = "stdio"
+			d.Type = decl.TypeStdio
 		case d.URL != "":
-			d.Type = "streamable-http"
+			d.Type = decl.TypeStreamableHTTP
 		default:
 			return d, errors.New("needs a command or a url")
 		}
 	case "stdio":
-		d.Type = "stdio"
+		d.Type = decl.TypeStdio
 	case "http", "streamable-http", "streamable_http", "streamablehttp":
-		d.Type = "streamable-http"
+		d.Type = decl.TypeStreamableHTTP
 	case "sse":
-		d.Type = "sse"
+		d.Type = decl.TypeSSE
 	default:
 		return d, fmt.Errorf("unknown type %q (want stdio, streamable-http or sse)", d.Type)
 	}
-	if d.Type == "stdio" && d.Command == "" {
+	if d.Type == decl.TypeStdio && d.Command == "" {
 		return d, errors.New("stdio server needs a command")
 	}
-	if d.Type != "stdio" && d.URL == "" {
+	if d.Type != decl.TypeStdio && d.URL == "" {
 		return d, fmt.Errorf("%s server needs a url", d.Type)
 	}
-	if d.Type == "stdio" {
+	if d.Type == decl.TypeStdio {
 		switch {
 		case d.Cwd == "":
 			d.Cwd = dir

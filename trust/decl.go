@@ -4,34 +4,40 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"slices"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
-// Decl is one server a project declares: everything that decides what would run or be
-// connected to, and where it is declared.
+// Decl is one server a project declares: its declaration as written (decl.Server, ${VAR}
+// references kept, never their values), where it is declared and the name it is registered
+// under. Every field decides what would run, what would be connected to, or where a secret
+// would be sent, so every field is digested.
 type Decl struct {
 	// Where is the file that declares it (a SKILL.md, an mcp.json, an agentpool.yaml).
 	Where string `json:"where"`
 	// Name is the server's name as agentpool would register it ("<skill>.<server>" for a
 	// skill's own server).
-	Name    string            `json:"name"`
-	Type    string            `json:"type,omitempty"`
-	Command string            `json:"command,omitempty"`
-	Args    []string          `json:"args,omitempty"`
-	Env     map[string]string `json:"env,omitempty"`
-	// EnvPassthrough names variables of the user's environment the server is given (API keys):
-	// what it would receive is part of what is trusted. Its order does not matter.
-	EnvPassthrough []string          `json:"env_passthrough,omitempty"`
-	Cwd            string            `json:"cwd,omitempty"`
-	URL            string            `json:"url,omitempty"`
-	Headers        map[string]string `json:"headers,omitempty"`
+	Name string `json:"name"`
+	// Server is the declaration as written. The order of its EnvPassthrough does not matter.
+	decl.Server
 }
 
 // Digest is a SHA-256 of every field of d, hex: equal for equal declarations, different when
 // any field differs. JSON with sorted map keys is the canonical form.
 func (d Decl) Digest() string {
 	d.EnvPassthrough = slices.Sorted(slices.Values(d.EnvPassthrough))
-	data, _ := json.Marshal(d) // a struct of strings, slices and string maps always marshals
+	data, err := json.Marshal(d)
+	if err != nil {
+		// Only a static tool's input_schema can fail to marshal (a NaN): digest it as printed,
+		// which still tells every such schema apart.
+		d.Tools = slices.Clone(d.Tools)
+		for i, t := range d.Tools {
+			d.Tools[i].InputSchema = map[string]any{"unmarshalable": fmt.Sprint(t.InputSchema)}
+		}
+		data, _ = json.Marshal(d)
+	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }

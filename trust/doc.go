@@ -18,7 +18,9 @@
 //
 //   - A record, keyed by the project's real path (RealPath), holds the digests of every server
 //     declaration (Decl) the project had when trusted; only digests are stored, never values.
-//     A Decl's digest covers each of its fields.
+//     A Decl's digest covers where it is declared, its name and every key of the
+//     declaration as written (decl.Server: auth and its sub-keys included; a ${VAR} reference
+//     as written, never its value).
 //   - A project is Trusted when it has a record holding every declaration it has now. Removing
 //     a server keeps the trust; adding or changing one makes it Changed. A project with no
 //     declarations is still Untrusted until trusted: its skills' and commands' text reaches a

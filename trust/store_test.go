@@ -8,11 +8,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
-func decl(cmd string) Decl {
-	return Decl{Where: "/p/.agents/skills/x/SKILL.md", Name: "x.s", Type: "stdio", Command: cmd,
-		Args: []string{"-c", "touch m"}, Env: map[string]string{"K": "secret-value"}}
+func testDecl(cmd string) Decl {
+	return Decl{Where: "/p/.agents/skills/x/SKILL.md", Name: "x.s", Server: decl.Server{Type: "stdio", Command: cmd,
+		Args: []string{"-c", "touch m"}, Env: map[string]string{"K": "secret-value"}}}
 }
 
 // Trust, then Check: trusted; a changed command or a new server is Changed and named; a
@@ -20,7 +22,7 @@ func decl(cmd string) Decl {
 func TestStoreLifecycle(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "cfg", "agentpool", "trust.json")
 	s := NewStore(path)
-	a, b := decl("sh"), decl("node")
+	a, b := testDecl("sh"), testDecl("node")
 	b.Name = "x.t"
 	if v, err := s.Check("/p", []Decl{a}); err != nil || v.Status != Untrusted {
 		t.Fatalf("before trust: %v, %v; want untrusted", v.Status, err)
@@ -37,7 +39,7 @@ func TestStoreLifecycle(t *testing.T) {
 		{"same", []Decl{b, a}, Trusted, 0},
 		{"one removed", []Decl{a}, Trusted, 0},
 		{"none", nil, Trusted, 0},
-		{"command changed", []Decl{decl("bash"), b}, Changed, 1},
+		{"command changed", []Decl{testDecl("bash"), b}, Changed, 1},
 		{"env value changed", []Decl{func() Decl { d := a; d.Env = map[string]string{"K": "other"}; return d }()}, Changed, 1},
 		{"moved", []Decl{func() Decl { d := a; d.Where = "/p/mcp.json"; return d }()}, Changed, 1},
 	} {
@@ -153,7 +155,7 @@ func TestConcurrentTrust(t *testing.T) {
 
 // env_passthrough is part of a declaration's digest (what the server is given), its order not.
 func TestDigestEnvPassthrough(t *testing.T) {
-	a, b, c := decl("sh"), decl("sh"), decl("sh")
+	a, b, c := testDecl("sh"), testDecl("sh"), testDecl("sh")
 	b.EnvPassthrough = []string{"B", "A"}
 	c.EnvPassthrough = []string{"A", "B"}
 	if a.Digest() == b.Digest() {

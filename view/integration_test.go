@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/mcpcap"
@@ -31,7 +32,7 @@ func serverCap(t *testing.T, p *connpool.Pool, partition string, cfg mcpcap.Conf
 	prefix := cfg.Name + ext.ToolSep
 	cfg.Prefix = &prefix
 	if cfg.Retry.Backoff == 0 {
-		cfg.Retry = mcpcap.Retry{Attempts: 1, Backoff: 10 * time.Millisecond}
+		cfg.Retry = decl.Retry{Attempts: 1, Backoff: 10 * time.Millisecond}
 	}
 	c, err := mcpcap.New(cfg, mcpcap.WithPool(p, partition))
 	if err != nil {
@@ -58,10 +59,10 @@ func TestCacheWithRealServers(t *testing.T) {
 	r := newRegistry(t)
 	p := newPool(t, r)
 	for _, s := range []string{"A", "B"} {
-		c := serverCap(t, p, s, mcpcap.Config{Name: "state", Scope: mcpcap.ScopeSession, Server: connpool.ServerConfig{Command: bin}})
+		c := serverCap(t, p, s, mcpcap.Config{Name: "state", Scope: mcpcap.ScopeSession, Server: connpool.ServerConfig{Server: decl.Server{Command: bin}}})
 		register(t, r, c, ext.LevelSession, ext.Scope{SessionID: s})
 	}
-	agent := serverCap(t, p, "A", mcpcap.Config{Name: "helper", Scope: mcpcap.ScopeSession, Server: connpool.ServerConfig{Command: bin, Args: []string{"--extra-tool", "assist"}}})
+	agent := serverCap(t, p, "A", mcpcap.Config{Name: "helper", Scope: mcpcap.ScopeSession, Server: connpool.ServerConfig{Server: decl.Server{Command: bin, Args: []string{"--extra-tool", "assist"}}}})
 	register(t, r, agent, ext.LevelAgent, ext.Scope{SessionID: "A", AgentName: "helper"})
 
 	cache := view.NewCache(r, nil)
@@ -133,8 +134,8 @@ func TestDegradedServerLeavesAndReturns(t *testing.T) {
 	}
 	r := newRegistry(t)
 	p := newPool(t, r)
-	flaky := serverCap(t, p, "", mcpcap.Config{Name: "flaky", Server: connpool.ServerConfig{Command: script}})
-	steady := serverCap(t, p, "", mcpcap.Config{Name: "steady", Server: connpool.ServerConfig{Command: bin}})
+	flaky := serverCap(t, p, "", mcpcap.Config{Name: "flaky", Server: connpool.ServerConfig{Server: decl.Server{Command: script}}})
+	steady := serverCap(t, p, "", mcpcap.Config{Name: "steady", Server: connpool.ServerConfig{Server: decl.Server{Command: bin}}})
 	register(t, r, flaky, ext.LevelPool, ext.Scope{})
 	register(t, r, steady, ext.LevelPool, ext.Scope{})
 	ctx := context.Background()

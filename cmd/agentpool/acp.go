@@ -9,7 +9,7 @@ import (
 
 	"github.com/agentpool/agentpool/agent/acp"
 	"github.com/agentpool/agentpool/connpool"
-	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -86,8 +86,8 @@ func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io
 }
 
 // serverSpec is an editor's server as a config entry would declare it.
-func serverSpec(s acp.MCPServer) mcpcap.ServerSpec {
-	spec := mcpcap.ServerSpec{Command: s.Command, Args: s.Args, Env: maps.Clone(s.Env), URL: s.URL, Headers: maps.Clone(s.Headers)}
+func serverSpec(s acp.MCPServer) decl.Server {
+	spec := decl.Server{Command: s.Command, Args: s.Args, Env: maps.Clone(s.Env), URL: s.URL, Headers: maps.Clone(s.Headers)}
 	switch s.Type {
 	case acp.TypeStdio:
 		spec.Type = connpool.TypeStdio

@@ -9,12 +9,15 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/agentpool/agentpool/cmdline"
 	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/trust"
 	"github.com/spf13/cobra"
@@ -169,8 +172,10 @@ func inspectDir(args []string, maxFolders int) (*host.Project, *trust.Store, err
 
 // printDecls prints each server: its name, where it is declared (relative to the project) and
 // what it runs, marked when it is in fresh (by digest: new or changed since the project was
-// last trusted). Env and header values are never printed (names only), nor a URL's query
-// values or user info: they carry secrets. The command line or URL of a server declared in
+// last trusted), and everything else that decides what runs or where a secret goes: env,
+// env_passthrough and header names, a cwd other than the declaring file's folder, and the auth
+// block. Env and header values are never printed (names only), nor a URL's query values or
+// user info, nor a client secret (only the ${VAR} names it is made of): they carry secrets. The command line or URL of a server declared in
 // unshown (a config whose servers could only be read with its ${VAR} references expanded) is
 // not printed either: it may hold the value of a variable. A server of the project's config
 // (cfg) named in shadowed is marked not used: the user's own config has a server of that name.
@@ -209,7 +214,64 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 		if len(d.Headers) > 0 {
 			fmt.Fprintf(w, "    headers: %s\n", cell(strings.Join(sortedKeys(d.Headers), ", ")))
 		}
+		if d.Cwd != "" && d.Cwd != filepath.Dir(d.Where) {
+			cwd := d.Cwd
+			if rel, err := filepath.Rel(dir, cwd); err == nil && !strings.HasPrefix(rel, "..") {
+				cwd = rel
+			}
+			fmt.Fprintf(w, "    cwd: %s\n", cell(cwd))
+		}
+		if d.Auth != nil {
+			printAuth(w, d.Auth, unshown != "" && d.Where == unshown)
+		}
 	}
+}
+
+// printAuth prints a server's auth block: whom agentpool authenticates as and with what, each
+// sub-key as written. A secret (client_secret) is shown by the ${VAR} references it is made
+// of, never by value; with hidden (a declaration that could only be read expanded) only the
+// grant is shown.
+func printAuth(w io.Writer, a *decl.Auth, hidden bool) {
+	fmt.Fprintf(w, "    auth: %s (agentpool sends these credentials to the token endpoint the server's metadata names)\n", cell(a.Type))
+	if hidden {
+		fmt.Fprintln(w, "      (not shown: its ${VAR} references could not be kept as written)")
+		return
+	}
+	line := func(key, value string) {
+		if value != "" {
+			fmt.Fprintf(w, "      %s: %s\n", key, cell(value))
+		}
+	}
+	line("client_id", a.ClientID)
+	line("client_secret", secretRefs(a.ClientSecret))
+	line("token_endpoint_auth", a.TokenEndpointAuth)
+	line("private_key_file", a.PrivateKeyFile)
+	line("scopes", strings.Join(a.Scopes, ", "))
+	if a.RedirectPort != 0 {
+		line("redirect_port", strconv.Itoa(a.RedirectPort))
+	}
+	if a.ClientMetadataURL != "" {
+		line("client_metadata_url", redactURL(a.ClientMetadataURL))
+	}
+}
+
+// varRef matches the start of a ${VAR} or ${VAR:-default} reference, capturing the name.
+var varRef = regexp.MustCompile(`\$\{([A-Za-z_][A-Za-z0-9_]*)`)
+
+// secretRefs describes a secret as written without its value: "from ${A}" naming every
+// variable it refers to, or that a value is written in the file itself; "" for none.
+func secretRefs(s string) string {
+	if s == "" {
+		return ""
+	}
+	var refs []string
+	for _, m := range varRef.FindAllStringSubmatch(s, -1) {
+		refs = append(refs, "${"+m[1]+"}")
+	}
+	if len(refs) == 0 {
+		return "(a value written in the file, not shown)"
+	}
+	return "from " + strings.Join(refs, ", ")
 }
 
 func sortedKeys(m map[string]string) []string {

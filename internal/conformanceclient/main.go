@@ -1,7 +1,7 @@
 // Command conformanceclient is the client the MCP conformance suite
 // (@modelcontextprotocol/conformance, `conformance client --command …`) runs for its client
 // scenarios: it connects to the suite's server through agentpool's own upstream code path —
-// an mcp_servers entry (mcpcap.ServerSpec, validated as the config file's are) turned into a
+// an mcp_servers entry (decl.Server, validated as the config file's are) turned into a
 // pooled mcpcap.Cap over connpool — lists the tools and calls the one the scenario wants.
 //
 // The suite passes the server's URL as the only argument, the scenario's name in
@@ -38,6 +38,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/authredirect"
 	"github.com/agentpool/agentpool/mcpcap"
@@ -82,10 +83,10 @@ func run() error {
 	}
 	str := func(k string) string { s, _ := sc[k].(string); return s }
 
-	spec := mcpcap.ServerSpec{URL: serverURL, Prefix: new(string)}
+	spec := decl.Server{URL: serverURL, Prefix: new(string)}
 	switch {
 	case scenario == "auth/client-credentials-basic":
-		spec.Auth = &mcpcap.Auth{Type: connpool.GrantClientCredentials, ClientID: str("client_id"), ClientSecret: str("client_secret"),
+		spec.Auth = &decl.Auth{Type: connpool.GrantClientCredentials, ClientID: str("client_id"), ClientSecret: str("client_secret"),
 			TokenEndpointAuth: connpool.AuthClientSecretBasic}
 	case scenario == "auth/client-credentials-jwt":
 		dir, err := os.MkdirTemp("", "conformanceclient-")
@@ -97,10 +98,10 @@ func run() error {
 		if err := os.WriteFile(keyFile, []byte(str("private_key_pem")), 0o600); err != nil {
 			return err
 		}
-		spec.Auth = &mcpcap.Auth{Type: connpool.GrantClientCredentials, ClientID: str("client_id"),
+		spec.Auth = &decl.Auth{Type: connpool.GrantClientCredentials, ClientID: str("client_id"),
 			TokenEndpointAuth: connpool.AuthPrivateKeyJWT, PrivateKeyFile: keyFile}
 	case strings.HasPrefix(scenario, "auth/"):
-		spec.Auth = &mcpcap.Auth{Type: connpool.GrantAuthorizationCode, RedirectPort: 3000,
+		spec.Auth = &decl.Auth{Type: connpool.GrantAuthorizationCode, RedirectPort: 3000,
 			ClientMetadataURL: "https://conformance-test.local/client-metadata.json",
 			ClientID:          str("client_id"), ClientSecret: str("client_secret")}
 		if spec.Auth.ClientID == "" {
@@ -111,7 +112,7 @@ func run() error {
 	if err := spec.Validate("mcp_servers." + name); err != nil {
 		return err
 	}
-	cfg, err := spec.Config(name)
+	cfg, err := mcpcap.ConfigOf(name, spec)
 	if err != nil {
 		return err
 	}
