@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -108,6 +109,11 @@ type Gateway struct {
 	cache *view.Cache
 	log   *slog.Logger
 
+	// userChecks and operatorChecks guard the MCP routes and the operators' routes
+	// (middleware.go), composed once.
+	userChecks, operatorChecks middleware
+	metadata                   http.Handler // the OAuth resource metadata, behind requireHost
+
 	mu       sync.Mutex
 	sessions map[string]*session // live: opened and not ended
 	closed   bool
@@ -158,6 +164,9 @@ func New(opts Options) (*Gateway, error) {
 	g := &Gateway{opts: opts, reg: opts.Registry, cache: opts.Cache, log: opts.Logger,
 		sessions: make(map[string]*session)}
 	g.closing, g.stopOpening = context.WithCancel(context.Background())
+	g.userChecks = chain(g.requireHost, g.requireOrigin, g.requireToken)
+	g.operatorChecks = chain(g.requireHost, g.requireOrigin, g.requireOperator)
+	g.metadata = g.requireHost(http.HandlerFunc(g.serveResourceMetadata))
 	if g.cache == nil {
 		g.cache = view.NewCache(g.reg, &view.CacheOptions{RetryProblems: opts.RetryProblems})
 	}

@@ -1,11 +1,9 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -143,9 +141,8 @@ func refuseStateless(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// statelessHandler is Handler in stateless mode: the same checks (Origin, token, body size,
-// JSON-RPC errors for what the go-sdk answers in plain text), then the pass-through path or
-// the go-sdk's stateless handler over the shared server.
+// statelessHandler is Handler in stateless mode: the same checks, then the pass-through path
+// or the go-sdk's stateless handler over the shared server.
 func (g *Gateway) statelessHandler() http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
 		s, _ := r.Context().Value(pendingKey{}).(*session)
@@ -153,33 +150,10 @@ func (g *Gateway) statelessHandler() http.Handler {
 			return nil
 		}
 		return s.server
-	}, &mcp.StreamableHTTPOptions{
-		Stateless:           true,
-		Logger:              g.opts.Logger,
-		MaxRequestBodyBytes: g.opts.MaxBodyBytes,
-		// checkRequest has applied hostAllowed, which also passes Auth.Resource's host.
-		DisableLocalhostProtection: g.opts.Auth != nil && g.opts.Auth.Resource != "",
-	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w = guardWrites(w)
-		r, ok := g.checkRequest(w, r)
-		if !ok {
-			return
-		}
-		if r.Method != http.MethodPost {
-			sdk.ServeHTTP(w, r) // 405: no GET stream, no session to DELETE
-			return
-		}
-		body, ok := g.readBody(w, r)
-		if !ok {
-			return
-		}
-		if id, code, msg := checkMessage(body); code != 0 {
-			status := http.StatusOK
-			if code == jsonrpc.CodeParseError {
-				status = http.StatusBadRequest
-			}
-			writeRPCError(w, status, id, code, msg)
+	}, g.sdkOptions(true))
+	post := holdBody(g.opts.MaxBodyBytes)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := bodyOf(r)
+		if rpcRefused(w, body) {
 			return
 		}
 		s, err := g.shared(r.Context())
@@ -193,12 +167,16 @@ func (g *Gateway) statelessHandler() http.Handler {
 			writeRPCError(w, status, id, code, err.Error())
 			return
 		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
 		if s.passThrough(w, r, body) {
 			return
 		}
-		pw := &plainErrors{ResponseWriter: w}
-		sdk.ServeHTTP(pw, r.WithContext(context.WithValue(r.Context(), pendingKey{}, s)))
-		pw.finish(body)
-	})
+		serveSDK(sdk, w, r.WithContext(context.WithValue(r.Context(), pendingKey{}, s)), body)
+	}))
+	return chain(guardedWrites, g.userChecks)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			sdk.ServeHTTP(w, r) // 405: no GET stream, no session to DELETE
+			return
+		}
+		post.ServeHTTP(w, r)
+	}))
 }
