@@ -28,8 +28,8 @@ type pendingKey struct{}
 // size, 413), and a POST without a session opens one only when it carries initialize. With
 // Options.Stateless it serves every POST on its own instead (stateless.go).
 func (g *Gateway) Handler() http.Handler {
-	if g.opts.Stateless {
-		return g.statelessHandler()
+	if g.stateless != nil {
+		return g.stateless.handler()
 	}
 	// No SessionTimeout: the idle timeout is the gateway's own (idle.go), since calls passed
 	// through never reach this handler.
@@ -146,7 +146,7 @@ func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, body []byte, 
 		return
 	}
 	sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), pendingKey{}, s)))
-	if !s.bound() {
+	if s.conn() == nil {
 		s.end() // initialize failed: the go-sdk dropped the session
 		return
 	}

@@ -15,21 +15,15 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
-// The gateway's HTTP checks, each a middleware in the shape of http.MaxBytesHandler. New
-// composes them once per Gateway, and every route uses one of the two chains:
+// The gateway's HTTP checks, each a middleware as http.MaxBytesHandler is, composed once per
+// Gateway by New: userChecks (requireHost, requireOrigin, requireToken) guard the MCP routes,
+// operatorChecks (requireHost, requireOrigin, requireOperator) the status page and /metrics.
+// A refused request is answered by the check and reaches nothing after it.
 //
-//	userChecks:     requireHost → requireOrigin → requireToken     (/mcp, the agents' paths)
-//	operatorChecks: requireHost → requireOrigin → requireOperator  (the status page, /metrics)
-//
-// A request a check refuses gets its answer there (403, 401 or 503) and reaches nothing
-// after it. The MCP routes add requireSessionUser and, for a POST, holdBody.
-//
-// Origin is checked here rather than by http.CrossOriginProtection, which answers
-// differently from what the MCP transport asks of a server: it lets every GET and HEAD
-// through (the SSE stream, the status page and /metrics are GETs that must refuse a foreign
-// page), it trusts an Origin equal to the Host (a page whose name was rebound to the
-// loopback sends exactly that), and its trusted origins are exact, with no way to admit the
-// loopback origins on any port.
+// Origin is not left to http.CrossOriginProtection, whose answers differ from the MCP
+// transport's rule: it lets every GET and HEAD through (the SSE stream, the status page and
+// /metrics must refuse a foreign page), trusts an Origin equal to the Host (which a page
+// whose name was rebound to the loopback sends), and cannot admit loopback origins on any port.
 
 // middleware is a check or step in front of a handler.
 type middleware func(http.Handler) http.Handler
@@ -44,8 +38,8 @@ func chain(ms ...middleware) middleware {
 	}
 }
 
-// requireHost answers 403 to a request whose Host fails hostAllowed: the go-sdk checks it
-// too, but calls passed through and the routes outside /mcp never reach the go-sdk.
+// requireHost answers 403 to a request whose Host fails hostAllowed (the go-sdk's check,
+// which calls passed through and the routes outside /mcp never reach).
 func (g *Gateway) requireHost(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !g.hostAllowed(r) {
@@ -67,10 +61,9 @@ func (g *Gateway) requireOrigin(next http.Handler) http.Handler {
 	})
 }
 
-// requireToken lets through a request with the static bearer token (Options.Token), which
-// then carries no identity, or, with Options.Auth, an OAuth access token, which it then
-// carries (TokenInfo). Anything else gets 401 (or checkToken's 403 and 503). With neither
-// option it checks nothing.
+// requireToken passes a request with the static token (Options.Token; no identity) or, with
+// Options.Auth, an access token, whose identity it then carries (TokenInfo); else 401
+// (checkToken: 403, 503). With neither option it checks nothing.
 func (g *Gateway) requireToken(next http.Handler) http.Handler {
 	if g.opts.Token == "" && g.opts.Auth == nil {
 		return next
@@ -91,9 +84,9 @@ func (g *Gateway) requireToken(next http.Handler) http.Handler {
 	})
 }
 
-// requireOperator is requireToken for the operators' routes. With Options.Auth they show
-// every user's sessions and the servers' errors, which are no user's to read, so only the
-// static token passes (none configured: 403 for everyone, saying why).
+// requireOperator is requireToken for the operators' routes, except that with Options.Auth
+// only the static token passes (none configured: 403 for everyone, saying why): they show
+// every user's sessions and the servers' errors.
 func (g *Gateway) requireOperator(next http.Handler) http.Handler {
 	if g.opts.Auth == nil {
 		return g.requireToken(next)
@@ -118,11 +111,7 @@ func (g *Gateway) requireSessionUser(next http.Handler) http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		sid := r.Header.Get(sessionHeader)
-		if sid == "" {
-			next.ServeHTTP(w, r)
-			return
-		}
-		if s := g.lookup(sid); s != nil && s.user != userOf(r) {
+		if s := g.lookup(sid); sid != "" && s != nil && s.user != userOf(r) {
 			g.log.Warn("session refused to another user", "session", sid, "user", userOf(r))
 			http.Error(w, "Forbidden: the session belongs to another user", http.StatusForbidden)
 			return
@@ -131,17 +120,15 @@ func (g *Gateway) requireSessionUser(next http.Handler) http.Handler {
 	})
 }
 
-// guardedWrites gives next a ResponseWriter whose every write is bounded (guardWrites): a
-// client that stops reading cannot block its session's end.
+// guardedWrites bounds every write of next (guardWrites).
 func guardedWrites(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		next.ServeHTTP(guardWrites(w), r)
 	})
 }
 
-// holdBody reads a request's body, at most limit bytes, before next runs, so that an
-// oversized one gets a JSON-RPC error whatever the request (413; one that cannot be read,
-// 400). next reads the body again from r.Body, or takes it whole with bodyOf.
+// holdBody reads the body, at most limit bytes, before next runs (over: a JSON-RPC error,
+// 413; unreadable: 400). next reads it again from r.Body, or takes it whole with bodyOf.
 func holdBody(limit int64) middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -162,7 +149,6 @@ func holdBody(limit int64) middleware {
 	}
 }
 
-// heldBody is a body holdBody read: the bytes, and a reader over them.
 type heldBody struct {
 	*bytes.Reader
 	data []byte
