@@ -23,7 +23,7 @@ type session struct {
 	g  *Gateway
 	id string
 	// user is the subject of the access token that opened the session (Options.Auth; ""
-	// without): only that user's requests reach it (sameUser).
+	// without): only that user's requests reach it (requireSessionUser).
 	user   string
 	scope  ext.Scope
 	server *mcp.Server
