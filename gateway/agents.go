@@ -25,6 +25,7 @@ const (
 // serves: see Routes.
 func Mux(pool *Gateway, agents map[string]*Gateway) *Routes {
 	r := &Routes{pool: pool, poolH: pool.Handler(), agents: map[string]agentRoute{}}
+	r.unknown = pool.userChecks(http.HandlerFunc(r.serveUnknown))
 	for name, g := range agents {
 		r.agents[name] = agentRoute{g: g, h: g.Handler()}
 	}
@@ -35,8 +36,9 @@ func Mux(pool *Gateway, agents map[string]*Gateway) *Routes {
 // replaces an agent's Gateway, RemoveAgent takes one away (its path is 404 from then on).
 // It is safe for concurrent use.
 type Routes struct {
-	pool  *Gateway
-	poolH http.Handler
+	pool    *Gateway
+	poolH   http.Handler
+	unknown http.Handler // a path under AgentsPath that is no agent's, behind pool's checks
 
 	mu     sync.RWMutex
 	agents map[string]agentRoute
@@ -121,9 +123,12 @@ func (rt *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		route.h.ServeHTTP(w, r)
 		return
 	}
-	if _, ok := rt.pool.checkRequest(w, r); !ok {
-		return
-	}
+	rt.unknown.ServeHTTP(w, r)
+}
+
+// serveUnknown answers a path under AgentsPath that is no agent's with the agents there are.
+func (rt *Routes) serveUnknown(w http.ResponseWriter, r *http.Request) {
+	name := strings.TrimPrefix(r.URL.Path, AgentsPath)
 	known := "no agents are configured (config agents:)"
 	if names := rt.Agents(); len(names) > 0 {
 		known = "agents: " + strings.Join(names, ", ")
@@ -150,5 +155,5 @@ func (rt *Routes) serveResourceMetadata(w http.ResponseWriter, r *http.Request, 
 		http.NotFound(w, r)
 		return
 	}
-	g.serveResourceMetadata(w, r)
+	g.metadata.ServeHTTP(w, r)
 }

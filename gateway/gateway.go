@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -108,6 +109,11 @@ type Gateway struct {
 	cache *view.Cache
 	log   *slog.Logger
 
+	// userChecks and operatorChecks guard the MCP routes and the operators' routes
+	// (middleware.go), composed once.
+	userChecks, operatorChecks middleware
+	metadata                   http.Handler // the OAuth resource metadata, behind requireHost
+
 	mu       sync.Mutex
 	sessions map[string]*session // live: opened and not ended
 	closed   bool
@@ -116,8 +122,7 @@ type Gateway struct {
 	closing     context.Context    // done at Close: sessions still opening give up
 	stopOpening context.CancelFunc // ends closing
 
-	sharedMu   sync.Mutex
-	sharedSess *session // stateless mode's one server, opened at the first request
+	stateless *statelessServer // Options.Stateless; nil otherwise
 }
 
 // New returns a Gateway over opts.Registry.
@@ -158,6 +163,12 @@ func New(opts Options) (*Gateway, error) {
 	g := &Gateway{opts: opts, reg: opts.Registry, cache: opts.Cache, log: opts.Logger,
 		sessions: make(map[string]*session)}
 	g.closing, g.stopOpening = context.WithCancel(context.Background())
+	g.userChecks = chain(g.requireHost, g.requireOrigin, g.requireToken)
+	g.operatorChecks = chain(g.requireHost, g.requireOrigin, g.requireOperator)
+	g.metadata = g.requireHost(http.HandlerFunc(g.serveResourceMetadata))
+	if opts.Stateless {
+		g.stateless = &statelessServer{g: g}
+	}
 	if g.cache == nil {
 		g.cache = view.NewCache(g.reg, &view.CacheOptions{RetryProblems: opts.RetryProblems})
 	}
@@ -213,7 +224,7 @@ func (g *Gateway) Close(ctx context.Context) error {
 	for _, s := range g.sessions {
 		// A session still opening is left to open, which sees closed when done and ends
 		// it: ending it under open's feet left its servers and its watch running.
-		if s.opened {
+		if !s.is(stateOpening) {
 			live = append(live, s)
 		}
 	}
@@ -222,7 +233,9 @@ func (g *Gateway) Close(ctx context.Context) error {
 	if m := g.opts.Metrics; m != nil {
 		m.remove(g)
 	}
-	g.closeShared()
+	if g.stateless != nil {
+		g.stateless.close()
+	}
 	for _, s := range live {
 		go s.close() // concurrently: each may wait for its servers to stop
 	}
@@ -251,14 +264,17 @@ func (g *Gateway) reserve(s *session) error {
 	return nil
 }
 
-// admit marks s opened, unless the Gateway was closed while it opened.
+// admit moves s from opening to open, unless the Gateway was closed while it opened. Under
+// g.mu, so that Close either finds s open or leaves it to open's end.
 func (g *Gateway) admit(s *session) error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if g.closed {
 		return ErrClosed
 	}
-	s.opened = true
+	if _, moved := s.to(stateOpen); !moved {
+		return ErrClosed // closed already
+	}
 	return nil
 }
 

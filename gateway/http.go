@@ -4,16 +4,9 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"io"
-	"net"
 	"net/http"
-	"net/url"
-	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -30,78 +23,98 @@ const codeServerError = -32000
 type pendingKey struct{}
 
 // Handler returns the streamable HTTP handler of the gateway (mount it at /mcp). Every
-// request passes the checks first — Origin (a browser page of a foreign origin gets 403),
-// bearer token when Options.Token is set (401), body size (413) — and a POST without a
-// session opens one only when it carries initialize. With Options.Stateless it serves every
-// POST on its own instead (stateless.go).
+// request passes the checks first (middleware.go: Host and Origin, 403; the bearer token when
+// Options.Token or Options.Auth is set, 401; a session another user opened, 403; a POST's body
+// size, 413), and a POST without a session opens one only when it carries initialize. With
+// Options.Stateless it serves every POST on its own instead (stateless.go).
 func (g *Gateway) Handler() http.Handler {
-	if g.opts.Stateless {
-		return g.statelessHandler()
+	if g.stateless != nil {
+		return g.stateless.handler()
 	}
 	// No SessionTimeout: the idle timeout is the gateway's own (idle.go), since calls passed
 	// through never reach this handler.
-	opts := &mcp.StreamableHTTPOptions{
+	h := &sessionHTTP{g: g, sdk: mcp.NewStreamableHTTPHandler(g.serverFor, g.sdkOptions(false))}
+	post := holdBody(g.opts.MaxBodyBytes)(http.HandlerFunc(h.post))
+	return chain(guardedWrites, g.userChecks, g.requireSessionUser)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.Method {
+		case http.MethodPost:
+			post.ServeHTTP(w, r)
+		case http.MethodDelete:
+			// The session ends now for its calls passed through, which the go-sdk's closing
+			// of the connection neither waits for nor sees (passthrough.go).
+			if s := g.lookup(r.Header.Get(sessionHeader)); s != nil {
+				s.connGone()
+			}
+			h.sdk.ServeHTTP(w, r)
+		default:
+			h.sdk.ServeHTTP(w, r)
+		}
+	}))
+}
+
+// sdkOptions are the options of the go-sdk's streamable HTTP handler under the gateway's.
+func (g *Gateway) sdkOptions(stateless bool) *mcp.StreamableHTTPOptions {
+	return &mcp.StreamableHTTPOptions{
+		Stateless:           stateless,
 		Logger:              g.opts.Logger,
 		MaxRequestBodyBytes: g.opts.MaxBodyBytes,
-		// checkRequest has applied hostAllowed, which also passes Auth.Resource's host.
+		// requireHost has applied hostAllowed, which also passes Auth.Resource's host.
 		DisableLocalhostProtection: g.opts.Auth != nil && g.opts.Auth.Resource != "",
 	}
-	sdk := mcp.NewStreamableHTTPHandler(g.serverFor, opts)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w = guardWrites(w) // a client that stops reading cannot block its session's end
-		r, ok := g.checkRequest(w, r)
-		if !ok {
-			return
-		}
-		if !g.sameUser(w, r) {
-			return
-		}
-		if r.Method != http.MethodPost {
-			if r.Method == http.MethodDelete {
-				// The session ends now for its calls passed through, which the go-sdk's
-				// closing of the connection neither waits for nor sees (passthrough.go).
-				if s := g.lookup(r.Header.Get(sessionHeader)); s != nil {
-					s.connGone()
-				}
-			}
-			sdk.ServeHTTP(w, r)
-			return
-		}
-		// The body is read here, capped, so that an oversized one gets a JSON-RPC error
-		// whatever the request, and an initialize can be told from anything else.
-		body, ok := g.readBody(w, r)
-		if !ok {
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if sid := r.Header.Get(sessionHeader); sid != "" {
-			// The go-sdk answers malformed JSON and unknown methods with plain text; a
-			// JSON-RPC client needs a JSON-RPC error. A session it does not know is
-			// left to the go-sdk (404).
-			if s := g.lookup(sid); s != nil {
-				s.idle.begin()
-				defer s.idle.end()
-				if s.passThrough(w, r, body) {
-					return
-				}
-				if id, code, msg := checkMessage(body); code != 0 {
-					status := http.StatusOK // a well-formed request with an error answer
-					if code == jsonrpc.CodeParseError {
-						status = http.StatusBadRequest
-					}
-					writeRPCError(w, status, id, code, msg)
-					return
-				}
-				pw := &plainErrors{ResponseWriter: w}
-				sdk.ServeHTTP(pw, r)
-				pw.finish(body)
-				return
-			}
-			sdk.ServeHTTP(w, r)
-			return
-		}
-		g.serveNew(w, r, body, sdk)
-	})
+}
+
+// sessionHTTP serves the requests that passed the checks, session by session.
+type sessionHTTP struct {
+	g   *Gateway
+	sdk http.Handler // the go-sdk's streamable HTTP handler, over serverFor
+}
+
+// post serves a POST, its body held (holdBody): one without a session opens one; one of a
+// live session takes the pass-through path or the go-sdk's; one of a session the gateway
+// does not know is left to the go-sdk (404).
+func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
+	body := bodyOf(r)
+	sid := r.Header.Get(sessionHeader)
+	if sid == "" {
+		h.g.serveNew(w, r, body, h.sdk)
+		return
+	}
+	s := h.g.lookup(sid)
+	if s == nil {
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	s.idle.begin()
+	defer s.idle.end()
+	if s.passThrough(w, r, body) {
+		return
+	}
+	if rpcRefused(w, body) {
+		return
+	}
+	serveSDK(h.sdk, w, r, body)
+}
+
+// rpcRefused answers what the go-sdk would refuse in plain text (checkMessage) with a
+// JSON-RPC error, since a JSON-RPC client reads only that, and reports whether it did.
+func rpcRefused(w http.ResponseWriter, body []byte) bool {
+	id, code, msg := checkMessage(body)
+	if code == 0 {
+		return false
+	}
+	status := http.StatusOK // a well-formed request with an error answer
+	if code == jsonrpc.CodeParseError {
+		status = http.StatusBadRequest
+	}
+	writeRPCError(w, status, id, code, msg)
+	return true
+}
+
+// serveSDK serves r with sdk, any error it answers in plain text sent as a JSON-RPC error.
+func serveSDK(sdk http.Handler, w http.ResponseWriter, r *http.Request, body []byte) {
+	pw := &plainErrors{ResponseWriter: w}
+	sdk.ServeHTTP(pw, r)
+	pw.finish(body)
 }
 
 // serveNew handles a POST without a session: an initialize opens a session, anything else
@@ -133,7 +146,7 @@ func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, body []byte, 
 		return
 	}
 	sdk.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), pendingKey{}, s)))
-	if !s.bound() {
+	if s.conn() == nil {
 		s.end() // initialize failed: the go-sdk dropped the session
 		return
 	}
@@ -160,23 +173,6 @@ var methods = map[string]bool{
 	"resources/list": true, "resources/templates/list": true, "resources/read": true,
 	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
 	"logging/setLevel": true, "skills/list": true, "skills/get": true,
-}
-
-// readBody reads r's body, at most Options.MaxBodyBytes of it; a body over the cap is
-// answered with a JSON-RPC error (413), one that cannot be read with 400, and ok is false.
-func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, g.opts.MaxBodyBytes))
-	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
-			writeRPCError(w, http.StatusRequestEntityTooLarge, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest,
-				fmt.Sprintf("request body exceeds %d bytes", tooBig.Limit))
-			return nil, false
-		}
-		http.Error(w, "Bad Request: "+err.Error(), http.StatusBadRequest)
-		return nil, false
-	}
-	return body, true
 }
 
 // checkMessage finds what the go-sdk would refuse in plain text: a body that is not JSON
@@ -261,136 +257,4 @@ func writeRPCError(w http.ResponseWriter, status int, id jsonrpc.ID, code int64,
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(data)
-}
-
-// checkRequest applies to every request of the gateway's own routes (/mcp, the agents', stateless
-// mode's, the status page, /metrics) the same checks, answering 403, 401 or 503 and reporting
-// false when one fails: the Host (hostAllowed: the go-sdk checks it too, but calls passed
-// through never reach the go-sdk), the Origin, then the static bearer token (Options.Token)
-// or, with Options.Auth, an OAuth access token. A request with the static token passes
-// without an identity; one with an access token returns carrying it (TokenInfo).
-func (g *Gateway) checkRequest(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
-	if !g.hostAllowed(r) {
-		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
-		return nil, false
-	}
-	if o := r.Header.Get("Origin"); !g.originAllowed(o) {
-		http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
-		return nil, false
-	}
-	if g.opts.Token != "" && g.authorized(r) {
-		return r, true
-	}
-	if g.opts.Auth != nil {
-		return g.checkToken(w, r)
-	}
-	if g.opts.Token != "" {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="agentpool"`)
-		http.Error(w, "Unauthorized: a valid bearer token is required", http.StatusUnauthorized)
-		return nil, false
-	}
-	return r, true
-}
-
-// checkOperator is checkRequest for the operators' routes (the status page, /metrics): with
-// Auth, they show every user's sessions and the servers' errors, which are no user's to
-// read, so only the static token passes (none configured: 403 for everyone, saying why).
-func (g *Gateway) checkOperator(w http.ResponseWriter, r *http.Request) bool {
-	if g.opts.Auth == nil {
-		_, ok := g.checkRequest(w, r)
-		return ok
-	}
-	if !g.hostAllowed(r) {
-		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
-		return false
-	}
-	if o := r.Header.Get("Origin"); !g.originAllowed(o) {
-		http.Error(w, fmt.Sprintf("Forbidden: origin %q is not allowed", o), http.StatusForbidden)
-		return false
-	}
-	if g.opts.Token == "" {
-		http.Error(w, "Forbidden: with OAuth (server.auth) this page is the operators': set server.token and send it", http.StatusForbidden)
-		return false
-	}
-	if !g.authorized(r) {
-		http.Error(w, "Forbidden: this page needs the operators' token (server.token), not a user's", http.StatusForbidden)
-		return false
-	}
-	return true
-}
-
-// sameUser answers 403 and reports false when r names a live session that another user
-// opened (Auth): a session ID is no credential, and a session's servers are its user's.
-func (g *Gateway) sameUser(w http.ResponseWriter, r *http.Request) bool {
-	sid := r.Header.Get(sessionHeader)
-	if sid == "" {
-		return true
-	}
-	if s := g.lookup(sid); s != nil && s.user != userOf(r) {
-		g.log.Warn("session refused to another user", "session", sid, "user", userOf(r))
-		http.Error(w, "Forbidden: the session belongs to another user", http.StatusForbidden)
-		return false
-	}
-	return true
-}
-
-// hostAllowed is the go-sdk's check of /mcp against DNS rebinding, for the handlers outside
-// it: a request that reached a loopback listener must name a loopback host. A browser sends no
-// Origin with a same-origin GET, so a page whose name was rebound to 127.0.0.1 is caught by
-// its Host (its own name), not by its Origin. With Auth.Resource, its host passes too: a TLS
-// reverse proxy on the same machine that keeps the client's Host header (Caddy's and
-// Traefik's default) sends it, and a rebound page names its own domain, never that one.
-func (g *Gateway) hostAllowed(r *http.Request) bool {
-	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil || !isLoopback(local.String()) || isLoopback(r.Host) {
-		return true
-	}
-	return g.opts.Auth != nil && g.opts.Auth.names(r.Host)
-}
-
-// isLoopback reports whether addr (host, or host:port) is localhost or a loopback address.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]") // no port
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// originAllowed applies the MCP transport's rule against DNS rebinding: a request from a
-// browser page carries Origin, and only loopback origins (any scheme and port) and those
-// configured in Options.AllowedOrigins may reach the server. No Origin (a non-browser
-// client) is fine.
-func (g *Gateway) originAllowed(origin string) bool {
-	if origin == "" {
-		return true
-	}
-	for _, o := range g.opts.AllowedOrigins {
-		if strings.EqualFold(strings.TrimSuffix(o, "/"), origin) {
-			return true
-		}
-	}
-	u, err := url.Parse(origin)
-	if err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https") {
-		return false // "null" (a sandboxed or file: page) included
-	}
-	return isLoopback(u.Hostname())
-}
-
-// authorized checks the static bearer token (Options.Token), in constant time: both sides
-// are hashed first, so neither the token's bytes nor its length leak through timing.
-func (g *Gateway) authorized(r *http.Request) bool {
-	if g.opts.Token == "" {
-		return true
-	}
-	tok, ok := bearerToken(r)
-	if !ok {
-		return false
-	}
-	got, want := sha256.Sum256([]byte(tok)), sha256.Sum256([]byte(g.opts.Token))
-	return subtle.ConstantTimeCompare(got[:], want[:]) == 1
 }

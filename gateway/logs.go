@@ -112,15 +112,15 @@ func (s *session) deliverLog(src ext.LogSource, m ext.LogMessage) {
 
 // flight records a call in flight to capability owner, until done.
 func (s *session) flight(ctx context.Context, owner any) (done func()) {
-	s.flightMu.Lock()
+	s.mu.Lock()
 	if s.flights == nil {
 		s.flights = make(map[any][]context.Context)
 	}
 	s.flights[owner] = append(s.flights[owner], ctx)
-	s.flightMu.Unlock()
+	s.mu.Unlock()
 	return func() {
-		s.flightMu.Lock()
-		defer s.flightMu.Unlock()
+		s.mu.Lock()
+		defer s.mu.Unlock()
 		list := s.flights[owner]
 		for i, c := range list {
 			if c == ctx {
@@ -138,8 +138,8 @@ func (s *session) flight(ctx context.Context, owner any) (done func()) {
 
 // inFlight returns the context of the latest call in flight to owner, or a background one.
 func (s *session) inFlight(owner any) context.Context {
-	s.flightMu.Lock()
-	defer s.flightMu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if list := s.flights[owner]; len(list) > 0 {
 		return list[len(list)-1]
 	}

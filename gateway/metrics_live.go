@@ -112,7 +112,7 @@ func (g *Gateway) liveScopes() []ext.Scope {
 	defer g.mu.Unlock()
 	out := make([]ext.Scope, 0, len(g.sessions))
 	for _, s := range g.sessions {
-		if s.opened {
+		if !s.is(stateOpening) {
 			out = append(out, s.scope)
 		}
 	}

@@ -200,12 +200,9 @@ func bearerToken(r *http.Request) (string, bool) {
 }
 
 // serveResourceMetadata answers GET ResourceMetadataPath + path with the resource metadata
-// of the Gateway g serving path (RFC 9728; public, so any origin may read it).
+// of the Gateway g serving path (RFC 9728; public, so any origin may read it; the Host is
+// checked in front of it, requireHost).
 func (g *Gateway) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
-	if !g.hostAllowed(r) {
-		http.Error(w, fmt.Sprintf("Forbidden: invalid Host header %q", r.Host), http.StatusForbidden)
-		return
-	}
 	a := g.opts.Auth
 	meta := &oauthex.ProtectedResourceMetadata{
 		Resource:               a.baseURL(r) + g.path(),

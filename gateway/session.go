@@ -23,24 +23,23 @@ type session struct {
 	g  *Gateway
 	id string
 	// user is the subject of the access token that opened the session (Options.Auth; ""
-	// without): only that user's requests reach it (sameUser).
+	// without): only that user's requests reach it (requireSessionUser).
 	user   string
 	scope  ext.Scope
 	server *mcp.Server
 	view   atomic.Pointer[view.View] // what handlers route through; replaced by apply
-	// stateless: the one server of stateless mode (stateless.go), id "", never ended, with
-	// no client to ask.
+	// stateless: the server statelessServer shares among every client, id "", never ended,
+	// with no client to ask, no request id naming one call.
 	stateless bool
 
 	cancel    context.CancelFunc // stops watch
 	watchDone chan struct{}      // closed when watch has returned (nil: never started)
 	ended     chan struct{}      // closed when end has finished
-	endOnce   sync.Once
-	opened    bool // open has finished: Close may end it (guarded by g.mu)
 
 	mu      sync.Mutex
-	ss      *mcp.ServerSession // bound at initialize; nil before
-	closing bool
+	state   state                     // moved only by to
+	ss      *mcp.ServerSession        // bound at initialize; nil before
+	flights map[any][]context.Context // capability → contexts of the calls in flight to it
 
 	// connLife is done once the client's connection has ended (DELETE, idle timeout, the
 	// transport closed, Close) or the session did: calls passed through end with it, and no
@@ -66,14 +65,41 @@ type session struct {
 	logMu    sync.Mutex
 	logLevel string                   // the level the client set; "" before
 	logStops map[ext.LogSource]func() // the log sources observed
-	flightMu sync.Mutex
-	flights  map[any][]context.Context // capability → contexts of the calls in flight to it
 
 	subMu sync.Mutex
 	subs  map[string]ext.ResourceSubscriber // subscribed URI → the capability holding it
 
 	started time.Time    // when open began (the status page's age)
 	calls   atomic.Int64 // tools/call requests answered, either path (the status page)
+}
+
+// state is where a session is in its life; it only moves forward, and only in to.
+type state uint8
+
+const (
+	stateOpening state = iota // reserved while open fills it; Close leaves it to open
+	stateOpen                 // admitted; initialize binds the connection; Close ends it
+	stateClosing              // its end asked (idle, Close): the connection, bound or not yet, is closed
+	stateClosed               // end has released it or is at it; ended is closed when done
+)
+
+// to moves s to next, and reports the connection bound and whether s moved: it does not
+// when s is at next or past it already.
+func (s *session) to(next state) (ss *mcp.ServerSession, moved bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.state >= next {
+		return s.ss, false
+	}
+	s.state = next
+	return s.ss, true
+}
+
+// is reports whether s is in state st.
+func (s *session) is(st state) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.state == st
 }
 
 // open admits a session of id: OpenSession for it, its change stream, its view, and a
@@ -111,20 +137,7 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	if err := g.awaitOwn(ctx, scope); err != nil {
 		return nil, fmt.Errorf("gateway: open session %s: %w", id, err)
 	}
-	// Subscribed before the first compile, so that no change between the two is missed.
-	wctx, cancel := context.WithCancel(context.Background())
-	s.cancel = cancel
-	events := g.reg.Changes(wctx, scope)
-	v, err := g.cache.Get(ctx, scope)
-	if err != nil {
-		cancel()
-		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
-	}
-	for _, p := range v.Problems {
-		g.log.Warn("left out of the view", "session", id, "problem", p.String())
-	}
-	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
-		Instructions: v.Instructions.Static,
+	err = s.fill(ctx, mcp.ServerOptions{
 		GetSessionID: func() string { return id },
 		// Declared whatever the first view holds: a prompt or resource may appear later,
 		// and a client only listens for list_changed of what was declared.
@@ -136,30 +149,55 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 			// SEP-2640: skills/list and skills/get (skills.go); no resources/directory/read.
 			Extensions: map[string]any{SkillsExtension: map[string]any{}},
 		},
-		CompletionHandler:       s.complete,
 		RootsListChangedHandler: s.rootsChanged,
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
-		// On every transport: over stdio the go-sdk would otherwise serve a request asking
-		// for a newer version in its _meta (SEP-2575) under that version.
-		SupportedProtocolVersions: supportedVersions,
-	})
-	s.server.AddReceivingMiddleware(s.initialized, s.setLevel)
+	}, s.initialized, s.setLevel)
+	if err != nil {
+		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
+	}
+	if err := g.admit(s); err != nil {
+		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
+	}
+	g.log.Debug("session opened", "session", id, "scope", scope.String(), "user", s.user)
+	return s, nil
+}
+
+// fill gives s its server, holding the scope's view, and keeps it current (watch) until
+// s.cancel. The change stream is subscribed before the first compile, so that no change
+// between the two is missed. opts gets the view's instructions, completion and the versions
+// supported; receiving runs after negotiate. On error nothing is left running.
+func (s *session) fill(ctx context.Context, opts mcp.ServerOptions, receiving ...mcp.Middleware) error {
+	g := s.g
+	wctx, cancel := context.WithCancel(context.Background())
+	s.cancel = cancel
+	events := g.reg.Changes(wctx, s.scope)
+	v, err := g.cache.Get(ctx, s.scope)
+	if err != nil {
+		cancel()
+		return err
+	}
+	for _, p := range v.Problems {
+		g.log.Warn("left out of the view", "session", s.id, "scope", s.scope.String(), "problem", p.String())
+	}
+	opts.Instructions = v.Instructions.Static
+	opts.CompletionHandler = s.complete
+	// On every transport: over stdio the go-sdk would otherwise serve a request asking for a
+	// newer version in its _meta (SEP-2575) under that version.
+	opts.SupportedProtocolVersions = supportedVersions
+	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &opts)
+	s.server.AddReceivingMiddleware(append([]mcp.Middleware{negotiate}, receiving...)...)
 	s.server.AddSendingMiddleware(s.listChangedOnce)
 	if err := s.addSkillMethods(); err != nil {
 		cancel()
-		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
+		return err
 	}
 	s.apply(v)
 	s.syncLogs(ctx)
 	s.watchDone = make(chan struct{})
 	g.wg.Add(1)
 	go s.watch(ext.WithClient(wctx, s.sessionCaller()), events)
-	if err := g.admit(s); err != nil {
-		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
-	}
-	g.log.Debug("session opened", "session", id, "scope", scope.String(), "user", s.user)
-	return s, nil
+	return nil
 }
 
 // maxProtocolVersion is the newest MCP version the gateway agrees to: the last in which a
@@ -171,29 +209,36 @@ const maxProtocolVersion = "2025-11-25"
 // supportedVersions are the go-sdk's versions up to maxProtocolVersion.
 var supportedVersions = slices.DeleteFunc(mcp.SupportedProtocolVersions(), func(v string) bool { return v > maxProtocolVersion })
 
-// initialized binds the session to its go-sdk ServerSession once initialize succeeded. A
-// client asking for a newer version than maxProtocolVersion is answered with that one (MCP
-// version negotiation), and server/discover, the 2026-07-28 handshake, is refused so that a
-// client falls back to initialize.
-func (s *session) initialized(next mcp.MethodHandler) mcp.MethodHandler {
+// negotiate is the receiving middleware of every server the gateway builds: a client asking
+// for a newer version than maxProtocolVersion is answered with that one (MCP version
+// negotiation), and server/discover, the 2026-07-28 handshake, is refused so that a client
+// falls back to initialize.
+func negotiate(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		switch method {
 		case "server/discover":
 			return nil, &jsonrpc.Error{Code: jsonrpc.CodeMethodNotFound, Message: "server/discover: not supported; use initialize (protocol " + maxProtocolVersion + ")"}
 		case "initialize":
+			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil && p.ProtocolVersion > maxProtocolVersion {
+				p.ProtocolVersion = maxProtocolVersion
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+// initialized binds the session to its go-sdk ServerSession once initialize succeeded, and
+// marks it ready once the client says it is initialized.
+func (s *session) initialized(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "initialize" {
 			if p, ok := req.GetParams().(*mcp.InitializeParams); ok && p != nil {
-				if p.ProtocolVersion > maxProtocolVersion {
-					p.ProtocolVersion = maxProtocolVersion
-				}
 				if c := p.Capabilities; c != nil && (c.Sampling != nil || c.Elicitation != nil) {
 					s.asks.Store(true)
 				}
 			}
 		}
 		res, err := next(ctx, method, req)
-		if s.stateless {
-			return res, err // each request's go-sdk session is temporary: nothing to bind
-		}
 		if method == "initialize" && err == nil {
 			if ss, ok := req.GetSession().(*mcp.ServerSession); ok {
 				s.bind(ss)
@@ -220,7 +265,7 @@ func (s *session) bind(ss *mcp.ServerSession) {
 		return
 	}
 	s.ss = ss
-	closing := s.closing
+	closing := s.state >= stateClosing
 	s.mu.Unlock()
 	s.g.wg.Add(1)
 	go func() {
@@ -242,62 +287,54 @@ func (s *session) conn() *mcp.ServerSession {
 	return s.ss
 }
 
-// bound reports whether a client connection was bound.
-func (s *session) bound() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ss != nil
-}
-
 // close ends the session from the server's side: its connection is closed, which ends it.
 // A session not yet bound is ended by whoever binds it (bind closes the connection) or,
 // when none is bound, by its opener (serveNew, Serve), which still uses it.
 func (s *session) close() {
-	s.mu.Lock()
-	s.closing = true
-	ss := s.ss
-	s.mu.Unlock()
-	if ss != nil {
+	if ss, moved := s.to(stateClosing); moved && ss != nil {
 		_ = ss.Close()
 	}
 }
 
 // end releases everything of the session once: the change stream, the host's session
-// (CloseSession), the registry's scope of the session, and its cached views.
+// (CloseSession), the registry's scope of the session, and its cached views. A second call
+// waits for the first to finish.
 func (s *session) end() {
-	s.endOnce.Do(func() {
-		s.connGone()
-		if s.cancel != nil {
-			s.cancel()
-		}
-		if s.watchDone != nil {
-			<-s.watchDone // so it cannot put a view of the dead scope back in the cache
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), s.g.opts.CloseTimeout)
-		defer cancel()
-		s.stopLogs()
-		if n := s.out.close(); n > 0 {
-			s.g.log.Warn("notifications dropped: the client did not keep up", "session", s.id, "dropped", n)
-		}
-		s.unsubscribeAll(ctx) // a pool server's subscriptions outlive the session otherwise
-		var err error
-		if f := s.g.opts.CloseSession; f != nil {
-			err = f(ctx, s.id)
-		}
-		if e := s.g.reg.CloseScope(ctx, ext.Scope{PoolID: s.scope.PoolID, SessionID: s.id}); e != nil && !errors.Is(e, ext.ErrClosed) {
-			err = errors.Join(err, e)
-		}
-		s.idle.stop()
-		s.g.cache.ForgetSession(s.id)
-		s.g.forget(s)
-		if err != nil {
-			s.g.log.Error("session ended with errors", "session", s.id, "err", err)
-		} else {
-			s.g.log.Debug("session ended", "session", s.id)
-		}
-		close(s.ended)
-		s.g.wg.Done()
-	})
+	if _, moved := s.to(stateClosed); !moved {
+		<-s.ended
+		return
+	}
+	s.connGone()
+	if s.cancel != nil {
+		s.cancel()
+	}
+	if s.watchDone != nil {
+		<-s.watchDone // so it cannot put a view of the dead scope back in the cache
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), s.g.opts.CloseTimeout)
+	defer cancel()
+	s.stopLogs()
+	if n := s.out.close(); n > 0 {
+		s.g.log.Warn("notifications dropped: the client did not keep up", "session", s.id, "dropped", n)
+	}
+	s.unsubscribeAll(ctx) // a pool server's subscriptions outlive the session otherwise
+	var err error
+	if f := s.g.opts.CloseSession; f != nil {
+		err = f(ctx, s.id)
+	}
+	if e := s.g.reg.CloseScope(ctx, ext.Scope{PoolID: s.scope.PoolID, SessionID: s.id}); e != nil && !errors.Is(e, ext.ErrClosed) {
+		err = errors.Join(err, e)
+	}
+	s.idle.stop()
+	s.g.cache.ForgetSession(s.id)
+	s.g.forget(s)
+	if err != nil {
+		s.g.log.Error("session ended with errors", "session", s.id, "err", err)
+	} else {
+		s.g.log.Debug("session ended", "session", s.id)
+	}
+	close(s.ended)
+	s.g.wg.Done()
 }
 
 // watch applies the scope's changes to the server until the stream ends (the session's end,

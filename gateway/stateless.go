@@ -1,12 +1,11 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -46,23 +45,31 @@ var statelessRefused = map[string]string{
 	"resources/unsubscribe": "hold a subscription",
 }
 
-// shared returns the server of stateless mode, opening it at the first request (its view's
-// first compile starts the upstream servers, which New must not do). A failure is returned
-// to the request and tried again at the next.
-//
-// After Close it returns ErrClosed, whether or not it was opened: the closed server's change
-// stream is stopped, so it would answer from a stale view.
-func (g *Gateway) shared(ctx context.Context) (*session, error) {
-	g.sharedMu.Lock()
-	defer g.sharedMu.Unlock()
+// statelessServer serves a Gateway in stateless mode: the one server of the base scope that
+// every request shares, opened at the first request, and the HTTP handler in front of it.
+type statelessServer struct {
+	g *Gateway
+
+	mu sync.Mutex
+	s  *session // the server; nil before the first request, or after a failed opening
+}
+
+// server returns the shared server, opening it at the first request (its view's first
+// compile starts the upstream servers, which New must not do). A failure is returned to the
+// request and tried again at the next. After Close it returns ErrClosed, whether or not it
+// was opened: the closed server's change stream is stopped, and its view would be stale.
+func (st *statelessServer) server(ctx context.Context) (*session, error) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	g := st.g
 	g.mu.Lock()
 	closed := g.closed
 	g.mu.Unlock()
 	if closed {
 		return nil, ErrClosed
 	}
-	if g.sharedSess != nil {
-		return g.sharedSess, nil
+	if st.s != nil {
+		return st.s, nil
 	}
 	s := &session{g: g, scope: g.opts.Scope, stateless: true, ended: make(chan struct{}), ready: make(chan struct{})}
 	s.connLife, s.connGone = context.WithCancel(context.Background())
@@ -70,59 +77,38 @@ func (g *Gateway) shared(ctx context.Context) (*session, error) {
 		g.log.Warn("notifications dropped: a stateless client does not keep up", "queued", maxOutbox, "dropped", n)
 	}
 	// Close makes the first compile give up, as it does a session's opening: Close waits for
-	// sharedMu, and an upstream may take its whole startup_timeout.
+	// mu, and an upstream may take its whole startup_timeout.
 	ctx, cancelOpen := context.WithCancel(ctx)
 	defer cancelOpen()
 	defer context.AfterFunc(g.closing, cancelOpen)()
-	wctx, cancel := context.WithCancel(context.Background())
-	events := g.reg.Changes(wctx, s.scope) // before the first compile: no change is missed
-	v, err := g.cache.Get(ctx, s.scope)
-	if err != nil {
-		cancel()
-		s.connGone()
-		if g.closing.Err() != nil {
-			return nil, ErrClosed
-		}
-		return nil, fmt.Errorf("gateway: stateless %s: %w", s.scope, err)
-	}
-	for _, p := range v.Problems {
-		g.log.Warn("left out of the view", "scope", s.scope.String(), "problem", p.String())
-	}
-	s.cancel = cancel
-	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &mcp.ServerOptions{
-		Instructions: v.Instructions.Static,
+	err := s.fill(ctx, mcp.ServerOptions{
 		Capabilities: &mcp.ServerCapabilities{
 			Tools:      &mcp.ToolCapabilities{},
 			Prompts:    &mcp.PromptCapabilities{},
 			Resources:  &mcp.ResourceCapabilities{},
 			Extensions: map[string]any{SkillsExtension: map[string]any{}},
 		},
-		CompletionHandler:         s.complete,
-		SupportedProtocolVersions: supportedVersions,
-	})
-	s.server.AddReceivingMiddleware(s.initialized, refuseStateless)
-	s.server.AddSendingMiddleware(s.listChangedOnce)
-	if err := s.addSkillMethods(); err != nil {
-		cancel()
+	}, refuseStateless) // each request's go-sdk session is temporary: nothing binds
+	if err != nil {
 		s.connGone()
+		if g.closing.Err() != nil {
+			return nil, ErrClosed
+		}
 		return nil, fmt.Errorf("gateway: stateless %s: %w", s.scope, err)
 	}
-	s.apply(v)
 	s.pass.ok.Store(true) // no log level, no client to ask: calls may pass through
-	s.watchDone = make(chan struct{})
-	g.wg.Add(1)
-	go s.watch(wctx, events)
-	g.sharedSess = s
+	st.s = s
 	g.log.Debug("stateless server opened", "scope", s.scope.String())
 	return s, nil
 }
 
-// closeShared stops the stateless server's change stream and its calls passed through. The
-// scope is the base scope, which outlives the Gateway: nothing of the registry is closed.
-func (g *Gateway) closeShared() {
-	g.sharedMu.Lock()
-	s := g.sharedSess
-	g.sharedMu.Unlock()
+// close stops the server's change stream and its calls passed through (Close; the Gateway
+// refuses every request from then on). The scope is the base scope, which outlives the
+// Gateway: nothing of the registry is closed.
+func (st *statelessServer) close() {
+	st.mu.Lock()
+	s := st.s
+	st.mu.Unlock()
 	if s == nil {
 		return
 	}
@@ -143,62 +129,43 @@ func refuseStateless(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
-// statelessHandler is Handler in stateless mode: the same checks (Origin, token, body size,
-// JSON-RPC errors for what the go-sdk answers in plain text), then the pass-through path or
-// the go-sdk's stateless handler over the shared server.
-func (g *Gateway) statelessHandler() http.Handler {
-	sdk := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		s, _ := r.Context().Value(pendingKey{}).(*session)
-		if s == nil {
-			return nil
-		}
-		return s.server
-	}, &mcp.StreamableHTTPOptions{
-		Stateless:           true,
-		Logger:              g.opts.Logger,
-		MaxRequestBodyBytes: g.opts.MaxBodyBytes,
-		// checkRequest has applied hostAllowed, which also passes Auth.Resource's host.
-		DisableLocalhostProtection: g.opts.Auth != nil && g.opts.Auth.Resource != "",
-	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w = guardWrites(w)
-		r, ok := g.checkRequest(w, r)
-		if !ok {
-			return
-		}
+// handler is the Gateway's Handler in stateless mode: the same checks, then, for a POST, the
+// pass-through path or the go-sdk's stateless handler over the shared server. Anything but
+// a POST is the go-sdk's to refuse (405: no GET stream, no session to DELETE).
+func (st *statelessServer) handler() http.Handler {
+	g := st.g
+	sdk := mcp.NewStreamableHTTPHandler(g.serverFor, g.sdkOptions(true)) // no session is looked up
+	post := holdBody(g.opts.MaxBodyBytes)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		st.post(w, r, sdk)
+	}))
+	return chain(guardedWrites, g.userChecks)(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
-			sdk.ServeHTTP(w, r) // 405: no GET stream, no session to DELETE
+			sdk.ServeHTTP(w, r)
 			return
 		}
-		body, ok := g.readBody(w, r)
-		if !ok {
-			return
+		post.ServeHTTP(w, r)
+	}))
+}
+
+// post serves one POST, its body held (holdBody), on its own.
+func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http.Handler) {
+	body := bodyOf(r)
+	if rpcRefused(w, body) {
+		return
+	}
+	s, err := st.server(r.Context())
+	if err != nil {
+		id, _, _ := initializeIn(body)
+		status, code := http.StatusInternalServerError, int64(jsonrpc.CodeInternalError)
+		if errors.Is(err, ErrClosed) {
+			status, code = http.StatusServiceUnavailable, codeServerError
 		}
-		if id, code, msg := checkMessage(body); code != 0 {
-			status := http.StatusOK
-			if code == jsonrpc.CodeParseError {
-				status = http.StatusBadRequest
-			}
-			writeRPCError(w, status, id, code, msg)
-			return
-		}
-		s, err := g.shared(r.Context())
-		if err != nil {
-			id, _, _ := initializeIn(body)
-			status, code := http.StatusInternalServerError, int64(jsonrpc.CodeInternalError)
-			if errors.Is(err, ErrClosed) {
-				status, code = http.StatusServiceUnavailable, codeServerError
-			}
-			g.log.Warn("stateless request refused", "err", err)
-			writeRPCError(w, status, id, code, err.Error())
-			return
-		}
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		if s.passThrough(w, r, body) {
-			return
-		}
-		pw := &plainErrors{ResponseWriter: w}
-		sdk.ServeHTTP(pw, r.WithContext(context.WithValue(r.Context(), pendingKey{}, s)))
-		pw.finish(body)
-	})
+		st.g.log.Warn("stateless request refused", "err", err)
+		writeRPCError(w, status, id, code, err.Error())
+		return
+	}
+	if s.passThrough(w, r, body) {
+		return
+	}
+	serveSDK(sdk, w, r.WithContext(context.WithValue(r.Context(), pendingKey{}, s)), body)
 }

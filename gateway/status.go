@@ -121,6 +121,7 @@ func WithStatus(next http.Handler, o StatusOptions) http.Handler {
 	if o.Pool == nil {
 		panic("gateway: WithStatus without a pool Gateway")
 	}
+	page := readOnly(o.Pool.operatorChecks(http.HandlerFunc(o.serveStatus)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case HealthPath:
@@ -132,7 +133,7 @@ func WithStatus(next http.Handler, o StatusOptions) http.Handler {
 			}
 			plain(w, http.StatusOK, "ready")
 		case StatusPath:
-			o.serveStatus(w, r)
+			page.ServeHTTP(w, r)
 		default:
 			next.ServeHTTP(w, r)
 		}
@@ -148,15 +149,19 @@ func plain(w http.ResponseWriter, status int, text string) {
 	_, _ = io.WriteString(w, text+"\n")
 }
 
+// readOnly answers 405 to a request other than GET and HEAD.
+func readOnly(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			http.Error(w, "Method Not Allowed: the status page is read-only", http.StatusMethodNotAllowed)
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
 func (o StatusOptions) serveStatus(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodGet && r.Method != http.MethodHead {
-		w.Header().Set("Allow", "GET, HEAD")
-		http.Error(w, "Method Not Allowed: the status page is read-only", http.StatusMethodNotAllowed)
-		return
-	}
-	if !o.Pool.checkOperator(w, r) {
-		return
-	}
 	page := o.collect(r.Context())
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
