@@ -23,7 +23,7 @@ func memServer(t *testing.T) (ServerConfig, *Options) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 	})
 	srv, l := memnet.NewServer(t, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
-	return ServerConfig{Name: "mem", URL: srv.URL + "/mcp"}, &Options{dialContext: l.Dial}
+	return ServerConfig{Name: "mem", URL: srv.URL + "/mcp"}, &Options{DialContext: l.Dial}
 }
 
 // TestIdleExpiryAfterTheTimeout: a released client lives IdleTimeout (the default, 5 minutes,

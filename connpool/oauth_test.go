@@ -94,7 +94,7 @@ func TestOAuthRenewsShortLivedTokens(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := oauthtest.NewInMemory(t, 2*time.Second)
 		logger, logs := debugLog()
-		p := newTestPool(t, &Options{Logger: logger, dialContext: f.Dial})
+		p := newTestPool(t, &Options{Logger: logger, DialContext: f.Dial})
 		cfg := ServerConfig{Name: "short", URL: f.URL + "/mcp",
 			Auth: &OAuthConfig{Grant: GrantClientCredentials, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
 		c := mustGet(t, p, cfg, "")
@@ -207,7 +207,7 @@ func TestOAuthTokenStore(t *testing.T) {
 			Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
 		logger, logs := debugLog()
 
-		login := newTestPool(t, &Options{Logger: logger, AuthorizeUser: f.Authorize, Tokens: store, dialContext: f.Dial})
+		login := newTestPool(t, &Options{Logger: logger, AuthorizeUser: f.Authorize, Tokens: store, DialContext: f.Dial})
 		c := mustGet(t, login, cfg, "")
 		if got := mustCall(t, c, "echo", map[string]any{"text": "a"}); got != "a" {
 			t.Fatalf("echo = %q", got)
@@ -231,7 +231,7 @@ func TestOAuthTokenStore(t *testing.T) {
 		}
 
 		advance(2500 * time.Millisecond) // the stored access token expires
-		serve := newTestPool(t, &Options{Logger: logger, Tokens: store, dialContext: f.Dial})
+		serve := newTestPool(t, &Options{Logger: logger, Tokens: store, DialContext: f.Dial})
 		c = mustGet(t, serve, cfg, "")
 		for i := range 3 { // across an expiry of the refreshed token too
 			if got := mustCall(t, c, "echo", map[string]any{"text": "b"}); got != "b" {
@@ -264,7 +264,7 @@ func TestOAuthTokenStore(t *testing.T) {
 		}
 		f.RevokeAll()
 		advance(2500 * time.Millisecond)
-		after := newTestPool(t, &Options{Logger: logger, Tokens: store, dialContext: f.Dial})
+		after := newTestPool(t, &Options{Logger: logger, Tokens: store, DialContext: f.Dial})
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
 		if _, err := after.Get(ctx, cfg, ""); !errors.Is(err, ErrNeedsLogin) || !errors.Is(err, ErrPermanent) {
@@ -362,7 +362,7 @@ func TestOAuthPartitionsShareTheToken(t *testing.T) {
 		f := oauthtest.NewInMemory(t, 2*time.Second)
 		cfg, store := loggedIn(t, f)
 
-		serve := newTestPool(t, &Options{Tokens: store, dialContext: f.Dial})
+		serve := newTestPool(t, &Options{Tokens: store, DialContext: f.Dial})
 		a, b := mustGet(t, serve, cfg, "session-a"), mustGet(t, serve, cfg, "session-b")
 		defer serve.Release(a)
 		defer serve.Release(b)
@@ -437,7 +437,7 @@ func loggedIn(t *testing.T, f *oauthtest.Server) (ServerConfig, *FileTokenStore)
 	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
 	cfg := ServerConfig{Name: "crm", URL: f.URL + "/mcp",
 		Auth: &OAuthConfig{Grant: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}
-	login := newTestPool(t, &Options{AuthorizeUser: f.Authorize, Tokens: store, dialContext: f.Dial})
+	login := newTestPool(t, &Options{AuthorizeUser: f.Authorize, Tokens: store, DialContext: f.Dial})
 	c := mustGet(t, login, cfg, "")
 	mustCall(t, c, "echo", map[string]any{"text": "a"})
 	login.Release(c)

@@ -20,7 +20,7 @@ type sharedTokens struct {
 	once sync.Once
 	hc   *http.Client // the shared sources' token requests; idle connections closed with the pool
 
-	dial func(ctx context.Context, network, addr string) (net.Conn, error) // Options.dialContext
+	dial func(ctx context.Context, network, addr string) (net.Conn, error) // Options.DialContext
 }
 
 // client returns the HTTP client of the shared sources' token requests: not any one
