@@ -60,8 +60,8 @@ func (l *Listener) Close() error {
 	return nil
 }
 
-// Addr is a loopback address, 127.0.0.1:80, so that a server on l has a URL that is
-// loopback (OAuth allows plain http there) and that no real server answers on.
+// Addr is 127.0.0.1:80, a loopback address, so that a server on l has a loopback URL (OAuth
+// allows plain http there). Connections reach l only through Dial, whatever the address.
 func (l *Listener) Addr() net.Addr { return addr{} }
 
 type addr struct{}
