@@ -29,7 +29,7 @@ func TestHTTPServerReadTimeout(t *testing.T) {
 				return
 			}
 			if r.URL.Path == "/slow" {
-				time.Sleep(3 * bound) // in a bubble: no real wait
+				<-time.After(3 * bound) // the bubble's clock: no real wait
 				io.WriteString(w, "done")
 				return
 			}
@@ -54,8 +54,9 @@ func TestHTTPServerReadTimeout(t *testing.T) {
 			if _, err := io.WriteString(conn, "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n{"); err != nil {
 				return
 			}
-			for {
-				time.Sleep(time.Second) // in a bubble: no real wait
+			tick := time.NewTicker(time.Second) // the bubble's clock
+			defer tick.Stop()
+			for range tick.C {
 				if _, err := io.WriteString(conn, " "); err != nil {
 					return
 				}
