@@ -96,8 +96,11 @@ var allowedImports = map[string][]string{
 	// Bundled content and test helpers, as they are today.
 	"examples":            nil,
 	"internal/testserver": nil,
-	// A fake OAuth-protected MCP server for tests (go-sdk only).
-	"internal/oauthtest": {"internal/authredirect"},
+	// A fake OAuth-protected MCP server for tests (go-sdk only), on a TCP port or in memory.
+	"internal/oauthtest": {"internal/authredirect", "internal/memnet"},
+	// A network in memory (net.Pipe) for tests in a testing/synctest bubble, which cannot
+	// wait on sockets (standard library only).
+	"internal/memnet": nil,
 	// The user's part of an authorization code grant that needs no user (go-sdk only).
 	"internal/authredirect": nil,
 	// A real OpenID provider (testdata/oidc, oidc-provider from npm) for tests (go-sdk and x/oauth2 only).

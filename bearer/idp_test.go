@@ -38,11 +38,12 @@ type idp struct {
 	jwksHits atomic.Int32
 	metaHits atomic.Int32
 	hang     atomic.Pointer[chan struct{}] // when set, JWKS requests wait for it to close
+	hung     chan struct{}                 // receives when a JWKS request starts waiting for hang
 }
 
 func newIDP(t testing.TB, keys ...*signer) *idp {
 	t.Helper()
-	p := &idp{metaPaths: map[string]bool{
+	p := &idp{hung: make(chan struct{}, 16), metaPaths: map[string]bool{
 		"/.well-known/oauth-authorization-server": true,
 		"/.well-known/openid-configuration":       true,
 	}}
@@ -60,6 +61,10 @@ func (p *idp) serve(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == "/jwks" {
 		if h := p.hang.Load(); h != nil {
 			p.jwksHits.Add(1)
+			select {
+			case p.hung <- struct{}{}:
+			default:
+			}
 			<-*h
 			http.Error(w, "timed out", http.StatusGatewayTimeout)
 			return

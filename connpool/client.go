@@ -191,6 +191,9 @@ func (c *client) start(ctx context.Context) error {
 		t = lt
 	case TypeStreamableHTTP, TypeSSE:
 		hc, ht := newHTTPClient(c.cfg.URL, c.cfg.Headers, c.transportFailed)
+		if dial := c.pool.opts.DialContext; dial != nil {
+			ht.base.DialContext = dial
+		}
 		hc.Transport = &sseProgressTap{base: hc.Transport, deliver: c.deliverInOrder}
 		c.httpT = ht
 		if c.cfg.Auth != nil {

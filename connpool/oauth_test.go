@@ -15,6 +15,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentpool/agentpool/decl"
@@ -88,33 +89,36 @@ func TestOAuthClientCredentials(t *testing.T) {
 
 // A provider issuing 2-second tokens: a session calling a tool every 100 ms for 7 s gets no
 // error, and never sends an expired token (no 401 after the first), because the token is
-// renewed before it expires, and not on every request either.
+// renewed before it expires, and not on every request either. The clock is a synctest
+// bubble's, the server in memory.
 func TestOAuthRenewsShortLivedTokens(t *testing.T) {
-	f := oauthtest.New(t, 2*time.Second)
-	logger, logs := debugLog()
-	p := newTestPool(t, &Options{Logger: logger})
-	cfg := ServerConfig{Name: "short", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
-	c := mustGet(t, p, cfg, "")
-	defer p.Release(c)
-	calls := 0
-	for end := time.Now().Add(7 * time.Second); time.Now().Before(end); calls++ {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		got, err := call(ctx, c, "echo", map[string]any{"text": "x"})
-		cancel()
-		if err != nil || got != "x" {
-			t.Fatalf("call %d: %q, %v", calls, got, err)
+	synctest.Test(t, func(t *testing.T) {
+		f := oauthtest.NewInMemory(t, 2*time.Second)
+		logger, logs := debugLog()
+		p := newTestPool(t, &Options{Logger: logger, DialContext: f.Dial})
+		cfg := ServerConfig{Name: "short", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantClientCredentials, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
+		c := mustGet(t, p, cfg, "")
+		defer p.Release(c)
+		calls := 0
+		for end := time.Now().Add(7 * time.Second); time.Now().Before(end); calls++ {
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			got, err := call(ctx, c, "echo", map[string]any{"text": "x"})
+			cancel()
+			if err != nil || got != "x" {
+				t.Fatalf("call %d: %q, %v", calls, got, err)
+			}
+			advance(100 * time.Millisecond)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	st := f.Stats()
-	issued, challenges := len(st.Issued), st.Challenges
-	if challenges != 1 {
-		t.Errorf("%d 401 answers, want only the first: an expired token was sent", challenges)
-	}
-	if issued < 4 || issued >= calls/2 {
-		t.Errorf("%d tokens for %d calls over 7 s of 2 s tokens: want one per 1.5 s or so", issued, calls)
-	}
-	f.NoSecretIn(t, "the debug log", logs.String())
+		st := f.Stats()
+		issued, challenges := len(st.Issued), st.Challenges
+		if challenges != 1 {
+			t.Errorf("%d 401 answers, want only the first: an expired token was sent", challenges)
+		}
+		if issued < 4 || issued >= calls/2 {
+			t.Errorf("%d tokens for %d calls over 7 s of 2 s tokens: want one per 1.5 s or so", issued, calls)
+		}
+		f.NoSecretIn(t, "the debug log", logs.String())
+	})
 }
 
 // A 403 insufficient_scope asks for the token again with the scopes granted before and those
@@ -194,76 +198,78 @@ func TestOAuthConfigValidate(t *testing.T) {
 // expired access token is refreshed with the stored refresh token, and the rotated one
 // stored. Once revoked, the server needs login again. No token shows in any log line.
 func TestOAuthTokenStore(t *testing.T) {
-	f := oauthtest.New(t, 2*time.Second)
-	dir := filepath.Join(t.TempDir(), "agentpool", "tokens")
-	store := &FileTokenStore{Dir: dir}
-	cfg := ServerConfig{Name: "crm", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
-	logger, logs := debugLog()
+	synctest.Test(t, func(t *testing.T) {
+		f := oauthtest.NewInMemory(t, 2*time.Second)
+		dir := filepath.Join(t.TempDir(), "agentpool", "tokens")
+		store := &FileTokenStore{Dir: dir}
+		cfg := ServerConfig{Name: "crm", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
+		logger, logs := debugLog()
 
-	login := newTestPool(t, &Options{Logger: logger, AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
-	c := mustGet(t, login, cfg, "")
-	if got := mustCall(t, c, "echo", map[string]any{"text": "a"}); got != "a" {
-		t.Fatalf("echo = %q", got)
-	}
-	login.Release(c)
-	files, err := os.ReadDir(dir)
-	if err != nil || len(files) != 1 {
-		t.Fatalf("token folder holds %v (%v), want one file", files, err)
-	}
-	var stored StoredToken
-	if data, err := os.ReadFile(filepath.Join(dir, files[0].Name())); err != nil || json.Unmarshal(data, &stored) != nil {
-		t.Fatalf("the stored token does not read: %v", err)
-	}
-	if stored.Resource != f.URL+"/mcp" {
-		t.Errorf("stored resource %q, want the one the login asked for, %q: a later refresh asks for it again", stored.Resource, f.URL+"/mcp")
-	}
-	for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, files[0].Name()): 0o600} {
-		if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
-			t.Errorf("%s: mode %v (%v), want %v", path, fi.Mode().Perm(), err, want)
-		}
-	}
-
-	time.Sleep(2500 * time.Millisecond) // the stored access token expires
-	serve := newTestPool(t, &Options{Logger: logger, Tokens: store})
-	c = mustGet(t, serve, cfg, "")
-	for i := range 3 { // across an expiry of the refreshed token too
-		if got := mustCall(t, c, "echo", map[string]any{"text": "b"}); got != "b" {
+		login := newTestPool(t, &Options{Logger: logger, AuthorizeUser: f.Authorize, Tokens: store, DialContext: f.Dial})
+		c := mustGet(t, login, cfg, "")
+		if got := mustCall(t, c, "echo", map[string]any{"text": "a"}); got != "a" {
 			t.Fatalf("echo = %q", got)
 		}
-		if i < 2 {
-			time.Sleep(1500 * time.Millisecond)
+		login.Release(c)
+		files, err := os.ReadDir(dir)
+		if err != nil || len(files) != 1 {
+			t.Fatalf("token folder holds %v (%v), want one file", files, err)
 		}
-	}
-	serve.Release(c)
-	st := f.Stats()
-	authorizes, refreshes := st.Authorizes, st.Refreshes
-	if authorizes != 1 || refreshes < 2 {
-		t.Errorf("%d logins and %d refreshes, want the one login and the stored token refreshed", authorizes, refreshes)
-	}
-	for i, res := range st.Resources { // RFC 8707 §2.2: the refresh requests too
-		if res != f.URL+"/mcp" {
-			t.Errorf("token request %d of %d: resource %q, want the server's URL", i+1, len(st.Resources), res)
+		var stored StoredToken
+		if data, err := os.ReadFile(filepath.Join(dir, files[0].Name())); err != nil || json.Unmarshal(data, &stored) != nil {
+			t.Fatalf("the stored token does not read: %v", err)
 		}
-	}
+		if stored.Resource != f.URL+"/mcp" {
+			t.Errorf("stored resource %q, want the one the login asked for, %q: a later refresh asks for it again", stored.Resource, f.URL+"/mcp")
+		}
+		for path, want := range map[string]os.FileMode{dir: 0o700, filepath.Join(dir, files[0].Name()): 0o600} {
+			if fi, err := os.Stat(path); err != nil || fi.Mode().Perm() != want {
+				t.Errorf("%s: mode %v (%v), want %v", path, fi.Mode().Perm(), err, want)
+			}
+		}
 
-	// End the sessions while their tokens are good (a DELETE with a revoked one is refused,
-	// and the fake server would keep the session).
-	for _, p := range []*Pool{login, serve} {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		if err := p.ClosePartition(ctx, ""); err != nil {
-			t.Error(err)
+		advance(2500 * time.Millisecond) // the stored access token expires
+		serve := newTestPool(t, &Options{Logger: logger, Tokens: store, DialContext: f.Dial})
+		c = mustGet(t, serve, cfg, "")
+		for i := range 3 { // across an expiry of the refreshed token too
+			if got := mustCall(t, c, "echo", map[string]any{"text": "b"}); got != "b" {
+				t.Fatalf("echo = %q", got)
+			}
+			if i < 2 {
+				advance(1500 * time.Millisecond)
+			}
 		}
-		cancel()
-	}
-	f.RevokeAll()
-	time.Sleep(2500 * time.Millisecond)
-	after := newTestPool(t, &Options{Logger: logger, Tokens: store})
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := after.Get(ctx, cfg, ""); !errors.Is(err, ErrNeedsLogin) || !errors.Is(err, ErrPermanent) {
-		t.Errorf("Get with a revoked token = %v, want ErrNeedsLogin and ErrPermanent", err)
-	}
-	f.NoSecretIn(t, "the debug log", logs.String())
+		serve.Release(c)
+		st := f.Stats()
+		authorizes, refreshes := st.Authorizes, st.Refreshes
+		if authorizes != 1 || refreshes < 2 {
+			t.Errorf("%d logins and %d refreshes, want the one login and the stored token refreshed", authorizes, refreshes)
+		}
+		for i, res := range st.Resources { // RFC 8707 §2.2: the refresh requests too
+			if res != f.URL+"/mcp" {
+				t.Errorf("token request %d of %d: resource %q, want the server's URL", i+1, len(st.Resources), res)
+			}
+		}
+
+		// End the sessions while their tokens are good (a DELETE with a revoked one is refused,
+		// and the fake server would keep the session).
+		for _, p := range []*Pool{login, serve} {
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			if err := p.ClosePartition(ctx, ""); err != nil {
+				t.Error(err)
+			}
+			cancel()
+		}
+		f.RevokeAll()
+		advance(2500 * time.Millisecond)
+		after := newTestPool(t, &Options{Logger: logger, Tokens: store, DialContext: f.Dial})
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if _, err := after.Get(ctx, cfg, ""); !errors.Is(err, ErrNeedsLogin) || !errors.Is(err, ErrPermanent) {
+			t.Errorf("Get with a revoked token = %v, want ErrNeedsLogin and ErrPermanent", err)
+		}
+		f.NoSecretIn(t, "the debug log", logs.String())
+	})
 }
 
 // The scopes a user granted, a step-up's included, are stored with the token: when another
@@ -348,24 +354,26 @@ func TestOAuthStoresGrantedNotAskedScopes(t *testing.T) {
 // where each refreshing on its own made the second one's refresh be refused and its session
 // need a login.
 func TestOAuthPartitionsShareTheToken(t *testing.T) {
-	f := oauthtest.New(t, 2*time.Second)
-	cfg, store := loggedIn(t, f)
+	synctest.Test(t, func(t *testing.T) {
+		f := oauthtest.NewInMemory(t, 2*time.Second)
+		cfg, store := loggedIn(t, f)
 
-	serve := newTestPool(t, &Options{Tokens: store})
-	a, b := mustGet(t, serve, cfg, "session-a"), mustGet(t, serve, cfg, "session-b")
-	defer serve.Release(a)
-	defer serve.Release(b)
-	for i := range 4 { // across two expiries
-		for _, c := range []*Conn{a, b} {
-			if got := mustCall(t, c, "echo", map[string]any{"text": "x"}); got != "x" {
-				t.Fatalf("round %d: echo = %q", i, got)
+		serve := newTestPool(t, &Options{Tokens: store, DialContext: f.Dial})
+		a, b := mustGet(t, serve, cfg, "session-a"), mustGet(t, serve, cfg, "session-b")
+		defer serve.Release(a)
+		defer serve.Release(b)
+		for i := range 4 { // across two expiries
+			for _, c := range []*Conn{a, b} {
+				if got := mustCall(t, c, "echo", map[string]any{"text": "x"}); got != "x" {
+					t.Fatalf("round %d: echo = %q", i, got)
+				}
 			}
+			advance(900 * time.Millisecond)
 		}
-		time.Sleep(900 * time.Millisecond)
-	}
-	if st := f.Stats(); st.Authorizes != 1 {
-		t.Errorf("%d logins, want the first only", st.Authorizes)
-	}
+		if st := f.Stats(); st.Authorizes != 1 {
+			t.Errorf("%d logins, want the first only", st.Authorizes)
+		}
+	})
 }
 
 // A user who logs in again elsewhere (agentpool login, another process, after the tokens were
@@ -417,13 +425,13 @@ func TestOAuthSharedRefreshClientAtClose(t *testing.T) {
 	s.close()
 }
 
-// loggedIn is `agentpool login crm` against f: a user's authorization (authorization code,
+// loggedIn is `agentpool login crm` against f (in memory or not): a user's authorization (authorization code,
 // pre-registered client) whose token is kept in the store returned, with the server's config.
 func loggedIn(t *testing.T, f *oauthtest.Server) (ServerConfig, *FileTokenStore) {
 	t.Helper()
 	store := &FileTokenStore{Dir: filepath.Join(t.TempDir(), "tokens")}
 	cfg := ServerConfig{Name: "crm", Server: decl.Server{URL: f.URL + "/mcp", Auth: &decl.Auth{Type: GrantAuthorizationCode, ClientID: oauthtest.ClientID, ClientSecret: oauthtest.Secret}}}
-	login := newTestPool(t, &Options{AuthorizeUser: oauthtest.FollowRedirect, Tokens: store})
+	login := newTestPool(t, &Options{AuthorizeUser: f.Authorize, Tokens: store, DialContext: f.Dial})
 	c := mustGet(t, login, cfg, "")
 	mustCall(t, c, "echo", map[string]any{"text": "a"})
 	login.Release(c)

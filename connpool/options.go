@@ -3,6 +3,7 @@ package connpool
 import (
 	"context"
 	"log/slog"
+	"net"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
@@ -78,6 +79,11 @@ type Options struct {
 	// server starts with its stored token, refreshed when due, and every new token is
 	// stored. Nil: tokens live as long as their client.
 	Tokens TokenStore
+	// DialContext, when set, opens the connections to HTTP servers and their token endpoints
+	// instead of a net.Dialer; its signature is http.Transport.DialContext's. Tests serve
+	// HTTP over in-memory pipes with it, which a testing/synctest bubble can wait on where it
+	// cannot wait on a socket.
+	DialContext func(ctx context.Context, network, addr string) (net.Conn, error)
 }
 
 func (o *Options) withDefaults() Options {

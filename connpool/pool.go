@@ -52,6 +52,7 @@ func New(opts *Options) *Pool {
 		clients: make(map[poolKey]*client),
 		changed: make(chan struct{}),
 		closeCh: make(chan struct{}),
+		tokens:  sharedTokens{dial: o.DialContext},
 	}
 }
 

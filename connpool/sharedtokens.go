@@ -1,6 +1,8 @@
 package connpool
 
 import (
+	"context"
+	"net"
 	"net/http"
 	"sync"
 	"time"
@@ -17,6 +19,8 @@ type sharedTokens struct {
 
 	once sync.Once
 	hc   *http.Client // the shared sources' token requests; idle connections closed with the pool
+
+	dial func(ctx context.Context, network, addr string) (net.Conn, error) // Options.DialContext
 }
 
 // client returns the HTTP client of the shared sources' token requests: not any one
@@ -28,6 +32,9 @@ func (s *sharedTokens) client() *http.Client {
 		// closed the idle ones, leaving its goroutines for 90 s.
 		t := http.DefaultTransport.(*http.Transport).Clone()
 		t.DisableKeepAlives = true
+		if s.dial != nil {
+			t.DialContext = s.dial
+		}
 		s.hc = &http.Client{Transport: t, Timeout: 30 * time.Second}
 	})
 	return s.hc

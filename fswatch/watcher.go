@@ -58,6 +58,8 @@ type Watcher struct {
 	opts     Options
 	onChange func([]string)
 	fsw      *fsnotify.Watcher
+	events   <-chan fsnotify.Event // fsw's, or a test's
+	errs     <-chan error          // fsw's, or a test's
 
 	mu        sync.Mutex
 	roots     []string            // every root, in the order given
@@ -105,10 +107,19 @@ func New(roots []string, opts *Options, onChange func(changed []string)) (*Watch
 	if err != nil {
 		return nil, fmt.Errorf("fswatch: %w", err)
 	}
+	return startWith(roots, o, onChange, fsw, fsw.Events, fsw.Errors)
+}
+
+// startWith is New with its fsnotify watcher made, and the events and errors its loop reads: fsw's,
+// or a test's in a testing/synctest bubble (whose goroutines cannot wait on fsw's reads of the
+// inotify descriptor). o has its defaults. On error it closes fsw.
+func startWith(roots []string, o Options, onChange func([]string), fsw *fsnotify.Watcher, events <-chan fsnotify.Event, errs <-chan error) (*Watcher, error) {
 	w := &Watcher{
 		opts:      o,
 		onChange:  onChange,
 		fsw:       fsw,
+		events:    events,
+		errs:      errs,
 		active:    make(map[string]fileID),
 		dirs:      make(map[string]fileID),
 		ids:       make(map[fileID]string),
@@ -205,7 +216,7 @@ func (w *Watcher) loop() {
 		case <-w.done:
 			timer.Stop()
 			return
-		case ev, ok := <-w.fsw.Events:
+		case ev, ok := <-w.events:
 			if !ok {
 				return
 			}
@@ -217,7 +228,7 @@ func (w *Watcher) loop() {
 			if grew {
 				timer.Reset(w.opts.Debounce)
 			}
-		case err, ok := <-w.fsw.Errors:
+		case err, ok := <-w.errs:
 			if !ok {
 				return
 			}

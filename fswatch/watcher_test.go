@@ -9,8 +9,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"go.uber.org/goleak"
 )
 
@@ -488,38 +490,37 @@ func TestRootNotADirectory(t *testing.T) {
 	}
 }
 
+// TestCloseStopsCallbacks: a callback pending at Close (its debounce running) never runs, on
+// a synctest bubble's clock long past it; Close is idempotent, Add after it ErrClosed.
 func TestCloseStopsCallbacks(t *testing.T) {
 	root := tempDir(t)
-	var closed, late atomic.Bool
-	var calls atomic.Int32
-	w, err := New([]string{root}, &Options{Debounce: 20 * time.Millisecond}, func([]string) {
-		calls.Add(1)
-		if closed.Load() {
-			late.Store(true)
+	fsw := newFSW(t)
+	synctest.Test(t, func(t *testing.T) {
+		var closed, late atomic.Bool
+		var calls atomic.Int32
+		w, events := bubbleWatcher(t, fsw, root, func([]string) {
+			calls.Add(1)
+			if closed.Load() {
+				late.Store(true)
+			}
+		})
+		events <- fsnotify.Event{Name: filepath.Join(root, "a"), Op: fsnotify.Write}
+		advance(DefaultDebounce - time.Millisecond) // the callback is pending
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		closed.Store(true)
+		if err := w.Close(); err != nil { // idempotent
+			t.Fatal(err)
+		}
+		advance(time.Hour)
+		if late.Load() || calls.Load() != 0 {
+			t.Fatal("callback ran after Close returned")
+		}
+		if err := w.Add(tempDir(t)); !errors.Is(err, ErrClosed) {
+			t.Fatalf("Add after Close: %v", err)
 		}
 	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	write(t, filepath.Join(root, "a"), "x") // a callback is likely pending or running at Close
-	time.Sleep(15 * time.Millisecond)
-	if err := w.Close(); err != nil {
-		t.Fatal(err)
-	}
-	closed.Store(true)
-	if err := w.Close(); err != nil { // idempotent
-		t.Fatal(err)
-	}
-	for i := range 20 {
-		write(t, filepath.Join(root, fmt.Sprint("b", i)), "x")
-	}
-	time.Sleep(200 * time.Millisecond) // absence of a callback can only be observed over time
-	if late.Load() {
-		t.Fatal("callback ran after Close returned")
-	}
-	if err := w.Add(tempDir(t)); !errors.Is(err, ErrClosed) {
-		t.Fatalf("Add after Close: %v", err)
-	}
 }
 
 func TestConcurrentCloseAndAdd(t *testing.T) {

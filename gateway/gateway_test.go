@@ -138,9 +138,8 @@ func TestSkillAddedNotifies(t *testing.T) {
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://wave/SKILL.md"}); err != nil {
 		t.Errorf("read the new skill: %v", err)
 	}
-	// A duplicate would come within the watcher's debounce and the go-sdk's; waiting well
-	// past both can only let a duplicate show, never make a correct run fail.
-	time.Sleep(time.Second)
+	// A duplicate would come within the watcher's debounce and the go-sdk's.
+	settle()
 	after, err := cs.ListTools(ctx, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 // are further apart than the go-sdk's debounce (10 ms), as they can be on a loaded machine.
 func TestOneListChangedPerChangeWhenApplyIsSlow(t *testing.T) {
 	// Restored after the fixture's cleanup (cleanups run last first): no apply runs then.
-	t.Cleanup(gateway.SetChangeHook(func() { time.Sleep(25 * time.Millisecond) }))
+	t.Cleanup(gateway.SetChangeHook(func() { time.Sleep(25 * time.Millisecond) })) // a slow apply, on purpose
 	f := newFixture(t, nil)
 	cs, n := connect(t, f.url, nil)
 	// Three skills made aside and moved in together: one debounced change.

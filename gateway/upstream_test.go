@@ -65,7 +65,7 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) []string {
 
 // settle waits past every debounce, so that a duplicate or misrouted notification would have
 // arrived; it can only make a correct run pass later, never fail.
-func settle() { time.Sleep(time.Second) }
+func settle() { time.Sleep(time.Second) } // absence over real time: nothing signals "no more"
 
 // TestUpstreamChangesReachTheirSessions: an upstream's tools/list_changed, its crash into
 // degraded and its recovery each reach exactly the sessions that see that server, once: a

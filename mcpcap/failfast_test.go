@@ -36,7 +36,7 @@ func startCounter(t *testing.T, body string) (script, starts string) {
 func waitPast(t *testing.T, c *Cap) {
 	t.Helper()
 	if d := time.Until(c.Status().NextAttempt); d > 0 {
-		time.Sleep(d + 10*time.Millisecond)
+		time.Sleep(d + 10*time.Millisecond) // a real server process: the Cap's clock is real time
 	}
 }
 

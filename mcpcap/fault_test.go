@@ -382,7 +382,7 @@ func TestRetryPolicyAlwaysAndNever(t *testing.T) {
 				_, err := c.CallTool(ctx, &ext.ToolCall{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
 				errc <- err
 			}()
-			time.Sleep(300 * time.Millisecond)
+			time.Sleep(300 * time.Millisecond) // the call under way in the server (1.5 s), which logs nothing
 			syscall.Kill(pid, syscall.SIGKILL)
 			err := <-errc
 			if tc.wantOK && err != nil {

@@ -71,7 +71,7 @@ func TestSoakKill9Through100Cycles(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for countFDs(t) > baseFDs && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+		time.Sleep(20 * time.Millisecond) // descriptors close with no event to wait for
 	}
 	if n := countFDs(t); n > baseFDs {
 		t.Errorf("file descriptors: %d after, %d before", n, baseFDs)

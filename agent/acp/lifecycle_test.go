@@ -6,6 +6,7 @@ import (
 	"github.com/agentpool/agentpool/ext"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentpool/agentpool/agent"
@@ -18,55 +19,57 @@ import (
 // a caller that closes the host once Serve has returned must not have a session closed under
 // it, or left open, by a handler still running.
 func TestServeWaitsForSessionNew(t *testing.T) {
-	var mu sync.Mutex
-	var opened, closed []string
-	var lateOpen, lateClose bool
-	var served <-chan struct{}
-	var f *fixture
-	inOpen := make(chan struct{})
-	opts := acp.Options{
-		OpenSession: func(ctx context.Context, id string) error {
-			close(inOpen)
-			<-ctx.Done() // the client has gone, but the host opened the session anyway
-			select {
-			case <-served:
+	synctest.Test(t, func(t *testing.T) {
+		var mu sync.Mutex
+		var opened, closed []string
+		var lateOpen, lateClose bool
+		var served <-chan struct{}
+		var f *fixture
+		inOpen := make(chan struct{})
+		opts := acp.Options{
+			OpenSession: func(ctx context.Context, id string) error {
+				close(inOpen)
+				<-ctx.Done() // the client has gone, but the host opened the session anyway
+				select {
+				case <-served:
+					mu.Lock()
+					lateOpen = true
+					mu.Unlock()
+				case <-time.After(time.Second): // Serve should be waiting for this handler (the bubble's clock)
+				}
 				mu.Lock()
-				lateOpen = true
-				mu.Unlock()
-			case <-time.After(time.Second): // Serve should be waiting for this handler
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			opened = append(opened, id)
-			return nil
-		},
-		CloseSession: func(_ context.Context, id string) error {
-			mu.Lock()
-			defer mu.Unlock()
-			select {
-			case <-served:
-				lateClose = true
-			default:
-			}
-			closed = append(closed, id)
-			return nil
-		},
-	}
-	m := &model{fn: func(*agent.Request) (*agent.Response, error) { return &agent.Response{Text: "ok"}, nil }}
-	f = start(t, m, opts)
-	served = f.served
-	f.initialize(t)
-	go f.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: "/", McpServers: []sdk.McpServer{}})
-	<-inOpen
-	f.hangUp()
-	mu.Lock()
-	defer mu.Unlock()
-	if lateOpen || lateClose {
-		t.Errorf("Serve returned while session/new was still opening a session (OpenSession done after it: %v, CloseSession after it: %v)", lateOpen, lateClose)
-	}
-	if len(opened) != 1 || len(closed) != 1 || opened[0] != closed[0] {
-		t.Errorf("when Serve returned: opened %v, closed %v; want the session opened and closed", opened, closed)
-	}
+				defer mu.Unlock()
+				opened = append(opened, id)
+				return nil
+			},
+			CloseSession: func(_ context.Context, id string) error {
+				mu.Lock()
+				defer mu.Unlock()
+				select {
+				case <-served:
+					lateClose = true
+				default:
+				}
+				closed = append(closed, id)
+				return nil
+			},
+		}
+		m := &model{fn: func(*agent.Request) (*agent.Response, error) { return &agent.Response{Text: "ok"}, nil }}
+		f = start(t, m, opts)
+		served = f.served
+		f.initialize(t)
+		go f.conn.NewSession(context.Background(), sdk.NewSessionRequest{Cwd: "/", McpServers: []sdk.McpServer{}})
+		<-inOpen
+		f.hangUp()
+		mu.Lock()
+		defer mu.Unlock()
+		if lateOpen || lateClose {
+			t.Errorf("Serve returned while session/new was still opening a session (OpenSession done after it: %v, CloseSession after it: %v)", lateOpen, lateClose)
+		}
+		if len(opened) != 1 || len(closed) != 1 || opened[0] != closed[0] {
+			t.Errorf("when Serve returned: opened %v, closed %v; want the session opened and closed", opened, closed)
+		}
+	})
 }
 
 // TestCloseCancelsAWaitingPrompt: a prompt sent while another runs waits for it; when the

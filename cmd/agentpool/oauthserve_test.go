@@ -208,7 +208,7 @@ func TestServeOAuthOpenIDProvider(t *testing.T) {
 	// tokens with made-up key IDs cannot make it hammer the issuer): a client retries.
 	status, ch := initStatus(t, url, newKey)
 	for end := time.Now().Add(15 * time.Second); status != 200 && time.Now().Before(end); {
-		time.Sleep(500 * time.Millisecond)
+		time.Sleep(500 * time.Millisecond)           // serve's JWKS refetch limit runs on its real clock
 		newKey = p.UserToken(t, "alice", url, "mcp") // the tokens live 3 s
 		status, ch = initStatus(t, url, newKey)
 	}
@@ -219,7 +219,7 @@ func TestServeOAuthOpenIDProvider(t *testing.T) {
 		t.Errorf("a token of the dropped key: %d, want 401", status)
 	}
 
-	time.Sleep(time.Until(tokenExpiry(t, expired).Add(2 * time.Second)))
+	time.Sleep(time.Until(tokenExpiry(t, expired).Add(2 * time.Second))) // exp is checked by serve on its real clock
 	if status, ch := initStatus(t, url, expired); status != 401 || !strings.Contains(ch, `error="invalid_token"`) {
 		t.Errorf("an expired token: %d %q, want 401 invalid_token", status, ch)
 	}
@@ -289,7 +289,7 @@ func TestServeOAuthLongSession(t *testing.T) {
 		if got := callText(t, cs, "fault__echo", map[string]any{"text": "x"}); got != "x" {
 			t.Fatalf("call %d: %q", calls, got)
 		}
-		time.Sleep(200 * time.Millisecond)
+		time.Sleep(200 * time.Millisecond) // the expiries are real time in serve and the provider
 	}
 	if calls < 10 {
 		t.Errorf("%d calls in 7 s", calls)

@@ -15,8 +15,20 @@ import (
 
 // Follow asks for authURL and reads the code, state and iss of the redirect it is answered
 // with, without following it. Its signature is connpool.Options.AuthorizeUser's.
-func Follow(ctx context.Context, _, authURL string) (*auth.AuthorizationResult, error) {
-	hc := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+func Follow(ctx context.Context, server, authURL string) (*auth.AuthorizationResult, error) {
+	return Over(nil)(ctx, server, authURL)
+}
+
+// Over returns Follow making its request over rt (http.DefaultTransport when nil): an
+// authorization server served in memory, say.
+func Over(rt http.RoundTripper) func(ctx context.Context, server, authURL string) (*auth.AuthorizationResult, error) {
+	return func(ctx context.Context, _, authURL string) (*auth.AuthorizationResult, error) {
+		return follow(ctx, rt, authURL)
+	}
+}
+
+func follow(ctx context.Context, rt http.RoundTripper, authURL string) (*auth.AuthorizationResult, error) {
+	hc := &http.Client{Transport: rt, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, authURL, nil)
 	if err != nil {
 		return nil, err

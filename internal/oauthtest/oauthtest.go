@@ -27,6 +27,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/internal/authredirect"
+	"github.com/agentpool/agentpool/internal/memnet"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -94,6 +95,11 @@ const (
 
 // New starts a Server issuing tokens of the given lifetime, closed at t's cleanup.
 func New(t testing.TB, lifetime time.Duration) *Server {
+	return newServer(t, lifetime, false)
+}
+
+// newServer starts a Server in memory, or on a TCP port of the loopback interface.
+func newServer(t testing.TB, lifetime time.Duration, inMemory bool) *Server {
 	f := &Server{Lifetime: lifetime, tokens: map[string]token{}, refresh: map[string]string{}, codes: map[string]string{}}
 	server := mcp.NewServer(&mcp.Implementation{Name: "oauth-fake"}, nil)
 	mcp.AddTool(server, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct {
@@ -133,9 +139,13 @@ func New(t testing.TB, lifetime time.Duration) *Server {
 		http.Redirect(w, r, q.Get("redirect_uri")+"?code="+code+"&state="+url.QueryEscape(q.Get("state")), http.StatusFound)
 	})
 	mux.Handle("/mcp", f.protect(mcpHandler))
-	f.srv = httptest.NewServer(mux)
+	if inMemory {
+		f.srv, _ = memnet.NewServer(t, mux)
+	} else {
+		f.srv = httptest.NewServer(mux)
+		t.Cleanup(f.srv.Close)
+	}
 	f.URL = f.srv.URL
-	t.Cleanup(f.srv.Close)
 	return f
 }
 
