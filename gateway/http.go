@@ -74,6 +74,7 @@ func (g *Gateway) Handler() http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
+		env := decodeEnvelope(body) // once: the checks and the pass-through path share it
 		if sid := r.Header.Get(sessionHeader); sid != "" {
 			// The go-sdk answers malformed JSON and unknown methods with plain text; a
 			// JSON-RPC client needs a JSON-RPC error. A session it does not know is
@@ -81,10 +82,10 @@ func (g *Gateway) Handler() http.Handler {
 			if s := g.lookup(sid); s != nil {
 				s.idle.begin()
 				defer s.idle.end()
-				if s.passThrough(w, r, body) {
+				if s.passThrough(w, r, env) {
 					return
 				}
-				if id, code, msg := checkMessage(body); code != 0 {
+				if id, code, msg := checkMessage(env); code != 0 {
 					status := http.StatusOK // a well-formed request with an error answer
 					if code == jsonrpc.CodeParseError {
 						status = http.StatusBadRequest
@@ -100,14 +101,14 @@ func (g *Gateway) Handler() http.Handler {
 			sdk.ServeHTTP(w, r)
 			return
 		}
-		g.serveNew(w, r, body, sdk)
+		g.serveNew(w, r, env, sdk)
 	})
 }
 
 // serveNew handles a POST without a session: an initialize opens a session, anything else
 // is refused, since it would only create a session that ends with the request.
-func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, body []byte, sdk http.Handler) {
-	id, isInit, err := initializeIn(body)
+func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, env *envelope, sdk http.Handler) {
+	id, isInit, err := initializeIn(env)
 	if err != nil {
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: "+err.Error())
 		return
@@ -152,16 +153,6 @@ func (g *Gateway) serverFor(r *http.Request) *mcp.Server {
 	return nil
 }
 
-// methods are the client-to-server requests a session's server answers (the go-sdk's
-// table, which it does not export).
-var methods = map[string]bool{
-	"initialize": true, "ping": true, "server/discover": true, "completion/complete": true,
-	"tools/list": true, "tools/call": true, "prompts/list": true, "prompts/get": true,
-	"resources/list": true, "resources/templates/list": true, "resources/read": true,
-	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
-	"logging/setLevel": true, "skills/list": true, "skills/get": true,
-}
-
 // readBody reads r's body, at most Options.MaxBodyBytes of it; a body over the cap is
 // answered with a JSON-RPC error (413), one that cannot be read with 400, and ok is false.
 func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) (body []byte, ok bool) {
@@ -177,68 +168,6 @@ func (g *Gateway) readBody(w http.ResponseWriter, r *http.Request) (body []byte,
 		return nil, false
 	}
 	return body, true
-}
-
-// checkMessage finds what the go-sdk would refuse in plain text: a body that is not JSON
-// (code -32700) and a request (with an id) of an unknown method (-32601). code is 0 for
-// anything else, batches and notifications included, which the go-sdk handles.
-func checkMessage(body []byte) (id jsonrpc.ID, code int64, msg string) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if !json.Valid(trimmed) {
-			return id, jsonrpc.CodeParseError, "parse error: the body is not valid JSON"
-		}
-		return id, 0, ""
-	}
-	var m struct {
-		ID     any    `json:"id"`
-		Method string `json:"method"`
-	}
-	if err := json.Unmarshal(trimmed, &m); err != nil {
-		return id, jsonrpc.CodeParseError, "parse error: " + err.Error()
-	}
-	if m.ID == nil || m.Method == "" || methods[m.Method] {
-		return id, 0, ""
-	}
-	id, err := jsonrpc.MakeID(m.ID)
-	if err != nil {
-		return id, jsonrpc.CodeInvalidRequest, "invalid request id"
-	}
-	return id, jsonrpc.CodeMethodNotFound, "method not found: " + m.Method
-}
-
-// initializeIn reports whether body (one JSON-RPC message or a batch) holds an initialize
-// request, and the id of its first request. A body that is not JSON is an error.
-func initializeIn(body []byte) (jsonrpc.ID, bool, error) {
-	type msg struct {
-		ID     any    `json:"id"`
-		Method string `json:"method"`
-	}
-	var msgs []msg
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if err := json.Unmarshal(trimmed, &msgs); err != nil {
-			return jsonrpc.ID{}, false, err
-		}
-	} else {
-		var m msg
-		if err := json.Unmarshal(trimmed, &m); err != nil {
-			return jsonrpc.ID{}, false, err
-		}
-		msgs = []msg{m}
-	}
-	var id jsonrpc.ID
-	isInit := false
-	for i, m := range msgs {
-		if i == 0 {
-			id, _ = jsonrpc.MakeID(m.ID)
-		}
-		if m.Method == "initialize" {
-			isInit = true
-			id, _ = jsonrpc.MakeID(m.ID)
-		}
-	}
-	return id, isInit, nil
 }
 
 // writeRPCError answers with a JSON-RPC error: the go-sdk client reads it as the error of

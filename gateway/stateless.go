@@ -174,7 +174,8 @@ func (g *Gateway) statelessHandler() http.Handler {
 		if !ok {
 			return
 		}
-		if id, code, msg := checkMessage(body); code != 0 {
+		env := decodeEnvelope(body)
+		if id, code, msg := checkMessage(env); code != 0 {
 			status := http.StatusOK
 			if code == jsonrpc.CodeParseError {
 				status = http.StatusBadRequest
@@ -184,7 +185,7 @@ func (g *Gateway) statelessHandler() http.Handler {
 		}
 		s, err := g.shared(r.Context())
 		if err != nil {
-			id, _, _ := initializeIn(body)
+			id, _, _ := initializeIn(env)
 			status, code := http.StatusInternalServerError, int64(jsonrpc.CodeInternalError)
 			if errors.Is(err, ErrClosed) {
 				status, code = http.StatusServiceUnavailable, codeServerError
@@ -194,7 +195,7 @@ func (g *Gateway) statelessHandler() http.Handler {
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
-		if s.passThrough(w, r, body) {
+		if s.passThrough(w, r, env) {
 			return
 		}
 		pw := &plainErrors{ResponseWriter: w}
