@@ -308,31 +308,15 @@ func (c *leanConn) dispatch(line []byte) bool {
 	return c.dispatchMessage(&m)
 }
 
-// rawAnswerPrefix starts a pass-through answer as servers write it (the go-sdk's field order).
-var rawAnswerPrefix = []byte(`{"jsonrpc":"2.0","id":"` + rawIDPrefix)
-
 // fastAnswer hands a pass-through answer written in the usual form to its caller without
-// decoding it: {"jsonrpc":"2.0","id":"agentpool-raw-N","result":R} with R one JSON value. It
-// reports false for anything else (then decoded as any message is).
+// decoding it (wire.CutResult). It reports false for anything else (then decoded as any
+// message is).
 func (c *leanConn) fastAnswer(data []byte) bool {
-	data = bytes.TrimRight(data, " \t\r")
-	if !bytes.HasPrefix(data, rawAnswerPrefix) || data[len(data)-1] != '}' {
+	id, result, ok := wire.CutResult(data, rawIDPrefix)
+	if !ok {
 		return false
 	}
-	rest := data[len(rawAnswerPrefix):]
-	n := 0
-	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-		n++
-	}
-	after, ok := bytes.CutPrefix(rest[n:], []byte(`","result":`))
-	if n == 0 || !ok {
-		return false
-	}
-	result := after[:len(after)-1]
-	if !json.Valid(result) {
-		return false
-	}
-	return c.answer(rawIDPrefix+string(rest[:n]), &wire.Message{Result: result})
+	return c.answer(id, &wire.Message{Result: result})
 }
 
 // dispatchMessage routes one decoded message.

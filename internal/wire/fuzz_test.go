@@ -29,3 +29,24 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCutResult: whenever CutResult reads a response, Decode reads the same one (unless it is
+// nested too deep for Decode).
+func FuzzCutResult(f *testing.F) {
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"p-1","result":{"content":[]}}`))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"p-12","result":"x"}  `))
+	f.Add([]byte(`{"jsonrpc":"2.0","id":"p-1","result":1}}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		id, res, ok := CutResult(data, "p-")
+		if !ok {
+			return
+		}
+		m, err := Decode(data)
+		if checkDepth(data) != nil {
+			return // nested deeper than Decode reads
+		}
+		if err != nil || !m.IsResponse() || m.SDKID().Raw() != id || string(m.Result) != string(res) || m.Error != nil {
+			t.Fatalf("%q: CutResult %q %s; Decode %+v, %v", data, id, res, m, err)
+		}
+	})
+}

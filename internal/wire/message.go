@@ -435,3 +435,31 @@ func mustID(v any) jsonrpc.ID {
 	id, _ := jsonrpc.MakeID(v)
 	return id
 }
+
+// CutResult reads data as a response in the form the go-sdk writes one, without decoding it:
+// {"jsonrpc":"2.0","id":"<prefix><digits>","result":R} (trailing spaces allowed), R one JSON
+// value. It returns the id and R; ok is false for anything else, which Decode then reads.
+// Whenever ok is true, Decode reads the same id and result, unless R is nested deeper than
+// the go-sdk reads: CutResult sets no limit on nesting.
+func CutResult(data []byte, prefix string) (id string, result json.RawMessage, ok bool) {
+	const head = `{"jsonrpc":"2.0","id":"`
+	data = bytes.TrimRight(data, " \t\r")
+	if len(data) < len(head)+len(prefix) || string(data[:len(head)]) != head ||
+		string(data[len(head):len(head)+len(prefix)]) != prefix || data[len(data)-1] != '}' {
+		return "", nil, false
+	}
+	rest := data[len(head)+len(prefix):]
+	n := 0
+	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
+		n++
+	}
+	after, found := bytes.CutPrefix(rest[n:], []byte(`","result":`))
+	if n == 0 || !found {
+		return "", nil, false
+	}
+	result = after[:len(after)-1]
+	if !json.Valid(result) {
+		return "", nil, false
+	}
+	return prefix + string(rest[:n]), result, true
+}

@@ -207,3 +207,25 @@ func TestAppendAsTheSDK(t *testing.T) {
 		t.Errorf("null id: %s", got)
 	}
 }
+
+// TestCutResult: the usual form of a response is cut without decoding; anything else is left
+// to Decode.
+func TestCutResult(t *testing.T) {
+	id, res, ok := CutResult([]byte(`{"jsonrpc":"2.0","id":"agentpool-raw-17","result":{"a":[1]}}`+" \r"), "agentpool-raw-")
+	if !ok || id != "agentpool-raw-17" || string(res) != `{"a":[1]}` {
+		t.Fatalf("CutResult = %q, %s, %v", id, res, ok)
+	}
+	for _, c := range []string{
+		`{"jsonrpc":"2.0","id":"agentpool-raw-","result":{}}`,
+		`{"jsonrpc":"2.0","id":"agentpool-raw-1x","result":{}}`,
+		`{"jsonrpc":"2.0","id":"other-1","result":{}}`,
+		`{"jsonrpc":"2.0","id":"agentpool-raw-1","error":{"code":1,"message":"m"}}`,
+		`{"jsonrpc":"2.0","id":"agentpool-raw-1","result":{}},"x":1}`,
+		`{"jsonrpc":"2.0","id":"agentpool-raw-1","result":{}`,
+		`{"id":"agentpool-raw-1","jsonrpc":"2.0","result":{}}`,
+	} {
+		if _, _, ok := CutResult([]byte(c), "agentpool-raw-"); ok {
+			t.Errorf("CutResult(%s) read it", c)
+		}
+	}
+}
