@@ -26,7 +26,8 @@ type Conn struct {
 // Session returns the shared MCP client session. It is safe for concurrent
 // calls by every lease. Callers must not Close it: the pool owns it. After the
 // server dies, calls on it fail with an error (wrapping io.EOF or
-// mcp.ErrConnectionClosed); Get a new Conn to reach a new process.
+// mcp.ErrConnectionClosed), which CallError marks ErrLost or ErrNotSent; Get a
+// new Conn to reach a new process.
 func (c *Conn) Session() *mcp.ClientSession { return c.c.session }
 
 // CallRaw sends a request of method with params (a JSON object) and returns its result as
