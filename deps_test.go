@@ -39,7 +39,7 @@ var allowedImports = map[string][]string{
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl"},
 
 	// Consumers of views: never host, config or a capability package.
-	"gateway": {"view", "ext", "frontmatter"},
+	"gateway": {"view", "ext", "frontmatter", "internal/wire"},
 	"agent":   {"view", "ext"},
 	"view":    {"ext"},
 
@@ -59,11 +59,11 @@ var allowedImports = map[string][]string{
 	"config": {"skill", "command", "mcpcap", "plugin", "frontmatter", "internal/regfile", "decl"},
 
 	// Capabilities.
-	"mcpcap":  {"connpool", "ext", "decl"},
+	"mcpcap":  {"connpool", "ext", "decl", "internal/wire"},
 	"skill":   {"ext", "fswatch", "frontmatter", "cmdline", "decl"},
 	"command": {"ext", "fswatch", "frontmatter", "cmdline"},
 
-	// Leaves: nothing of ours (connpool: go-sdk only, and golang.org/x/oauth2, the go-sdk's own
+	// Leaves: nothing of ours (connpool: go-sdk and internal/wire only, and golang.org/x/oauth2, the go-sdk's own
 	// dependency, whose Token and TokenSource are in the go-sdk's auth.OAuthHandler; fswatch: fsnotify only; frontmatter:
 	// go-yaml only; cmdline: the standard library only) — except ext, which reads skill://
 	// files through internal/regfile (a leaf of the standard library only), so that a named
@@ -71,7 +71,7 @@ var allowedImports = map[string][]string{
 	// server's declaration (decl.Server) with its name.
 	"ext":         {"internal/regfile"},
 	"ext/exttest": {"ext"}, // a test helper library, like testing/fstest
-	"connpool":    {"decl"},
+	"connpool":    {"decl", "internal/wire"},
 	"fswatch":     nil,
 	"frontmatter": nil,
 	"cmdline":     nil,
@@ -92,6 +92,11 @@ var allowedImports = map[string][]string{
 	// library only); every package that reads a file from outside uses it.
 	"internal/regfile":    nil,
 	"internal/lockedfile": nil,
+	// wire: MCP's wire formats read and written by hand (JSON-RPC messages, server-sent
+	// events, stdio framing, the go-sdk's method table and error codes), one copy for the
+	// pool, the capability and the server, each checked against the go-sdk (the standard
+	// library and the go-sdk's jsonrpc package only).
+	"internal/wire": nil,
 
 	// Bundled content and test helpers, as they are today.
 	"examples":            nil,

@@ -5,10 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -26,16 +26,18 @@ type Conn struct {
 // Session returns the shared MCP client session. It is safe for concurrent
 // calls by every lease. Callers must not Close it: the pool owns it. After the
 // server dies, calls on it fail with an error (wrapping io.EOF or
-// mcp.ErrConnectionClosed); Get a new Conn to reach a new process.
+// mcp.ErrConnectionClosed), which CallError marks ErrLost or ErrNotSent; Get a
+// new Conn to reach a new process.
 func (c *Conn) Session() *mcp.ClientSession { return c.c.session }
 
 // CallRaw sends a request of method with params (a JSON object) and returns its result as
 // the server wrote it, for a gateway that passes a call through without decoding it. It
 // shares the session's connection (and its ordering: tapped notifications the server sent
 // before the response reach the observers first). A JSON-RPC error answer is a
-// *jsonrpc.Error; a connection closed before the request was written wraps
-// mcp.ErrConnectionClosed, one that ended before the answer io.EOF, as the session's calls
-// report; the end of ctx sends the server notifications/cancelled. Stdio and streamable HTTP
+// *jsonrpc.Error; a connection closed before the request was written is ErrNotSent (wrapping
+// mcp.ErrConnectionClosed), one lost before the answer ErrLost (wrapping io.EOF when it
+// ended), as CallError marks the session's calls; the end of ctx sends the server
+// notifications/cancelled. Stdio and streamable HTTP
 // connections pass calls through (lean.go, rawhttp.go); an SSE one returns ErrNoRaw: use
 // Session.
 func (c *Conn) CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
@@ -43,11 +45,11 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params json.RawMessag
 		// The pool has ended the client (its process died, a request of it got no HTTP
 		// response, the server forgot its session, Close): nothing is sent, as the session's
 		// calls send nothing on a connection that is closing.
-		return nil, fmt.Errorf("calling %q: %w", method, mcp.ErrConnectionClosed)
+		return nil, notSent(fmt.Errorf("calling %q: %w", method, mcp.ErrConnectionClosed))
 	}
 	select {
 	case <-c.c.closeReq:
-		return nil, fmt.Errorf("calling %q: %w", method, mcp.ErrConnectionClosed)
+		return nil, notSent(fmt.Errorf("calling %q: %w", method, mcp.ErrConnectionClosed))
 	default:
 	}
 	switch {
@@ -64,12 +66,7 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params json.RawMessag
 // notifications/roots/list_changed is sent by the go-sdk to every session of an mcp.Client at
 // once). A connection that cannot (legacy SSE) returns ErrNoRaw.
 func (c *Conn) Notify(ctx context.Context, method string, params json.RawMessage) error {
-	msg := []byte(`{"jsonrpc":"2.0","method":` + strconv.Quote(method))
-	if len(params) > 0 {
-		msg = append(append(append(msg, `,"params":`...), params...), '}')
-	} else {
-		msg = append(msg, '}')
-	}
+	msg := wire.AppendNotification(nil, method, params)
 	switch {
 	case c.c.lean != nil:
 		return c.c.lean.writeLine(msg)

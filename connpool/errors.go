@@ -35,3 +35,33 @@ var (
 	// exited, was killed, or its connection dropped).
 	ErrServerExited = errors.New("server session ended")
 )
+
+// The errors of a call (Conn.CallRaw, or the go-sdk session's own calls, through CallError)
+// that say what became of the connection: callers branch on them with errors.Is to decide
+// whether a call may be repeated on a new connection. Each wraps the error that tells the
+// details, whose message it keeps.
+var (
+	// ErrLost reports that the connection was lost under a request that may have reached the
+	// server: it ended before the answer (the server exited, the stream or the HTTP exchange
+	// broke, the server forgot the session). Repeat the request only if it is safe to do twice.
+	ErrLost = errors.New("connection lost")
+	// ErrNotSent reports a request that never left: the connection was closed or closing
+	// before it was written, or its HTTP connection could not be dialled. Repeating it on a
+	// new connection is safe.
+	ErrNotSent = errors.New("request not sent")
+)
+
+// marked is err, which also matches kind (ErrLost or ErrNotSent) with errors.Is; its message
+// is err's.
+type marked struct {
+	err, kind error
+}
+
+func (e *marked) Error() string   { return e.err.Error() }
+func (e *marked) Unwrap() []error { return []error{e.err, e.kind} }
+
+// lost marks err as ErrLost.
+func lost(err error) error { return &marked{err: err, kind: ErrLost} }
+
+// notSent marks err as ErrNotSent.
+func notSent(err error) error { return &marked{err: err, kind: ErrNotSent} }

@@ -3,7 +3,9 @@ package connpool
 import (
 	"context"
 	"encoding/base64"
+	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -22,7 +24,8 @@ var (
 // to a redirect elsewhere (net/http follows redirects through this transport,
 // and would drop only Authorization and cookies, only for another domain), nor
 // to an SSE message endpoint the server names elsewhere. It reports requests that failed in transport (no HTTP response: refused,
-// reset, dropped) to failed, unless the request's own context ended. It keeps
+// reset, dropped) to failed, unless the request's own context ended, and marks their errors
+// ErrNotSent (no connection could be dialled) or ErrLost. It keeps
 // the status of the first response (the initialize POST, or SSE's event-stream
 // GET), which tells a start that cannot succeed (401, 403, 404) from one that
 // might.
@@ -84,8 +87,18 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 			// The error names the URL sent, which is not the SDK's redacted one.
 			err = redactedError{msg: strings.ReplaceAll(msg, req.URL.String(), shown), err: err}
 		}
-		if req.Context().Err() == nil && t.failed != nil {
-			t.failed(fmt.Errorf("%s %s: %w", req.Method, shown, err))
+		if req.Context().Err() == nil {
+			if t.failed != nil {
+				t.failed(fmt.Errorf("%s %s: %w", req.Method, shown, err))
+			}
+			// No HTTP response: the request never left when its connection could not be
+			// dialled, and may have reached the server otherwise.
+			var op *net.OpError
+			if errors.As(err, &op) && op.Op == "dial" {
+				err = notSent(err)
+			} else {
+				err = lost(err)
+			}
 		}
 	}
 	return resp, err

@@ -1,7 +1,6 @@
 package connpool
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -9,9 +8,11 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -68,7 +69,7 @@ func (t *leanTransport) Connect(context.Context) (mcp.Connection, error) {
 		waiters:  map[string]chan rawReply{},
 	}
 	t.conn.Store(c)
-	go c.readLoop(bufio.NewReaderSize(t.r, 64<<10))
+	go c.readLoop(wire.NewLineReader(t.r, maxFrame))
 	return c, nil
 }
 
@@ -121,7 +122,7 @@ func (c *leanConn) Read(ctx context.Context) (jsonrpc.Message, error) {
 		}
 		return r.msg, r.err
 	case <-c.closed:
-		return nil, io.EOF
+		return nil, lost(io.EOF)
 	}
 }
 
@@ -138,7 +139,8 @@ func (c *leanConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 	return c.writeLine(data)
 }
 
-// writeLine writes data and a newline as one write.
+// writeLine writes data and a newline as one write. A failed write is ErrLost: the server
+// may have read part of it, and can answer nothing more.
 func (c *leanConn) writeLine(data ...[]byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
@@ -153,8 +155,9 @@ func (c *leanConn) writeLine(data ...[]byte) error {
 	}
 	if err != nil {
 		c.markEnded() // a server that cannot be written to can answer nothing more
+		return lost(err)
 	}
-	return err
+	return nil
 }
 
 // markEnded reports the end of the stream to the transport's owner.
@@ -176,8 +179,9 @@ func (c *leanConn) Close() error {
 // call sends a request of method with params (a JSON object, or nil) under an id of its own
 // and returns the result as the server wrote it. A JSON-RPC error answer is a *jsonrpc.Error.
 // When ctx ends first the server is sent notifications/cancelled for it. A connection that is
-// closed or ends before the answer is an error wrapping mcp.ErrConnectionClosed (not sent) or
-// io.EOF (sent, unanswered), as the SDK's own calls report.
+// closed before the request is written is ErrNotSent (wrapping mcp.ErrConnectionClosed, as
+// the SDK's own calls report it); one that fails the write or ends before the answer ErrLost
+// (wrapping io.EOF when it ended).
 func (c *leanConn) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // as the SDK: a call whose context ended is not sent
@@ -194,7 +198,7 @@ func (c *leanConn) call(ctx context.Context, method string, params json.RawMessa
 	c.mu.Lock()
 	if c.waiters == nil {
 		c.mu.Unlock()
-		return nil, fmt.Errorf("calling %q: %w", method, mcp.ErrConnectionClosed)
+		return nil, notSent(fmt.Errorf("calling %q: %w", method, mcp.ErrConnectionClosed))
 	}
 	c.next++
 	id := rawIDPrefix + strconv.FormatUint(c.next, 10)
@@ -207,12 +211,12 @@ func (c *leanConn) call(ctx context.Context, method string, params json.RawMessa
 		}
 		c.mu.Unlock()
 	}
-	head := `{"jsonrpc":"2.0","id":"` + id + `","method":` + strconv.Quote(method)
+	head := wire.AppendRequest(nil, id, method, nil)
 	var err error
 	if len(params) > 0 {
-		err = c.writeLine([]byte(head), []byte(`,"params":`), params, []byte(`}`))
+		err = c.writeLine(head[:len(head)-1], []byte(`,"params":`), params, []byte(`}`))
 	} else {
-		err = c.writeLine([]byte(head + `}`))
+		err = c.writeLine(head)
 	}
 	if err != nil {
 		forget()
@@ -226,15 +230,15 @@ func (c *leanConn) call(ctx context.Context, method string, params json.RawMessa
 		// As the SDK does for its own calls: tell the server, which may stop the work; not
 		// waiting for the write, so that a server that stopped reading cannot hold the caller
 		// (Close ends the write).
-		go c.writeLine([]byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"` + id +
-			`","reason":` + strconv.Quote(context.Cause(ctx).Error()) + `}}`))
+		go c.writeLine(wire.AppendCancelled(nil, id, context.Cause(ctx).Error()))
 		return nil, ctx.Err()
 	}
 }
 
 // readLoop reads the server's messages until the stream ends: pass-through answers go to their
-// callers, tapped notifications to deliver, everything else to the SDK, in order.
-func (c *leanConn) readLoop(br *bufio.Reader) {
+// callers, tapped notifications to deliver, everything else to the SDK, in order. The error
+// that ends the stream is ErrLost, for the calls it fails.
+func (c *leanConn) readLoop(lr *wire.LineReader) {
 	var err error
 	defer func() {
 		c.markEnded()
@@ -243,45 +247,20 @@ func (c *leanConn) readLoop(br *bufio.Reader) {
 		c.waiters = nil
 		c.mu.Unlock()
 		for _, ch := range waiters {
-			ch <- rawReply{err: fmt.Errorf("server closed the connection before answering: %w", io.EOF)}
+			ch <- rawReply{err: lost(fmt.Errorf("server closed the connection before answering: %w", io.EOF))}
 		}
-		c.readErr = err
+		c.readErr = lost(err)
 		close(c.incoming)
 	}()
-	var pending []byte // an incomplete value, joined with the next line
-	var open nesting   // pending's brackets not yet closed
 	for {
 		var line []byte
-		line, err = readLine(br, maxFrame-len(pending))
-		if err != nil {
-			if errors.Is(err, io.EOF) && len(pending) > 0 {
-				err = io.ErrUnexpectedEOF
-			}
+		line, err = lr.Next()
+		if errors.Is(err, wire.ErrParse) {
+			err = fmt.Errorf("invalid JSON-RPC message from the server: %.200q", line)
+			c.send(leanRead{err: lost(err)})
 			return
 		}
-		if pending != nil {
-			open.scan(line)
-			line = append(append(pending, '\n'), line...)
-			pending = nil
-			if open.depth > 0 && len(line) < maxFrame {
-				// Still open: not parsed again until it closes, so that a value printed over
-				// many lines is read in linear time.
-				pending = line
-				continue
-			}
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		if !json.Valid(line) {
-			if open.depth == 0 && incomplete(line) && len(line) < maxFrame {
-				pending = bytes.Clone(line)
-				open = nesting{}
-				open.scan(line)
-				continue
-			}
-			err = fmt.Errorf("invalid JSON-RPC message from the server: %.200q", line)
-			c.send(leanRead{err: err})
+		if err != nil {
 			return
 		}
 		if !c.dispatch(line) {
@@ -305,104 +284,57 @@ func (c *leanConn) send(r leanRead) bool {
 	}
 }
 
-// wire is a JSON-RPC message as read: one of request, notification or response.
-type wire struct {
-	ID     json.RawMessage `json:"id"`
-	Method json.RawMessage `json:"method"`
-	Params json.RawMessage `json:"params"`
-	Result json.RawMessage `json:"result"`
-	Error  *jsonrpc.Error  `json:"error"`
-	V      string          `json:"jsonrpc"`
-}
-
 // dispatch routes one message (or batch) line; false means the connection was closed.
 func (c *leanConn) dispatch(line []byte) bool {
-	if t := bytes.TrimLeft(line, " \t\r"); len(t) > 0 && t[0] == '[' {
-		var batch []json.RawMessage
-		if err := json.Unmarshal(t, &batch); err != nil {
-			return c.send(leanRead{err: fmt.Errorf("invalid JSON-RPC batch from the server: %w", err)})
+	if wire.IsBatch(line) {
+		msgs, _, err := wire.DecodeBatch(line)
+		if err != nil {
+			return c.send(leanRead{err: lost(fmt.Errorf("invalid JSON-RPC batch from the server: %w", err))})
 		}
-		for _, m := range batch {
-			if !c.dispatchOne(m) {
+		for i := range msgs {
+			if !c.dispatchMessage(&msgs[i]) {
 				return false
 			}
 		}
 		return true
 	}
-	return c.dispatchOne(line)
-}
-
-// rawAnswerPrefix starts a pass-through answer as servers write it (the go-sdk's field order).
-var rawAnswerPrefix = []byte(`{"jsonrpc":"2.0","id":"` + rawIDPrefix)
-
-// fastAnswer hands a pass-through answer written in the usual form to its caller without
-// decoding it: {"jsonrpc":"2.0","id":"agentpool-raw-N","result":R} with R one JSON value. It
-// reports false for anything else (then decoded as any message is).
-func (c *leanConn) fastAnswer(data []byte) bool {
-	data = bytes.TrimRight(data, " \t\r")
-	if !bytes.HasPrefix(data, rawAnswerPrefix) || data[len(data)-1] != '}' {
-		return false
-	}
-	rest := data[len(rawAnswerPrefix):]
-	n := 0
-	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-		n++
-	}
-	after, ok := bytes.CutPrefix(rest[n:], []byte(`","result":`))
-	if n == 0 || !ok {
-		return false
-	}
-	result := after[:len(after)-1]
-	if !json.Valid(result) {
-		return false
-	}
-	return c.answer(rawIDPrefix+string(rest[:n]), wire{Result: result})
-}
-
-func (c *leanConn) dispatchOne(data []byte) bool {
-	if c.fastAnswer(data) {
+	if c.fastAnswer(line) {
 		return true
 	}
-	var w wire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return c.send(leanRead{err: fmt.Errorf("invalid JSON-RPC message from the server: %w", err)})
+	m, err := wire.Decode(line)
+	if err != nil {
+		return c.send(leanRead{err: lost(fmt.Errorf("invalid JSON-RPC message from the server: %w", err))})
 	}
-	if w.V != "2.0" {
-		return c.send(leanRead{err: fmt.Errorf("invalid message version tag %q; expected \"2.0\"", w.V)})
+	return c.dispatchMessage(&m)
+}
+
+// fastAnswer hands a pass-through answer written in the usual form to its caller without
+// decoding it (wire.CutResult). It reports false for anything else (then decoded as any
+// message is).
+func (c *leanConn) fastAnswer(data []byte) bool {
+	id, result, ok := wire.CutResult(data, rawIDPrefix)
+	if !ok {
+		return false
 	}
-	if len(w.Method) == 0 && len(w.ID) > 2 && w.ID[0] == '"' && bytes.HasPrefix(w.ID[1:], []byte(rawIDPrefix)) {
-		var id string
-		if json.Unmarshal(w.ID, &id) == nil && c.answer(id, w) {
+	return c.answer(id, &wire.Message{Result: result})
+}
+
+// dispatchMessage routes one decoded message.
+func (c *leanConn) dispatchMessage(m *wire.Message) bool {
+	if m.IsResponse() {
+		if id, ok := m.SDKID().Raw().(string); ok && strings.HasPrefix(id, rawIDPrefix) && c.answer(id, m) {
 			return true
 		}
 	}
-	id, err := parseID(w.ID)
-	if err != nil {
-		return c.send(leanRead{err: err})
+	if m.IsNotification() && c.deliver != nil && tapped(m.Method) {
+		c.deliver(m.Method, m.Params)
 	}
-	if len(w.Method) > 0 {
-		var method string
-		if err := json.Unmarshal(w.Method, &method); err != nil {
-			return c.send(leanRead{err: fmt.Errorf("invalid JSON-RPC method: %w", err)})
-		}
-		if !id.IsValid() && c.deliver != nil && tapped(method) {
-			c.deliver(method, w.Params)
-		}
-		return c.send(leanRead{msg: &jsonrpc.Request{ID: id, Method: method, Params: w.Params}})
-	}
-	if !id.IsValid() {
-		return c.send(leanRead{err: errors.New("invalid JSON-RPC response: no id")})
-	}
-	resp := &jsonrpc.Response{ID: id, Result: w.Result}
-	if w.Error != nil {
-		resp.Error = w.Error
-	}
-	return c.send(leanRead{msg: resp})
+	return c.send(leanRead{msg: m.SDK()})
 }
 
 // answer hands a pass-through response to its caller; false if nobody waits for id (the
 // caller gave up), in which case the response is dropped by the caller.
-func (c *leanConn) answer(id string, w wire) bool {
+func (c *leanConn) answer(id string, w *wire.Message) bool {
 	c.mu.Lock()
 	ch := c.waiters[id]
 	delete(c.waiters, id)
@@ -413,98 +345,9 @@ func (c *leanConn) answer(id string, w wire) bool {
 	r := rawReply{result: w.Result}
 	if w.Error != nil {
 		r.err = w.Error
-	} else if len(w.Result) == 0 {
+	} else if w.Result == nil {
 		r.err = errors.New("invalid JSON-RPC response: neither result nor error")
 	}
 	ch <- r
 	return true
-}
-
-// parseID reads a JSON-RPC id: a string, a number, or absent/null.
-func parseID(raw json.RawMessage) (jsonrpc.ID, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return jsonrpc.ID{}, nil
-	}
-	if raw[0] == '"' {
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return jsonrpc.ID{}, fmt.Errorf("invalid JSON-RPC id %s: %w", raw, err)
-		}
-		return jsonrpc.MakeID(s)
-	}
-	if n, err := strconv.ParseInt(string(raw), 10, 64); err == nil {
-		return jsonrpc.MakeID(float64(n))
-	}
-	var f float64
-	if err := json.Unmarshal(raw, &f); err != nil {
-		return jsonrpc.ID{}, fmt.Errorf("invalid JSON-RPC id %s", raw)
-	}
-	return jsonrpc.MakeID(f)
-}
-
-// readLine returns the next line without its newline, at most limit bytes; the slice is the
-// caller's to keep.
-func readLine(br *bufio.Reader, limit int) ([]byte, error) {
-	var line []byte
-	for {
-		frag, err := br.ReadSlice('\n')
-		if len(line)+len(frag) > limit+1 {
-			return nil, fmt.Errorf("inbound JSON-RPC frame exceeded the maximum of %d bytes", maxFrame)
-		}
-		if err == nil {
-			if line == nil {
-				return bytes.Clone(frag[:len(frag)-1]), nil
-			}
-			return append(line, frag[:len(frag)-1]...), nil
-		}
-		if err != bufio.ErrBufferFull {
-			if len(line)+len(frag) > 0 && err == io.EOF {
-				return append(line, frag...), nil // a last message without its newline
-			}
-			return nil, err
-		}
-		line = append(line, frag...)
-	}
-}
-
-// incomplete reports whether line looks like the start of a JSON value that continues on the
-// next line (an object or array not yet closed), rather than garbage.
-func incomplete(line []byte) bool {
-	t := bytes.TrimSpace(line)
-	if len(t) == 0 || (t[0] != '{' && t[0] != '[') {
-		return false
-	}
-	var v any
-	err := json.Unmarshal(t, &v)
-	var se *json.SyntaxError
-	return err != nil && (errors.Is(err, io.ErrUnexpectedEOF) || (errors.As(err, &se) && se.Offset >= int64(len(t))))
-}
-
-// nesting follows the brackets of a JSON text across the lines it is read in.
-type nesting struct {
-	depth   int  // objects and arrays open
-	str     bool // inside a string
-	escaped bool // after a backslash in a string
-}
-
-func (n *nesting) scan(b []byte) {
-	for _, ch := range b {
-		switch {
-		case n.escaped:
-			n.escaped = false
-		case n.str:
-			switch ch {
-			case '\\':
-				n.escaped = true
-			case '"':
-				n.str = false
-			}
-		case ch == '"':
-			n.str = true
-		case ch == '{' || ch == '[':
-			n.depth++
-		case ch == '}' || ch == ']':
-			n.depth--
-		}
-	}
 }

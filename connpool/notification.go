@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -100,9 +101,10 @@ func mediaType(v string) string {
 	return strings.ToLower(strings.TrimSpace(t))
 }
 
-// sseTapBody scans the SSE stream it passes through as the SDK does: lines end at LF, trailing
-// CRs are trimmed, a blank line (or EOF) ends an event, consecutive data fields are joined by
-// LF, and only unnamed or "message" events carry messages.
+// sseTapBody scans the SSE stream it passes through as the SDK does (wire.EventReader's rules,
+// applied to the bytes as the SDK reads them): lines end at LF, trailing CRs are trimmed, a
+// blank line (or EOF) ends an event, consecutive data fields are joined by LF, and only
+// unnamed or "message" events carry messages.
 type sseTapBody struct {
 	io.ReadCloser
 	deliver func(method string, params json.RawMessage)
@@ -179,16 +181,15 @@ func (b *sseTapBody) endLine() {
 	if b.skip {
 		return
 	}
-	key, value, _ := bytes.Cut(line, []byte{':'})
+	key, value, _ := wire.Field(line)
 	switch string(key) {
 	case "event":
-		name := bytes.TrimSpace(value)
-		b.other = len(name) > 0 && string(name) != "message"
+		b.other = len(value) > 0 && string(value) != "message"
 	case "data":
 		if b.hasData {
 			b.data = append(b.data, '\n')
 		}
-		b.data = append(b.data, bytes.TrimSpace(value)...)
+		b.data = append(b.data, value...)
 		b.hasData = true
 	}
 }
@@ -196,13 +197,8 @@ func (b *sseTapBody) endLine() {
 // dispatch ends the current event, delivering it if it is a progress notification.
 func (b *sseTapBody) dispatch() {
 	if !b.skip && !b.other && (bytes.Contains(b.data, []byte(`"`+string(Progress)+`"`)) || bytes.Contains(b.data, []byte(`"`+string(LoggingMessage)+`"`))) {
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
-		}
-		if json.Unmarshal(b.data, &msg) == nil && msg.ID == nil && tapped(msg.Method) {
-			b.deliver(msg.Method, msg.Params)
+		if m, err := wire.Decode(b.data); err == nil && m.IsNotification() && tapped(m.Method) {
+			b.deliver(m.Method, m.Params)
 		}
 	}
 	if b.big {

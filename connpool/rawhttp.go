@@ -1,7 +1,6 @@
 package connpool
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -13,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -30,10 +30,12 @@ import (
 // client may be asked such things makes its calls through the session instead (the gateway
 // passes a call through only for a client that declared neither sampling nor elicitation).
 //
-// Errors have the shapes the go-sdk's own calls give (mcpcap.connectionLost reads them): no
-// HTTP response at all wraps the go-sdk's "rejected" JSON-RPC error (-32005) and the
-// *url.Error; an error status wraps the rejected error alone; 404 (the server forgot the
-// session) wraps mcp.ErrSessionMissing and ends the client; a stream that ends before the response io.EOF.
+// Errors are those of the go-sdk's own calls, marked as CallError marks them: no HTTP response
+// at all wraps the go-sdk's "rejected" JSON-RPC error (-32005) and the *url.Error, and is
+// ErrNotSent when the connection could not be dialled, else ErrLost (headerTransport marks
+// it); an error status wraps the rejected error alone (the server answered); 404 (the server
+// forgot the session) wraps mcp.ErrSessionMissing, is ErrLost and ends the client; a stream
+// that ends or breaks before the response is ErrLost.
 type rawHTTP struct {
 	hc       *http.Client
 	endpoint string
@@ -44,21 +46,9 @@ type rawHTTP struct {
 	next     atomic.Uint64
 }
 
-// errRejected is the go-sdk's jsonrpc2.ErrRejected (internal to it), by code.
-var errRejected = &jsonrpc.Error{Code: -32005, Message: "rejected by transport"}
-
 func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	id := rawIDPrefix + strconv.FormatUint(h.next.Add(1), 10)
-	body := make([]byte, 0, len(params)+96)
-	body = append(body, `{"jsonrpc":"2.0","id":"`...)
-	body = append(body, id...)
-	body = append(body, `","method":`...)
-	body = strconv.AppendQuote(body, method)
-	if len(params) > 0 {
-		body = append(body, `,"params":`...)
-		body = append(body, params...)
-	}
-	body = append(body, '}')
+	body := wire.AppendRequest(make([]byte, 0, len(params)+96), id, method, params)
 	resp, err := h.post(ctx, body)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -72,7 +62,7 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 	case resp.StatusCode == http.StatusNotFound:
 		// The server forgot the session; the transport (headerTransport) has ended the client
 		// already, as for the go-sdk's own requests, so that the next Get starts a new one.
-		return nil, fmt.Errorf("calling %q: %w (HTTP 404)", method, mcp.ErrSessionMissing)
+		return nil, lost(fmt.Errorf("calling %q: %w (HTTP 404)", method, mcp.ErrSessionMissing))
 	case resp.StatusCode < 200 || resp.StatusCode > 299:
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, fmt.Errorf("calling %q: %w: HTTP %d: %s", method, errRejected, resp.StatusCode, bytes.TrimSpace(b))
@@ -98,6 +88,11 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 	case "text/event-stream":
 		res, err := h.stream(id, resp.Body)
 		if err != nil {
+			if !errors.Is(err, errBadAnswer) {
+				// The stream ended or broke before the answer: the request was delivered,
+				// its answer lost with the connection.
+				err = lost(err)
+			}
 			return nil, h.fail(ctx, id, method, err)
 		}
 		return res, nil
@@ -139,8 +134,7 @@ func (h *rawHTTP) post(ctx context.Context, body []byte) (*http.Response, error)
 // ends with the client: a request after the client closed its idle connections would have its
 // connection kept idle for good.
 func (h *rawHTTP) cancelled(id string, ctx context.Context) {
-	msg := []byte(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"` + id +
-		`","reason":` + strconv.Quote(context.Cause(ctx).Error()) + `}}`)
+	msg := wire.AppendCancelled(nil, id, context.Cause(ctx).Error())
 	go func() {
 		ctx, cancel := context.WithTimeout(h.life, 10*time.Second)
 		defer cancel()
@@ -151,48 +145,41 @@ func (h *rawHTTP) cancelled(id string, ctx context.Context) {
 	}()
 }
 
+// errBadAnswer marks an answer that could not be read as JSON-RPC: the server sent it, so
+// the connection is not lost.
+var errBadAnswer = errors.New("invalid JSON-RPC message")
+
 // answer reads one JSON-RPC message (or batch) of a response: the result of request id (nil
 // if it is not the answer), or the error the server answered it with.
 func (h *rawHTTP) answer(id string, data []byte) (json.RawMessage, error) {
-	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-		var batch []json.RawMessage
-		if err := json.Unmarshal(t, &batch); err != nil {
-			return nil, fmt.Errorf("invalid JSON-RPC batch: %w", err)
+	msgs, _, err := wire.DecodeBatch(data)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", errBadAnswer, err)
+	}
+	for i := range msgs {
+		m := &msgs[i]
+		if m.HasMethod {
+			h.other(m)
+			continue
 		}
-		for _, m := range batch {
-			if res, err := h.answer(id, m); res != nil || err != nil {
-				return res, err
-			}
+		if got, ok := m.SDKID().Raw().(string); !ok || got != id {
+			continue
 		}
-		return nil, nil
+		if m.Error != nil {
+			return nil, m.Error
+		}
+		if m.Result == nil {
+			return nil, fmt.Errorf("%w: neither result nor error", errBadAnswer)
+		}
+		return m.Result, nil
 	}
-	var w wire
-	if err := json.Unmarshal(data, &w); err != nil {
-		return nil, fmt.Errorf("invalid JSON-RPC message: %w", err)
-	}
-	if len(w.Method) > 0 {
-		h.other(w)
-		return nil, nil
-	}
-	var got string
-	if json.Unmarshal(w.ID, &got) != nil || got != id {
-		return nil, nil
-	}
-	if w.Error != nil {
-		return nil, w.Error
-	}
-	if len(w.Result) == 0 {
-		return nil, errors.New("invalid JSON-RPC response: neither result nor error")
-	}
-	return w.Result, nil
+	return nil, nil
 }
 
 // other handles a message of the server that is not the answer: a notification the go-sdk
 // session would have handled, or a request that can only be refused here.
-func (h *rawHTTP) other(w wire) {
-	var method string
-	_ = json.Unmarshal(w.Method, &method)
-	id, _ := parseID(w.ID)
+func (h *rawHTTP) other(m *wire.Message) {
+	method, id := m.Method, m.SDKID()
 	if !id.IsValid() {
 		switch NotificationKind(method) {
 		case ToolsListChanged:
@@ -203,7 +190,7 @@ func (h *rawHTTP) other(w wire) {
 			h.c.fanout(Notification{Kind: ResourcesListChanged, Params: &mcp.ResourceListChangedParams{}})
 		case ResourceUpdated:
 			var p mcp.ResourceUpdatedNotificationParams
-			if json.Unmarshal(w.Params, &p) == nil {
+			if json.Unmarshal(m.Params, &p) == nil {
 				h.c.fanout(Notification{Kind: ResourceUpdated, URI: p.URI, Params: &p})
 			}
 		}
@@ -230,36 +217,24 @@ func (h *rawHTTP) other(w wire) {
 
 // stream reads an event stream until the answer to id.
 func (h *rawHTTP) stream(id string, body io.Reader) (json.RawMessage, error) {
-	br := bufio.NewReaderSize(body, 16<<10)
-	var data []byte
+	er := wire.NewEventReader(body, maxFrame)
 	for {
-		line, err := readLine(br, maxFrame)
+		ev, err := er.Next()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				return nil, fmt.Errorf("the server's event stream ended before the answer: %w", io.ErrUnexpectedEOF)
 			}
+			if errors.Is(err, wire.ErrMalformedEvent) {
+				return nil, fmt.Errorf("%w: %w", errBadAnswer, err)
+			}
 			return nil, err
 		}
-		line = bytes.TrimSuffix(line, []byte("\r"))
-		switch {
-		case len(line) == 0:
-			if len(data) == 0 {
-				continue
-			}
-			res, err := h.answer(id, data)
-			if res != nil || err != nil {
-				return res, err
-			}
-			data = data[:0]
-		case bytes.HasPrefix(line, []byte("data:")):
-			d := bytes.TrimPrefix(bytes.TrimPrefix(line, []byte("data:")), []byte(" "))
-			if len(data) > 0 {
-				data = append(data, '\n')
-			}
-			data = append(data, d...)
-			if len(data) > maxFrame {
-				return nil, fmt.Errorf("an event exceeds %d bytes", maxFrame)
-			}
+		if !ev.Message() || len(ev.Data) == 0 {
+			continue
+		}
+		res, err := h.answer(id, ev.Data)
+		if res != nil || err != nil {
+			return res, err
 		}
 	}
 }

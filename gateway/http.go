@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/json"
@@ -74,9 +73,10 @@ type sessionHTTP struct {
 // does not know is left to the go-sdk (404).
 func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	body := bodyOf(r)
+	env := decodeEnvelope(body) // once: the checks and the pass-through path share it
 	sid := r.Header.Get(sessionHeader)
 	if sid == "" {
-		h.g.serveNew(w, r, body, h.sdk)
+		h.g.serveNew(w, r, env, h.sdk)
 		return
 	}
 	s := h.g.lookup(sid)
@@ -86,10 +86,10 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.idle.begin()
 	defer s.idle.end()
-	if s.passThrough(w, r, body) {
+	if s.passThrough(w, r, env) {
 		return
 	}
-	if rpcRefused(w, body) {
+	if rpcRefused(w, env) {
 		return
 	}
 	serveSDK(h.sdk, w, r, body)
@@ -97,8 +97,8 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 
 // rpcRefused answers what the go-sdk would refuse in plain text (checkMessage) with a
 // JSON-RPC error, since a JSON-RPC client reads only that, and reports whether it did.
-func rpcRefused(w http.ResponseWriter, body []byte) bool {
-	id, code, msg := checkMessage(body)
+func rpcRefused(w http.ResponseWriter, env *envelope) bool {
+	id, code, msg := checkMessage(env)
 	if code == 0 {
 		return false
 	}
@@ -119,8 +119,8 @@ func serveSDK(sdk http.Handler, w http.ResponseWriter, r *http.Request, body []b
 
 // serveNew handles a POST without a session: an initialize opens a session, anything else
 // is refused, since it would only create a session that ends with the request.
-func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, body []byte, sdk http.Handler) {
-	id, isInit, err := initializeIn(body)
+func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, env *envelope, sdk http.Handler) {
+	id, isInit, err := initializeIn(env)
 	if err != nil {
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeParseError, "parse error: "+err.Error())
 		return
@@ -163,78 +163,6 @@ func (g *Gateway) serverFor(r *http.Request) *mcp.Server {
 		return s.server
 	}
 	return nil
-}
-
-// methods are the client-to-server requests a session's server answers (the go-sdk's
-// table, which it does not export).
-var methods = map[string]bool{
-	"initialize": true, "ping": true, "server/discover": true, "completion/complete": true,
-	"tools/list": true, "tools/call": true, "prompts/list": true, "prompts/get": true,
-	"resources/list": true, "resources/templates/list": true, "resources/read": true,
-	"resources/subscribe": true, "resources/unsubscribe": true, "subscriptions/listen": true,
-	"logging/setLevel": true, "skills/list": true, "skills/get": true,
-}
-
-// checkMessage finds what the go-sdk would refuse in plain text: a body that is not JSON
-// (code -32700) and a request (with an id) of an unknown method (-32601). code is 0 for
-// anything else, batches and notifications included, which the go-sdk handles.
-func checkMessage(body []byte) (id jsonrpc.ID, code int64, msg string) {
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if !json.Valid(trimmed) {
-			return id, jsonrpc.CodeParseError, "parse error: the body is not valid JSON"
-		}
-		return id, 0, ""
-	}
-	var m struct {
-		ID     any    `json:"id"`
-		Method string `json:"method"`
-	}
-	if err := json.Unmarshal(trimmed, &m); err != nil {
-		return id, jsonrpc.CodeParseError, "parse error: " + err.Error()
-	}
-	if m.ID == nil || m.Method == "" || methods[m.Method] {
-		return id, 0, ""
-	}
-	id, err := jsonrpc.MakeID(m.ID)
-	if err != nil {
-		return id, jsonrpc.CodeInvalidRequest, "invalid request id"
-	}
-	return id, jsonrpc.CodeMethodNotFound, "method not found: " + m.Method
-}
-
-// initializeIn reports whether body (one JSON-RPC message or a batch) holds an initialize
-// request, and the id of its first request. A body that is not JSON is an error.
-func initializeIn(body []byte) (jsonrpc.ID, bool, error) {
-	type msg struct {
-		ID     any    `json:"id"`
-		Method string `json:"method"`
-	}
-	var msgs []msg
-	trimmed := bytes.TrimSpace(body)
-	if len(trimmed) > 0 && trimmed[0] == '[' {
-		if err := json.Unmarshal(trimmed, &msgs); err != nil {
-			return jsonrpc.ID{}, false, err
-		}
-	} else {
-		var m msg
-		if err := json.Unmarshal(trimmed, &m); err != nil {
-			return jsonrpc.ID{}, false, err
-		}
-		msgs = []msg{m}
-	}
-	var id jsonrpc.ID
-	isInit := false
-	for i, m := range msgs {
-		if i == 0 {
-			id, _ = jsonrpc.MakeID(m.ID)
-		}
-		if m.Method == "initialize" {
-			isInit = true
-			id, _ = jsonrpc.MakeID(m.ID)
-		}
-	}
-	return id, isInit, nil
 }
 
 // writeRPCError answers with a JSON-RPC error: the go-sdk client reads it as the error of

@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -43,16 +43,11 @@ import (
 // session's id is the go-sdk's to refuse (404) while its end is still under way.
 // Either path counts as activity for the idle timeout (idle.go).
 
-// passCall is a request read for the pass-through path.
-type passCall struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
-	Params struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      json.RawMessage `json:"_meta"`
-	} `json:"params"`
-	V string `json:"jsonrpc"`
+// callParams are the params of a tools/call read for the pass-through path.
+type callParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Meta      json.RawMessage `json:"_meta"`
 }
 
 // passState is what decides whether a session's calls may pass through, and the calls that do.
@@ -67,21 +62,17 @@ type passState struct {
 // errCancelledByClient is the cause of a call cancelled by the client's notifications/cancelled.
 var errCancelledByClient = errors.New("cancelled by the client")
 
-// passThrough serves body through the pass-through path and reports true, or reports false
-// having written nothing (the go-sdk path takes the request).
-func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byte) bool {
+// passThrough serves the request env holds through the pass-through path and reports true, or
+// reports false having written nothing (the go-sdk path takes the request).
+func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envelope) bool {
 	// A call passed through stays cancellable when the session stopped passing calls through
 	// (a log level set while it runs): its cancel is this path's, the go-sdk knows no such call.
 	pass := s.pass.ok.Load()
 	if (!pass && s.pass.n.Load() == 0) || s.connLife.Err() != nil {
 		return false // a session whose connection ended is the go-sdk's to refuse (404)
 	}
-	t := bytes.TrimLeft(body, " \t\r\n")
-	if len(t) == 0 || t[0] != '{' {
-		return false
-	}
-	var m passCall
-	if json.Unmarshal(t, &m) != nil || m.V != "2.0" {
+	m := env.one()
+	if m == nil || !m.HasMethod {
 		return false
 	}
 	switch m.Method {
@@ -93,15 +84,19 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 		if s.stateless {
 			return false // ids are each client's own: one cannot name another's call (below)
 		}
-		return s.cancelPassed(w, t)
+		return s.cancelPassed(w, m.Params)
 	default:
 		return false
 	}
-	if !validID(m.ID) || !plainMeta(m.Params.Meta) || !versionOK(r.Header.Get("Mcp-Protocol-Version")) {
+	var params callParams
+	if len(m.Params) > 0 && json.Unmarshal(m.Params, &params) != nil {
+		return false // the go-sdk path reports it
+	}
+	if !validID(m.ID) || !plainMeta(params.Meta) || !versionOK(r.Header.Get("Mcp-Protocol-Version")) {
 		return false
 	}
 	v := s.view.Load()
-	p, local, err := v.Route(m.Params.Name)
+	p, local, err := v.Route(params.Name)
 	if err != nil {
 		return false
 	}
@@ -141,7 +136,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})
 	done := s.flight(ctx, p)
 	start := time.Now()
-	res, err := rc.CallToolRaw(ctx, &ext.ToolCall{Name: local, Arguments: m.Params.Arguments, Meta: m.Params.Meta})
+	res, err := rc.CallToolRaw(ctx, &ext.ToolCall{Name: local, Arguments: params.Arguments, Meta: params.Meta})
 	done()
 	o := callOK
 	if err != nil {
@@ -167,24 +162,10 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	}
 	var out []byte
 	if err != nil {
-		e := rpcError(err).(*jsonrpc.Error)
-		eb, merr := json.Marshal(e)
-		if merr != nil {
-			eb = []byte(`{"code":-32603,"message":"internal error"}`)
-		}
-		out = make([]byte, 0, len(eb)+len(m.ID)+40)
-		out = append(out, `{"jsonrpc":"2.0","id":`...)
-		out = append(out, m.ID...)
-		out = append(out, `,"error":`...)
-		out = append(out, eb...)
+		out = wire.AppendError(nil, m.ID, rpcError(err).(*jsonrpc.Error))
 	} else {
-		out = make([]byte, 0, len(res)+len(m.ID)+40)
-		out = append(out, `{"jsonrpc":"2.0","id":`...)
-		out = append(out, m.ID...)
-		out = append(out, `,"result":`...)
-		out = append(out, res...)
+		out = wire.AppendResult(make([]byte, 0, len(res)+len(m.ID)+40), m.ID, res)
 	}
-	out = append(out, '}')
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	if !s.stateless {
@@ -195,19 +176,17 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, body []byt
 	return true
 }
 
-// cancelPassed handles a notifications/cancelled: one naming a passed-through call cancels it
-// and is answered 202; any other is left to the go-sdk.
-func (s *session) cancelPassed(w http.ResponseWriter, body []byte) bool {
+// cancelPassed handles a notifications/cancelled (its params): one naming a passed-through
+// call cancels it and is answered 202; any other is left to the go-sdk.
+func (s *session) cancelPassed(w http.ResponseWriter, params json.RawMessage) bool {
 	var n struct {
-		Params struct {
-			RequestID json.RawMessage `json:"requestId"`
-		} `json:"params"`
+		RequestID json.RawMessage `json:"requestId"`
 	}
-	if json.Unmarshal(body, &n) != nil || !validID(n.Params.RequestID) {
+	if json.Unmarshal(params, &n) != nil || !validID(n.RequestID) {
 		return false
 	}
 	s.pass.mu.Lock()
-	cancel := s.pass.calls[string(n.Params.RequestID)]
+	cancel := s.pass.calls[string(n.RequestID)]
 	s.pass.mu.Unlock()
 	if cancel == nil {
 		return false

@@ -150,12 +150,13 @@ func (st *statelessServer) handler() http.Handler {
 // post serves one POST, its body held (holdBody), on its own.
 func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http.Handler) {
 	body := bodyOf(r)
-	if rpcRefused(w, body) {
+	env := decodeEnvelope(body)
+	if rpcRefused(w, env) {
 		return
 	}
 	s, err := st.server(r.Context())
 	if err != nil {
-		id, _, _ := initializeIn(body)
+		id, _, _ := initializeIn(env)
 		status, code := http.StatusInternalServerError, int64(jsonrpc.CodeInternalError)
 		if errors.Is(err, ErrClosed) {
 			status, code = http.StatusServiceUnavailable, codeServerError
@@ -164,7 +165,7 @@ func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http
 		writeRPCError(w, status, id, code, err.Error())
 		return
 	}
-	if s.passThrough(w, r, body) {
+	if s.passThrough(w, r, env) {
 		return
 	}
 	serveSDK(sdk, w, r.WithContext(context.WithValue(r.Context(), pendingKey{}, s)), body)

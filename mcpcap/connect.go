@@ -4,19 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"io/fs"
-	"net"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
-	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -379,54 +373,25 @@ func (c *Cap) degradedErrLocked() error {
 	return fmt.Errorf("mcp server %q unavailable: %w: %v", c.cfg.Name, ErrDegraded, c.lastErr)
 }
 
-// errRejected matches the go-sdk's jsonrpc2.ErrRejected (its package is internal), which
-// the HTTP transports wrap around a request they could not deliver or got no JSON-RPC answer
-// for. It is a *jsonrpc.Error, whose Is compares codes, so it must be told apart from an error
-// the server sent before the generic jsonrpc.Error case.
-var errRejected = &jsonrpc.Error{Code: -32005}
-
-// connectionLost reports whether err means the connection died under the call. sent is false
-// when the request provably never left (the connection was already closing), so even a
-// non-idempotent call may be repeated.
+// connectionLost reports whether err, the error of a call on cn, means the connection died
+// under the call. sent is false when the request provably never left, so even a
+// non-idempotent call may be repeated. The pool says which (connpool.ErrLost,
+// connpool.ErrNotSent); an error it marks neither is the server's answer or the call's own.
 func connectionLost(err error, cn *conn) (lost, sent bool) {
-	if errors.Is(err, mcp.ErrConnectionClosed) {
-		// The SDK returns it only for requests refused before they were written
-		// (jsonrpc2 checks for shutdown before registering and before writing a call).
+	err = cn.callError(err)
+	switch {
+	case errors.Is(err, connpool.ErrNotSent):
 		return true, false
-	}
-	if errors.Is(err, errRejected) {
-		// The HTTP transport could not complete the request. With a *url.Error it got no
-		// HTTP response at all: the connection is lost, and a failed dial means the request
-		// never left. Otherwise (a 5xx, an error body) the server or a proxy answered.
-		var ue *url.Error
-		if !errors.As(err, &ue) {
-			return false, true
-		}
-		var op *net.OpError
-		return true, !(errors.As(err, &op) && op.Op == "dial")
-	}
-	var wire *jsonrpc.Error
-	if errors.As(err, &wire) {
-		return false, true // the server answered
-	}
-	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, mcp.ErrSessionMissing) ||
-		errors.Is(err, fs.ErrClosed) || errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.EPIPE) {
-		// A pipe or socket already closed under the call (our end of a stdio pipe the pool
-		// closed when the server's process group died, possibly before the lease's Done says
-		// so): nothing else can come of it, so there is no need to wait for the watcher to
-		// notice (on a loaded machine it may not within the grace below, and a read-only call
-		// would then not be retried).
+	case errors.Is(err, connpool.ErrLost):
 		return true, true
 	}
-	if cn.done != nil {
-		// Other transport errors: the connection is lost if it ends promptly.
-		t := time.NewTimer(200 * time.Millisecond)
-		defer t.Stop()
-		select {
-		case <-cn.done:
-			return true, true
-		case <-t.C:
-		}
-	}
 	return false, true
+}
+
+// callError marks err, the error of a call on cn, as the pool reads it (connpool.CallError).
+func (cn *conn) callError(err error) error {
+	if cn.lease != nil {
+		return cn.lease.CallError(err)
+	}
+	return connpool.CallError(err)
 }

@@ -1,0 +1,154 @@
+package wire
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+)
+
+// Event is one server-sent event (text/event-stream), as the go-sdk's mcp.Event.
+type Event struct {
+	Name  string // the "event" field; "" and "message" carry JSON-RPC messages
+	ID    string // the "id" field
+	Data  []byte // the "data" fields, joined by newlines
+	Retry string // the "retry" field
+}
+
+// Message reports whether e carries a JSON-RPC message: an unnamed or "message" event.
+func (e *Event) Message() bool { return e.Name == "" || e.Name == "message" }
+
+func (e *Event) empty() bool {
+	return e.Name == "" && e.ID == "" && len(e.Data) == 0 && e.Retry == ""
+}
+
+// ErrMalformedEvent reports an event stream that is not one: a line that is no field, or an
+// event larger than the reader's limit.
+var ErrMalformedEvent = errors.New("malformed event stream")
+
+// Field splits one line of an event stream (its line ending removed) as the go-sdk does: the
+// name before the first colon and the value after it, spaces trimmed. A comment (a line
+// starting with a colon) has the name "". ok is false for a line with no colon.
+func Field(line []byte) (name, value []byte, ok bool) {
+	name, value, ok = bytes.Cut(line, []byte{':'})
+	return name, bytes.TrimSpace(value), ok
+}
+
+// EventReader reads the events of an event stream as the go-sdk's client reads them: lines
+// end at LF (a CR before it is dropped), a blank line or the end of the stream ends an event,
+// data fields are joined by LF, comments and unknown fields are skipped, and empty events are
+// not reported.
+type EventReader struct {
+	br   *bufio.Reader
+	max  int // bytes of one event; 0 for no limit
+	data []byte
+}
+
+// NewEventReader returns a reader of r's events, each at most max bytes as sent (0: no
+// limit).
+func NewEventReader(r io.Reader, max int) *EventReader {
+	return &EventReader{br: bufio.NewReaderSize(r, 16<<10), max: max}
+}
+
+// Next returns the next event. Its Data is valid until the next call. At the end of the
+// stream it returns io.EOF; an event cut off by the end is returned first, as the go-sdk
+// does. Any other error is final.
+func (r *EventReader) Next() (Event, error) {
+	var ev Event
+	hasData := false
+	size := 0
+	r.data = r.data[:0]
+	for {
+		line, err := r.br.ReadSlice('\n')
+		for errors.Is(err, bufio.ErrBufferFull) {
+			// A long line: gather it (a large data field).
+			if r.max > 0 && size+len(line) > r.max {
+				return Event{}, fmt.Errorf("%w: an event exceeds %d bytes", ErrMalformedEvent, r.max)
+			}
+			long := append([]byte(nil), line...)
+			line, err = r.br.ReadSlice('\n')
+			line = append(long, line...)
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return Event{}, err
+		}
+		eof := err != nil
+		size += len(line)
+		if r.max > 0 && size > r.max {
+			return Event{}, fmt.Errorf("%w: an event exceeds %d bytes", ErrMalformedEvent, r.max)
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			if hasData {
+				ev.Data = r.data
+			}
+			if !ev.empty() {
+				return ev, nil
+			}
+			if eof {
+				return Event{}, io.EOF
+			}
+			size = 0
+			continue
+		}
+		name, value, ok := Field(line)
+		if !ok {
+			return Event{}, fmt.Errorf("%w: a line that is no field: %.100q", ErrMalformedEvent, line)
+		}
+		switch string(name) {
+		case "event":
+			ev.Name = string(value)
+		case "id":
+			ev.ID = string(value)
+		case "retry":
+			ev.Retry = string(value)
+		case "data":
+			if hasData {
+				r.data = append(r.data, '\n')
+			}
+			r.data = append(r.data, value...)
+			hasData = true
+		}
+		if eof {
+			if hasData {
+				ev.Data = r.data
+			}
+			if ev.empty() {
+				return Event{}, io.EOF
+			}
+			return ev, nil
+		}
+	}
+}
+
+// AppendEvent appends e in the event-stream format: its name, id and retry when set, then its
+// data, one data field per line of it, then the blank line that ends it. EventReader (and the
+// go-sdk) read back the same event.
+func AppendEvent(b []byte, e Event) []byte {
+	if e.Name != "" {
+		b = append(append(append(b, "event: "...), e.Name...), '\n')
+	}
+	if e.ID != "" {
+		b = append(append(append(b, "id: "...), e.ID...), '\n')
+	}
+	if e.Retry != "" {
+		b = append(append(append(b, "retry: "...), e.Retry...), '\n')
+	}
+	data := e.Data
+	for {
+		line, rest, more := bytes.Cut(data, []byte{'\n'})
+		b = append(append(append(b, "data: "...), bytes.TrimSuffix(line, []byte{'\r'})...), '\n')
+		if !more {
+			break
+		}
+		data = rest
+	}
+	return append(b, '\n')
+}
+
+// WriteEvent writes e to w as AppendEvent does, in one Write.
+func WriteEvent(w io.Writer, e Event) error {
+	_, err := w.Write(AppendEvent(nil, e))
+	return err
+}
