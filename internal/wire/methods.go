@@ -21,8 +21,9 @@ type Method struct {
 }
 
 // methods is the go-sdk's own table of the methods its servers and clients receive (its
-// serverMethodInfos and clientMethodInfos, which it does not export). TestMethodsAsTheSDK
-// checks it against a go-sdk server and client, method by method.
+// serverMethodInfos and clientMethodInfos, which it does not export). The package's tests
+// check it against a go-sdk server and client, method by method, so an SDK upgrade that adds
+// or drops a method fails them.
 var methods = map[string]Method{
 	"initialize":               {To: Server},
 	"ping":                     {To: Server | Client},
