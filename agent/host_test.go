@@ -189,7 +189,7 @@ func (f *fixture) agent(t *testing.T, m agent.Model, subs ...agent.SubagentSpec)
 // prefixed "<name>__"; the capability is stored in *out.
 func (f *fixture) ownServer(name string, out **mcpcap.Cap) func(context.Context) ([]ext.Capability, error) {
 	return func(context.Context) ([]ext.Capability, error) {
-		cfg := f.h.Servers[0].Config()
+		cfg := f.h.Current().Servers[0].Config()
 		cfg.Name = name
 		prefix := name + "__"
 		cfg.Prefix = &prefix
@@ -349,7 +349,7 @@ func TestServerKilledDuringSubagentCall(t *testing.T) {
 	if g := f.waitLog(t, "gate", 2); g[0] == g[1] {
 		t.Errorf("gate ran twice in process %d: want a new process for the retry", g[0])
 	}
-	if s := f.h.Servers[0].Health().State; s != ext.HealthDegraded {
+	if s := f.h.Current().Servers[0].Health().State; s != ext.HealthDegraded {
 		t.Errorf("srv state = %s, want degraded", s)
 	}
 }
@@ -556,7 +556,7 @@ func TestHotSwapUpstreamToolBetweenSteps(t *testing.T) {
 				t.Error("srv__fresh offered before it exists")
 			}
 			// Someone else (another client of the same process) adds a tool meanwhile.
-			if _, err := f.h.Servers[0].CallTool(ctx, &ext.ToolCall{Name: "srv__add_tool", Arguments: []byte(`{"name":"fresh"}`)}); err != nil {
+			if _, err := f.h.Current().Servers[0].CallTool(ctx, &ext.ToolCall{Name: "srv__add_tool", Arguments: []byte(`{"name":"fresh"}`)}); err != nil {
 				t.Fatal(err)
 			}
 			waitChange(t, changes, "srv", ext.ToolsChanged)

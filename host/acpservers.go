@@ -31,7 +31,7 @@ func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spe
 	}
 	spec = servers[name]
 	spec.Scope = mcpcap.ScopeSession
-	if err := mcpcap.CheckCommand(spec, key+"."+name, h.Config.Extensions.AllowedCommands, ""); err != nil {
+	if err := mcpcap.CheckCommand(spec, key+"."+name, h.Current().Config.Extensions.AllowedCommands, ""); err != nil {
 		return err
 	}
 	slot := ext.Scope{SessionID: sessionID}
@@ -43,7 +43,7 @@ func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spe
 	if len(partitions) == 0 {
 		return fmt.Errorf("%s.%s: the session is not open", key, name)
 	}
-	reserved := []string{skillServers, agentSkills, agentSkillServers, projectCommands}
+	reserved := []string{skillServers, agentSkills, agentSkillServers, agentDefinition, projectCommands}
 	taken := slices.Contains(reserved, name)
 	for _, c := range h.Registry.Visible(seen) {
 		taken = taken || c.Name() == name

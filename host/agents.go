@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/connpool"
@@ -18,15 +19,18 @@ import (
 var ErrUnknownAgent = errors.New("unknown agent")
 
 // agentSkills and agentSkillServers name an agent's own skill manager (at the agent's
-// static slot) and its skills' servers in a session (at the session's slot for the agent).
+// static slot) and its skills' servers in a session (at the session's slot for the agent);
+// agentDefinition names the registration of its definition (at its static slot).
 const (
 	agentSkills       = "agent-skills"
 	agentSkillServers = "agent-skill-servers"
+	agentDefinition   = "agent-definition"
 )
 
 // Agent is one agent of the config's agents section as the host built it. Its capabilities
 // are registered at ext.LevelAgent for its name, so the view of Scope{SessionID, AgentName}
-// sees the pool's, the session's and the agent's.
+// sees the pool's, the session's and the agent's. An Agent is never changed once the host
+// returned it: a reload that changes the agent makes a new one.
 type Agent struct {
 	// Name is the agent's name, its key under agents.
 	Name string
@@ -37,24 +41,22 @@ type Agent struct {
 	// when the agent names no skill folder: it sees the pool's manager.
 	Skills *skill.Manager
 
-	h              *Host
 	sessionServers []string // its session-scoped servers, built per session
 }
 
 // Agent returns the agent called name, or an error wrapping ErrUnknownAgent that lists the
 // agents there are.
-func (h *Host) Agent(name string) (*Agent, error) {
-	h.agentsMu.Lock()
-	a, ok := h.agents[name]
-	known := slices.Sorted(maps.Keys(h.agents))
-	h.agentsMu.Unlock()
-	if ok {
+func (h *Host) Agent(name string) (*Agent, error) { return h.Current().agent(name) }
+
+// agent returns the agent called name (see Host.Agent).
+func (st *State) agent(name string) (*Agent, error) {
+	if a, ok := st.agents[name]; ok {
 		return a, nil
 	}
-	if len(known) == 0 {
+	if len(st.agents) == 0 {
 		return nil, fmt.Errorf("%w %q: the config has no agents section", ErrUnknownAgent, name)
 	}
-	return nil, fmt.Errorf("%w %q (agents: %v)", ErrUnknownAgent, name, known)
+	return nil, fmt.Errorf("%w %q (agents: %v)", ErrUnknownAgent, name, slices.Sorted(maps.Keys(st.agents)))
 }
 
 // Include reports whether a registration belongs in the agent's view: everything its scope
@@ -80,124 +82,97 @@ func (a *Agent) Include(r ext.Registration) bool {
 // (config.Agent.AllowTools, DenyTools). Pass it as the view's tool filter.
 func (a *Agent) AllowsTool(name string) bool { return a.Config.AllowsTool(name) }
 
-// buildAgents builds each agent's own capabilities, in name order, for its static slot: its
-// pool-scoped servers (shared by every session of the agent) and, when it has skill folders,
-// its skill manager. Its session-scoped servers are recorded for OpenAgentSession.
-func buildAgents(_ context.Context, h *Host) ([]part, error) {
-	var parts []part
-	h.agents = make(map[string]*Agent, len(h.Config.Agents))
-	for _, name := range h.Config.Agents.Names() {
-		a, built, err := h.buildAgent(name, h.Config.Agents[name])
-		parts = append(parts, built...)
-		if a != nil {
-			h.agents[name] = a
-		}
-		if err != nil {
-			return parts, err
-		}
-	}
-	return parts, nil
+// agentDef is an agent's definition as a registration ("agent-definition", at the agent's
+// static slot). What an agent's views show depends on its definition (its tool filter) and
+// not only on what is registered: the definition being a registration too, a changed one is
+// replaced as any entry is, which gives every scope of the agent a new stamp and tells its
+// sessions (ToolsChanged) to compile their view again. It offers no tool.
+type agentDef struct{ agent string }
+
+var _ ext.ToolProvider = (*agentDef)(nil)
+
+func (*agentDef) Name() string                                   { return agentDefinition }
+func (*agentDef) Close(context.Context) error                    { return nil }
+func (*agentDef) Tools(context.Context) ([]ext.ToolEntry, error) { return nil, nil }
+func (*agentDef) CallTool(_ context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {
+	return nil, fmt.Errorf("tool %q: %w", call.Name, ext.ErrNotFound)
 }
 
-// buildAgent builds agent name's static parts (see buildAgents). On error it still returns
-// the Agent and what it built, for the caller to close.
-func (h *Host) buildAgent(name string, cfg config.Agent) (*Agent, []part, error) {
-	var parts []part
-	a := &Agent{Name: name, Config: cfg, h: h}
-	slot := ext.Scope{AgentName: name}
-	for _, s := range cfg.MCPServers.Names() {
-		spec := cfg.MCPServers[s]
-		if spec.Scope == mcpcap.ScopeSession {
-			a.sessionServers = append(a.sessionServers, s)
+// agentSkillsDecl is what an agent's own skill manager is made from (besides the pool's
+// manager, its After).
+type agentSkillsDecl struct {
+	Dirs       []string
+	Watch      bool
+	Debounce   time.Duration
+	MaxFolders int
+}
+
+// planAgents declares each agent, in name order: its definition, its pool-scoped servers
+// (shared by every session of the agent) and, when it has skill folders, its skill manager,
+// all at its static slot. Its session-scoped servers are recorded for OpenAgentSession.
+func planAgents(pl *planner) error {
+	h, st := pl.h, pl.st
+	for _, name := range st.Config.Agents.Names() {
+		cfg := st.Config.Agents[name]
+		owner := "agents." + name
+		pl.declare(owner, cfg)
+		a := &Agent{Name: name, Config: cfg}
+		st.agents[name] = a
+		slot := ext.Scope{AgentName: name}
+		pl.add(&Entry{Key: Key{ext.LevelAgent, slot, agentDefinition}, Owner: owner, Source: owner, Decl: cfg,
+			start: func(context.Context, *batch) (ext.Capability, error) { return &agentDef{agent: name}, nil }})
+		for _, s := range cfg.MCPServers.Names() {
+			spec := cfg.MCPServers[s]
+			if spec.Scope == mcpcap.ScopeSession {
+				a.sessionServers = append(a.sessionServers, s)
+				continue
+			}
+			pl.add(h.serverEntry(Key{ext.LevelAgent, slot, s}, owner, owner+".mcp_servers."+s, spec, connpool.GlobalPartition))
+		}
+		if len(cfg.Skills.Dirs) == 0 {
 			continue
 		}
-		c, err := h.newServer(s, spec, connpool.GlobalPartition)
-		if err != nil {
-			return a, parts, err
-		}
-		parts = append(parts, part{key: "agents." + name + ".mcp_servers." + s, cap: c, level: ext.LevelAgent, slot: slot})
+		d := agentSkillsDecl{Dirs: cfg.Skills.Dirs, Watch: st.Config.Skills.Watching(h.opts.Watch),
+			Debounce: st.Config.Skills.Debounce, MaxFolders: st.Config.Skills.MaxFolders}
+		pl.add(&Entry{Key: Key{ext.LevelAgent, slot, agentSkills}, Owner: owner, Source: owner + ".skills", Decl: d,
+			After: []Key{skillsKey}, Opts: []ext.RegisterOption{localOrigin},
+			start: func(_ context.Context, b *batch) (ext.Capability, error) {
+				// The pool's roots after the agent's own: its plain ones (reported missing by the
+				// pool's manager already), and the plugins' skill folders namespaced as there, so
+				// that no plugin skill is a bare name in the agent's catalogue (Roots lists the
+				// namespaced folders last).
+				pool, _ := b.poolSkills()
+				poolRoots, nsRoots := pool.Roots(), pool.NamespacedRoots()
+				m, err := skill.NewManager(&skill.Options{
+					Name:            agentSkills,
+					Roots:           d.Dirs,
+					DefaultRoots:    poolRoots[:len(poolRoots)-len(nsRoots)],
+					NamespacedRoots: nsRoots,
+					Watch:           d.Watch,
+					Debounce:        d.Debounce,
+					MaxFolders:      d.MaxFolders,
+					Logger:          h.logger,
+					Matcher:         h.opts.matcher(),
+				})
+				if err != nil {
+					return nil, fmt.Errorf("agents.%s.skills: %w", name, err)
+				}
+				return m, nil
+			}})
 	}
-	if len(cfg.Skills.Dirs) == 0 {
-		return a, parts, nil
-	}
-	// The pool's roots after the agent's own: its plain ones (reported missing by the pool's
-	// manager already), and the plugins' skill folders namespaced as there, so that no plugin
-	// skill is a bare name in the agent's catalogue (Roots lists the namespaced folders last).
-	poolRoots, nsRoots := h.Skills.Roots(), h.Skills.NamespacedRoots()
-	m, err := skill.NewManager(&skill.Options{
-		Name:            agentSkills,
-		Roots:           cfg.Skills.Dirs,
-		DefaultRoots:    poolRoots[:len(poolRoots)-len(nsRoots)],
-		NamespacedRoots: nsRoots,
-		Watch:           h.Config.Skills.Watching(h.opts.Watch),
-		Debounce:        h.Config.Skills.Debounce,
-		MaxFolders:      h.Config.Skills.MaxFolders,
-		Logger:          h.logger,
-		Matcher:         h.opts.matcher(),
-	})
-	if err != nil {
-		return a, parts, fmt.Errorf("agents.%s.skills: %w", name, err)
-	}
-	a.Skills = m
-	parts = append(parts, part{key: "agents." + name + ".skills", cap: m, level: ext.LevelAgent, slot: slot, opts: []ext.RegisterOption{localOrigin}})
-	return a, parts, nil
+	return nil
 }
 
 // OpenAgentSession opens a session as OpenSession does and registers, at the session's slot
 // for the agent, the agent's session-scoped servers and, when it has its own skills, their
 // servers ("agent-skill-servers"), all in the session's pool partition. CloseSession ends
 // them with the session. On error, nothing this call registered stays.
-func (h *Host) OpenAgentSession(ctx context.Context, sessionID, agent string) (err error) {
+func (h *Host) OpenAgentSession(ctx context.Context, sessionID, agent string) error {
 	h.reloadMu.RLock()
 	defer h.reloadMu.RUnlock()
-	a, err := h.Agent(agent)
-	if err != nil {
+	if _, err := h.Agent(agent); err != nil {
 		return fmt.Errorf("open session %q: %w", sessionID, err)
 	}
-	partition, err := h.openSession(ctx, sessionID)
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(err, h.closeSession(context.WithoutCancel(ctx), sessionID))
-		}
-	}()
-	h.sessMu.Lock()
-	if h.sessionAgents == nil {
-		h.sessionAgents = map[string]string{}
-	}
-	h.sessionAgents[sessionID] = agent
-	h.sessMu.Unlock()
-	return h.registerAgentSession(ctx, a, sessionID, partition)
-}
-
-// registerAgentSession registers, at the session's slot for agent a, its skills' servers
-// (when it has skills of its own) and its session-scoped servers, in partition.
-func (h *Host) registerAgentSession(ctx context.Context, a *Agent, sessionID, partition string) error {
-	slot := ext.Scope{SessionID: sessionID, AgentName: a.Name}
-	register := func(c ext.Capability, opts ...ext.RegisterOption) error {
-		if err := h.Registry.Register(c, ext.LevelAgent, slot, opts...); err != nil {
-			_ = c.Close(ctx)
-			return fmt.Errorf("open session %q of agent %q: %w", sessionID, a.Name, err)
-		}
-		return nil
-	}
-	if a.Skills != nil {
-		ss := &sessionSkills{pool: h.Pool, partition: partition}
-		ss.Servers = a.Skills.NewServers(agentSkillServers, h.skillServerFactory(ss, partition))
-		if err := register(ss, localOrigin); err != nil {
-			return err
-		}
-	}
-	for _, name := range a.sessionServers {
-		c, err := h.newServer(name, a.Config.MCPServers[name], partition)
-		if err != nil {
-			return err
-		}
-		if err := register(c); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := h.openSession(ctx, sessionID, agent)
+	return err
 }

@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/agentpool/agentpool/command"
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
@@ -58,7 +59,7 @@ mcp_servers:
 	if got := strings.Join(names, ","); got != "skills,commands,lazy" {
 		t.Fatalf("pool scope sees %s", got)
 	}
-	tools, err := h.Servers[0].Tools(ctx)
+	tools, err := h.Current().Servers[0].Tools(ctx)
 	if err != nil || len(tools) != 1 || tools[0].Name != "lazy__ping" || !tools[0].Annotations.ReadOnlyHint {
 		t.Fatalf("lazy tools = %+v, %v", tools, err)
 	}
@@ -90,7 +91,7 @@ mcp_servers:
 
 func TestBuildRejectsDisallowedSkillServer(t *testing.T) {
 	h := buildHost(t, "x.yaml", "extensions: {allowed_commands: [node]}\n", Options{})
-	_, err := h.skillServer(context.Background(), nil, "p#1", "pdf", skillDecl("/bin/sh"), h.Config.Extensions.AllowedCommands)
+	_, err := h.skillServer(context.Background(), nil, "p#1", "pdf", skillDecl("/bin/sh"), h.Current().Config.Extensions.AllowedCommands)
 	if err == nil || !strings.Contains(err.Error(), "allowed_commands") {
 		t.Fatalf("err = %v", err)
 	}
@@ -106,7 +107,7 @@ func TestOpenSessionFailureLeavesNothing(t *testing.T) {
 	}
 	s1 := ext.Scope{SessionID: "s1"}
 	// Something else already holds the name "b" in s1: opening s1 fails on it after registering a.
-	other, err := h.newServer("b", h.Config.MCPServers["b"], "s1")
+	other, err := h.newServer("b", h.Current().Config.MCPServers["b"], "s1")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,11 +178,15 @@ func TestBuildFailureClosesWhatItBuilt(t *testing.T) {
 	ctx := context.Background()
 
 	t.Run("provision", func(t *testing.T) {
-		var seen *Host
+		var seen *batch
 		partial := &closeRecorder{name: "partial"}
-		withKind(t, kind{"broken", func(_ context.Context, h *Host) ([]part, error) {
-			seen = h
-			return []part{{key: "broken.partial", cap: partial}}, errors.New("boom")
+		withKind(t, kind{"broken", func(pl *planner) error {
+			pl.add(&Entry{Key: Key{Name: "partial"}, Owner: "broken", Source: "broken",
+				start: func(_ context.Context, b *batch) (ext.Capability, error) {
+					seen = b
+					return partial, errors.New("boom")
+				}})
+			return nil
 		}})
 		cfg, err := config.Parse("cfg.yaml", []byte(cfgData))
 		if err != nil {
@@ -194,13 +199,13 @@ func TestBuildFailureClosesWhatItBuilt(t *testing.T) {
 		if partial.closed.Load() != 1 {
 			t.Error("what the failing kind built was not closed")
 		}
-		if st := seen.Servers[0].Status().State; st != mcpcap.StateClosed {
+		if st := seen.cap(Key{Name: "a"}).(*mcpcap.Cap).Status().State; st != mcpcap.StateClosed {
 			t.Errorf("server a is %v, want closed", st)
 		}
-		if _, err := seen.Skills.ListSkills(ctx); !errors.Is(err, ext.ErrClosed) {
+		if _, err := seen.cap(skillsKey).(*skill.Manager).ListSkills(ctx); !errors.Is(err, ext.ErrClosed) {
 			t.Errorf("skill manager after a failed Build: %v, want ErrClosed", err)
 		}
-		if _, err := seen.Commands.ListCommands(ctx); !errors.Is(err, ext.ErrClosed) {
+		if _, err := seen.cap(commandsKey).(*command.FileSource).ListCommands(ctx); !errors.Is(err, ext.ErrClosed) {
 			t.Errorf("command files after a failed Build: %v, want ErrClosed", err)
 		}
 	})
@@ -208,11 +213,16 @@ func TestBuildFailureClosesWhatItBuilt(t *testing.T) {
 	t.Run("register", func(t *testing.T) {
 		bad := &closeRecorder{name: "bad"}
 		after := &closeRecorder{name: "after"}
-		withKind(t, kind{"refused", func(context.Context, *Host) ([]part, error) {
-			return []part{
-				{key: "refused.bad", cap: bad, opts: []ext.RegisterOption{ext.WithSchemes("mcp")}}, // a reserved scheme
-				{key: "refused.after", cap: after},
-			}, nil
+		withKind(t, kind{"refused", func(pl *planner) error {
+			for _, c := range []*closeRecorder{bad, after} {
+				var opts []ext.RegisterOption
+				if c == bad {
+					opts = []ext.RegisterOption{ext.WithSchemes("mcp")} // a reserved scheme
+				}
+				pl.add(&Entry{Key: Key{Name: c.name}, Owner: "refused." + c.name, Source: "refused." + c.name, Opts: opts,
+					start: func(context.Context, *batch) (ext.Capability, error) { return c, nil }})
+			}
+			return nil
 		}})
 		cfg, err := config.Parse("cfg.yaml", []byte(cfgData))
 		if err != nil {
@@ -262,7 +272,7 @@ mcp_servers:
   custom: {command: /nonexistent/c, lazy: true, tools: [{name: ping}], prefix: "c_"}
 `, Options{})
 	got := map[string]string{}
-	for _, c := range h.Servers {
+	for _, c := range h.Current().Servers {
 		tools, err := c.Tools(context.Background())
 		if err != nil || len(tools) != 1 {
 			t.Fatalf("%s: %v, %v", c.Name(), tools, err)

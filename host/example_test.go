@@ -37,7 +37,7 @@ func ExampleBuild() {
 	for _, c := range h.Registry.Visible(scope) {
 		fmt.Println("capability:", c.Name())
 	}
-	text, _ := h.Skills.GetCommand(ctx, &ext.CommandRequest{Name: "greet", Args: []string{"Ada"}})
+	text, _ := h.Current().Skills.GetCommand(ctx, &ext.CommandRequest{Name: "greet", Args: []string{"Ada"}})
 	fmt.Println(text.Text())
 	contents, _ := h.Registry.ResolveURI(ctx, "skill://greet/SKILL.md", scope)
 	fmt.Println(len(contents), contents[0].MIMEType)

@@ -71,79 +71,36 @@ func (o Options) matcher() func(string, []ext.SkillEntry) []string {
 }
 
 // Host is everything Build assembled. Close it to stop every capability and then the pool.
+// What a reload replaces is read through Current, one immutable State; Registry and Pool are
+// set by Build and never change.
 type Host struct {
-	// Config is the configuration the host was built from.
-	Config *config.Config
 	// Registry holds every capability; closing it closes them and then the pool.
 	Registry *ext.Registry
 	// Pool is the connection pool every MCP server leases its client from.
 	Pool *connpool.Pool
-	// Skills is the skill manager (registered at pool scope as "skills"): the user's roots, a
-	// trusted project's and the bundled ones (see the package doc).
-	Skills *skill.Manager
-	// Commands is the user's command-file source (registered at pool scope as "commands").
-	Commands *command.FileSource
-	// Project is the working directory's own sources, built whether or not it is trusted, and
-	// used only when it is (its command files registered as "project-commands", its skill
-	// roots scanned by Skills); nil when there is no project (no ProjectDir, or it is the home
-	// directory).
-	Project *Project
-	// Servers are the pool-scoped MCP servers, in name order.
-	Servers []*mcpcap.Cap
 
-	opts           Options
-	plugins        pluginParts     // what the used plugins add (withPlugins)
-	sessionServers []string        // names of session-scoped servers, built per session
-	projectServers map[string]bool // the servers a trusted project's agentpool.yaml added
-	userSkillRoots map[string]bool // Skills' roots before a trusted project's: the user's own
-	agentsMu       sync.Mutex      // guards agents, which Reload changes while sessions look agents up
-	agents         map[string]*Agent
-	sessionSeq     atomic.Uint64 // numbers each OpenSession's pool partition
-	reloadMu       sync.RWMutex  // held by Reload; sessions open and close under its read lock
-	sessMu         sync.Mutex
-	partitions     map[string][]string // by session id: the pool partitions CloseSession ends
-	sessionAgents  map[string]string   // by session id: the agent OpenAgentSession opened it for
-	logger         *slog.Logger
-}
-
-// kind builds one extension kind's section of the config: the capabilities it declares at
-// pool scope, not yet registered. On error it still returns what it built, for Build to close.
-type kind struct {
-	key   string // the section's key in the config file
-	build func(ctx context.Context, h *Host) ([]part, error)
-}
-
-// kinds are the extension kinds Build knows, in registration order (the order Visible lists
-// them in). A new kind is its own package's config struct plus one entry here (and the
-// config.Config field naming its key; a test checks that both exist).
-var kinds = []kind{
-	{"skills", buildSkills},
-	{"commands", buildCommands},
-	{"plugins", buildPlugins},
-	{"mcp_servers", buildServers},
-	{"agents", buildAgents},
-}
-
-// part is one capability a kind built, waiting to be registered: at pool scope, unless level
-// and slot say otherwise (an agent's, at ext.LevelAgent for its name).
-type part struct {
-	key   string // where it comes from in the config ("skills", "mcp_servers.x")
-	cap   ext.Capability
-	opts  []ext.RegisterOption
-	level ext.ScopeLevel
-	slot  ext.Scope
+	opts       Options
+	state      atomic.Pointer[State] // the state in use (Current)
+	sessionSeq atomic.Uint64         // numbers each OpenSession's pool partition
+	reloadMu   sync.RWMutex          // held by Reload; sessions open and close under its read lock
+	sessMu     sync.Mutex
+	partitions map[string][]string // by session id: the pool partitions CloseSession ends
+	// by session id: the agent OpenAgentSession opened it for, and the entries registered
+	sessionAgents map[string]string
+	sessionPlans  map[string][]*Entry
+	logger        *slog.Logger
 }
 
 // Build creates the registry, the connection pool and every capability the config declares,
-// and registers them at pool scope. It does no I/O beyond scanning skill and command folders:
-// MCP servers connect when first listed.
+// and registers them. It does no I/O beyond scanning skill and command folders: MCP servers
+// connect when first listed.
 //
 // It follows Caddy's lifecycle: load (the config is checked again with Config.Validate, which
 // fills in what it implies as Parse does, since one made in code has not been through Parse),
-// provision (every kind builds its capabilities), validate (the capabilities' names are unique
-// across kinds, session-scoped servers included), then register. When a step fails, Build
-// closes everything it started, the connection pool last, and returns the error: nothing
-// half-started survives.
+// plan (every kind declares its registrations; names must be unique across kinds, session-scoped
+// servers included), then the reconciler applies the plan to the empty host: it makes every
+// capability, then registers them. When a step fails, Build closes everything it started, the
+// connection pool last, and returns every error: nothing half-started survives.
 func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error) {
 	if cfg == nil {
 		cfg = &config.Config{}
@@ -168,44 +125,79 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 		Tokens:          opts.Tokens,
 	})
 	reg.OnClose(pool.Close)
-	h := &Host{Config: cfg, Registry: reg, Pool: pool, opts: opts, logger: logger}
-	if err := h.inspectProject(); err != nil {
-		return nil, h.abort(ctx, nil, err)
+	h := &Host{Registry: reg, Pool: pool, opts: opts, logger: logger}
+	p, err := h.inspectProject(cfg)
+	if err != nil {
+		return nil, h.abort(ctx, err)
 	}
-
-	// After the project: a trusted project's plugins are read with the user's.
-	h.Config, h.plugins = withPlugins(h.Config, h.readPlugins(h.Config))
-
-	var parts []part
-	for _, k := range kinds {
-		built, err := k.build(ctx, h)
-		parts = append(parts, built...)
-		if err != nil {
-			return nil, h.abort(ctx, parts, fmt.Errorf("build %s: %w", k.key, err))
-		}
+	st, err := h.newState(cfg, p)
+	if err != nil {
+		return nil, h.abort(ctx, err)
 	}
-	if err := h.checkNames(parts); err != nil {
-		return nil, h.abort(ctx, parts, err)
+	out := h.reconcile(ctx, st, nil, st.plan.Entries, true, nil)
+	if len(out.failures) > 0 {
+		return nil, h.abort(ctx, out.err())
 	}
-	for i, p := range parts {
-		if err := reg.Register(p.cap, p.level, p.slot, p.opts...); err != nil {
-			return nil, h.abort(ctx, parts[i:], fmt.Errorf("register %s: %w", p.key, err))
-		}
-	}
+	h.state.Store(st.with(out.applied, out.caps))
 	return h, nil
 }
 
+// newState returns the state of user, the user's config (validated): with trusted project p's
+// servers and the used plugins' added, and its plan. It starts nothing.
+func (h *Host) newState(user *config.Config, p *Project) (*State, error) {
+	merged, projectServers, p, err := withProjectServers(user, p)
+	if err != nil {
+		return nil, err
+	}
+	// After the project: a trusted project's plugins are read with the user's.
+	merged, plugins := withPlugins(merged, h.readPlugins(merged, p))
+	st := &State{Config: merged, Project: p, plugins: plugins, projectServers: projectServers, agents: map[string]*Agent{}}
+	if st.plan, err = h.makePlan(st); err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// with returns a copy of st holding the capabilities of entries (the plan applied): the
+// skill manager, the command files, the pool's servers, each agent's skill manager.
+func (st *State) with(entries []*Entry, caps map[Key]ext.Capability) *State {
+	next := *st
+	next.plan = Plan{Entries: entries, Decls: st.plan.Decls}
+	next.caps = make(map[Key]ext.Capability, len(entries))
+	next.Servers = nil
+	for _, e := range entries {
+		c := caps[e.Key]
+		next.caps[e.Key] = c
+		if m, ok := c.(*mcpcap.Cap); ok && e.Key.Level == ext.LevelPool {
+			next.Servers = append(next.Servers, m)
+		}
+	}
+	next.Skills, _ = next.caps[skillsKey].(*skill.Manager)
+	next.Commands, _ = next.caps[commandsKey].(*command.FileSource)
+	next.userSkillRoots = map[string]bool{}
+	if e := (Plan{Entries: entries}).index()[skillsKey]; e != nil && next.Skills != nil {
+		next.userSkillRoots = userRootsOf(next.Skills, e.Decl.(skillsDecl).UserRoots)
+	}
+	next.agents = make(map[string]*Agent, len(st.agents))
+	for name, a := range st.agents {
+		mine := *a
+		mine.Skills, _ = next.caps[Key{ext.LevelAgent, ext.Scope{AgentName: name}, agentSkills}].(*skill.Manager)
+		next.agents[name] = &mine
+	}
+	return &next
+}
+
 // inspectProject discovers the project (Options.ProjectDir) and checks it against the user's
-// trust decisions. A trusted project's config, if it has one, adds its servers to the host's
-// (withProjectServers); an untrusted project's sources stay built, for inspection, but are
-// registered nowhere.
-func (h *Host) inspectProject() error {
+// trust decisions; cfg is the user's config. A trusted project's config, if it has one, adds
+// its servers to the host's (withProjectServers); an untrusted project's sources stay built,
+// for inspection, but are registered nowhere.
+func (h *Host) inspectProject(cfg *config.Config) (*Project, error) {
 	po := ProjectOptions{Dir: h.opts.ProjectDir, HomeDir: h.opts.HomeDir, DefaultRoots: h.opts.DefaultRoots,
 		Config: h.opts.ProjectConfig, ConfigErr: h.opts.ProjectConfigErr, Store: h.opts.Trust,
 		Trust: h.opts.TrustProject, Logger: h.logger,
 		// The bounds the skill manager scans the project's roots with once it is trusted: a
 		// skill it finds must have been fingerprinted.
-		MaxFolders: h.Config.Skills.MaxFolders}
+		MaxFolders: cfg.Skills.MaxFolders}
 	if pc := h.opts.ProjectConfig; pc != nil && po.ConfigErr == nil {
 		// Validated like any config, but built from only when trusted: an error is the
 		// project's (see ProjectConfigErr), not the host's.
@@ -215,9 +207,9 @@ func (h *Host) inspectProject() error {
 	}
 	p, err := InspectProject(po)
 	if err != nil || p == nil {
-		return err
+		return nil, err
 	}
-	if watch := h.Config.Skills.Watching(h.opts.Watch); p.Trusted() && watch {
+	if watch := cfg.Skills.Watching(h.opts.Watch); p.Trusted() && watch {
 		// Command files watched only once trusted: an untrusted project's folders feed
 		// nothing (its skill roots are followed by the host's skill manager). The second scan
 		// keeps the first's permissions, so a server added in between still asks, and the
@@ -225,129 +217,57 @@ func (h *Host) inspectProject() error {
 		// start): a .mcp.json changed in between must not be used as trusted.
 		allowed, plugins := p.allowed, p.Plugins
 		_ = p.Close(context.Background())
-		po.Watch, po.Debounce, po.MaxFolders, po.Trust = true, h.Config.Skills.Debounce, h.Config.Skills.MaxFolders, true
+		po.Watch, po.Debounce, po.MaxFolders, po.Trust = true, cfg.Skills.Debounce, cfg.Skills.MaxFolders, true
 		if p, err = InspectProject(po); err != nil {
-			return err
+			return nil, err
 		}
 		p.allowed, p.Plugins = allowed, plugins
 	}
-	if p.Trusted() && p.Config != nil {
-		// After the second inspection, which would lose Project.Shadowed.
-		merged, err := h.withProjectServers(h.Config, p)
-		if err != nil {
-			_ = p.Close(context.Background())
-			return err
-		}
-		h.Config = merged
-	}
-	h.Project = p
 	// Run before the pool closes (OnClose runs in reverse order); closing the registered
 	// sources again is harmless, Close being idempotent.
 	h.Registry.OnClose(p.Close)
-	return nil
+	return p, nil
 }
 
-// withProjectServers returns base (the user's config) with the trusted project's mcp_servers added.
-// Everything else stays the user's: the pool, extensions (allowed_commands included: the
+// withProjectServers returns base (the user's config) with trusted project p's mcp_servers
+// added, the names of the servers it added, and p as that config sees it: a copy whose
+// Shadowed names the project's servers not used because the user's config has one of the same
+// name. Everything else stays the user's: the pool, extensions (allowed_commands included: the
 // user's policy holds for the project's servers too), the skills and commands sections (the
-// project's own dirs are the project's roots, scanned by its sources). A project server named
-// like one of the user's is not used: it is recorded in Project.Shadowed.
-func (h *Host) withProjectServers(base *config.Config, p *Project) (*config.Config, error) {
+// project's own dirs are the project's roots, scanned by its sources). An untrusted project,
+// or one without a config, adds nothing. The project is not read again: what it may start is
+// what was trusted when the host was built.
+func withProjectServers(base *config.Config, p *Project) (*config.Config, map[string]bool, *Project, error) {
+	if !p.Trusted() || p.Config == nil {
+		return base, nil, p, nil
+	}
+	mine := *p
+	mine.Shadowed = nil
 	merged := *base
 	merged.MCPServers = maps.Clone(base.MCPServers)
 	if merged.MCPServers == nil {
 		merged.MCPServers = mcpcap.Servers{}
 	}
+	added := map[string]bool{}
 	for _, name := range p.Config.MCPServers.Names() {
-		if _, mine := merged.MCPServers[name]; mine {
-			p.Shadowed = append(p.Shadowed, name)
+		if _, taken := merged.MCPServers[name]; taken {
+			mine.Shadowed = append(mine.Shadowed, name)
 			continue
 		}
 		merged.MCPServers[name] = p.Config.MCPServers[name]
-		if h.projectServers == nil {
-			h.projectServers = map[string]bool{}
-		}
-		h.projectServers[name] = true
+		added[name] = true
 	}
 	if err := merged.Validate(); err != nil {
-		return nil, fmt.Errorf("%s, added to your own config: %w", p.Config.Path, err)
+		return nil, nil, nil, fmt.Errorf("%s, added to your own config: %w", p.Config.Path, err)
 	}
-	return &merged, nil
+	return &merged, added, &mine, nil
 }
 
-// checkNames reports a capability name used twice: two capabilities of one name in a scope
-// would make one of them unreachable by name.
-func (h *Host) checkNames(parts []part) error {
-	owner := make(map[string]string, len(parts)+len(h.sessionServers))
-	var errs []error
-	claim := func(owner map[string]string, name, key string) {
-		if first, ok := owner[name]; ok {
-			errs = append(errs, fmt.Errorf("%s: name %q is already used by %s", key, name, first))
-			return
-		}
-		owner[name] = key
-	}
-	var agentParts []part
-	for _, p := range parts {
-		if p.level == ext.LevelAgent {
-			agentParts = append(agentParts, p)
-			continue
-		}
-		claim(owner, p.cap.Name(), p.key)
-	}
-	for _, name := range h.sessionServers {
-		claim(owner, name, "mcp_servers."+name)
-	}
-	if key, ok := owner[skillServers]; ok {
-		errs = append(errs, fmt.Errorf("%s: name %q is reserved for the skills' servers of each session", key, skillServers))
-	}
-	if key, ok := owner[projectCommands]; ok && !h.Project.Trusted() {
-		// Reserved even while the project's command files are not registered: trusting the
-		// project must not make a configured name clash.
-		errs = append(errs, fmt.Errorf("%s: name %q is reserved for the project's command files", key, projectCommands))
-	}
-	// An agent sees the pool's names and its own: two agents may use one name.
-	reserved := []string{skillServers, agentSkills, agentSkillServers}
-	for _, name := range h.Config.Agents.Names() {
-		mine := maps.Clone(owner)
-		for _, r := range reserved {
-			if _, ok := mine[r]; !ok {
-				mine[r] = "agentpool (reserved)"
-			}
-		}
-		a := h.agents[name]
-		for _, p := range agentParts {
-			if p.slot.AgentName == name && p.cap != ext.Capability(a.Skills) {
-				claim(mine, p.cap.Name(), p.key)
-			}
-		}
-		if a != nil {
-			for _, s := range a.sessionServers {
-				claim(mine, s, "agents."+name+".mcp_servers."+s)
-			}
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// abort closes the capabilities built but not registered, then the host (every registered
-// capability, then the pool), and returns err with any error of theirs.
-func (h *Host) abort(ctx context.Context, unregistered []part, err error) error {
-	ctx = context.WithoutCancel(ctx)
-	for _, p := range unregistered {
-		err = errors.Join(err, p.cap.Close(ctx))
-	}
-	return errors.Join(err, h.Close(ctx))
+// abort closes the host (every registered capability, then the pool) and returns err with
+// any error of theirs.
+func (h *Host) abort(ctx context.Context, err error) error {
+	return errors.Join(err, h.Close(context.WithoutCancel(ctx)))
 }
 
 // Close closes every capability, in scope order, then the connection pool. It is idempotent.
 func (h *Host) Close(ctx context.Context) error { return h.Registry.Close(ctx) }
-
-// Current returns the config, pool-scoped servers and skill manager in use now. A reload
-// (Reload) replaces them, so code that may run beside one (a status page) reads them here
-// rather than from the fields.
-func (h *Host) Current() (cfg *config.Config, servers []*mcpcap.Cap, skills *skill.Manager) {
-	h.reloadMu.RLock()
-	defer h.reloadMu.RUnlock()
-	return h.Config, h.Servers, h.Skills
-}

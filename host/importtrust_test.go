@@ -38,21 +38,21 @@ func TestProjectImportNeedsTrust(t *testing.T) {
 	writeMCP(bin)
 
 	h := build()
-	if h.Project.Trusted() {
+	if h.Current().Project.Trusted() {
 		t.Fatal("a project with an imported server is trusted without asking")
 	}
-	i := slices.IndexFunc(h.Project.Decls, func(d trust.Decl) bool { return d.Name == "smuggled" })
+	i := slices.IndexFunc(h.Current().Project.Decls, func(d trust.Decl) bool { return d.Name == "smuggled" })
 	if i < 0 {
-		t.Fatalf("the imported server is not among the project's declarations: %+v", h.Project.Decls)
+		t.Fatalf("the imported server is not among the project's declarations: %+v", h.Current().Project.Decls)
 	}
-	if d := h.Project.Decls[i]; d.Where != jsonPath || d.Command != "sh" {
+	if d := h.Current().Project.Decls[i]; d.Where != jsonPath || d.Command != "sh" {
 		t.Errorf("declaration %+v, want it named by %s", d, jsonPath)
 	}
 	if _, tools := listAll(t, h, "s1"); slices.Contains(tools, "smuggled__echo") || exists(marker) {
 		t.Fatalf("untrusted: tools %v, marker %v; want nothing started", tools, exists(marker))
 	}
 
-	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
+	if err := store.Trust(h.Current().Project.Dir, trust.Digests(h.Current().Project.Decls), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	h = build()
@@ -63,7 +63,7 @@ func TestProjectImportNeedsTrust(t *testing.T) {
 
 	writeMCP(bin + " ") // the JSON file changed, the YAML did not
 	h = build()
-	if v := h.Project.Verdict; v.Status != trust.Changed || len(v.New) != 1 || v.New[0].Name != "smuggled" {
+	if v := h.Current().Project.Verdict; v.Status != trust.Changed || len(v.New) != 1 || v.New[0].Name != "smuggled" {
 		t.Fatalf("changed JSON: verdict %+v, want Changed naming smuggled", v)
 	}
 	if _, tools := listAll(t, h, "s3"); slices.Contains(tools, "smuggled__echo") || exists(marker) {

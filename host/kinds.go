@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"time"
 
 	"github.com/agentpool/agentpool/command"
 	"github.com/agentpool/agentpool/connpool"
@@ -21,7 +22,24 @@ func projectOrigin(p *Project) ext.RegisterOption {
 	return ext.WithOrigin(ext.Origin{Kind: ext.OriginProject, Location: p.Dir})
 }
 
-// buildSkills builds the one skill manager of the view, "skills", over, in precedence order:
+// The keys of the pool's skill manager and command files.
+var (
+	skillsKey   = Key{Level: ext.LevelPool, Name: "skills"}
+	commandsKey = Key{Level: ext.LevelPool, Name: "commands"}
+)
+
+// skillsDecl is what the pool's skill manager is made from.
+type skillsDecl struct {
+	Section         skill.Config
+	Roots, Defaults []string
+	Namespaced      []skill.NamespacedRoot
+	UserRoots       int // how many of the manager's roots are the user's own (the first)
+	Watch           bool
+	Debounce        time.Duration
+	MaxFolders      int
+}
+
+// planSkills declares the one skill manager of the view, "skills", over, in precedence order:
 // the command line's roots, the config's, with Options.DefaultRoots the user's conventional
 // ones, a trusted project's (its conventional folders and its config's skills.dirs, as
 // InspectProject found them), and the bundled ones. One manager, so the model sees one
@@ -29,92 +47,154 @@ func projectOrigin(p *Project) ext.RegisterOption {
 // same name, and both outrank a bundled one (the loser is a diagnostic). A project skill's
 // own servers are checked against what the user trusted when they are built
 // (skillServerFactory).
-func buildSkills(_ context.Context, h *Host) ([]part, error) {
-	cfg := h.Config.Skills
+func planSkills(pl *planner) error {
+	h, cfg := pl.h, pl.st.Config.Skills
 	// The command line's and the config's roots are reported when missing; the others are not.
 	roots := append(slices.Clone(h.opts.SkillDirs), cfg.Dirs...)
 	var defaults []string
 	if h.opts.DefaultRoots {
 		defaults = skill.DefaultRoots("", h.opts.HomeDir)
 	}
-	userRoots := len(roots) + len(defaults)
-	if p := h.Project; p.Trusted() {
-		defaults = append(defaults, p.Skills.Roots()...)
-	}
-	defaults = append(defaults, h.opts.BundledSkillDirs...)
-	m, err := skill.NewManager(&skill.Options{
-		Roots:        roots,
-		DefaultRoots: defaults,
+	d := skillsDecl{Section: cfg, Roots: roots, UserRoots: len(roots) + len(defaults),
 		// A plugin's skills are named "<plugin>:<skill>": they can neither take nor lose a
 		// name to the user's (package skill).
-		NamespacedRoots: h.plugins.skills,
-		Watch:           cfg.Watching(h.opts.Watch),
-		Debounce:        cfg.Debounce,
-		MaxFolders:      cfg.MaxFolders,
-		Logger:          h.logger,
-		Matcher:         h.opts.matcher(),
-		// No Children: a skill's servers are each session's (OpenSession), not the pool's.
-	})
-	if err != nil {
-		return nil, err
+		Namespaced: pl.st.plugins.skills,
+		Watch:      cfg.Watching(h.opts.Watch), Debounce: cfg.Debounce, MaxFolders: cfg.MaxFolders}
+	if p := pl.st.Project; p.Trusted() {
+		defaults = append(defaults, p.Skills.Roots()...)
 	}
-	h.Skills = m
-	h.userSkillRoots = map[string]bool{}
-	for _, r := range m.Roots()[:userRoots] {
-		h.userSkillRoots[r] = true
-	}
-	return []part{{key: "skills", cap: m, opts: []ext.RegisterOption{localOrigin}}}, nil
+	d.Defaults = append(defaults, h.opts.BundledSkillDirs...)
+	pl.declare("skills", d)
+	pl.add(&Entry{Key: skillsKey, Owner: "skills", Source: "skills", Decl: d, Opts: []ext.RegisterOption{localOrigin},
+		start: func(context.Context, *batch) (ext.Capability, error) {
+			m, err := skill.NewManager(&skill.Options{
+				Roots:           d.Roots,
+				DefaultRoots:    d.Defaults,
+				NamespacedRoots: d.Namespaced,
+				Watch:           d.Watch,
+				Debounce:        d.Debounce,
+				MaxFolders:      d.MaxFolders,
+				Logger:          h.logger,
+				Matcher:         h.opts.matcher(),
+				// No Children: a skill's servers are each session's (OpenSession), not the pool's.
+			})
+			if err != nil {
+				return nil, err
+			}
+			return m, nil
+		}})
+	return nil
 }
 
-// buildCommands builds the command-file source over the config's roots and the default ones.
-// Command files are watched as skills are (skills.watch, skills.debounce): one host follows
-// both, and a separate switch has not been asked for.
-func buildCommands(_ context.Context, h *Host) ([]part, error) {
-	roots := slices.Clone(h.Config.Commands.Dirs)
+// userRootsOf returns the first n roots of m: the user's own.
+func userRootsOf(m *skill.Manager, n int) map[string]bool {
+	out := map[string]bool{}
+	for _, r := range m.Roots()[:n] {
+		out[r] = true
+	}
+	return out
+}
+
+// poolSkills returns the pool's skill manager the batch made or kept, and its user's roots.
+func (b *batch) poolSkills() (*skill.Manager, map[string]bool) {
+	m, _ := b.cap(skillsKey).(*skill.Manager)
+	if e := b.applied[skillsKey]; e != nil && m != nil {
+		return m, userRootsOf(m, e.Decl.(skillsDecl).UserRoots)
+	}
+	return m, b.st.userSkillRoots
+}
+
+// commandsDecl is what the user's command files are made from.
+type commandsDecl struct {
+	Section  command.Config
+	Roots    []string
+	Watch    bool
+	Debounce time.Duration
+}
+
+// planCommands declares the command-file source over the config's roots and the default ones,
+// and a trusted project's command files. Command files are watched as skills are
+// (skills.watch, skills.debounce): one host follows both, and a separate switch has not been
+// asked for.
+func planCommands(pl *planner) error {
+	h, cfg := pl.h, pl.st.Config
+	roots := slices.Clone(cfg.Commands.Dirs)
 	if h.opts.DefaultRoots {
 		roots = append(roots, command.DefaultRoots("", h.opts.HomeDir)...)
 	}
-	fs, err := command.NewFileSource(roots, &command.FileOptions{
-		Watch:    h.Config.Skills.Watching(h.opts.Watch),
-		Debounce: h.Config.Skills.Debounce,
-		Logger:   h.logger,
-	})
-	if err != nil {
-		return nil, err
+	d := commandsDecl{Section: cfg.Commands, Roots: roots, Watch: cfg.Skills.Watching(h.opts.Watch), Debounce: cfg.Skills.Debounce}
+	pl.declare("commands", d)
+	pl.add(&Entry{Key: commandsKey, Owner: "commands", Source: "commands", Decl: d, Opts: []ext.RegisterOption{localOrigin},
+		start: func(context.Context, *batch) (ext.Capability, error) {
+			fs, err := command.NewFileSource(d.Roots, &command.FileOptions{Watch: d.Watch, Debounce: d.Debounce, Logger: h.logger})
+			if err != nil {
+				return nil, err
+			}
+			return fs, nil
+		}})
+	if p := pl.st.Project; p.Trusted() {
+		// The project is read once, at Build: its command files stay as they are.
+		pl.add(&Entry{Key: Key{Level: ext.LevelPool, Name: projectCommands}, Owner: "project commands", Source: "project commands",
+			Decl: p.Dir, Opts: []ext.RegisterOption{projectOrigin(p)},
+			start: func(context.Context, *batch) (ext.Capability, error) { return p.Commands, nil }})
 	}
-	h.Commands = fs
-	parts := []part{{key: "commands", cap: fs, opts: []ext.RegisterOption{localOrigin}}}
-	if p := h.Project; p.Trusted() {
-		parts = append(parts, part{key: "project commands", cap: p.Commands, opts: []ext.RegisterOption{projectOrigin(p)}})
-	}
-	return parts, nil
+	return nil
 }
 
-// buildServers builds every pool-scoped MCP server, in name order, the user's before a
+// serverDecl is what an MCP server's capability is made from: its declaration and the pool
+// partition it leases its client in.
+type serverDecl struct {
+	Spec      decl.Server
+	Partition string
+}
+
+// planServers declares every pool-scoped MCP server, in name order, the user's before a
 // trusted project's, and records the session-scoped ones for OpenSession in the same order. A
 // Cap says its own origin (remote, mcp://<name>); among servers of one origin and scope the
 // one registered first keeps a tool name both list, so a project's server cannot take one
 // from the user's (by a prefix naming its tools like theirs).
-func buildServers(_ context.Context, h *Host) ([]part, error) {
-	var parts []part
-	names := h.Config.MCPServers.Names()
+func planServers(pl *planner) error {
+	st := pl.st
+	names := st.Config.MCPServers.Names()
 	slices.SortStableFunc(names, func(a, b string) int {
-		return cmp.Compare(b2i(h.projectServers[a]), b2i(h.projectServers[b]))
+		return cmp.Compare(b2i(st.projectServers[a]), b2i(st.projectServers[b]))
 	})
 	for _, name := range names {
-		spec := h.Config.MCPServers[name]
+		spec := st.Config.MCPServers[name]
+		key := "mcp_servers." + name
+		pl.declare(key, spec)
 		if spec.Scope == mcpcap.ScopeSession {
-			h.sessionServers = append(h.sessionServers, name)
+			st.sessionServers = append(st.sessionServers, name)
 			continue
 		}
-		c, err := h.newServer(name, spec, connpool.GlobalPartition)
-		if err != nil {
-			return parts, err
-		}
-		parts = append(parts, part{key: "mcp_servers." + name, cap: c})
-		h.Servers = append(h.Servers, c)
+		pl.add(pl.h.serverEntry(Key{Level: ext.LevelPool, Name: name}, key, key, spec, connpool.GlobalPartition))
 	}
-	return parts, nil
+	return nil
+}
+
+// serverEntry is the entry of the MCP server key.Name, declared by spec at source (a key of
+// owner), leasing its client in partition. Replacing or removing it ends its pooled client
+// (connpool.Pool.Retire), so its process ends now rather than after pool.idle_timeout and
+// its successor — even when the declaration differs only in what the pool does not
+// fingerprint (prefix, allow_tools) — starts a new one. A client that other leases hold
+// (another declaration with the same command) ends at their last release.
+func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, partition string) *Entry {
+	return &Entry{Key: key, Owner: owner, Source: source, Decl: serverDecl{spec, partition},
+		Restart: key.Level == ext.LevelPool || key.Slot.SessionID != "",
+		start: func(context.Context, *batch) (ext.Capability, error) {
+			c, err := h.newServer(key.Name, spec, partition)
+			if err != nil {
+				return nil, err
+			}
+			return c, nil
+		},
+		stop: func(ctx context.Context, c ext.Capability) error {
+			err := h.closeBounded(ctx, c)
+			if m, ok := c.(*mcpcap.Cap); ok {
+				h.Pool.Retire(m.Config().Server, partition)
+			}
+			return err
+		}}
 }
 
 // newServer builds the configured server name in the pool partition given. Without a prefix

@@ -6,6 +6,7 @@ import (
 	"maps"
 	"path/filepath"
 	"slices"
+	"time"
 
 	"github.com/agentpool/agentpool/command"
 	"github.com/agentpool/agentpool/config"
@@ -218,10 +219,10 @@ const projectPluginSource = "project"
 // while the project is trusted, and never in place of one of the user's own of the same
 // name. The project's are not read again here: what a trusted project may start is what was
 // inspected (and fingerprinted) when the host was built.
-func (h *Host) readPlugins(cfg *config.Config) *Plugins {
+func (h *Host) readPlugins(cfg *config.Config, p *Project) *Plugins {
 	all := InspectPlugins(cfg, PluginOptions{State: h.opts.PluginState, HomeDir: h.opts.HomeDir,
 		CodexHome: h.opts.CodexHome, Allowed: cfg.Extensions.AllowedCommands})
-	all.AddProject(h.Project, cfg.Extensions.AllowedCommands)
+	all.AddProject(p, cfg.Extensions.AllowedCommands)
 	return all
 }
 
@@ -268,84 +269,47 @@ func PluginCommandsName(pluginName string) string { return "plugin:" + pluginNam
 
 // pluginOrigin is the origin of a plugin's skills and commands: the user's own, unless the
 // plugin is a trusted project's.
-func (h *Host) pluginOrigin(name string) ext.RegisterOption {
-	if p := h.plugins.all.Get(name); p != nil && p.Source == projectPluginSource {
-		return projectOrigin(h.Project)
+func (st *State) pluginOrigin(name string) ext.RegisterOption {
+	if p := st.plugins.all.Get(name); p != nil && p.Source == projectPluginSource {
+		return projectOrigin(st.Project)
 	}
 	return localOrigin
 }
 
-// buildPlugins builds one command-file source per used plugin with command folders, its
-// commands named "<plugin>:<command>" (the plugin's skills are the skill manager's, its
-// servers mcp_servers', both merged by withPlugins).
-func buildPlugins(_ context.Context, h *Host) ([]part, error) {
-	var parts []part
-	for _, name := range slices.Sorted(maps.Keys(h.plugins.commands)) {
-		fs, err := h.newPluginCommands(name)
-		if err != nil {
-			return parts, err
-		}
-		parts = append(parts, part{key: "plugins." + name, cap: fs, opts: []ext.RegisterOption{h.pluginOrigin(name)}})
-	}
-	return parts, nil
+// pluginCommandsDecl is what a plugin's command source is made from.
+type pluginCommandsDecl struct {
+	Dirs     []string
+	Watch    bool
+	Debounce time.Duration
 }
 
-// newPluginCommands builds the command source of the used plugin name.
-func (h *Host) newPluginCommands(name string) (*command.FileSource, error) {
-	return command.NewFileSource(h.plugins.commands[name], &command.FileOptions{
-		Name:      PluginCommandsName(name),
-		Namespace: name,
-		Watch:     h.Config.Skills.Watching(h.opts.Watch),
-		Debounce:  h.Config.Skills.Debounce,
-		Logger:    h.logger,
-	})
+// planPlugins declares one command-file source per used plugin with command folders, its
+// commands named "<plugin>:<command>" (the plugin's skills are the skill manager's, its
+// servers mcp_servers', both merged by withPlugins).
+func planPlugins(pl *planner) error {
+	h, st := pl.h, pl.st
+	for _, name := range slices.Sorted(maps.Keys(st.plugins.commands)) {
+		d := pluginCommandsDecl{Dirs: st.plugins.commands[name], Watch: st.Config.Skills.Watching(h.opts.Watch), Debounce: st.Config.Skills.Debounce}
+		key := "plugins." + name
+		pl.declare(key, d)
+		pl.add(&Entry{Key: Key{Level: ext.LevelPool, Name: PluginCommandsName(name)}, Owner: key, Source: key, Decl: d,
+			Opts: []ext.RegisterOption{st.pluginOrigin(name)},
+			start: func(context.Context, *batch) (ext.Capability, error) {
+				fs, err := command.NewFileSource(d.Dirs, &command.FileOptions{
+					Name:      PluginCommandsName(name),
+					Namespace: name,
+					Watch:     d.Watch,
+					Debounce:  d.Debounce,
+					Logger:    h.logger,
+				})
+				if err != nil {
+					return nil, err
+				}
+				return fs, nil
+			}})
+	}
+	return nil
 }
 
 // Plugins returns the plugins the host read at its last Build or Reload.
-func (h *Host) Plugins() *Plugins {
-	h.reloadMu.RLock()
-	defer h.reloadMu.RUnlock()
-	return h.plugins.all
-}
-
-// pluginCommands applies the used plugins' command folders: a plugin that no longer has any
-// (disabled, removed, its folder gone) loses its source, a new one gets one, and one whose
-// folders changed — or every one, when the watch settings changed (watching) — a new one.
-func (r *reload) pluginCommands(old pluginParts, watching bool) {
-	h := r.h
-	names := slices.Sorted(maps.Keys(old.commands))
-	for name := range h.plugins.commands {
-		if _, ok := old.commands[name]; !ok {
-			names = append(names, name)
-		}
-	}
-	for _, name := range names {
-		was, had := old.commands[name]
-		now, has := h.plugins.commands[name]
-		key := "plugins." + name
-		if had && has && slices.Equal(was, now) && !watching {
-			continue
-		}
-		var c ext.Capability
-		if has {
-			fs, err := h.newPluginCommands(name)
-			if err != nil {
-				r.fail(key, err)
-				continue
-			}
-			c = fs
-		}
-		if _, err := r.swap(ext.LevelPool, ext.Scope{}, PluginCommandsName(name), c, h.pluginOrigin(name)); err != nil {
-			r.fail(key, err)
-			continue
-		}
-		switch {
-		case !had:
-			r.res.Added = append(r.res.Added, key)
-		case !has:
-			r.res.Removed = append(r.res.Removed, key)
-		default:
-			r.res.Changed = append(r.res.Changed, key)
-		}
-	}
-}
+func (h *Host) Plugins() *Plugins { return h.Current().plugins.all }

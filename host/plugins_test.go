@@ -92,7 +92,7 @@ func pluginMarketplace(t *testing.T, dir, bin string) string {
 
 func skillNames(t *testing.T, h *Host) []string {
 	t.Helper()
-	skills, err := h.Skills.ListSkills(context.Background())
+	skills, err := h.Current().Skills.ListSkills(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ plugins:
 	if got, want := skillNames(t, h), []string{"a:configure", "b:configure", "configure"}; !slices.Equal(got, want) {
 		t.Errorf("skills %v, want %v", got, want)
 	}
-	if d := h.Skills.Diagnostics(); len(d) > 0 {
+	if d := h.Current().Skills.Diagnostics(); len(d) > 0 {
 		t.Errorf("skill diagnostics %v, want none (no collision)", d)
 	}
 	if got, want := commandNames(t, h), []string{"a:hello", "b:hello"}; !slices.Equal(got, want) {
@@ -300,8 +300,8 @@ func TestProjectPlugins(t *testing.T) {
 	if got := skillNames(t, h); slices.Contains(got, "p:configure") {
 		t.Errorf("skills %v hold an untrusted project's plugin skill", got)
 	}
-	if !slices.ContainsFunc(h.Project.Decls, func(d trust.Decl) bool { return d.Name == "p.srv" }) {
-		t.Errorf("the plugin's server is not among the project's declarations %+v", h.Project.Decls)
+	if !slices.ContainsFunc(h.Current().Project.Decls, func(d trust.Decl) bool { return d.Name == "p.srv" }) {
+		t.Errorf("the plugin's server is not among the project's declarations %+v", h.Current().Project.Decls)
 	}
 	listEverything(t, h)
 	if everStarted(filepath.Join(proj, "plug")) {
@@ -322,7 +322,7 @@ func TestProjectPlugins(t *testing.T) {
 
 	// Trusted by record; then the plugin's .mcp.json changes what it runs: untrusted again.
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
-	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
+	if err := store.Trust(h.Current().Project.Dir, trust.Digests(h.Current().Project.Decls), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	hr := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, Trust: store})
@@ -336,8 +336,8 @@ func TestProjectPlugins(t *testing.T) {
 	}
 	writeFile(t, mcpFile, strings.Replace(string(data), `"args": [`, `"args": ["--changed", `, 1))
 	hc := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, Trust: store})
-	if hc.Project.Verdict.Status != trust.Changed {
-		t.Errorf("verdict %v after the plugin's server changed, want changed", hc.Project.Verdict.Status)
+	if hc.Current().Project.Verdict.Status != trust.Changed {
+		t.Errorf("verdict %v after the plugin's server changed, want changed", hc.Current().Project.Verdict.Status)
 	}
 	if got := serverNames(hc); len(got) > 0 {
 		t.Errorf("servers %v after the plugin's server changed, want none until trusted again", got)
@@ -388,15 +388,15 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
 	opts := Options{ProjectDir: proj, ProjectConfig: pc, HomeDir: home, Trust: store}
 	h := buildHost(t, "", "{}", opts)
-	if !slices.ContainsFunc(h.Project.Decls, func(d trust.Decl) bool { return d.Name == "p.conf.srv" }) {
-		t.Fatalf("the plugin skill's server is not among the project's declarations %+v", h.Project.Decls)
+	if !slices.ContainsFunc(h.Current().Project.Decls, func(d trust.Decl) bool { return d.Name == "p.conf.srv" }) {
+		t.Fatalf("the plugin skill's server is not among the project's declarations %+v", h.Current().Project.Decls)
 	}
-	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
+	if err := store.Trust(h.Current().Project.Dir, trust.Digests(h.Current().Project.Decls), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	h = buildHost(t, "", "{}", opts)
-	if !h.Project.Trusted() {
-		t.Fatalf("verdict %+v, want trusted", h.Project.Verdict)
+	if !h.Current().Project.Trusted() {
+		t.Fatalf("verdict %+v, want trusted", h.Current().Project.Verdict)
 	}
 	if _, tools := listAll(t, h, "s1"); !slices.Contains(tools, "p.conf__echo") || !exists(marker) {
 		t.Fatalf("trusted: tools %v, marker %v; want the plugin skill's server", tools, exists(marker))
@@ -406,7 +406,7 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 	// A changed command: the project is changed, nothing starts.
 	markerSkill(t, filepath.Join(plug, "skills"), "conf", marker, bin+" ")
 	h = buildHost(t, "", "{}", opts)
-	if v := h.Project.Verdict; v.Status != trust.Changed {
+	if v := h.Current().Project.Verdict; v.Status != trust.Changed {
 		t.Fatalf("verdict %+v after the plugin skill's server changed, want changed", v)
 	}
 	if listAll(t, h, "s2"); exists(marker) {
@@ -416,12 +416,12 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 	// Trusted again, then a server added while the host runs: refused.
 	markerSkill(t, filepath.Join(plug, "skills"), "conf", marker, bin)
 	h = buildHost(t, "", "{}", opts)
-	if !h.Project.Trusted() {
-		t.Fatalf("verdict %+v, want trusted again", h.Project.Verdict)
+	if !h.Current().Project.Trusted() {
+		t.Fatalf("verdict %+v, want trusted again", h.Current().Project.Verdict)
 	}
 	added := filepath.Join(t.TempDir(), "ADDED")
 	markerSkill(t, filepath.Join(plug, "skills"), "added", added, bin)
-	if err := h.Skills.Reload(context.Background()); err != nil {
+	if err := h.Current().Skills.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if listAll(t, h, "s3"); !exists(marker) || exists(added) {

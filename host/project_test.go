@@ -69,26 +69,26 @@ func TestProjectTrust(t *testing.T) {
 	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, Trust: store}
 
 	h := buildHost(t, "", "{}", opts)
-	if h.Project == nil || h.Project.Trusted() || h.Project.Verdict.Status != trust.Untrusted {
-		t.Fatalf("project: %+v, want untrusted", h.Project)
+	if h.Current().Project == nil || h.Current().Project.Trusted() || h.Current().Project.Verdict.Status != trust.Untrusted {
+		t.Fatalf("project: %+v, want untrusted", h.Current().Project)
 	}
-	if n := len(h.Project.Skills.Skills()); n != 1 {
+	if n := len(h.Current().Project.Skills.Skills()); n != 1 {
 		t.Errorf("untrusted project discovered %d skills, want 1 (shown, not used)", n)
 	}
 	caps, tools := listAll(t, h, "s1")
-	if h.Skills.Skill("proj") != nil || slices.Contains(caps, projectSkills) || slices.Contains(tools, "proj__echo") || exists(marker) {
+	if h.Current().Skills.Skill("proj") != nil || slices.Contains(caps, projectSkills) || slices.Contains(tools, "proj__echo") || exists(marker) {
 		t.Fatalf("untrusted: capabilities %v, tools %v, marker %v; want no project skill and no marker", caps, tools, exists(marker))
 	}
 
-	if err := store.Trust(h.Project.Dir, trust.Digests(h.Project.Decls), time.Now()); err != nil {
+	if err := store.Trust(h.Current().Project.Dir, trust.Digests(h.Current().Project.Decls), time.Now()); err != nil {
 		t.Fatal(err)
 	}
 	h = buildHost(t, "", "{}", opts)
 	caps, tools = listAll(t, h, "s2")
-	if h.Skills.Skill("proj") == nil || !slices.Contains(tools, "proj__echo") || !exists(marker) {
+	if h.Current().Skills.Skill("proj") == nil || !slices.Contains(tools, "proj__echo") || !exists(marker) {
 		t.Fatalf("trusted: capabilities %v, tools %v, marker %v; want the project's skill and its server", caps, tools, exists(marker))
 	}
-	if root, want := h.Skills.Skill("proj").Root, filepath.Join(h.Project.Dir, ".agents", "skills"); root != want {
+	if root, want := h.Current().Skills.Skill("proj").Root, filepath.Join(h.Current().Project.Dir, ".agents", "skills"); root != want {
 		t.Errorf("project skill scanned under %s, want the project's root %s", root, want)
 	}
 	os.Remove(marker)
@@ -96,10 +96,10 @@ func TestProjectTrust(t *testing.T) {
 	// A changed command: untrusted again, naming what changed.
 	markerSkill(t, filepath.Join(project, ".agents/skills"), "proj", marker, bin+" ")
 	h = buildHost(t, "", "{}", opts)
-	if v := h.Project.Verdict; v.Status != trust.Changed || len(v.New) != 1 || v.New[0].Name != "proj.srv" {
+	if v := h.Current().Project.Verdict; v.Status != trust.Changed || len(v.New) != 1 || v.New[0].Name != "proj.srv" {
 		t.Fatalf("changed: %+v, want Changed naming proj.srv", v)
 	}
-	if _, tools := listAll(t, h, "s3"); h.Skills.Skill("proj") != nil || slices.Contains(tools, "proj__echo") || exists(marker) {
+	if _, tools := listAll(t, h, "s3"); h.Current().Skills.Skill("proj") != nil || slices.Contains(tools, "proj__echo") || exists(marker) {
 		t.Fatalf("changed: tools %v, marker %v", tools, exists(marker))
 	}
 
@@ -110,7 +110,7 @@ func TestProjectTrust(t *testing.T) {
 	if _, tools := listAll(t, h, "s4"); !slices.Contains(tools, "proj__echo") || !exists(marker) {
 		t.Fatalf("--trust-project: tools %v, marker %v", tools, exists(marker))
 	}
-	if v, _ := store.Check(h.Project.Dir, h.Project.Decls); v.Status != trust.Changed {
+	if v, _ := store.Check(h.Current().Project.Dir, h.Current().Project.Decls); v.Status != trust.Changed {
 		t.Errorf("--trust-project recorded something: %v", v.Status)
 	}
 }
@@ -130,11 +130,11 @@ func TestProjectReloadRefusesNewServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, Trust: store})
-	if !h.Project.Trusted() {
-		t.Fatalf("verdict %+v, want trusted", h.Project.Verdict)
+	if !h.Current().Project.Trusted() {
+		t.Fatalf("verdict %+v, want trusted", h.Current().Project.Verdict)
 	}
 	markerSkill(t, filepath.Join(project, ".agents/skills"), "added", marker, bin)
-	if err := h.Skills.Reload(context.Background()); err != nil {
+	if err := h.Current().Skills.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.OpenSession(context.Background(), "s"); err != nil {
@@ -180,11 +180,11 @@ func TestProjectCorruptStore(t *testing.T) {
 	writeFile(t, path, "{garbage")
 	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: t.TempDir(), Trust: trust.NewStore(path)}
 	h := buildHost(t, "", "{}", opts)
-	if h.Project.Trusted() || !errors.Is(h.Project.StoreErr, trust.ErrCorrupt) || !strings.Contains(h.Project.StoreErr.Error(), path) {
-		t.Fatalf("corrupt store: trusted %v, error %v; want untrusted and ErrCorrupt naming %s", h.Project.Trusted(), h.Project.StoreErr, path)
+	if h.Current().Project.Trusted() || !errors.Is(h.Current().Project.StoreErr, trust.ErrCorrupt) || !strings.Contains(h.Current().Project.StoreErr.Error(), path) {
+		t.Fatalf("corrupt store: trusted %v, error %v; want untrusted and ErrCorrupt naming %s", h.Current().Project.Trusted(), h.Current().Project.StoreErr, path)
 	}
 	opts.TrustProject = true
-	if h := buildHost(t, "", "{}", opts); !h.Project.Trusted() {
+	if h := buildHost(t, "", "{}", opts); !h.Current().Project.Trusted() {
 		t.Errorf("--trust-project with a corrupt store: untrusted")
 	}
 }
@@ -198,10 +198,10 @@ func TestProjectIsHome(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: link, HomeDir: home})
-	if h.Project != nil {
-		t.Fatalf("the home directory (through a link) is a project: %+v", h.Project)
+	if h.Current().Project != nil {
+		t.Fatalf("the home directory (through a link) is a project: %+v", h.Current().Project)
 	}
-	if s := h.Skills.Skills(); len(s) != 1 || s[0].Name != "mine" {
+	if s := h.Current().Skills.Skills(); len(s) != 1 || s[0].Name != "mine" {
 		t.Errorf("user skills %v, want mine once", s)
 	}
 	if o := registrationOrigin(h, "skills"); o.Kind != ext.OriginLocal {
@@ -219,8 +219,8 @@ func TestProjectConfigErr(t *testing.T) {
 	bad := errors.New("agentpool.yaml:1:1: broken")
 	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: t.TempDir(), Trust: store, ProjectConfigErr: bad}
 	h := buildHost(t, "", "{}", opts)
-	if h.Project.Trusted() || !errors.Is(h.Project.ConfigErr, bad) || h.Project.Empty() || !strings.Contains(h.Project.Summary(), "with errors") {
-		t.Fatalf("untrusted project with a broken config: trusted %v, ConfigErr %v, summary %q", h.Project.Trusted(), h.Project.ConfigErr, h.Project.Summary())
+	if h.Current().Project.Trusted() || !errors.Is(h.Current().Project.ConfigErr, bad) || h.Current().Project.Empty() || !strings.Contains(h.Current().Project.Summary(), "with errors") {
+		t.Fatalf("untrusted project with a broken config: trusted %v, ConfigErr %v, summary %q", h.Current().Project.Trusted(), h.Current().Project.ConfigErr, h.Current().Project.Summary())
 	}
 	for name, o := range map[string]Options{
 		"trust-project": func() Options { o := opts; o.TrustProject = true; return o }(),
@@ -333,7 +333,7 @@ func TestShadowedWhenWatching(t *testing.T) {
 	user := "mcp_servers:\n  mine:\n    command: /nonexistent/mine\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"
 	for _, watch := range []bool{false, true} {
 		h := buildHost(t, "", user, Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc, Watch: watch})
-		if got := h.Project.Shadowed; !slices.Equal(got, []string{"mine"}) {
+		if got := h.Current().Project.Shadowed; !slices.Equal(got, []string{"mine"}) {
 			t.Errorf("watch %v: Shadowed %v, want [mine]", watch, got)
 		}
 	}
@@ -374,11 +374,11 @@ func TestUserSkillUnderProjectNamedRoot(t *testing.T) {
 	}
 	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc})
 	markerSkill(t, filepath.Join(home, ".agents/skills"), "mine", marker, bin) // under the user's ~/.agents/skills
-	if err := h.Skills.Reload(context.Background()); err != nil {
+	if err := h.Current().Skills.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	if _, tools := listAll(t, h, "s"); !slices.Contains(tools, "mine__echo") || !exists(marker) {
-		t.Errorf("the user's own skill's server: tools %v, marker %v; want it started\n%v", tools, exists(marker), h.Skills.Diagnostics())
+		t.Errorf("the user's own skill's server: tools %v, marker %v; want it started\n%v", tools, exists(marker), h.Current().Skills.Diagnostics())
 	}
 }
 

@@ -83,7 +83,7 @@ agents:
 	if capOf("drop") != nil || capOf("add") == nil {
 		t.Error("drop still registered, or add not")
 	}
-	if h.Skills.Skill("s-b") == nil || h.Skills.Skill("s-a") != nil {
+	if h.Current().Skills.Skill("s-b") == nil || h.Current().Skills.Skill("s-a") != nil {
 		t.Error("the skill manager does not follow skills.dirs")
 	}
 	if _, err := h.Agent("new"); err != nil {
@@ -140,8 +140,8 @@ func TestReloadWithTrustedProjectAppliesUserConfig(t *testing.T) {
 			t.Errorf("%s not registered after the reload (registered: %v)", n, names)
 		}
 	}
-	if len(h.Project.Shadowed) > 0 {
-		t.Errorf("Project.Shadowed = %v after the reload, want none", h.Project.Shadowed)
+	if len(h.Current().Project.Shadowed) > 0 {
+		t.Errorf("Project.Shadowed = %v after the reload, want none", h.Current().Project.Shadowed)
 	}
 }
 

@@ -19,7 +19,7 @@ func TestReloadRemovingAHungServer(t *testing.T) {
 	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
 	h := buildHost(t, path, "mcp_servers:\n  hung: {command: "+bin+", timeout: 10m}\n", Options{})
-	c := h.Servers[0]
+	c := h.Current().Servers[0]
 	ctx := context.Background()
 	if err := c.SubscribeResource(ctx, "test://static/hello"); err != nil {
 		t.Fatal(err)

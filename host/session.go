@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/skill"
 )
 
 // OpenSession registers, at the session's scope, the session's own instances of what is
@@ -27,58 +28,110 @@ import (
 func (h *Host) OpenSession(ctx context.Context, sessionID string) error {
 	h.reloadMu.RLock() // a session opens with one config, the one before a reload or after
 	defer h.reloadMu.RUnlock()
-	_, err := h.openSession(ctx, sessionID)
+	_, err := h.openSession(ctx, sessionID, "")
 	return err
 }
 
-// openSession is OpenSession, returning the session's pool partition.
-func (h *Host) openSession(ctx context.Context, sessionID string) (_ string, err error) {
+// openSession opens session sessionID (of agent, "" for none) and returns its pool partition:
+// the session's entries (sessionEntries) are applied to it, all or none.
+func (h *Host) openSession(ctx context.Context, sessionID, agent string) (string, error) {
 	if sessionID == "" {
 		return "", fmt.Errorf("open session: empty session id")
 	}
-	slot := ext.Scope{SessionID: sessionID}
+	st := h.Current()
 	partition := sessionID + "#" + strconv.FormatUint(h.sessionSeq.Add(1), 10)
 	// Recorded before anything can close the session's capability (a concurrent CloseScope),
 	// which forgets it again.
 	h.sessMu.Lock()
 	if h.partitions == nil {
 		h.partitions = map[string][]string{}
+		h.sessionAgents = map[string]string{}
+		h.sessionPlans = map[string][]*Entry{}
 	}
 	h.partitions[sessionID] = append(h.partitions[sessionID], partition)
+	if agent != "" {
+		h.sessionAgents[sessionID] = agent
+	}
 	h.sessMu.Unlock()
-	var added []ext.Capability
-	defer func() {
-		if err == nil {
-			return
-		}
-		for _, c := range added {
-			err = errors.Join(err, h.Registry.Unregister(ext.LevelSession, slot, c.Name()), c.Close(context.WithoutCancel(ctx)))
+	out := h.reconcile(ctx, st, nil, h.sessionEntries(st, sessionID, partition, agent), true, nil)
+	if len(out.failures) > 0 {
+		var errs []error
+		for _, f := range out.failures {
+			errs = append(errs, f.err)
 		}
 		h.forgetPartition(sessionID, partition)
-	}()
-	register := func(c ext.Capability, opts ...ext.RegisterOption) error {
-		if err := h.Registry.Register(c, ext.LevelSession, slot, opts...); err != nil {
-			_ = c.Close(ctx)
-			return fmt.Errorf("open session %q: %w", sessionID, err)
-		}
-		added = append(added, c)
-		return nil
+		return "", fmt.Errorf("open session %q: %w", sessionID, errors.Join(errs...))
 	}
-	ss := &sessionSkills{pool: h.Pool, partition: partition, forget: func() { h.forgetPartition(sessionID, partition) }}
-	ss.Servers = h.Skills.NewServers(skillServers, h.skillServerFactory(ss, partition))
-	if err := register(ss, localOrigin); err != nil {
-		return "", err
+	h.sessMu.Lock()
+	if len(h.partitions[sessionID]) > 0 {
+		h.sessionPlans[sessionID] = out.applied
 	}
-	for _, name := range h.sessionServers {
-		c, err := h.newServer(name, h.Config.MCPServers[name], partition)
-		if err != nil {
-			return "", err
-		}
-		if err := register(c); err != nil {
-			return "", err
-		}
-	}
+	h.sessMu.Unlock()
 	return partition, nil
+}
+
+// sessionEntries are the registrations of session id, leasing in pool partition: at the
+// session's slot, the skills' servers ("skill-servers", made from the pool's skill manager)
+// and every session-scoped server; for a session of agent, at the session's slot for the
+// agent, the skills' servers of the agent's own skills ("agent-skill-servers") and the
+// agent's session-scoped servers.
+func (h *Host) sessionEntries(st *State, id, partition, agent string) []*Entry {
+	slot := ext.Scope{SessionID: id}
+	allowed := st.Config.Extensions.AllowedCommands
+	out := []*Entry{{Key: Key{ext.LevelSession, slot, skillServers}, Owner: skillServers, Source: skillServers,
+		Decl: sessionSkillsDecl{partition, allowed}, After: []Key{skillsKey}, Restart: true,
+		Opts: []ext.RegisterOption{localOrigin},
+		start: func(_ context.Context, b *batch) (ext.Capability, error) {
+			ss := &sessionSkills{pool: h.Pool, partition: partition, forget: func() { h.forgetPartition(id, partition) }}
+			m, userRoots := b.poolSkills()
+			ss.Servers = m.NewServers(skillServers, h.skillServerFactory(b.st, m, userRoots, ss, partition))
+			return ss, nil
+		},
+		// Only the skills' servers: closing a sessionSkills ends the session's whole pool
+		// partition, its other servers included.
+		stop: func(ctx context.Context, c ext.Capability) error {
+			return h.closeBounded(ctx, c.(*sessionSkills).Servers)
+		}}}
+	for _, name := range st.sessionServers {
+		key := "mcp_servers." + name
+		out = append(out, h.serverEntry(Key{ext.LevelSession, slot, name}, key, key, st.Config.MCPServers[name], partition))
+	}
+	a := st.agents[agent]
+	if a == nil {
+		return out
+	}
+	aslot := ext.Scope{SessionID: id, AgentName: agent}
+	owner := "agents." + agent
+	if len(a.Config.Skills.Dirs) > 0 {
+		own := Key{ext.LevelAgent, ext.Scope{AgentName: agent}, agentSkills}
+		out = append(out, &Entry{Key: Key{ext.LevelAgent, aslot, agentSkillServers}, Owner: owner, Source: owner + ".skills",
+			Decl: sessionSkillsDecl{partition, allowed}, After: []Key{skillsKey, own}, Restart: true,
+			Opts: []ext.RegisterOption{localOrigin},
+			start: func(_ context.Context, b *batch) (ext.Capability, error) {
+				m, ok := b.cap(own).(*skill.Manager)
+				if !ok {
+					return nil, fmt.Errorf("agent %q has no skill manager", agent)
+				}
+				pool, userRoots := b.poolSkills()
+				ss := &sessionSkills{pool: h.Pool, partition: partition}
+				ss.Servers = m.NewServers(agentSkillServers, h.skillServerFactory(b.st, pool, userRoots, ss, partition))
+				return ss, nil
+			},
+			stop: func(ctx context.Context, c ext.Capability) error {
+				return h.closeBounded(ctx, c.(*sessionSkills).Servers)
+			}})
+	}
+	for _, name := range a.sessionServers {
+		out = append(out, h.serverEntry(Key{ext.LevelAgent, aslot, name}, owner, owner+".mcp_servers."+name, a.Config.MCPServers[name], partition))
+	}
+	return out
+}
+
+// sessionSkillsDecl is what a session's skills' servers are made from, besides the skill
+// manager (their After).
+type sessionSkillsDecl struct {
+	Partition string
+	Allowed   []string // extensions.allowed_commands, held by the factory
 }
 
 // CloseSession ends a session opened with OpenSession: it closes the capabilities of its scope
@@ -103,6 +156,7 @@ func (h *Host) closeSession(ctx context.Context, sessionID string) error {
 	partitions := h.partitions[sessionID]
 	delete(h.partitions, sessionID)
 	delete(h.sessionAgents, sessionID)
+	delete(h.sessionPlans, sessionID)
 	h.sessMu.Unlock()
 	err := h.Registry.CloseScope(ctx, ext.Scope{SessionID: sessionID})
 	for _, p := range partitions {
@@ -121,6 +175,7 @@ func (h *Host) forgetPartition(sessionID, partition string) {
 	if len(ps) == 0 {
 		delete(h.partitions, sessionID)
 		delete(h.sessionAgents, sessionID)
+		delete(h.sessionPlans, sessionID)
 	} else {
 		h.partitions[sessionID] = ps
 	}

@@ -120,7 +120,7 @@ func TestCloseScopeEndsSessionProcesses(t *testing.T) {
 // sessions'.
 func TestSkillManagerBuildsNoServers(t *testing.T) {
 	h := statefulSkillHost(t)
-	tools, err := h.Skills.Tools(context.Background())
+	tools, err := h.Current().Skills.Tools(context.Background())
 	if err != nil {
 		t.Fatal(err)
 	}

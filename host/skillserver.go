@@ -24,15 +24,13 @@ const skillServers = "skill-servers"
 // trusted: one added or changed since (a hot reload) is refused with ErrNotTrusted, and
 // nothing starts.
 //
-// What it reads of the host (the skill manager, the user's roots, the plugins,
-// extensions.allowed_commands)
-// is taken when the factory is made, under the caller's hold of the host's config: the factory
-// runs later, from the skills' watcher, and a reload that changes any of them replaces the
-// sessions' skill servers with ones made by a new factory (reload.go).
-func (h *Host) skillServerFactory(parent ext.Capability, partition string) skill.ChildFactory {
-	m, userRoots, allowed, plugins := h.Skills, h.userSkillRoots, h.Config.Extensions.AllowedCommands, h.plugins.all
+// What it reads of the host is st, the state the session's entries were made from, with m, the
+// pool's skill manager, and userRoots, m's user's own roots: the factory runs later, from the
+// skills' watcher, and a reload that changes any of them replaces the sessions' skill servers
+// with ones made by a new factory (their entries' After and Decl).
+func (h *Host) skillServerFactory(st *State, m *skill.Manager, userRoots map[string]bool, parent ext.Capability, partition string) skill.ChildFactory {
+	allowed, plugins, p := st.Config.Extensions.AllowedCommands, st.plugins.all, st.Project
 	return func(ctx context.Context, skillName string, d skill.ServerDecl) (ext.Capability, error) {
-		p := h.Project
 		if p.Trusted() && (p.declares(d) && !userSkill(m, userRoots, skillName, d) || projectPluginSkill(plugins, m, skillName)) {
 			if err := p.permit(skillServerDecl(skillName, d)); err != nil {
 				return nil, err

@@ -30,11 +30,12 @@ func newCommandsListCmd(opts *options) *cobra.Command {
 	cmd.RunE = withView(opts, func(cmd *cobra.Command, _ []string, h *host.Host, v *view.View) error {
 		collisions := kindOf(v.Collisions, "command")
 		diags := []command.Diagnostic{}
-		if h.Commands != nil {
-			diags = append(diags, h.Commands.Diagnostics()...)
+		st := h.Current()
+		if st.Commands != nil {
+			diags = append(diags, st.Commands.Diagnostics()...)
 		}
-		if h.Project != nil { // trusted or not, as the project's skills are
-			diags = append(diags, h.Project.Commands.Diagnostics()...)
+		if st.Project != nil { // trusted or not, as the project's skills are
+			diags = append(diags, st.Project.Commands.Diagnostics()...)
 		}
 		untrusted := untrustedCommands(cmd, h)
 		err := out.print(cmd, map[string]any{"commands": v.Commands, "untrusted": untrusted, "collisions": collisions, "diagnostics": diags, "problems": problemsOf(v)}, func(w io.Writer) {
@@ -78,7 +79,7 @@ type untrustedCommand struct {
 // skills), never nil.
 func untrustedCommands(cmd *cobra.Command, h *host.Host) []untrustedCommand {
 	out := []untrustedCommand{}
-	p := h.Project
+	p := h.Current().Project
 	if p == nil || p.Trusted() {
 		return out
 	}

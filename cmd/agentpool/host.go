@@ -148,9 +148,10 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 	if err != nil {
 		return nil, err
 	}
-	reportUntrusted(say, h.Project)
+	proj := h.Current().Project
+	reportUntrusted(say, proj)
 	reportPluginProblems(say, h.Plugins())
-	if projCfg != nil && h.Project != nil && h.Project.Trusted() {
+	if projCfg != nil && proj.Trusted() {
 		for _, w := range projCfg.Warnings { // an untrusted project's config is not used
 			fmt.Fprintf(say, "agentpool: project config: %s\n", w)
 		}

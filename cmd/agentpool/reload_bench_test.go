@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/fswatch"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -147,7 +148,7 @@ func benchConfigReload(b *testing.B, nSkills, nSessions int) {
 			b.Fatalf("session %d after %d reloads: call failed: %v %v", j, b.N, err, res)
 		}
 	}
-	debounce := float64(reloadDebounce.Milliseconds())
+	debounce := float64(fswatch.DefaultDebounce.Milliseconds()) // host.FollowOptions.Debounce by default
 	ms := float64(total.Microseconds()) / 1000 / float64(b.N)
 	b.ReportMetric(ms, "ms/reload")
 	b.ReportMetric(float64(first.Microseconds())/1000/float64(b.N), "first-ms/reload")

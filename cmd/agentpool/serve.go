@@ -103,7 +103,10 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	}
 	defer cleanup()
 	defer closeHost(h)
-	so.fromConfig(cmd, h.Config.Server)
+	// One state for the whole start: the file is followed from below, and a reload in between
+	// must not make one part of the start read one config and another part the next.
+	cfg := h.Current().Config
+	so.fromConfig(cmd, cfg.Server)
 	base := gateway.Options{
 		Registry:       h.Registry,
 		OpenSession:    h.OpenSession,
@@ -116,10 +119,10 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		Token:          so.token,
 		AllowedOrigins: so.allowedOrigins,
 		MaxBodyBytes:   so.maxBody,
-		Stateless:      h.Config.Server.Stateless, // HTTP only; no flag
+		Stateless:      cfg.Server.Stateless, // HTTP only; no flag
 	}
 	if !so.stdio { // over stdio the client is the process that started it
-		if base.Auth, err = serveAuth(h.Config.Server.Auth, so.addr, cliLogger(opts)); err != nil {
+		if base.Auth, err = serveAuth(cfg.Server.Auth, so.addr, cliLogger(opts)); err != nil {
 			return err
 		}
 	}
@@ -134,7 +137,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		if err != nil {
 			return err
 		}
-		rl, err := startReloader(h, userConfigPath(opts), opts.configFile == "", nil, nil, base.Metrics, cliLogger(opts))
+		rl, err := startReloader(ctx, h, userConfigPath(opts), opts.configFile == "", nil, nil, base.Metrics, cliLogger(opts))
 		if err != nil {
 			return errors.Join(err, stopGateways(g))
 		}
@@ -148,7 +151,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		return err
 	}
 	agents := map[string]*gateway.Gateway{}
-	for _, name := range h.Config.Agents.Names() {
+	for _, name := range cfg.Agents.Names() {
 		o, err := agentGateway(h, base, name)
 		if err == nil {
 			agents[name], err = gateway.New(o)
@@ -158,7 +161,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		}
 	}
 	routes := gateway.Mux(pool, agents)
-	rl, err := startReloader(h, userConfigPath(opts), opts.configFile == "", routes, func(name string) (*gateway.Gateway, error) {
+	rl, err := startReloader(ctx, h, userConfigPath(opts), opts.configFile == "", routes, func(name string) (*gateway.Gateway, error) {
 		o, err := agentGateway(h, base, name)
 		if err != nil {
 			return nil, err
@@ -169,7 +172,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		return errors.Join(err, stopGateways(routes.Gateways()...))
 	}
 	defer rl.Close()
-	if a := h.Config.Server.Auth; a != nil {
+	if a := cfg.Server.Auth; a != nil {
 		fmt.Fprintf(stderr, "agentpool: OAuth: every request needs an access token from %s (server.auth); resource metadata at %s<path>\n", a.Issuer, gateway.ResourceMetadataPath)
 	}
 	// Built once serve has its listener: the status page starts the eager servers.

@@ -49,8 +49,9 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 		// The skill manager's own details, by capability and URI (a trusted project's skills
 		// are among its own: it scans the project's roots too).
 		local := map[string]*skill.Skill{}
-		for _, s := range h.Skills.Skills() {
-			local[h.Skills.Name()+" "+s.URI()] = s
+		skills := h.Current().Skills
+		for _, s := range skills.Skills() {
+			local[skills.Name()+" "+s.URI()] = s
 		}
 		list := make([]skillJSON, 0, len(v.Skills))
 		for _, e := range v.Skills {
@@ -65,7 +66,7 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 			}
 			list = append(list, j)
 		}
-		if p := h.Project; p != nil && !p.Trusted() {
+		if p := h.Current().Project; p != nil && !p.Trusted() {
 			for _, s := range p.Skills.Skills() {
 				j := skillJSON{Name: s.Name, Description: s.Description, URI: s.URI(), Capability: p.Skills.Name(),
 					Origin: ext.Origin{Kind: ext.OriginProject, Location: p.Dir}, Path: s.Path, Root: s.Root,
@@ -81,8 +82,8 @@ func newSkillsListCmd(opts *options) *cobra.Command {
 		// must not be missing without a word. A trusted project's skills are the skill
 		// manager's too (it scans the project's roots), so only what it did not report is
 		// added: a folder the project's agentpool.yaml names that does not exist, say.
-		diags := append([]skill.Diagnostic{}, h.Skills.Diagnostics()...) // never null in --json
-		if p := h.Project; p != nil {
+		diags := append([]skill.Diagnostic{}, h.Current().Skills.Diagnostics()...) // never null in --json
+		if p := h.Current().Project; p != nil {
 			seen := map[skill.Diagnostic]bool{}
 			for _, d := range diags {
 				seen[d] = true

@@ -25,7 +25,7 @@ import (
 // trying them at start also makes the first client's wait shorter.
 func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics) gateway.StatusOptions {
 	var ready atomic.Bool
-	_, servers, _ := h.Current()
+	servers := h.Current().Servers
 	for _, caps := range agentServers(h, routes.Agents()) {
 		servers = append(servers, caps...)
 	}
@@ -52,7 +52,7 @@ func (r *reloader) statusPage() *gateway.ReloadStatus {
 	if r == nil {
 		return nil
 	}
-	last := r.Status.Last()
+	last := r.f.Last()
 	if last.At.IsZero() {
 		return nil
 	}
@@ -100,7 +100,8 @@ type serverCounts func(server string) (calls, errs int64, ok bool)
 // folder holds the file. counts, when set, fills in each server's calls and errors.
 func statusReport(h *host.Host, agents []string, counts serverCounts) gateway.StatusReport {
 	var r gateway.StatusReport
-	cfg, servers, skillMgr := h.Current()
+	st := h.Current()
+	cfg, servers, skillMgr := st.Config, st.Servers, st.Skills
 	status := func(label string, c *mcpcap.Cap) gateway.ServerStatus {
 		st := c.Status()
 		s := gateway.ServerStatus{Name: label, State: string(st.State), LastError: st.LastError, PID: st.PID,

@@ -30,7 +30,7 @@ func newWatchCmd(opts *options) *cobra.Command {
 			enc := json.NewEncoder(out)
 			enc.SetEscapeHTML(false) // as printJSON: a URI's & stays &
 			// Printed once the watchers run, so scripts know edits from now on are seen.
-			if h.Config.Skills.Watching(true) {
+			if h.Current().Config.Skills.Watching(true) {
 				fmt.Fprintln(cmd.ErrOrStderr(), "agentpool: watching; interrupt to stop")
 			} else {
 				fmt.Fprintln(cmd.ErrOrStderr(), "agentpool: watching MCP events only: skills and commands are not watched (skills.watch: false); interrupt to stop")

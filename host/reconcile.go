@@ -1,0 +1,227 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"reflect"
+	"slices"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// batch is one reconciliation in progress: the state it makes and, by key, the entry applied
+// and its capability for every entry handled so far (kept or started).
+type batch struct {
+	h       *Host
+	st      *State
+	applied map[Key]*Entry
+	caps    map[Key]ext.Capability
+}
+
+// cap returns the capability of the entry k, made or kept earlier in the same reconciliation
+// (an entry's After), else the one the state holds (a session opening reads the pool's), or
+// nil.
+func (b *batch) cap(k Key) ext.Capability {
+	if c, ok := b.caps[k]; ok {
+		return c
+	}
+	return b.st.caps[k]
+}
+
+// failure is one entry the reconciler could not apply.
+type failure struct {
+	op  string // "build" or "register"
+	e   *Entry
+	err error
+}
+
+// outcome is what a reconciliation did.
+type outcome struct {
+	// applied are the entries now registered, in plan order: the new plan's, with the old
+	// entry in place of one whose new capability could not be made or registered.
+	applied []*Entry
+	caps    map[Key]ext.Capability
+	// replaced are the keys whose running capability was replaced by a new one.
+	replaced []*Entry
+	failures []failure
+}
+
+// errs returns the failures as one error, each "<op> <source>: <error>".
+func (o *outcome) err() error {
+	var errs []error
+	for _, f := range o.failures {
+		errs = append(errs, fmt.Errorf("%s %s: %w", f.op, f.e.Source, f.err))
+	}
+	return errors.Join(errs...)
+}
+
+// reconcile makes the registry hold next instead of old (entries it registered earlier, whose
+// capabilities it finds in the registry). It works as Caddy loads a config: first it makes
+// every capability that is new or whose declaration (or an After entry) changed, leaving the
+// running ones untouched; an entry whose capability cannot be made keeps the one it had (or
+// stays absent) and is a failure. Then, for each difference, it unregisters the old capability
+// and registers the new one (putting the old one back when the registry refuses the new one),
+// and only then stops the old one (closing it, bounded by ext.DefaultCloseTimeout, and retiring
+// its pooled client). Entries of old that next lacks are unregistered and stopped. Every
+// failure is collected; the rest is applied.
+//
+// With all (Build, a session opening) any failure undoes the whole: what was made is closed,
+// what was registered unregistered, and nothing of old was touched (old must then be empty).
+//
+// publish, if not nil, is called between making and swapping, with the entries and
+// capabilities the registry is about to hold: what a reader learns from the host's state is then never older
+// than what the registry announces.
+func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all bool, publish func([]*Entry, map[Key]ext.Capability)) *outcome {
+	ctx = context.WithoutCancel(ctx)
+	b := &batch{h: h, st: st, applied: map[Key]*Entry{}, caps: map[Key]ext.Capability{}}
+	oldIdx := Plan{Entries: old}.index()
+	running := h.registered(old)
+	started := map[Key]ext.Capability{}
+	out := &outcome{caps: b.caps}
+	var order []*Entry // the entries applied, in next's order
+	for _, e := range next {
+		o := oldIdx[e.Key]
+		changed := o == nil || running[e.Key] == nil || !reflect.DeepEqual(o.Decl, e.Decl) ||
+			slices.ContainsFunc(e.After, func(k Key) bool { return started[k] != nil })
+		if !changed {
+			b.applied[e.Key], b.caps[e.Key] = o, running[e.Key]
+			order = append(order, o)
+			continue
+		}
+		c, err := e.start(ctx, b)
+		if err != nil {
+			if c != nil {
+				_ = h.closeBounded(ctx, c)
+			}
+			out.failures = append(out.failures, failure{"build", e, err})
+			if o != nil && running[e.Key] != nil {
+				b.applied[e.Key], b.caps[e.Key] = o, running[e.Key]
+				order = append(order, o)
+			}
+			continue
+		}
+		started[e.Key] = c
+		b.applied[e.Key], b.caps[e.Key] = e, c
+		order = append(order, e)
+	}
+	if all && len(out.failures) > 0 {
+		for _, e := range slices.Backward(order) {
+			if c := started[e.Key]; c != nil {
+				_ = h.closeBounded(ctx, c)
+			}
+		}
+		return out
+	}
+	if publish != nil {
+		publish(slices.Clone(order), b.caps)
+	}
+
+	// Removed: in old, not in next.
+	var stop []func()
+	for _, o := range slices.Backward(old) {
+		if _, kept := b.applied[o.Key]; kept {
+			continue
+		}
+		if c := running[o.Key]; c != nil {
+			if err := h.Registry.Unregister(o.Key.Level, o.Key.Slot, o.Key.Name); err != nil && !errors.Is(err, ext.ErrNotFound) {
+				out.failures = append(out.failures, failure{"unregister", o, err})
+			}
+			stop = append(stop, func() { h.stopEntry(ctx, o, c) })
+		}
+	}
+	for _, f := range stop {
+		f() // before the new ones register: a removed server's client retired before another takes its key
+	}
+	// Added and replaced, in plan order.
+	var registered []*Entry
+	for i, e := range order {
+		c := started[e.Key]
+		if c == nil {
+			continue
+		}
+		o, had := oldIdx[e.Key], running[e.Key] != nil
+		if had {
+			if err := h.Registry.Unregister(e.Key.Level, e.Key.Slot, e.Key.Name); err != nil && !errors.Is(err, ext.ErrNotFound) {
+				out.failures = append(out.failures, failure{"unregister", e, err})
+				_ = h.closeBounded(ctx, c)
+				b.caps[e.Key], order[i] = running[e.Key], o
+				continue
+			}
+		}
+		if err := h.Registry.Register(c, e.Key.Level, e.Key.Slot, e.Opts...); err != nil {
+			out.failures = append(out.failures, failure{"register", e, err})
+			_ = h.closeBounded(ctx, c)
+			delete(b.caps, e.Key)
+			order[i] = nil
+			if had && h.Registry.Register(running[e.Key], o.Key.Level, o.Key.Slot, o.Opts...) == nil {
+				b.caps[e.Key], order[i] = running[e.Key], o // as it was
+			}
+			if all {
+				for _, r := range slices.Backward(registered) {
+					_ = h.Registry.Unregister(r.Key.Level, r.Key.Slot, r.Key.Name)
+					_ = h.closeBounded(ctx, started[r.Key])
+				}
+				for _, later := range order[i+1:] {
+					if later != nil && started[later.Key] != nil {
+						_ = h.closeBounded(ctx, started[later.Key])
+					}
+				}
+				return out
+			}
+			continue
+		}
+		registered = append(registered, e)
+		if had {
+			h.stopEntry(ctx, o, running[e.Key]) // the new one in place: the old one ends
+			out.replaced = append(out.replaced, e)
+		}
+	}
+	out.applied = slices.DeleteFunc(order, func(e *Entry) bool { return e == nil })
+	return out
+}
+
+// registered returns the capabilities the registry holds for the keys of entries.
+func (h *Host) registered(entries []*Entry) map[Key]ext.Capability {
+	out := make(map[Key]ext.Capability, len(entries))
+	bySlot := map[Key]map[string]ext.Capability{} // slot (Name empty) → name → capability
+	for _, e := range entries {
+		slot := Key{Level: e.Key.Level, Slot: e.Key.Slot}
+		names, ok := bySlot[slot]
+		if !ok {
+			names = map[string]ext.Capability{}
+			for _, r := range h.Registry.Registrations(e.Key.Slot) {
+				if r.Level == e.Key.Level && r.Slot == e.Key.Slot {
+					names[r.Capability.Name()] = r.Capability
+				}
+			}
+			bySlot[slot] = names
+		}
+		if c := names[e.Key.Name]; c != nil {
+			out[e.Key] = c
+		}
+	}
+	return out
+}
+
+// stopEntry ends c, entry e's capability, which the reconciler unregistered.
+func (h *Host) stopEntry(ctx context.Context, e *Entry, c ext.Capability) {
+	var err error
+	if e.stop != nil {
+		err = e.stop(ctx, c)
+	} else {
+		err = h.closeBounded(ctx, c)
+	}
+	if err != nil {
+		h.logger.Warn("reload: close replaced capability", "name", e.Key.Name, "err", err)
+	}
+}
+
+// closeBounded closes c, bounded as the registry bounds each capability's Close
+// (ext.DefaultCloseTimeout): a server that stopped answering must not hold a reload, and with
+// it every session opening or closing, for as long as its own call timeout.
+func (h *Host) closeBounded(ctx context.Context, c ext.Capability) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), ext.DefaultCloseTimeout)
+	defer cancel()
+	return c.Close(ctx)
+}
