@@ -88,8 +88,9 @@ var allowedImports = map[string][]string{
 	"internal/lockedfile": nil,
 
 	// Bundled content and test helpers, as they are today.
-	"examples":            nil,
-	"internal/testserver": nil,
+	"examples": nil,
+	// The faultserver, run by re-executing the test binary that imports testserver.
+	"internal/testserver": {"internal/testserver/faultserver"},
 	// A fake OAuth-protected MCP server for tests (go-sdk only).
 	"internal/oauthtest": {"internal/authredirect"},
 	// The user's part of an authorization code grant that needs no user (go-sdk only).
@@ -97,8 +98,8 @@ var allowedImports = map[string][]string{
 	// A real OpenID provider (testdata/oidc, oidc-provider from npm) for tests (go-sdk and x/oauth2 only).
 	"internal/oidctest": nil,
 	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
-	"internal/conformanceclient":          {"mcpcap", "connpool", "ext", "internal/authredirect"},
-	"internal/testserver/cmd/faultserver": nil,
+	"internal/conformanceclient":      {"mcpcap", "connpool", "ext", "internal/authredirect"},
+	"internal/testserver/faultserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
 

@@ -54,7 +54,7 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 // Two sessions each with their own server process, and an agent of session A with one more:
 // a tools/list_changed from A's server recompiles exactly A's views.
 func TestCacheWithRealServers(t *testing.T) {
-	bin := testserver.Build(t)
+	bin := testserver.Path(t)
 	r := newRegistry(t)
 	p := newPool(t, r)
 	for _, s := range []string{"A", "B"} {
@@ -123,7 +123,7 @@ func TestCacheWithRealServers(t *testing.T) {
 // A server that cannot start is degraded: its tools are absent from the next compile with the
 // reason in Problems; once it can start again, a compile brings them back.
 func TestDegradedServerLeavesAndReturns(t *testing.T) {
-	bin := testserver.Build(t)
+	bin := testserver.Path(t)
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "up")
 	script := filepath.Join(dir, "server.sh")
