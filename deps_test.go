@@ -91,6 +91,8 @@ var allowedImports = map[string][]string{
 	"examples": nil,
 	// The faultserver, run by re-executing the test binary that imports testserver.
 	"internal/testserver": {"internal/testserver/faultserver"},
+	// Waiting in tests for other processes, files and sockets (standard library only).
+	"internal/testwait": nil,
 	// A fake OAuth-protected MCP server for tests (go-sdk only).
 	"internal/oauthtest": {"internal/authredirect"},
 	// The user's part of an authorization code grant that needs no user (go-sdk only).

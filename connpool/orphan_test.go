@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // markedPIDs returns the processes whose command line holds marker (ours: the marker is unique).
@@ -69,5 +71,5 @@ func TestGuardEndsGroupWhenPoolDies(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the server's group lived on after its guard's pipe closed")
 	}
-	waitFor(t, "the grandchild to die", func() bool { return !alive(server) })
+	testwait.For(t, "the grandchild to die", func() bool { return !alive(server) })
 }
