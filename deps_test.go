@@ -74,18 +74,17 @@ var allowedImports = map[string][]string{
 	"fswatch":     nil,
 	"frontmatter": nil,
 	"cmdline":     nil,
-	"trust":       {"internal/lockedfile"}, // the user's trust decisions
+	"trust":       nil, // the user's trust decisions
 	// bearer: verifies OAuth access tokens (JWTs) for serve as a protected resource; go-sdk
 	// auth, go-jose and the standard library only. gateway gets its Verify as a function.
 	"bearer": nil,
 	// plugin: Claude Code and Codex plugin folders and marketplaces, read (the standard library,
 	// internal/regfile and a TOML reader only); the host turns what it finds into skills,
 	// commands and servers.
-	"plugin": {"internal/regfile", "internal/lockedfile"},
+	"plugin": {"internal/regfile"},
 	// regfile: opens only regular files, non-blocking, and reads them under a cap (standard
 	// library only); every package that reads a file from outside uses it.
-	"internal/regfile":    nil,
-	"internal/lockedfile": nil,
+	"internal/regfile": nil,
 
 	// Bundled content and test helpers, as they are today.
 	"examples": nil,
