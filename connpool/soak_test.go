@@ -61,7 +61,7 @@ func TestSoakKill9Recover(t *testing.T) {
 	baseFDs := fdCount(t)
 
 	p := New(&Options{Subreaper: true, KillGrace: 500 * time.Millisecond})
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
 	defer cancel()
 	var pgids []int
 	for i := range 100 {
