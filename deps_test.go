@@ -87,9 +87,8 @@ var allowedImports = map[string][]string{
 	"internal/regfile": nil,
 
 	// Bundled content and test helpers, as they are today.
-	"examples": nil,
-	// The faultserver, run by re-executing the test binary that imports testserver.
-	"internal/testserver": {"internal/testserver/faultserver"},
+	"examples":            nil,
+	"internal/testserver": nil,
 	// Waiting in tests for other processes, files and sockets (standard library only).
 	"internal/testwait": nil,
 	// A fake OAuth-protected MCP server for tests (go-sdk only).
@@ -99,8 +98,8 @@ var allowedImports = map[string][]string{
 	// A real OpenID provider (testdata/oidc, oidc-provider from npm) for tests (go-sdk and x/oauth2 only).
 	"internal/oidctest": nil,
 	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
-	"internal/conformanceclient":      {"mcpcap", "connpool", "ext", "internal/authredirect"},
-	"internal/testserver/faultserver": nil,
+	"internal/conformanceclient":          {"mcpcap", "connpool", "ext", "internal/authredirect"},
+	"internal/testserver/cmd/faultserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
 

@@ -11,14 +11,10 @@ import (
 
 	"github.com/agentpool/agentpool/agent"
 	"github.com/agentpool/agentpool/ext"
-	"github.com/agentpool/agentpool/internal/testserver"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) {
-	testserver.RunIfServer()
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // script is a Model that returns predetermined steps: step i of a run is steps[i](req). It
 // records every request it was given.

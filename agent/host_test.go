@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -58,12 +59,7 @@ func newFixture(t *testing.T, yaml string, prepare ...func(*fixture)) *fixture {
 	f := &fixture{dir: t.TempDir()}
 	f.bin = filepath.Join(f.dir, "bin", "faultserver")
 	f.log = filepath.Join(f.dir, "server.log")
-	if err := os.MkdirAll(filepath.Dir(f.bin), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(testserver.Path(t), f.bin); err != nil {
-		t.Fatal(err)
-	}
+	copyFile(t, testserver.Build(t), f.bin)
 	for _, p := range prepare {
 		p(f)
 	}
@@ -90,6 +86,28 @@ func newFixture(t *testing.T, yaml string, prepare ...func(*fixture)) *fixture {
 		}
 	})
 	return f
+}
+
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // lines returns the server log's lines.

@@ -17,7 +17,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testserver.RunIfServer()
 	goleak.VerifyTestMain(m)
 }
 
@@ -44,7 +43,7 @@ func newTestPool(t testing.TB, o *Options) *Pool {
 
 // faultCfg describes a faultserver started with args.
 func faultCfg(t testing.TB, args ...string) ServerConfig {
-	return ServerConfig{Name: "fault", Command: testserver.Path(t), Args: args}
+	return ServerConfig{Name: "fault", Command: testserver.Build(t), Args: args}
 }
 
 func call(ctx context.Context, c *Conn, tool string, args map[string]any) (string, error) {

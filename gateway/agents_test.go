@@ -94,7 +94,7 @@ func listTools(t *testing.T, cs *mcp.ClientSession) []string {
 // /mcp; an agent's allow_tools and deny_tools filter what its path lists and what it lets a
 // client call, the pool's tools included.
 func TestAgentPaths(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	url := agentsFixture(t, `
 mcp_servers:
   shared: {command: `+bin+`}

@@ -52,7 +52,7 @@ func benchGateway(b testing.TB, spec string, set func(*gateway.Options)) (*gatew
 // and returns its MCP endpoint URL; the process is killed when b ends.
 func benchFaultHTTP(b testing.TB) string {
 	b.Helper()
-	cmd := exec.Command(testserver.Path(b), "--http", "127.0.0.1:0")
+	cmd := exec.Command(testserver.Build(b), "--http", "127.0.0.1:0")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		b.Fatal(err)
@@ -241,7 +241,7 @@ func benchThroughput(b *testing.B, gw, direct *side, per int) {
 const benchTool = "fault__echo"
 
 // benchSpecStdio is the faultserver as a stdio upstream (pool-scoped, the default).
-func benchSpecStdio(b testing.TB) string { return fmt.Sprintf("{command: %q}", testserver.Path(b)) }
+func benchSpecStdio(b testing.TB) string { return fmt.Sprintf("{command: %q}", testserver.Build(b)) }
 
 // benchServe serves h on 127.0.0.1 until b ends and returns its URL.
 func benchServe(b testing.TB, h http.Handler) string {

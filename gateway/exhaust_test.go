@@ -21,7 +21,7 @@ import (
 // JSON-RPC error saying the pool is exhausted, the other sessions go on, and once one
 // of them ends a new session opens.
 func TestPoolExhaustedRefusesSession(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte(
 		"pool:\n  max_total_clients: 2\nmcp_servers:\n  fault: {command: "+bin+", scope: session}\n"))

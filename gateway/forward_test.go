@@ -25,7 +25,7 @@ type fwdFixture struct {
 
 func newFwdFixture(t *testing.T) *fwdFixture {
 	t.Helper()
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	f := &fwdFixture{poolLog: filepath.Join(dir, "pool.log"), ownLogs: filepath.Join(dir, "own.log")}
 	_, srv := revGateway(t, "mcp_servers:\n"+

@@ -62,7 +62,7 @@ func newFixture(t *testing.T, set func(*gateway.Options)) *fixture {
 // newFixtureArgs is newFixture with args for the fault server.
 func newFixtureArgs(t *testing.T, set func(*gateway.Options), args ...string) *fixture {
 	t.Helper()
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	quoted := make([]string, len(args))
 	for i, a := range args {
 		quoted[i] = strconv.Quote(a)

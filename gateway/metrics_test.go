@@ -238,7 +238,7 @@ func TestMetricsUpstreamReconnectAndDegrade(t *testing.T) {
 	logs := &lockedBuffer{}
 	m := gateway.NewMetrics(&gateway.MetricsOptions{Upstream: upstreamStat})
 	yaml := fmt.Sprintf("mcp_servers:\n  flaky:\n    command: sh\n    args: [-c, 'test -e %s && exit 3; exec %s']\n"+
-		"    env: {API_KEY: envsecret-xyz}\n    retry: {attempts: 1, backoff: 10ms}\n", flag, testserver.Path(t))
+		"    env: {API_KEY: envsecret-xyz}\n    retry: {attempts: 1, backoff: 10ms}\n", flag, testserver.Build(t))
 	log := slog.New(slog.NewJSONHandler(logs, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	_, srv, _ := serveHost(t, yaml, host.Options{Logger: log}, func(o *gateway.Options) { o.Metrics = m; o.Logger = log })
 	cs, _ := connect(t, srv.URL, nil)
@@ -316,7 +316,7 @@ func TestMetricsCountSkillServers(t *testing.T) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	md := "---\nname: ops\ndescription: Ops.\nmcp-servers:\n  srv:\n    command: " + testserver.Path(t) + "\n---\nBody.\n"
+	md := "---\nname: ops\ndescription: Ops.\nmcp-servers:\n  srv:\n    command: " + testserver.Build(t) + "\n---\nBody.\n"
 	if err := os.WriteFile(filepath.Join(dir, "SKILL.md"), []byte(md), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -54,7 +54,7 @@ func oauthFixture(t *testing.T) (string, *fakeTokens) {
 	t.Helper()
 	f := &fakeTokens{}
 	a := &gateway.Auth{Verify: f.verify, AuthorizationServers: []string{"https://idp.example"}, Scopes: []string{"mcp"}, AgentScopes: true}
-	yaml := "mcp_servers:\n  fault: {command: " + testserver.Path(t) + ", scope: session}\nagents:\n  a: {}\n  b: {}\n"
+	yaml := "mcp_servers:\n  fault: {command: " + testserver.Build(t) + ", scope: session}\nagents:\n  a: {}\n  b: {}\n"
 	url := agentsFixture(t, yaml, func(o *gateway.Options) { o.Auth = a; o.Token = "ops" })
 	return url, f
 }

@@ -69,7 +69,7 @@ func TestPerRequestNewProtocolRefusedOverStdio(t *testing.T) {
 // before any call (as the reference filesystem server does), is answered by that session's
 // client: a session-scoped server has one client, known from its start.
 func TestSessionServerRequestBeforeAnyCall(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	logFile := filepath.Join(t.TempDir(), "own.log")
 	_, srv := revGateway(t, "mcp_servers:\n"+
 		"  own: {command: "+bin+", args: [--roots-at-start, --log, "+logFile+"], scope: session}\n", nil)
@@ -92,7 +92,7 @@ func revGateway(t *testing.T, yaml string, set func(*gateway.Options)) (*gateway
 // the session (CloseSession, the registry's scope) beyond the close bound.
 func TestStuckClientSessionEnds(t *testing.T) {
 	defer gateway.SetWriteStall(time.Second)()
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	g, srv := revGateway(t, "mcp_servers:\n  pool: {command: "+bin+"}\n", func(o *gateway.Options) { o.CloseTimeout = 2 * time.Second })
 	_, h, _ := post(t, srv.URL, "", initBody, nil)
 	sid := h.Get("Mcp-Session-Id")

@@ -148,7 +148,7 @@ func TestTokenSchemeCaseInsensitive(t *testing.T) {
 // TestSessionIDBoundToItsPath: agent a's session id used at /mcp or at agent b's path
 // reaches nothing there (404 for POST, GET and DELETE), and a's session is not disturbed.
 func TestSessionIDBoundToItsPath(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	url := agentsFixture(t, "mcp_servers:\n  shared: {command: "+bin+"}\nagents:\n  a:\n    mcp_servers:\n      mine: {command: "+bin+", scope: session}\n  b: {}\n", nil)
 	csA, _ := connect(t, url+"/mcp/agents/a", nil)
 	connect(t, url+"/mcp/agents/b", nil)

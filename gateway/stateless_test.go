@@ -29,7 +29,7 @@ func statelessFixture(t *testing.T) (*gateway.Gateway, string, string) {
 	t.Helper()
 	root := t.TempDir()
 	writeSkill(t, root, "greet", "Say hello to $ARGUMENTS.")
-	g, srv, _ := serveHost(t, "skills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+testserver.Path(t)+"}\n",
+	g, srv, _ := serveHost(t, "skills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+testserver.Build(t)+"}\n",
 		host.Options{SkillDirs: []string{root}, Watch: true}, func(o *gateway.Options) { o.Stateless = true })
 	return g, srv.URL, root
 }
@@ -148,7 +148,7 @@ func hasPrompt(ps []*mcp.Prompt, name string) bool {
 func TestStatelessCancelReachesNoOtherClient(t *testing.T) {
 	dir := t.TempDir()
 	logf, gate := filepath.Join(dir, "log"), filepath.Join(dir, "open")
-	_, srv, _ := serveHost(t, "mcp_servers:\n  fault: {command: "+testserver.Path(t)+", args: [--log, "+strconv.Quote(logf)+"]}\n",
+	_, srv, _ := serveHost(t, "mcp_servers:\n  fault: {command: "+testserver.Build(t)+", args: [--log, "+strconv.Quote(logf)+"]}\n",
 		host.Options{}, func(o *gateway.Options) { o.Stateless = true })
 
 	type answer struct {
@@ -222,7 +222,7 @@ func TestStatelessCloseWhileOpening(t *testing.T) {
 	dir := t.TempDir()
 	started := filepath.Join(dir, "started")
 	script := filepath.Join(dir, "hang.sh")
-	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+strconv.Quote(started)+"\nexec "+testserver.Path(t)+" --hang-initialize\n"), 0o755); err != nil {
+	if err := os.WriteFile(script, []byte("#!/bin/sh\ntouch "+strconv.Quote(started)+"\nexec "+testserver.Build(t)+" --hang-initialize\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	g, srv, _ := serveHost(t, "mcp_servers:\n  hang: {command: "+strconv.Quote(script)+", startup_timeout: 10m}\n",

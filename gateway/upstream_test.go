@@ -28,7 +28,7 @@ import (
 // exists, so a crash can be made to last.
 func newServersFixture(t *testing.T) (url, dir string) {
 	t.Helper()
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir = t.TempDir()
 	server := func(name, scope string) string {
 		return "  " + name + ":\n    command: sh\n    args: [-c, 'test -e " + filepath.Join(dir, name+".down") + " && exit 1; exec " + bin + "']\n" +

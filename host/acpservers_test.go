@@ -36,7 +36,7 @@ func callVisible(t *testing.T, h *Host, scope ext.Scope, capName, tool string) s
 // is that session's alone, named by the client, listed "<name>__<tool>", and ended with the
 // session: when CloseSession returns its process is gone.
 func TestAddSessionServer(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	ctx := context.Background()
 	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), "{}\n", Options{})
 	if err := h.OpenSession(ctx, "s1"); err != nil {
@@ -86,7 +86,7 @@ func TestAddSessionServer(t *testing.T) {
 // TestAddSessionServerRefusals: extensions.allowed_commands holds for a client's servers; a
 // name the session already sees, or a session not open, is refused; nothing is registered then.
 func TestAddSessionServerRefusals(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	ctx := context.Background()
 	cfg := "extensions:\n  allowed_commands: [true]\nmcp_servers:\n  pooled: {command: \"true\", lazy: true, tools: [{name: x}]}\n"
 	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), cfg, Options{})

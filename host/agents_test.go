@@ -37,7 +37,7 @@ func visibleNames(t *testing.T, h *Host, scope ext.Scope) []string {
 // another agent's and a pool session do not; its session-scoped server is a process of each
 // session of the agent, ended with the session.
 func TestAgentServersVisibleToThatAgentOnly(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	ctx := context.Background()
 	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), `
 mcp_servers:

@@ -15,7 +15,7 @@ import (
 // A skill's own MCP server as the host hands it to the skill manager (skillChild) keeps the
 // capability lifecycle contract, and closing it forgets its composition edge.
 func TestSkillChildConformance(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	exttest.TestCapability(t, func(t *testing.T) ext.Capability {
 		dir := t.TempDir()
 		writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"),

@@ -7,15 +7,11 @@ import (
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
-	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/skill"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) {
-	testserver.RunIfServer()
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func skillDecl(command string) skill.ServerDecl {
 	return skill.ServerDecl{Name: "tool", Type: "stdio", Command: command, Source: "SKILL.md", Line: 4}

@@ -16,7 +16,7 @@ import (
 // agentpool.yaml imports is one of the project's declarations, named by that file; nothing
 // starts until the project is trusted, and a change to the JSON file asks again.
 func TestProjectImportNeedsTrust(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	project, home := t.TempDir(), t.TempDir()
 	marker := filepath.Join(t.TempDir(), "MARKER")
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))

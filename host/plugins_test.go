@@ -139,7 +139,7 @@ func serverNames(h *Host) []string {
 // (named <plugin>.<server>, ${CLAUDE_PLUGIN_ROOT} expanded); a plugin not enabled brings
 // nothing and is still listed; a plugin on GitHub is an entry, not loaded.
 func TestPluginsInHost(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	mkt := pluginMarketplace(t, dir, bin)
 	writeSkill(t, filepath.Join(dir, "user-skills"), "configure")
@@ -208,7 +208,7 @@ func serverCap(t *testing.T, h *Host, name string) ext.ToolProvider {
 // skills, commands and server away, and the server's process ends then; enabling it again
 // brings them back.
 func TestPluginDisabledByReload(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	writeClaudePlugin(t, filepath.Join(dir, "plug"), "p", bin, "configure")
 	state := filepath.Join(dir, "state", "plugins.json")
@@ -281,7 +281,7 @@ func processGone(pid int, d time.Duration) bool {
 // untrusted, it is listed and starts nothing, its server fingerprinted with the project's
 // others; trusted, it is used; a change of its .mcp.json asks again.
 func TestProjectPlugins(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	proj := t.TempDir()
 	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", markedServer(t, t.TempDir(), bin), "configure")
 	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
@@ -347,7 +347,7 @@ func TestProjectPlugins(t *testing.T) {
 // TestPluginBadServerKeepsTheRest: one bad server in a plugin's .mcp.json (an unknown type)
 // is a problem naming the file; the plugin's other server, skills and commands stand.
 func TestPluginBadServerKeepsTheRest(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	writeClaudePlugin(t, filepath.Join(dir, "plug"), "p", "", "configure")
 	mcp := filepath.Join(dir, "plug", ".mcp.json")
@@ -374,7 +374,7 @@ func TestPluginBadServerKeepsTheRest(t *testing.T) {
 // names them), a changed one makes the project changed, and one added while a trusted host
 // runs is refused, not started.
 func TestProjectPluginSkillServersTrusted(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	proj, home := t.TempDir(), t.TempDir()
 	marker := filepath.Join(t.TempDir(), "MARKER")
 	plug := filepath.Join(proj, "plug")
@@ -433,7 +433,7 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 // project's plugin as for the user's: a trusted project's plugin the user disabled is not
 // used, and enabling it again uses it.
 func TestProjectPluginFollowsState(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	proj, dir := t.TempDir(), t.TempDir()
 	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", bin, "configure")
 	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
@@ -470,7 +470,7 @@ func TestProjectPluginFollowsState(t *testing.T) {
 // user's has its name is used once a reload drops the user's: the project's plugin as
 // inspected is not changed by being passed over.
 func TestProjectPluginNameFreedByReload(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	proj, dir := t.TempDir(), t.TempDir()
 	writeClaudePlugin(t, filepath.Join(proj, "plug"), "p", bin)
 	writeClaudePlugin(t, filepath.Join(dir, "mine"), "p", "")

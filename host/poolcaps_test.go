@@ -40,7 +40,7 @@ func callWithin(h *Host, sid, tool string, d time.Duration) (string, error) {
 // session's servers apart); pool.max_total_clients bounds them all: a session beyond it
 // fails with the pool exhausted, naming that cap.
 func TestSessionServersBeyondMaxClients(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	decl := "mcp_servers:\n  private: {command: " + bin + ", scope: session, prefix: \"\"}\n"
 	ctx := context.Background()

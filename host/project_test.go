@@ -61,7 +61,7 @@ func exists(path string) bool { _, err := os.Stat(path); return err == nil }
 // they are the host's skills (scanned under the project's roots) and their servers start; a
 // changed command is untrusted again.
 func TestProjectTrust(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	project, home := t.TempDir(), t.TempDir()
 	marker := filepath.Join(t.TempDir(), "MARKER")
 	markerSkill(t, filepath.Join(project, ".agents/skills"), "proj", marker, bin)
@@ -117,7 +117,7 @@ func TestProjectTrust(t *testing.T) {
 
 // A server added to a trusted project while the host runs (hot reload) is refused, not started.
 func TestProjectReloadRefusesNewServer(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	project, home := t.TempDir(), t.TempDir()
 	marker := filepath.Join(t.TempDir(), "MARKER")
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
@@ -363,7 +363,7 @@ func TestProjectServerCannotTakeUserToolName(t *testing.T) {
 // project's agentpool.yaml names that folder too: its server, added after the project was
 // trusted, starts (the project's digests are for the project's skills).
 func TestUserSkillUnderProjectNamedRoot(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	project, home := t.TempDir(), t.TempDir()
 	marker := filepath.Join(t.TempDir(), "MARKER")
 	userRoot := filepath.Join(home, ".agents", "skills")
@@ -386,7 +386,7 @@ func TestUserSkillUnderProjectNamedRoot(t *testing.T) {
 // manager scans it with: a skill the manager finds past the default folder budget, under the
 // user's larger skills.max_folders, was trusted with the project, and its server starts.
 func TestProjectInspectedWithUserBounds(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	project, home := t.TempDir(), t.TempDir()
 	marker := filepath.Join(t.TempDir(), "MARKER")
 	for i := range 2100 {

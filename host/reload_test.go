@@ -149,7 +149,7 @@ func TestReloadWithTrustedProjectAppliesUserConfig(t *testing.T) {
 // its live sessions too, as for a pool session's: the factory that starts them holds the
 // allowlist it was made with, so the reload must give them a new one.
 func TestReloadAllowedCommandsReachesAgentSkillServers(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "review/ops/SKILL.md"),
 		"---\nname: ops\ndescription: Ops.\nmcp-servers:\n  srv:\n    command: "+bin+"\n---\nBody.\n")

@@ -16,7 +16,7 @@ import (
 // registry's close timeout, rather than waiting on the unsubscribe the server never answers
 // (up to the server's call timeout, here ten minutes) while sessions wait for the reload.
 func TestReloadRemovingAHungServer(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
 	h := buildHost(t, path, "mcp_servers:\n  hung: {command: "+bin+", timeout: 10m}\n", Options{})
 	c := h.Servers[0]

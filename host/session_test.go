@@ -31,7 +31,7 @@ func sessionCall(t *testing.T, h *Host, sid, tool, args string) string {
 // new server process with no state, not the previous session's process (which the pool keeps
 // for its idle timeout after the closed session released it).
 func TestReopenedSessionStartsFresh(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	ctx := context.Background()
 	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), "mcp_servers:\n  private: {command: "+bin+", scope: session, prefix: \"\"}\n", Options{})
 

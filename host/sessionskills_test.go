@@ -36,7 +36,7 @@ func alive(t *testing.T, pidText string) bool {
 
 // statefulSkillHost builds a host with one skill declaring a stateful server (the faultserver).
 func statefulSkillHost(t *testing.T) *Host {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"),
 		"---\nname: ops\ndescription: Ops.\nmcp-servers:\n  srv:\n    command: "+bin+"\n---\nBody.\n")

@@ -18,7 +18,7 @@ import (
 // skill's allowed-tools, calls reach the server, and a second skill's broken server leaves the
 // rest working.
 func TestSkillDeclaredServerEndToEnd(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"), `---
 name: ops
@@ -77,7 +77,7 @@ Still readable.
 // child's composition edge leaves the registry with it, instead of every child ever built staying
 // for the life of the process; the new child is recorded.
 func TestSkillServerReplacedIsForgotten(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	skillMD := func(server string) string {
 		return "---\nname: ops\ndescription: Ops.\nmcp-servers:\n  " + server + ":\n    command: " + bin + "\n---\nBody.\n"

@@ -78,7 +78,7 @@ func BenchmarkCallToolInMemory(b *testing.B) {
 // BenchmarkCallToolStdio: the same over stdio to faultserver's echo; the baseline uses the very
 // pooled session the Cap uses.
 func BenchmarkCallToolStdio(b *testing.B) {
-	bin := testserver.Path(b)
+	bin := testserver.Build(b)
 	ctx := context.Background()
 	p := connpool.New(&connpool.Options{IdleTimeout: -1})
 	defer p.Close(ctx)
@@ -123,7 +123,7 @@ func benchEcho(b *testing.B, ctx context.Context, cs *mcp.ClientSession, c *Cap)
 // shared/private (target ≥ 0.9) and the process counts.
 func BenchmarkSharedVsPrivate64(b *testing.B) {
 	const callers = 64
-	bin := testserver.Path(b)
+	bin := testserver.Build(b)
 	ctx := context.Background()
 	p := connpool.New(&connpool.Options{MaxClients: callers + 4, IdleTimeout: -1})
 	defer p.Close(ctx)

@@ -38,7 +38,7 @@ func TestCapConformance(t *testing.T) {
 		})
 	})
 
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	server := connpool.ServerConfig{Command: bin, Args: []string{"--skills"}}
 	t.Run("PooledStdio", func(t *testing.T) {
 		p := newPool(t)
@@ -84,7 +84,7 @@ func TestCapConformance(t *testing.T) {
 // A Close that finds another at work returns once the Cap is closed (its lease given back) or
 // its own context ends, then with that context's error; never before.
 func TestCloseWaitsForTheCloseAtWork(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "fault", Server: connpool.ServerConfig{Command: bin}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

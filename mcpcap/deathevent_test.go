@@ -16,7 +16,7 @@ import (
 // sessions, an agent's next step) must ask again — reconnecting, or finding the server
 // degraded — rather than keep offering a dead server's tools until someone calls one.
 func TestDeathEmitsToolsChanged(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	c := newPoolCap(t, newPool(t), "", Config{Name: "srv", Server: connpool.ServerConfig{Command: bin}})
 	if _, err := c.Tools(context.Background()); err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func waitPast(t *testing.T, c *Cap) {
 // times: a start that ran out of its startup timeout is not repeated in the same connect
 // round. The Cap is degraded with the timeout recorded, and a later request starts it again.
 func TestStartTimeoutNotRetried(t *testing.T) {
-	script, starts := startCounter(t, "exec "+testserver.Path(t)+" --hang-initialize")
+	script, starts := startCounter(t, "exec "+testserver.Build(t)+" --hang-initialize")
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "hung",
 		Server: connpool.ServerConfig{Command: script, StartTimeout: 300 * time.Millisecond},
@@ -76,7 +76,7 @@ func TestStartTimeoutNotRetried(t *testing.T) {
 // is degraded with the error recorded; a later request tries again and, once the command is
 // there, connects.
 func TestPermanentStartFailsAtOnce(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	unauthorized := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		http.Error(w, "who are you?", http.StatusUnauthorized)
 	}))
@@ -144,7 +144,7 @@ func TestPermanentStartFailsAtOnce(t *testing.T) {
 // startup timeout, not the call timeout: a server slower to start than the call timeout is
 // still called.
 func TestCallTimeoutDoesNotBoundStart(t *testing.T) {
-	script, _ := startCounter(t, "sleep 2\nexec "+testserver.Path(t))
+	script, _ := startCounter(t, "sleep 2\nexec "+testserver.Build(t))
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "slowstart", Lazy: true,
 		Tools:   []ext.ToolEntry{{Name: "echo", InputSchema: json.RawMessage(`{"type":"object"}`)}},
@@ -161,7 +161,7 @@ func TestCallTimeoutDoesNotBoundStart(t *testing.T) {
 // listed. mcp://<server>/<uri> reaches a server's resource at any time; once listed, its own
 // scheme routes to it.
 func TestUnknownSchemeStartsNothing(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	p := newPool(t)
 	reg := ext.NewRegistry(nil)
 	t.Cleanup(func() { reg.Close(context.Background()) })

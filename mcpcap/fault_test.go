@@ -82,7 +82,7 @@ func countLines(t *testing.T, file, prefix string) int {
 // call returns (none hangs), read-only calls are retried on the new process, the
 // non-idempotent count tool is never executed twice, and the next call runs on a new pid.
 func TestKill9WithCallsInFlight(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	log := filepath.Join(t.TempDir(), "calls.log")
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "fault",
@@ -219,7 +219,7 @@ func (k *killer) cycle(cycle int) (victim int) {
 // stderr tail, not cached (each later access tries again), degraded after the attempts with
 // tools gone and tools_changed fired, and restored when the server works again.
 func TestStartFailureDegradedAndRecovery(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	flag, starts := filepath.Join(dir, "up"), filepath.Join(dir, "starts")
 	script := filepath.Join(dir, "server.sh")
@@ -294,7 +294,7 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 }
 
 func TestScopeIsolation(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	p := newPool(t)
 	cfg := Config{Name: "state", Scope: ScopeSession, Server: connpool.ServerConfig{Command: bin}}
 	s1 := newPoolCap(t, p, "session-1", cfg)
@@ -329,7 +329,7 @@ func TestCancellation(t *testing.T) { testCancellation(t, false) }
 
 // testCancellation is TestCancellation with the call made by callAs(raw).
 func testCancellation(t *testing.T, raw bool) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	log := filepath.Join(t.TempDir(), "calls.log")
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "slow", Server: connpool.ServerConfig{Command: bin, Args: []string{"--log", log}}})
@@ -361,7 +361,7 @@ func testCancellation(t *testing.T, raw bool) {
 // TestRetryPolicyAlwaysAndNever: with retry.calls "always" an unannotated call cut off by
 // kill -9 is repeated on the new process; with "never" even a read-only one is not.
 func TestRetryPolicyAlwaysAndNever(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	for _, tc := range []struct {
 		calls, tool, args string
 		wantOK            bool
@@ -401,7 +401,7 @@ func TestRetryPolicyAlwaysAndNever(t *testing.T) {
 // every call fails, and degrade the Cap.
 func TestReconnectAfterHangupWithOneAttempt(t *testing.T) {
 	p := newPool(t)
-	c := newPoolCap(t, p, "", Config{Name: "s", Server: connpool.ServerConfig{Command: testserver.Path(t)},
+	c := newPoolCap(t, p, "", Config{Name: "s", Server: connpool.ServerConfig{Command: testserver.Build(t)},
 		Retry: Retry{Attempts: 1, Backoff: 10 * time.Millisecond}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()

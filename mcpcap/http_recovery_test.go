@@ -34,7 +34,7 @@ type httpServer struct {
 // its URL. It is killed (and reaped) at cleanup if the test did not kill it.
 func startHTTPFaultserver(t *testing.T, addr string, args ...string) *httpServer {
 	t.Helper()
-	cmd := exec.Command(testserver.Path(t), append([]string{"--http", addr}, args...)...)
+	cmd := exec.Command(testserver.Build(t), append([]string{"--http", addr}, args...)...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

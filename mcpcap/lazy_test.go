@@ -20,7 +20,7 @@ import (
 // them from the server.
 func TestLazyListingsStartNothing(t *testing.T) {
 	ctx := context.Background()
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	marks := filepath.Join(t.TempDir(), "starts")
 	server := connpool.ServerConfig{Command: "/bin/sh", Args: []string{"-c", `echo start >> "$0"; exec "$1" --skills`, marks, bin}}
 	static := []ext.ToolEntry{{Name: "echo", Description: "static echo", Annotations: &ext.ToolAnnotations{ReadOnlyHint: true}}}
@@ -86,7 +86,7 @@ func TestLazyListingsStartNothing(t *testing.T) {
 // (mcp://<server>/<uri>) is a use of it, as a call is: it starts the server.
 func TestLazyAddressedByNameConnects(t *testing.T) {
 	ctx := context.Background()
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	static := []ext.ToolEntry{{Name: "echo", Description: "static echo"}}
 	c := newPoolCap(t, newPool(t), "", Config{Name: "fault", Server: connpool.ServerConfig{Command: bin}, Lazy: true, Tools: static})
 	if ok, err := c.ResourceExists(ctx, "mcp://fault/test://static/hello"); err != nil || !ok {

@@ -19,7 +19,7 @@ func TestLogLevelSharedConnection(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	p := newPool(t)
-	cfg := Config{Name: "fault", Server: connpool.ServerConfig{Command: testserver.Path(t)}}
+	cfg := Config{Name: "fault", Server: connpool.ServerConfig{Command: testserver.Build(t)}}
 	verbose, quiet := newPoolCap(t, p, "", cfg), newPoolCap(t, p, "", cfg)
 	for _, c := range []*Cap{verbose, quiet} {
 		if _, err := c.Tools(ctx); err != nil {

@@ -19,7 +19,7 @@ import (
 // TestCallToolRawIsCallTool: on a pooled stdio connection CallToolRaw returns what CallTool
 // does — a result, a tool-level error result, or an error — with the result as the server's JSON.
 func TestCallToolRawIsCallTool(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "fault", Server: connpool.ServerConfig{Command: bin}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -55,7 +55,7 @@ func TestCallToolRawCancellation(t *testing.T) { testCancellation(t, true) }
 // TestKill9WithRawCallsInFlight is TestKill9WithCallsInFlight with passed-through calls: the
 // retry rules hold for them (read-only retried, non-idempotent at most once, no hang).
 func TestKill9WithRawCallsInFlight(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	log := filepath.Join(t.TempDir(), "calls.log")
 	p := newPool(t)
 	c := newPoolCap(t, p, "", Config{Name: "fault",

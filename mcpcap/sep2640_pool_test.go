@@ -69,7 +69,7 @@ func readText(t *testing.T, what string, read func(context.Context, string) ([]e
 // reads their files, refuses traversal and unlisted URIs, and, in a registry next to a local
 // skill source, never shadows the local skill of the same name.
 func TestSEP2640SkillsThroughPool(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	p := newSkillPool(t, RegisterSkillMethods)
 	c := newPoolCap(t, p, "", Config{Name: "remote", Server: connpool.ServerConfig{Command: bin, Args: []string{"--skills"}}})
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -206,7 +206,7 @@ func TestSEP2640SkillsThroughPool(t *testing.T) {
 // methods still finds the server's skills through resources/list (skill://…/SKILL.md), and
 // only those: the skill that skills/list alone reveals is neither listed nor readable.
 func TestSEP2640FallbackWithoutConfigureClient(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	p := newSkillPool(t, nil)
 	c := newPoolCap(t, p, "", Config{Name: "remote", Server: connpool.ServerConfig{Command: bin, Args: []string{"--skills"}}})
 	got := skillURIs(t, c)

@@ -20,7 +20,7 @@ import (
 // pool started, no file descriptor and no goroutine is left.
 func TestSoakKill9Through100Cycles(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	baseFDs := countFDs(t)
 	p := connpool.New(&connpool.Options{Subreaper: true, KillGrace: 500 * time.Millisecond, IdleTimeout: -1})

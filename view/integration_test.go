@@ -44,7 +44,7 @@ func serverCap(t *testing.T, p *connpool.Pool, partition string, cfg mcpcap.Conf
 // Two sessions each with their own server process, and an agent of session A with one more:
 // a tools/list_changed from A's server recompiles exactly A's views.
 func TestCacheWithRealServers(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	r := newRegistry(t)
 	p := newPool(t, r)
 	for _, s := range []string{"A", "B"} {
@@ -113,7 +113,7 @@ func TestCacheWithRealServers(t *testing.T) {
 // A server that cannot start is degraded: its tools are absent from the next compile with the
 // reason in Problems; once it can start again, a compile brings them back.
 func TestDegradedServerLeavesAndReturns(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	flag := filepath.Join(dir, "up")
 	script := filepath.Join(dir, "server.sh")

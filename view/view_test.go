@@ -8,16 +8,12 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/ext"
-	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/view"
 	"github.com/google/go-cmp/cmp"
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) {
-	testserver.RunIfServer()
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func newRegistry(t *testing.T) *ext.Registry {
 	t.Helper()

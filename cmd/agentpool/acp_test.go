@@ -84,7 +84,7 @@ type acpTranscript struct {
 // server it started is gone.
 func TestACPWithTheTypeScriptClient(t *testing.T) {
 	npm := acpClientDir(t)
-	fault := testserver.Path(t)
+	fault := testserver.Build(t)
 	model := newModelServer(t, func(last modelMessage) modelReply {
 		switch {
 		case last.Role == "tool":

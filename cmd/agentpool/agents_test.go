@@ -21,7 +21,7 @@ import (
 // its own, agent b that denies two pool tools, and the server section given.
 func agentsConfig(t *testing.T, server string) string {
 	t.Helper()
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
 	writeFile(t, path, `
 mcp_servers:

@@ -75,7 +75,7 @@ mcp_servers:
   fault:
     command: %s
     args: [--log, %s]
-`, filepath.Join(dir, "skills"), filepath.Join(dir, "commands"), testserver.Path(t), f.log))
+`, filepath.Join(dir, "skills"), filepath.Join(dir, "commands"), testserver.Build(t), f.log))
 	f.env = append(os.Environ(), "HOME="+filepath.Join(dir, "home"), "XDG_CONFIG_HOME="+filepath.Join(dir, "xdg"),
 		"OPENAI_BASE_URL=", "OPENAI_API_KEY=")
 	return f
@@ -317,7 +317,7 @@ func TestChatSeesCompilesView(t *testing.T) {
         command: %s
         args: [--extra-tool, mine_tool]
         scope: session
-`, filepath.Dir(filepath.Dir(own)), testserver.Path(t))...)
+`, filepath.Dir(filepath.Dir(own)), testserver.Build(t))...)
 	if err := os.WriteFile(f.config, cfg, 0o644); err != nil {
 		t.Fatal(err)
 	}

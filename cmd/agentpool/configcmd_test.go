@@ -47,7 +47,7 @@ func writeTestFile(t *testing.T, path, text string) {
 // file, warnings, roots, agents, the server section. It starts nothing: the servers' command
 // would touch a marker.
 func TestConfigCheckSummary(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	project, home, xdg := t.TempDir(), t.TempDir(), t.TempDir()
 	marker := filepath.Join(t.TempDir(), "MARKER")
 	start := `"command": "sh", "args": ["-c", "touch ` + marker + `; exec ` + bin + `"]`

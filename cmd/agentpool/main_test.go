@@ -9,7 +9,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	testserver.RunIfServer()
 	// No test may read or write the real user's configuration (their config, their trust
 	// decisions): the test process and every process it starts see a config folder that does
 	// not exist, unless a test gives its own. The processes testscript re-executes this binary
@@ -27,7 +26,7 @@ func TestMain(m *testing.M) {
 // Scripts get $FAULTSERVER (the Go fault-injection MCP server) and $EVERYTHING (the npm
 // reference server, installed by make test) in their environment.
 func TestScripts(t *testing.T) {
-	fault := testserver.Path(t)
+	fault := testserver.Build(t)
 	everything := everythingServer(t)
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",

@@ -30,7 +30,7 @@ func oauthServe(t *testing.T, ttl time.Duration) (*oidctest.Provider, string, *s
 	p := oidctest.Start(t, &oidctest.Options{TokenTTL: ttl})
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "agentpool.yaml")
-	writeFile(t, cfg, "mcp_servers:\n  fault: {command: "+testserver.Path(t)+", scope: session}\n"+
+	writeFile(t, cfg, "mcp_servers:\n  fault: {command: "+testserver.Build(t)+", scope: session}\n"+
 		"agents:\n  coder: {}\n"+
 		"server:\n  auth:\n    issuer: "+p.Issuer+"\n    scopes: [mcp]\n    agent_scopes: true\n    leeway: 1s\n")
 	_, url, log := startServeIn(t, "", []string{"HOME=" + t.TempDir()}, "--no-default-roots", "--log-level", "debug", "--config", cfg, "serve", "--http", "127.0.0.1:0")

@@ -21,7 +21,7 @@ import (
 // them running. The servers linger after their stdin closes, so only the kill of agentpool's
 // death can end them: Pdeathsig for its children, and the group's guard for the grandchild.
 func TestNoOrphansAfterKill(t *testing.T) {
-	fault := testserver.Path(t)
+	fault := testserver.Build(t)
 	marker := fmt.Sprintf("orphan-%d-%d", os.Getpid(), time.Now().UnixNano())
 	server := func(name string) string {
 		return fmt.Sprintf("%s --linger 1m --ignore-sigterm --stderr %s-%s", fault, marker, name)

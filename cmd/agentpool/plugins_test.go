@@ -68,7 +68,7 @@ func runPlugins(t *testing.T, env []string, args ...string) string {
 // while serving takes them from the connected session, which is told list_changed, and
 // stops the plugin's server process.
 func TestPluginsDisableWhileServing(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	writePlugin(t, filepath.Join(dir, "cc"), "claude", "cc", bin, "--log", "${CLAUDE_PLUGIN_ROOT}/calls.log")
 	writePlugin(t, filepath.Join(dir, "cx"), "codex", "cx", everythingServer(t), "stdio")
@@ -347,7 +347,7 @@ func TestPluginsListProjectPlugin(t *testing.T) {
 // an .mcp.json or a commands/ folder added to a plugin that had none while serving brings its
 // server's tools and its commands, as an edit of one it had would.
 func TestPluginsServeFollowsNewParts(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	plug := filepath.Join(dir, "cc")
 	writeFile(t, filepath.Join(plug, ".claude-plugin", "plugin.json"), `{"name": "cc"}`)

@@ -15,7 +15,7 @@ import (
 // reload that denies a tool takes it out of the agent's live session (listing and call),
 // though no registration changed.
 func TestServeReloadAgentFilterOnly(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
 	shared := "mcp_servers:\n  shared: {command: " + bin + "}\n"
 	writeFile(t, path, shared+"agents:\n  c:\n    deny_tools: []\n")

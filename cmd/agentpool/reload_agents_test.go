@@ -66,7 +66,7 @@ func toolsOf(t *testing.T, cs *mcp.ClientSession) []string {
 // server and its session's server — at once; b's and the pool's sessions go on. Changing b's
 // deny_tools keeps its server's process.
 func TestServeReloadAgentRoutes(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
 	// Distinct args: the pool shares one process between identical commands.
 	shared := "mcp_servers:\n  shared: {command: " + bin + "}\n"

@@ -57,7 +57,7 @@ func BenchmarkConfigReload(b *testing.B) {
 }
 
 func benchConfigReload(b *testing.B, nSkills, nSessions int) {
-	bin := testserver.Path(b)
+	bin := testserver.Build(b)
 	dir := b.TempDir()
 	skills := filepath.Join(dir, "skills")
 	if err := os.MkdirAll(skills, 0o755); err != nil {

@@ -139,7 +139,7 @@ func waitGone(t *testing.T, pid int, what string) {
 // Malformed files written over it are refused, each error logged: every pid stays, the
 // session still calls. Removing the third ends its process. SIGHUP reloads too.
 func TestServeReloadsConfig(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
 	// Each server's declaration differs from the others' in what the pool fingerprints (its
 	// args), so that each has a process of its own: the pool shares one between identical

@@ -68,7 +68,7 @@ func malformedCases(t *testing.T) []malformedCase {
 // applied, so the refusals were reloads tried, not edits unseen.
 func TestServeReloadRefusesMalformedTable(t *testing.T) {
 	cases := malformedCases(t)
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agentpool.yaml")
 	valid := "mcp_servers:\n  one: {command: " + bin + "}\n  two: {command: " + bin + ", scope: session}\n"
@@ -182,7 +182,7 @@ func grepLines(text, sub string) string {
 // reload as an edit of the YAML is: a server added to the .mcp.json is served, and the
 // session is told.
 func TestServeReloadFollowsImport(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agentpool.yaml")
 	mcpJSON := filepath.Join(dir, "mcp.json")
@@ -213,7 +213,7 @@ func TestServeReloadFollowsImport(t *testing.T) {
 // does not exist is a refused reload like any error, not taken for the config's removal: the
 // running servers stay.
 func TestServeReloadUserConfigImportMissing(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	xdg, work := filepath.Join(dir, "xdg"), filepath.Join(dir, "work")
 	path := filepath.Join(xdg, "agentpool", "agentpool.yaml")
@@ -250,7 +250,7 @@ func TestServeReloadUserConfigImportMissing(t *testing.T) {
 // same: fixing or creating it is the reload that applies the config, without touching the YAML
 // again.
 func TestServeReloadFollowsImportOfRefusedConfig(t *testing.T) {
-	bin := testserver.Path(t)
+	bin := testserver.Build(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agentpool.yaml")
 	writeFile(t, path, "mcp_servers:\n  a: {command: "+bin+"}\n")

@@ -52,7 +52,7 @@ func startReplica(t *testing.T, name string, stateless bool) *replica {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "agentpool.yaml")
-	writeFile(t, cfg, fmt.Sprintf("server:\n  stateless: %t\nmcp_servers:\n  fault: {command: %s}\n", stateless, testserver.Path(t)))
+	writeFile(t, cfg, fmt.Sprintf("server:\n  stateless: %t\nmcp_servers:\n  fault: {command: %s}\n", stateless, testserver.Build(t)))
 	url, cmd := startServeHTTP(t, dir, "--no-default-roots", "--config", cfg)
 	r := &replica{name: name, addr: strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp"), cmd: cmd}
 	cs := connect(t, url)

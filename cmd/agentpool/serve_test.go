@@ -25,7 +25,7 @@ func serveFixture(t *testing.T) []string {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "skills", "wave", "SKILL.md"), "---\nname: wave\ndescription: Waves.\n---\nWave at $ARGUMENTS.\n")
-	writeFile(t, filepath.Join(dir, "agentpool.yaml"), "mcp_servers:\n  fault: {command: "+testserver.Path(t)+", scope: session}\n")
+	writeFile(t, filepath.Join(dir, "agentpool.yaml"), "mcp_servers:\n  fault: {command: "+testserver.Build(t)+", scope: session}\n")
 	return []string{"--no-default-roots", "--skills-dir", filepath.Join(dir, "skills"), "--config", filepath.Join(dir, "agentpool.yaml")}
 }
 

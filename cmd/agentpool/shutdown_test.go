@@ -64,7 +64,7 @@ func TestServeShutdownUnderLoad(t *testing.T) {
 	// Every session starts its session-scoped server when it opens (its first view lists
 	// it; even a lazy server is started by its resources and prompts being listed), so this
 	// is 50 server processes, more than the 20 asked for.
-	fault := testserver.Path(t)
+	fault := testserver.Build(t)
 	writeFile(t, filepath.Join(dir, "agentpool.yaml"), "pool:\n  max_clients: 100\nmcp_servers:\n  fault: {command: "+fault+", scope: session}\n")
 	url, cmd := startServeHTTP(t, dir, "--no-default-roots", "--config", filepath.Join(dir, "agentpool.yaml"))
 

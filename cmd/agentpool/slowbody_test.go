@@ -33,7 +33,7 @@ func TestServeSlowBodyCut(t *testing.T) {
 	skills := filepath.Join(dir, "skills")
 	writeFile(t, filepath.Join(skills, "wave", "SKILL.md"), "---\nname: wave\ndescription: Waves.\n---\nWave.\n")
 	writeFile(t, filepath.Join(dir, "agentpool.yaml"), "server:\n  read_timeout: "+bound.String()+
-		"\nskills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+testserver.Path(t)+", scope: session}\n")
+		"\nskills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+testserver.Build(t)+", scope: session}\n")
 	cmd := exec.Command("agentpool", "--no-default-roots", "--skills-dir", skills, "--config", filepath.Join(dir, "agentpool.yaml"),
 		"serve", "--http", "127.0.0.1:0")
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())

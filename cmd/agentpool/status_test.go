@@ -71,7 +71,7 @@ func TestStatusPageInChromium(t *testing.T) {
 		"---\nname: status-skill\ndescription: A skill the status page must list.\n---\nBody.\n")
 	writeFile(t, filepath.Join(dir, "agentpool.yaml"), `
 mcp_servers:
-  healthy: {command: `+testserver.Path(t)+`}
+  healthy: {command: `+testserver.Build(t)+`}
   dead:
     command: sh
     args: [-c, "echo 'dead-marker: cannot open the database' >&2; exit 3"]

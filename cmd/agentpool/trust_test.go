@@ -30,7 +30,7 @@ type trustRepo struct {
 
 func newTrustRepo(t *testing.T) *trustRepo {
 	t.Helper()
-	r := &trustRepo{dir: t.TempDir(), home: t.TempDir(), xdg: t.TempDir(), bin: testserver.Path(t)}
+	r := &trustRepo{dir: t.TempDir(), home: t.TempDir(), xdg: t.TempDir(), bin: testserver.Build(t)}
 	marks := t.TempDir()
 	for _, m := range []string{"front", "json", "config"} {
 		r.markers = append(r.markers, filepath.Join(marks, m))

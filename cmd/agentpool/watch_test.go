@@ -188,7 +188,7 @@ func TestWatchUpstreamToolsChanged(t *testing.T) {
 // returns its streamable HTTP URL.
 func startHTTPFault(t *testing.T) string {
 	t.Helper()
-	cmd := exec.Command(testserver.Path(t), "--http", "127.0.0.1:0")
+	cmd := exec.Command(testserver.Build(t), "--http", "127.0.0.1:0")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -1,101 +1,64 @@
-// Package testserver runs the faultserver (package faultserver), a Go MCP server for
-// fault-injection tests: tools that crash, sleep, count their executions and keep per-process
-// state, and flags that make the process ignore SIGTERM, exit at start or never answer
-// initialize. See package faultserver for the full list of tools and flags.
-//
-// The server is the test binary itself, re-executed: Path returns the path of a symlink named
-// "faultserver" to the running test binary, and RunIfServer, called first in TestMain, turns a
-// process started through that name into the server. The name, not an environment variable,
-// tells the process what it is, because agentpool starts servers with an environment of its
-// own making. Usage:
-//
-//	func TestMain(m *testing.M) {
-//		testserver.RunIfServer()
-//		goleak.VerifyTestMain(m)
-//	}
-//
-//	cfg := connpool.ServerConfig{Command: testserver.Path(t), Args: []string{"--log", log}}
+// Package testserver builds the faultserver binary (cmd/faultserver), a Go MCP
+// server for fault-injection tests: tools that crash, sleep, count their
+// executions and keep per-process state, and flags that make the process
+// ignore SIGTERM, exit at start or never answer initialize. See the command's
+// doc comment for the full list of tools and flags.
 package testserver
 
 import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"testing"
-
-	"github.com/agentpool/agentpool/internal/testserver/faultserver"
 )
-
-// name is the file name Path gives the test binary and RunIfServer recognises.
-const name = "faultserver"
-
-// dirPrefix starts the name of each link directory, followed by the pid of the test process
-// that owns it: "faultserver-<pid>-<random>".
-const dirPrefix = name + "-"
 
 var (
-	hooked   atomic.Bool // RunIfServer ran in this process
-	linkOnce sync.Once
-	linkPath string
-	linkErr  string
+	buildOnce sync.Once
+	buildPath string
+	buildErr  string
 )
 
-// RunIfServer runs the faultserver and exits the process when the process was started through
-// Path; otherwise it returns at once. Every test package that calls Path must call RunIfServer
-// first thing in its TestMain, before anything else runs.
-func RunIfServer() {
-	hooked.Store(true)
-	if filepath.Base(os.Args[0]) != name {
-		return
-	}
-	faultserver.Main()
-	os.Exit(0)
-}
+// dirPrefix starts the name of each build directory, followed by the pid of the
+// test process that owns it: "faultserver-<pid>-<random>".
+const dirPrefix = "faultserver-"
 
-// Path returns the path of the faultserver for this test process: a symlink named
-// "faultserver" to the running test binary, in a temporary directory made once per process and
-// kept for its life (tests in the same binary share it). No hook runs when a test process
-// exits, so the first Path removes the directories of test processes that are gone. Path
-// fails t when the package's TestMain does not call RunIfServer (the link would run the tests
-// again instead of the server) or the link cannot be made. Path is safe for concurrent use.
-func Path(t testing.TB) string {
+// Build compiles the faultserver binary once per test process and returns its
+// path. The binary lives in a temporary directory kept for the life of the
+// process (tests in the same binary share it); no hook runs when a test
+// process exits, so each Build first removes the directories of test
+// processes that are gone. A build failure fails t. Build is safe for
+// concurrent use.
+func Build(t testing.TB) string {
 	t.Helper()
-	if !hooked.Load() {
-		t.Fatal("testserver: TestMain must call testserver.RunIfServer first")
-	}
-	linkOnce.Do(func() {
+	buildOnce.Do(func() {
 		sweepStale(os.TempDir())
-		exe, err := os.Executable()
-		if err != nil {
-			linkErr = "testserver: " + err.Error()
-			return
-		}
 		dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
 		if err != nil {
-			linkErr = "testserver: temp dir: " + err.Error()
+			buildErr = "faultserver: temp dir: " + err.Error()
 			return
 		}
-		p := filepath.Join(dir, name)
-		if err := os.Symlink(exe, p); err != nil {
-			linkErr = "testserver: " + err.Error()
+		path := filepath.Join(dir, "faultserver")
+		cmd := exec.Command("go", "build", "-o", path, "github.com/agentpool/agentpool/internal/testserver/cmd/faultserver")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			buildErr = "faultserver: go build: " + err.Error() + "\n" + string(out)
 			return
 		}
-		linkPath = p
+		buildPath = path
 	})
-	if linkErr != "" {
-		t.Fatal(linkErr)
+	if buildErr != "" {
+		t.Fatal(buildErr)
 	}
-	return linkPath
+	return buildPath
 }
 
-// sweepStale removes the link directories under tmp whose owning process no longer exists. A
-// directory whose pid is alive (or was reused) is kept.
+// sweepStale removes the build directories under tmp whose owning process no
+// longer exists. A directory whose pid is alive (or was reused) is kept.
 func sweepStale(tmp string) {
 	entries, err := os.ReadDir(tmp)
 	if err != nil {

@@ -17,16 +17,13 @@ import (
 	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) {
-	RunIfServer()
-	goleak.VerifyTestMain(m)
-}
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 func TestFaultserverServesItsSurface(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	c := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "0"}, nil)
-	s, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(Path(t))}, nil)
+	s, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(Build(t))}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +58,7 @@ func TestFaultserverServesItsSurface(t *testing.T) {
 }
 
 func TestFaultserverExitAtStart(t *testing.T) {
-	out, err := exec.Command(Path(t), "--exit-at-start", "2").CombinedOutput()
+	out, err := exec.Command(Build(t), "--exit-at-start", "2").CombinedOutput()
 	var ee *exec.ExitError
 	if !errors.As(err, &ee) || ee.ExitCode() != 2 || len(out) == 0 {
 		t.Fatalf("exit-at-start: %v, output %q", err, out)
@@ -107,7 +104,7 @@ func TestFaultserverSkills(t *testing.T) {
 	if err := mcp.AddSendingCustomMethod[*skillsGetParams, *skillsGetResult](c, "skills/get"); err != nil {
 		t.Fatal(err)
 	}
-	s, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(Path(t), "--skills", "--extra-tool", "extra")}, nil)
+	s, err := c.Connect(ctx, &mcp.CommandTransport{Command: exec.Command(Build(t), "--skills", "--extra-tool", "extra")}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,9 +156,9 @@ func TestFaultserverSkills(t *testing.T) {
 	}
 }
 
-// Link directories of test processes that have exited are removed; those of
+// Build directories of test processes that have exited are removed; those of
 // live processes, and unrelated names, are kept.
-func TestSweepStaleLinkDirs(t *testing.T) {
+func TestSweepStaleBuildDirs(t *testing.T) {
 	tmp := t.TempDir()
 	gone := exec.Command("true")
 	if err := gone.Run(); err != nil {

@@ -1,4 +1,4 @@
-package faultserver
+package main
 
 import (
 	"context"

@@ -1,7 +1,8 @@
-package faultserver
+package main
 
 import (
 	"context"
+	"flag"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -10,7 +11,7 @@ import (
 // --roots-at-start: as many servers do (the reference filesystem server among them), ask the
 // client for its roots as soon as it is initialized, before any call, and append
 // "roots-at-start <uris>" (or "roots-at-start error: <err>") to the --log file.
-var rootsAtStart = flags.Bool("roots-at-start", false, "ask the client for its roots (roots/list) once it is initialized, before any call, and log the answer")
+var rootsAtStart = flag.Bool("roots-at-start", false, "ask the client for its roots (roots/list) once it is initialized, before any call, and log the answer")
 
 func askAtStart(opts *mcp.ServerOptions) {
 	if !*rootsAtStart {

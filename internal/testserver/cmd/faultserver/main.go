@@ -1,4 +1,4 @@
-// Package faultserver is an MCP server for fault-injection tests, run by Main. It serves a
+// Command faultserver is an MCP server for fault-injection tests. It serves a
 // fixed set of tools, one resource and one prompt over stdio (or streamable
 // HTTP and SSE with --http) and can be told to misbehave: crash, ignore
 // SIGTERM, exit at start, never answer initialize, write to stderr.
@@ -27,7 +27,7 @@
 // prints the streamable HTTP endpoint URL ("http://HOST:PORT/mcp") as line 1
 // of stdout; the SSE endpoint is "/sse" on the same host. With
 // --require-header NAME=VALUE every HTTP request lacking that header gets 401.
-package faultserver
+package main
 
 import (
 	"context"
@@ -46,24 +46,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// flags are the server's own command-line flags, apart from those of the program that runs
-// Main (a test binary has its own).
-var flags = flag.NewFlagSet("faultserver", flag.ExitOnError)
-
 var (
-	logFile    = flags.String("log", "", "append sleep/count events to this file")
-	ignoreTerm = flags.Bool("ignore-sigterm", false, "ignore SIGTERM")
-	exitAt     = flags.Int("exit-at-start", -1, "print a message to stderr and exit with this code at once")
-	hangInit   = flags.Bool("hang-initialize", false, "read stdin forever without answering anything")
-	stderrMsg  = flags.String("stderr", "", "print this text to stderr at start")
-	httpAddr   = flags.String("http", "", "serve streamable HTTP (/mcp) and SSE (/sse) on this address instead of stdio")
-	stateless  = flags.Bool("stateless", false, "with --http: stateless streamable HTTP")
-	reqHeader  = flags.String("require-header", "", "with --http: NAME=VALUE every request must carry")
-	callDelay  = flags.Duration("call-delay", 0, "delay of the lookup tool")
-	countDelay = flags.Duration("count-delay", 0, "delay of the count tool, after it counted and logged")
-	linger     = flags.Duration("linger", 0, "stdio: keep running this long after stdin closes (with --ignore-sigterm only SIGKILL ends it early)")
-	skills     = flags.Bool("skills", false, "declare the SEP-2640 skills extension and serve skills remote-review and pdf (skills/list, skills/get, skill:// resources)")
-	extraTool  = flags.String("extra-tool", "", "also serve an echo-like read-only tool with this name from the start")
+	logFile    = flag.String("log", "", "append sleep/count events to this file")
+	ignoreTerm = flag.Bool("ignore-sigterm", false, "ignore SIGTERM")
+	exitAt     = flag.Int("exit-at-start", -1, "print a message to stderr and exit with this code at once")
+	hangInit   = flag.Bool("hang-initialize", false, "read stdin forever without answering anything")
+	stderrMsg  = flag.String("stderr", "", "print this text to stderr at start")
+	httpAddr   = flag.String("http", "", "serve streamable HTTP (/mcp) and SSE (/sse) on this address instead of stdio")
+	stateless  = flag.Bool("stateless", false, "with --http: stateless streamable HTTP")
+	reqHeader  = flag.String("require-header", "", "with --http: NAME=VALUE every request must carry")
+	callDelay  = flag.Duration("call-delay", 0, "delay of the lookup tool")
+	countDelay = flag.Duration("count-delay", 0, "delay of the count tool, after it counted and logged")
+	linger     = flag.Duration("linger", 0, "stdio: keep running this long after stdin closes (with --ignore-sigterm only SIGKILL ends it early)")
+	skills     = flag.Bool("skills", false, "declare the SEP-2640 skills extension and serve skills remote-review and pdf (skills/list, skills/get, skill:// resources)")
+	extraTool  = flag.String("extra-tool", "", "also serve an echo-like read-only tool with this name from the start")
 )
 
 // Per-process state shared by every session of this process.
@@ -251,11 +247,8 @@ func newServer() (*mcp.Server, error) {
 	return s, nil
 }
 
-// Main runs the server with the flags in os.Args[1:] and returns when it is done serving; it
-// exits the process itself on a flag error, --exit-at-start, a crash tool or a failure. Main
-// runs once per process: the flags and the per-process state are package variables.
-func Main() {
-	_ = flags.Parse(os.Args[1:])
+func main() {
+	flag.Parse()
 	if *ignoreTerm {
 		signal.Ignore(syscall.SIGTERM)
 	}
