@@ -75,7 +75,7 @@ var allowedImports = map[string][]string{
 	"fswatch":     nil,
 	"frontmatter": nil,
 	"cmdline":     nil,
-	"trust":       {"internal/lockedfile", "decl"}, // the user's trust decisions
+	"trust":       {"decl"}, // the user's trust decisions
 	// decl: one MCP server's declaration (every key a user or a project can write) and its
 	// validation, standard library only. It is a leaf so that everything that carries a
 	// declaration (config, connpool, mcpcap, skill, plugin, trust, host) shares the one type:
@@ -87,11 +87,10 @@ var allowedImports = map[string][]string{
 	// plugin: Claude Code and Codex plugin folders and marketplaces, read (the standard library,
 	// internal/regfile and a TOML reader only); the host turns what it finds into skills,
 	// commands and servers.
-	"plugin": {"internal/regfile", "internal/lockedfile", "decl"},
+	"plugin": {"internal/regfile", "decl"},
 	// regfile: opens only regular files, non-blocking, and reads them under a cap (standard
 	// library only); every package that reads a file from outside uses it.
-	"internal/regfile":    nil,
-	"internal/lockedfile": nil,
+	"internal/regfile": nil,
 	// wire: MCP's wire formats read and written by hand (JSON-RPC messages, server-sent
 	// events, stdio framing, the go-sdk's method table and error codes), one copy for the
 	// pool, the capability and the server, each checked against the go-sdk (the standard
@@ -101,6 +100,8 @@ var allowedImports = map[string][]string{
 	// Bundled content and test helpers, as they are today.
 	"examples":            nil,
 	"internal/testserver": nil,
+	// Waiting in tests for other processes, files and sockets (standard library only).
+	"internal/testwait": nil,
 	// A fake OAuth-protected MCP server for tests (go-sdk only), on a TCP port or in memory.
 	"internal/oauthtest": {"internal/authredirect", "internal/memnet"},
 	// A network in memory (net.Pipe) for tests in a testing/synctest bubble, which cannot

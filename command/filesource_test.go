@@ -15,6 +15,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 func tempDir(t *testing.T) string {
@@ -393,18 +394,6 @@ func (e *events) count() int {
 	return len(e.evs)
 }
 
-// waitFor polls cond until it holds or 20 s pass.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func TestFileSourceHotReload(t *testing.T) {
 	base := tempDir(t)
 	project := filepath.Join(base, "project")
@@ -421,8 +410,8 @@ func TestFileSourceHotReload(t *testing.T) {
 
 	// Created.
 	writeFile(t, filepath.Join(claude, "ops", "deploy.md"), "deploy $1")
-	waitFor(t, "created command", func() bool { return has("ops:deploy") })
-	waitFor(t, "commands_changed", func() bool { return evs.count() > 0 })
+	testwait.For(t, "created command", func() bool { return has("ops:deploy") })
+	testwait.For(t, "commands_changed", func() bool { return evs.count() > 0 })
 
 	// Edited, editor-style: temp file renamed over the original.
 	n := evs.count()
@@ -431,27 +420,27 @@ func TestFileSourceHotReload(t *testing.T) {
 	if err := os.Rename(tmp, filepath.Join(claude, "review.md")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "edited description", func() bool { return desc("review") == "v2" })
+	testwait.For(t, "edited description", func() bool { return desc("review") == "v2" })
 	if out, _ := s.GetCommand(ctx, &ext.CommandRequest{Name: "review", Args: nil}); out.Text() != "review v2" {
 		t.Errorf("body after edit: %q", out.Text())
 	}
-	waitFor(t, "event for edit", func() bool { return evs.count() > n })
+	testwait.For(t, "event for edit", func() bool { return evs.count() > n })
 
 	// Renamed.
 	if err := os.Rename(filepath.Join(claude, "ops"), filepath.Join(claude, "infra")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "renamed command", func() bool { return has("infra:deploy") && !has("ops:deploy") })
+	testwait.For(t, "renamed command", func() bool { return has("infra:deploy") && !has("ops:deploy") })
 
 	// A root that did not exist at start: .agents/commands appears later.
 	writeFile(t, filepath.Join(roots[1], "late.md"), "late")
-	waitFor(t, "command in a late root", func() bool { return has("late") })
+	testwait.For(t, "command in a late root", func() bool { return has("late") })
 
 	// Deleted.
 	if err := os.Remove(filepath.Join(claude, "review.md")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "deleted command", func() bool { return !has("review") })
+	testwait.For(t, "deleted command", func() bool { return !has("review") })
 
 	for _, ev := range evs.snapshot() {
 		if ev.Kind != ext.CommandsChanged || ev.Capability != "project-commands" {
@@ -483,12 +472,12 @@ func TestFileSourceBurstBoundedEvents(t *testing.T) {
 	for i := 1; i <= edits; i++ {
 		writeFile(t, p, strings.Repeat("x", i))
 	}
-	waitFor(t, "last content", func() bool {
+	testwait.For(t, "last content", func() bool {
 		c, _ := s.Command("c")
 		out, _ := s.GetCommand(context.Background(), &ext.CommandRequest{Name: "c", Args: nil})
 		return c.Entry.Description == strings.Repeat("x", edits) && out.Text() == strings.Repeat("x", edits)
 	})
-	waitFor(t, "an event", func() bool { return evs.count() > 0 })
+	testwait.For(t, "an event", func() bool { return evs.count() > 0 })
 	if n := evs.count(); n > 10 {
 		t.Errorf("%d events for %d rapid edits", n, edits)
 	}

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"path"
 	"reflect"
+	"strings"
 
 	"github.com/agentpool/agentpool/decl"
-	"github.com/invopop/jsonschema"
+
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // durationPattern is what a duration field holds: a Go duration with a unit ("500ms", "1m30s").
@@ -20,31 +22,18 @@ const durationPattern = `^[-+]?(0|(([0-9]+(\.[0-9]*)?|\.[0-9]+)(ns|us|µs|μs|ms
 // (a server needs a command or a url; a type's values) is not in it: `agentpool config check`
 // says that.
 func Schema() *jsonschema.Schema {
-	r := &jsonschema.Reflector{
-		FieldNameTag:               "yaml",
-		RequiredFromJSONSchemaTags: true, // no key is required
-		Anonymous:                  true,
-		// By package and name: skill.Config, command.Config and Config are three structs.
-		Namer: func(t reflect.Type) string {
-			if t.PkgPath() == "" {
-				return t.Name() // a built-in or unnamed type: "" inlines it
-			}
-			return path.Base(t.PkgPath()) + "." + t.Name()
-		},
-		Mapper: func(t reflect.Type) *jsonschema.Schema {
-			if t == durationType {
-				return &jsonschema.Schema{Type: "string", Pattern: durationPattern,
-					Description: "a duration with a unit: 500ms, 30s, 5m, 1h"}
-			}
-			return nil
-		},
+	r := &reflector{defs: map[string]*jsonschema.Schema{}}
+	root := r.schema(reflect.TypeFor[Config]())
+	s := &jsonschema.Schema{
+		Schema: "https://json-schema.org/draft/2020-12/schema",
+		Ref:    root.Ref,
+		Defs:   r.defs,
+		Title:  "agentpool configuration (agentpool.yaml)",
 	}
-	s := r.Reflect(&Config{})
-	s.Title = "agentpool configuration (agentpool.yaml)"
 	// The values of a server's few enumerated keys, for completion (validation says the same).
 	enum := func(def, key string, values ...any) {
-		if d, ok := s.Definitions[def]; ok && d.Properties != nil {
-			if p, ok := d.Properties.Get(key); ok {
+		if d, ok := s.Defs[def]; ok {
+			if p, ok := d.Properties[key]; ok {
 				p.Enum = values
 			}
 		}
@@ -55,11 +44,9 @@ func Schema() *jsonschema.Schema {
 	// A key with no value ("mcp_servers:" with its entries commented out, "timeout:") is the
 	// zero value to the loader: every key's value, and every entry of a map by name, may be
 	// null.
-	for _, d := range s.Definitions {
-		if d.Properties != nil {
-			for pair := d.Properties.Oldest(); pair != nil; pair = pair.Next() {
-				d.Properties.Set(pair.Key, orNull(pair.Value))
-			}
+	for _, d := range s.Defs {
+		for key, p := range d.Properties {
+			d.Properties[key] = orNull(p)
 		}
 		if a := d.AdditionalProperties; a != nil && (a.Ref != "" || a.Type != "") {
 			d.AdditionalProperties = orNull(a)
@@ -76,4 +63,86 @@ func orNull(v *jsonschema.Schema) *jsonschema.Schema {
 // SchemaJSON is Schema as indented JSON.
 func SchemaJSON() ([]byte, error) {
 	return json.MarshalIndent(Schema(), "", "  ")
+}
+
+// reflector builds the schema of a Go type as the loader reads it: a struct by its fields'
+// yaml tags, closed to other keys; a named struct or map once, in defs under its package and
+// name ("mcpcap.ServerSpec": skill.Config, command.Config and Config are three structs).
+type reflector struct {
+	defs map[string]*jsonschema.Schema
+}
+
+func (r *reflector) schema(t reflect.Type) *jsonschema.Schema {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t == durationType {
+		return &jsonschema.Schema{Type: "string", Pattern: durationPattern}
+	}
+	switch t.Kind() {
+	case reflect.String:
+		return &jsonschema.Schema{Type: "string"}
+	case reflect.Bool:
+		return &jsonschema.Schema{Type: "boolean"}
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return &jsonschema.Schema{Type: "integer"}
+	case reflect.Float32, reflect.Float64:
+		return &jsonschema.Schema{Type: "number"}
+	case reflect.Slice, reflect.Array:
+		return &jsonschema.Schema{Type: "array", Items: r.schema(t.Elem())}
+	case reflect.Map, reflect.Struct:
+		if t.Name() == "" {
+			return r.define(t)
+		}
+		name := path.Base(t.PkgPath()) + "." + t.Name()
+		if _, ok := r.defs[name]; !ok {
+			r.defs[name] = nil // a type that refers to itself finds its name taken
+			r.defs[name] = r.define(t)
+		}
+		return &jsonschema.Schema{Ref: "#/$defs/" + name}
+	}
+	return &jsonschema.Schema{} // any value
+}
+
+// define is the schema of a map or struct type itself.
+func (r *reflector) define(t reflect.Type) *jsonschema.Schema {
+	if t.Kind() == reflect.Map {
+		s := &jsonschema.Schema{Type: "object"}
+		if v := r.schema(t.Elem()); v.Type != "" || v.Ref != "" {
+			s.AdditionalProperties = v
+		}
+		return s
+	}
+	s := &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{},
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}} // false
+	r.fields(t, s)
+	return s
+}
+
+// fields adds the properties of struct t's fields to s, in their order; an inline or embedded
+// struct's fields are t's own.
+func (r *reflector) fields(t reflect.Type, s *jsonschema.Schema) {
+	for f := range t.Fields() {
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" || (!f.IsExported() && !f.Anonymous) {
+			continue
+		}
+		if (f.Anonymous && name == "") || strings.Contains(","+opts+",", ",inline,") {
+			ft := f.Type
+			for ft.Kind() == reflect.Pointer {
+				ft = ft.Elem()
+			}
+			if ft.Kind() == reflect.Struct {
+				r.fields(ft, s)
+				continue
+			}
+		}
+		if name == "" {
+			name = f.Name
+		}
+		s.Properties[name] = r.schema(f.Type)
+		s.PropertyOrder = append(s.PropertyOrder, name)
+	}
 }

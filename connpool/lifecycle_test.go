@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // A caller that gives up while a start is in progress must not fail the
@@ -54,7 +55,7 @@ func TestCloseDuringHungStart(t *testing.T) {
 		_, err := p.Get(context.Background(), cfg, GlobalPartition)
 		got <- err
 	}()
-	waitFor(t, "start in progress", func() bool { return p.Stats().Processes == 1 })
+	testwait.For(t, "start in progress", func() bool { return p.Stats().Processes == 1 })
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	if err := p.Close(ctx); err != nil {
@@ -96,7 +97,7 @@ func TestEnvAndCwd(t *testing.T) {
 	c := mustGet(t, p, cfg, GlobalPartition)
 	defer p.Release(c)
 	mustCall(t, c, "count", nil)
-	waitFor(t, "log in cwd named by env", func() bool {
+	testwait.For(t, "log in cwd named by env", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "from-env"))
 		return err == nil
 	})
@@ -204,7 +205,7 @@ func TestClosePartitionLeasedClientStillCounts(t *testing.T) {
 		}
 		got <- err
 	}()
-	waitFor(t, "a Get to wait", func() bool { return p.Stats().Waiting == 1 })
+	testwait.For(t, "a Get to wait", func() bool { return p.Stats().Waiting == 1 })
 	p.Release(leased)
 	if err := <-got; err != nil {
 		t.Fatalf("Get after the closed partition's client was released: %v", err)

@@ -136,18 +136,6 @@ func waitGroupGone(t testing.TB, pgid int) {
 	}
 }
 
-// waitFor polls cond until it holds or 20 s pass.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 func waitDone(t testing.TB, c *Conn) {
 	t.Helper()
 	select {

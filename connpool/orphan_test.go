@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // markedPIDs returns the processes whose command line holds marker (ours: the marker is unique).
@@ -70,5 +71,5 @@ func TestGuardEndsGroupWhenPoolDies(t *testing.T) {
 	case <-ctx.Done():
 		t.Fatal("the server's group lived on after its guard's pipe closed")
 	}
-	waitFor(t, "the grandchild to die", func() bool { return !alive(server) })
+	testwait.For(t, "the grandchild to die", func() bool { return !alive(server) })
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // getWithin tries a Get that must not wait: it fails at once (ErrPoolExhausted) when a cap
@@ -73,7 +75,7 @@ func TestWaiterWokenWhenUnleasedStartEnds(t *testing.T) {
 	if _, err := getWithin(p, slow, GlobalPartition, 100*time.Millisecond); err == nil {
 		t.Fatal("the slow start was not slow")
 	}
-	waitFor(t, "the abandoned start to be unleased", func() bool {
+	testwait.For(t, "the abandoned start to be unleased", func() bool {
 		st := p.Stats()
 		return st.Starting == 1 && st.Leases == 0
 	})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 func TestSharingSameKeyOneProcess(t *testing.T) {
@@ -113,7 +114,7 @@ func killDuringCalls(t *testing.T, p *Pool, cfg ServerConfig, logFile string) {
 			errs <- err
 		}()
 	}
-	waitFor(t, "50 sleeps running in the server", func() bool {
+	testwait.For(t, "50 sleeps running in the server", func() bool {
 		b, _ := os.ReadFile(logFile)
 		return strings.Count(string(b), "begin ") == n
 	})
@@ -216,7 +217,7 @@ func TestStartFailuresAreNotCached(t *testing.T) {
 					t.Fatalf("%d starts for 2 Gets; failure was cached", got)
 				}
 			}
-			waitFor(t, "no process left", func() bool { return p.Stats().Processes == 0 })
+			testwait.For(t, "no process left", func() bool { return p.Stats().Processes == 0 })
 		})
 	}
 }
@@ -252,7 +253,7 @@ func TestMaxClientsWaitThenExhausted(t *testing.T) {
 		}
 		got <- err
 	}()
-	waitFor(t, "the 21st Get to wait", func() bool { st := p.Stats(); return st.Clients == 20 && st.Waiting == 1 })
+	testwait.For(t, "the 21st Get to wait", func() bool { st := p.Stats(); return st.Clients == 20 && st.Waiting == 1 })
 	select {
 	case err := <-got:
 		t.Fatalf("21st Get returned before any release: %v", err)
@@ -316,7 +317,7 @@ func TestIdleExpiry(t *testing.T) {
 	c := mustGet(t, p, faultCfg(t), GlobalPartition)
 	pgid := c.PID()
 	p.Release(c)
-	waitFor(t, "idle expiry", func() bool { s := p.Stats(); return s.Clients == 0 && s.Processes == 0 })
+	testwait.For(t, "idle expiry", func() bool { s := p.Stats(); return s.Clients == 0 && s.Processes == 0 })
 	waitDone(t, c)
 	waitGroupGone(t, pgid)
 	c2 := mustGet(t, p, faultCfg(t), GlobalPartition)
@@ -369,7 +370,7 @@ func TestStderrTailAndErr(t *testing.T) {
 	c := mustGet(t, p, faultCfg(t, "--stderr", "hello-stderr"), GlobalPartition)
 	defer p.Release(c)
 	mustCall(t, c, "stderr", map[string]any{"text": "second-line"})
-	waitFor(t, "stderr tail", func() bool { return strings.Contains(c.StderrTail(), "second-line") })
+	testwait.For(t, "stderr tail", func() bool { return strings.Contains(c.StderrTail(), "second-line") })
 	if !strings.Contains(c.StderrTail(), "hello-stderr") {
 		t.Fatalf("tail %q", c.StderrTail())
 	}

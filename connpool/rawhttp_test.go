@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -190,7 +191,7 @@ func TestRawHTTPCancelAfterCloseLeavesNoConnection(t *testing.T) {
 		t.Fatalf("call: %v", err)
 	}
 	p.Release(c)
-	waitFor(t, "the closed client's connections to close", func() bool {
+	testwait.For(t, "the closed client's connections to close", func() bool {
 		mu.Lock()
 		defer mu.Unlock()
 		return len(open) <= 1 // the slow call's, whose handler runs until release

@@ -1,16 +1,10 @@
 package connpool
 
 import (
-	"errors"
-	"syscall"
 	"testing"
-)
 
-// exists reports whether a process with pid exists, a zombie included: ESRCH means it ended
-// and was reaped.
-func exists(pid int) bool {
-	return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-}
+	"github.com/agentpool/agentpool/internal/testwait"
+)
 
 // Retire ends an idle client at once, not after IdleTimeout (5 minutes by default), and the
 // next Get for the same key starts a new process.
@@ -20,11 +14,11 @@ func TestRetireIdle(t *testing.T) {
 	c := mustGet(t, p, cfg, GlobalPartition)
 	pid := c.PID()
 	p.Release(c)
-	if !exists(pid) {
+	if !testwait.Alive(pid) {
 		t.Fatalf("released client's process %d ended before Retire (IdleTimeout is 5m)", pid)
 	}
 	p.Retire(cfg, "") // "" is GlobalPartition
-	waitFor(t, "the retired client's process to end", func() bool { return !exists(pid) })
+	testwait.For(t, "the retired client's process to end", func() bool { return !testwait.Alive(pid) })
 	if s := p.Stats(); s.Clients != 0 || s.Processes != 0 {
 		t.Fatalf("after Retire: %+v, want no client and no process", s)
 	}
@@ -61,7 +55,7 @@ func TestRetireLeased(t *testing.T) {
 
 	p.Retire(cfg, "s#1")
 	mustCall(t, second, "echo", map[string]any{"text": "still leased"})
-	if !exists(pid) {
+	if !testwait.Alive(pid) {
 		t.Fatalf("retired client's process %d ended while a lease holds it", pid)
 	}
 	same := mustGet(t, p, cfg, "s#1")
@@ -74,14 +68,14 @@ func TestRetireLeased(t *testing.T) {
 	mustCall(t, next, "echo", map[string]any{"text": "new config"})
 
 	p.Release(second)
-	waitFor(t, "the retired client's process to end after its last Release", func() bool { return !exists(pid) })
+	testwait.For(t, "the retired client's process to end after its last Release", func() bool { return !testwait.Alive(pid) })
 	for name, c := range map[string]*Conn{"same config, other partition": elsewhere, "other config, leased": otherLeased} {
-		if !exists(c.PID()) {
+		if !testwait.Alive(c.PID()) {
 			t.Errorf("%s: process %d ended", name, c.PID())
 		}
 		mustCall(t, c, "echo", map[string]any{"text": name})
 	}
-	if !exists(idlePID) {
+	if !testwait.Alive(idlePID) {
 		t.Errorf("other config, idle: process %d ended", idlePID)
 	}
 	again := mustGet(t, p, faultCfg(t, "--stderr", "idle"), "s#1")

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/internal/testwait"
 	"go.uber.org/goleak"
 
 	"github.com/agentpool/agentpool/decl"
@@ -109,5 +110,5 @@ func TestSoakKill9Recover(t *testing.T) {
 	if z := zombieChildren(t); len(z) > 0 {
 		t.Errorf("zombie children: %v", z)
 	}
-	waitFor(t, "fds back to baseline", func() bool { return fdCount(t) <= baseFDs })
+	testwait.For(t, "fds back to baseline", func() bool { return fdCount(t) <= baseFDs })
 }

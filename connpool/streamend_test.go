@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // TestGetAfterStreamEndStartsNewServer: once a stdio server's stream has ended, the client
@@ -77,7 +78,7 @@ func TestDeafServerEndedAndStopped(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the server to close its stdin", func() bool { return strings.Contains(c.StderrTail(), "deaf") })
+	testwait.For(t, "the server to close its stdin", func() bool { return strings.Contains(c.StderrTail(), "deaf") })
 	pingCtx, pingCancel := context.WithTimeout(ctx, 5*time.Second)
 	defer pingCancel()
 	if _, err := c.CallRaw(pingCtx, "ping", nil); err == nil || pingCtx.Err() != nil {

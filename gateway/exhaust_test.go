@@ -11,6 +11,7 @@ import (
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -65,7 +66,7 @@ func TestPoolExhaustedRefusesSession(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "a's session to end", func() bool { return g.Sessions() == 1 })
+	testwait.For(t, "a's session to end", func() bool { return g.Sessions() == 1 })
 	c, _ := connect(t, url, nil)
 	if got := call(t, c, "fault__echo", map[string]any{"text": "room"}); got != "room" {
 		t.Errorf("a session opened after one ended: echo = %q", got)

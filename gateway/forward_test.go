@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -135,7 +136,7 @@ func TestServerRequestsRoutedToTheCaller(t *testing.T) {
 		_, err := a.CallTool(slow, &mcp.CallToolParams{Name: "pool__sleep", Arguments: map[string]any{"ms": 600000}})
 		slowDone <- err
 	}()
-	waitFor(t, "alice's sleep to begin upstream", func() bool { return logHas(f.poolLog, "begin") })
+	testwait.For(t, "alice's sleep to begin upstream", func() bool { return logHas(f.poolLog, "begin") })
 	got, isErr := callResult(t, ctx, b, "pool__sample", map[string]any{"text": "hi"})
 	if !isErr || !strings.Contains(got, "calls of 2 clients were in flight") || !strings.Contains(got, "several clients could be asked") {
 		t.Errorf("bob's sample while alice's call is in flight: %q (error %v), want a clear refusal", got, isErr)
@@ -145,7 +146,7 @@ func TestServerRequestsRoutedToTheCaller(t *testing.T) {
 	if err := <-slowDone; err == nil {
 		t.Error("the cancelled call succeeded")
 	}
-	waitFor(t, "the upstream call to be cancelled", func() bool { return logHas(f.poolLog, "cancelled "+pid) })
+	testwait.For(t, "the upstream call to be cancelled", func() bool { return logHas(f.poolLog, "cancelled "+pid) })
 	if again, _ := callResult(t, ctx, a, "pool__pid", map[string]any{}); again != pid {
 		t.Errorf("after a cancelled call the shared server is pid %s, was %s: want the same server, still up", again, pid)
 	}
@@ -170,7 +171,7 @@ func TestSessionServerRequestsAlwaysRoutedRight(t *testing.T) {
 		defer close(slowDone)
 		_, _ = a.CallTool(ctx, &mcp.CallToolParams{Name: "own__sleep", Arguments: map[string]any{"ms": 600000}})
 	}()
-	waitFor(t, "alice's sleep to begin upstream", func() bool { return logHas(f.ownLogs, "begin") })
+	testwait.For(t, "alice's sleep to begin upstream", func() bool { return logHas(f.ownLogs, "begin") })
 	for _, c := range []struct {
 		cs   *mcp.ClientSession
 		want string
@@ -203,7 +204,7 @@ func TestProgressAndLogsForwarded(t *testing.T) {
 		t.Fatalf("progress: %v %+v", err, res)
 	}
 	for _, want := range []string{"1/3 step 1", "2/3 step 2", "3/3 step 3"} {
-		waitFor(t, "progress "+want, func() bool { return ra.has(&ra.progress, want) })
+		testwait.For(t, "progress "+want, func() bool { return ra.has(&ra.progress, want) })
 	}
 	if rb.has(&rb.progress, "1/3 step 1") {
 		t.Error("bob got alice's progress")
@@ -214,17 +215,17 @@ func TestProgressAndLogsForwarded(t *testing.T) {
 	// have had "quiet" before it.
 	callResult(t, ctx, a, "pool__log", map[string]any{"level": "info", "text": "quiet"})
 	callResult(t, ctx, a, "pool__log", map[string]any{"level": "warning", "text": "loud"})
-	waitFor(t, "alice's warning", func() bool { return ra.has(&ra.logs, "warning:loud") })
-	waitFor(t, "bob's info", func() bool { return rb.has(&rb.logs, "info:quiet") })
-	waitFor(t, "bob's warning", func() bool { return rb.has(&rb.logs, "warning:loud") })
+	testwait.For(t, "alice's warning", func() bool { return ra.has(&ra.logs, "warning:loud") })
+	testwait.For(t, "bob's info", func() bool { return rb.has(&rb.logs, "info:quiet") })
+	testwait.For(t, "bob's warning", func() bool { return rb.has(&rb.logs, "warning:loud") })
 	if ra.has(&ra.logs, "info:quiet") {
 		t.Error("alice got an info message below her level (warning)")
 	}
 	// The session-scoped server of bob logs to bob only.
 	callResult(t, ctx, b, "own__log", map[string]any{"level": "error", "text": "bob-only"})
-	waitFor(t, "bob's own log", func() bool { return rb.has(&rb.logs, "error:bob-only") })
+	testwait.For(t, "bob's own log", func() bool { return rb.has(&rb.logs, "error:bob-only") })
 	callResult(t, ctx, a, "pool__log", map[string]any{"level": "error", "text": "after"})
-	waitFor(t, "alice's later message", func() bool { return ra.has(&ra.logs, "error:after") })
+	testwait.For(t, "alice's later message", func() bool { return ra.has(&ra.logs, "error:after") })
 	if ra.has(&ra.logs, "error:bob-only") {
 		t.Error("alice got a message of bob's own server")
 	}

@@ -2,17 +2,16 @@ package gateway_test
 
 import (
 	"context"
-	"errors"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -127,7 +126,7 @@ func TestSkillAddedNotifies(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeSkill(t, f.skills, "wave", "Wave at $ARGUMENTS.")
-	waitFor(t, "prompts and resources list_changed", func() bool { return n.prompts.Load() > 0 && n.resources.Load() > 0 })
+	testwait.For(t, "prompts and resources list_changed", func() bool { return n.prompts.Load() > 0 && n.resources.Load() > 0 })
 	prompts, err := cs.ListPrompts(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -152,9 +151,6 @@ func TestSkillAddedNotifies(t *testing.T) {
 	}
 }
 
-// alive reports whether process pid exists.
-func alive(pid int) bool { return !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) }
-
 // TestDeleteEndsSession: a client's DELETE (go-sdk Close) ends its session and its
 // session-scoped server process; the other session is untouched.
 func TestDeleteEndsSession(t *testing.T) {
@@ -168,8 +164,8 @@ func TestDeleteEndsSession(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the session to end", func() bool { return f.g.Sessions() == 1 })
-	waitFor(t, "the session's server process to end", func() bool { return !alive(pid) })
+	testwait.For(t, "the session to end", func() bool { return f.g.Sessions() == 1 })
+	testwait.For(t, "the session's server process to end", func() bool { return !testwait.Alive(pid) })
 	if got := call(t, b, "fault__echo", map[string]any{"text": "still here"}); got != "still here" {
 		t.Errorf("other session: echo = %q", got)
 	}
@@ -201,8 +197,8 @@ func TestIdleTimeoutReleasesVanishedClient(t *testing.T) {
 		t.Fatalf("tools/call pid: %v", msgs)
 	}
 	// Gone: no more requests.
-	waitFor(t, "the idle session to end", func() bool { return f.g.Sessions() == 0 })
-	waitFor(t, "its server process to end", func() bool { return !alive(pid) })
+	testwait.For(t, "the idle session to end", func() bool { return f.g.Sessions() == 0 })
+	testwait.For(t, "its server process to end", func() bool { return !testwait.Alive(pid) })
 	if status, _, _ := post(t, f.url, sid, `{"jsonrpc":"2.0","id":3,"method":"ping"}`, nil); status != http.StatusNotFound {
 		t.Errorf("a request of the expired session got %d, want 404", status)
 	}
@@ -221,7 +217,7 @@ func TestCloseEndsEverySession(t *testing.T) {
 	if n := f.g.Sessions(); n != 0 {
 		t.Errorf("Sessions() = %d after Close", n)
 	}
-	if alive(pid) {
+	if testwait.Alive(pid) {
 		t.Errorf("process %d of a session outlived Close", pid)
 	}
 	if status, _, msgs := post(t, f.url, "", initBody, nil); status != http.StatusServiceUnavailable || rpcError(msgs) == nil {

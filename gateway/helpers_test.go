@@ -151,18 +151,6 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args any) string {
 	return res.Content[0].(*mcp.TextContent).Text
 }
 
-// waitFor polls cond for up to 20 s (a liveness bound, not a timing claim).
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // post sends one raw JSON-RPC POST (sid may be empty) with the headers a streamable client
 // sends, and returns the status, the headers and the JSON-RPC messages of the response (an
 // SSE stream's data lines, or a JSON body).

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -95,7 +96,7 @@ func TestSessionCap(t *testing.T) {
 	if err := a.Close(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the first session to end", func() bool { return f.g.Sessions() == 0 })
+	testwait.For(t, "the first session to end", func() bool { return f.g.Sessions() == 0 })
 	b, _ := connect(t, f.url, nil)
 	if got := call(t, b, "fault__echo", map[string]any{"text": "next"}); got != "next" {
 		t.Errorf("a session after the first ended: echo = %q", got)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // TestOneListChangedPerChangeWhenApplyIsSlow: an update that adds several prompts and
@@ -30,7 +31,7 @@ func TestOneListChangedPerChangeWhenApplyIsSlow(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the three prompts", func() bool {
+	testwait.For(t, "the three prompts", func() bool {
 		res, err := cs.ListPrompts(context.Background(), nil)
 		if err != nil {
 			t.Fatal(err)

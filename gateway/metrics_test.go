@@ -18,6 +18,7 @@ import (
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	dto "github.com/prometheus/client_model/go"
@@ -147,7 +148,7 @@ func TestMetricsCountBothPaths(t *testing.T) {
 	// A skill added is a skills_changed event of the pool's skill manager.
 	before := count("agentpool_change_events_total", map[string]string{"kind": "skills_changed"})
 	writeSkill(t, f.skills, "metered", "Counted.")
-	waitFor(t, "a skills_changed event to be counted", func() bool {
+	testwait.For(t, "a skills_changed event to be counted", func() bool {
 		return count("agentpool_change_events_total", map[string]string{"kind": "skills_changed"}) > before
 	})
 
@@ -159,7 +160,7 @@ func TestMetricsCountBothPaths(t *testing.T) {
 	}
 
 	_ = cs.Close()
-	waitFor(t, "the session to end", func() bool { return f.g.Sessions() == 0 })
+	testwait.For(t, "the session to end", func() bool { return f.g.Sessions() == 0 })
 	if got, _ := metric(t, m, "agentpool_sessions", map[string]string{"agent": ""}); got != 0 {
 		t.Errorf("sessions %v after the client left, want 0", got)
 	}
@@ -268,7 +269,7 @@ func TestMetricsUpstreamReconnectAndDegrade(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "flaky__crash", Arguments: map[string]any{}})
-	waitFor(t, "the server to be degraded", func() bool {
+	testwait.For(t, "the server to be degraded", func() bool {
 		_, _ = cs.CallTool(ctx, &mcp.CallToolParams{Name: "flaky__echo", Arguments: map[string]any{"text": "x"}})
 		return value("agentpool_upstream_degraded", flaky) == 1
 	})

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -25,7 +26,7 @@ func isJSON(h http.Header) bool { return strings.HasPrefix(h.Get("Content-Type")
 func connectPassing(t *testing.T, url string) *mcp.ClientSession {
 	t.Helper()
 	cs, _ := connect(t, url, nil)
-	waitFor(t, "the session to pass calls through", func() bool {
+	testwait.For(t, "the session to pass calls through", func() bool {
 		_, hdr, _ := post(t, url, cs.ID(), `{"jsonrpc":"2.0","id":"probe","method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"probe"}}}`, nil)
 		return isJSON(hdr)
 	})
@@ -116,7 +117,7 @@ func TestPassThroughCancelled(t *testing.T) {
 		status, _, _ := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","id":"slow-1","method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":30000}}}`, nil)
 		done <- status
 	}()
-	waitFor(t, "the sleep to begin", func() bool {
+	testwait.For(t, "the sleep to begin", func() bool {
 		b, _ := os.ReadFile(log)
 		return strings.Contains(string(b), "begin "+pid)
 	})
@@ -128,7 +129,7 @@ func TestPassThroughCancelled(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the cancelled call's request did not end")
 	}
-	waitFor(t, "the server to log the cancellation", func() bool {
+	testwait.For(t, "the server to log the cancellation", func() bool {
 		b, _ := os.ReadFile(log)
 		return strings.Contains(string(b), "cancelled "+pid)
 	})
@@ -169,7 +170,7 @@ func TestPassThroughCancelAfterLevelSet(t *testing.T) {
 			t.Errorf("the cancelled call answered %d %v, want 202 and nothing", status, msgs)
 		}
 	}()
-	waitFor(t, "the sleep to begin", func() bool {
+	testwait.For(t, "the sleep to begin", func() bool {
 		b, _ := os.ReadFile(log)
 		return strings.Contains(string(b), "begin "+pid)
 	})
@@ -184,7 +185,7 @@ func TestPassThroughCancelAfterLevelSet(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the cancelled call's request did not end")
 	}
-	waitFor(t, "the server to log the cancellation", func() bool {
+	testwait.For(t, "the server to log the cancellation", func() bool {
 		b, _ := os.ReadFile(log)
 		return strings.Contains(string(b), "cancelled "+pid)
 	})
@@ -217,7 +218,7 @@ func TestPassThroughEndsWithSession(t *testing.T) {
 		status, _, _ := post(t, f.url, sid, `{"jsonrpc":"2.0","id":"slow-3","method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":60000}}}`, nil)
 		done <- status
 	}()
-	waitFor(t, "the sleep to begin", func() bool {
+	testwait.For(t, "the sleep to begin", func() bool {
 		b, _ := os.ReadFile(log)
 		return strings.Contains(string(b), "begin "+pid)
 	})
@@ -247,7 +248,7 @@ func TestPassThroughEndsWithSession(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("the call running at the DELETE did not end")
 	}
-	waitFor(t, "the server to log the cancellation", func() bool {
+	testwait.For(t, "the server to log the cancellation", func() bool {
 		b, _ := os.ReadFile(log)
 		return strings.Contains(string(b), "cancelled "+pid)
 	})

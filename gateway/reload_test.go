@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -129,7 +130,7 @@ func TestSkillChangesReachEverySession(t *testing.T) {
 		change.do()
 		want := int32(step + 1)
 		for i, n := range ns {
-			waitFor(t, fmt.Sprintf("%s: session %d's prompts and resources list_changed", change.what, i), func() bool {
+			testwait.For(t, fmt.Sprintf("%s: session %d's prompts and resources list_changed", change.what, i), func() bool {
 				return n.prompts.Load() >= want && n.resources.Load() >= want
 			})
 		}
@@ -208,7 +209,7 @@ func TestRapidReloadsLeaveNoStaleItem(t *testing.T) {
 				t.Logf("session %d last listed tools %q; difference from a compile:\n%s", i, l.tools, d)
 			}
 		})
-		waitFor(t, fmt.Sprintf("session %d to serve its view", i), func() bool {
+		testwait.For(t, fmt.Sprintf("session %d to serve its view", i), func() bool {
 			l = listedBy(t, cs)
 			d = l.diff(listedIn(t, f, cs.ID()))
 			return slices.Contains(l.tools, last) && d == ""

@@ -17,6 +17,7 @@ import (
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -73,7 +74,7 @@ func TestSessionServerRequestBeforeAnyCall(t *testing.T) {
 	_, srv := revGateway(t, "mcp_servers:\n"+
 		"  own: {command: "+bin+", args: [--roots-at-start, --log, "+logFile+"], scope: session}\n", nil)
 	fwdClient(t, srv.URL, "alice")
-	waitFor(t, "the server's roots request to be answered", func() bool { return logHas(logFile, "roots-at-start") })
+	testwait.For(t, "the server's roots request to be answered", func() bool { return logHas(logFile, "roots-at-start") })
 	if lines := strings.Join(logLines(logFile), " "); !strings.Contains(lines, "roots-at-start file:///alice") {
 		t.Errorf("the session's server asked for roots before any call and got %q, want alice's roots", lines)
 	}
@@ -119,7 +120,7 @@ func TestStuckClientSessionEnds(t *testing.T) {
 		t.Fatalf("DELETE of the stuck client's session: %v", err)
 	}
 	resp.Body.Close()
-	waitFor(t, "the stuck client's session to end", func() bool { return g.Sessions() == 1 })
+	testwait.For(t, "the stuck client's session to end", func() bool { return g.Sessions() == 1 })
 }
 
 // Sessions that end without unsubscribing give their subscriptions back: once the last
@@ -141,5 +142,5 @@ func TestSubscriptionsGivenBackAtSessionEnd(t *testing.T) {
 		t.Error("the server was unsubscribed while bob still holds the subscription")
 	}
 	_ = b.Close()
-	waitFor(t, "the server to be unsubscribed after both sessions ended", func() bool { return logHas(f.poolLog, "unsubscribe "+uri) })
+	testwait.For(t, "the server to be unsubscribed after both sessions ended", func() bool { return logHas(f.poolLog, "unsubscribe "+uri) })
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -109,7 +110,7 @@ func TestSkillsListSymlinkedFolder(t *testing.T) {
 	}
 	defer cs.Close()
 	var got *sepGetResult
-	waitFor(t, "skills/get of linked", func() bool {
+	testwait.For(t, "skills/get of linked", func() bool {
 		got, err = mcp.CallCustomMethod[*sepGetParams, *sepGetResult](ctx, cs, "skills/get", &sepGetParams{URI: "skill://linked/SKILL.md"})
 		return err == nil
 	})
@@ -205,7 +206,7 @@ func TestSkillsGetAtFileLimit(t *testing.T) {
 	defer cs.Close()
 	get := func() json.RawMessage {
 		var got *sepGetResult
-		waitFor(t, "skills/get of many", func() bool {
+		testwait.For(t, "skills/get of many", func() bool {
 			got, err = mcp.CallCustomMethod[*sepGetParams, *sepGetResult](ctx, cs, "skills/get", &sepGetParams{URI: "skill://many/SKILL.md"})
 			return err == nil
 		})

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,7 +35,7 @@ func TestRootsChangedReachTheSessionsServers(t *testing.T) {
 		b, _ := os.ReadFile(log)
 		return strings.Count(string(b), prefix+"\n")
 	}
-	waitFor(t, "the session's server to hear of the change", func() bool { return lines("roots-changed "+pid) == 1 })
+	testwait.For(t, "the session's server to hear of the change", func() bool { return lines("roots-changed "+pid) == 1 })
 	if got := call(t, cs, "fault__roots", map[string]any{}); got != "file:///one\nfile:///two" {
 		t.Errorf("roots after = %q", got)
 	}

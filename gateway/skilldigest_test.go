@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -125,7 +126,7 @@ func TestSkillsListBounded(t *testing.T) {
 			errs <- err
 		}()
 	}
-	waitFor(t, "the bound's worth of listings to be reading", func() bool { return inside.Load() >= gateway.MaxSkillListings })
+	testwait.For(t, "the bound's worth of listings to be reading", func() bool { return inside.Load() >= gateway.MaxSkillListings })
 	time.Sleep(100 * time.Millisecond) // room for a listing beyond the bound to start, were there none
 	close(release)
 	wg.Wait()

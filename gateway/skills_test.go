@@ -11,6 +11,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -99,7 +100,7 @@ func TestSkillsExtension(t *testing.T) {
 	}
 
 	var list *sepListResult
-	waitFor(t, "skills/list to hold pdf and greet", func() bool {
+	testwait.For(t, "skills/list to hold pdf and greet", func() bool {
 		list, err = mcp.CallCustomMethod[*sepListParams, *sepListResult](ctx, cs, "skills/list", &sepListParams{})
 		if err != nil {
 			t.Fatalf("skills/list: %v", err)

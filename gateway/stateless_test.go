@@ -19,6 +19,7 @@ import (
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -80,7 +81,7 @@ func TestStatelessServesWithoutSessions(t *testing.T) {
 	if err != nil || res.IsError {
 		t.Fatalf("progress: %v %+v", err, res)
 	}
-	waitFor(t, "3 progress notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) == 3 })
+	testwait.For(t, "3 progress notifications", func() bool { mu.Lock(); defer mu.Unlock(); return len(progress) == 3 })
 	if _, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://greet/notes.md"}); err != nil {
 		t.Errorf("read a skill's file: %v", err)
 	}
@@ -100,7 +101,7 @@ func TestStatelessServesWithoutSessions(t *testing.T) {
 	}
 
 	writeSkill(t, root, "wave", "Wave at $ARGUMENTS.")
-	waitFor(t, "the skill added after start in prompts/list", func() bool {
+	testwait.For(t, "the skill added after start in prompts/list", func() bool {
 		ps, err := cs.ListPrompts(ctx, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -173,7 +174,7 @@ func TestStatelessCancelReachesNoOtherClient(t *testing.T) {
 		}
 		got <- a
 	}()
-	waitFor(t, "client A's call in the gate", func() bool {
+	testwait.For(t, "client A's call in the gate", func() bool {
 		b, _ := os.ReadFile(logf)
 		return strings.Contains(string(b), "gate ")
 	})
@@ -239,7 +240,7 @@ func TestStatelessCloseWhileOpening(t *testing.T) {
 		resp.Body.Close()
 		answered <- resp.StatusCode
 	}()
-	waitFor(t, "the upstream to start", func() bool { _, err := os.Stat(started); return err == nil })
+	testwait.For(t, "the upstream to start", func() bool { _, err := os.Stat(started); return err == nil })
 	closed := make(chan error, 1)
 	go func() { closed <- g.Close(context.Background()) }()
 	select {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -187,7 +188,7 @@ func TestSessionInfos(t *testing.T) {
 	}
 	// Passed through (a JSON answer; once the session is initialized), each call counted.
 	raw := `{"jsonrpc":"2.0","id":"a","method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"x"}}}`
-	waitFor(t, "a call passed through", func() bool {
+	testwait.For(t, "a call passed through", func() bool {
 		before := calls()
 		status, hdr, _ := post(t, url+gateway.PoolPath, cs.ID(), raw, nil)
 		if status != http.StatusOK {

@@ -18,6 +18,7 @@ import (
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -93,41 +94,41 @@ func TestUpstreamChangesReachTheirSessions(t *testing.T) {
 
 	// A session-scoped server's list_changed: a only.
 	call(t, a, "own__add_tool", map[string]any{"name": "mine"})
-	waitFor(t, "a to list own__mine", has(a, "own__mine"))
+	testwait.For(t, "a to list own__mine", has(a, "own__mine"))
 	counts("own list_changed", 1, 0)
 	if has(b, "own__mine")() {
 		t.Error("b lists a's own__mine")
 	}
 	// The pool-scoped server's list_changed: both.
 	call(t, b, "shared__add_tool", map[string]any{"name": "ours"})
-	waitFor(t, "a to list shared__ours", has(a, "shared__ours"))
-	waitFor(t, "b to list shared__ours", has(b, "shared__ours"))
+	testwait.For(t, "a to list shared__ours", has(a, "shared__ours"))
+	testwait.For(t, "b to list shared__ours", has(b, "shared__ours"))
 	counts("shared list_changed", 2, 1)
 
 	// a's own server crashes and cannot come back: a's tools lose it, b's do not.
 	down := filepath.Join(dir, "own.down")
 	writeDown(t, down)
 	crash(t, a, "own__crash")
-	waitFor(t, "a's own server to be left out", lacks(a, "own__"))
+	testwait.For(t, "a's own server to be left out", lacks(a, "own__"))
 	counts("own degraded", 3, 1)
 	if !has(b, "own__echo")() {
 		t.Error("b lost its own server's tools when a's crashed")
 	}
 	// It may start again: a's tools get it back, b hears nothing.
 	removeDown(t, down)
-	waitFor(t, "a's own server to recover", has(a, "own__echo"))
+	testwait.For(t, "a's own server to recover", has(a, "own__echo"))
 	counts("own recovered", 4, 1)
 
 	// The shared server crashes for good: both lose it; then both get it back.
 	down = filepath.Join(dir, "shared.down")
 	writeDown(t, down)
 	crash(t, b, "shared__crash")
-	waitFor(t, "a to lose the shared server", lacks(a, "shared__"))
-	waitFor(t, "b to lose the shared server", lacks(b, "shared__"))
+	testwait.For(t, "a to lose the shared server", lacks(a, "shared__"))
+	testwait.For(t, "b to lose the shared server", lacks(b, "shared__"))
 	counts("shared degraded", 5, 2)
 	removeDown(t, down)
-	waitFor(t, "a to get the shared server back", has(a, "shared__echo"))
-	waitFor(t, "b to get the shared server back", has(b, "shared__echo"))
+	testwait.For(t, "a to get the shared server back", has(a, "shared__echo"))
+	testwait.For(t, "b to get the shared server back", has(b, "shared__echo"))
 	counts("shared recovered", 6, 3)
 }
 

@@ -75,7 +75,7 @@ type kind struct {
 
 // kinds are the extension kinds the host knows, in registration order (the order Visible
 // lists them in). A new kind is its own package's config struct plus one entry here (and the
-// config.Config field naming its key; TestKindsCoverConfigSections checks both exist).
+// config.Config field naming its key; the package tests check both exist).
 var kinds = []kind{
 	{"skills", planSkills},
 	{"commands", planCommands},

@@ -10,6 +10,7 @@ import (
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // A server that dies while nothing is asking emits tools_changed: a cached view (the gateway's
@@ -30,5 +31,5 @@ func TestDeathEmitsToolsChanged(t *testing.T) {
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "tools_changed after the server died", func() bool { return rec.count(ext.ToolsChanged) >= 1 })
+	testwait.For(t, "tools_changed after the server died", func() bool { return rec.count(ext.ToolsChanged) >= 1 })
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // everythingBin locates the npm reference server installed by make test (npm ci). A missing
@@ -178,7 +179,7 @@ func exerciseEverything(t *testing.T, c *Cap) {
 	if err != nil || res.IsError {
 		t.Fatalf("gzip-file-as-resource = %+v, %v", res, err)
 	}
-	waitFor(t, "resources_changed from resources/list_changed", func() bool { return rec.count(ext.ResourcesChanged) > before })
+	testwait.For(t, "resources_changed from resources/list_changed", func() bool { return rec.count(ext.ResourcesChanged) > before })
 	var link string
 	for _, ct := range res.Content {
 		if ct.Type == ext.ContentResourceLink {

@@ -18,6 +18,7 @@ import (
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -185,7 +186,7 @@ func (k *killer) cycle(cycle int) (victim int) {
 	// connection. A fixed delay is not enough on a loaded machine, so wait for the server's
 	// "begin" lines as well.
 	time.Sleep(k.settle)
-	waitFor(t, fmt.Sprintf("cycle %d: %d sleeps begun on the server", cycle, k.sleeps), func() bool {
+	testwait.For(t, fmt.Sprintf("cycle %d: %d sleeps begun on the server", cycle, k.sleeps), func() bool {
 		return countLines(t, k.log, "begin ") >= k.sleeps
 	})
 	if err := syscall.Kill(victim, syscall.SIGKILL); err != nil {
@@ -254,7 +255,7 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 		t.Fatalf("call while degraded: %v", err)
 	}
 	// Not cached: once the retry interval passed, an access tries again.
-	waitFor(t, "a new start attempt", func() bool {
+	testwait.For(t, "a new start attempt", func() bool {
 		c.Tools(ctx)
 		return countLines(t, starts, "start") >= 3
 	})
@@ -263,7 +264,7 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 	if err := os.WriteFile(flag, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "recovery", func() bool {
+	testwait.For(t, "recovery", func() bool {
 		tools, _ := c.Tools(ctx)
 		return len(tools) > 0
 	})
@@ -279,7 +280,7 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 	if err := syscall.Kill(c.Status().PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "degraded after death", func() bool {
+	testwait.For(t, "degraded after death", func() bool {
 		tools, _ := c.Tools(ctx)
 		return len(tools) == 0 && c.Status().State == StateDegraded
 	})
@@ -287,7 +288,7 @@ func TestStartFailureDegradedAndRecovery(t *testing.T) {
 		t.Fatalf("tools_changed after death: %d, want 4", rec.count(ext.ToolsChanged))
 	}
 	os.WriteFile(flag, nil, 0o644)
-	waitFor(t, "second recovery", func() bool {
+	testwait.For(t, "second recovery", func() bool {
 		tools, _ := c.Tools(ctx)
 		return len(tools) > 0
 	})
@@ -342,7 +343,7 @@ func testCancellation(t *testing.T, raw bool) {
 	}()
 	// Cancel only once the call runs on the server: cancelled earlier, it would never reach
 	// the server, which then logs no cancellation.
-	waitFor(t, "the sleep to begin on the server", func() bool { return countLines(t, log, "begin "+pid) == 1 })
+	testwait.For(t, "the sleep to begin on the server", func() bool { return countLines(t, log, "begin "+pid) == 1 })
 	cancel()
 	select {
 	case err := <-errc:
@@ -352,7 +353,7 @@ func testCancellation(t *testing.T, raw bool) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("cancelled call did not return")
 	}
-	waitFor(t, "server logs the cancellation", func() bool { return countLines(t, log, "cancelled "+pid) == 1 })
+	testwait.For(t, "server logs the cancellation", func() bool { return countLines(t, log, "cancelled "+pid) == 1 })
 	if got := callText(t, c, "pid", `{}`); got != pid {
 		t.Fatalf("session not reused after cancel: pid %s, was %s", got, pid)
 	}

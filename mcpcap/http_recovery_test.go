@@ -20,6 +20,7 @@ import (
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -120,13 +121,13 @@ func testHTTPKill9(t *testing.T, raw bool) {
 	if second.url != first.url {
 		t.Fatalf("second server at %s, first at %s", second.url, first.url)
 	}
-	waitFor(t, "the Cap to reach the restarted server", func() bool {
+	testwait.For(t, "the Cap to reach the restarted server", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		res, err := c.CallTool(ctx, &ext.ToolCall{Name: "echo", Arguments: json.RawMessage(`{"text":"again"}`)})
 		return err == nil && res.Content[0].Text == "again"
 	})
-	waitFor(t, "tools_changed after the restart", func() bool { return rec.count(ext.ToolsChanged) > toolsChanged })
+	testwait.For(t, "tools_changed after the restart", func() bool { return rec.count(ext.ToolsChanged) > toolsChanged })
 	if tools, err := c.Tools(ctx); err != nil || !slices.ContainsFunc(tools, func(e ext.ToolEntry) bool { return e.Name == "restarted" }) {
 		t.Fatalf("tools after restart: %v, %v; want the new tool", tools, err)
 	}
@@ -141,7 +142,7 @@ func testHTTPKill9(t *testing.T, raw bool) {
 	toolsChanged = rec.count(ext.ToolsChanged)
 	var third *httpServer
 	counts = killWithCallsInFlight(t, c, raw, log, second, counts, func() { third = startHTTPFaultserver(t, addr, slow...) })
-	waitFor(t, "the Cap to reach the third server", func() bool {
+	testwait.For(t, "the Cap to reach the third server", func() bool {
 		// The retries may have run before it listened and left the Cap degraded for a while.
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
@@ -154,7 +155,7 @@ func testHTTPKill9(t *testing.T, raw bool) {
 	if got := countLines(t, log, "count "); got != counts+1 {
 		t.Fatalf("count executed %d times for %d calls", got, counts+1)
 	}
-	waitFor(t, "tools_changed after the second restart", func() bool {
+	testwait.For(t, "tools_changed after the second restart", func() bool {
 		c.Tools(context.Background())
 		return rec.count(ext.ToolsChanged) > toolsChanged
 	})
@@ -190,7 +191,7 @@ func killWithCallsInFlight(t *testing.T, c *Cap, raw bool, log string, srv *http
 			results <- outcome{tool, res, err}
 		}()
 	}
-	waitFor(t, "the count calls to start on the server", func() bool { return countLines(t, log, "count ") >= counts })
+	testwait.For(t, "the count calls to start on the server", func() bool { return countLines(t, log, "count ") >= counts })
 	time.Sleep(100 * time.Millisecond) // let the lookups' requests reach the server too
 	srv.kill()
 	if restart != nil {
@@ -245,7 +246,7 @@ func TestHTTPServerGoneForGood(t *testing.T) {
 	srv.kill()
 
 	var lastErr error
-	waitFor(t, "the degraded state", func() bool {
+	testwait.For(t, "the degraded state", func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		_, lastErr = c.Tools(ctx)

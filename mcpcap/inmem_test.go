@@ -9,11 +9,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -42,18 +42,6 @@ func (r *recorder) has(ev ext.ChangeEvent) bool {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Contains(r.evs, ev)
-}
-
-// waitFor polls cond until it holds or a generous deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -440,7 +428,7 @@ func TestNotificationsMapToEvents(t *testing.T) {
 	if _, err := c.CallTool(ctx, &ext.ToolCall{Name: "add_tool", Arguments: json.RawMessage(`{"text":"newtool"}`)}); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "tools_changed", func() bool { return rec.count(ext.ToolsChanged) > 0 })
+	testwait.For(t, "tools_changed", func() bool { return rec.count(ext.ToolsChanged) > 0 })
 	tools, err := c.Tools(ctx)
 	if err != nil || !slices.ContainsFunc(tools, func(e ext.ToolEntry) bool { return e.Name == "newtool" }) {
 		t.Fatalf("after list_changed, tools = %v, %v; want newtool", tools, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -94,12 +95,12 @@ func TestCallToolRawHTTP(t *testing.T) {
 		_, err := c.CallToolRaw(cctx, &ext.ToolCall{Name: "sleep", Arguments: json.RawMessage(`{"ms":30000}`)})
 		errc <- err
 	}()
-	waitFor(t, "the sleep to begin on the server", func() bool { return countLines(t, log, "begin "+pid) == 1 })
+	testwait.For(t, "the sleep to begin on the server", func() bool { return countLines(t, log, "begin "+pid) == 1 })
 	ccancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled call: %v", err)
 	}
-	waitFor(t, "server logs the cancellation", func() bool { return countLines(t, log, "cancelled "+pid) == 1 })
+	testwait.For(t, "server logs the cancellation", func() bool { return countLines(t, log, "cancelled "+pid) == 1 })
 }
 
 // TestRawParams: the params of a passed-through call are one line of valid JSON whatever the

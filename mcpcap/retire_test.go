@@ -13,6 +13,7 @@ import (
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -70,5 +71,5 @@ func TestRetiredConnectionStopsItsWatcher(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond) // past the degraded probe interval (2 ms)
 	}
-	waitFor(t, "watch goroutines of retired connections to end", func() bool { return watchGoroutines() == 0 })
+	testwait.For(t, "watch goroutines of retired connections to end", func() bool { return watchGoroutines() == 0 })
 }

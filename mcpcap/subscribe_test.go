@@ -9,6 +9,7 @@ import (
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 func TestSubscribeEverythingStdio(t *testing.T) {
@@ -78,10 +79,10 @@ func (r *rounds) stopped(rec *recorder, gone, other string) {
 	r.t.Helper()
 	n0 := rec.updates(other)
 	r.round()
-	waitFor(r.t, "resources_changed for "+other, func() bool { return rec.updates(other) > n0 })
+	testwait.For(r.t, "resources_changed for "+other, func() bool { return rec.updates(other) > n0 })
 	n, nb := rec.updates(gone), rec.updates(other)
 	r.round()
-	waitFor(r.t, "a second resources_changed for "+other, func() bool { return rec.updates(other) > nb })
+	testwait.For(r.t, "a second resources_changed for "+other, func() bool { return rec.updates(other) > nb })
 	if got := rec.updates(gone); got != n {
 		r.t.Errorf("%d resources_changed for %s after it was unsubscribed", got-n, gone)
 	}
@@ -114,13 +115,13 @@ func subscribeEverything(t *testing.T, c *Cap) {
 	}
 	r.round()
 	event := ext.ChangeEvent{Capability: "everything", Kind: ext.ResourcesChanged, SourceURI: a}
-	waitFor(t, "resources_changed for "+a, func() bool { return rec.has(event) })
+	testwait.For(t, "resources_changed for "+a, func() bool { return rec.has(event) })
 	if err := c.UnsubscribeResource(ctx, a); err != nil {
 		t.Fatal(err)
 	}
 	n := rec.updates(a)
 	r.round()
-	waitFor(t, "resources_changed for "+a+" after one of two unsubscriptions", func() bool { return rec.updates(a) > n })
+	testwait.For(t, "resources_changed for "+a+" after one of two unsubscriptions", func() bool { return rec.updates(a) > n })
 
 	// Unsubscribed for good.
 	if err := c.UnsubscribeResource(ctx, a); err != nil {
@@ -167,7 +168,7 @@ func TestSubscribeSharedConnection(t *testing.T) {
 	}
 	n := rec.updates(u)
 	r.round()
-	waitFor(t, "resources_changed for "+u+" on the second Cap after the first unsubscribed", func() bool { return rec.updates(u) > n })
+	testwait.For(t, "resources_changed for "+u+" on the second Cap after the first unsubscribed", func() bool { return rec.updates(u) > n })
 
 	if err := a.SubscribeResource(ctx, v); err != nil {
 		t.Fatal(err)
@@ -180,7 +181,7 @@ func TestSubscribeSharedConnection(t *testing.T) {
 	}
 	n = rec.updates(v)
 	r.round()
-	waitFor(t, "resources_changed for "+v+" after another Cap subscribed to it closed", func() bool { return rec.updates(v) > n })
+	testwait.For(t, "resources_changed for "+v+" after another Cap subscribed to it closed", func() bool { return rec.updates(v) > n })
 
 	// The last holder unsubscribing does end it.
 	if err := b.UnsubscribeResource(ctx, u); err != nil {
@@ -210,14 +211,14 @@ func TestSubscribeSurvivesReconnect(t *testing.T) {
 	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the Cap to notice its server died", func() bool { return c.Status().State != StateConnected })
+	testwait.For(t, "the Cap to notice its server died", func() bool { return c.Status().State != StateConnected })
 	r := newRounds(t, c) // the new process starts with updates off
 	n := rec.updates(u)
 	r.round() // reconnects first
 	if now := c.Status().PID; now == pid || now == 0 {
 		t.Fatalf("pid %d after reconnect, killed %d", now, pid)
 	}
-	waitFor(t, "resources_changed for "+u+" from the new process", func() bool { return rec.updates(u) > n })
+	testwait.For(t, "resources_changed for "+u+" from the new process", func() bool { return rec.updates(u) > n })
 	if err := c.UnsubscribeResource(ctx, u); err != nil {
 		t.Fatal(err)
 	}

@@ -5,10 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
 
-	"github.com/agentpool/agentpool/internal/lockedfile"
 	"github.com/agentpool/agentpool/internal/regfile"
+	"github.com/rogpeppe/go-internal/lockedfile"
+	"github.com/rogpeppe/go-internal/renameio"
 )
 
 // ErrCorruptState is returned, wrapped with the file's path, when the state file does not parse.
@@ -61,7 +63,10 @@ func SetEnabled(path, name string, on bool) error {
 	if why := nameProblem(name); why != "" {
 		return fmt.Errorf("plugin: %s", why)
 	}
-	unlock, err := lockedfile.Lock(path)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return fmt.Errorf("plugin: %w", err)
+	}
+	unlock, err := lockedfile.MutexAt(path + ".lock").Lock()
 	if err != nil {
 		return fmt.Errorf("plugin: %w", err)
 	}
@@ -78,7 +83,7 @@ func SetEnabled(path, name string, on bool) error {
 	if err != nil {
 		return fmt.Errorf("plugin: %w", err)
 	}
-	if err := lockedfile.Write(path, data); err != nil {
+	if err := renameio.WriteFile(path, append(data, '\n')); err != nil {
 		return fmt.Errorf("plugin: %w", err)
 	}
 	return nil

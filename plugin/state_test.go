@@ -8,7 +8,47 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/rogpeppe/go-internal/renameio"
 )
+
+// A reader of the state file, which takes no lock, sees the whole old state or the whole new
+// one while SetEnabled replaces it, never part of either.
+func TestSetEnabledReplacesAtomically(t *testing.T) {
+	path := StatePath(filepath.Join(t.TempDir(), "cfg"))
+	if err := SetEnabled(path, "first", true); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 50 {
+			if err := SetEnabled(path, fmt.Sprintf("plugin-with-a-long-name-%d", i), true); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	for reads := 0; ; reads++ {
+		select {
+		case <-done:
+			if dir, err := os.Stat(filepath.Dir(path)); err != nil {
+				t.Error(err)
+			} else if m := dir.Mode().Perm(); m != 0o700 {
+				t.Errorf("folder made with mode %v, want 0700", m)
+			}
+			return
+		default:
+		}
+		st, err := LoadState(path)
+		if err != nil {
+			t.Fatalf("read %d while SetEnabled replaces the file: %v", reads, err)
+		}
+		if !st.Enabled["first"] {
+			t.Fatalf("read %d: %v lacks the first choice", reads, st.Enabled)
+		}
+	}
+}
 
 func TestStateMissingIsZero(t *testing.T) {
 	st, err := LoadState(filepath.Join(t.TempDir(), "nope.json"))
@@ -50,6 +90,9 @@ func TestSetEnabledConcurrent(t *testing.T) {
 	}
 	if m := info.Mode().Perm(); m != 0o600 {
 		t.Errorf("mode %v, want 0600", m)
+	}
+	if left, _ := filepath.Glob(renameio.Pattern(path)); len(left) > 0 {
+		t.Errorf("temporary files left: %v", left)
 	}
 	if err := SetEnabled(path, "p0", false); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // Collections laid out as real ones are: skills kept under dot-folders, under .github/skills,
@@ -214,7 +216,7 @@ func TestWatchDotFolder(t *testing.T) {
 		t.Fatalf("skills at start: %d", len(m.Skills()))
 	}
 	layoutSkill(t, root, ".system/second")
-	waitFor(t, "second skill under .system", func() bool { return m.Skill("second") != nil })
+	testwait.For(t, "second skill under .system", func() bool { return m.Skill("second") != nil })
 	if err := m.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}

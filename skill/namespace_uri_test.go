@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // namespacedURIManager is namespaceTree with secrets beside the plugin folder and a user
@@ -139,8 +140,8 @@ func TestWatchNamespacedRoot(t *testing.T) {
 	rec := record(m)
 	mark := rec.mark()
 	write(t, plug, "added/SKILL.md", skillMD("name: added\ndescription: Added.\n", "Body"))
-	waitFor(t, "a:added", func() bool { return m.Skill("a:added") != nil })
-	waitFor(t, "its event", func() bool {
+	testwait.For(t, "a:added", func() bool { return m.Skill("a:added") != nil })
+	testwait.For(t, "its event", func() bool {
 		for _, ev := range rec.since(mark) {
 			if ev.Kind == ext.SkillsChanged && ev.SourceURI == "skill://a/added/SKILL.md" {
 				return true
@@ -149,7 +150,7 @@ func TestWatchNamespacedRoot(t *testing.T) {
 		return false
 	})
 	write(t, later, "late/SKILL.md", skillMD("name: late\ndescription: Late.\n", "Body"))
-	waitFor(t, "b:late", func() bool { return m.Skill("b:late") != nil })
+	testwait.For(t, "b:late", func() bool { return m.Skill("b:late") != nil })
 	if m.Skill("added") != nil || m.Skill("late") != nil {
 		t.Errorf("a namespaced skill is found by its bare name")
 	}

@@ -8,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // TestSkillCreatedDuringFirstScanIsSeen: a skill created in a root already scanned while
@@ -47,5 +49,5 @@ func TestSkillCreatedDuringFirstScanIsSeen(t *testing.T) {
 		t.Fatal(r.err)
 	}
 	defer r.m.Close(context.Background())
-	waitFor(t, "the skill created during the first scan", func() bool { return r.m.Skill("late") != nil })
+	testwait.For(t, "the skill created during the first scan", func() bool { return r.m.Skill("late") != nil })
 }

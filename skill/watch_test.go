@@ -12,10 +12,8 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
-
-// waitTimeout is how long hot-reload tests wait for the watcher on a slow, shared machine.
-const waitTimeout = 20 * time.Second
 
 // recorder collects change events without blocking the producer.
 type recorder struct {
@@ -47,24 +45,12 @@ func (r *recorder) since(mark int) []ext.ChangeEvent {
 	return slices.Clone(r.events[mark:])
 }
 
-// waitFor polls cond until it holds or waitTimeout passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", waitTimeout, what)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
 // waitEvents waits until every one of evs was recorded after mark, and returns the events
 // recorded after mark.
 func waitEvents(t *testing.T, r *recorder, mark int, evs ...ext.ChangeEvent) []ext.ChangeEvent {
 	t.Helper()
 	var seen []ext.ChangeEvent
-	waitFor(t, fmt.Sprintf("events %+v", evs), func() bool {
+	testwait.For(t, fmt.Sprintf("events %+v", evs), func() bool {
 		seen = r.since(mark)
 		for _, ev := range evs {
 			if !slices.Contains(seen, ev) {
@@ -109,13 +95,13 @@ func TestHotReload(t *testing.T) {
 	// Created after start-up.
 	at := r.mark()
 	p := write(t, root, "fresh/SKILL.md", skillMD("name: fresh\ndescription: Version one.\n", "Body one"))
-	waitFor(t, "new skill listed", func() bool { return description(m, "fresh") == "Version one." })
+	testwait.For(t, "new skill listed", func() bool { return description(m, "fresh") == "Version one." })
 	waitEvents(t, r, at, ev(ext.SkillsChanged, uri), ev(ext.CommandsChanged, ""), ev(ext.ResourcesChanged, uri))
 
 	// Edited in place.
 	at = r.mark()
 	write(t, root, "fresh/SKILL.md", skillMD("name: fresh\ndescription: Version two.\n", "Body two"))
-	waitFor(t, "edit visible", func() bool {
+	testwait.For(t, "edit visible", func() bool {
 		return description(m, "fresh") == "Version two." && strings.Contains(readText(m, uri), "Body two")
 	})
 	waitEvents(t, r, at, ev(ext.SkillsChanged, uri), ev(ext.CommandsChanged, ""))
@@ -129,7 +115,7 @@ func TestHotReload(t *testing.T) {
 	if err := os.Rename(tmp, p); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "editor-style save visible", func() bool {
+	testwait.For(t, "editor-style save visible", func() bool {
 		return description(m, "fresh") == "Version three." && strings.Contains(readText(m, uri), "Body three")
 	})
 	waitEvents(t, r, at, ev(ext.SkillsChanged, uri))
@@ -149,7 +135,7 @@ func TestHotReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	write(t, root, "renamed/SKILL.md", skillMD("name: renamed\ndescription: Version four.\n", "Body four"))
-	waitFor(t, "rename visible", func() bool {
+	testwait.For(t, "rename visible", func() bool {
 		return description(m, "renamed") == "Version four." && description(m, "fresh") == ""
 	})
 	if got := readText(m, "skill://renamed/references/notes.md"); got != "notes" {
@@ -165,7 +151,7 @@ func TestHotReload(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(root, "renamed")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "deletion visible", func() bool { return description(m, "renamed") == "" })
+	testwait.For(t, "deletion visible", func() bool { return description(m, "renamed") == "" })
 	waitEvents(t, r, at, ev(ext.SkillsChanged, "skill://renamed/SKILL.md"), ev(ext.CommandsChanged, ""))
 	if description(m, "keep") != "Stays." {
 		t.Errorf("untouched skill lost")
@@ -179,7 +165,7 @@ func TestHotReloadRootAppears(t *testing.T) {
 	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 100 * time.Millisecond})
 	r := record(m)
 	write(t, root, "late/SKILL.md", skillMD("name: late\ndescription: Came later.\n", "Body"))
-	waitFor(t, "skill in a root created after start", func() bool { return description(m, "late") == "Came later." })
+	testwait.For(t, "skill in a root created after start", func() bool { return description(m, "late") == "Came later." })
 	// load_skill appears with the first skill.
 	waitEvents(t, r, 0, ext.ChangeEvent{Capability: "skills", Kind: ext.ToolsChanged})
 }
@@ -191,7 +177,7 @@ func TestHotReloadBrokenEdit(t *testing.T) {
 	write(t, root, "b/SKILL.md", skillMD("name: b\ndescription: B.\n", "Body"))
 	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 100 * time.Millisecond})
 	write(t, root, "a/SKILL.md", "---\nname: a\ndescription: [broken\n---\n")
-	waitFor(t, "broken skill dropped with a diagnostic", func() bool {
+	testwait.For(t, "broken skill dropped with a diagnostic", func() bool {
 		for _, d := range m.Diagnostics() {
 			if d.Severity == SeverityError && strings.Contains(d.Path, filepath.Join("a", "SKILL.md")) {
 				return description(m, "a") == ""
@@ -203,7 +189,7 @@ func TestHotReloadBrokenEdit(t *testing.T) {
 		t.Errorf("other skill lost")
 	}
 	write(t, root, "a/SKILL.md", skillMD("name: a\ndescription: A again.\n", "Body"))
-	waitFor(t, "repaired skill back", func() bool { return description(m, "a") == "A again." && len(m.Diagnostics()) == 0 })
+	testwait.For(t, "repaired skill back", func() bool { return description(m, "a") == "A again." && len(m.Diagnostics()) == 0 })
 }
 
 // TestHotReloadRapidEdits makes 200 quick edits of one SKILL.md: the last content must be
@@ -219,7 +205,7 @@ func TestHotReloadRapidEdits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "last edit visible", func() bool {
+	testwait.For(t, "last edit visible", func() bool {
 		return description(m, "busy") == "Edit 200." && strings.Contains(readText(m, "skill://busy/SKILL.md"), "Body 200")
 	})
 	if body, _ := m.GetCommand(context.Background(), &ext.CommandRequest{Name: "busy", Args: nil}); body.Text() != "Body 200" {

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // watchedUnder returns the folders m's watcher watches whose real path is dir or below it.
@@ -69,7 +71,7 @@ func TestWatchStaysInside(t *testing.T) {
 	// The link itself may go unreported (it is skipped); a file written after it is, once the
 	// watcher has handled the link's event.
 	write(t, root, "fs/refs/after.md", "after")
-	waitFor(t, "a later file reported", func() bool { return len(r.since(at)) > 0 })
+	testwait.For(t, "a later file reported", func() bool { return len(r.since(at)) > 0 })
 	if got := watchedUnder(m, outside); len(got) != 0 {
 		t.Errorf("watched outside the skills after a link appeared: %v", got)
 	}

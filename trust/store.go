@@ -10,7 +10,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/agentpool/agentpool/internal/lockedfile"
+	"github.com/rogpeppe/go-internal/lockedfile"
+	"github.com/rogpeppe/go-internal/renameio"
 )
 
 // ErrCorrupt is returned, wrapped with the file's path, when the store file does not parse.
@@ -117,20 +118,24 @@ func (s *Store) load() (*file, error) {
 // of Trust and Untrust runs under it, so two agentpool processes trusting two projects at
 // once keep both records.
 func (s *Store) lockDir() (func(), error) {
-	unlock, err := lockedfile.Lock(s.path)
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return nil, fmt.Errorf("trust: %w", err)
+	}
+	unlock, err := lockedfile.MutexAt(s.path + ".lock").Lock()
 	if err != nil {
 		return nil, fmt.Errorf("trust: %w", err)
 	}
 	return unlock, nil
 }
 
-// save writes f atomically: a temporary file in the same folder, 0600, renamed over the store.
+// save writes f atomically: a temporary file in the same folder, 0600 and synced, renamed
+// over the store, so a reader sees the old store or the new one, never half of either.
 func (s *Store) save(f *file) error {
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
-	if err := lockedfile.Write(s.path, data); err != nil {
+	if err := renameio.WriteFile(s.path, append(data, '\n')); err != nil {
 		return fmt.Errorf("trust: %w", err)
 	}
 	return nil

@@ -12,6 +12,7 @@ import (
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/skill"
 	"github.com/agentpool/agentpool/view"
@@ -39,17 +40,6 @@ func serverCap(t *testing.T, p *connpool.Pool, partition string, cfg mcpcap.Conf
 		t.Fatal(err)
 	}
 	return c
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // Two sessions each with their own server process, and an agent of session A with one more:
@@ -91,7 +81,7 @@ func TestCacheWithRealServers(t *testing.T) {
 		t.Fatalf("add_tool: %+v, %v", res, err)
 	}
 	var fresh [3]*view.View
-	waitUntil(t, "session A's view to show the added tool", func() bool {
+	testwait.For(t, "session A's view to show the added tool", func() bool {
 		v, err := cache.Get(ctx, scopes[0])
 		if err != nil {
 			t.Fatal(err)
@@ -158,7 +148,7 @@ func TestDegradedServerLeavesAndReturns(t *testing.T) {
 		t.Fatal(err)
 	}
 	cache := view.NewCache(r, &view.CacheOptions{RetryProblems: 20 * time.Millisecond})
-	waitUntil(t, "the recovered server's tools", func() bool {
+	testwait.For(t, "the recovered server's tools", func() bool {
 		v, err := cache.Get(ctx, ext.Scope{})
 		if err != nil {
 			t.Fatal(err)
@@ -201,7 +191,7 @@ func TestStaticInstructionsFollowSkillEdits(t *testing.T) {
 		t.Fatalf("static instructions differ with nothing changed:\n%q\n%q", a.Instructions.Static, b.Instructions.Static)
 	}
 	writeSkill("Greets the user warmly.")
-	waitUntil(t, "the edited description in the static instructions", func() bool {
+	testwait.For(t, "the edited description in the static instructions", func() bool {
 		v, err := cache.Get(ctx, ext.Scope{})
 		if err != nil {
 			t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // TestNoOrphansAfterKill: `kill -9` of an agentpool process holding three stdio servers, one
@@ -57,7 +58,7 @@ func TestNoOrphansAfterKill(t *testing.T) {
 			_ = syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching") }, "watch to start")
+	testwait.For(t, "watch to start", func() bool { return strings.Contains(stderr.String(), "watching") })
 
 	pids := markedProcesses(marker)
 	servers := 0

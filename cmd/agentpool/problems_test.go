@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/agentpool/agentpool/view"
 )
 
@@ -158,7 +159,7 @@ func TestSignalExitCodes(t *testing.T) {
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching") }, "watch to start")
+		testwait.For(t, "watch to start", func() bool { return strings.Contains(stderr.String(), "watching") })
 		if err := cmd.Process.Signal(tc.sig); err != nil {
 			t.Fatal(err)
 		}
@@ -201,14 +202,14 @@ func TestSignalTwiceAtOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var pid int
-	waitFor(t, func() bool {
+	testwait.For(t, "the server to start", func() bool {
 		b, err := os.ReadFile(pidFile)
 		if err != nil {
 			return false
 		}
 		_, err = fmt.Sscan(string(b), &pid)
 		return err == nil
-	}, "the server to start")
+	})
 	t.Cleanup(func() { _ = syscall.Kill(pid, syscall.SIGKILL) })
 	_ = cmd.Process.Signal(syscall.SIGINT)
 	_ = cmd.Process.Signal(syscall.SIGINT)

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -102,13 +102,7 @@ func pidOf(t *testing.T, cs *mcp.ClientSession, tool string) int {
 // waitReload polls cond until it holds or reloadWait passed.
 func waitReload(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(reloadWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("not within %s: %s", reloadWait, what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	testwait.Within(t, reloadWait, what, cond)
 }
 
 // waitNewPid calls tool until it answers a pid other than old (a reload has replaced its
@@ -135,9 +129,7 @@ func waitNewPid(t *testing.T, cs *mcp.ClientSession, tool string, old int) int {
 // reaped).
 func waitGone(t *testing.T, pid int, what string) {
 	t.Helper()
-	waitReload(t, fmt.Sprintf("%s: process %d gone", what, pid), func() bool {
-		return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-	})
+	waitReload(t, fmt.Sprintf("%s: process %d gone", what, pid), func() bool { return !testwait.Alive(pid) })
 }
 
 // TestServeReloadsConfig runs the real binary with two stdio servers and a connected client,

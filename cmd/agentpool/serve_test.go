@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -65,8 +66,6 @@ func exercise(t *testing.T, cs *mcp.ClientSession) int {
 	return pid
 }
 
-func processAlive(pid int) bool { return syscall.Kill(pid, 0) == nil }
-
 // TestServeHTTPBinary runs `agentpool serve --http 127.0.0.1:0`: it prints its endpoint with
 // the port it got, a go-sdk client lists and calls through it, and SIGTERM ends it with exit
 // code 0, its session's server process gone and nothing printed on stdout.
@@ -112,7 +111,7 @@ func TestServeHTTPBinary(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit code %d after SIGTERM, want 0", code)
 	}
-	if processAlive(pid) {
+	if testwait.Alive(pid) {
 		t.Errorf("the session's server process %d outlived serve", pid)
 	}
 	if s := stdout.String(); s != "" {
@@ -162,7 +161,7 @@ func TestServeStdioBinary(t *testing.T) {
 		if code := cmd.ProcessState.ExitCode(); code != 0 {
 			t.Errorf("%s: exit code %d, want 0; stderr:\n%s", end, code, stderr)
 		}
-		if processAlive(pid) {
+		if testwait.Alive(pid) {
 			t.Errorf("%s: the session's server process %d outlived serve", end, pid)
 		}
 		if strings.Contains(stderr.String(), "panic") {

@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // trustRepo is a cloned repository, as the acceptance of issue 8 describes it: a project skill
@@ -93,7 +94,7 @@ func (r *trustRepo) watchBriefly(t *testing.T, args ...string) string {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching") }, "watch to start")
+	testwait.For(t, "watch to start", func() bool { return strings.Contains(stderr.String(), "watching") })
 	if err := cmd.Process.Signal(syscall.SIGINT); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -78,7 +79,7 @@ func startWatch(t *testing.T, args ...string) <-chan ext.ChangeEvent {
 			}
 		}
 	}()
-	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching") }, "watch to start")
+	testwait.For(t, "watch to start", func() bool { return strings.Contains(stderr.String(), "watching") })
 	return events
 }
 
@@ -159,17 +160,6 @@ func drainBatch(events <-chan ext.ChangeEvent) {
 	}
 }
 
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
 // TestWatchUpstreamToolsChanged runs watch with an MCP server from the config (faultserver over
 // streamable HTTP, one server for every client) and has another client add a tool to it after
 // start-up: watch must print the server's tools_changed, which needs it to be connected.
@@ -230,7 +220,7 @@ func TestWatchSaysWhatIsNotWatched(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- root.ExecuteContext(ctx) }()
-	waitFor(t, func() bool { return strings.Contains(stderr.String(), "watching") }, "watch to start")
+	testwait.For(t, "watch to start", func() bool { return strings.Contains(stderr.String(), "watching") })
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
