@@ -21,32 +21,50 @@
 //
 // # Kinds
 //
-// Build knows the extension kinds as a table: skills, commands, plugins, mcp_servers and agents,
-// each a section of config.Config (the kind's own struct, from its own package) that one entry
-// turns into capabilities. The table and config.Config's sections name the same kinds.
+// The host knows the extension kinds as a table: skills, commands, plugins, mcp_servers and
+// agents, each a section of config.Config (the kind's own struct, from its own package) whose
+// one entry declares what the section asks for. The table and config.Config's sections name
+// the same kinds; a kind added to the table is built, reloaded and removed with no other code.
+//
+// # Plan and reconciler
+//
+// A config, with a trusted project's parts and the used plugins, becomes a Plan: one Entry per
+// registration, keyed by Key{Level, Slot, Name}, with the fingerprint of its declaration.
+// Build, Reload and OpenSession all apply a plan by one reconciler: it makes every new or
+// changed capability first, then publishes the new State, then swaps registrations and closes
+// (and retires the pooled clients of) what the new plan no longer has. An entry whose
+// capability cannot be made keeps the old one and is reported; an unchanged entry keeps its
+// capability and its process. Names are checked over the plan, so Build and Reload refuse the
+// same ones.
+//
+// The host's state (the config in force, the skill manager, the command source, the project,
+// the pool's servers) is one immutable *State, read with Current(); a reload publishes a new
+// one and never changes a published one, so a reader needs no lock.
 //
 // # Lifecycle
 //
-//   - Build validates the config, builds every kind's capabilities (MCP servers connect when
-//     first listed), checks that names are unique, and registers them at pool scope. If a step
-//     fails it closes what it started and returns no Host.
-//   - OpenSession (OpenAgentSession for an agent) registers the session's own capabilities —
-//     its scope: session servers and "skill-servers", the skills' MCP servers — in a pool
-//     partition new for that call. When CloseSession returns, every process of the session has
-//     ended and been reaped.
+//   - Build validates the config and reconciles its plan against nothing (MCP servers connect
+//     when first listed). If a step fails it closes what it started and returns no Host.
+//   - OpenSession (OpenAgentSession for an agent) reconciles the session's own entries — its
+//     scope: session servers and "skill-servers", the skills' MCP servers — in a pool partition
+//     new for that call. When CloseSession returns, every process of the session has ended and
+//     been reaped.
 //   - Reload applies a new config: an invalid one changes nothing; otherwise only what differs
-//     is closed and rebuilt, in the pool and in every live session (an unchanged server keeps
-//     its process). Failures are in ReloadResult.Failed and the rest stands; server.*, pool.*
-//     and extensions.max_composition_depth wait for a restart (ReloadResult.AtRestart).
+//     is closed and rebuilt, in the pool and in every live session. Failures are in
+//     ReloadResult.Failed and the rest stands; server.*, pool.* and
+//     extensions.max_composition_depth wait for a restart (ReloadResult.AtRestart).
+//   - Follow watches the config file, its imports and the plugin files and reloads on change
+//     (and on Follower.Reload, for a caller's SIGHUP), until Follower.Close or ctx ends.
 //   - Close closes every capability, then the pool.
 //
 // # Decisions taken where the RFC is silent
 //
 // The host registers "skills" (the one skill manager), "commands", "project-commands",
 // "plugin:<name>" (a plugin's commands) and, per session, "skill-servers"; per agent
-// "agent-skills" and "agent-skill-servers". A configured server may not be named "skills",
-// "commands", "project-commands" or "skill-servers" (an agent's server not "agent-skills" or
-// "agent-skill-servers" either), and a name is used once in a scope.
+// "agent-definition", "agent-skills" and "agent-skill-servers". A configured server may not
+// be named "skills", "commands", "project-commands" or "skill-servers" (an agent's server not
+// "agent-definition", "agent-skills" or "agent-skill-servers" either), and a name is used once
+// in a scope.
 //
 // Tools are "<server>__<tool>" (ext.ToolName) unless a server sets prefix; a skill's server is
 // the capability "<skill>.<server>" and lists "<skill>__<tool>"; a plugin's server is
@@ -66,5 +84,6 @@
 // trust store trusts nothing.
 //
 // Agents get their own level, skill manager and tool filter (Agent.Include, Agent.AllowsTool);
-// AddSessionServer adds a client's server to its session. Rationale: docs/design/host.md.
+// AddSessionServer adds a client's server to its session. Rationale: docs/design/host.md and
+// docs/design/reconcile.md.
 package host
