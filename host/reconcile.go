@@ -71,7 +71,8 @@ func (o *outcome) err() error {
 //
 // publish, if not nil, is called between making and swapping, with the entries and
 // capabilities the registry is about to hold: what a reader learns from the host's state is then never older
-// than what the registry announces.
+// than what the registry announces. It is called again when the registry refuses a new
+// capability, before that one is closed: no published state holds a closed capability.
 func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all bool, publish func([]*Entry, map[Key]ext.Capability)) *outcome {
 	ctx = context.WithoutCancel(ctx)
 	b := &batch{h: h, st: st, applied: map[Key]*Entry{}, caps: map[Key]ext.Capability{}}
@@ -113,9 +114,14 @@ func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all
 		}
 		return out
 	}
-	if publish != nil {
-		publish(slices.Clone(order), b.caps)
+	// republish publishes again what the registry is to hold, once an entry of order has gone
+	// back to its old capability (or to none): no published state holds a capability closed.
+	republish := func(order []*Entry) {
+		if publish != nil {
+			publish(slices.DeleteFunc(slices.Clone(order), func(e *Entry) bool { return e == nil }), b.caps)
+		}
 	}
+	republish(order)
 
 	// Removed: in old, not in next.
 	var stop []func()
@@ -144,19 +150,21 @@ func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all
 		if had {
 			if err := h.Registry.Unregister(e.Key.Level, e.Key.Slot, e.Key.Name); err != nil && !errors.Is(err, ext.ErrNotFound) {
 				out.failures = append(out.failures, failure{"unregister", e, err})
-				_ = h.closeBounded(ctx, c)
 				b.caps[e.Key], order[i] = running[e.Key], o
+				republish(order)
+				_ = h.closeBounded(ctx, c)
 				continue
 			}
 		}
 		if err := h.Registry.Register(c, e.Key.Level, e.Key.Slot, e.Opts...); err != nil {
 			out.failures = append(out.failures, failure{"register", e, err})
-			_ = h.closeBounded(ctx, c)
 			delete(b.caps, e.Key)
 			order[i] = nil
 			if had && h.Registry.Register(running[e.Key], o.Key.Level, o.Key.Slot, o.Opts...) == nil {
 				b.caps[e.Key], order[i] = running[e.Key], o // as it was
 			}
+			republish(order) // the refused capability leaves the published state before it closes
+			_ = h.closeBounded(ctx, c)
 			if all {
 				for _, r := range slices.Backward(registered) {
 					_ = h.Registry.Unregister(r.Key.Level, r.Key.Slot, r.Key.Name)

@@ -1,0 +1,89 @@
+package host
+
+import (
+	"context"
+	"sync/atomic"
+	"testing"
+
+	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/ext"
+)
+
+// refusable is a capability the registry refuses when refuse is set (its Observe panics, which
+// Register returns as an error). onClose runs when it is closed.
+type refusable struct {
+	name    string
+	refuse  bool
+	closed  atomic.Int32
+	onClose func(*refusable)
+}
+
+func (c *refusable) Name() string { return c.name }
+func (c *refusable) Close(context.Context) error {
+	if c.closed.Add(1) == 1 && c.onClose != nil {
+		c.onClose(c)
+	}
+	return nil
+}
+func (c *refusable) Observe(func(ext.ChangeEvent)) func() {
+	if c.refuse {
+		panic("refused")
+	}
+	return func() {}
+}
+
+// reloadSame reloads h with the config it was built from ("skills: {dirs: []}").
+func reloadSame(t *testing.T, h *Host) ReloadResult {
+	t.Helper()
+	cfg, err := config.Parse("x.yaml", []byte("skills: {dirs: []}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := h.Reload(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// TestRefusedRegistrationNeverPublished: when the registry refuses a changed entry's new
+// capability, the old one goes back, and the new one is closed only once no State that
+// Current returns holds it.
+func TestRefusedRegistrationNeverPublished(t *testing.T) {
+	version := "1"
+	key := Key{Level: ext.LevelPool, Name: "fake-p"}
+	var h *Host
+	var made []*refusable
+	var closedWhilePublished atomic.Bool
+	withKind(t, kind{"fake", func(pl *planner) error {
+		v := version
+		pl.declare("fake.p", v)
+		pl.add(&Entry{Key: key, Owner: "fake.p", Source: "fake.p", Decl: v,
+			start: func(context.Context, *batch) (ext.Capability, error) {
+				c := &refusable{name: key.Name, refuse: v == "2", onClose: func(c *refusable) {
+					if h.Current().caps[key] == c {
+						closedWhilePublished.Store(true)
+					}
+				}}
+				made = append(made, c)
+				return c, nil
+			}})
+		return nil
+	}})
+	h = buildHost(t, "x.yaml", "skills: {dirs: []}\n", Options{})
+
+	version = "2"
+	res := reloadSame(t, h)
+	if len(res.Failed) != 1 || len(made) != 2 {
+		t.Fatalf("reload with a refused capability: %+v (%d made)", res, len(made))
+	}
+	if closedWhilePublished.Load() {
+		t.Error("the refused capability was closed while the published State held it")
+	}
+	if made[1].closed.Load() != 1 || made[0].closed.Load() != 0 {
+		t.Errorf("closed: refused one %d times, old one %d times; want 1 and 0", made[1].closed.Load(), made[0].closed.Load())
+	}
+	if got := h.Current().caps[key]; got != made[0] {
+		t.Errorf("state holds %p, want the old capability %p", got, made[0])
+	}
+}
