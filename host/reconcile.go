@@ -61,7 +61,8 @@ func (o *outcome) err() error {
 // every capability that is new or whose declaration (or an After entry) changed, leaving the
 // running ones untouched; an entry whose capability cannot be made keeps the one it had (or
 // stays absent) and is a failure. Then, for each difference, it unregisters the old capability
-// and registers the new one (putting the old one back when the registry refuses the new one),
+// and registers the new one (putting the old one back when the registry refuses the new one,
+// and keeping for every entry made from the refused one, its After, what that entry had),
 // and only then stops the old one (closing it, bounded by ext.DefaultCloseTimeout, and retiring
 // its pooled client). Entries of old that next lacks are unregistered and stopped. Every
 // failure is collected; the rest is applied.
@@ -141,15 +142,31 @@ func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all
 	}
 	// Added and replaced, in plan order.
 	var registered []*Entry
+	refused := map[Key]*Entry{} // entries whose new capability was closed unregistered
 	for i, e := range order {
 		c := started[e.Key]
 		if c == nil {
 			continue
 		}
 		o, had := oldIdx[e.Key], running[e.Key] != nil
+		if j := slices.IndexFunc(e.After, func(k Key) bool { return refused[k] != nil }); j >= 0 {
+			// Made from a capability that was refused and closed: the entry keeps what it had,
+			// made from the one that went back.
+			out.failures = append(out.failures, failure{"register", e, fmt.Errorf("made from %s, which was not applied", refused[e.After[j]].Source)})
+			refused[e.Key] = e
+			delete(b.caps, e.Key)
+			order[i] = nil
+			if had {
+				b.caps[e.Key], order[i] = running[e.Key], o
+			}
+			republish(order)
+			h.stopEntry(ctx, e, c)
+			continue
+		}
 		if had {
 			if err := h.Registry.Unregister(e.Key.Level, e.Key.Slot, e.Key.Name); err != nil && !errors.Is(err, ext.ErrNotFound) {
 				out.failures = append(out.failures, failure{"unregister", e, err})
+				refused[e.Key] = e
 				b.caps[e.Key], order[i] = running[e.Key], o
 				republish(order)
 				_ = h.closeBounded(ctx, c)
@@ -158,6 +175,7 @@ func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all
 		}
 		if err := h.Registry.Register(c, e.Key.Level, e.Key.Slot, e.Opts...); err != nil {
 			out.failures = append(out.failures, failure{"register", e, err})
+			refused[e.Key] = e
 			delete(b.caps, e.Key)
 			order[i] = nil
 			if had && h.Registry.Register(running[e.Key], o.Key.Level, o.Key.Slot, o.Opts...) == nil {

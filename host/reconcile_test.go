@@ -87,3 +87,60 @@ func TestRefusedRegistrationNeverPublished(t *testing.T) {
 		t.Errorf("state holds %p, want the old capability %p", got, made[0])
 	}
 }
+
+// TestRefusedRegistrationKeepsDependents: when the registry refuses a changed entry's new
+// capability, the entries made from it (their After) keep the capabilities they had, made from
+// the old one that goes back, rather than running on a closed one.
+func TestRefusedRegistrationKeepsDependents(t *testing.T) {
+	version := "1"
+	pKey := Key{Level: ext.LevelPool, Name: "fake-p"}
+	dKey := Key{Level: ext.LevelPool, Name: "fake-d"}
+	var ps, ds []*refusable
+	parentOf := map[*refusable]*refusable{} // each fake-d made, the fake-p it was made from
+	withKind(t, kind{"fake", func(pl *planner) error {
+		v := version
+		pl.declare("fake.p", v)
+		pl.add(&Entry{Key: pKey, Owner: "fake.p", Source: "fake.p", Decl: v,
+			start: func(context.Context, *batch) (ext.Capability, error) {
+				c := &refusable{name: pKey.Name, refuse: v == "2"}
+				ps = append(ps, c)
+				return c, nil
+			}})
+		pl.declare("fake.d", "1")
+		pl.add(&Entry{Key: dKey, Owner: "fake.d", Source: "fake.d", Decl: "1", After: []Key{pKey},
+			start: func(_ context.Context, b *batch) (ext.Capability, error) {
+				c := &refusable{name: dKey.Name}
+				parentOf[c], _ = b.cap(pKey).(*refusable)
+				ds = append(ds, c)
+				return c, nil
+			}})
+		return nil
+	}})
+	h := buildHost(t, "x.yaml", "skills: {dirs: []}\n", Options{})
+
+	version = "2"
+	res := reloadSame(t, h)
+	if len(res.Failed) == 0 || len(ps) != 2 {
+		t.Fatalf("reload with a refused capability: %+v (%d made)", res, len(ps))
+	}
+	var registered *refusable
+	for _, c := range h.Registry.Visible(ext.Scope{}) {
+		if c.Name() == dKey.Name {
+			registered, _ = c.(*refusable)
+		}
+	}
+	if registered != ds[0] || ds[0].closed.Load() != 0 {
+		t.Errorf("fake-d: the one it had was replaced or closed (registered %p, had %p, closed %d times)", registered, ds[0], ds[0].closed.Load())
+	}
+	if registered != nil && parentOf[registered].closed.Load() != 0 {
+		t.Error("fake-d registered runs on a closed fake-p")
+	}
+	if h.Current().caps[dKey] != registered {
+		t.Error("the state does not hold the registered fake-d")
+	}
+	for _, d := range ds[1:] {
+		if d.closed.Load() != 1 {
+			t.Errorf("a fake-d made from the refused fake-p was closed %d times, want 1", d.closed.Load())
+		}
+	}
+}
