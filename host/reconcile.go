@@ -174,15 +174,23 @@ func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all
 			}
 		}
 		if err := h.Registry.Register(c, e.Key.Level, e.Key.Slot, e.Opts...); err != nil {
-			out.failures = append(out.failures, failure{"register", e, err})
 			refused[e.Key] = e
 			delete(b.caps, e.Key)
 			order[i] = nil
-			if had && h.Registry.Register(running[e.Key], o.Key.Level, o.Key.Slot, o.Opts...) == nil {
-				b.caps[e.Key], order[i] = running[e.Key], o // as it was
+			var lost error // why the old one could not go back
+			if had {
+				if lost = h.Registry.Register(running[e.Key], o.Key.Level, o.Key.Slot, o.Opts...); lost == nil {
+					b.caps[e.Key], order[i] = running[e.Key], o // as it was
+				} else {
+					lost = fmt.Errorf("the running one could not go back: %w", lost)
+				}
 			}
+			out.failures = append(out.failures, failure{"register", e, errors.Join(err, lost)})
 			republish(order) // the refused capability leaves the published state before it closes
 			_ = h.closeBounded(ctx, c)
+			if lost != nil {
+				h.stopEntry(ctx, o, running[e.Key]) // registered nowhere any more: it ends
+			}
 			if all {
 				for _, r := range slices.Backward(registered) {
 					_ = h.Registry.Unregister(r.Key.Level, r.Key.Slot, r.Key.Name)

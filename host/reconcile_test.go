@@ -12,10 +12,12 @@ import (
 // refusable is a capability the registry refuses when refuse is set (its Observe panics, which
 // Register returns as an error). onClose runs when it is closed.
 type refusable struct {
-	name    string
-	refuse  bool
-	closed  atomic.Int32
-	onClose func(*refusable)
+	name        string
+	refuse      bool
+	refuseAgain bool // refused from its second registration on
+	observed    atomic.Int32
+	closed      atomic.Int32
+	onClose     func(*refusable)
 }
 
 func (c *refusable) Name() string { return c.name }
@@ -26,7 +28,7 @@ func (c *refusable) Close(context.Context) error {
 	return nil
 }
 func (c *refusable) Observe(func(ext.ChangeEvent)) func() {
-	if c.refuse {
+	if n := c.observed.Add(1); c.refuse || c.refuseAgain && n > 1 {
 		panic("refused")
 	}
 	return func() {}
@@ -142,5 +144,43 @@ func TestRefusedRegistrationKeepsDependents(t *testing.T) {
 		if d.closed.Load() != 1 {
 			t.Errorf("a fake-d made from the refused fake-p was closed %d times, want 1", d.closed.Load())
 		}
+	}
+}
+
+// TestRefusedOldCapabilityClosed: when the registry refuses a changed entry's new capability
+// and then the old one too, the old one, registered nowhere any more, is closed rather than
+// left running, and the state holds neither.
+func TestRefusedOldCapabilityClosed(t *testing.T) {
+	version := "1"
+	key := Key{Level: ext.LevelPool, Name: "fake-p"}
+	var made []*refusable
+	withKind(t, kind{"fake", func(pl *planner) error {
+		v := version
+		pl.declare("fake.p", v)
+		pl.add(&Entry{Key: key, Owner: "fake.p", Source: "fake.p", Decl: v,
+			start: func(context.Context, *batch) (ext.Capability, error) {
+				c := &refusable{name: key.Name, refuse: v == "2", refuseAgain: true}
+				made = append(made, c)
+				return c, nil
+			}})
+		return nil
+	}})
+	h := buildHost(t, "x.yaml", "skills: {dirs: []}\n", Options{})
+
+	version = "2"
+	res := reloadSame(t, h)
+	if len(res.Failed) == 0 || len(made) != 2 {
+		t.Fatalf("reload with a refused capability: %+v (%d made)", res, len(made))
+	}
+	for _, c := range h.Registry.Visible(ext.Scope{}) {
+		if c.Name() == key.Name {
+			t.Fatalf("%s registered after both were refused", key.Name)
+		}
+	}
+	if made[0].closed.Load() != 1 || made[1].closed.Load() != 1 {
+		t.Errorf("closed: old one %d times, refused one %d times; want each once", made[0].closed.Load(), made[1].closed.Load())
+	}
+	if c, ok := h.Current().caps[key]; ok {
+		t.Errorf("the state holds %v for %s", c, key.Name)
 	}
 }
