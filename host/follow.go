@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -17,7 +18,8 @@ import (
 
 // FollowOptions say which config file Follow follows and whom it tells.
 type FollowOptions struct {
-	// Path is the config file the host was built from. Required.
+	// Path is the config file the host was built from. Required; a relative path is taken from
+	// the working directory when Follow is called.
 	Path string
 	// Optional says the file is the user's own config, found rather than named: its absence
 	// means an empty config rather than an error.
@@ -82,7 +84,12 @@ func (h *Host) Follow(ctx context.Context, opts FollowOptions) (*Follower, error
 	if opts.Path == "" {
 		return nil, errors.New("follow: no config file")
 	}
-	opts.Path = filepath.Clean(opts.Path)
+	// Absolute: the watcher reports absolute paths, which a relative one would never equal.
+	path, err := filepath.Abs(opts.Path)
+	if err != nil {
+		return nil, fmt.Errorf("follow: %w", err)
+	}
+	opts.Path = path
 	if opts.Debounce == 0 {
 		opts.Debounce = fswatch.DefaultDebounce
 	}

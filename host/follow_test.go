@@ -94,3 +94,37 @@ func TestFollow(t *testing.T) {
 		t.Errorf("a reload after Close was tried: %+v", r)
 	}
 }
+
+// TestFollowRelativePath: a config file named relative to the working directory is followed
+// as one named by its absolute path: an edit of it reloads the host.
+func TestFollowRelativePath(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	write := func(text string) {
+		t.Helper()
+		if err := os.WriteFile("agentpool.yaml.tmp", []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename("agentpool.yaml.tmp", "agentpool.yaml"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("mcp_servers:\n  a: {url: \"http://127.0.0.1:1/mcp\"}\n")
+	h := buildHost(t, "agentpool.yaml", "", Options{})
+	reports := make(chan FollowReport, 16)
+	f, err := h.Follow(context.Background(), FollowOptions{Path: "agentpool.yaml", Debounce: 20 * time.Millisecond,
+		OnReload: func(r FollowReport) { reports <- r }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	write("mcp_servers:\n  a: {url: \"http://127.0.0.1:1/mcp\"}\n  b: {url: \"http://127.0.0.1:1/mcp\"}\n")
+	select {
+	case r := <-reports:
+		if !r.OK || !slices.Equal(r.Result.Added, []string{"mcp_servers.b"}) {
+			t.Fatalf("adding b: %+v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no reload after an edit of the config file named by a relative path")
+	}
+}

@@ -43,7 +43,8 @@ type Entry struct {
 	// start makes the capability. It may read what the reconciliation made before it (b).
 	// On error it may still return a capability, which the reconciler closes.
 	start func(ctx context.Context, b *batch) (ext.Capability, error)
-	// stop ends a capability the reconciler unregistered; nil means closing it.
+	// stop ends a capability the reconciler unregistered, or made and did not register because
+	// an entry of its After was not applied; nil means closing it.
 	stop func(ctx context.Context, c ext.Capability) error
 }
 

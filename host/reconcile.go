@@ -61,7 +61,8 @@ func (o *outcome) err() error {
 // every capability that is new or whose declaration (or an After entry) changed, leaving the
 // running ones untouched; an entry whose capability cannot be made keeps the one it had (or
 // stays absent) and is a failure. Then, for each difference, it unregisters the old capability
-// and registers the new one (putting the old one back when the registry refuses the new one),
+// and registers the new one (putting the old one back when the registry refuses the new one,
+// and keeping for every entry made from the refused one, its After, what that entry had),
 // and only then stops the old one (closing it, bounded by ext.DefaultCloseTimeout, and retiring
 // its pooled client). Entries of old that next lacks are unregistered and stopped. Every
 // failure is collected; the rest is applied.
@@ -71,7 +72,8 @@ func (o *outcome) err() error {
 //
 // publish, if not nil, is called between making and swapping, with the entries and
 // capabilities the registry is about to hold: what a reader learns from the host's state is then never older
-// than what the registry announces.
+// than what the registry announces. It is called again when the registry refuses a new
+// capability, before that one is closed: no published state holds a closed capability.
 func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all bool, publish func([]*Entry, map[Key]ext.Capability)) *outcome {
 	ctx = context.WithoutCancel(ctx)
 	b := &batch{h: h, st: st, applied: map[Key]*Entry{}, caps: map[Key]ext.Capability{}}
@@ -113,9 +115,14 @@ func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all
 		}
 		return out
 	}
-	if publish != nil {
-		publish(slices.Clone(order), b.caps)
+	// republish publishes again what the registry is to hold, once an entry of order has gone
+	// back to its old capability (or to none): no published state holds a capability closed.
+	republish := func(order []*Entry) {
+		if publish != nil {
+			publish(slices.DeleteFunc(slices.Clone(order), func(e *Entry) bool { return e == nil }), b.caps)
+		}
 	}
+	republish(order)
 
 	// Removed: in old, not in next.
 	var stop []func()
@@ -135,27 +142,54 @@ func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all
 	}
 	// Added and replaced, in plan order.
 	var registered []*Entry
+	refused := map[Key]*Entry{} // entries whose new capability was closed unregistered
 	for i, e := range order {
 		c := started[e.Key]
 		if c == nil {
 			continue
 		}
 		o, had := oldIdx[e.Key], running[e.Key] != nil
+		if j := slices.IndexFunc(e.After, func(k Key) bool { return refused[k] != nil }); j >= 0 {
+			// Made from a capability that was refused and closed: the entry keeps what it had,
+			// made from the one that went back.
+			out.failures = append(out.failures, failure{"register", e, fmt.Errorf("made from %s, which was not applied", refused[e.After[j]].Source)})
+			refused[e.Key] = e
+			delete(b.caps, e.Key)
+			order[i] = nil
+			if had {
+				b.caps[e.Key], order[i] = running[e.Key], o
+			}
+			republish(order)
+			h.stopEntry(ctx, e, c)
+			continue
+		}
 		if had {
 			if err := h.Registry.Unregister(e.Key.Level, e.Key.Slot, e.Key.Name); err != nil && !errors.Is(err, ext.ErrNotFound) {
 				out.failures = append(out.failures, failure{"unregister", e, err})
-				_ = h.closeBounded(ctx, c)
+				refused[e.Key] = e
 				b.caps[e.Key], order[i] = running[e.Key], o
+				republish(order)
+				_ = h.closeBounded(ctx, c)
 				continue
 			}
 		}
 		if err := h.Registry.Register(c, e.Key.Level, e.Key.Slot, e.Opts...); err != nil {
-			out.failures = append(out.failures, failure{"register", e, err})
-			_ = h.closeBounded(ctx, c)
+			refused[e.Key] = e
 			delete(b.caps, e.Key)
 			order[i] = nil
-			if had && h.Registry.Register(running[e.Key], o.Key.Level, o.Key.Slot, o.Opts...) == nil {
-				b.caps[e.Key], order[i] = running[e.Key], o // as it was
+			var lost error // why the old one could not go back
+			if had {
+				if lost = h.Registry.Register(running[e.Key], o.Key.Level, o.Key.Slot, o.Opts...); lost == nil {
+					b.caps[e.Key], order[i] = running[e.Key], o // as it was
+				} else {
+					lost = fmt.Errorf("the running one could not go back: %w", lost)
+				}
+			}
+			out.failures = append(out.failures, failure{"register", e, errors.Join(err, lost)})
+			republish(order) // the refused capability leaves the published state before it closes
+			_ = h.closeBounded(ctx, c)
+			if lost != nil {
+				h.stopEntry(ctx, o, running[e.Key]) // registered nowhere any more: it ends
 			}
 			if all {
 				for _, r := range slices.Backward(registered) {
