@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -172,6 +173,7 @@ func (st *State) with(entries []*Entry, caps map[Key]ext.Capability) *State {
 			next.Servers = append(next.Servers, m)
 		}
 	}
+	next.Servers = slices.Clip(next.Servers) // a reader's append copies
 	next.Skills, _ = next.caps[skillsKey].(*skill.Manager)
 	next.Commands, _ = next.caps[commandsKey].(*command.FileSource)
 	next.userSkillRoots = map[string]bool{}

@@ -27,7 +27,9 @@ type State struct {
 	// roots scanned by Skills); nil when there is no project (no ProjectDir, or it is the home
 	// directory).
 	Project *Project
-	// Servers are the pool-scoped MCP servers, in name order.
+	// Servers are the pool-scoped MCP servers, in plan order (the user's, then a trusted
+	// project's). It is shared by every reader: append to it (which copies) but never
+	// assign to its elements.
 	Servers []*mcpcap.Cap
 
 	plan           Plan                   // what is registered for this state, sessions' entries aside
