@@ -18,13 +18,13 @@ import (
 	"sync"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentpool/agentpool/agent"
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/agentpool/agentpool/mcpcap"
 	"go.uber.org/goleak"
 )
@@ -138,22 +138,21 @@ func (f *fixture) pids(t *testing.T) []int {
 }
 
 // waitLog waits until the log holds n lines starting with prefix and returns their pids. It
-// polls: the server writes the log, and nothing else tells the test. The test's own deadline
-// bounds it.
+// polls: the server writes the log, and nothing else tells the test.
 func (f *fixture) waitLog(t *testing.T, prefix string, n int) []int {
-	for {
-		var pids []int
+	t.Helper()
+	var pids []int
+	testwait.For(t, fmt.Sprintf("%d %q lines in the server's log", n, prefix), func() bool {
+		pids = pids[:0]
 		for _, l := range f.lines() {
 			if rest, ok := strings.CutPrefix(l, prefix+" "); ok {
 				pid, _ := strconv.Atoi(rest)
 				pids = append(pids, pid)
 			}
 		}
-		if len(pids) >= n {
-			return pids
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return len(pids) >= n
+	})
+	return pids
 }
 
 func (f *fixture) count(prefix string) int {

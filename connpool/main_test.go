@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -123,17 +124,16 @@ func groupProcs(t testing.TB, pgid int) []string {
 // waitGroupGone polls until no process (zombie or not) is left in pgid.
 func waitGroupGone(t testing.TB, pgid int) {
 	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for {
-		left := groupProcs(t, pgid)
-		if len(left) == 0 {
-			return
+	var left []string
+	defer func() {
+		if len(left) > 0 {
+			t.Logf("process group %d still has %v", pgid, left)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("process group %d still has %v", pgid, left)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	}()
+	testwait.Within(t, 15*time.Second, fmt.Sprintf("process group %d to be empty", pgid), func() bool {
+		left = groupProcs(t, pgid)
+		return len(left) == 0
+	})
 }
 
 func waitDone(t testing.TB, c *Conn) {

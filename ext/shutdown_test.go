@@ -8,6 +8,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
@@ -150,25 +151,36 @@ func TestCloseAbandonsHungCapability(t *testing.T) {
 }
 
 func TestCloseConcurrentCallers(t *testing.T) {
-	r := NewRegistry(nil)
-	c := newCap("c")
-	c.onClose = func(context.Context) error { time.Sleep(10 * time.Millisecond); return nil }
-	if err := r.Register(c, LevelPool, Scope{}); err != nil {
-		t.Fatal(err)
-	}
-	var wg sync.WaitGroup
-	for range 4 {
-		wg.Go(func() {
-			if err := r.Close(context.Background()); err != nil {
-				t.Error(err)
-			}
-			// Every caller returns only once the capability is closed.
-			if c.closes.Load() != 1 {
-				t.Error("Close returned before the first Close finished")
-			}
-		})
-	}
-	wg.Wait()
+	synctest.Test(t, func(t *testing.T) {
+		r := NewRegistry(nil)
+		c := newCap("c")
+		release := make(chan struct{})
+		var finished atomic.Bool
+		c.onClose = func(context.Context) error { <-release; finished.Store(true); return nil }
+		if err := r.Register(c, LevelPool, Scope{}); err != nil {
+			t.Fatal(err)
+		}
+		var wg sync.WaitGroup
+		var returned atomic.Int32
+		for range 4 {
+			wg.Go(func() {
+				if err := r.Close(context.Background()); err != nil {
+					t.Error(err)
+				}
+				returned.Add(1)
+				// Every caller returns only once the capability is closed.
+				if c.closes.Load() != 1 || !finished.Load() {
+					t.Error("Close returned before the first Close finished")
+				}
+			})
+		}
+		synctest.Wait() // all four are in Close: one in the capability's Close, three waiting for it
+		if n := returned.Load(); n != 0 {
+			t.Fatalf("%d Close calls returned while the capability's Close was running", n)
+		}
+		close(release)
+		wg.Wait()
+	})
 }
 
 func TestCloseScopeOrderAndValidation(t *testing.T) {
@@ -223,6 +235,12 @@ func TestCloseScopeOrderAndValidation(t *testing.T) {
 // A capability registered in several slots (allowed: "the same capability value may be
 // registered in several slots") is closed only when its last registration goes, and once.
 func TestCloseScopeKeepsCapabilityRegisteredElsewhere(t *testing.T) {
+	// In a bubble, a Close that takes a while lets every other goroutine that would close the
+	// capability too reach its Close first.
+	synctest.Test(t, testCloseScopeKeepsCapabilityRegisteredElsewhere)
+}
+
+func testCloseScopeKeepsCapabilityRegisteredElsewhere(t *testing.T) {
 	r := newTestRegistry(t)
 	shared := newCap("shared")
 	var inFlight, overlap atomic.Int32
@@ -230,7 +248,7 @@ func TestCloseScopeKeepsCapabilityRegisteredElsewhere(t *testing.T) {
 		if inFlight.Add(1) > 1 {
 			overlap.Store(1)
 		}
-		time.Sleep(time.Millisecond)
+		sleepInBubble(time.Millisecond)
 		inFlight.Add(-1)
 		return nil
 	}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"go.uber.org/goleak"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
@@ -51,25 +53,25 @@ func (r *recorder) onChange(changed []string) {
 // waitSeen waits until every path has been reported at least once since the last reset.
 func (r *recorder) waitSeen(paths ...string) {
 	r.t.Helper()
-	deadline := time.Now().Add(waitLimit)
-	for {
+	var missing []string
+	var got [][]string
+	defer func() {
+		if len(missing) > 0 {
+			r.t.Logf("not reported: %q; batches: %q", missing, got)
+		}
+	}()
+	testwait.Within(r.t, waitLimit, fmt.Sprintf("%q reported", paths), func() bool {
 		r.mu.Lock()
-		var missing []string
+		defer r.mu.Unlock()
+		missing = missing[:0]
 		for _, p := range paths {
 			if r.seen[p] == 0 {
 				missing = append(missing, p)
 			}
 		}
-		got := r.batches
-		r.mu.Unlock()
-		if len(missing) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			r.t.Fatalf("not reported within %v: %q; batches: %q", waitLimit, missing, got)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		got = r.batches
+		return len(missing) == 0
+	})
 }
 
 func (r *recorder) count(p string) int {
@@ -302,13 +304,7 @@ func TestDebounceCollapsesBurst(t *testing.T) {
 	}
 	r.waitSeen(f)
 	// The last write is followed by one more callback at most; wait until quiet.
-	deadline := time.Now().Add(waitLimit)
-	for last.Load() != fmt.Sprintf("v%d", edits) {
-		if time.Now().After(deadline) {
-			t.Fatalf("final state never seen by a callback; last = %v", last.Load())
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Within(t, waitLimit, "the final state seen by a callback", func() bool { return last.Load() == fmt.Sprintf("v%d", edits) })
 	// 200 writes in a few milliseconds: a slow machine may split them, but never near 200.
 	if n := r.nbatches(); n > 10 {
 		t.Fatalf("%d callbacks for %d rapid writes", n, edits)

@@ -25,6 +25,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -182,9 +183,7 @@ func (m *memSide) measure(b *testing.B, hc *http.Client, url string, n int) {
 	}
 	// The sessions' ends finish in the background: let them, before anything else is measured.
 	b.StopTimer()
-	for deadline := time.Now().Add(20 * time.Second); runtime.NumGoroutine() > before.goroutines && time.Now().Before(deadline); {
-		time.Sleep(10 * time.Millisecond) // a goroutine's end has no event to wait for
-	}
+	testwait.Within(b, 20*time.Second, "the sessions' goroutines to end", func() bool { return runtime.NumGoroutine() <= before.goroutines })
 	b.StartTimer()
 }
 

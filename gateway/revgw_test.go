@@ -26,10 +26,20 @@ func TestCloseDuringOpen(t *testing.T) {
 	entered, release := make(chan struct{}), make(chan struct{})
 	var mu sync.Mutex
 	var opened, closedAfterOpen bool
+	var first string // the session held opening; others are the probes below, opened at once
 	var f *fixture
 	f = newFixture(t, func(o *gateway.Options) {
 		open, closeSession := o.OpenSession, o.CloseSession
 		o.OpenSession = func(ctx context.Context, id string) error {
+			mu.Lock()
+			held := first == ""
+			if held {
+				first = id
+			}
+			mu.Unlock()
+			if !held {
+				return open(ctx, id)
+			}
 			close(entered)
 			<-release
 			err := open(ctx, id)
@@ -40,7 +50,7 @@ func TestCloseDuringOpen(t *testing.T) {
 		}
 		o.CloseSession = func(ctx context.Context, id string) error {
 			mu.Lock()
-			if opened {
+			if opened && id == first {
 				closedAfterOpen = true
 			}
 			mu.Unlock()
@@ -63,7 +73,12 @@ func TestCloseDuringOpen(t *testing.T) {
 		defer cancel()
 		closed <- f.g.Close(ctx)
 	}()
-	time.Sleep(100 * time.Millisecond) // Close has seen the opening session
+	// Close takes the sessions to end, the opening one among them, when it starts refusing
+	// new ones: a refused initialize says it has.
+	testwait.For(t, "Close to refuse a new session", func() bool {
+		status, _, msgs := post(t, f.url, "", initBody, nil)
+		return status != http.StatusOK || rpcError(msgs) != nil
+	})
 	close(release)
 	if err := <-closed; err != nil {
 		t.Fatalf("Close: %v", err)

@@ -3,20 +3,19 @@ package host
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/agentpool/agentpool/plugin"
 	"github.com/agentpool/agentpool/trust"
 )
@@ -247,9 +246,7 @@ func TestPluginDisabledByReload(t *testing.T) {
 	if got := serverNames(h); len(got) > 0 {
 		t.Errorf("servers %v after disabling p", got)
 	}
-	if !processGone(pid, 10*time.Second) {
-		t.Errorf("the disabled plugin's server (pid %d) still runs", pid)
-	}
+	testwait.Within(t, 10*time.Second, fmt.Sprintf("the disabled plugin's server (pid %d) to end", pid), func() bool { return !testwait.Alive(pid) })
 
 	if err := plugin.SetEnabled(state, "p", true); err != nil {
 		t.Fatal(err)
@@ -263,18 +260,6 @@ func TestPluginDisabledByReload(t *testing.T) {
 	if got := serverNames(h); !slices.Equal(got, []string{"p.srv"}) {
 		t.Errorf("servers %v after enabling p again", got)
 	}
-}
-
-// processGone waits up to d for pid to be gone (or a zombie no more: reaped).
-func processGone(pid int, d time.Duration) bool {
-	deadline := time.Now().Add(d)
-	for time.Now().Before(deadline) {
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			return true
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	return false
 }
 
 // TestProjectPlugins: a plugin the project's agentpool.yaml names is project content:

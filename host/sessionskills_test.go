@@ -13,6 +13,7 @@ import (
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/ext/exttest"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // skillCall calls a skill server's tool as session sid sees it, through its skill servers.
@@ -106,13 +107,9 @@ func TestCloseScopeEndsSessionProcesses(t *testing.T) {
 	if err := h.Registry.CloseScope(ctx, ext.Scope{SessionID: "a"}); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for alive(t, pid) || alive(t, private) {
-		if time.Now().After(deadline) {
-			t.Fatalf("session processes still alive 20s after CloseScope")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testwait.Within(t, 20*time.Second, "the session's processes to end after CloseScope", func() bool {
+		return !alive(t, pid) && !alive(t, private)
+	})
 	t.Logf("processes ended %v after CloseScope was called", time.Since(start))
 }
 

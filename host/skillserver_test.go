@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/agentpool/agentpool/mcpcap"
 )
 
@@ -95,13 +96,9 @@ func TestSkillServerReplacedIsForgotten(t *testing.T) {
 		t.Fatalf("children = %v, want one recorded child", old)
 	}
 	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"), skillMD("second"))
-	deadline := time.Now().Add(20 * time.Second)
-	for old[0].(*skillChild).Status().State != mcpcap.StateClosed {
-		if time.Now().After(deadline) {
-			t.Fatal("the replaced skill server was not closed within 20s")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Within(t, 20*time.Second, "the replaced skill server to be closed", func() bool {
+		return old[0].(*skillChild).Status().State == mcpcap.StateClosed
+	})
 	if h.recordedChild(old[0]) {
 		t.Fatal("the replaced child's edge is still in the registry")
 	}

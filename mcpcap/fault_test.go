@@ -185,7 +185,7 @@ func (k *killer) cycle(cycle int) (victim int) {
 	// process would never have reached the server and is rightly sent again on the next
 	// connection. A fixed delay is not enough on a loaded machine, so wait for the server's
 	// "begin" lines as well.
-	time.Sleep(k.settle)
+	time.Sleep(k.settle) // lookups (300 ms, unlogged) must be under way on the server at the kill
 	testwait.For(t, fmt.Sprintf("cycle %d: %d sleeps begun on the server", cycle, k.sleeps), func() bool {
 		return countLines(t, k.log, "begin ") >= k.sleeps
 	})

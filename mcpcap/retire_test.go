@@ -69,7 +69,7 @@ func TestRetiredConnectionStopsItsWatcher(t *testing.T) {
 		if _, err := c.CallTool(ctx, &ext.ToolCall{Name: "echo", Arguments: nil}); err == nil {
 			t.Fatalf("call %d: no error although tools/list fails", i)
 		}
-		time.Sleep(5 * time.Millisecond) // past the degraded probe interval (2 ms)
+		waitPast(t, c) // past the degraded probe interval (2 ms)
 	}
 	testwait.For(t, "watch goroutines of retired connections to end", func() bool { return watchGoroutines() == 0 })
 }

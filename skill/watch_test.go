@@ -211,11 +211,22 @@ func TestHotReloadRapidEdits(t *testing.T) {
 	if body, _ := m.GetCommand(context.Background(), &ext.CommandRequest{Name: "busy", Args: nil}); body.Text() != "Body 200" {
 		t.Errorf("body = %q", body.Text())
 	}
-	// Let any trailing batch land, then count.
-	time.Sleep(600 * time.Millisecond)
+	// A second skill, added after the edits, is seen after any trailing batch of them: its
+	// skills_changed (its own, or one shared with a trailing batch: no single SourceURI) comes
+	// last. Every other skills_changed is the edits'.
+	write(t, root, "quiet/SKILL.md", skillMD("name: quiet\ndescription: Q.\n", "Body"))
+	quietURI := uriBase("quiet") + "/SKILL.md"
+	testwait.For(t, "the second skill's skills_changed", func() bool {
+		for _, ev := range r.since(0) {
+			if ev.Kind == ext.SkillsChanged && (ev.SourceURI == quietURI || ev.SourceURI == "") {
+				return true
+			}
+		}
+		return false
+	})
 	n := 0
 	for _, ev := range r.since(0) {
-		if ev.Kind == ext.SkillsChanged {
+		if ev.Kind == ext.SkillsChanged && ev.SourceURI != quietURI {
 			n++
 		}
 	}

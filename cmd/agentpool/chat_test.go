@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -17,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // chatFixture is what a chat test runs on: the user's config (a real stdio MCP server, a
@@ -233,13 +233,7 @@ func TestChatInterrupt(t *testing.T) {
 // gone waits for process pid to be gone (reaped).
 func gone(t *testing.T, pid int) {
 	t.Helper()
-	deadline := time.Now().Add(chatReady)
-	for !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-		if time.Now().After(deadline) {
-			t.Fatalf("server %d outlived the chat", pid)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.Within(t, chatReady, fmt.Sprintf("server %d to end with the chat", pid), func() bool { return !testwait.Alive(pid) })
 }
 
 // TestChatPiped runs a chat from a pipe, as a script would: no prompt, /help listing the

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/creack/pty"
 	"go.uber.org/goleak"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // chatReady bounds every wait for the chat to print something: readiness only, never a
@@ -92,21 +95,24 @@ func (c *chatTerm) all() string {
 // consumes up to its end; it returns what was shown in between, want included.
 func (c *chatTerm) expect(want string) string {
 	c.t.Helper()
-	deadline := time.Now().Add(chatReady)
-	for {
+	var rest, shown string
+	defer func() {
+		if shown == "" {
+			c.t.Logf("since the last match the chat showed:\n%s", rest)
+		}
+	}()
+	testwait.Within(c.t, chatReady, fmt.Sprintf("the chat to show %q", want), func() bool {
 		c.mu.Lock()
-		rest := string(c.seen[c.from:])
+		defer c.mu.Unlock()
+		rest = string(c.seen[c.from:])
 		if i := strings.Index(rest, want); i >= 0 {
 			c.from += i + len(want)
-			c.mu.Unlock()
-			return rest[:i+len(want)]
+			shown = rest[:i+len(want)]
+			return true
 		}
-		c.mu.Unlock()
-		if time.Now().After(deadline) {
-			c.t.Fatalf("the chat did not show %q; since the last match it showed:\n%s", want, rest)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
+	return shown
 }
 
 // send types line and Enter.
@@ -183,17 +189,22 @@ func (r chatRequest) last(role string) (text, callID string) {
 // waitLog waits until the file at path has a line starting with prefix, and returns it.
 func waitLog(t *testing.T, path, prefix string) string {
 	t.Helper()
-	deadline := time.Now().Add(chatReady)
-	for {
-		b, _ := os.ReadFile(path)
+	var b []byte
+	var line string
+	defer func() {
+		if line == "" {
+			t.Logf("%s has:\n%s", path, b)
+		}
+	}()
+	testwait.Within(t, chatReady, fmt.Sprintf("a line %q… in %s", prefix, path), func() bool {
+		b, _ = os.ReadFile(path)
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.HasPrefix(l, prefix) {
-				return l
+				line = l
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s has no line %q…; it has:\n%s", path, prefix, b)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return false
+	})
+	return line
 }

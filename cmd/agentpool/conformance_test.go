@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"net"
 	"net/http"
 	"os"
@@ -118,18 +119,15 @@ func startDirect(t *testing.T, bin string) string {
 		_ = cmd.Wait()
 	})
 	url := "http://" + addr + "/mcp"
-	deadline := time.Now().Add(20 * time.Second) // a liveness bound, not a timing claim
-	for {
+	// A liveness bound, not a timing claim.
+	testwait.Within(t, 20*time.Second, "the conformance server at "+url+" to answer", func() bool {
 		resp, err := http.Get(url)
 		if err == nil {
 			resp.Body.Close()
-			return url
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the conformance server at %s never answered: %v", url, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil
+	})
+	return url
 }
 
 // startServe runs `agentpool serve` fronting the conformance server as a session-scoped stdio

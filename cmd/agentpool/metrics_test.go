@@ -15,6 +15,8 @@ import (
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // scrape GETs serve's /metrics in the text format, with token when set, and parses it as
@@ -188,12 +190,15 @@ func TestServeJSONCallLog(t *testing.T) {
 	}()
 	endpoint := regexp.MustCompile(`http://127\.0\.0\.1:[1-9][0-9]*/mcp`)
 	var url string
-	for deadline := time.Now().Add(60 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+	defer func() {
+		if url == "" {
+			t.Logf("serve said:\n%s", stderr.String())
+		}
+	}()
+	testwait.Within(t, 60*time.Second, "serve to print its endpoint", func() bool {
 		url = endpoint.FindString(stderr.String())
-	}
-	if url == "" {
-		t.Fatalf("serve printed no endpoint:\n%s", stderr.String())
-	}
+		return url != ""
+	})
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
 	if err != nil {
@@ -208,12 +213,10 @@ func TestServeJSONCallLog(t *testing.T) {
 	// A call's line is logged once its answer is on its way: the client may have it first.
 	var calls []map[string]any
 	var text string
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	testwait.Within(t, 60*time.Second, "three tool call lines logged", func() bool {
 		text = stderr.String()
-		if strings.Count(text, `"msg":"tool call"`) >= 3 || time.Now().After(deadline) {
-			break
-		}
-	}
+		return strings.Count(text, `"msg":"tool call"`) >= 3
+	})
 	for _, line := range strings.Split(text, "\n") {
 		if line == "" {
 			continue // every other line, serve's own messages to the user included, is JSON

@@ -75,25 +75,21 @@ func TestNoOrphansAfterKill(t *testing.T) {
 	}
 	_ = cmd.Wait()
 	// "One second later" is the expectation; the bound is generous for a loaded machine.
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		var alive []int
+	var alive []int
+	defer func() {
+		for _, pid := range alive {
+			t.Errorf("pid %d (%s) still running after agentpool was killed", pid, strings.Join(procArgs(pid), " "))
+		}
+	}()
+	testwait.Within(t, 5*time.Second, "the servers to end after agentpool was killed", func() bool {
+		alive = alive[:0]
 		for _, pid := range pids {
 			if running(pid) {
 				alive = append(alive, pid)
 			}
 		}
-		if len(alive) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			for _, pid := range alive {
-				t.Errorf("pid %d (%s) still running after agentpool was killed", pid, strings.Join(procArgs(pid), " "))
-			}
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return len(alive) == 0
+	})
 }
 
 // markedProcesses returns the pids of the processes whose command line holds marker.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -91,15 +93,18 @@ func TestServeReloadRefusesMalformedTable(t *testing.T) {
 			_ = os.MkdirAll(filepath.Join(dir, "servers"), 0o755)
 		}
 		replaceFile(t, path, string(c.files["agentpool.yaml"]))
-		deadline := time.Now().Add(reloadWait)
 		// The log's text format quotes the error: its quotes come escaped.
 		logged := func() string { return strings.ReplaceAll(log.String()[from:], `\"`, `"`) }
-		for !c.want.MatchString(logged()) {
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: no error matching %q logged within %s; serve said:\n%s", c.name, c.want, reloadWait, log.String()[from:])
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		func() {
+			seen := false
+			defer func() {
+				if !seen {
+					t.Logf("%s: serve said:\n%s", c.name, log.String()[from:])
+				}
+			}()
+			testwait.Within(t, reloadWait, fmt.Sprintf("%s: an error matching %q logged", c.name, c.want), func() bool { return c.want.MatchString(logged()) })
+			seen = true
+		}()
 		if got := log.String()[from:]; !strings.Contains(got, "config reload refused") {
 			t.Errorf("%s: the error was not logged as a refused reload:\n%s", c.name, got)
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -121,22 +122,20 @@ func startHAProxy(t *testing.T, file string, r1, r2 *replica) string {
 			t.Logf("haproxy said:\n%s", out.String())
 		}
 	})
-	deadline := time.Now().Add(60 * time.Second) // a liveness bound on a loaded machine, not a timing claim
-	for {
+	// A liveness bound on a loaded machine, not a timing claim.
+	testwait.Within(t, 60*time.Second, "haproxy to listen on "+front, func() bool {
 		select {
 		case <-exited:
 			t.Fatalf("haproxy exited at start:\n%s", out.String())
 		default:
 		}
-		if c, err := net.Dial("tcp", front); err == nil {
+		c, err := net.Dial("tcp", front)
+		if err == nil {
 			c.Close()
-			return "http://" + front + "/mcp"
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("haproxy never listened on %s:\n%s", front, out.String())
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil
+	})
+	return "http://" + front + "/mcp"
 }
 
 // TestReplicasStickyBehindHAProxy: 20 go-sdk clients through HAProxy (examples/haproxy/

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -133,14 +134,21 @@ func TestServeShutdownUnderLoad(t *testing.T) {
 	if code := cmd.ProcessState.ExitCode(); code != 0 {
 		t.Errorf("exit code %d after SIGTERM, want 0", code)
 	}
-	deadline := time.Now().Add(20 * time.Second) // orphans are reaped by init: liveness only
-	for _, pid := range children {
-		for !procGone(pid) && time.Now().Before(deadline) {
-			time.Sleep(20 * time.Millisecond)
-		}
-		if !procGone(pid) {
+	var left []int
+	defer func() {
+		for _, pid := range left {
 			b, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 			t.Errorf("process %d outlived serve: %s", pid, b)
 		}
-	}
+	}()
+	// Orphans are reaped by init: a liveness bound only.
+	testwait.Within(t, 20*time.Second, "serve's servers to end", func() bool {
+		left = left[:0]
+		for _, pid := range children {
+			if !procGone(pid) {
+				left = append(left, pid)
+			}
+		}
+		return len(left) == 0
+	})
 }

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -84,22 +85,18 @@ mcp_servers:
 	base := strings.TrimSuffix(endpoint, "/mcp")
 
 	// Ready once both eager servers were tried: a generous bound on a loaded machine, no claim.
-	deadline := time.Now().Add(90 * time.Second)
-	for {
+	testwait.Within(t, 90*time.Second, "/readyz 200", func() bool {
 		resp, err := http.Get(base + "/readyz")
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, _ = io.Copy(io.Discard, resp.Body)
 		resp.Body.Close()
-		if resp.StatusCode == http.StatusOK {
-			break
-		}
-		if resp.StatusCode != http.StatusServiceUnavailable || time.Now().After(deadline) {
+		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusServiceUnavailable {
 			t.Fatalf("/readyz: %d", resp.StatusCode)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return resp.StatusCode == http.StatusOK
+	})
 
 	client := mcp.NewClient(&mcp.Implementation{Name: "chromium-probe-client", Version: "4.2.0"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
@@ -168,25 +165,13 @@ func TestReadyzWaitsForEagerServers(t *testing.T) {
 			t.Errorf("lazy %v: /healthz %d, want 200", lazy, got)
 		}
 		if !lazy {
-			deadline := time.Now().Add(60 * time.Second)
-			for len(lines(t, starts, "start")) == 0 {
-				if time.Now().After(deadline) {
-					t.Fatal("serve did not start its eager server")
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			testwait.Within(t, 60*time.Second, "serve to start its eager server", func() bool { return len(lines(t, starts, "start")) > 0 })
 			if got := probe(t, base+"/readyz"); got != http.StatusServiceUnavailable {
 				t.Errorf("/readyz while the eager server starts: %d, want 503", got)
 			}
 			continue
 		}
-		deadline := time.Now().Add(60 * time.Second)
-		for probe(t, base+"/readyz") != http.StatusOK {
-			if time.Now().After(deadline) {
-				t.Fatal("/readyz never 200 with only a lazy server")
-			}
-			time.Sleep(50 * time.Millisecond)
-		}
+		testwait.Within(t, 60*time.Second, "/readyz 200 with only a lazy server", func() bool { return probe(t, base+"/readyz") == http.StatusOK })
 		if got := lines(t, starts, "start"); len(got) != 0 {
 			t.Errorf("the lazy server was started: %q", got)
 		}
@@ -262,11 +247,5 @@ agents:
 // waitReady polls base's /readyz until it answers 200 (a bound on the wait, not a speed).
 func waitReady(t *testing.T, base string) {
 	t.Helper()
-	deadline := time.Now().Add(90 * time.Second)
-	for probe(t, base+"/readyz") != http.StatusOK {
-		if time.Now().After(deadline) {
-			t.Fatal("/readyz never 200")
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+	testwait.Within(t, 90*time.Second, "/readyz 200", func() bool { return probe(t, base+"/readyz") == http.StatusOK })
 }
