@@ -88,3 +88,26 @@ func TestCallRawNotSentWithoutAListener(t *testing.T) {
 		t.Fatalf("call to a closed port: %v, want ErrNotSent and the rejected error", err)
 	}
 }
+
+// TestCallRawLostInJSONBody: a JSON response whose body breaks off before its end was sent by
+// a server that got the request: the call is ErrLost, as one whose event stream breaks.
+func TestCallRawLostInJSONBody(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", "200")
+		w.WriteHeader(http.StatusOK)
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":"agentpool-raw-1","result":{`))
+		w.(http.Flusher).Flush()
+		conn, _, err := http.NewResponseController(w).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}))
+	defer srv.Close()
+	hc, _ := newHTTPClient(srv.URL, nil, func(error) {})
+	h := &rawHTTP{hc: hc, endpoint: srv.URL, c: &client{}, life: context.Background()}
+	_, err := h.call(context.Background(), "tools/call", []byte(`{"name":"x"}`))
+	if !errors.Is(err, ErrLost) || errors.Is(err, ErrNotSent) {
+		t.Fatalf("a JSON answer cut off: %v, want ErrLost", err)
+	}
+}

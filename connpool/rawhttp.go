@@ -72,7 +72,11 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 	switch ct {
 	case "application/json":
 		data, err := io.ReadAll(io.LimitReader(resp.Body, maxFrame+1))
-		if err == nil && len(data) > maxFrame {
+		if err != nil {
+			// The body broke off: the request was delivered, its answer lost with the
+			// connection.
+			err = lost(err)
+		} else if len(data) > maxFrame {
 			err = fmt.Errorf("response exceeds %d bytes", maxFrame)
 		}
 		if err == nil {

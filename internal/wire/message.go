@@ -213,6 +213,14 @@ func (m *Message) decode(data []byte) error {
 		return err
 	}
 	m.Params, m.Result = params, result
+	// Read whatever the message is, as the go-sdk decodes every member before it looks at
+	// the method: a request with an error member that is no error object is no message.
+	var rpcErr *jsonrpc.Error
+	for _, e := range errObjs {
+		if rpcErr, err = decodeError(rpcErr, e); err != nil {
+			return err
+		}
+	}
 	if method != nil {
 		m.HasMethod = true
 		if m.Method, err = stringValue(method); err != nil {
@@ -221,11 +229,7 @@ func (m *Message) decode(data []byte) error {
 		m.Result = nil
 		return nil
 	}
-	for _, e := range errObjs {
-		if m.Error, err = decodeError(m.Error, e); err != nil {
-			return err
-		}
-	}
+	m.Error = rpcErr
 	if m.ID == nil {
 		return fmt.Errorf("%w: a response without an id", ErrInvalid)
 	}

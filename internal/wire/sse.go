@@ -61,14 +61,17 @@ func (r *EventReader) Next() (Event, error) {
 	r.data = r.data[:0]
 	for {
 		line, err := r.br.ReadSlice('\n')
-		for errors.Is(err, bufio.ErrBufferFull) {
-			// A long line: gather it (a large data field).
-			if r.max > 0 && size+len(line) > r.max {
-				return Event{}, fmt.Errorf("%w: an event exceeds %d bytes", ErrMalformedEvent, r.max)
-			}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A long line: gather it (a large data field), in one growing copy.
 			long := append([]byte(nil), line...)
-			line, err = r.br.ReadSlice('\n')
-			line = append(long, line...)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				if r.max > 0 && size+len(long) > r.max {
+					return Event{}, fmt.Errorf("%w: an event exceeds %d bytes", ErrMalformedEvent, r.max)
+				}
+				line, err = r.br.ReadSlice('\n')
+				long = append(long, line...)
+			}
+			line = long
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
 			return Event{}, err

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -308,4 +309,21 @@ func canonical[T any](t *testing.T, raw []byte) string {
 	}
 	b, _ := json.Marshal(&v)
 	return string(b)
+}
+
+// TestEventReaderLongLineLinear: a data field far longer than the reader's buffer is gathered
+// in time and memory linear in its length, as a large result on an event stream is.
+func TestEventReaderLongLineLinear(t *testing.T) {
+	const n = 8 << 20
+	stream := append(append([]byte("data: "), bytes.Repeat([]byte{'x'}, n)...), "\n\n"...)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ev, err := NewEventReader(bytes.NewReader(stream), 0).Next()
+	runtime.ReadMemStats(&after)
+	if err != nil || len(ev.Data) != n {
+		t.Fatalf("Next: %d bytes of data, %v; want %d", len(ev.Data), err, n)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > 16*n {
+		t.Fatalf("reading one %d-byte line allocated %d bytes: more than linear", n, got)
+	}
 }
