@@ -180,7 +180,8 @@ func inspectDir(args []string, maxFolders int) (*host.Project, *trust.Store, err
 // block. Env and header values are never printed (names only), nor a URL's query values or
 // user info, nor a client secret (only the ${VAR} names it is made of): they carry secrets. The command line or URL of a server declared in
 // a file of unshown (a config, or a JSON file it imports, whose servers could only be read with
-// their ${VAR} references expanded) is not printed either: it may hold the value of a variable. A server of the project's config
+// their ${VAR} references expanded) is not printed either, nor its cwd: they may hold the value
+// of a variable. A server of the project's config
 // (cfg) named in shadowed is marked not used: the user's own config has a server of that name.
 func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, unshown map[string]bool, cfg *config.Config, shadowed map[string]bool) {
 	if len(decls) == 0 {
@@ -217,7 +218,7 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 		if len(d.Headers) > 0 {
 			fmt.Fprintf(w, "    headers: %s\n", cell(strings.Join(sortedKeys(d.Headers), ", ")))
 		}
-		if d.Cwd != "" && d.Cwd != filepath.Dir(d.Where) {
+		if d.Cwd != "" && d.Cwd != filepath.Dir(d.Where) && !unshown[d.Where] {
 			cwd := d.Cwd
 			if rel, err := filepath.Rel(dir, cwd); err == nil && !strings.HasPrefix(rel, "..") {
 				cwd = rel

@@ -29,3 +29,20 @@ func TestTrustPrintsNoExpandedSecretOfImport(t *testing.T) {
 		t.Errorf("trust does not list the imported server as not shown:\n%s", stdout)
 	}
 }
+
+// The cwd of a server that could only be read expanded is not printed either: it may hold the
+// value of a variable as much as its command line.
+func TestTrustPrintsNoExpandedCwd(t *testing.T) {
+	r := newTrustRepo(t)
+	t.Setenv("AGENTPOOL_REVIEW_TOKEN", "s3cr3t-t0ken-value")
+	t.Setenv("AGENTPOOL_REVIEW_HOST", "api.example.invalid")
+	writeFile(t, filepath.Join(r.dir, "agentpool.yaml"), "import: [.mcp.json]\nmcp_servers:\n  own:\n    command: sh\n    cwd: /tmp/${AGENTPOOL_REVIEW_TOKEN}\n")
+	writeFile(t, filepath.Join(r.dir, ".mcp.json"), `{"mcpServers": {"remote": {"url": "https://${AGENTPOOL_REVIEW_HOST}/mcp"}}}`)
+	stdout, stderr, code := r.run(t, "trust")
+	if code != 0 {
+		t.Fatalf("trust: %s", stderr)
+	}
+	if strings.Contains(stdout+stderr, "s3cr3t-t0ken-value") {
+		t.Errorf("trust printed the value of a variable:\n%s%s", stdout, stderr)
+	}
+}
