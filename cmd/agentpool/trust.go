@@ -59,10 +59,13 @@ func newTrustCmd(opts *options) *cobra.Command {
 					"without asking again; a server added later asks again")
 			}
 			// A config's servers are printed as written (config.Config.Declared), never with
-			// the values of the user's variables; one that cannot be read so is not printed.
-			unshown := ""
+			// the values of the user's variables; one that cannot be read so is not printed,
+			// whether the config declares it or a JSON file it imports.
+			unshown := map[string]bool{}
 			if p.Config != nil && len(p.Config.MCPServers) > 0 && p.Config.Declared() == nil {
-				unshown = p.Config.Path
+				for _, name := range p.Config.MCPServers.Names() {
+					unshown[p.Config.Source(name)] = true
+				}
 			}
 			fresh := map[string]bool{} // what changed since the project was last trusted
 			for _, d := range p.Verdict.New {
@@ -176,10 +179,11 @@ func inspectDir(args []string, maxFolders int) (*host.Project, *trust.Store, err
 // env_passthrough and header names, a cwd other than the declaring file's folder, and the auth
 // block. Env and header values are never printed (names only), nor a URL's query values or
 // user info, nor a client secret (only the ${VAR} names it is made of): they carry secrets. The command line or URL of a server declared in
-// unshown (a config whose servers could only be read with its ${VAR} references expanded) is
-// not printed either: it may hold the value of a variable. A server of the project's config
+// a file of unshown (a config, or a JSON file it imports, whose servers could only be read with
+// their ${VAR} references expanded) is not printed either, nor its cwd: they may hold the value
+// of a variable. A server of the project's config
 // (cfg) named in shadowed is marked not used: the user's own config has a server of that name.
-func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, unshown string, cfg *config.Config, shadowed map[string]bool) {
+func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, unshown map[string]bool, cfg *config.Config, shadowed map[string]bool) {
 	if len(decls) == 0 {
 		fmt.Fprintln(w, "it declares no server")
 		return
@@ -194,7 +198,7 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 		if d.URL != "" {
 			what = redactURL(d.URL)
 		}
-		if unshown != "" && d.Where == unshown {
+		if unshown[d.Where] {
 			what = "(not shown: its ${VAR} references could not be kept as written)"
 		}
 		mark := ""
@@ -214,7 +218,7 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 		if len(d.Headers) > 0 {
 			fmt.Fprintf(w, "    headers: %s\n", cell(strings.Join(sortedKeys(d.Headers), ", ")))
 		}
-		if d.Cwd != "" && d.Cwd != filepath.Dir(d.Where) {
+		if d.Cwd != "" && d.Cwd != filepath.Dir(d.Where) && !unshown[d.Where] {
 			cwd := d.Cwd
 			if rel, err := filepath.Rel(dir, cwd); err == nil && !strings.HasPrefix(rel, "..") {
 				cwd = rel
@@ -222,7 +226,7 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 			fmt.Fprintf(w, "    cwd: %s\n", cell(cwd))
 		}
 		if d.Auth != nil {
-			printAuth(w, d.Auth, unshown != "" && d.Where == unshown)
+			printAuth(w, d.Auth, unshown[d.Where])
 		}
 	}
 }
