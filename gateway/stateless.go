@@ -88,7 +88,7 @@ func (st *statelessServer) server(ctx context.Context) (*session, error) {
 			Resources:  &mcp.ResourceCapabilities{},
 			Extensions: map[string]any{SkillsExtension: map[string]any{}},
 		},
-	}, refuseStateless) // each request's go-sdk session is temporary: nothing binds
+	}, refuseStateless, s.endWithRequest) // each request's go-sdk session is temporary: nothing binds
 	if err != nil {
 		s.connGone()
 		if g.closing.Err() != nil {
@@ -102,7 +102,7 @@ func (st *statelessServer) server(ctx context.Context) (*session, error) {
 	return s, nil
 }
 
-// close stops the server's change stream and its calls passed through (Close; the Gateway
+// close stops the server's change stream and its calls, on either path (Close; the Gateway
 // refuses every request from then on). The scope is the base scope, which outlives the
 // Gateway: nothing of the registry is closed.
 func (st *statelessServer) close() {
@@ -125,6 +125,26 @@ func refuseStateless(next mcp.MethodHandler) mcp.MethodHandler {
 		if what, ok := statelessRefused[method]; ok {
 			return nil, &jsonrpc.Error{Code: codeServerError, Message: method + ": " + errStateless + what}
 		}
+		return next(ctx, method, req)
+	}
+}
+
+// requestKey carries a stateless request's own context to the go-sdk's handlers of its
+// messages, whose contexts keep its values but not its end.
+type requestKey struct{}
+
+// endWithRequest ends a request's handling (a call's context, and with it the upstream's
+// call) when the HTTP request ends (the client dropped it) or the server closes (Close), as
+// on the pass-through path: the go-sdk would let a call run on for as long as the upstream
+// takes, its HTTP handler waiting for it, past the client's going and past Close.
+func (s *session) endWithRequest(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		if rctx, ok := ctx.Value(requestKey{}).(context.Context); ok {
+			defer context.AfterFunc(rctx, cancel)()
+		}
+		defer context.AfterFunc(s.connLife, cancel)()
 		return next(ctx, method, req)
 	}
 }
@@ -168,5 +188,6 @@ func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http
 	if s.passThrough(w, r, env) {
 		return
 	}
-	serveSDK(sdk, w, r.WithContext(context.WithValue(r.Context(), pendingKey{}, s)), body)
+	ctx := context.WithValue(r.Context(), pendingKey{}, s)
+	serveSDK(sdk, w, r.WithContext(context.WithValue(ctx, requestKey{}, r.Context())), body)
 }

@@ -294,6 +294,43 @@ func TestStatelessStuckClientDelaysNoOther(t *testing.T) {
 	}
 }
 
+// TestStatelessCallEndsWithItsRequest: a stateless call on the go-sdk path (it carries a
+// progress token) is cancelled upstream when its client drops the request, and when the
+// Gateway closes, as a call passed through is: the go-sdk gives its handlers a context that
+// outlives the HTTP request, and a call left running would hold the request's handler (and
+// the HTTP server's shutdown) until the upstream finished on its own.
+func TestStatelessCallEndsWithItsRequest(t *testing.T) {
+	for _, end := range []string{"request dropped", "gateway closed"} {
+		t.Run(end, func(t *testing.T) {
+			logf := filepath.Join(t.TempDir(), "log")
+			g, srv, _ := serveHost(t, "mcp_servers:\n  fault: {command: "+testserver.Build(t)+", args: [--log, "+strconv.Quote(logf)+"]}\n",
+				host.Options{}, func(o *gateway.Options) { o.Stateless = true })
+			ctx, drop := context.WithCancel(context.Background())
+			defer drop()
+			body := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":60000},"_meta":{"progressToken":"p"}}}`
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			answered := make(chan struct{})
+			go func() {
+				defer close(answered)
+				if resp, err := http.DefaultClient.Do(req); err == nil {
+					_, _ = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}()
+			testwait.For(t, "the call to begin upstream", func() bool { return logHas(logf, "begin ") })
+			if end == "request dropped" {
+				drop()
+			} else if err := g.Close(context.Background()); err != nil {
+				t.Fatal(err)
+			}
+			testwait.For(t, "the call to be cancelled upstream", func() bool { return logHas(logf, "cancelled ") })
+			<-answered
+		})
+	}
+}
+
 // TestStatelessRefusesForeignHost: a stateless tools/call (answered without the go-sdk, so
 // without its DNS-rebinding check) from a page whose name was rebound to the loopback
 // listener — a foreign Host, no Origin — is refused before it reaches an upstream.
