@@ -67,7 +67,7 @@ func SchemaJSON() ([]byte, error) {
 
 // reflector builds the schema of a Go type as the loader reads it: a struct by its fields'
 // yaml tags, closed to other keys; a named struct or map once, in defs under its package and
-// name ("mcpcap.ServerSpec": skill.Config, command.Config and Config are three structs).
+// name ("decl.Server": skill.Config, command.Config and Config are three structs).
 type reflector struct {
 	defs map[string]*jsonschema.Schema
 }

@@ -1,8 +1,8 @@
 // Package trust records which projects the user trusts (DESIGN.md "Trust"): a project's skill
 // folders, command files and agentpool.yaml arrive with a clone, and nothing they declare may
 // start or connect until the user has said they trust that project, and again whenever what it
-// would run changes. It imports only the standard library: package host computes the
-// declarations and asks, the CLI records the user's decision.
+// would run changes. It imports decl (the declaration it digests) and go-internal's lockedfile and
+// renameio: package host computes the declarations and asks, the CLI records the user's decision.
 //
 //	st := trust.NewStore(path) // trust.DefaultPath(): $XDG_CONFIG_HOME/agentpool/trust.json
 //	v, err := st.Check(projectDir, decls)
