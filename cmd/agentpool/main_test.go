@@ -26,6 +26,7 @@ func TestMain(m *testing.M) {
 // Scripts get $FAULTSERVER (the Go fault-injection MCP server) and $EVERYTHING (the npm
 // reference server, installed by make test) in their environment.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	fault := testserver.Build(t)
 	everything := everythingServer(t)
 	testscript.Run(t, testscript.Params{
