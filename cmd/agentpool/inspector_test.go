@@ -86,6 +86,7 @@ func TestInspectorCLI(t *testing.T) {
 		{"stdio", []string{"--config", mcpFile, "--server", "agentpool"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			run := func(method ...string) map[string]any {
 				return inspect(t, dir, append(slices.Clone(tc.target), method...)...)
 			}

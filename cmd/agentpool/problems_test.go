@@ -112,13 +112,16 @@ func TestListExitCodes(t *testing.T) {
 		{"tools", "list"}, {"commands", "list"}, {"resources", "list"}, {"skills", "list"}, {"compile"},
 		{"compile", "--json"}, {"skills", "list", "--json"},
 	} {
-		_, stderr, code := runBinary(t, dir, append([]string{"--no-default-roots", "--config", cfg}, args...)...)
-		if code != exitPartial {
-			t.Errorf("%v with a failing server: exit %d, want %d; stderr %s", args, code, exitPartial, stderr)
-		}
-		if _, _, code := runBinary(t, dir, append([]string{"--no-default-roots", "--config", empty}, args...)...); code != 0 {
-			t.Errorf("%v: exit %d, want 0", args, code)
-		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			_, stderr, code := runBinary(t, dir, append([]string{"--no-default-roots", "--config", cfg}, args...)...)
+			if code != exitPartial {
+				t.Errorf("%v with a failing server: exit %d, want %d; stderr %s", args, code, exitPartial, stderr)
+			}
+			if _, _, code := runBinary(t, dir, append([]string{"--no-default-roots", "--config", empty}, args...)...); code != 0 {
+				t.Errorf("%v: exit %d, want 0", args, code)
+			}
+		})
 	}
 }
 
