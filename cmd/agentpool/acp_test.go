@@ -83,6 +83,7 @@ type acpTranscript struct {
 // and the upstream server sees its call cancelled. agentpool exits 0 when stdin closes, and the
 // server it started is gone.
 func TestACPWithTheTypeScriptClient(t *testing.T) {
+	t.Parallel()
 	npm := acpClientDir(t)
 	fault := testserver.Build(t)
 	model := newModelServer(t, func(last modelMessage) modelReply {

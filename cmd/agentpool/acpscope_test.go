@@ -45,6 +45,7 @@ func (acpGoClient) WaitForTerminalExit(context.Context, sdk.WaitForTerminalExitR
 // offered its tools, while the session that declared it is; and a second session may declare
 // a server of the same name, its own. (Review: no scope escape between sessions.)
 func TestACPEditorServersStayInTheirSession(t *testing.T) {
+	t.Parallel()
 	fault := testserver.Build(t)
 	model := newModelServer(t, func(last modelMessage) modelReply { return modelReply{Text: "ok " + last.Content} })
 	bin, err := exec.LookPath("agentpool")

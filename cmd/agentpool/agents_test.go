@@ -70,6 +70,7 @@ func toolNamesAt(t *testing.T, url string, hc *http.Client) []string {
 // a's own tools are at its path only, b's deny_tools hold, an unknown agent is 404 naming
 // the agents, and SIGTERM still exits 0.
 func TestServeAgentsBinary(t *testing.T) {
+	t.Parallel()
 	cfg := agentsConfig(t, "server:\n  addr: 127.0.0.1:0\n  token: ${AGENTPOOL_TEST_TOKEN}\n  session_idle_timeout: 1m\n")
 	cmd, url := startAgentServe(t, []string{"AGENTPOOL_TEST_TOKEN=s3cret"}, "--no-default-roots", "--config", cfg, "serve")
 
@@ -117,6 +118,7 @@ func TestServeAgentsBinary(t *testing.T) {
 // A flag given overrides the server section: --token replaces server.token, --http
 // server.addr (here one that cannot be listened on).
 func TestServeFlagsOverrideConfig(t *testing.T) {
+	t.Parallel()
 	cfg := agentsConfig(t, "server:\n  addr: 256.0.0.1:7433\n  token: from-config\n")
 	_, url := startAgentServe(t, nil, "--no-default-roots", "--config", cfg, "serve", "--http", "127.0.0.1:0", "--token", "from-flag")
 	if names := toolNamesAt(t, url, &http.Client{Transport: bearerTransport{"from-flag"}}); !slices.Contains(names, "shared__echo") {
@@ -134,6 +136,7 @@ func TestServeFlagsOverrideConfig(t *testing.T) {
 // compile --agent shows that agent's view, through the real binary: a's own servers, b's
 // filter; an unknown agent fails with a message naming the agents there are.
 func TestCompileAgentBinary(t *testing.T) {
+	t.Parallel()
 	path := agentsConfig(t, "")
 	compiled := func(agent string) []string {
 		t.Helper()
@@ -167,6 +170,7 @@ func TestCompileAgentBinary(t *testing.T) {
 // serve --stdio --agent serves that agent's view to the client that spawned it; an unknown
 // agent fails at once, naming the agents.
 func TestServeStdioAgentBinary(t *testing.T) {
+	t.Parallel()
 	cfg := agentsConfig(t, "")
 	cmd := exec.Command("agentpool", "--no-default-roots", "--config", cfg, "serve", "--stdio", "--agent", "a")
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())

@@ -67,6 +67,7 @@ type compiledView struct {
 // each with its origin; a skill named like a server (both offering fault__echo) is a reported
 // collision, and both tools stay reachable.
 func TestCompileJSON(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "agentpool.yaml"), `

@@ -47,6 +47,7 @@ func writeTestFile(t *testing.T, path, text string) {
 // file, warnings, roots, agents, the server section. It starts nothing: the servers' command
 // would touch a marker.
 func TestConfigCheckSummary(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	project, home, xdg := t.TempDir(), t.TempDir(), t.TempDir()
 	marker := filepath.Join(t.TempDir(), "MARKER")
@@ -90,6 +91,7 @@ func TestConfigCheckSummary(t *testing.T) {
 // Every error of the config and of the files it imports is printed, one a line, each naming
 // its file, line and key, and config check exits 1; --config and FILE are read alone.
 func TestConfigCheckEveryError(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "agentpool.yaml")
 	writeTestFile(t, cfg, "pool: {max_clients: -1}\nimport: [a.json]\nmcp_servers:\n  x: {command: node, timeout: 30}\n")
@@ -147,6 +149,7 @@ func TestConfigCheckMalformedCases(t *testing.T) {
 
 // config schema prints a JSON Schema of draft 2020-12 whose root refuses unknown keys.
 func TestConfigSchemaCommand(t *testing.T) {
+	t.Parallel()
 	out, stderr, code := runIn(t, t.TempDir(), nil, "config", "schema")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

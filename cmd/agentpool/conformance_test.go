@@ -149,6 +149,7 @@ func startServe(t *testing.T, upstream string) string {
 // conformance 0.1.13 and go-sdk v1.8.0). A check that differs is printed with its scenario
 // and the suite's error message.
 func TestConformanceThroughServe(t *testing.T) {
+	t.Parallel()
 	suite := conformanceBin(t)
 	upstream := buildEverythingServer(t)
 

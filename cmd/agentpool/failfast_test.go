@@ -54,6 +54,7 @@ func hungServer(t *testing.T, dir, starts string) string {
 // (one startup timeout), not Retry.Attempts of them with backoff. The wall-clock figure is
 // logged, not asserted.
 func TestHungServerToolsCallStartsOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
 	cfg := writeExec(t, dir, "agentpool.yaml", fmt.Sprintf(`mcp_servers:
@@ -77,6 +78,7 @@ func TestHungServerToolsCallStartsOnce(t *testing.T) {
 // TestMissingBinaryToolsCall: a command that does not exist is not retried (the backoff of an
 // hour would show as the deadline). The wall-clock figure is logged, not asserted.
 func TestMissingBinaryToolsCall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeExec(t, dir, "agentpool.yaml", fmt.Sprintf(`mcp_servers:
   gone:
@@ -102,6 +104,7 @@ func TestMissingBinaryToolsCall(t *testing.T) {
 // have started and then records that it met the other: started one after the other, the first
 // would be killed at its startup timeout before the second started, and only one would meet.
 func TestTwoHungServersStartConcurrently(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
 	script := writeExec(t, dir, "hung.sh", fmt.Sprintf(`#!/bin/sh
@@ -136,6 +139,7 @@ exec sleep 3600
 // TestReadUnknownSchemeStartsNoServer: `read typo://x` with three configured stdio servers
 // starts none of them, and says which schemes are known and how to reach a server's resource.
 func TestReadUnknownSchemeStartsNoServer(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	starts := filepath.Join(dir, "starts")
 	script := hungServer(t, dir, starts)

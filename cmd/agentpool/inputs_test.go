@@ -34,6 +34,7 @@ func runEnds(t *testing.T, dir string, args ...string) (output string, code int)
 // as skill://fs/pipe, and /dev/zero as --config, each end the CLI with a clear error instead
 // of a hang; a SKILL.md that is a named pipe is a diagnostic, and the other skills list.
 func TestSpecialInputsEndAtOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "pipe")
 	skills := filepath.Join(dir, "skills")
@@ -68,6 +69,7 @@ func TestSpecialInputsEndAtOnce(t *testing.T) {
 // TestDiscoveryDoesNotPrintOutside: a skill holding etcdir -> /etc lists, with one warning on
 // the link, and no path under /etc anywhere in the output.
 func TestDiscoveryDoesNotPrintOutside(t *testing.T) {
+	t.Parallel()
 	skills := t.TempDir()
 	writeFile(t, filepath.Join(skills, "fs", "SKILL.md"), "---\nname: fs\ndescription: Holds a link out.\n---\nbody\n")
 	link := filepath.Join(skills, "fs", "etcdir")

@@ -63,6 +63,7 @@ func names(res map[string]any, list, key string) []string {
 // resources and prompts and calls a tool through `agentpool serve --http` and through
 // `agentpool serve --stdio` (which it spawns).
 func TestInspectorCLI(t *testing.T) {
+	t.Parallel()
 	dir := inspectorDir(t)
 	args := serveFixture(t)
 	home := t.TempDir()
@@ -85,6 +86,7 @@ func TestInspectorCLI(t *testing.T) {
 		{"stdio", []string{"--config", mcpFile, "--server", "agentpool"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			run := func(method ...string) map[string]any {
 				return inspect(t, dir, append(slices.Clone(tc.target), method...)...)
 			}

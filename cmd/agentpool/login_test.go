@@ -32,6 +32,7 @@ func freePort(t *testing.T) int {
 // next command uses the token without asking the user again, and no token is printed. A
 // server not in the config, and one without auth: authorization_code, are clear errors.
 func TestLogin(t *testing.T) {
+	t.Parallel()
 	f := oauthtest.New(t, time.Hour)
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "agentpool.yaml")

@@ -1,12 +1,22 @@
 package main
 
 import (
+	"flag"
+	"fmt"
 	"os"
+	"path/filepath"
+	"runtime"
 	"testing"
 
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/rogpeppe/go-internal/testscript"
 )
+
+// testParallel is how many of the package's parallel tests run at once unless -test.parallel
+// says otherwise (at least GOMAXPROCS, go test's default): the tests mostly wait on the
+// processes they start and on I/O, so more of them at once than there are CPUs keeps the
+// CPUs busy.
+const testParallel = 4
 
 func TestMain(m *testing.M) {
 	// No test may read or write the real user's configuration (their config, their trust
@@ -17,6 +27,12 @@ func TestMain(m *testing.M) {
 		os.Setenv("AGENTPOOL_TEST_PARENT", "1")
 		os.Setenv("XDG_CONFIG_HOME", "/nonexistent/agentpool-test-config")
 	}
+	if filepath.Base(os.Args[0]) != "agentpool" { // the test binary, not a script's command
+		flag.Parse()
+		if !flagGiven("test.parallel") {
+			flag.Set("test.parallel", fmt.Sprint(max(testParallel, runtime.GOMAXPROCS(0))))
+		}
+	}
 	testscript.Main(m, map[string]func(){
 		"agentpool": func() { os.Exit(run()) },
 	})
@@ -26,6 +42,7 @@ func TestMain(m *testing.M) {
 // Scripts get $FAULTSERVER (the Go fault-injection MCP server) and $EVERYTHING (the npm
 // reference server, installed by make test) in their environment.
 func TestScripts(t *testing.T) {
+	t.Parallel()
 	fault := testserver.Build(t)
 	everything := everythingServer(t)
 	testscript.Run(t, testscript.Params{
@@ -44,3 +61,10 @@ func TestScripts(t *testing.T) {
 // everythingServer returns the path of @modelcontextprotocol/server-everything, failing the test
 // when it is not installed: `make test` installs it, and a missing fixture must not pass quietly.
 func everythingServer(t *testing.T) string { return testserver.NPMBin(t, "mcp-server-everything") }
+
+// flagGiven reports whether the command line set the flag name.
+func flagGiven(name string) bool {
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	return given
+}

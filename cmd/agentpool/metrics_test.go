@@ -91,6 +91,7 @@ func callEcho(t *testing.T, cs *mcp.ClientSession, args map[string]any) *mcp.Cal
 // them: the calls counter of (fault, fault__echo) equals the calls made, the error counter and
 // the latency histogram moved, one live session, the session's upstream process.
 func TestServeMetrics(t *testing.T) {
+	t.Parallel()
 	url, _ := startServeHTTP(t, t.TempDir(), serveFixture(t)...)
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url}, nil)
@@ -138,6 +139,7 @@ func TestServeMetrics(t *testing.T) {
 // and the upstream processes are the pool's shared server and the session's own, once each
 // though two gateways see the shared one.
 func TestServeMetricsAgentsAndToken(t *testing.T) {
+	t.Parallel()
 	_, url := startAgentServe(t, nil, "--no-default-roots", "--config", agentsConfig(t, "server:\n  token: tok\n"), "serve", "--http", "127.0.0.1:0")
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url + "/agents/a",
@@ -177,6 +179,7 @@ func TestServeMetricsAgentsAndToken(t *testing.T) {
 // after the endpoint is one JSON object, there is one "tool call" line per call with its
 // server, tool and outcome, and no line holds the arguments' values.
 func TestServeJSONCallLog(t *testing.T) {
+	t.Parallel()
 	stderr := &syncBuffer{}
 	cmd := exec.Command("agentpool", append(serveFixture(t), "--log-format", "json", "--log-level", "debug", "serve", "--http", "127.0.0.1:0")...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
@@ -247,6 +250,7 @@ func TestServeJSONCallLog(t *testing.T) {
 // TestLogFlagsClearErrors: a --log-format or --log-level the CLI does not know is refused,
 // naming the flag, the value and what it takes.
 func TestLogFlagsClearErrors(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ args, want []string }{
 		{[]string{"--log-format", "xml", "version"}, []string{`--log-format "xml"`, "text or json"}},
 		{[]string{"--log-level", "loud", "version"}, []string{`--log-level "loud"`, "debug, info, warn or error"}},

@@ -161,6 +161,7 @@ func contentText(raw json.RawMessage) string {
 // TestModelServerSpeaksOpenAI checks the scripted endpoint with the repository's
 // own OpenAI-compatible client, plain and streaming, before other tests lean on it.
 func TestModelServerSpeaksOpenAI(t *testing.T) {
+	t.Parallel()
 	srv := newModelServer(t, func(last modelMessage) modelReply {
 		if last.Role == "tool" {
 			return modelReply{Text: "tool said " + last.Content}
@@ -192,6 +193,7 @@ func TestModelServerSpeaksOpenAI(t *testing.T) {
 // TestModelServerStreamsUTF8: the two streamed pieces of a text split it between characters,
 // never inside one (JSON would carry a broken half as U+FFFD).
 func TestModelServerStreamsUTF8(t *testing.T) {
+	t.Parallel()
 	srv := newModelServer(t, func(modelMessage) modelReply { return modelReply{Text: "a✓"} })
 	m, err := openai.New(openai.Options{BaseURL: srv.URL, Model: "local-model", APIKey: "k"})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 // TestCommandsListDiagnostics: command-file diagnostics (bad YAML, a name with a space) are
 // shown by commands list, on stderr and in --json, and /has space is not listed.
 func TestCommandsListDiagnostics(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cmds := filepath.Join(dir, "commands")
 	writeFile(t, filepath.Join(cmds, "good.md"), "---\ndescription: Good\n---\nbody\n")
@@ -46,6 +47,7 @@ func TestCommandsListDiagnostics(t *testing.T) {
 // TestJSONListsNeverNull: compile --json prints [] for empty collisions and problems, as the
 // list commands do.
 func TestJSONListsNeverNull(t *testing.T) {
+	t.Parallel()
 	stdout, _, err := runCLI(t, "--no-default-roots", "--skills-dir", t.TempDir(), "compile", "--json")
 	if err != nil {
 		t.Fatal(err)

@@ -143,6 +143,7 @@ func forgedToken(t *testing.T, issuer, resource string) string {
 // agent's) are refused with the right challenge; a key rotation at the provider is followed
 // without a restart; and no token shows in serve's debug log.
 func TestServeOAuthOpenIDProvider(t *testing.T) {
+	t.Parallel()
 	p, url, log := oauthServe(t, 3*time.Second)
 	base := strings.TrimSuffix(url, "/mcp")
 
@@ -282,6 +283,7 @@ func tokenExpiry(t *testing.T, tok string) time.Time {
 // expiries without an error reaching it (the go-sdk client refreshes; agentpool takes each
 // new token in the same session).
 func TestServeOAuthLongSession(t *testing.T) {
+	t.Parallel()
 	p, url, _ := oauthServe(t, 2*time.Second)
 	cs := oauthClient(t, p, url, "carol")
 	calls := 0

@@ -21,6 +21,7 @@ import (
 // them running. The servers linger after their stdin closes, so only the kill of agentpool's
 // death can end them: Pdeathsig for its children, and the group's guard for the grandchild.
 func TestNoOrphansAfterKill(t *testing.T) {
+	t.Parallel()
 	fault := testserver.Build(t)
 	marker := fmt.Sprintf("orphan-%d-%d", os.Getpid(), time.Now().UnixNano())
 	server := func(name string) string {

@@ -68,6 +68,7 @@ func runPlugins(t *testing.T, env []string, args ...string) string {
 // while serving takes them from the connected session, which is told list_changed, and
 // stops the plugin's server process.
 func TestPluginsDisableWhileServing(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	dir := t.TempDir()
 	writePlugin(t, filepath.Join(dir, "cc"), "claude", "cc", bin, "--log", "${CLAUDE_PLUGIN_ROOT}/calls.log")
@@ -199,6 +200,7 @@ func listAll(t *testing.T, cs *mcp.ClientSession) (tools, prompts, resources []s
 // its file while the rest still loads; enable and disable switch a plugin and refuse an
 // unknown name.
 func TestPluginsListAndCompile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	mkt := filepath.Join(dir, "mkt")
 	for _, n := range []string{"a", "b", "c"} {
@@ -317,6 +319,7 @@ func pluginsListIn(t *testing.T, env []string, dir string, args ...string) map[s
 // not used when one of the user's own has its name (saying why), and disabled when the user
 // disabled it.
 func TestPluginsListProjectPlugin(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	proj := filepath.Join(dir, "proj")
 	writePlugin(t, filepath.Join(proj, "plug"), "claude", "p", "")
@@ -347,6 +350,7 @@ func TestPluginsListProjectPlugin(t *testing.T) {
 // an .mcp.json or a commands/ folder added to a plugin that had none while serving brings its
 // server's tools and its commands, as an edit of one it had would.
 func TestPluginsServeFollowsNewParts(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	dir := t.TempDir()
 	plug := filepath.Join(dir, "cc")
@@ -381,6 +385,7 @@ func TestPluginsServeFollowsNewParts(t *testing.T) {
 // one already disabled) says so and writes no state: a choice recorded for nothing would
 // outlive a later change of the config (the plugin taken out of a marketplace's enable).
 func TestPluginsSwitchNoChange(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writePlugin(t, filepath.Join(dir, "on"), "claude", "on", "")
 	mkt := filepath.Join(dir, "mkt")
@@ -412,6 +417,7 @@ func TestPluginsSwitchNoChange(t *testing.T) {
 // TestPluginsListEscapesControls: `plugins list` prints no control character a hostile
 // manifest holds (its description included): each is escaped, as every other cell is.
 func TestPluginsListEscapesControls(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "evil", ".claude-plugin", "plugin.json"),
 		`{"name": "evil", "version": "1\u001b[2J", "description": "harmless\u001b]0;owned\u0007 \u001b[31mred"}`)
@@ -431,6 +437,7 @@ func TestPluginsListEscapesControls(t *testing.T) {
 // name to enable that a marketplace does not list —
 // is said on stderr by every command, as a used plugin's problems are, not only by plugins list.
 func TestPluginCatalogProblemsSaid(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "mkt", ".claude-plugin", "marketplace.json"), `{"name": "m", "plugins": [`)
 	writePlugin(t, filepath.Join(dir, "good", "plugins", "a"), "claude", "a", "")

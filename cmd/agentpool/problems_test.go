@@ -68,6 +68,7 @@ func failingServerConfig(t *testing.T, dir string) string {
 // naming it and its stderr's fatal line; the list is still printed and the exit code is 2.
 // --json carries the whole error; --verbose prints the chain and the libraries' logs.
 func TestFailingServerReportedOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := failingServerConfig(t, dir)
 	stdout, stderr, code := runBinary(t, dir, "--no-default-roots", "--config", cfg, "tools", "list")
@@ -103,6 +104,7 @@ func TestFailingServerReportedOnce(t *testing.T) {
 
 // TestListExitCodes: every list command exits 2 when a source failed, 0 when none did.
 func TestListExitCodes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := failingServerConfig(t, dir)
 	empty := writeExec(t, dir, "empty.yaml", "{}\n", 0o644)
@@ -110,18 +112,22 @@ func TestListExitCodes(t *testing.T) {
 		{"tools", "list"}, {"commands", "list"}, {"resources", "list"}, {"skills", "list"}, {"compile"},
 		{"compile", "--json"}, {"skills", "list", "--json"},
 	} {
-		_, stderr, code := runBinary(t, dir, append([]string{"--no-default-roots", "--config", cfg}, args...)...)
-		if code != exitPartial {
-			t.Errorf("%v with a failing server: exit %d, want %d; stderr %s", args, code, exitPartial, stderr)
-		}
-		if _, _, code := runBinary(t, dir, append([]string{"--no-default-roots", "--config", empty}, args...)...); code != 0 {
-			t.Errorf("%v: exit %d, want 0", args, code)
-		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			t.Parallel()
+			_, stderr, code := runBinary(t, dir, append([]string{"--no-default-roots", "--config", cfg}, args...)...)
+			if code != exitPartial {
+				t.Errorf("%v with a failing server: exit %d, want %d; stderr %s", args, code, exitPartial, stderr)
+			}
+			if _, _, code := runBinary(t, dir, append([]string{"--no-default-roots", "--config", empty}, args...)...); code != 0 {
+				t.Errorf("%v: exit %d, want 0", args, code)
+			}
+		})
 	}
 }
 
 // TestSummary: the one-line form of the failures connpool reports.
 func TestSummary(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ err, want string }{
 		{`degraded: mcp server "hung": connect: connpool: server "hung": server failed to start: start timed out after 1s: context deadline exceeded (pid 17459 killed by signal terminated)`,
 			`s: server failed to start: start timed out after 1s (killed by signal terminated)`},
@@ -147,6 +153,7 @@ func TestSummary(t *testing.T) {
 // TestSignalExitCodes: SIGINT ends the CLI with 130 and SIGTERM with 143, as a shell reports a
 // process a signal ended, after the host was closed.
 func TestSignalExitCodes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		sig  syscall.Signal
 		want int
@@ -172,6 +179,7 @@ func TestSignalExitCodes(t *testing.T) {
 
 // TestTableCellsEscaped: a folder name with a newline stays on one table row.
 func TestTableCellsEscaped(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	writeFile(t, filepath.Join(root, "new\nline", "SKILL.md"), "---\nname: nl\ndescription: Two\n  lines.\n---\nbody\n")
 	stdout, _, err := runCLI(t, "--no-default-roots", "--skills-dir", root, "skills", "list")
@@ -188,6 +196,7 @@ func TestTableCellsEscaped(t *testing.T) {
 // kill signal the process and its group) is one signal: the servers are stopped and the CLI
 // exits 130, rather than dying at once and leaving a starting server running.
 func TestSignalTwiceAtOnce(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "pid")
 	script := filepath.Join(dir, "server.sh")

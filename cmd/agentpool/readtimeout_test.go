@@ -21,6 +21,7 @@ import (
 // a response take three bounds. The connections are in memory (memnet), which a bubble can
 // wait on; TestServeSlowBodyCut checks the same against a real serve over TCP.
 func TestHTTPServerReadTimeout(t *testing.T) {
+	t.Parallel()
 	const bound = DefaultReadTimeout
 	synctest.Test(t, func(t *testing.T) {
 		l := memnet.Listen()

@@ -15,6 +15,7 @@ import (
 // reload that denies a tool takes it out of the agent's live session (listing and call),
 // though no registration changed.
 func TestServeReloadAgentFilterOnly(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
 	shared := "mcp_servers:\n  shared: {command: " + bin + "}\n"

@@ -66,6 +66,7 @@ func toolsOf(t *testing.T, cs *mcp.ClientSession) []string {
 // server and its session's server — at once; b's and the pool's sessions go on. Changing b's
 // deny_tools keeps its server's process.
 func TestServeReloadAgentRoutes(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
 	// Distinct args: the pool shares one process between identical commands.

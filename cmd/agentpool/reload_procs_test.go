@@ -16,6 +16,7 @@ import (
 // pool.idle_timeout), gives the session the changed one's new process, and leaves an
 // unchanged pool server's process alone; the session goes on calling.
 func TestServeReloadEndsSessionServers(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
 	// Distinct args: the pool shares one process between identical commands in a partition.

@@ -139,6 +139,7 @@ func waitGone(t *testing.T, pid int, what string) {
 // Malformed files written over it are refused, each error logged: every pid stays, the
 // session still calls. Removing the third ends its process. SIGHUP reloads too.
 func TestServeReloadsConfig(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
 	// Each server's declaration differs from the others' in what the pool fingerprints (its

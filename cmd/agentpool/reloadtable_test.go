@@ -69,6 +69,7 @@ func malformedCases(t *testing.T) []malformedCase {
 // processes keep their pids and the session keeps calling. A valid config written last is
 // applied, so the refusals were reloads tried, not edits unseen.
 func TestServeReloadRefusesMalformedTable(t *testing.T) {
+	t.Parallel()
 	cases := malformedCases(t)
 	bin := testserver.Build(t)
 	dir := t.TempDir()
@@ -187,6 +188,7 @@ func grepLines(text, sub string) string {
 // reload as an edit of the YAML is: a server added to the .mcp.json is served, and the
 // session is told.
 func TestServeReloadFollowsImport(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agentpool.yaml")
@@ -218,6 +220,7 @@ func TestServeReloadFollowsImport(t *testing.T) {
 // does not exist is a refused reload like any error, not taken for the config's removal: the
 // running servers stay.
 func TestServeReloadUserConfigImportMissing(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	dir := t.TempDir()
 	xdg, work := filepath.Join(dir, "xdg"), filepath.Join(dir, "work")
@@ -255,6 +258,7 @@ func TestServeReloadUserConfigImportMissing(t *testing.T) {
 // same: fixing or creating it is the reload that applies the config, without touching the YAML
 // again.
 func TestServeReloadFollowsImportOfRefusedConfig(t *testing.T) {
+	t.Parallel()
 	bin := testserver.Build(t)
 	dir := t.TempDir()
 	path := filepath.Join(dir, "agentpool.yaml")

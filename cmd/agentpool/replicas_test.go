@@ -146,6 +146,7 @@ func startHAProxy(t *testing.T, file string, r1, r2 *replica) string {
 // opened through HAProxy, is served by the surviving replica; the other replica's clients
 // go on in their sessions undisturbed.
 func TestReplicasStickyBehindHAProxy(t *testing.T) {
+	t.Parallel()
 	r1, r2 := startReplica(t, "replica1", false), startReplica(t, "replica2", false)
 	if r1.pid == r2.pid {
 		t.Fatalf("both replicas answer with fault server pid %s", r1.pid)
@@ -263,6 +264,7 @@ func TestReplicasStickyBehindHAProxy(t *testing.T) {
 // haproxy-stateless.cfg): a go-sdk client gets no session id, and its tool calls are served
 // by both replicas in turn.
 func TestReplicasStatelessRoundRobin(t *testing.T) {
+	t.Parallel()
 	r1, r2 := startReplica(t, "replica1", true), startReplica(t, "replica2", true)
 	byPid := map[string]*replica{r1.pid: r1, r2.pid: r2}
 	url := startHAProxy(t, "haproxy-stateless.cfg", r1, r2)

@@ -70,6 +70,7 @@ func exercise(t *testing.T, cs *mcp.ClientSession) int {
 // the port it got, a go-sdk client lists and calls through it, and SIGTERM ends it with exit
 // code 0, its session's server process gone and nothing printed on stdout.
 func TestServeHTTPBinary(t *testing.T) {
+	t.Parallel()
 	cmd := exec.Command("agentpool", append(serveFixture(t), "serve", "--http", "127.0.0.1:0")...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	stdout := &syncBuffer{}
@@ -124,6 +125,7 @@ func TestServeHTTPBinary(t *testing.T) {
 // break the client), then SIGTERM ends it with exit code 0; a second run ends with 0 when the
 // client closes stdin.
 func TestServeStdioBinary(t *testing.T) {
+	t.Parallel()
 	args := append(serveFixture(t), "serve", "--stdio")
 	for _, end := range []string{"SIGTERM", "stdin closed"} {
 		cmd := exec.Command("agentpool", args...)
@@ -174,6 +176,7 @@ func TestServeStdioBinary(t *testing.T) {
 // example skills, beside the default roots: a user's own skill of an example's name wins
 // over the example. The examples' temporary folder is gone after exit.
 func TestServeEmbeddedDefault(t *testing.T) {
+	t.Parallel()
 	home, tmp, project := t.TempDir(), t.TempDir(), t.TempDir()
 	writeFile(t, filepath.Join(home, ".agents", "skills", "explain", "SKILL.md"), "---\nname: explain\ndescription: The user's own explain.\n---\nMine.\n")
 	cmd := exec.Command("agentpool", "serve", "--stdio")

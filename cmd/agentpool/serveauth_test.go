@@ -10,6 +10,7 @@ import (
 // serveAuth refuses a non-loopback listener without server.auth.resource (the resource would
 // then be the listener's address, which no client names); loopback, or a resource, is fine.
 func TestServeAuthNeedsResourceOffLoopback(t *testing.T) {
+	t.Parallel()
 	a := &config.ServerAuth{Issuer: "https://idp.example", Scopes: []string{"mcp"}}
 	for _, addr := range []string{"0.0.0.0:7433", "10.0.0.5:7433", ":7433", "[::]:7433"} {
 		if _, err := serveAuth(a, addr, nil); err == nil || !strings.Contains(err.Error(), "server.auth.resource is required") {

@@ -14,6 +14,7 @@ import (
 // error, and starts none of its servers (an eager server writes a marker when it starts):
 // nothing is spawned for a listener serve never got.
 func TestServeBusyPortStartsNothing(t *testing.T) {
+	t.Parallel()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -39,6 +40,7 @@ func TestServeBusyPortStartsNothing(t *testing.T) {
 // TestJSONLogsEndInJSON: with --log-format json, the error that ends the program (serve on a
 // busy address) is a JSON record on stderr like every other line.
 func TestJSONLogsEndInJSON(t *testing.T) {
+	t.Parallel()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

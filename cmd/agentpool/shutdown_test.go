@@ -60,6 +60,7 @@ func procGone(pid int) bool {
 // (serveStopBound for the sessions, then the host's close) with exit code 0, and leaves
 // none of its processes: every child it had is gone from /proc.
 func TestServeShutdownUnderLoad(t *testing.T) {
+	t.Parallel()
 	const sessions = 50
 	dir := t.TempDir()
 	// Every session starts its session-scoped server when it opens (its first view lists

@@ -15,6 +15,7 @@ import (
 // resources/list names, that only the served SEP-2640 skills/list entry lists (mcpcap reads
 // no skill file it was not told of), so this fails when serve's skills/list does.
 func TestServedSkillsChain(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	skills := filepath.Join(dir, "skills")
 	writeFile(t, filepath.Join(skills, "wave", "SKILL.md"), "---\nname: wave\ndescription: Waves.\n---\nWave at $ARGUMENTS.\n")

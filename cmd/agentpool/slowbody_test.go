@@ -28,6 +28,7 @@ import (
 // past the bound and still delivers a list_changed sent after it, and a tool call that lasts
 // three bounds returns its result.
 func TestServeSlowBodyCut(t *testing.T) {
+	t.Parallel()
 	const bound = time.Second
 	dir := t.TempDir()
 	skills := filepath.Join(dir, "skills")

@@ -66,6 +66,7 @@ func row(dom, kind, marker string) string {
 // connected, the dead one degraded with its error text, and the session's client. The page's
 // screenshot is saved as the test's artifact (go test -artifacts keeps it).
 func TestStatusPageInChromium(t *testing.T) {
+	t.Parallel()
 	chromiumBin(t) // fail before starting anything when it is missing
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "skills", "status-skill", "SKILL.md"),
@@ -150,6 +151,7 @@ func probe(t *testing.T, url string) int {
 // a start timeout far beyond the test) while /healthz is 200; a lazy server is not started and
 // does not hold readiness back.
 func TestReadyzWaitsForEagerServers(t *testing.T) {
+	t.Parallel()
 	for _, lazy := range []bool{false, true} {
 		dir := t.TempDir()
 		starts := filepath.Join(dir, "starts")
@@ -181,6 +183,7 @@ func TestReadyzWaitsForEagerServers(t *testing.T) {
 // TestStatusPageShowsNoSecrets: the page of the real binary names failing servers and their
 // errors, but never a URL's credentials, a header's value or an env value from the config.
 func TestStatusPageShowsNoSecrets(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "agentpool.yaml"), `
 mcp_servers:
@@ -224,6 +227,7 @@ mcp_servers:
 // the status page under agents.<name>.<server>, degraded with its error, and /readyz waits
 // for it to be tried as it does for the pool's.
 func TestStatusPageShowsAgentServers(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	writeFile(t, filepath.Join(dir, "agentpool.yaml"), `
 agents:

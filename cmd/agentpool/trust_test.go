@@ -207,6 +207,7 @@ func (r *trustRepo) trustedRuns(t *testing.T, args ...string) {
 // `agentpool trust`; a changed command asks again; --trust-project trusts one run; untrust
 // forgets.
 func TestProjectTrustAcceptance(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	r.untrustedRuns(t, "is not trusted: skipped 2 skills, 1 command file, agentpool.yaml (1 server)")
 
@@ -269,6 +270,7 @@ func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(
 // (a project server named like one of the user's is not used, and that is said once); a user
 // skill and a project skill of one name: the user's wins (a clone cannot shadow your own skill).
 func TestUserConfigAndPrecedence(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"),
 		"mcp_servers:\n  mine:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"+

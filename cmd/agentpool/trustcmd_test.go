@@ -16,6 +16,7 @@ import (
 // must not break agentpool for its user. `agentpool trust` refuses it with the error, and a
 // trusted project whose config breaks fails clearly, starting nothing.
 func TestBrokenProjectConfig(t *testing.T) {
+	t.Parallel()
 	for name, text := range map[string]string{
 		"syntax":    "mcp_servers: [\n",
 		"unset var": "mcp_servers:\n  x:\n    command: ${AGENTPOOL_REVIEW_UNSET}\n",
@@ -97,6 +98,7 @@ func TestTrustThroughSymlink(t *testing.T) {
 // a trusted project's server changes what that server gets, so the project asks again, and
 // trust names the variables it would pass.
 func TestEnvPassthroughAsksAgain(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	if _, stderr, code := r.run(t, "trust"); code != 0 {
 		t.Fatalf("trust: %s", stderr)
@@ -123,6 +125,7 @@ func TestEnvPassthroughAsksAgain(t *testing.T) {
 // The user's extensions.allowed_commands is the user's policy: a trusted project's
 // agentpool.yaml, which replaces the user's config, does not lift it.
 func TestUserAllowListHoldsInTrustedProject(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "extensions:\n  allowed_commands: [true]\n")
 	if _, stderr, code := r.run(t, "trust"); code != 0 {
@@ -140,6 +143,7 @@ func TestUserAllowListHoldsInTrustedProject(t *testing.T) {
 // A trusted project that was moved or deleted can still be untrusted by its old path: its
 // record must not stay behind for whatever is created there next.
 func TestUntrustGoneProject(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	if _, stderr, code := r.run(t, "trust"); code != 0 {
 		t.Fatalf("trust: %s", stderr)
@@ -188,6 +192,7 @@ func TestTrustPrintsNoExpandedSecret(t *testing.T) {
 // the terminal escaped: neither the notice every command prints nor trust's listing carries a
 // raw control character (a terminal escape, or a newline that forges a line).
 func TestTrustOutputEscapesProjectNames(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	if _, stderr, code := r.run(t, "trust"); code != 0 {
 		t.Fatalf("trust: %s", stderr)
@@ -207,6 +212,7 @@ func TestTrustOutputEscapesProjectNames(t *testing.T) {
 // A project's skill or command file that cannot be loaded is reported by skills list and
 // commands list, as the user's are, trusted or not: never a silently missing skill.
 func TestProjectDiagnosticsListed(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	writeFile(t, filepath.Join(r.dir, ".agents/skills/broken/SKILL.md"), "---\nname: broken\n---\nNo description.\n")
 	writeFile(t, filepath.Join(r.dir, ".claude/commands/bad.md"), "---\ndescription: [unclosed\n---\nx\n")
@@ -234,6 +240,7 @@ func TestProjectDiagnosticsListed(t *testing.T) {
 // Trusting a folder that holds nothing yet says so, and what trusting it means for what is
 // added later: a typo'd folder is not trusted without a word.
 func TestTrustEmptyFolderSaysSo(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	r.dir = t.TempDir()
 	stdout, stderr, code := r.run(t, "trust")
@@ -245,6 +252,7 @@ func TestTrustEmptyFolderSaysSo(t *testing.T) {
 // In the folder of the user's own config ($XDG_CONFIG_HOME/agentpool), its agentpool.yaml is
 // the user's, not a project's: no notice says it was skipped while it is in use.
 func TestUserConfigFolderIsNoProjectConfig(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	r.dir = filepath.Join(r.xdg, "agentpool")
 	writeFile(t, filepath.Join(r.dir, "agentpool.yaml"),
@@ -259,6 +267,7 @@ func TestUserConfigFolderIsNoProjectConfig(t *testing.T) {
 // store: agentpool still runs, the project untrusted and said so, its agentpool.yaml shown as
 // skipped rather than silently ignored.
 func TestNoHome(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	var env []string
 	for _, kv := range os.Environ() {
@@ -282,6 +291,7 @@ func TestNoHome(t *testing.T) {
 // A relative $HOME ("." or "") names no home: the project's folders must not become the
 // user's own (trusted) because HOME resolves to the working directory.
 func TestRelativeHome(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	cmd := exec.Command("agentpool", "tools", "list")
 	cmd.Dir, cmd.Env = r.dir, append(os.Environ(), "HOME=.", "XDG_CONFIG_HOME="+r.xdg)
@@ -296,6 +306,7 @@ func TestRelativeHome(t *testing.T) {
 // Trusting a changed project again marks what is new or changed since the last time, so the
 // user reviews that rather than the whole list again.
 func TestTrustAgainMarksChanges(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	if _, stderr, code := r.run(t, "trust"); code != 0 {
 		t.Fatalf("trust: %s", stderr)

@@ -11,6 +11,7 @@ import (
 // A trusted project's skills are scanned by the host's one skill manager: skills list reports
 // each of their diagnostics once, not once more from the project's inspection.
 func TestTrustedProjectDiagnosticsOnce(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	writeFile(t, filepath.Join(r.dir, ".agents/skills/broken/SKILL.md"), "---\nname: broken\n---\nNo description.\n")
 	for _, flags := range [][]string{nil, {"--trust-project"}} {
@@ -29,6 +30,7 @@ func TestTrustedProjectDiagnosticsOnce(t *testing.T) {
 // trust prints a project server that one of the user's own outranks (the same name) as not
 // used, rather than among what the project would run without a word.
 func TestTrustSaysShadowedServer(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"),
 		"mcp_servers:\n  cfgsrv:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n")
@@ -55,6 +57,7 @@ func TestTrustSaysShadowedServer(t *testing.T) {
 // A trusted project's agentpool.yaml naming a skill folder that does not exist is reported by
 // skills list, once, as a missing folder of the user's own config is.
 func TestTrustedProjectMissingSkillDir(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	f, err := os.OpenFile(filepath.Join(r.dir, "agentpool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {
@@ -72,6 +75,7 @@ func TestTrustedProjectMissingSkillDir(t *testing.T) {
 // trust fingerprints the project with the user's skills.max_folders, as every run scans it: a
 // skill past the default folder budget is trusted with the rest, not "changed" at once.
 func TestTrustWithUserBounds(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "skills:\n  max_folders: 5000\n")
 	for i := range 2100 {

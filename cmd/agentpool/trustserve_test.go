@@ -67,6 +67,7 @@ func (r *trustRepo) serve(t *testing.T, args ...string) servedView {
 // client of `agentpool serve` sees none of the project's skills, commands or servers, and
 // calling or reading them starts nothing; once trusted, they are served.
 func TestServeProjectTrust(t *testing.T) {
+	t.Parallel()
 	r := newTrustRepo(t)
 	v := r.serve(t)
 	if m := r.created(); len(m) > 0 {

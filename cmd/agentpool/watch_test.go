@@ -210,6 +210,7 @@ func startHTTPFault(t *testing.T) string {
 // TestWatchSaysWhatIsNotWatched: with skills.watch: false, watch says that skills and commands
 // are not watched rather than only "watching".
 func TestWatchSaysWhatIsNotWatched(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cfg := writeExec(t, dir, "agentpool.yaml", "skills:\n  watch: false\n", 0o644)
 	stderr := &syncBuffer{}
