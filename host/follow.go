@@ -120,7 +120,9 @@ func (h *Host) Follow(ctx context.Context, opts FollowOptions) (*Follower, error
 	return f, nil
 }
 
-// Close stops following. It waits for a reload in progress and is idempotent.
+// Close stops following and is idempotent. It waits for a reload that a file change started;
+// a reload the caller started with Reload runs to its end on the caller's goroutine, so a
+// caller that stops its own triggers (its SIGHUP loop) before Close has no reload left behind.
 func (f *Follower) Close() error {
 	f.stopOnce.Do(func() { close(f.stopped) })
 	<-f.done
