@@ -321,7 +321,21 @@ func postCall(t *testing.T, url, sid string) int {
 	// is closing as it is reused (after a replica died), which fails a POST with EOF (net/http
 	// retries only idempotent requests), though HAProxy and the replicas did nothing wrong.
 	req.Close = true
-	resp, err := http.DefaultClient.Do(req)
+	// A request that reaches HAProxy while its health check is marking the dead replica down
+	// can be cut off with no answer at all (EOF). That is the balancer's, not an answer of
+	// agentpool's: it is sent again (the body is a bytes reader, so GetBody replays it), and
+	// only an HTTP status counts.
+	var resp *http.Response
+	for try := 1; ; try++ {
+		resp, err = http.DefaultClient.Do(req)
+		if err == nil || try == 3 {
+			break
+		}
+		t.Logf("POST through HAProxy, try %d: %v; sending it again", try, err)
+		if req.Body, err = req.GetBody(); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
