@@ -2,12 +2,40 @@ package gateway
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// encodableErrors makes every JSON-RPC error a handler returns one the go-sdk can encode: an
+// answer it cannot encode ends the client's session, and the request waits for ever. The
+// SDK's mcp.ResourceNotFoundError, which its own resources/read returns for a URI that no
+// template matches, quotes the URI with Go's %q: not JSON when the URI holds DEL or bytes
+// that are not UTF-8. Such data is made again as JSON: {"uri": …} for resources/read, else a
+// JSON string of the data as it was.
+func encodableErrors(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		var we *jsonrpc.Error
+		if err == nil || !errors.As(err, &we) || we.Data == nil || json.Valid(we.Data) {
+			return res, err
+		}
+		fixed := *we
+		if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil && we.Code == mcp.CodeResourceNotFound {
+			fixed.Data, _ = json.Marshal(struct {
+				URI string `json:"uri"`
+			}{r.Params.URI})
+		} else {
+			fixed.Data, _ = json.Marshal(string(we.Data))
+		}
+		return res, &fixed
+	}
+}
 
 // plainErrors is the ResponseWriter the go-sdk answers a session's POST through: an error it
 // would send as plain text (http.Error: a batch, an id that is null or an object, a jsonrpc
