@@ -87,3 +87,54 @@ func TestCompileReportsMappedNames(t *testing.T) {
 		t.Errorf("names mapped: %v; want every tool of both plugins' servers", mapped)
 	}
 }
+
+// A prefix "" server listing github__create_issue beside a server named github does not take
+// the name, whether its own name sorts before or after github: compile reports the collision
+// naming both, the github server's tool keeps the name, and the other is served under its
+// server's name.
+func TestBareServerCannotTakeQualifiedName(t *testing.T) {
+	t.Parallel()
+	bin := testserver.Build(t)
+	for _, bare := range []string{"aaa", "zzz"} {
+		t.Run(bare, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			cfg := filepath.Join(dir, "agentpool.yaml")
+			writeFile(t, cfg, `
+mcp_servers:
+  github:
+    command: `+bin+`
+    args: [--extra-tool, create_issue]
+  `+bare+`:
+    command: `+bin+`
+    args: [--extra-tool, github__create_issue]
+    prefix: ""
+`)
+			stdout, stderr, err := runCLI(t, "--no-default-roots", "--config", cfg, "compile", "--json")
+			if err != nil {
+				t.Fatalf("compile: %v\n%s", err, stderr)
+			}
+			var v compiledView
+			if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+				t.Fatalf("compile --json output: %v\n%s", err, stdout)
+			}
+			owner := map[string]string{}
+			for _, tool := range v.Tools {
+				owner[tool.Name] = tool.Capability
+			}
+			if owner["github__create_issue"] != "github" || owner[bare+"__github__create_issue"] != bare {
+				t.Errorf("github__create_issue is %q's, %s__github__create_issue %q's; want github's and %s's",
+					owner["github__create_issue"], bare, owner[bare+"__github__create_issue"], bare)
+			}
+			var found bool
+			for _, c := range v.Collisions {
+				if c.Kind == "tool" && c.Name == "github__create_issue" {
+					found = c.Winner.Capability == "github" && c.Loser.Capability == bare && c.Loser.ReachableAs == bare+"__github__create_issue"
+				}
+			}
+			if !found {
+				t.Errorf("collisions = %+v; want github__create_issue, github over %s", v.Collisions, bare)
+			}
+		})
+	}
+}
