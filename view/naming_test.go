@@ -2,6 +2,7 @@ package view_test
 
 import (
 	"context"
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -52,7 +53,7 @@ func TestServedNamesMatchTheRule(t *testing.T) {
 			continue
 		}
 		if f := listed[local]; f == nil || p != ext.ToolProvider(f) {
-			t.Errorf("Route(%q) = %v, %q; want the capability that listed %q", tool.Name, p, local, local)
+			t.Errorf("Route(%q) = %s, %q; want the capability that listed %q", tool.Name, capName(p), local, local)
 		}
 		res, err := v.CallTool(ctx, &ext.ToolCall{Name: tool.Name})
 		if err != nil {
@@ -102,6 +103,14 @@ func TestServedNamesMatchTheRule(t *testing.T) {
 	if _, ok := fv.Tool("deploy_api__read_graph"); ok || len(fv.Tools) != len(v.Tools)-1 {
 		t.Errorf("filtered view serves %q", toolNames(fv))
 	}
+}
+
+// capName names the capability p for a failure message.
+func capName(p ext.ToolProvider) string {
+	if c, ok := p.(ext.Capability); ok {
+		return c.Name()
+	}
+	return fmt.Sprint(p)
 }
 
 func listedBy(listed map[string]*fakeCap, name string) *fakeCap {
@@ -161,14 +170,14 @@ func TestQualifiedNameBelongsToItsServer(t *testing.T) {
 			v := compile(t, r, ext.Scope{})
 			p, local, err := v.Route("github__create_issue")
 			if err != nil || p != ext.ToolProvider(github) || local != "github__create_issue" {
-				t.Fatalf("Route(github__create_issue) = %v, %q, %v; want the github server's", p, local, err)
+				t.Fatalf("Route(github__create_issue) = %s, %q, %v; want the github server's", capName(p), local, err)
 			}
 			if p, _, err := v.Route("github__search"); err != nil || p != ext.ToolProvider(github) {
-				t.Errorf("Route(github__search) = %v, %v", p, err)
+				t.Errorf("Route(github__search) = %s, %v", capName(p), err)
 			}
 			moved := bare + "__github__create_issue"
 			if p, local, err := v.Route(moved); err != nil || p != ext.ToolProvider(squat) || local != "github__create_issue" {
-				t.Errorf("Route(%s) = %v, %q, %v; want the %s server's", moved, p, local, err, bare)
+				t.Errorf("Route(%s) = %s, %q, %v; want the %s server's", moved, capName(p), local, err, bare)
 			}
 			if len(v.Collisions) != 1 {
 				t.Fatalf("collisions = %+v, want 1", v.Collisions)
@@ -197,10 +206,10 @@ func TestQualifiedNameReservedForItsServer(t *testing.T) {
 	register(t, r, sess, ext.LevelSession, ext.Scope{SessionID: "s"})
 	v := compile(t, r, ext.Scope{SessionID: "s"})
 	if p, _, err := v.Route("srv__x"); err != nil || p != ext.ToolProvider(pool) {
-		t.Errorf("Route(srv__x) = %v, %v; want the pool's srv (its loser's qualified name)", p, err)
+		t.Errorf("Route(srv__x) = %s, %v; want the pool's srv (its loser's qualified name)", capName(p), err)
 	}
 	if p, _, err := v.Route("squat__srv__x"); err != nil || p != ext.ToolProvider(squat) {
-		t.Errorf("Route(squat__srv__x) = %v, %v", p, err)
+		t.Errorf("Route(squat__srv__x) = %s, %v", capName(p), err)
 	}
 	if len(v.Collisions) != 2 {
 		t.Errorf("collisions = %+v, want 2", v.Collisions)
