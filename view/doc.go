@@ -17,12 +17,25 @@
 //
 // What a View holds, and how it is cached:
 //
+//   - Names: every served tool name matches ^[a-zA-Z0-9_-]{1,64}$ (ValidToolName), what the
+//     Anthropic and OpenAI APIs and strict clients accept. A name as a capability lists it
+//     (its qualified name) that matches is served as it is; any other is mapped by ServedName
+//     ("deploy.api__read_graph" → "deploy_api__read_graph"; past 64 bytes the namespace is cut
+//     around "_" and 8 hex digits of the name's SHA-256, "<namespace cut>_<hash>__<tool>"). A
+//     mapped name that a listed name, or another mapped name, also gets takes the hashed form
+//     instead, so names are distinct and depend only on what is listed. Tool.Qualified keeps
+//     the name before mapping, and calls (CallTool, Route) reach the capability under it.
+//     Titles and descriptions are served without control characters (C0 but "\n" and "\t",
+//     DEL, C1, whole ESC and OSC sequences).
+//   - A name "<server>__…" belongs to the server (remote capability) of that name: another
+//     server listing it (prefix "") does not take it, whatever the precedence; it is renamed
+//     as a loser and the collision reported.
 //   - Precedence, for a tool or skill name two capabilities offer: the user's origin before a
 //     project's before a remote one, then the narrowest scope (turn, agent, session, pool),
 //     then Visible order; for a command name: origin, then command files before skills before
 //     MCP prompts, then Visible order. A losing tool is renamed "<capability>__<name>", a
 //     losing command listed under its qualified name ("file:review", "skill:pdf"), a losing
-//     skill left out; every collision is in View.Collisions. Options.Tools filters final
+//     skill left out; every collision is in View.Collisions. Options.Tools filters served
 //     names afterwards.
 //   - Prompts are the commands; skill files are read through ext.Registry.ResolveURI, which
 //     applies the same precedence.

@@ -9,56 +9,100 @@ import (
 	"github.com/agentpool/agentpool/ext"
 )
 
-// assembleTools names every tool once. A capability lists its tools under their final names
+// assembleTools names every tool once. A capability lists its tools under qualified names
 // (ext.ToolName: an upstream server's as "<server>__<tool>" unless configured otherwise, a
-// skill's own servers' as "<skill>__<tool>"). When two capabilities list the same name, the
-// one that precedes (origin, then narrowest scope, then Visible order) keeps it; the other is
-// renamed "<capability>__<name>" and the collision reported. If that name is taken as well,
-// the loser is left out and the collision says so. A capability that lists a name twice
-// offers its first entry only. Then keep (Options.Tools), when set, drops the names it refuses.
+// skill's own servers' as "<skill>__<tool>"). A name "<server>__…" belongs to the server of
+// that name: another server that lists it (one with prefix "") does not take it, whatever the
+// precedence. Otherwise, when two capabilities list the same name, the one that precedes
+// (origin, then narrowest scope, then Visible order) keeps it. Each loser is renamed
+// "<capability>__<name>" and the collision reported; if that name is taken as well, the loser
+// is left out and the collision says so. A capability that lists a name twice offers its first
+// entry only. Then every qualified name gets its served name (servedNames), and keep
+// (Options.Tools), when set, drops the served names it refuses.
 func (v *View) assembleTools(members []member, keep func(string) bool) {
 	type cand struct {
-		m *member
-		e ext.ToolEntry
+		m     *member
+		e     ext.ToolEntry
+		owner *member // the server whose name e.Name is under, when another server lists it
 	}
 	var all []cand
 	for i := range members {
 		m := &members[i]
 		for _, e := range m.tools {
-			all = append(all, cand{m, e})
+			all = append(all, cand{m: m, e: e})
 		}
 	}
 	slices.SortStableFunc(all, func(a, b cand) int { return precedes(a.m, b.m) })
-	v.tools = make(map[string]*Tool, len(all))
+	owners := namespaceOwners(members)
+	byName := make(map[string]*Tool, len(all))
 	var losers []cand
 	for _, c := range all {
-		if w, taken := v.tools[c.e.Name]; taken {
+		if c.owner = intrudes(owners, c.m, c.e.Name); c.owner != nil {
+			losers = append(losers, c)
+			continue
+		}
+		if w, taken := byName[c.e.Name]; taken {
 			if w.provider != c.m.reg.Capability.(ext.ToolProvider) {
 				losers = append(losers, c) // a capability listing a name twice offers it once
 			}
 			continue
 		}
-		v.tools[c.e.Name] = newTool(c.m, c.e, c.e.Name)
+		byName[c.e.Name] = newTool(c.m, c.e, c.e.Name)
 	}
+	// reach holds, per collision, the tools its winner and loser are reachable as (nil: not
+	// reachable), named once every qualified name has its served name.
+	base, reach := len(v.Collisions), make([][2]*Tool, 0, len(losers))
 	for _, c := range losers {
-		w := v.tools[c.e.Name]
-		col := Collision{Kind: "tool", Name: c.e.Name,
-			Winner: Claim{Capability: w.Capability, Origin: w.Origin, ReachableAs: w.Name}}
+		col := Collision{Kind: "tool", Name: c.e.Name}
+		w := byName[c.e.Name]
+		switch {
+		case c.owner == nil:
+			col.Winner = Claim{Capability: w.Capability, Origin: w.Origin}
+		case w != nil && w.provider == c.owner.reg.Capability.(ext.ToolProvider):
+			col.Winner = claim(c.owner, "")
+		default:
+			col.Winner, w = claim(c.owner, ""), nil
+		}
 		alt := ext.ToolName(c.m.reg.Capability.Name(), c.e.Name)
-		if _, taken := v.tools[alt]; taken {
-			alt = ""
-		} else {
-			v.tools[alt] = newTool(c.m, c.e, alt)
+		var l *Tool
+		if _, taken := byName[alt]; !taken {
+			l = newTool(c.m, c.e, alt)
+			byName[alt] = l
 		}
-		col.Loser = claim(c.m, alt)
+		col.Loser = claim(c.m, "")
 		v.Collisions = append(v.Collisions, col)
+		reach = append(reach, [2]*Tool{w, l})
 	}
-	if keep != nil {
-		for name := range v.tools {
-			if !keep(name) {
-				delete(v.tools, name)
-			}
+	v.nameTools(byName, keep)
+	for i, r := range reach {
+		if r[0] != nil {
+			v.Collisions[base+i].Winner.ReachableAs = r[0].Name
 		}
+		if r[1] != nil {
+			v.Collisions[base+i].Loser.ReachableAs = r[1].Name
+		}
+	}
+}
+
+// nameTools gives every tool of byName (by qualified name) its served name, and sets
+// v.tools and v.Tools to the tools keep accepts by served name.
+func (v *View) nameTools(byName map[string]*Tool, keep func(string) bool) {
+	qualified := make([]string, 0, len(byName))
+	for q := range byName {
+		qualified = append(qualified, q)
+	}
+	served := servedNames(qualified)
+	v.tools = make(map[string]*Tool, len(byName))
+	for q, t := range byName {
+		name := served[q]
+		if keep != nil && !keep(name) {
+			continue
+		}
+		if name != q {
+			t.Qualified = q
+		}
+		t.Name, t.Entry.Name = name, name
+		v.tools[name] = t
 	}
 	v.Tools = make([]Tool, 0, len(v.tools))
 	for _, t := range v.tools {
@@ -67,9 +111,58 @@ func (v *View) assembleTools(members []member, keep func(string) bool) {
 	slices.SortFunc(v.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
 }
 
+// namespaceOwners maps each visible server's name, and its name as ServedName's characters
+// would write it, to the server that precedes among those of that name. Only remote
+// capabilities own a namespace: a local one (a skill's servers) lists "<skill>__<tool>".
+func namespaceOwners(members []member) map[string]*member {
+	owners := map[string]*member{}
+	for i := range members {
+		m := &members[i]
+		if !m.reg.Origin.Remote() {
+			continue
+		}
+		name := m.reg.Capability.Name()
+		for _, n := range []string{name, sanitize(name)} {
+			if o, ok := owners[n]; !ok || precedes(m, o) < 0 {
+				owners[n] = m
+			}
+		}
+	}
+	return owners
+}
+
+// intrudes returns the server that owns name when m is another remote capability that lists
+// it: name is "<owner>__…" (the owner as named or as ServedName writes it) and not under m's
+// own name. Only servers are held to it; a local capability keeps the precedence rule.
+func intrudes(owners map[string]*member, m *member, name string) *member {
+	if len(owners) == 0 || !m.reg.Origin.Remote() {
+		return nil
+	}
+	own := m.reg.Capability.Name()
+	if strings.HasPrefix(name, own+ext.ToolSep) {
+		return nil
+	}
+	for i := 1; i+len(ext.ToolSep) <= len(name); i++ {
+		if name[i:i+len(ext.ToolSep)] != ext.ToolSep {
+			continue
+		}
+		if o, ok := owners[name[:i]]; ok && o.reg.Capability.Name() != own {
+			return o
+		}
+	}
+	return nil
+}
+
 func newTool(m *member, e ext.ToolEntry, name string) *Tool {
 	local := e.Name
 	e.Name = name
+	e.Title = plainText(e.Title)
+	e.Description = plainText(e.Description)
+	if a := e.Annotations; a != nil && plainText(a.Title) != a.Title {
+		c := *a
+		c.Title = plainText(a.Title)
+		e.Annotations = &c
+	}
 	return &Tool{Name: name, Entry: e, Capability: m.reg.Capability.Name(), Origin: m.reg.Origin,
 		Level: m.reg.Level.String(), local: local, provider: m.reg.Capability.(ext.ToolProvider)}
 }

@@ -56,9 +56,14 @@ type View struct {
 
 // Tool is one tool of a view.
 type Tool struct {
-	// Name is the final name: unique in the view, what a model or client calls.
+	// Name is the final name: unique in the view, what a model or client calls. It matches
+	// ^[a-zA-Z0-9_-]{1,64}$ (ValidToolName).
 	Name string `json:"name"`
-	// Entry is the tool as its capability describes it, with Entry.Name set to Name.
+	// Qualified is the name the tool had before the name rule mapped it (ServedName), as its
+	// capability lists it or as a collision renamed it; "" when Name is that name.
+	Qualified string `json:"qualified,omitempty"`
+	// Entry is the tool as its capability describes it, with Entry.Name set to Name and
+	// control characters removed from its title, description and annotations' title.
 	Entry      ext.ToolEntry `json:"tool"`
 	Capability string        `json:"capability"`
 	Origin     ext.Origin    `json:"origin"`

@@ -95,10 +95,8 @@ func TestToolCollisionReportedNotShadowed(t *testing.T) {
 func TestToolPrecedence(t *testing.T) {
 	r := newRegistry(t)
 	pool := newFake("srv", ext.OriginRemote, "x")
-	sess := newFake("srv", ext.OriginRemote, "x")
-	squat := newFake("squat", ext.OriginRemote, "srv__x")
+	sess := newFake("srv", ext.OriginRemote, "x", "srv__x")
 	register(t, r, pool, ext.LevelPool, ext.Scope{})
-	register(t, r, squat, ext.LevelPool, ext.Scope{})
 	register(t, r, sess, ext.LevelSession, ext.Scope{SessionID: "s"})
 	v := compile(t, r, ext.Scope{SessionID: "s"})
 	p, local, err := v.Route("x")

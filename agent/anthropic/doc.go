@@ -11,7 +11,9 @@
 //
 // The translation:
 //
-//   - Tools: the MCP input schema is passed through as the server wrote it.
+//   - Tools: the MCP input schema is passed through as the server wrote it. Names are the
+//     view's, which match ^[a-zA-Z0-9_-]{1,64}$ (view.ValidToolName); a tool_use under one
+//     reaches its tool through View.CallTool.
 //   - System: the static instructions are the first block, with cache_control ephemeral; the
 //     dynamic part is a second block after the breakpoint.
 //   - Tool results that answer one assistant message are one user message of tool_result

@@ -14,7 +14,9 @@
 // The translation:
 //
 //   - Tools are function tools whose parameters are the MCP input schema as the server wrote
-//     it; strict mode is off.
+//     it; strict mode is off. Their names are the view's, which match ^[a-zA-Z0-9_-]{1,64}$
+//     (view.ValidToolName), and a call the model makes under one reaches its tool through
+//     View.CallTool.
 //   - Instructions are one system prompt: Static, a blank line, Dynamic.
 //   - The Model retries (429, 5xx, a lost connection) up to Options.MaxRetries times (default
 //     2), waiting Retry-After unless it exceeds Options.MaxRetryWait (default 30 s). A 2xx

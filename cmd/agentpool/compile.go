@@ -25,7 +25,8 @@ func newCompileCmd(opts *options) *cobra.Command {
 			"final name, with the capability and origin that serve it; the system prompt's static part\n" +
 			"(byte-stable while nothing changes) and dynamic part (always-active skills and, with\n" +
 			"--prompt, the skills selected for that prompt); collisions between sources and how each\n" +
-			"was resolved; and the capabilities left out, with why.",
+			"was resolved; the tool names mapped to ^[a-zA-Z0-9_-]{1,64}$ (listed → served); and the\n" +
+			"capabilities left out, with why.",
 		Args: cobra.NoArgs,
 	}
 	cmd.Flags().StringVar(&co.session, "session", "", "session id to open and compile for (default: the CLI's own)")
@@ -65,6 +66,16 @@ func printView(cmd *cobra.Command, opts *options, v *view.View) error {
 	section("tools", len(v.Tools))
 	for _, t := range v.Tools {
 		fmt.Fprintf(w, "%s\t%s\t%s\t%s\n", cell(t.Name), cell(t.Capability), t.Origin, t.Level)
+	}
+	var mapped []string
+	for _, t := range v.Tools {
+		if t.Qualified != "" {
+			mapped = append(mapped, cell(t.Qualified)+" → "+t.Name)
+		}
+	}
+	section("names mapped to the tool name rule", len(mapped))
+	for _, m := range mapped {
+		fmt.Fprintln(w, m)
 	}
 	section("commands", len(v.Commands))
 	for _, c := range v.Commands {

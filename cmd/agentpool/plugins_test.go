@@ -101,7 +101,7 @@ func TestPluginsDisableWhileServing(t *testing.T) {
 	defer cs.Close()
 
 	tools, prompts, resources := listAll(t, cs)
-	for _, want := range []string{"cc.srv__echo", "cc.srv__pid", "cx.srv__echo"} {
+	for _, want := range []string{"cc_srv__echo", "cc_srv__pid", "cx_srv__echo"} {
 		if !slices.Contains(tools, want) {
 			t.Errorf("tools %v lack %s", tools, want)
 		}
@@ -116,9 +116,9 @@ func TestPluginsDisableWhileServing(t *testing.T) {
 			t.Errorf("resources %v lack %s", resources, want)
 		}
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "cc.srv__pid", Arguments: map[string]any{}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "cc_srv__pid", Arguments: map[string]any{}})
 	if err != nil || res.IsError {
-		t.Fatalf("cc.srv__pid: %v %+v", err, res)
+		t.Fatalf("cc_srv__pid: %v %+v", err, res)
 	}
 	pid, err := strconv.Atoi(strings.TrimSpace(res.Content[0].(*mcp.TextContent).Text))
 	if err != nil {
@@ -140,10 +140,10 @@ func TestPluginsDisableWhileServing(t *testing.T) {
 	}
 	waitReload(t, "the disabled plugin's tools, prompts and resources gone", func() bool {
 		tools, prompts, resources := listAll(t, cs)
-		return !slices.ContainsFunc(tools, func(s string) bool { return strings.HasPrefix(s, "cc.") }) &&
+		return !slices.ContainsFunc(tools, func(s string) bool { return strings.HasPrefix(s, "cc_") }) &&
 			!slices.ContainsFunc(prompts, func(s string) bool { return strings.HasPrefix(s, "cc:") }) &&
 			!slices.ContainsFunc(resources, func(s string) bool { return strings.HasPrefix(s, "skill://cc/") }) &&
-			slices.Contains(prompts, "cx:configure") && slices.Contains(tools, "cx.srv__echo")
+			slices.Contains(prompts, "cx:configure") && slices.Contains(tools, "cx_srv__echo")
 	})
 	seen := map[string]bool{}
 	waitReload(t, "tools, prompts and resources list_changed", func() bool {
@@ -377,7 +377,7 @@ func TestPluginsServeFollowsNewParts(t *testing.T) {
 	writeFile(t, filepath.Join(plug, "commands", "hello.md"), "---\ndescription: says hello\n---\nHello.\n")
 	waitReload(t, "the added .mcp.json's server and commands/ folder served", func() bool {
 		tools, prompts, _ := listAll(t, cs)
-		return slices.Contains(tools, "cc.srv__echo") && slices.Contains(prompts, "cc:hello")
+		return slices.Contains(tools, "cc_srv__echo") && slices.Contains(prompts, "cc:hello")
 	})
 }
 

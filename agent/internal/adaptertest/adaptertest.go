@@ -12,6 +12,7 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentpool/agentpool/agent"
@@ -157,4 +158,58 @@ func Golden(t *testing.T, name string, got []byte) {
 	if string(want) != string(pretty) {
 		t.Errorf("%s differs from what was produced (run with -update to accept):\n%s", path, pretty)
 	}
+}
+
+// LongServer is an 80-character server name, the second of NamedRegistry's servers.
+var LongServer = "p-" + strings.Repeat("0123456789", 7) + "-long-srv"
+
+// NamedRegistry returns a registry of two servers whose qualified tool names break the rule
+// model APIs hold tool names to (^[a-zA-Z0-9_-]{1,64}$), each prefixed "<server>__" as the
+// host names a configured server's tools: "deploy.api" (a plugin's server) serving "search"
+// and "read.graph", and LongServer serving "read.graph". Each read.graph answers "graph of
+// <server>".
+func NamedRegistry(t *testing.T) *ext.Registry {
+	t.Helper()
+	reg := ext.NewRegistry(nil)
+	t.Cleanup(func() { reg.Close(context.Background()) })
+	for _, name := range []string{"deploy.api", LongServer} {
+		srv := mcp.NewServer(&mcp.Implementation{Name: name, Version: "1"}, nil)
+		srv.AddTool(&mcp.Tool{Name: "read.graph", Description: "Reads the graph.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+			func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "graph of " + name}}}, nil
+			})
+		if name == "deploy.api" {
+			srv.AddTool(&mcp.Tool{Name: "search", Description: "Search the documents.", InputSchema: json.RawMessage(SearchSchema)},
+				func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+					return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "2 hits"}}}, nil
+				})
+		}
+		prefix := ext.ToolName(name, "")
+		c, err := mcpcap.New(mcpcap.Config{Name: name, Prefix: &prefix}, mcpcap.WithClient(connect(t, srv)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := reg.Register(c, ext.LevelPool, ext.Scope{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return reg
+}
+
+// connect returns a client session of srv over in-memory transports.
+func connect(t *testing.T, srv *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
 }
