@@ -55,8 +55,12 @@
 //     Options.Children or per session with Manager.NewServers; their tools are
 //     "<skill>__<tool>", filtered by allowed-tools (absent: all; empty: none).
 //   - With Options.Watch, changes are picked up after Options.Debounce (500 ms) and announced as
-//     skills_changed, resources_changed, commands_changed and tools_changed; a skill broken by
-//     an edit is dropped with a diagnostic, the others stay.
+//     skills_changed, resources_changed (one per file URI touched, up to 16), commands_changed
+//     and tools_changed; a skill broken by an edit is dropped with a diagnostic, the others
+//     stay. SubscribeResource accepts any skill:// URI the manager has, since those events are
+//     its updates; without Watch it is refused.
+//   - Complete completes the path of PathTemplate (skill://{+path}): skill paths, then the files
+//     of the skills they name, at most 100 values.
 //
 // Rationale: docs/design/skill.md.
 package skill

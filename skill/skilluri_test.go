@@ -87,3 +87,38 @@ func TestLoadSkillNormalisedName(t *testing.T) {
 		t.Errorf("load_skill deploy reached the namespaced skill: %+v", res)
 	}
 }
+
+// TestSubscribeResource: a watching manager accepts subscriptions to its skills' files and to
+// a skill's own URI, refuses what it lacks with ErrNotFound, and refuses everything when it
+// does not watch (no update would come); after Close both methods return ErrClosed.
+func TestSubscribeResource(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "my-skill/SKILL.md", skillMD("name: my-skill\ndescription: Mine.\n", "My body"))
+	write(t, root, "my-skill/notes.md", "notes")
+	ctx := context.Background()
+	watching := newTestManager(t, &Options{Roots: []string{root}, Watch: true})
+	for _, uri := range []string{"skill://my-skill/SKILL.md", "skill://my-skill", "skill://my-skill/notes.md"} {
+		if err := watching.SubscribeResource(ctx, uri); err != nil {
+			t.Errorf("subscribe %s: %v", uri, err)
+		}
+		if err := watching.UnsubscribeResource(ctx, uri); err != nil {
+			t.Errorf("unsubscribe %s: %v", uri, err)
+		}
+	}
+	for _, uri := range []string{"skill://nosuch/SKILL.md", "skill://my-skill/nosuch.md", "test://x"} {
+		if err := watching.SubscribeResource(ctx, uri); !errors.Is(err, ext.ErrNotFound) {
+			t.Errorf("subscribe %s = %v, want ErrNotFound", uri, err)
+		}
+	}
+	still := newTestManager(t, &Options{Roots: []string{root}})
+	if err := still.SubscribeResource(ctx, "skill://my-skill/SKILL.md"); err == nil || !strings.Contains(err.Error(), "not watched") {
+		t.Errorf("subscribe without a watcher = %v, want a refusal saying why", err)
+	}
+	_ = watching.Close(ctx)
+	if err := watching.SubscribeResource(ctx, "skill://my-skill/SKILL.md"); !errors.Is(err, ext.ErrClosed) {
+		t.Errorf("subscribe after Close = %v", err)
+	}
+	if err := watching.UnsubscribeResource(ctx, "skill://my-skill/SKILL.md"); !errors.Is(err, ext.ErrClosed) {
+		t.Errorf("unsubscribe after Close = %v", err)
+	}
+}
