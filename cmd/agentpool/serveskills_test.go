@@ -136,6 +136,10 @@ func TestServeSkillPathCompletion(t *testing.T) {
 	if got, want := complete("he").Completion.Values, []string{"hello-world", "help", "hello-world/SKILL.md", "hello-world/references/greetings.md", "help/SKILL.md"}; !slices.Equal(got, want) {
 		t.Errorf("complete he = %q, want %q", got, want)
 	}
+	// A value typed as a whole URI completes to whole URIs.
+	if got := complete("skill://hello-w").Completion.Values; len(got) != 3 || got[0] != "skill://hello-world" || got[1] != "skill://hello-world/SKILL.md" {
+		t.Errorf("complete skill://hello-w = %q, want skill://hello-world and its files", got)
+	}
 	if got, want := complete("hello-world/r").Completion.Values, []string{"hello-world/references/greetings.md"}; !slices.Equal(got, want) {
 		t.Errorf("complete hello-world/r = %q, want %q", got, want)
 	}
