@@ -30,6 +30,9 @@
 // per Gateway) it is refused with ErrTooManySessions. Both are JSON-RPC errors with HTTP 200. A
 // session ends on DELETE, when its transport closes, after Options.IdleTimeout (default 30 m)
 // without a POST, and at Close; then Options.CloseSession runs and its registry scope is closed.
+// Every call of a session, on either path, is cancelled upstream when the session's connection
+// ends and when the HTTP request that carried it is dropped; a server's sampling or elicitation
+// request whose client is gone fails at once.
 //
 // # HTTP
 //

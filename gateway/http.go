@@ -72,6 +72,7 @@ type sessionHTTP struct {
 // live session takes the pass-through path or the go-sdk's; one of a session the gateway
 // does not know is left to the go-sdk (404).
 func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
+	r.Header.Del(postHeader) // the gateway's own (posts.go)
 	body := bodyOf(r)
 	env := decodeEnvelope(body) // once: the checks and the pass-through path share it
 	sid := r.Header.Get(sessionHeader)
@@ -92,6 +93,7 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	if rpcRefused(w, env) {
 		return
 	}
+	defer s.posts.hold(r)()
 	serveSDK(h.sdk, w, r, body)
 }
 
