@@ -32,7 +32,9 @@
 // without a POST, and at Close; then Options.CloseSession runs and its registry scope is closed.
 // Every call of a session, on either path, is cancelled upstream when the session's connection
 // ends and when the HTTP request that carried it is dropped; a server's sampling or elicitation
-// request whose client is gone fails at once.
+// request whose client is gone fails at once. Forwarded notifications wait for a slow client in
+// a queue of at most 4096 messages and 8 MiB per session; beyond it they are dropped, with one
+// warning until the queue drains.
 //
 // # HTTP
 //

@@ -168,7 +168,7 @@ func encodeResult(res any, err error) (json.RawMessage, error) {
 func (s *session) progressSink(ctx context.Context, out *outbox, ss *mcp.ServerSession, token any) func(ext.Progress) {
 	return func(p ext.Progress) {
 		params := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message}
-		out.send(func() {
+		out.send(len(p.Message), func() {
 			if err := ss.NotifyProgress(ctx, params); err != nil {
 				s.g.log.Debug("progress not sent", "session", s.id, "err", err)
 			}

@@ -116,7 +116,7 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	}
 	s.connLife, s.connGone = context.WithCancel(context.Background())
 	s.out.onDrop = func(n int) {
-		g.log.Warn("notifications dropped: the client does not keep up", "session", id, "queued", maxOutbox, "dropped", n)
+		g.log.Warn("notifications dropped: the client does not keep up", "session", id, "queued", maxOutbox, "queued_bytes", maxOutboxBytes, "dropped", n)
 	}
 	if err := g.reserve(s); err != nil {
 		return nil, fmt.Errorf("gateway: session %s: %w", id, err)

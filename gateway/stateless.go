@@ -74,7 +74,7 @@ func (st *statelessServer) server(ctx context.Context) (*session, error) {
 	s := &session{g: g, scope: g.opts.Scope, stateless: true, ended: make(chan struct{}), ready: make(chan struct{})}
 	s.connLife, s.connGone = context.WithCancel(context.Background())
 	s.out.onDrop = func(n int) {
-		g.log.Warn("notifications dropped: a stateless client does not keep up", "queued", maxOutbox, "dropped", n)
+		g.log.Warn("notifications dropped: a stateless client does not keep up", "queued", maxOutbox, "queued_bytes", maxOutboxBytes, "dropped", n)
 	}
 	// Close makes the first compile give up, as it does a session's opening: Close waits for
 	// mu, and an upstream may take its whole startup_timeout.
