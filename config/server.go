@@ -25,6 +25,9 @@ type Server struct {
 	Token string `yaml:"token" config:"expand"`
 	// MaxSessions caps the live HTTP sessions of each path (--max-sessions); default 4096.
 	MaxSessions int `yaml:"max_sessions"`
+	// MaxSessionsPerUser caps the live HTTP sessions of one OAuth subject on each path
+	// (with auth only); default 16.
+	MaxSessionsPerUser int `yaml:"max_sessions_per_user"`
 	// AllowedOrigins are browser origins ("https://app.example") accepted besides the
 	// loopback ones (--allow-origin).
 	AllowedOrigins []string `yaml:"allowed_origins"`
@@ -149,6 +152,9 @@ func (s *Server) Validate(key string) error {
 	}
 	if s.MaxSessions < 0 {
 		errs = append(errs, keyErrorf(key+".max_sessions", "must not be negative, got %d", s.MaxSessions))
+	}
+	if s.MaxSessionsPerUser < 0 {
+		errs = append(errs, keyErrorf(key+".max_sessions_per_user", "must not be negative, got %d", s.MaxSessionsPerUser))
 	}
 	if s.ReadTimeout < 0 {
 		errs = append(errs, keyErrorf(key+".read_timeout", "must not be negative, got %s", s.ReadTimeout))

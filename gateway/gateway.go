@@ -22,6 +22,8 @@ const (
 	DefaultIdleTimeout = 30 * time.Minute
 	// DefaultMaxSessions caps the live sessions of one Gateway.
 	DefaultMaxSessions = 4096
+	// DefaultMaxSessionsPerUser caps the live sessions of one OAuth subject on one Gateway.
+	DefaultMaxSessionsPerUser = 16
 	// DefaultMaxBodyBytes caps an HTTP request body.
 	DefaultMaxBodyBytes = 4 << 20
 	// DefaultCloseTimeout bounds the end of one session (CloseSession, the registry's
@@ -69,6 +71,10 @@ type Options struct {
 	IdleTimeout time.Duration
 	// MaxSessions caps the live sessions (DefaultMaxSessions; negative: no cap).
 	MaxSessions int
+	// MaxSessionsPerUser caps the live sessions of one user, the subject of the access token
+	// that opened them (Auth), so that one user cannot take every session
+	// (DefaultMaxSessionsPerUser; negative: no cap). Without Auth it is not used.
+	MaxSessionsPerUser int
 	// CloseTimeout bounds ending one session (DefaultCloseTimeout).
 	CloseTimeout time.Duration
 	// OpenTimeout bounds how long a new session waits for the servers OpenSession registered
@@ -147,6 +153,9 @@ func New(opts Options) (*Gateway, error) {
 	}
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxSessionsPerUser == 0 {
+		opts.MaxSessionsPerUser = DefaultMaxSessionsPerUser
 	}
 	if opts.CloseTimeout <= 0 {
 		opts.CloseTimeout = DefaultCloseTimeout
@@ -258,6 +267,20 @@ func (g *Gateway) reserve(s *session) error {
 	}
 	if max := g.opts.MaxSessions; max > 0 && len(g.sessions) >= max {
 		return fmt.Errorf("%w: %d live (max %d); end a session or raise --max-sessions", ErrTooManySessions, len(g.sessions), max)
+	}
+	if max := g.opts.MaxSessionsPerUser; max > 0 && s.user != "" {
+		n := 0
+		for _, o := range g.sessions {
+			// One whose client has gone (DELETE) no longer counts, though its end may still
+			// be under way: the user may open the next at once.
+			if o.user == s.user && o.connLife.Err() == nil {
+				n++
+			}
+		}
+		if n >= max {
+			return fmt.Errorf("%w: user %q has %d live (max %d, server.max_sessions_per_user); end one of them (DELETE) or raise the cap",
+				ErrTooManySessions, s.user, n, max)
+		}
 	}
 	g.sessions[s.id] = s
 	g.wg.Add(1) // done by s.end

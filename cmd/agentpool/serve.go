@@ -121,6 +121,8 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		MaxBodyBytes:   so.maxBody,
 		Stateless:      cfg.Server.Stateless, // HTTP only; no flag
 	}
+	// No flags: with auth only, which stdio has not.
+	base.MaxSessionsPerUser = cfg.Server.MaxSessionsPerUser
 	if !so.stdio { // over stdio the client is the process that started it
 		if base.Auth, err = serveAuth(cfg.Server.Auth, so.addr, cliLogger(opts)); err != nil {
 			return err

@@ -1,0 +1,54 @@
+package gateway_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/host"
+)
+
+// One OAuth subject cannot take every session: past Options.MaxSessionsPerUser (16 by default)
+// its initialize is refused with a JSON-RPC error naming server.max_sessions_per_user, while
+// another subject still opens sessions; a session ended frees a place.
+func TestSessionsCappedPerUser(t *testing.T) {
+	tokens := &fakeTokens{}
+	a := &gateway.Auth{Verify: tokens.verify, AuthorizationServers: []string{"https://idp.example"}}
+	_, srv, _ := serveHost(t, "skills:\n  dirs: []\n", host.Options{}, func(o *gateway.Options) { o.Auth = a })
+	open := func(user string) (string, map[string]any) {
+		t.Helper()
+		status, hdr, msgs := post(t, srv.URL, "", initBody, authHeader(user+":mcp"))
+		if status != http.StatusOK {
+			t.Fatalf("initialize of %s: %d %v", user, status, msgs)
+		}
+		return hdr.Get("Mcp-Session-Id"), rpcError(msgs)
+	}
+	var alices []string
+	for i := range gateway.DefaultMaxSessionsPerUser {
+		sid, e := open("alice")
+		if e != nil || sid == "" {
+			t.Fatalf("alice's session %d: %v", i+1, e)
+		}
+		alices = append(alices, sid)
+	}
+	if sid, e := open("alice"); e == nil || sid != "" {
+		t.Fatalf("alice's session %d was opened", gateway.DefaultMaxSessionsPerUser+1)
+	} else if msg, _ := e["message"].(string); !strings.Contains(msg, "server.max_sessions_per_user") || e["code"] != float64(-32000) {
+		t.Errorf("alice refused with %v, want -32000 naming server.max_sessions_per_user", e)
+	}
+	if sid, e := open("bob"); e != nil || sid == "" {
+		t.Errorf("bob refused while alice is at her cap: %v", e)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, srv.URL, nil)
+	req.Header.Set("Mcp-Session-Id", alices[0])
+	req.Header.Set("Authorization", "Bearer alice:mcp")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if sid, e := open("alice"); e != nil || sid == "" {
+		t.Errorf("alice refused after ending a session: %v", e)
+	}
+}
