@@ -25,6 +25,7 @@
 //	pool:                       # Pool
 //	  max_clients: 20           # per partition: the shared servers, and each session's own
 //	  max_total_clients: 4096   # all partitions together
+//	  max_session_processes: 256  # stdio processes of session-scoped servers, all sessions together
 //	  idle_timeout: 5m
 //	extensions:                 # Extensions
 //	  max_composition_depth: 3

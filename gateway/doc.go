@@ -26,7 +26,8 @@
 //
 // A session opens at initialize: Options.OpenSession runs, and the session's own servers must be
 // ready within Options.OpenTimeout (default 30 s) or it is refused with ErrNotReady and their
-// errors (such as the pool at pool.max_total_clients). Past Options.MaxSessions (default 4096,
+// errors (such as the pool at pool.max_total_clients); an error of OpenSession (such as
+// pool.max_session_processes reached) refuses it with a JSON-RPC error and HTTP 500. Past Options.MaxSessions (default 4096,
 // per Gateway), or past Options.MaxSessionsPerUser of its user's (Auth; default 16, a session
 // whose client sent DELETE no longer counting), it is refused with ErrTooManySessions. Both are
 // JSON-RPC errors with HTTP 200. A session ends on DELETE, when its transport closes, after

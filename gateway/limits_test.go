@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/internal/testserver"
 )
 
 // One OAuth subject cannot take every session: past Options.MaxSessionsPerUser (16 by default)
@@ -50,5 +51,21 @@ func TestSessionsCappedPerUser(t *testing.T) {
 	resp.Body.Close()
 	if sid, e := open("alice"); e != nil || sid == "" {
 		t.Errorf("alice refused after ending a session: %v", e)
+	}
+}
+
+// The processes of session-scoped servers are capped across sessions (pool.max_session_processes):
+// a session that would pass the cap is refused at initialize with an error naming the key, and
+// the sessions within it go on.
+func TestSessionProcessesCapped(t *testing.T) {
+	bin := testserver.Build(t)
+	_, srv, _ := serveHost(t, "pool: {max_session_processes: 1}\nmcp_servers:\n  fault: {command: "+bin+", scope: session}\n", host.Options{}, nil)
+	a, _ := connect(t, srv.URL, nil)
+	status, _, msgs := post(t, srv.URL, "", initBody, nil)
+	if e := rpcError(msgs); status != http.StatusInternalServerError || e == nil || !strings.Contains(e["message"].(string), "pool.max_session_processes") {
+		t.Errorf("a second session with max_session_processes 1: %d %v, want a JSON-RPC error naming the key", status, msgs)
+	}
+	if got := call(t, a, "fault__echo", map[string]any{"text": "still here"}); got != "still here" {
+		t.Errorf("the first session: %q", got)
 	}
 }
