@@ -50,6 +50,7 @@
 //	  token: ${AGENTPOOL_TOKEN:-}   # --token; bearer token for every HTTP request
 //	  max_sessions: 4096        # --max-sessions, per path (/mcp, each /mcp/agents/<name>)
 //	  max_sessions_per_user: 16 # with auth: per OAuth subject, per path
+//	  session_grace: 2m         # a session whose GET stream closed ends after this without a request
 //	  allowed_origins: [https://app.example]  # --allow-origin
 //	  max_body: 4194304         # bytes
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)

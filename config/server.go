@@ -28,6 +28,10 @@ type Server struct {
 	// MaxSessionsPerUser caps the live HTTP sessions of one OAuth subject on each path
 	// (with auth only); default 16.
 	MaxSessionsPerUser int `yaml:"max_sessions_per_user"`
+	// SessionGrace ends an HTTP session whose client has gone: its GET stream closed and no
+	// request since, for this long; default 2m. A client that never opened a GET stream is
+	// ended by SessionIdleTimeout only.
+	SessionGrace time.Duration `yaml:"session_grace"`
 	// AllowedOrigins are browser origins ("https://app.example") accepted besides the
 	// loopback ones (--allow-origin).
 	AllowedOrigins []string `yaml:"allowed_origins"`
@@ -155,6 +159,9 @@ func (s *Server) Validate(key string) error {
 	}
 	if s.MaxSessionsPerUser < 0 {
 		errs = append(errs, keyErrorf(key+".max_sessions_per_user", "must not be negative, got %d", s.MaxSessionsPerUser))
+	}
+	if s.SessionGrace < 0 {
+		errs = append(errs, keyErrorf(key+".session_grace", "must not be negative, got %s", s.SessionGrace))
 	}
 	if s.ReadTimeout < 0 {
 		errs = append(errs, keyErrorf(key+".read_timeout", "must not be negative, got %s", s.ReadTimeout))

@@ -31,7 +31,8 @@
 // per Gateway), or past Options.MaxSessionsPerUser of its user's (Auth; default 16, a session
 // whose client sent DELETE no longer counting), it is refused with ErrTooManySessions. Both are
 // JSON-RPC errors with HTTP 200. A session ends on DELETE, when its transport closes, after
-// Options.IdleTimeout (default 30 m) without a POST, and at Close; then Options.CloseSession runs and its registry scope is closed.
+// Options.IdleTimeout (default 30 m) without a POST (Options.SessionGrace, default 2 m, once
+// its client's GET stream has closed), and at Close; then Options.CloseSession runs and its registry scope is closed.
 // Every call of a session, on either path, is cancelled upstream when the session's connection
 // ends and when the HTTP request that carried it is dropped; a server's sampling or elicitation
 // request whose client is gone fails at once. Forwarded notifications wait for a slow client in

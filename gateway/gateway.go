@@ -20,6 +20,9 @@ const (
 	// DefaultIdleTimeout is how long an HTTP session may go without a request before it is
 	// ended and its session-scoped servers released.
 	DefaultIdleTimeout = 30 * time.Minute
+	// DefaultSessionGrace is how long an HTTP session whose client closed its GET stream may
+	// go without a request before it is ended.
+	DefaultSessionGrace = 2 * time.Minute
 	// DefaultMaxSessions caps the live sessions of one Gateway.
 	DefaultMaxSessions = 4096
 	// DefaultMaxSessionsPerUser caps the live sessions of one OAuth subject on one Gateway.
@@ -69,6 +72,10 @@ type Options struct {
 	// IdleTimeout ends an HTTP session that has made no request for this long
 	// (DefaultIdleTimeout; negative: never).
 	IdleTimeout time.Duration
+	// SessionGrace ends an HTTP session whose client has gone sooner than IdleTimeout: once
+	// the client's GET stream closed, after this long without a request (DefaultSessionGrace;
+	// negative: never). A client that never opened a GET stream has IdleTimeout only.
+	SessionGrace time.Duration
 	// MaxSessions caps the live sessions (DefaultMaxSessions; negative: no cap).
 	MaxSessions int
 	// MaxSessionsPerUser caps the live sessions of one user, the subject of the access token
@@ -150,6 +157,9 @@ func New(opts Options) (*Gateway, error) {
 	}
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
+	}
+	if opts.SessionGrace == 0 {
+		opts.SessionGrace = DefaultSessionGrace
 	}
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions

@@ -1,13 +1,17 @@
 package gateway_test
 
 import (
+	"context"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // One OAuth subject cannot take every session: past Options.MaxSessionsPerUser (16 by default)
@@ -67,5 +71,42 @@ func TestSessionProcessesCapped(t *testing.T) {
 	}
 	if got := call(t, a, "fault__echo", map[string]any{"text": "still here"}); got != "still here" {
 		t.Errorf("the first session: %q", got)
+	}
+}
+
+// A client that exits without DELETE (its GET stream closed) has its session, and its
+// session-scoped server's process, ended after SessionGrace without a request, long before the
+// idle timeout; a client whose stream is open keeps its session.
+func TestGoneClientEndsAfterGrace(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.SessionGrace = 300 * time.Millisecond })
+	kept, _ := connect(t, f.url, nil) // the go-sdk client holds its GET stream open
+	sid := rawSession(t, f.url, `{}`)
+	_, _, msgs := post(t, f.url, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fault__pid","arguments":{}}}`, nil)
+	pid := 0
+	if len(msgs) == 1 {
+		if res, ok := msgs[0]["result"].(map[string]any); ok {
+			if c, ok := res["content"].([]any); ok && len(c) == 1 {
+				pid, _ = strconv.Atoi(c[0].(map[string]any)["text"].(string))
+			}
+		}
+	}
+	if pid == 0 {
+		t.Fatalf("tools/call pid: %v", msgs)
+	}
+	ctx, drop := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, f.url, nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", err, resp)
+	}
+	drop() // the client process is killed
+	resp.Body.Close()
+	testwait.For(t, "the gone client's session to end", func() bool { return f.g.Sessions() == 1 })
+	testwait.For(t, "its server process to end", func() bool { return !testwait.Alive(pid) })
+	if got := call(t, kept, "fault__echo", map[string]any{"text": "here"}); got != "here" {
+		t.Errorf("the client with its stream open: %q", got)
 	}
 }
