@@ -78,6 +78,9 @@ type Pool struct {
 	// MaxTotalClients bounds the live clients of all partitions together; zero means
 	// connpool's default (4096).
 	MaxTotalClients int `yaml:"max_total_clients"`
+	// MaxSessionProcesses bounds the stdio processes of session-scoped servers (and skills'
+	// own) across all sessions; zero means connpool's default (256).
+	MaxSessionProcesses int `yaml:"max_session_processes"`
 	// IdleTimeout is how long a released client stays; zero means connpool's default.
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
 }
@@ -90,6 +93,9 @@ func (p *Pool) Validate(key string) error {
 	}
 	if p.MaxTotalClients < 0 {
 		errs = append(errs, keyErrorf(key+".max_total_clients", "must not be negative, got %d", p.MaxTotalClients))
+	}
+	if p.MaxSessionProcesses < 0 {
+		errs = append(errs, keyErrorf(key+".max_session_processes", "must not be negative, got %d", p.MaxSessionProcesses))
 	}
 	if p.IdleTimeout < 0 {
 		errs = append(errs, keyErrorf(key+".idle_timeout", "must not be negative, got %s", p.IdleTimeout))

@@ -25,6 +25,7 @@
 //	pool:                       # Pool
 //	  max_clients: 20           # per partition: the shared servers, and each session's own
 //	  max_total_clients: 4096   # all partitions together
+//	  max_session_processes: 256  # stdio processes of session-scoped servers, all sessions together
 //	  idle_timeout: 5m
 //	extensions:                 # Extensions
 //	  max_composition_depth: 3
@@ -48,6 +49,8 @@
 //	  session_idle_timeout: 30m # --session-idle-timeout
 //	  token: ${AGENTPOOL_TOKEN:-}   # --token; bearer token for every HTTP request
 //	  max_sessions: 4096        # --max-sessions, per path (/mcp, each /mcp/agents/<name>)
+//	  max_sessions_per_user: 16 # with auth: per OAuth subject, per path
+//	  session_grace: 2m         # a session whose GET stream closed ends after this without a request
 //	  allowed_origins: [https://app.example]  # --allow-origin
 //	  max_body: 4194304         # bytes
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)

@@ -25,6 +25,13 @@ type Server struct {
 	Token string `yaml:"token" config:"expand"`
 	// MaxSessions caps the live HTTP sessions of each path (--max-sessions); default 4096.
 	MaxSessions int `yaml:"max_sessions"`
+	// MaxSessionsPerUser caps the live HTTP sessions of one OAuth subject on each path
+	// (with auth only); default 16.
+	MaxSessionsPerUser int `yaml:"max_sessions_per_user"`
+	// SessionGrace ends an HTTP session whose client has gone: its GET stream closed and no
+	// request since, for this long; default 2m. A client that never opened a GET stream is
+	// ended by SessionIdleTimeout only.
+	SessionGrace time.Duration `yaml:"session_grace"`
 	// AllowedOrigins are browser origins ("https://app.example") accepted besides the
 	// loopback ones (--allow-origin).
 	AllowedOrigins []string `yaml:"allowed_origins"`
@@ -149,6 +156,12 @@ func (s *Server) Validate(key string) error {
 	}
 	if s.MaxSessions < 0 {
 		errs = append(errs, keyErrorf(key+".max_sessions", "must not be negative, got %d", s.MaxSessions))
+	}
+	if s.MaxSessionsPerUser < 0 {
+		errs = append(errs, keyErrorf(key+".max_sessions_per_user", "must not be negative, got %d", s.MaxSessionsPerUser))
+	}
+	if s.SessionGrace < 0 {
+		errs = append(errs, keyErrorf(key+".session_grace", "must not be negative, got %s", s.SessionGrace))
 	}
 	if s.ReadTimeout < 0 {
 		errs = append(errs, keyErrorf(key+".read_timeout", "must not be negative, got %s", s.ReadTimeout))

@@ -26,6 +26,9 @@
 //     clients of each partition; Options.MaxTotalClients (default 4096,
 //     pool.max_total_clients) caps all partitions together. At a cap Get evicts the client idle
 //     longest that makes room, else waits; when its context ends first, ErrPoolExhausted.
+//   - Options.MaxSessionProcesses (default 256, pool.max_session_processes) caps the stdio
+//     servers of all partitions but the global one; at it Get fails at once with
+//     ErrPoolExhausted naming the key.
 //   - Options.IdleTimeout (default 5 m) closes a client without a lease; ServerConfig.StartupTimeout
 //     (default 30 s) bounds spawn, connect and initialize.
 //

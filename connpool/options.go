@@ -27,6 +27,10 @@ const (
 	DefaultProtocolVersion = "2025-11-25"
 )
 
+// DefaultMaxSessionProcesses caps the stdio processes of all session partitions together, far
+// below DefaultMaxTotalClients: each session's servers are processes of their own.
+const DefaultMaxSessionProcesses = 256
+
 // GlobalPartition is the partition of pool- and agent-scoped servers, shared
 // by every session. Session- and skill-scoped servers use the session id as
 // their partition, so a stateful server is never shared between sessions.
@@ -42,6 +46,11 @@ type Options struct {
 	// the bound on processes however many sessions there are; default
 	// DefaultMaxTotalClients.
 	MaxTotalClients int
+	// MaxSessionProcesses caps the stdio servers (processes) of all partitions but the
+	// global one together, however many sessions there are: past it a Get in such a partition
+	// fails at once with ErrPoolExhausted naming pool.max_session_processes; default
+	// DefaultMaxSessionProcesses. The global partition's servers do not count.
+	MaxSessionProcesses int
 	// IdleTimeout closes a client that has had no lease for this long;
 	// default 5m. A negative value disables idle expiry.
 	IdleTimeout time.Duration
@@ -96,6 +105,9 @@ func (o *Options) withDefaults() Options {
 	}
 	if r.MaxTotalClients <= 0 {
 		r.MaxTotalClients = DefaultMaxTotalClients
+	}
+	if r.MaxSessionProcesses <= 0 {
+		r.MaxSessionProcesses = DefaultMaxSessionProcesses
 	}
 	if r.IdleTimeout == 0 {
 		r.IdleTimeout = DefaultIdleTimeout

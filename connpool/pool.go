@@ -100,6 +100,10 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 			c = nil
 		}
 		if c == nil {
+			if err := p.sessionProcessRoomLocked(cfg, partition); err != nil {
+				p.mu.Unlock()
+				return nil, err
+			}
 			if full := p.roomLocked(partition); full != "" {
 				wait := p.changed
 				p.waiting++
@@ -236,6 +240,48 @@ func (p *Pool) roomLocked(partition string) string {
 		}
 		return ""
 	}
+}
+
+// sessionProcessRoomLocked refuses a new stdio server in a session partition when the
+// session partitions hold MaxSessionProcesses of them already. It does not wait: a session's
+// servers start as it opens, and a place frees only when some session ends.
+func (p *Pool) sessionProcessRoomLocked(cfg ServerConfig, partition string) error {
+	if partition == GlobalPartition || cfg.transportType() != TypeStdio {
+		return nil
+	}
+	if n := p.sessionProcessesLocked(); n >= p.opts.MaxSessionProcesses {
+		return fmt.Errorf("connpool: server %q: %w: %d of %d processes of session-scoped servers live in all sessions (pool.max_session_processes)",
+			cfg.label(), ErrPoolExhausted, n, p.opts.MaxSessionProcesses)
+	}
+	return nil
+}
+
+// sessionProcessesLocked counts the stdio servers of the partitions but the global one,
+// starting or live (those of closed partitions still leased included).
+func (p *Pool) sessionProcessesLocked() int {
+	isSessionProc := func(c *client) bool {
+		return c.key.partition != GlobalPartition && c.cfg.transportType() == TypeStdio
+	}
+	n := 0
+	for _, c := range p.clients {
+		if isSessionProc(c) {
+			n++
+		}
+	}
+	for c := range p.doomed {
+		if c.leases > 0 && !c.ended.Load() && isSessionProc(c) {
+			n++
+		}
+	}
+	return n
+}
+
+// SessionProcesses reports the stdio servers of session partitions starting or live now, and
+// Options.MaxSessionProcesses: a session that would start more than max-live is refused.
+func (p *Pool) SessionProcesses() (live, max int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.sessionProcessesLocked(), p.opts.MaxSessionProcesses
 }
 
 // evictIdleLocked closes the client idle for longest, of partition or of any when partition

@@ -57,13 +57,35 @@ var servingLine = regexp.MustCompile(`serving MCP at (http://127\.0\.0\.1:[0-9]+
 // The process is stopped (SIGTERM, then waited for) when b ends.
 func benchServeProcess(b testing.TB, spec string) string {
 	b.Helper()
+	return startServe(b, spec).url
+}
+
+// serveProc is a running `agentpool serve` (startServe).
+type serveProc struct {
+	url string
+	pid int
+
+	mu     sync.Mutex
+	stderr []string // its lines so far
+}
+
+// lines returns the lines the process wrote to stderr so far.
+func (p *serveProc) lines() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.stderr...)
+}
+
+// startServe is benchServeProcess with more arguments for serve, returning the process.
+func startServe(b testing.TB, spec string, args ...string) *serveProc {
+	b.Helper()
 	bin := benchServeBinary(b)
 	dir := b.TempDir()
 	cfg := filepath.Join(dir, "agentpool.yaml")
 	if err := os.WriteFile(cfg, []byte("mcp_servers:\n  fault: "+spec+"\n"), 0o600); err != nil {
 		b.Fatal(err)
 	}
-	cmd := exec.Command(bin, "serve", "--http", "127.0.0.1:0", "--config", cfg)
+	cmd := exec.Command(bin, append([]string{"serve", "--http", "127.0.0.1:0", "--config", cfg}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
 	stderr, err := cmd.StderrPipe()
@@ -84,11 +106,15 @@ func benchServeProcess(b testing.TB, spec string) string {
 			<-done
 		}
 	})
+	p := &serveProc{pid: cmd.Process.Pid}
 	url := make(chan string, 1)
 	go func() {
 		sc := bufio.NewScanner(stderr)
 		found := false
 		for sc.Scan() {
+			p.mu.Lock()
+			p.stderr = append(p.stderr, sc.Text())
+			p.mu.Unlock()
 			if m := servingLine.FindStringSubmatch(sc.Text()); m != nil && !found {
 				found = true
 				url <- m[1]
@@ -96,10 +122,10 @@ func benchServeProcess(b testing.TB, spec string) string {
 		}
 	}()
 	select {
-	case u := <-url:
-		return u
+	case p.url = <-url:
+		return p
 	case <-time.After(60 * time.Second):
 		b.Fatal("agentpool serve printed no endpoint")
-		return ""
+		return nil
 	}
 }

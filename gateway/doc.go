@@ -29,10 +29,18 @@
 //
 // A session opens at initialize: Options.OpenSession runs, and the session's own servers must be
 // ready within Options.OpenTimeout (default 30 s) or it is refused with ErrNotReady and their
-// errors (such as the pool at pool.max_total_clients). Past Options.MaxSessions (default 4096,
-// per Gateway) it is refused with ErrTooManySessions. Both are JSON-RPC errors with HTTP 200. A
-// session ends on DELETE, when its transport closes, after Options.IdleTimeout (default 30 m)
-// without a POST, and at Close; then Options.CloseSession runs and its registry scope is closed.
+// errors (such as the pool at pool.max_total_clients); an error of OpenSession (such as
+// pool.max_session_processes reached) refuses it with a JSON-RPC error and HTTP 500. Past Options.MaxSessions (default 4096,
+// per Gateway), or past Options.MaxSessionsPerUser of its user's (Auth; default 16, a session
+// whose client sent DELETE no longer counting), it is refused with ErrTooManySessions. Both are
+// JSON-RPC errors with HTTP 200. A session ends on DELETE, when its transport closes, after
+// Options.IdleTimeout (default 30 m) without a POST (Options.SessionGrace, default 2 m, once
+// its client's GET stream has closed), and at Close; then Options.CloseSession runs and its registry scope is closed.
+// Every call of a session, on either path, is cancelled upstream when the session's connection
+// ends and when the HTTP request that carried it is dropped; a server's sampling or elicitation
+// request whose client is gone fails at once. Forwarded notifications wait for a slow client in
+// a queue of at most 4096 messages and 8 MiB per session; beyond it they are dropped, with one
+// warning until the queue drains.
 //
 // # HTTP
 //

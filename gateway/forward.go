@@ -35,6 +35,11 @@ func (c caller) client(ctx context.Context) (*mcp.ServerSession, error) {
 	if c.s.stateless {
 		return nil, &jsonrpc.Error{Code: codeServerError, Message: "a server's request to its client is " + errStateless + "send it on"}
 	}
+	if c.s.connLife.Err() != nil {
+		// DELETE, the idle timeout, a dropped stdio: asked, the request would wait for its
+		// timeout, and a shared server refuses its other clients while it waits.
+		return nil, &jsonrpc.Error{Code: codeServerError, Message: fmt.Sprintf("the client of session %s is gone", c.s.id)}
+	}
 	if c.ss != nil {
 		return c.ss, nil
 	}
@@ -123,7 +128,8 @@ func (c caller) undeclared(what string) error {
 }
 
 // related returns a context tied to the call (so the request goes on its stream) while the
-// call runs, else to nothing; it ends when ctx (the upstream's request) ends.
+// call runs, else to the session's connection; it ends when ctx (the upstream's request)
+// ends, and when the client's connection does: a client gone answers nothing.
 func (c caller) related(ctx context.Context) (context.Context, func()) {
 	base := c.ctx
 	if base.Err() != nil {
@@ -131,7 +137,8 @@ func (c caller) related(ctx context.Context) (context.Context, func()) {
 	}
 	rctx, cancel := context.WithCancel(base)
 	stop := context.AfterFunc(ctx, cancel)
-	return rctx, func() { stop(); cancel() }
+	stopConn := context.AfterFunc(c.s.connLife, cancel)
+	return rctx, func() { stop(); stopConn(); cancel() }
 }
 
 func decodeParams(params json.RawMessage, into any) error {
@@ -161,7 +168,7 @@ func encodeResult(res any, err error) (json.RawMessage, error) {
 func (s *session) progressSink(ctx context.Context, out *outbox, ss *mcp.ServerSession, token any) func(ext.Progress) {
 	return func(p ext.Progress) {
 		params := &mcp.ProgressNotificationParams{ProgressToken: token, Progress: p.Progress, Total: p.Total, Message: p.Message}
-		out.send(func() {
+		out.send(len(p.Message), func() {
 			if err := ss.NotifyProgress(ctx, params); err != nil {
 				s.g.log.Debug("progress not sent", "session", s.id, "err", err)
 			}

@@ -20,8 +20,13 @@ const (
 	// DefaultIdleTimeout is how long an HTTP session may go without a request before it is
 	// ended and its session-scoped servers released.
 	DefaultIdleTimeout = 30 * time.Minute
+	// DefaultSessionGrace is how long an HTTP session whose client closed its GET stream may
+	// go without a request before it is ended.
+	DefaultSessionGrace = 2 * time.Minute
 	// DefaultMaxSessions caps the live sessions of one Gateway.
 	DefaultMaxSessions = 4096
+	// DefaultMaxSessionsPerUser caps the live sessions of one OAuth subject on one Gateway.
+	DefaultMaxSessionsPerUser = 16
 	// DefaultMaxBodyBytes caps an HTTP request body.
 	DefaultMaxBodyBytes = 4 << 20
 	// DefaultCloseTimeout bounds the end of one session (CloseSession, the registry's
@@ -67,8 +72,16 @@ type Options struct {
 	// IdleTimeout ends an HTTP session that has made no request for this long
 	// (DefaultIdleTimeout; negative: never).
 	IdleTimeout time.Duration
+	// SessionGrace ends an HTTP session whose client has gone sooner than IdleTimeout: once
+	// the client's GET stream closed, after this long without a request (DefaultSessionGrace;
+	// negative: never). A client that never opened a GET stream has IdleTimeout only.
+	SessionGrace time.Duration
 	// MaxSessions caps the live sessions (DefaultMaxSessions; negative: no cap).
 	MaxSessions int
+	// MaxSessionsPerUser caps the live sessions of one user, the subject of the access token
+	// that opened them (Auth), so that one user cannot take every session
+	// (DefaultMaxSessionsPerUser; negative: no cap). Without Auth it is not used.
+	MaxSessionsPerUser int
 	// CloseTimeout bounds ending one session (DefaultCloseTimeout).
 	CloseTimeout time.Duration
 	// OpenTimeout bounds how long a new session waits for the servers OpenSession registered
@@ -145,8 +158,14 @@ func New(opts Options) (*Gateway, error) {
 	if opts.IdleTimeout == 0 {
 		opts.IdleTimeout = DefaultIdleTimeout
 	}
+	if opts.SessionGrace == 0 {
+		opts.SessionGrace = DefaultSessionGrace
+	}
 	if opts.MaxSessions == 0 {
 		opts.MaxSessions = DefaultMaxSessions
+	}
+	if opts.MaxSessionsPerUser == 0 {
+		opts.MaxSessionsPerUser = DefaultMaxSessionsPerUser
 	}
 	if opts.CloseTimeout <= 0 {
 		opts.CloseTimeout = DefaultCloseTimeout
@@ -258,6 +277,20 @@ func (g *Gateway) reserve(s *session) error {
 	}
 	if max := g.opts.MaxSessions; max > 0 && len(g.sessions) >= max {
 		return fmt.Errorf("%w: %d live (max %d); end a session or raise --max-sessions", ErrTooManySessions, len(g.sessions), max)
+	}
+	if max := g.opts.MaxSessionsPerUser; max > 0 && s.user != "" {
+		n := 0
+		for _, o := range g.sessions {
+			// One whose client has gone (DELETE) no longer counts, though its end may still
+			// be under way: the user may open the next at once.
+			if o.user == s.user && o.connLife.Err() == nil {
+				n++
+			}
+		}
+		if n >= max {
+			return fmt.Errorf("%w: user %q has %d live (max %d, server.max_sessions_per_user); end one of them (DELETE) or raise the cap",
+				ErrTooManySessions, s.user, n, max)
+		}
 	}
 	g.sessions[s.id] = s
 	g.wg.Add(1) // done by s.end

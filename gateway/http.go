@@ -45,11 +45,57 @@ func (g *Gateway) Handler() http.Handler {
 				s.connGone()
 			}
 			h.sdk.ServeHTTP(w, r)
+		case http.MethodGet:
+			h.stream(w, r)
 		default:
 			h.sdk.ServeHTTP(w, r)
 		}
 	}))
 }
+
+// stream serves a GET, the session's stream, which the idle timer follows: a client whose
+// stream closed may have gone (idle.go).
+func (h *sessionHTTP) stream(w http.ResponseWriter, r *http.Request) {
+	s := h.g.lookup(r.Header.Get(sessionHeader))
+	if s == nil {
+		h.sdk.ServeHTTP(w, r)
+		return
+	}
+	sw := &statusWriter{ResponseWriter: w}
+	s.idle.streamBegin()
+	defer func() { s.idle.streamEnd(sw.code == http.StatusOK) }()
+	h.sdk.ServeHTTP(sw, r)
+}
+
+// statusWriter records the status written.
+type statusWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *statusWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *statusWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *statusWriter) Flush() {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	_ = http.NewResponseController(w.ResponseWriter).Flush()
+}
+
+// Unwrap lets http.ResponseController reach the connection's writer.
+func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 // sdkOptions are the options of the go-sdk's streamable HTTP handler under the gateway's.
 func (g *Gateway) sdkOptions(stateless bool) *mcp.StreamableHTTPOptions {
@@ -72,6 +118,7 @@ type sessionHTTP struct {
 // live session takes the pass-through path or the go-sdk's; one of a session the gateway
 // does not know is left to the go-sdk (404).
 func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
+	r.Header.Del(postHeader) // the gateway's own (posts.go)
 	body := bodyOf(r)
 	env := decodeEnvelope(body) // once: the checks and the pass-through path share it
 	sid := r.Header.Get(sessionHeader)
@@ -92,6 +139,7 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	if rpcRefused(w, env) {
 		return
 	}
+	defer s.posts.hold(r)()
 	serveSDK(h.sdk, w, r, body)
 }
 
@@ -150,7 +198,7 @@ func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, env *envelope
 		s.end() // initialize failed: the go-sdk dropped the session
 		return
 	}
-	s.idle.arm(g.opts.IdleTimeout, s.close)
+	s.idle.arm(g.opts.IdleTimeout, g.opts.SessionGrace, s.close)
 }
 
 // serverFor is the go-sdk's getServer: the server of the session the request names, or of

@@ -8,13 +8,14 @@ import (
 )
 
 // TestIdleTimer: on a synctest bubble's clock, a session's idle timer fires IdleTimeout after
-// the last request in flight ended, never while one is in flight, and never after stop.
+// the last request in flight ended (SessionGrace once its GET stream closed), never while one
+// is in flight, and never after stop.
 func TestIdleTimer(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		const d = 5 * time.Minute
 		var fired atomic.Int32
 		var i idleTimer
-		i.arm(d, func() { fired.Add(1) })
+		i.arm(d, 0, func() { fired.Add(1) })
 		wait := func(after time.Duration, want int32, what string) {
 			t.Helper()
 			time.Sleep(after) // in a bubble: no real wait
@@ -34,12 +35,34 @@ func TestIdleTimer(t *testing.T) {
 		wait(time.Second, 1, "at the timeout after the last request")
 
 		var s idleTimer
-		s.arm(d, func() { fired.Add(1) })
+		s.arm(d, 0, func() { fired.Add(1) })
 		s.stop()
 		s.begin()
 		s.end()
 		wait(2*d, 1, "after stop")
-		s.arm(d, func() { fired.Add(1) }) // stopped for good
+		s.arm(d, 0, func() { fired.Add(1) }) // stopped for good
 		wait(2*d, 1, "armed after stop")
+
+		// A client whose GET stream closed is gone once grace passes without a request; while
+		// the stream is open, or a request is in flight, the idle timeout holds.
+		const grace = time.Minute
+		var g idleTimer
+		g.arm(d, grace, func() { fired.Add(1) })
+		g.streamBegin()
+		wait(d-time.Second, 1, "with its stream open")
+		g.begin()
+		g.streamEnd(true)
+		wait(2*d, 1, "with its stream closed and a request in flight")
+		g.end()
+		wait(grace-time.Second, 1, "before the grace after its last request")
+		wait(time.Second, 2, "at the grace after its stream closed")
+
+		// A GET answered with no stream (refused) does not shorten the wait.
+		var r idleTimer
+		r.arm(d, grace, func() { fired.Add(1) })
+		r.streamBegin()
+		r.streamEnd(false)
+		wait(d-time.Second, 2, "after a GET refused")
+		wait(time.Second, 3, "at the idle timeout after a GET refused")
 	})
 }

@@ -103,7 +103,7 @@ func (s *session) deliverLog(src ext.LogSource, m ext.LogMessage) {
 	if len(m.Data) > 0 {
 		params.Data = json.RawMessage(m.Data)
 	}
-	s.out.send(func() {
+	s.out.send(len(m.Data)+len(m.Logger), func() {
 		if err := ss.Log(ctx, params); err != nil {
 			s.g.log.Debug("log message not sent", "session", s.id, "err", err)
 		}

@@ -7,10 +7,15 @@ import (
 	"time"
 )
 
-// maxOutbox bounds the notifications a session may have waiting to be sent; beyond it new
-// ones are dropped (and counted), so a client that stops reading cannot make the gateway
-// hold an upstream's whole output.
-const maxOutbox = 4096
+// maxOutbox and maxOutboxBytes bound the notifications a session may have waiting to be
+// sent, in number and in bytes (the size of what the upstream sent, the one being written
+// included); beyond either, new ones are dropped (and counted), so a client that stops
+// reading cannot make the gateway hold an upstream's whole output. One notification larger
+// than maxOutboxBytes is still sent when nothing else waits.
+const (
+	maxOutbox      = 4096
+	maxOutboxBytes = 8 << 20
+)
 
 // outbox sends a session's forwarded notifications (progress, log messages) in the order they
 // arrived, on a goroutine of its own: they are produced on an upstream connection's reading
@@ -23,7 +28,8 @@ type outbox struct {
 	onDrop func(dropped int)
 
 	mu      sync.Mutex
-	q       []func()
+	q       []queued
+	bytes   int // the sizes of q and of the one being sent
 	running bool
 	closed  bool          // the session ended: nothing more is sent
 	closedC chan struct{} // closed by close: a flush waiting returns (made on first need)
@@ -31,16 +37,26 @@ type outbox struct {
 	behind  bool // dropping since the queue was last empty: reported already
 }
 
-// send queues f; it never blocks.
-func (o *outbox) send(f func()) { o.push(f, false) }
+// queued is a notification waiting: f sends it; size is what it holds, in bytes.
+type queued struct {
+	f    func()
+	size int
+}
 
-func (o *outbox) push(f func(), always bool) {
+// send queues f, which sends a notification of about size bytes; it never blocks.
+func (o *outbox) send(size int, f func()) { o.enqueue(queued{f, size}, false) }
+
+// push queues f, sized 0; always: even past the bounds (what must not be lost).
+func (o *outbox) push(f func(), always bool) { o.enqueue(queued{f: f}, always) }
+
+func (o *outbox) enqueue(e queued, always bool) {
 	o.mu.Lock()
 	if o.closed {
 		o.mu.Unlock()
 		return
 	}
-	if len(o.q) >= maxOutbox && !always {
+	full := len(o.q) >= maxOutbox || (o.bytes > 0 && o.bytes+e.size > maxOutboxBytes)
+	if full && !always {
 		o.dropped++
 		report := !o.behind && o.onDrop != nil
 		o.behind = true
@@ -52,7 +68,8 @@ func (o *outbox) push(f func(), always bool) {
 		return
 	}
 	defer o.mu.Unlock()
-	o.q = append(o.q, f)
+	o.q = append(o.q, e)
+	o.bytes += e.size
 	if !o.running {
 		o.running = true
 		o.wg.Add(1)
@@ -69,11 +86,14 @@ func (o *outbox) run() {
 			o.mu.Unlock()
 			return
 		}
-		f := o.q[0]
-		o.q[0] = nil
+		e := o.q[0]
+		o.q[0] = queued{}
 		o.q = o.q[1:]
 		o.mu.Unlock()
-		f()
+		e.f()
+		o.mu.Lock()
+		o.bytes -= e.size
+		o.mu.Unlock()
 	}
 }
 
@@ -85,6 +105,9 @@ func (o *outbox) close() (dropped int) {
 		close(o.closedLocked())
 	}
 	o.closed = true
+	for _, e := range o.q {
+		o.bytes -= e.size
+	}
 	o.q = nil
 	dropped = o.dropped
 	o.mu.Unlock()

@@ -10,9 +10,9 @@ func TestOutboxDropReportedAtOnce(t *testing.T) {
 	var reported []int
 	o := &outbox{onDrop: func(n int) { reported = append(reported, n) }}
 	release := make(chan struct{})
-	o.send(func() { <-release }) // the sender is stuck on the first
+	o.send(0, func() { <-release }) // the sender is stuck on the first
 	for range maxOutbox + 10 {
-		o.send(func() {})
+		o.send(0, func() {})
 	}
 	if len(reported) != 1 {
 		t.Errorf("drops reported %d times while the client is behind, want once: %v", len(reported), reported)

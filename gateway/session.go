@@ -55,6 +55,8 @@ type session struct {
 	out      outbox            // forwarded notifications, in order
 	sendNext mcp.MethodHandler // the server's sending chain below listChangedOnce
 
+	posts posts // the POSTs the go-sdk serves, whose calls end with them (posts.go)
+
 	ready     chan struct{} // closed once the client is initialized: it may be asked then
 	readyOnce sync.Once
 	asks      atomic.Bool // the client declared sampling or elicitation (set at initialize)
@@ -114,7 +116,7 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	}
 	s.connLife, s.connGone = context.WithCancel(context.Background())
 	s.out.onDrop = func(n int) {
-		g.log.Warn("notifications dropped: the client does not keep up", "session", id, "queued", maxOutbox, "dropped", n)
+		g.log.Warn("notifications dropped: the client does not keep up", "session", id, "queued", maxOutbox, "queued_bytes", maxOutboxBytes, "dropped", n)
 	}
 	if err := g.reserve(s); err != nil {
 		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
@@ -152,7 +154,7 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 		RootsListChangedHandler: s.rootsChanged,
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
-	}, s.initialized, s.setLevel)
+	}, s.initialized, s.setLevel, s.endWithRequest)
 	if err != nil {
 		return nil, fmt.Errorf("gateway: session %s: %w", id, err)
 	}

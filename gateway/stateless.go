@@ -74,7 +74,7 @@ func (st *statelessServer) server(ctx context.Context) (*session, error) {
 	s := &session{g: g, scope: g.opts.Scope, stateless: true, ended: make(chan struct{}), ready: make(chan struct{})}
 	s.connLife, s.connGone = context.WithCancel(context.Background())
 	s.out.onDrop = func(n int) {
-		g.log.Warn("notifications dropped: a stateless client does not keep up", "queued", maxOutbox, "dropped", n)
+		g.log.Warn("notifications dropped: a stateless client does not keep up", "queued", maxOutbox, "queued_bytes", maxOutboxBytes, "dropped", n)
 	}
 	// Close makes the first compile give up, as it does a session's opening: Close waits for
 	// mu, and an upstream may take its whole startup_timeout.
@@ -132,22 +132,6 @@ func refuseStateless(next mcp.MethodHandler) mcp.MethodHandler {
 // requestKey carries a stateless request's own context to the go-sdk's handlers of its
 // messages, whose contexts keep its values but not its end.
 type requestKey struct{}
-
-// endWithRequest ends a request's handling (a call's context, and with it the upstream's
-// call) when the HTTP request ends (the client dropped it) or the server closes (Close), as
-// on the pass-through path: the go-sdk would let a call run on for as long as the upstream
-// takes, its HTTP handler waiting for it, past the client's going and past Close.
-func (s *session) endWithRequest(next mcp.MethodHandler) mcp.MethodHandler {
-	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		if rctx, ok := ctx.Value(requestKey{}).(context.Context); ok {
-			defer context.AfterFunc(rctx, cancel)()
-		}
-		defer context.AfterFunc(s.connLife, cancel)()
-		return next(ctx, method, req)
-	}
-}
 
 // handler is the Gateway's Handler in stateless mode: the same checks, then, for a POST, the
 // pass-through path or the go-sdk's stateless handler over the shared server. Anything but

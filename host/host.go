@@ -124,6 +124,8 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 		Logger:          logger,
 		ConfigureClient: mcpcap.RegisterSkillMethods,
 		Tokens:          opts.Tokens,
+
+		MaxSessionProcesses: cfg.Pool.MaxSessionProcesses,
 	})
 	reg.OnClose(pool.Close)
 	h := &Host{Registry: reg, Pool: pool, opts: opts, logger: logger}

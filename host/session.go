@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/skill"
 )
@@ -53,6 +54,10 @@ func (h *Host) openSession(ctx context.Context, sessionID, agent string) (string
 		h.sessionAgents[sessionID] = agent
 	}
 	h.sessMu.Unlock()
+	if err := h.sessionProcessRoom(st, agent); err != nil {
+		h.forgetPartition(sessionID, partition)
+		return "", fmt.Errorf("open session %q: %w", sessionID, err)
+	}
 	out := h.reconcile(ctx, st, nil, h.sessionEntries(st, sessionID, partition, agent), true, nil)
 	if len(out.failures) > 0 {
 		var errs []error
@@ -68,6 +73,35 @@ func (h *Host) openSession(ctx context.Context, sessionID, agent string) (string
 	}
 	h.sessMu.Unlock()
 	return partition, nil
+}
+
+// sessionProcessRoom refuses a session (of agent, "" for none) whose session-scoped stdio
+// servers would pass pool.max_session_processes with those of the live sessions: refused at
+// initialize, its client learns why; admitted, its servers would fail to start one by one
+// and it would be served without them. Its skills' servers start later, and the pool's cap
+// holds them.
+func (h *Host) sessionProcessRoom(st *State, agent string) error {
+	n := 0
+	for _, name := range st.sessionServers {
+		if st.Config.MCPServers[name].Command != "" {
+			n++
+		}
+	}
+	if a := st.agents[agent]; a != nil {
+		for _, name := range a.sessionServers {
+			if a.Config.MCPServers[name].Command != "" {
+				n++
+			}
+		}
+	}
+	if n == 0 {
+		return nil
+	}
+	if live, max := h.Pool.SessionProcesses(); live+n > max {
+		return fmt.Errorf("%w: %d processes of session-scoped servers live in all sessions, and this session's %d would pass pool.max_session_processes (%d)",
+			connpool.ErrPoolExhausted, live, n, max)
+	}
+	return nil
 }
 
 // sessionEntries are the registrations of session id, leasing in pool partition: at the

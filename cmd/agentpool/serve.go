@@ -120,6 +120,8 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		MaxBodyBytes:   so.maxBody,
 		Stateless:      cfg.Server.Stateless, // HTTP only; no flag
 	}
+	// No flags: with auth, and a GET stream, only, which stdio has not.
+	base.MaxSessionsPerUser, base.SessionGrace = cfg.Server.MaxSessionsPerUser, cfg.Server.SessionGrace
 	if !so.stdio { // over stdio the client is the process that started it
 		if base.Auth, err = serveAuth(cfg.Server.Auth, so.addr, cliLogger(opts)); err != nil {
 			return err
