@@ -67,8 +67,11 @@ type Plugin struct {
 	Manifest string
 	// Source is where it was found: "config", "marketplace:<name>", "claude-code", "codex" or
 	// "project" (set by Load or the caller, not LoadPlugin).
-	Source  string
-	Enabled bool
+	Source string
+	// Marketplace is the name of the marketplace that lists it (for an installed plugin, the
+	// one Claude Code or Codex installed it from); "" for a plugin of plugins.dirs.
+	Marketplace string
+	Enabled     bool
 	// SkillDirs are the folders holding skills: <Dir>/skills if it exists, plus the manifest's
 	// "skills" paths, each inside Dir.
 	SkillDirs []string
