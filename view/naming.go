@@ -23,7 +23,7 @@ type Claim struct {
 	// ReachableAs is the name that reaches this side: the contested name for the winner, a
 	// qualified name for a loser, or "" for a loser left out (a shadowed skill, or a tool or
 	// command whose qualified names were all taken).
-	ReachableAs string `json:"reachableAs"`
+	ReachableAs string `json:"reachable_as"`
 	// Path is the file a local command came from, when known.
 	Path string `json:"path,omitempty"`
 }
