@@ -82,7 +82,10 @@
 // does not end with "_".
 //
 // Import: each file is JSON with servers under mcpServers (Claude, Cursor) or servers (VS Code),
-// each entry read as if written under mcp_servers; other applications' keys and "disabled":
-// true are warnings; the YAML wins a name both use, an earlier import a later one. Imports do
-// not nest. Rationale: docs/design/config.md.
+// each entry read as if written under mcp_servers. The keys of Codex, Claude Code and Cline that
+// mean something agentpool has are read as agentpool's (tool_timeout_sec as timeout, …; see
+// foreignKeys); "disabled": true and "enabled": false leave the server out with a warning; any
+// other key agentpool does not know, at any depth, is a warning naming file, line and key, never
+// an error. The YAML wins a name both use, an earlier import a later one. Imports do not nest.
+// Rationale: docs/design/config.md.
 package config

@@ -1,8 +1,12 @@
 package config
 
 import (
+	"errors"
 	"fmt"
+	"reflect"
 	"strings"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // expandEnv replaces ${VAR} and ${VAR:-default} in s. $$ is a literal $. A bare $ not followed
@@ -89,4 +93,57 @@ func validEnvName(s string) bool {
 		}
 	}
 	return true
+}
+
+// ExpandServer returns s with ${VAR}, ${VAR:-default} and $$ expanded as in a config file, in
+// the values the config expands (the fields tagged config:"expand": command, args, env and
+// header values, cwd, url, the auth's client id, secret, key file and metadata URL), with
+// lookup giving the variables' values; key ("mcp-servers.x") prefixes each problem's key. An
+// unset variable without a default is an error naming it. s is not changed: its lists and
+// maps are copied. A host uses it for declarations the config does not read, a skill's own.
+func ExpandServer(s decl.Server, key string, lookup func(string) (string, bool)) (decl.Server, error) {
+	var errs []error
+	v := reflect.ValueOf(&s).Elem()
+	expandFields(v, key, lookup, &errs)
+	return s, errors.Join(errs...)
+}
+
+// expandFields expands, in place, the fields of struct v tagged config:"expand", and those of
+// the structs its pointer fields hold (a copy of each: v's own values are not shared).
+func expandFields(v reflect.Value, key string, lookup func(string) (string, bool), errs *[]error) {
+	t := v.Type()
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		at := joinKey(key, yamlName(f))
+		one := func(s string, at string) string {
+			out, err := expandEnv(s, lookup)
+			if err != nil {
+				*errs = append(*errs, keyErrorf(at, "%v", err))
+				return s
+			}
+			return out
+		}
+		switch {
+		case f.Type.Kind() == reflect.Pointer && f.Type.Elem().Kind() == reflect.Struct && !fv.IsNil():
+			c := reflect.New(f.Type.Elem())
+			c.Elem().Set(fv.Elem())
+			expandFields(c.Elem(), at, lookup, errs)
+			fv.Set(c)
+		case !tagsOf(f).expand:
+		case f.Type.Kind() == reflect.String:
+			fv.SetString(one(fv.String(), at))
+		case f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.String && !fv.IsNil():
+			c := reflect.MakeSlice(f.Type, fv.Len(), fv.Len())
+			for j := range fv.Len() {
+				c.Index(j).SetString(one(fv.Index(j).String(), fmt.Sprintf("%s[%d]", at, j)))
+			}
+			fv.Set(c)
+		case f.Type.Kind() == reflect.Map && f.Type.Elem().Kind() == reflect.String && !fv.IsNil():
+			c := reflect.MakeMapWithSize(f.Type, fv.Len())
+			for _, k := range fv.MapKeys() {
+				c.SetMapIndex(k, reflect.ValueOf(one(fv.MapIndex(k).String(), at+"."+k.String())).Convert(f.Type.Elem()))
+			}
+			fv.Set(c)
+		}
+	}
 }

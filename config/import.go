@@ -29,16 +29,6 @@ import (
 // MaxImports is how many files the import key may list.
 const MaxImports = 32
 
-// ideKeys are keys other applications write in a server entry that agentpool has no use for:
-// the entry is imported without them and a warning says each was ignored.
-var ideKeys = map[string]string{
-	"autoApprove": "agentpool asks no approval per tool (allow_tools and deny_tools filter the tools served)",
-	"alwaysAllow": "agentpool asks no approval per tool (allow_tools and deny_tools filter the tools served)",
-	"envFile":     "agentpool reads no env file: list the variables under env (${VAR} takes agentpool's own)",
-	"dev":         "VS Code's development mode is VS Code's",
-	"description": "agentpool does not show a server's description",
-}
-
 // importTypes maps the transport types the JSON files write to agentpool's.
 var importTypes = map[string]string{
 	"stdio":           "stdio",
@@ -273,10 +263,12 @@ func rekey(err error, bare bool) error {
 	return &keyError{key: k[1:], msg: strings.TrimPrefix(err.Error(), k+": "), cause: err}
 }
 
-// entry returns the server entry n at key, without the keys of other applications (each a
-// warning), its type said in agentpool's words (http: streamable-http) and a timeout in
-// seconds (Cline's) as a duration; nil after a problem. disabled reports "disabled": true: the
-// server is not imported, and a warning says so.
+// entry returns the server entry n at key in agentpool's words: its type (http:
+// streamable-http), a timeout in seconds (Cline's) as a duration, the keys of other
+// applications that mean something agentpool has as agentpool's (see foreignKeys), and
+// without every other key agentpool does not know, each a warning; nil after a problem.
+// disabled reports "disabled": true or "enabled": false: the server is not imported, and a
+// warning says so.
 func (f *importedFile) entry(p *problems, n ast.Node, key string) (_ ast.Node, disabled bool) {
 	var tk *token.Token
 	flow := true
@@ -295,10 +287,11 @@ func (f *importedFile) entry(p *problems, n ast.Node, key string) (_ ast.Node, d
 		at := key + "." + k
 		switch v := unwrap(mv.Value).(type) {
 		case *ast.BoolNode:
-			if k == "disabled" {
-				if v.Value {
+			if k == "disabled" || k == "enabled" {
+				if v.Value == (k == "disabled") {
 					disabled = true
-					f.notes = append(f.notes, fmt.Sprintf("%s: %s: disabled: not imported", p.place(mv.Key), key))
+					why := map[string]string{"disabled": "disabled", "enabled": "enabled: false"}[k]
+					f.notes = append(f.notes, fmt.Sprintf("%s: %s: %s: not imported", p.place(mv.Key), key, why))
 				}
 				continue
 			}
@@ -317,7 +310,7 @@ func (f *importedFile) entry(p *problems, n ast.Node, key string) (_ ast.Node, d
 				mv.Value = ast.String(token.New(s, s, mv.Value.GetToken().Position))
 			}
 		}
-		if k == "disabled" {
+		if k == "disabled" || k == "enabled" {
 			p.at(mv.Value, "%s: want true or false, got %s", at, nodeWords(mv.Value))
 			return nil, false
 		}
@@ -327,7 +320,9 @@ func (f *importedFile) entry(p *problems, n ast.Node, key string) (_ ast.Node, d
 		}
 		kept = append(kept, mv)
 	}
-	return ast.Mapping(tk, flow, kept...), disabled
+	m := ast.Mapping(tk, flow, f.foreign(p, kept, key)...)
+	f.unknown(p, m, serverType, key)
+	return m, disabled
 }
 
 // merge adds the imported files' servers to c.MCPServers: the YAML's own servers win a name
@@ -478,8 +473,9 @@ func startsObject(data []byte) bool {
 // relative cwd resolved against vars' CLAUDE_PLUGIN_ROOT when given (the plugin's folder, as
 // Codex resolves it), else the file's folder; validated, allowed (extensions.allowed_commands)
 // included. It returns the good servers and every problem, each naming path, its line and
-// column and the server's key; a server with a problem is left out, the others kept. No
-// problem quotes an env or header value.
+// column and the server's key; a server with a problem is left out, the others kept. What an
+// imported file's warnings say (a key ignored, a server disabled) is among the problems, its
+// server kept. No problem quotes an env or header value.
 func ParseServers(path string, data []byte, vars map[string]string, allowed []string) (mcpcap.Servers, []error) {
 	lookup := func(name string) (string, bool) {
 		if v, ok := vars[name]; ok {
@@ -488,7 +484,13 @@ func ParseServers(path string, data []byte, vars map[string]string, allowed []st
 		return os.LookupEnv(name)
 	}
 	f, errs := parseServerFile(path, data, serverFileOptions{lookup: lookup, allowed: allowed, bare: true, dir: vars["CLAUDE_PLUGIN_ROOT"]})
-	if f == nil || len(f.servers) == 0 {
+	if f == nil {
+		return nil, errs
+	}
+	for _, n := range f.notes {
+		errs = append(errs, errors.New(n))
+	}
+	if len(f.servers) == 0 {
 		return nil, errs
 	}
 	return f.servers, errs

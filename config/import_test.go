@@ -229,9 +229,9 @@ func TestImportLeadingComment(t *testing.T) {
 	// And a problem after the comment is still at its own line and column.
 	dir := t.TempDir()
 	writeFiles(t, dir, map[string]string{"agentpool.yaml": "import: [mcp.json]\n",
-		"mcp.json": "// c\n{\"servers\": {\"a\": {\n  \"comand\": \"x\"}}}\n"})
+		"mcp.json": "// c\n{\"servers\": {\"a\": {\n  \"comand\": \"x\", \"url\": \"ftp://h\"}}}\n"})
 	_, err := Load(filepath.Join(dir, "agentpool.yaml"))
-	if want := "mcp.json:3:3: servers.a.comand: unknown key"; err == nil || !strings.Contains(err.Error(), want) {
+	if want := "mcp.json:3:25: servers.a.url: must be an http or https URL"; err == nil || !strings.Contains(err.Error(), want) {
 		t.Errorf("err = %v, want %q", err, want)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/plugin"
 )
@@ -44,5 +45,19 @@ func TestPluginServers(t *testing.T) {
 	servers, errs := ParseServers(p.MCP[0].File, p.MCP[0].Data, p.Vars(), nil)
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), p.Manifest+":4:") || servers["ok"].Command != filepath.Join(p.Dir, "bin", "x") {
 		t.Errorf("servers %+v, errors %v", servers, errs)
+	}
+}
+
+// A plugin's .mcp.json written for Codex loads: its Codex keys become agentpool's, and a key
+// agentpool does not know is a problem naming the file, line and key that leaves its server in.
+func TestPluginServersCodexKeys(t *testing.T) {
+	path := filepath.Join(t.TempDir(), ".mcp.json")
+	data := "{\"mcpServers\": {\n \"gh\": {\"url\": \"https://h.example/mcp\", \"tool_timeout_sec\": 30,\n  \"oauth_resource\": \"https://h.example\"}}}"
+	servers, errs := ParseServers(path, []byte(data), nil, nil)
+	if gh, ok := servers["gh"]; !ok || gh.Timeout != 30*time.Second {
+		t.Errorf("servers %v: want gh with a 30s timeout", servers)
+	}
+	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), path+":3:3: mcpServers.gh.oauth_resource: ignored") {
+		t.Errorf("problems %v, want the oauth_resource warning", errs)
 	}
 }

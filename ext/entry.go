@@ -184,10 +184,10 @@ type CommandArgument struct {
 // (for example "skill:pdf", "file:review" or "everything:simple-prompt").
 type CommandEntry struct {
 	Name          string            `json:"name"`
-	QualifiedName string            `json:"qualifiedName,omitempty"`
+	QualifiedName string            `json:"qualified_name,omitempty"`
 	Title         string            `json:"title,omitempty"`
 	Description   string            `json:"description,omitempty"`
-	ArgumentHint  string            `json:"argumentHint,omitempty"`
+	ArgumentHint  string            `json:"argument_hint,omitempty"`
 	Arguments     []CommandArgument `json:"arguments,omitempty"`
 	// Source names where the command came from: "skill", "file" or "mcp".
 	Source string `json:"source,omitempty"`
@@ -337,5 +337,5 @@ const (
 type ChangeEvent struct {
 	Capability string     `json:"capability"`
 	Kind       ChangeKind `json:"kind"`
-	SourceURI  string     `json:"sourceUri,omitempty"`
+	SourceURI  string     `json:"source_uri,omitempty"`
 }

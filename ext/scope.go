@@ -41,10 +41,10 @@ func (l ScopeLevel) String() string {
 //   - LevelTurn: SessionID, AgentName and TurnID: visible only to a query naming all three.
 type Scope struct {
 	// PoolID names the pool. Empty means the registry's own pool.
-	PoolID    string `json:"poolId,omitempty"`
-	SessionID string `json:"sessionId,omitempty"`
-	AgentName string `json:"agentName,omitempty"`
-	TurnID    string `json:"turnId,omitempty"`
+	PoolID    string `json:"pool_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+	AgentName string `json:"agent_name,omitempty"`
+	TurnID    string `json:"turn_id,omitempty"`
 }
 
 func (s Scope) String() string {

@@ -76,8 +76,9 @@
 //
 // A project (Options.ProjectDir; never the home directory) is discovered always and used only
 // when trusted: recorded in Options.Trust with every server it declares now, or
-// Options.TrustProject. Untrusted, nothing it declares starts or connects, and its skills and
-// commands are in no view. Trusted, its agentpool.yaml adds its mcp_servers (a name the user
+// Options.TrustProject. Untrusted, nothing it declares starts or connects, its skills and
+// commands are in no view, and the folders its agentpool.yaml names outside the project are
+// not read (Project.Unscanned; ProjectOptions.ScanAll reads them for agentpool trust). Trusted, its agentpool.yaml adds its mcp_servers (a name the user
 // already uses stays the user's), and extensions.allowed_commands still applies; a server it
 // adds or changes later is refused with ErrNotTrusted until trusted again. A project config that
 // does not parse skips an untrusted project and fails Build for a trusted one; an unreadable

@@ -13,6 +13,7 @@ import (
 	"github.com/agentpool/agentpool/command"
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/plugin"
 	"github.com/agentpool/agentpool/skill"
 	"github.com/agentpool/agentpool/trust"
 )
@@ -68,6 +69,10 @@ type Project struct {
 	// StoreErr is why the trust store could not be read (trust.ErrCorrupt naming the file):
 	// the project is then untrusted, unless Options.TrustProject.
 	StoreErr error
+	// Unscanned are the paths of the project's agentpool.yaml that lie outside the project and
+	// were not read because it is not trusted, each "<key> <path>" (skills.dirs /root): a
+	// clone's config lists them, it does not make agentpool read them.
+	Unscanned []string
 
 	allowed map[string]bool // digests of the declarations that may start
 }
@@ -200,6 +205,9 @@ type ProjectOptions struct {
 	Store *trust.Store
 	// Trust makes the project trusted without asking the store (--trust-project).
 	Trust bool
+	// ScanAll reads the config's paths outside the project though it is not trusted: what
+	// agentpool trust prints and records must be what a trusted run would find.
+	ScanAll bool
 	// Watch follows the project's command folders (only useful when it is trusted). Its skills
 	// are never watched here: once trusted, the host's skill manager scans and follows them.
 	Watch bool
@@ -226,15 +234,39 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 			return nil, nil
 		}
 	}
+	var record *trust.Record
+	var storeErr error
+	if opts.Store != nil {
+		// A store that cannot be read trusts nothing; the project is still shown, and the
+		// error is kept for the caller to say (every run would otherwise fail in any project).
+		record, storeErr = opts.Store.Lookup(dir)
+	}
+	p := &Project{Dir: dir, Config: opts.Config, StoreErr: storeErr}
+	// An untrusted project's config is read to list what it declares; the folders it names
+	// outside the project are not read, so that a clone's skills.dirs: [/] shows nothing of
+	// the machine. One the user trusts (or trusted once) is read whole.
+	inside := func(key string, paths []string) []string {
+		if opts.Trust || opts.ScanAll || record != nil {
+			return paths
+		}
+		var out []string
+		for _, path := range paths {
+			if real, err := trust.RealPath(path); err == nil && within(dir, real) || err != nil && within(dir, filepath.Clean(path)) {
+				out = append(out, path)
+			} else {
+				p.Unscanned = append(p.Unscanned, key+" "+path)
+			}
+		}
+		return out
+	}
 	var skillRoots, cmdRoots []string
 	if opts.Config != nil {
-		skillRoots, cmdRoots = opts.Config.Skills.Dirs, opts.Config.Commands.Dirs
+		skillRoots, cmdRoots = inside("skills.dirs", opts.Config.Skills.Dirs), inside("commands.dirs", opts.Config.Commands.Dirs)
 	}
 	var skillDefaults, cmdDefaults []string
 	if opts.DefaultRoots {
 		skillDefaults, cmdDefaults = skill.DefaultRoots(dir, ""), command.DefaultRoots(dir, "")
 	}
-	p := &Project{Dir: dir, Config: opts.Config}
 	p.Skills, err = skill.NewManager(&skill.Options{
 		Name: projectSkills, Roots: skillRoots, DefaultRoots: skillDefaults,
 		MaxFolders: opts.MaxFolders, Logger: opts.Logger,
@@ -252,18 +284,16 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 	if opts.Config != nil {
 		pc := *opts.Config
 		pc.Plugins.ImportInstalled = false
+		pc.Plugins.Dirs = inside("plugins.dirs", pc.Plugins.Dirs)
+		pc.Plugins.Marketplaces = slices.DeleteFunc(slices.Clone(pc.Plugins.Marketplaces), func(m plugin.MarketplaceConfig) bool {
+			return len(inside("plugins.marketplaces", []string{m.Path})) == 0
+		})
 		p.Plugins = InspectPlugins(&pc, PluginOptions{})
 		for _, pi := range p.Plugins.List {
 			pi.Source = projectPluginSource
 		}
 	}
 	p.Decls = append(projectDecls(p.Skills, opts.Config), pluginDecls(p.Plugins, opts.MaxFolders)...)
-	var record *trust.Record
-	if opts.Store != nil {
-		// A store that cannot be read trusts nothing; the project is still shown, and the
-		// error is kept for the caller to say (every run would otherwise fail in any project).
-		record, p.StoreErr = opts.Store.Lookup(dir)
-	}
 	p.Verdict = record.Verdict(p.Decls)
 	p.allowed = map[string]bool{}
 	if opts.ConfigErr != nil {

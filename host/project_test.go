@@ -400,3 +400,48 @@ func TestProjectInspectedWithUserBounds(t *testing.T) {
 		t.Errorf("tools %v, marker %v; want the trusted project's zz server started", tools, exists(marker))
 	}
 }
+
+// An untrusted project's config is listed, not followed outside the project: its skills.dirs,
+// commands.dirs, plugins.dirs and marketplaces there are not read (Unscanned names each);
+// trusted, or with ScanAll (agentpool trust), they are.
+func TestUntrustedProjectConfigPathsOutside(t *testing.T) {
+	proj, outside := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(outside, "skills/far/SKILL.md"), "---\nname: far\ndescription: Far away.\n---\nBody.\n")
+	writeFile(t, filepath.Join(outside, "commands/far.md"), "Far command.\n")
+	writeClaudePlugin(t, filepath.Join(outside, "plug"), "farplug", "")
+	writeClaudePlugin(t, filepath.Join(proj, "near"), "nearplug", "")
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), fmt.Sprintf("skills: {dirs: [%s]}\ncommands: {dirs: [%s]}\nplugins: {dirs: [%s, ./near], marketplaces: [{path: %s}]}\n",
+		filepath.Join(outside, "skills"), filepath.Join(outside, "commands"), filepath.Join(outside, "plug"), outside))
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name      string
+		opts      ProjectOptions
+		unscanned int
+	}{
+		{"untrusted", ProjectOptions{}, 4},
+		{"trusted", ProjectOptions{Trust: true}, 0},
+		{"scan all", ProjectOptions{ScanAll: true}, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.opts
+			o.Dir, o.Config = proj, pc
+			p, err := InspectProject(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			cmds, _ := p.Commands.ListCommands(context.Background())
+			var plugins []string
+			for _, pi := range p.Plugins.List {
+				plugins = append(plugins, pi.Name)
+			}
+			read := p.Skills.Skill("far") != nil || len(cmds) > 0 || slices.Contains(plugins, "farplug")
+			if read != (c.unscanned == 0) || len(p.Unscanned) != c.unscanned || !slices.Contains(plugins, "nearplug") {
+				t.Errorf("far read %v, plugins %v, unscanned %q", read, plugins, p.Unscanned)
+			}
+		})
+	}
+}

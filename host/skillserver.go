@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"time"
 
+	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/mcpcap"
@@ -36,7 +38,24 @@ func (h *Host) skillServerFactory(st *State, m *skill.Manager, userRoots map[str
 				return nil, err
 			}
 		}
-		return h.skillServer(ctx, parent, partition, skillName, d, allowed)
+		return h.skillServer(ctx, parent, partition, skillName, d, allowed, skillVars(plugins, m, skillName))
+	}
+}
+
+// skillVars looks up the variables of a skill's server declarations: a plugin's skill's come
+// from the plugin's own (${CLAUDE_PLUGIN_ROOT} …, as its .mcp.json's), then the environment.
+func skillVars(plugins *Plugins, m *skill.Manager, skillName string) func(string) (string, bool) {
+	var vars map[string]string
+	if s := m.Skill(skillName); s != nil && s.Namespace != "" {
+		if pi := plugins.Get(s.Namespace); pi != nil {
+			vars = pi.Vars()
+		}
+	}
+	return func(name string) (string, bool) {
+		if v, ok := vars[name]; ok {
+			return v, true
+		}
+		return os.LookupEnv(name)
 	}
 }
 
@@ -51,9 +70,10 @@ func userSkill(m *skill.Manager, userRoots map[string]bool, skillName string, d 
 
 // skillServer builds one of a skill's own MCP servers. The server is named "<skill>.<server>",
 // leases its client in partition and is recorded as a registry child of parent (none when
-// parent is nil); the declaration is validated as a config entry would be, and
-// allowed (extensions.allowed_commands) applies.
-func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, skillName string, d skill.ServerDecl, allowed []string) (ext.Capability, error) {
+// parent is nil); the declaration's ${VAR} references are expanded (lookup gives their
+// values) and it is validated as a
+// config entry would be, and allowed (extensions.allowed_commands) applies.
+func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, skillName string, d skill.ServerDecl, allowed []string, lookup func(string) (string, bool)) (ext.Capability, error) {
 	spec := d.Server
 	key := "mcp-servers." + d.Name
 	var timeoutErr error
@@ -70,7 +90,13 @@ func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, 
 			spec.Timeout = t
 		}
 	}
-	if err := errors.Join(timeoutErr, spec.Validate(key), mcpcap.CheckCommand(spec, key, allowed, filepath.Dir(d.Source))); err != nil {
+	// ${VAR} as in the config (the declaration d, as written, is what trust fingerprints); a
+	// relative cwd is the skill folder's, once expanded.
+	spec, expandErr := config.ExpandServer(spec, key, lookup)
+	if spec.Cwd != "" && !filepath.IsAbs(spec.Cwd) {
+		spec.Cwd = filepath.Join(filepath.Dir(d.Source), spec.Cwd)
+	}
+	if err := errors.Join(timeoutErr, expandErr, spec.Validate(key), mcpcap.CheckCommand(spec, key, allowed, filepath.Dir(d.Source))); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", d.Source, d.Line, err)
 	}
 	// Raw tool names: the skill manager lists them as "<skill>__<tool>" (ext.ToolName).

@@ -3,15 +3,18 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/skill"
 )
 
 // TestSkillDeclaredServerEndToEnd: a skill declares its own MCP server (a real faultserver over
@@ -121,7 +124,7 @@ func TestSkillServerTimeoutIsADuration(t *testing.T) {
 	for _, bad := range []any{30, 1.5, "soon", "30", true} {
 		d := skillDecl("/nonexistent/server")
 		d.Extra = map[string]any{"timeout": bad}
-		c, err := h.skillServer(ctx, nil, "p#1", "pdf", d, nil)
+		c, err := h.skillServer(ctx, nil, "p#1", "pdf", d, nil, os.LookupEnv)
 		if err == nil {
 			_ = c.Close(ctx)
 		}
@@ -131,12 +134,72 @@ func TestSkillServerTimeoutIsADuration(t *testing.T) {
 	}
 	d := skillDecl("/nonexistent/server")
 	d.Extra = map[string]any{"timeout": "2s"}
-	c, err := h.skillServer(ctx, nil, "p#1", "pdf", d, nil)
+	c, err := h.skillServer(ctx, nil, "p#1", "pdf", d, nil, os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close(ctx)
 	if got := c.(*skillChild).Config().Timeout; got != 2*time.Second {
 		t.Fatalf("timeout = %v, want 2s", got)
+	}
+}
+
+// ${VAR} in a skill's own server declarations (frontmatter and mcp.json) expands with the
+// config's rules: the server runs the command the variable names, with the arguments and
+// environment expanded, a relative cwd taken from the skill folder afterwards; an unset
+// variable without a default is an error naming it, the other skills' servers unharmed. Trust
+// fingerprints the declaration as written.
+func TestSkillServerEnvExpanded(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	logFile := filepath.Join(dir, "calls.log")
+	t.Setenv("AP_SKILL_BIN", bin)
+	t.Setenv("AP_SKILL_LOG", logFile)
+	writeFile(t, filepath.Join(dir, "skills/front/SKILL.md"), `---
+name: front
+description: Its server in frontmatter, named by variables.
+mcp-servers:
+  fault:
+    command: ${AP_SKILL_BIN}
+    args: [--log, "${AP_SKILL_LOG}"]
+    env: {GREETING: "${AP_SKILL_UNSET:-hi}"}
+---
+Body.
+`)
+	writeFile(t, filepath.Join(dir, "skills/json/SKILL.md"), "---\nname: json\ndescription: Its server in mcp.json.\n---\nBody.\n")
+	writeFile(t, filepath.Join(dir, "skills/json/mcp.json"), `{"mcpServers": {"fault": {"command": "${AP_SKILL_BIN}", "cwd": "${AP_SKILL_SUB:-.}"}}}`)
+	writeFile(t, filepath.Join(dir, "skills/unset/SKILL.md"), "---\nname: unset\ndescription: Names a variable nobody set.\nmcp-servers:\n  x: {command: \"${AP_SKILL_NOT_SET}\"}\n---\nBody.\n")
+	ctx := context.Background()
+	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills]}\n", Options{})
+	ss := openSkills(t, h, "s1")
+	if _, err := ss.Tools(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"front__count", "json__pid"} {
+		res, err := ss.CallTool(ctx, &ext.ToolCall{Name: name, Arguments: json.RawMessage(`{}`)})
+		if err != nil || res.IsError {
+			t.Fatalf("%s = %+v, %v; diagnostics %v", name, res, err, ss.Diagnostics())
+		}
+	}
+	if data, err := os.ReadFile(logFile); err != nil || !strings.Contains(string(data), "count") {
+		t.Errorf("the server did not log to the expanded --log path: %q %v", data, err)
+	}
+	said := false
+	for _, d := range ss.Diagnostics() {
+		said = said || strings.Contains(d.Message, "AP_SKILL_NOT_SET is not set")
+	}
+	if !said {
+		t.Errorf("no diagnostic names the unset variable: %v", ss.Diagnostics())
+	}
+	// As written for trust: the project's declaration keeps the reference.
+	p, err := InspectProject(ProjectOptions{Dir: dir, Config: &config.Config{Skills: skill.Config{Dirs: []string{filepath.Join(dir, "skills")}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close(ctx)
+	for _, d := range p.Decls {
+		if d.Name == "front.fault" && (d.Command != "${AP_SKILL_BIN}" || d.Args[1] != "${AP_SKILL_LOG}") {
+			t.Errorf("trust's declaration = %q %q, want the references as written", d.Command, d.Args)
+		}
 	}
 }

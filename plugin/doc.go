@@ -19,7 +19,10 @@
 //   - A plugin's name is the marketplace entry's, else the manifest's, else the folder's, and
 //     always valid (ValidName: kebab-case, at most MaxNameLength bytes). Load reads
 //     plugins.dirs, the marketplaces, then the installed plugins (Claude Code, then Codex); a
-//     later plugin of a taken name is left out with a diagnostic naming both folders.
+//     later plugin of a taken name is left out with a diagnostic naming both folders, unless
+//     the two come from two marketplaces (Plugin.Marketplace): the later is then named
+//     "<name>-<marketplace>" (valid, shortened with a hash past MaxNameLength), with a
+//     warning on it. plugins.disable and the State name it so.
 //   - Enabled: a plugin of dirs; a marketplace's when enable names it (or holds "*"); an
 //     installed one when Claude Code or Codex has it enabled. plugins.disable then turns off,
 //     and the State file (SetEnabled; `agentpool plugins enable|disable`) overrides all.

@@ -93,8 +93,8 @@ func (l *loader) claudeInstalled() {
 				Message: fmt.Sprintf("plugins.%s: installPath %q is not absolute: not read (Claude Code writes it absolute; reinstall the plugin)", key, installs[0].InstallPath)})
 			continue
 		}
-		name, _, _ := strings.Cut(key, "@")
-		p := l.add(installs[0].InstallPath, "claude-code", enabled[key], &Entry{Name: name, Version: installs[0].Version, File: index})
+		name, market, _ := strings.Cut(key, "@")
+		p := l.add(installs[0].InstallPath, "claude-code", enabled[key], &Entry{Name: name, Version: installs[0].Version, Marketplace: market, File: index})
 		if p != nil {
 			p.DataDir = filepath.Join(base, "plugins", "data", dataID(key))
 		}
@@ -207,7 +207,7 @@ func (l *loader) codexInstalled() {
 				continue
 			}
 			key := pl.Name() + "@" + m.Name()
-			l.add(filepath.Join(dir, version), "codex", enabled[key], &Entry{Name: pl.Name(), Version: version, File: cfgPath})
+			l.add(filepath.Join(dir, version), "codex", enabled[key], &Entry{Name: pl.Name(), Version: version, Marketplace: m.Name(), File: cfgPath})
 		}
 	}
 }

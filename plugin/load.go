@@ -1,9 +1,12 @@
 package plugin
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"path/filepath"
 	"slices"
+	"strings"
 )
 
 // Options are what Load needs beyond the config.
@@ -132,6 +135,18 @@ func (l *loader) add(dir, source string, enabled bool, entry *Entry) *Plugin {
 			p.Version = entry.Version
 		}
 	}
+	if entry != nil {
+		p.Marketplace = entry.Marketplace
+	}
+	if first, ok := l.byName[p.Name]; ok && p.Marketplace != "" && first.Marketplace != p.Marketplace {
+		// Two marketplaces' plugins of one name (github in both official ones) are two
+		// plugins: the later is told apart by its marketplace.
+		if q := qualifiedName(p.Name, p.Marketplace); l.byName[q] == nil {
+			p.Diagnostics = append(p.Diagnostics, Diagnostic{File: p.Dir, Severity: SeverityWarning, Message: fmt.Sprintf(
+				"plugin %q of marketplace %s is named %q: %q is taken by %s (%s), which comes first", p.Name, p.Marketplace, q, p.Name, first.Dir, first.Source)})
+			p.Name = q
+		}
+	}
 	if first, ok := l.byName[p.Name]; ok {
 		where := p.Dir
 		if p.Manifest != "" {
@@ -145,6 +160,19 @@ func (l *loader) add(dir, source string, enabled bool, entry *Entry) *Plugin {
 	l.byName[p.Name] = p
 	l.c.Plugins = append(l.c.Plugins, p)
 	return p
+}
+
+// qualifiedName is the name of plugin name of marketplace market when a plugin of another
+// marketplace has name: "<name>-<market>", a valid name (ValidName), shortened with a hash of
+// both when longer than MaxNameLength, so that two marketplaces always give two names.
+func qualifiedName(name, market string) string {
+	q := name + "-" + kebab(market)
+	if len(q) <= MaxNameLength {
+		return q
+	}
+	sum := sha256.Sum256([]byte(name + "@" + market))
+	tag := hex.EncodeToString(sum[:4])
+	return strings.TrimRight(q[:MaxNameLength-len(tag)-1], "-") + "-" + tag
 }
 
 // marketplace reads one configured marketplace: its files, their entries, and the plugins of

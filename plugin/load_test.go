@@ -336,3 +336,71 @@ func TestClaudeSettingsWrongTypes(t *testing.T) {
 		t.Errorf("diagnostics (-want +got):\n%s", d)
 	}
 }
+
+// Two marketplaces that list a plugin of one name: both are loaded, the later one under
+// "<name>-<marketplace>", with a warning on it naming both; the same goes for plugins Claude
+// Code and Codex installed from two marketplaces. A plugin of a taken name from the same
+// marketplace (a second listing of one plugin) is still left out.
+func TestLoadSameNameTwoMarketplaces(t *testing.T) {
+	a, b := abs(t, "market-a"), abs(t, "market-b")
+	c := Load(Config{Marketplaces: []MarketplaceConfig{{Path: a, Enable: []string{"*"}}, {Path: b, Enable: []string{"github"}}},
+		Disable: []string{"linear"}}, Options{})
+	if len(c.Diagnostics) > 0 {
+		t.Errorf("diagnostics %q", diagStrings(c.Diagnostics))
+	}
+	if d := cmp.Diff([]string{"github", "linear", "github-market-b"}, names(c.Plugins)); d != "" {
+		t.Fatalf("plugins (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"github", "github-market-b"}, names(c.Enabled())); d != "" {
+		t.Errorf("enabled (-want +got):\n%s", d)
+	}
+	first, second := c.Plugin("github"), c.Plugin("github-market-b")
+	if first.Dir != filepath.Join(a, "plugins", "github") || first.Marketplace != "market-a" ||
+		second.Dir != filepath.Join(b, "plugins", "github") || second.Marketplace != "market-b" || second.Source != "marketplace:market-b" {
+		t.Errorf("github = %+v\ngithub-market-b = %+v", first, second)
+	}
+	if len(second.Diagnostics) != 1 || second.Diagnostics[0].Severity != SeverityWarning ||
+		!strings.Contains(second.Diagnostics[0].Message, `named "github-market-b"`) || !strings.Contains(second.Diagnostics[0].Message, first.Dir) {
+		t.Errorf("github-market-b's diagnostics %q", diagStrings(second.Diagnostics))
+	}
+	// The state file and plugins.disable name it by its new name.
+	c = Load(Config{Marketplaces: []MarketplaceConfig{{Path: a, Enable: []string{"*"}}, {Path: b, Enable: []string{"*"}}}},
+		Options{State: State{Enabled: map[string]bool{"github-market-b": false}}})
+	if d := cmp.Diff([]string{"github", "linear"}, names(c.Enabled())); d != "" {
+		t.Errorf("enabled with github-market-b off (-want +got):\n%s", d)
+	}
+	// The same marketplace listed twice: its plugins are one plugin each.
+	c = Load(Config{Marketplaces: []MarketplaceConfig{{Path: a}, {Path: filepath.Join(a, ".claude-plugin", "marketplace.json")}}}, Options{})
+	if d := cmp.Diff([]string{"github", "linear"}, names(c.Plugins)); d != "" || len(c.Diagnostics) != 2 {
+		t.Errorf("one marketplace twice: plugins (-want +got):\n%s\ndiagnostics %q", d, diagStrings(c.Diagnostics))
+	}
+
+	// Installed: Claude Code's github@official and Codex's github@openai-curated.
+	home := t.TempDir()
+	cc := filepath.Join(home, ".claude", "plugins", "cache", "official", "github", "1.0.0")
+	writeInto(t, home, map[string]string{
+		".claude/plugins/cache/official/github/1.0.0/.claude-plugin/plugin.json":     `{"name": "github"}`,
+		".claude/plugins/installed_plugins.json":                                     `{"version": 2, "plugins": {"github@official": [{"scope": "user", "installPath": "` + cc + `"}]}}`,
+		".claude/settings.json":                                                      `{"enabledPlugins": {"github@official": true}}`,
+		".codex/plugins/cache/openai-curated/github/1.0.0/.codex-plugin/plugin.json": `{"name": "github"}`,
+		".codex/config.toml":                                                         "[plugins.\"github@openai-curated\"]\nenabled = true\n",
+	})
+	c = Load(Config{ImportInstalled: true}, Options{HomeDir: home})
+	if d := cmp.Diff([]string{"github", "github-openai-curated"}, names(c.Enabled())); d != "" {
+		t.Errorf("installed: enabled (-want +got):\n%s\ndiagnostics %q", d, diagStrings(c.Diagnostics))
+	}
+}
+
+// A name qualified by its marketplace is a valid name however long the two are.
+func TestQualifiedNameValid(t *testing.T) {
+	long := strings.Repeat("abcdefghij", 6) + "abcd"
+	for _, c := range [][2]string{{"github", "market-b"}, {long, "market-b"}, {"github", long}, {long, long}, {"a", "b"}} {
+		q := qualifiedName(c[0], c[1])
+		if !ValidName(q) || q == c[0] {
+			t.Errorf("qualifiedName(%q, %q) = %q: not a valid name, or the same", c[0], c[1], q)
+		}
+		if q2 := qualifiedName(c[0], c[1]+"x"); q2 == q {
+			t.Errorf("qualifiedName(%q, %q) = qualifiedName(…, %q) = %q", c[0], c[1], c[1]+"x", q)
+		}
+	}
+}

@@ -20,21 +20,23 @@ const (
 
 // Entry is one plugin a marketplace lists, whether or not it was loaded.
 type Entry struct {
-	Name, Description, Version string
+	Name        string `json:"name"`
+	Description string `json:"description,omitempty"`
+	Version     string `json:"version,omitempty"`
 	// Marketplace is the marketplace's name.
-	Marketplace string
+	Marketplace string `json:"marketplace"`
 	// Dir is the resolved local folder; "" for a git, url or npm source.
-	Dir string
+	Dir string `json:"dir,omitempty"`
 	// Source is the source as written, for display ("./plugins/x", "github:owner/repo", a
 	// git URL).
-	Source string
+	Source string `json:"source"`
 	// Fetch is, for a source not on disk, the command that would fetch it; "" otherwise.
-	Fetch   string
-	Enabled bool
+	Fetch   string `json:"fetch,omitempty"`
+	Enabled bool   `json:"enabled"`
 	// Loaded reports that a Plugin of Catalog.Plugins came from it.
-	Loaded bool
+	Loaded bool `json:"loaded"`
 	// File is the marketplace file that lists it.
-	File string
+	File string `json:"file"`
 }
 
 // Marketplace is one marketplace file, read.

@@ -40,14 +40,19 @@ const MaxFileSize = 1 << 20
 const maxListed = 1000
 
 // Author is who wrote a plugin.
-type Author struct{ Name, Email, URL string }
+type Author struct {
+	Name  string `json:"name"`
+	Email string `json:"email,omitempty"`
+	URL   string `json:"url,omitempty"`
+}
 
 // Icon is an image a manifest names for the plugin (Codex's interface.composerIcon and logo,
 // or an "icons" list of {src, mimeType, sizes}); Src is as written, a path inside the plugin
 // or a URL.
 type Icon struct {
-	Src, MIMEType string
-	Sizes         []string
+	Src      string   `json:"src"`
+	MIMEType string   `json:"mime_type,omitempty"`
+	Sizes    []string `json:"sizes,omitempty"`
 }
 
 // Plugin is one plugin folder, read.
@@ -67,8 +72,11 @@ type Plugin struct {
 	Manifest string
 	// Source is where it was found: "config", "marketplace:<name>", "claude-code", "codex" or
 	// "project" (set by Load or the caller, not LoadPlugin).
-	Source  string
-	Enabled bool
+	Source string
+	// Marketplace is the name of the marketplace that lists it (for an installed plugin, the
+	// one Claude Code or Codex installed it from); "" for a plugin of plugins.dirs.
+	Marketplace string
+	Enabled     bool
 	// SkillDirs are the folders holding skills: <Dir>/skills if it exists, plus the manifest's
 	// "skills" paths, each inside Dir.
 	SkillDirs []string
@@ -125,10 +133,10 @@ const (
 
 // Diagnostic is one problem found, naming its file (and line when known).
 type Diagnostic struct {
-	File     string
-	Line     int // 0 when unknown
-	Severity Severity
-	Message  string
+	File     string   `json:"file"`
+	Line     int      `json:"line,omitempty"` // 0 when unknown
+	Severity Severity `json:"severity"`
+	Message  string   `json:"message"`
 }
 
 // String is "file:line: message", or "file: message" without a line.

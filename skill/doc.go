@@ -53,7 +53,9 @@
 //     returned byte for byte, with "\n\nUser arguments: …" appended when arguments are given.
 //   - A skill's MCP servers (`mcp-servers` frontmatter, mcp.json) are built through
 //     Options.Children or per session with Manager.NewServers; their tools are
-//     "<skill>__<tool>", filtered by allowed-tools (absent: all; empty: none).
+//     "<skill>__<tool>", filtered by allowed-tools (absent: all; empty: none). A ServerDecl is
+//     the declaration as written: ${VAR} references are left for the factory, and the host's
+//     expands them by the config's rules (config.ExpandServer), so trust fingerprints the text.
 //   - With Options.Watch, changes are picked up after Options.Debounce (500 ms) and announced as
 //     skills_changed, resources_changed (one per file URI touched, up to 16), commands_changed
 //     and tools_changed; a skill broken by an edit is dropped with a diagnostic, the others

@@ -21,7 +21,10 @@ type ServerDecl struct {
 	// Server is the declaration. Its Type is "stdio", "streamable-http" or "sse": when the
 	// declaration has none it is "stdio" for a command and "streamable-http" for a url; "http"
 	// is read as "streamable-http". Its Cwd is where a stdio server starts: the skill folder
-	// when not declared, relative paths being taken from the skill folder. Of the rest, only
+	// when not declared, relative paths being taken from the skill folder (one holding a ${VAR}
+	// reference is left as written, for whoever expands it to resolve). Values are as written:
+	// ${VAR} references are the factory's to expand (the host does, with the config's rules),
+	// so that trust fingerprints the text. Of the rest, only
 	// type, command, args, env, cwd, url and headers are read; every other key is in Extra.
 	decl.Server
 	// Extra keeps every other key of the declaration (lazy, tools, timeout, ...) for the factory.
@@ -170,7 +173,7 @@ func serverDecl(name string, m map[string]any, dir string) (ServerDecl, error) {
 		switch {
 		case d.Cwd == "":
 			d.Cwd = dir
-		case !filepath.IsAbs(d.Cwd):
+		case !filepath.IsAbs(d.Cwd) && !strings.Contains(d.Cwd, "${"):
 			d.Cwd = filepath.Join(dir, d.Cwd)
 		}
 	}

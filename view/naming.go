@@ -29,7 +29,7 @@ type Claim struct {
 	// qualified name for a loser, or "" for a loser left out (a shadowed skill, or a tool or
 	// command whose qualified names were all taken) and for a server whose name the contested
 	// one is under but which lists no such tool. For a tool it is the served name.
-	ReachableAs string `json:"reachableAs"`
+	ReachableAs string `json:"reachable_as"`
 	// Path is the file a local command came from, when known.
 	Path string `json:"path,omitempty"`
 }

@@ -27,6 +27,17 @@ type chat struct {
 	history []agent.Message
 	// reported are the problems printed already, so each is said once.
 	reported map[string]bool
+	// turns and failed count the turns run and those that ended in an error.
+	turns, failed int
+}
+
+// result is how the chat ends: an error when it ran turns and every one failed (a piped
+// chat whose model was never reached must not look like a conversation held).
+func (c *chat) result() error {
+	if c.turns > 0 && c.failed == c.turns {
+		return &exitError{code: exitFailure, msg: fmt.Sprintf("chat: every turn failed (%d)", c.turns)}
+	}
+	return nil
 }
 
 // loop reads lines until /exit, the end of lines, a second Ctrl-C in a row at the prompt, or
@@ -43,17 +54,17 @@ func (c *chat) loop(ctx context.Context, lines <-chan string, ints <-chan os.Sig
 		case line, ok := <-lines:
 			if !ok {
 				c.p.endLine()
-				return nil
+				return c.result()
 			}
 			armed = false
 			c.p.typed()
 			if c.handle(ctx, line, ints) {
-				return nil
+				return c.result()
 			}
 		case <-ints:
 			if armed {
 				c.p.endLine()
-				return nil
+				return c.result()
 			}
 			armed = true
 			c.p.notice("(Ctrl-C again to quit; or /exit, or Ctrl-D)")
@@ -121,6 +132,7 @@ func (e errUnknownCommand) Error() string {
 func (c *chat) turn(ctx context.Context, ints <-chan os.Signal, input func(context.Context) (*agent.Input, error)) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
+	c.turns++
 	var res *agent.Result
 	var err error
 	done := make(chan struct{})
@@ -156,6 +168,7 @@ func (c *chat) turn(ctx context.Context, ints <-chan os.Signal, input func(conte
 	case interrupted || (res != nil && res.Stop == agent.StopInterrupted):
 		c.p.notice("[interrupted]")
 	default:
+		c.failed++
 		c.p.notice("error: %v", err)
 	}
 }

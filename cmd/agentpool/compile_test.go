@@ -56,7 +56,7 @@ type compiledView struct {
 		Winner struct{ Capability, ReachableAs string }
 		Loser  struct {
 			Capability  string
-			ReachableAs string `json:"reachableAs"`
+			ReachableAs string `json:"reachable_as"`
 		}
 	} `json:"collisions"`
 	Instructions struct{ Static, Dynamic string } `json:"instructions"`

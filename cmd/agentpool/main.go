@@ -16,7 +16,8 @@
 //
 // Failures are reported once (problems.go): a source that failed is one line on stderr naming
 // it and its most useful cause, the libraries log only errors unless --verbose, and a list
-// command that printed what it could exits 2 (partial), with the problems in its --json. A
+// command that printed what it could exits 2 (partial), with the problems in its --json; an
+// unknown command exits 2 too (usage). A
 // signal exits 128 + its number (130 for Ctrl-C, 143 for SIGTERM), after the host was closed;
 // except in `chat` (chat.go), where Ctrl-C ends the turn, not the program.
 package main
@@ -28,6 +29,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -64,6 +66,7 @@ type options struct {
 const (
 	exitFailure    = 1   // the command failed (or a tool reported an error, skills validate failed)
 	exitPartial    = 2   // a list command printed its list, but a source failed (see its problems)
+	exitUsage      = 2   // an unknown command
 	exitInterrupt  = 130 // SIGINT (Ctrl-C)
 	exitTerminated = 143 // SIGTERM
 )
@@ -77,7 +80,10 @@ func newRootCmd() *cobra.Command {
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(*cobra.Command, []string) error {
-			return opts.checkLogFlags()
+			if err := opts.checkLogFlags(); err != nil {
+				return err
+			}
+			return opts.checkSkillsDirs()
 		},
 	}
 	root.SetVersionTemplate("agentpool {{.Version}}\n")
@@ -108,7 +114,44 @@ func newRootCmd() *cobra.Command {
 		newPluginsCmd(opts),
 		newLoginCmd(opts),
 	)
+	refuseUnknown(root)
 	return root
+}
+
+// refuseUnknown makes cmd and every command under it that only groups others (agentpool,
+// agentpool tools) refuse a word that names none of them with a usage error (exitUsage),
+// naming the command probably meant; alone, such a command prints its help.
+func refuseUnknown(cmd *cobra.Command) {
+	if cmd.HasSubCommands() && !cmd.Runnable() {
+		cmd.SuggestionsMinimumDistance = 2 // cobra's own, which SuggestionsFor leaves at 0
+		cmd.Args = func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+			if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, " or "))
+			}
+			return &exitError{code: exitUsage, msg: msg + "; " + cmd.CommandPath() + " --help lists its commands"}
+		}
+		cmd.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
+	}
+	for _, sub := range cmd.Commands() {
+		refuseUnknown(sub)
+	}
+}
+
+// checkSkillsDirs refuses a --skills-dir that is not a folder: named on the command line, it
+// is meant, and a run without its skills would look like one with them.
+func (o *options) checkSkillsDirs() error {
+	for _, dir := range o.skillsDirs {
+		if fi, err := os.Stat(dir); err != nil {
+			return fmt.Errorf("--skills-dir %s: %w", dir, errors.Unwrap(err))
+		} else if !fi.IsDir() {
+			return fmt.Errorf("--skills-dir %s: not a folder", dir)
+		}
+	}
+	return nil
 }
 
 func newVersionCmd() *cobra.Command {

@@ -84,7 +84,7 @@ type pluginView struct {
 	Agents      []string            `json:"agents,omitempty"`
 	Hooks       []string            `json:"hooks,omitempty"`
 	Problems    []string            `json:"problems,omitempty"`
-	Unknown     []string            `json:"unknownKeys,omitempty"`
+	Unknown     []string            `json:"unknown_keys,omitempty"`
 	Shadowed    []string            `json:"shadowed,omitempty"`
 	Diagnostics []plugin.Diagnostic `json:"diagnostics,omitempty"`
 }
@@ -92,9 +92,9 @@ type pluginView struct {
 // pluginsListing is the whole of `plugins list --json`.
 type pluginsListing struct {
 	Plugins      []pluginView        `json:"plugins"`
-	NotInstalled []plugin.Entry      `json:"notInstalled"`
+	NotInstalled []plugin.Entry      `json:"not_installed"`
 	Diagnostics  []plugin.Diagnostic `json:"diagnostics,omitempty"`
-	StateError   string              `json:"stateError,omitempty"`
+	StateError   string              `json:"state_error,omitempty"`
 }
 
 func newPluginsListCmd(opts *options) *cobra.Command {

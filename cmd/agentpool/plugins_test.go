@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -453,6 +454,45 @@ func TestPluginCatalogProblemsSaid(t *testing.T) {
 	for _, want := range []string{filepath.Join(dir, "typo"), filepath.Join(dir, "mkt", ".claude-plugin", "marketplace.json"), `"nosuch"`} {
 		if !strings.Contains(string(out), "agentpool: plugins: ") || !strings.Contains(string(out), want) {
 			t.Errorf("compile did not say what is wrong with %s:\n%s", want, out)
+		}
+	}
+}
+
+// Two marketplaces listing a plugin of one name: plugins list shows both, the later named
+// after its marketplace with its servers so named, and says why on it.
+func TestPluginsListSameNameTwoMarketplaces(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	a, err := filepath.Abs(filepath.Join("..", "..", "plugin", "testdata", "market-a"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := filepath.Join(filepath.Dir(a), "market-b")
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "plugins:\n  marketplaces:\n    - {path: "+a+", enable: [github]}\n    - {path: "+b+", enable: [github]}\n")
+	var l struct {
+		Plugins []struct {
+			Name        string
+			Used        bool
+			Servers     []string
+			Diagnostics []struct{ Message string }
+		}
+	}
+	if err := json.Unmarshal([]byte(runPlugins(t, pluginEnv(dir), "--config", cfg, "plugins", "list", "--json")), &l); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string][]string{}
+	for _, p := range l.Plugins {
+		if p.Used {
+			got[p.Name] = p.Servers
+		}
+	}
+	if want := map[string][]string{"github": {"github.api"}, "github-market-b": {"github-market-b.api"}}; !reflect.DeepEqual(got, want) {
+		t.Errorf("used plugins and their servers %v, want %v", got, want)
+	}
+	for _, p := range l.Plugins {
+		if p.Name == "github-market-b" && (len(p.Diagnostics) != 1 || !strings.Contains(p.Diagnostics[0].Message, `is named "github-market-b"`)) {
+			t.Errorf("github-market-b's diagnostics %+v", p.Diagnostics)
 		}
 	}
 }

@@ -31,10 +31,10 @@ type skillJSON struct {
 	Root          string            `json:"root,omitempty"`
 	License       string            `json:"license,omitempty"`
 	Compatibility string            `json:"compatibility,omitempty"`
-	AllowedTools  []string          `json:"allowedTools,omitempty"`
+	AllowedTools  []string          `json:"allowed_tools,omitempty"`
 	Metadata      map[string]string `json:"metadata,omitempty"`
-	UserInvocable bool              `json:"userInvocable"`
-	AlwaysActive  bool              `json:"alwaysActive,omitempty"`
+	UserInvocable bool              `json:"user_invocable"`
+	AlwaysActive  bool              `json:"always_active,omitempty"`
 	Servers       []string          `json:"servers,omitempty"`
 	// Untrusted marks a skill of a project the user has not trusted: shown, in no view.
 	Untrusted bool `json:"untrusted,omitempty"`

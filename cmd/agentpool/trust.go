@@ -169,7 +169,7 @@ func inspectDir(args []string, maxFolders int) (*host.Project, *trust.Store, err
 		return nil, nil, err
 	}
 	p, err := host.InspectProject(host.ProjectOptions{Dir: dir, HomeDir: home, DefaultRoots: true, Config: cfg, Store: store,
-		MaxFolders: maxFolders})
+		MaxFolders: maxFolders, ScanAll: true})
 	return p, store, err
 }
 
@@ -320,6 +320,9 @@ func reportUntrusted(w io.Writer, p *host.Project) {
 	}
 	if p == nil || p.Trusted() || p.Empty() {
 		return
+	}
+	for _, u := range p.Unscanned {
+		fmt.Fprintf(w, "agentpool: project %s: agentpool.yaml's %s: not scanned: outside the project, which is not trusted\n", cell(p.Dir), cell(u))
 	}
 	state := "is not trusted"
 	if p.Verdict.Status == trust.Changed {

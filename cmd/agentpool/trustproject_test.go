@@ -95,3 +95,38 @@ func TestTrustWithUserBounds(t *testing.T) {
 	}
 	r.created()
 }
+
+// An untrusted project's agentpool.yaml naming folders outside the project (skills.dirs: [/],
+// commands.dirs: [/etc, /root]; here a folder standing for /root) is listed, not followed:
+// skills list and commands list print nothing from those folders, and say they were not
+// scanned. Trusted, or being trusted, they are scanned.
+func TestUntrustedProjectPathsNotScanned(t *testing.T) {
+	t.Parallel()
+	r := newTrustRepo(t)
+	root := t.TempDir() // stands for /root
+	writeFile(t, filepath.Join(root, "secret-skill/SKILL.md"), "---\nname: secret-skill\ndescription: SECRETSKILLMARKER\n---\nbody\n")
+	writeFile(t, filepath.Join(root, "secret.md"), "SECRETCOMMANDMARKER first line\n")
+	f, err := os.OpenFile(filepath.Join(r.dir, "agentpool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "skills:\n  dirs: [%s]\ncommands:\n  dirs: [%s]\n", root, root)
+	f.Close()
+	for _, args := range [][]string{{"skills", "list"}, {"skills", "list", "--json"}, {"commands", "list"}, {"commands", "list", "--json"}} {
+		stdout, stderr, _ := r.run(t, args...)
+		if strings.Contains(stdout+stderr, "SECRET") || strings.Contains(stdout+stderr, "secret-skill") {
+			t.Errorf("%v in an untrusted project prints what lies outside it:\n%s\n%s", args, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "front") && !strings.Contains(stdout, "projcmd") {
+			t.Errorf("%v: the project's own skills and commands are no longer listed:\n%s", args, stdout)
+		}
+	}
+	if _, stderr, _ := r.run(t, "skills", "list"); !strings.Contains(stderr, root+": not scanned") {
+		t.Errorf("skills list does not say the folder outside the project was not scanned:\n%s", stderr)
+	}
+	stdout, _, _ := r.run(t, "--trust-project", "skills", "list")
+	if !strings.Contains(stdout, "secret-skill") {
+		t.Errorf("trusted for this run, the project's skills.dirs are not scanned:\n%s", stdout)
+	}
+	r.created()
+}
