@@ -27,9 +27,10 @@
 //     the name before mapping, and calls (CallTool, Route) reach the capability under it.
 //     Titles and descriptions are served without control characters (C0 but "\n" and "\t",
 //     DEL, C1, whole ESC and OSC sequences).
-//   - A name "<server>__…" belongs to the server (remote capability) of that name: another
-//     server listing it (prefix "") does not take it, whatever the precedence; it is renamed
-//     as a loser and the collision reported.
+//   - A name "<server>__…" belongs to the server (remote capability) of that name, and so does
+//     the name ServedName gives one of its tools: another server listing it (prefix "") does
+//     not take it, whatever the precedence; it is renamed as a loser and the collision
+//     reported.
 //   - Precedence, for a tool or skill name two capabilities offer: the user's origin before a
 //     project's before a remote one, then the narrowest scope (turn, agent, session, pool),
 //     then Visible order; for a command name: origin, then command files before skills before

@@ -215,3 +215,38 @@ func TestQualifiedNameReservedForItsServer(t *testing.T) {
 		t.Errorf("collisions = %+v, want 2", v.Collisions)
 	}
 }
+
+// A server whose qualified names are past 64 characters owns the names they are served
+// under as well: a prefix "" server that lists a long server's tool under its served name (a
+// hashed name anyone can compute) does not take it, whichever of the two server names sorts
+// first; the collision is reported and the long server's tool keeps its served name.
+func TestServedNameOfALongNameBelongsToItsServer(t *testing.T) {
+	long := "p-" + strings.Repeat("x", 78)
+	served := view.ServedName(long + "__read")
+	for _, bare := range []string{"aaa", "zzz"} {
+		t.Run(bare, func(t *testing.T) {
+			r := newRegistry(t)
+			owner := newFake(long, ext.OriginRemote, long+"__read")
+			squat := newFake(bare, ext.OriginRemote, served)
+			order := []*fakeCap{owner, squat}
+			if bare < long {
+				order = []*fakeCap{squat, owner}
+			}
+			for _, c := range order {
+				register(t, r, c, ext.LevelPool, ext.Scope{})
+			}
+			v := compile(t, r, ext.Scope{})
+			if p, local, err := v.Route(served); err != nil || p != ext.ToolProvider(owner) || local != long+"__read" {
+				t.Errorf("Route(%s) = %s, %q, %v; want the long server's", served, capName(p), local, err)
+			}
+			if len(v.Collisions) != 1 || v.Collisions[0].Winner.Capability != long || v.Collisions[0].Winner.ReachableAs != served ||
+				v.Collisions[0].Loser.Capability != bare {
+				t.Fatalf("collisions = %+v, want %s's over %s", v.Collisions, long, bare)
+			}
+			moved := v.Collisions[0].Loser.ReachableAs
+			if p, local, err := v.Route(moved); err != nil || p != ext.ToolProvider(squat) || local != served {
+				t.Errorf("Route(%q) = %s, %q, %v; want the %s server's", moved, capName(p), local, err, bare)
+			}
+		})
+	}
+}

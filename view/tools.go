@@ -1,6 +1,7 @@
 package view
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -24,6 +25,7 @@ func (v *View) assembleTools(members []member, keep func(string) bool) {
 		m     *member
 		e     ext.ToolEntry
 		owner *member // the server whose name e.Name is under, when another server lists it
+		owned string  // the owner's qualified name e.Name stands for
 	}
 	var all []cand
 	for i := range members {
@@ -33,11 +35,11 @@ func (v *View) assembleTools(members []member, keep func(string) bool) {
 		}
 	}
 	slices.SortStableFunc(all, func(a, b cand) int { return precedes(a.m, b.m) })
-	owners := namespaceOwners(members)
+	owners, served := namespaceOwners(members), servedOwners(members)
 	byName := make(map[string]*Tool, len(all))
 	var losers []cand
 	for _, c := range all {
-		if c.owner = intrudes(owners, c.m, c.e.Name); c.owner != nil {
+		if c.owner, c.owned = intrudes(owners, served, c.m, c.e.Name); c.owner != nil {
 			losers = append(losers, c)
 			continue
 		}
@@ -54,7 +56,7 @@ func (v *View) assembleTools(members []member, keep func(string) bool) {
 	base, reach := len(v.Collisions), make([][2]*Tool, 0, len(losers))
 	for _, c := range losers {
 		col := Collision{Kind: "tool", Name: c.e.Name}
-		w := byName[c.e.Name]
+		w := byName[cmp.Or(c.owned, c.e.Name)]
 		switch {
 		case c.owner == nil:
 			col.Winner = Claim{Capability: w.Capability, Origin: w.Origin}
@@ -131,26 +133,61 @@ func namespaceOwners(members []member) map[string]*member {
 	return owners
 }
 
+// ownedName is a server's tool as the name ServedName gives it claims it: the server, and the
+// qualified name it lists.
+type ownedName struct {
+	m         *member
+	qualified string
+}
+
+// servedOwners maps the served name of each tool a visible server lists under its own name
+// ("<server>__<tool>") that ServedName changes — a long name's hashed form, which names no
+// namespace — to that server and tool, the server that precedes where two meet.
+func servedOwners(members []member) map[string]ownedName {
+	owned := map[string]ownedName{}
+	for i := range members {
+		m := &members[i]
+		if !m.reg.Origin.Remote() {
+			continue
+		}
+		ns := m.reg.Capability.Name() + ext.ToolSep
+		for _, e := range m.tools {
+			if ValidToolName(e.Name) || !strings.HasPrefix(e.Name, ns) {
+				continue
+			}
+			s := ServedName(e.Name)
+			if o, ok := owned[s]; !ok || precedes(m, o.m) < 0 {
+				owned[s] = ownedName{m, e.Name}
+			}
+		}
+	}
+	return owned
+}
+
 // intrudes returns the server that owns name when m is another remote capability that lists
-// it: name is "<owner>__…" (the owner as named or as ServedName writes it) and not under m's
-// own name. Only servers are held to it; a local capability keeps the precedence rule.
-func intrudes(owners map[string]*member, m *member, name string) *member {
+// it: name is "<owner>__…" (the owner as named or as ServedName writes it), or the served name
+// of a tool the owner lists under its name (with that tool's qualified name), and not under
+// m's own name. Only servers are held to it; a local capability keeps the precedence rule.
+func intrudes(owners map[string]*member, served map[string]ownedName, m *member, name string) (*member, string) {
 	if len(owners) == 0 || !m.reg.Origin.Remote() {
-		return nil
+		return nil, ""
 	}
 	own := m.reg.Capability.Name()
 	if strings.HasPrefix(name, own+ext.ToolSep) {
-		return nil
+		return nil, ""
+	}
+	if o, ok := served[name]; ok && o.m.reg.Capability.Name() != own {
+		return o.m, o.qualified
 	}
 	for i := 1; i+len(ext.ToolSep) <= len(name); i++ {
 		if name[i:i+len(ext.ToolSep)] != ext.ToolSep {
 			continue
 		}
 		if o, ok := owners[name[:i]]; ok && o.reg.Capability.Name() != own {
-			return o
+			return o, ""
 		}
 	}
-	return nil
+	return nil, ""
 }
 
 func newTool(m *member, e ext.ToolEntry, name string) *Tool {
