@@ -38,20 +38,25 @@ type AgentSkills struct {
 	Dirs []string `yaml:"dirs" config:"expand,path"`
 }
 
-// AllowsTool reports whether a tool of final name name is in the agent's view (AllowTools,
-// DenyTools). Patterns are checked by Validate; one that is not valid matches nothing.
-func (a *Agent) AllowsTool(name string) bool {
-	for _, p := range a.DenyTools {
-		if ok, _ := path.Match(p, name); ok {
-			return false
-		}
+// AllowsTool reports whether a tool is in the agent's view (AllowTools, DenyTools), given
+// every name it goes by: its served name and, when the tool-name rule changed it, the name
+// its server lists. A deny pattern matching any of them removes it; an allow pattern matching
+// any of them keeps it. Patterns are checked by Validate; one that is not valid matches
+// nothing.
+func (a *Agent) AllowsTool(names ...string) bool {
+	if matchesAny(a.DenyTools, names) {
+		return false
 	}
-	if a.AllowTools == nil {
-		return true
-	}
-	for _, p := range a.AllowTools {
-		if ok, _ := path.Match(p, name); ok {
-			return true
+	return a.AllowTools == nil || matchesAny(a.AllowTools, names)
+}
+
+// matchesAny reports whether a pattern of patterns matches a name of names.
+func matchesAny(patterns, names []string) bool {
+	for _, p := range patterns {
+		for _, name := range names {
+			if ok, _ := path.Match(p, name); ok {
+				return true
+			}
 		}
 	}
 	return false

@@ -55,18 +55,24 @@ server:
 func TestAgentAllowsTool(t *testing.T) {
 	for _, c := range []struct {
 		agent Agent
-		tool  string
+		tool  []string // the served name, then the name as listed when it differs
 		want  bool
 	}{
-		{Agent{}, "anything", true},
-		{Agent{AllowTools: []string{"github__*"}}, "github__search", true},
-		{Agent{AllowTools: []string{"github__*"}}, "load_skill", false},
-		{Agent{AllowTools: []string{}}, "load_skill", false}, // allow_tools: [] allows none
-		{Agent{DenyTools: []string{"*__delete*"}}, "github__delete_repo", false},
-		{Agent{DenyTools: []string{"*__delete*"}}, "github__search", true},
-		{Agent{AllowTools: []string{"github__*"}, DenyTools: []string{"github__delete_*"}}, "github__delete_repo", false},
+		{Agent{}, []string{"anything"}, true},
+		{Agent{AllowTools: []string{"github__*"}}, []string{"github__search"}, true},
+		{Agent{AllowTools: []string{"github__*"}}, []string{"load_skill"}, false},
+		{Agent{AllowTools: []string{}}, []string{"load_skill"}, false}, // allow_tools: [] allows none
+		{Agent{DenyTools: []string{"*__delete*"}}, []string{"github__delete_repo"}, false},
+		{Agent{DenyTools: []string{"*__delete*"}}, []string{"github__search"}, true},
+		{Agent{AllowTools: []string{"github__*"}, DenyTools: []string{"github__delete_*"}}, []string{"github__delete_repo"}, false},
+		// A pattern may name a tool by its served name or by the name its server lists.
+		{Agent{DenyTools: []string{"deploy.api__delete*"}}, []string{"deploy_api__delete_all", "deploy.api__delete_all"}, false},
+		{Agent{DenyTools: []string{"deploy_api__delete*"}}, []string{"deploy_api__delete_all", "deploy.api__delete_all"}, false},
+		{Agent{AllowTools: []string{"deploy.api__*"}}, []string{"deploy_api__read", "deploy.api__read"}, true},
+		{Agent{AllowTools: []string{"deploy_api__*"}}, []string{"deploy_api__read", "deploy.api__read"}, true},
+		{Agent{AllowTools: []string{"deploy.api__*"}}, []string{"other__read", "other.x__read"}, false},
 	} {
-		if got := c.agent.AllowsTool(c.tool); got != c.want {
+		if got := c.agent.AllowsTool(c.tool...); got != c.want {
 			t.Errorf("%+v.AllowsTool(%q) = %v, want %v", c.agent, c.tool, got, c.want)
 		}
 	}

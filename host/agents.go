@@ -78,9 +78,9 @@ func (a *Agent) Include(r ext.Registration) bool {
 	return true
 }
 
-// AllowsTool reports whether the agent's view keeps the tool of that final name
+// AllowsTool reports whether the agent's view keeps the tool going by names
 // (config.Agent.AllowTools, DenyTools). Pass it as the view's tool filter.
-func (a *Agent) AllowsTool(name string) bool { return a.Config.AllowsTool(name) }
+func (a *Agent) AllowsTool(names ...string) bool { return a.Config.AllowsTool(names...) }
 
 // agentDef is an agent's definition as a registration ("agent-definition", at the agent's
 // static slot). What an agent's views show depends on its definition (its tool filter) and

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -95,13 +96,16 @@ func TestServedNamesMatchTheRule(t *testing.T) {
 		t.Errorf("served names depend on the order (-first +second):\n%s", diff)
 	}
 
-	// Options.Tools filters served names.
-	fv, err := view.Compile(ctx, r, ext.Scope{}, &view.Options{Tools: func(name string) bool { return name != "deploy_api__read_graph" }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := fv.Tool("deploy_api__read_graph"); ok || len(fv.Tools) != len(v.Tools)-1 {
-		t.Errorf("filtered view serves %q", toolNames(fv))
+	// Options.Tools sees the served name and the name as listed: a filter written with
+	// either applies.
+	for _, drop := range []string{"deploy_api__read_graph", "deploy.api__read_graph"} {
+		fv, err := view.Compile(ctx, r, ext.Scope{}, &view.Options{Tools: func(names ...string) bool { return !slices.Contains(names, drop) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := fv.Tool("deploy_api__read_graph"); ok || len(fv.Tools) != len(v.Tools)-1 {
+			t.Errorf("filtered by %q, the view serves %q", drop, toolNames(fv))
+		}
 	}
 }
 

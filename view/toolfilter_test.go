@@ -17,7 +17,7 @@ func TestToolsFilter(t *testing.T) {
 	r := newRegistry(t)
 	register(t, r, newFake("github", ext.OriginRemote, "github__search", "github__delete"), ext.LevelPool, ext.Scope{})
 	register(t, r, newFake("skills", ext.OriginLocal, "load_skill"), ext.LevelPool, ext.Scope{})
-	keep := func(name string) bool { return name != "github__delete" }
+	keep := func(names ...string) bool { return !slices.Contains(names, "github__delete") }
 	ctx := context.Background()
 
 	v, err := view.Compile(ctx, r, ext.Scope{}, &view.Options{Tools: keep})

@@ -20,7 +20,7 @@ import (
 // is left out and the collision says so. A capability that lists a name twice offers its first
 // entry only. Then every qualified name gets its served name (servedNames), and keep
 // (Options.Tools), when set, drops the served names it refuses.
-func (v *View) assembleTools(members []member, keep func(string) bool) {
+func (v *View) assembleTools(members []member, keep func(...string) bool) {
 	type cand struct {
 		m     *member
 		e     ext.ToolEntry
@@ -87,8 +87,8 @@ func (v *View) assembleTools(members []member, keep func(string) bool) {
 }
 
 // nameTools gives every tool of byName (by qualified name) its served name, and sets
-// v.tools and v.Tools to the tools keep accepts by served name.
-func (v *View) nameTools(byName map[string]*Tool, keep func(string) bool) {
+// v.tools and v.Tools to the tools keep accepts, given their served and qualified names.
+func (v *View) nameTools(byName map[string]*Tool, keep func(...string) bool) {
 	qualified := make([]string, 0, len(byName))
 	for q := range byName {
 		qualified = append(qualified, q)
@@ -97,7 +97,7 @@ func (v *View) nameTools(byName map[string]*Tool, keep func(string) bool) {
 	v.tools = make(map[string]*Tool, len(byName))
 	for q, t := range byName {
 		name := served[q]
-		if keep != nil && !keep(name) {
+		if keep != nil && !keep(tokeep(name, q)...) {
 			continue
 		}
 		if name != q {
@@ -111,6 +111,15 @@ func (v *View) nameTools(byName map[string]*Tool, keep func(string) bool) {
 		v.Tools = append(v.Tools, *t)
 	}
 	slices.SortFunc(v.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+}
+
+// tokeep is what a tool filter is given: the served name, and the qualified one when it
+// differs.
+func tokeep(served, qualified string) []string {
+	if served == qualified {
+		return []string{served}
+	}
+	return []string{served, qualified}
 }
 
 // namespaceOwners maps each visible server's name, and its name as ServedName's characters

@@ -18,11 +18,12 @@ type Options struct {
 	// tool without connecting every upstream server: a local tool wins over a remote one of
 	// the same name anyway, so the narrower view routes it the same way.
 	Include func(ext.Registration) bool
-	// Tools, when set, keeps only the tools whose final name it accepts: the others are not
-	// listed, routed nor callable through the view (an agent's allow_tools and deny_tools).
-	// Collisions are resolved before it applies, so a name means the same tool with or
-	// without it.
-	Tools func(name string) bool
+	// Tools, when set, keeps only the tools it accepts: the others are not listed, routed nor
+	// callable through the view (an agent's allow_tools and deny_tools). It is given every
+	// name a tool goes by: the served name, then the name its capability lists when the
+	// tool-name rule changed it, so that a filter written with either applies. Collisions
+	// are resolved before it applies, so a name means the same tool with or without it.
+	Tools func(names ...string) bool
 }
 
 // View is what one scope sees, compiled: the RFC's AgentFactory.compile() result. It is

@@ -116,7 +116,7 @@ func liveAgentViewOptions(h *host.Host, a *host.Agent) *view.Options {
 	}
 	return &view.Options{
 		Include: func(r ext.Registration) bool { return cur().Include(r) },
-		Tools:   func(name string) bool { return cur().AllowsTool(name) },
+		Tools:   func(names ...string) bool { return cur().AllowsTool(names...) },
 	}
 }
 
