@@ -22,7 +22,8 @@
 // prompts (its commands), completions and SEP-2640 skills, and forwards progress,
 // cancellation, logging, subscriptions, roots changes and upstream sampling, elicitation and
 // roots requests; a change reaches the client as one list_changed per kind touched. The
-// protocol version is 2025-11-25 at most.
+// protocol version is 2025-11-25 at most, negotiated by initialize; server/discover (the
+// 2026-07-28 handshake) is -32601 on every transport, so that a client falls back to initialize.
 //
 // A session opens at initialize: Options.OpenSession runs, and the session's own servers must be
 // ready within Options.OpenTimeout (default 30 s) or it is refused with ErrNotReady and their

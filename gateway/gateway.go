@@ -199,7 +199,7 @@ func (g *Gateway) Serve(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return err
 	}
-	ss, err := s.server.Connect(ctx, t, nil)
+	ss, err := s.server.Connect(ctx, legacyTransport{t}, nil)
 	if err != nil {
 		s.end()
 		return fmt.Errorf("gateway: connect: %w", err)

@@ -74,6 +74,9 @@ type sessionHTTP struct {
 func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	body := bodyOf(r)
 	env := decodeEnvelope(body) // once: the checks and the pass-through path share it
+	if discoverRefused(w, env) {
+		return
+	}
 	sid := r.Header.Get(sessionHeader)
 	if sid == "" {
 		h.g.serveNew(w, r, env, h.sdk)

@@ -171,7 +171,7 @@ func (st *statelessServer) handler() http.Handler {
 func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http.Handler) {
 	body := bodyOf(r)
 	env := decodeEnvelope(body)
-	if rpcRefused(w, env) {
+	if rpcRefused(w, env) || discoverRefused(w, env) {
 		return
 	}
 	s, err := st.server(r.Context())
