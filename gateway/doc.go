@@ -42,6 +42,12 @@
 // /metrics (the README's names are stable). The status page and /metrics pass the same checks
 // (with Auth, the static token only); /healthz and /readyz never ask for a token.
 //
+// A JSON-RPC batch is read under the exchange's protocol version (the Mcp-Protocol-Version
+// header, else the session's negotiated version or the version its initialize asks for): where
+// that version has batches (2025-03-26 and before) its messages, at most 64, are served in
+// order and answered with one JSON array; a batch under 2025-06-18 or later, of no known
+// version, or of more than 64 messages is refused whole with -32600 (HTTP 400).
+//
 // Options.Stateless serves every POST from one server with no Mcp-Session-Id, so any replica
 // may answer; what needs a session (server-to-client requests, list_changed, subscriptions,
 // setLevel, the GET stream, DELETE, session-scoped servers, cancellation) does not work.

@@ -78,6 +78,17 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	sid := r.Header.Get(sessionHeader)
+	if env.batch && env.err == nil {
+		var s *session
+		if sid != "" {
+			if s = h.g.lookup(sid); s == nil {
+				h.sdk.ServeHTTP(w, r) // 404
+				return
+			}
+		}
+		h.serveBatch(w, r, env, s)
+		return
+	}
 	if sid == "" {
 		h.g.serveNew(w, r, env, h.sdk)
 		return

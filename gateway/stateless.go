@@ -174,6 +174,12 @@ func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http
 	if rpcRefused(w, env) || discoverRefused(w, env) {
 		return
 	}
+	if env.batch && env.err == nil {
+		if why := batchRefusal(batchVersion(r, env, nil), len(env.msgs)); why != "" {
+			writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, why)
+			return
+		}
+	}
 	s, err := st.server(r.Context())
 	if err != nil {
 		id, _, _ := initializeIn(env)
