@@ -1,12 +1,17 @@
 package gateway_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // postBody sends one raw POST with the headers a streamable client sends (sid and version
@@ -121,4 +126,45 @@ func TestBatchPerVersion(t *testing.T) {
 	cs, _ := connect(t, f.url, nil) // negotiates 2025-11-25
 	status, _, data = postBody(t, f.url, cs.ID(), "", `[{"jsonrpc":"2.0","id":2,"method":"ping"}]`)
 	refusedBatch(t, "a batch of a 2025-11-25 session", status, data, "2025-11-25")
+}
+
+// TestInflightCapped: a session serves at most Options.MaxInflight requests at once; one more
+// is answered at once with an error naming server.max_inflight, and once a call ends the
+// session takes requests again.
+func TestInflightCapped(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.MaxInflight = 2 })
+	cs := connectPassing(t, f.url)
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	for i := range 2 {
+		wg.Go(func() {
+			body := fmt.Sprintf(`{"jsonrpc":"2.0","id":"slow-%d","method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":60000}}}`, i)
+			req, _ := http.NewRequestWithContext(ctx, http.MethodPost, f.url, strings.NewReader(body))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+			req.Header.Set("Mcp-Session-Id", cs.ID())
+			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+			if resp, err := http.DefaultClient.Do(req); err == nil {
+				resp.Body.Close()
+			}
+		})
+	}
+	var refusal string
+	testwait.For(t, "a third request to be refused", func() bool {
+		_, _, msgs := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","id":99,"method":"ping"}`, nil)
+		if e := rpcError(msgs); e != nil {
+			refusal, _ = e["message"].(string)
+			return true
+		}
+		return false
+	})
+	if !strings.Contains(refusal, "server.max_inflight") || !strings.Contains(refusal, "2 requests in flight") {
+		t.Errorf("refusal %q, want it to name server.max_inflight and the 2 in flight", refusal)
+	}
+	cancel() // the slow calls end with their requests
+	wg.Wait()
+	testwait.For(t, "the session to take requests again", func() bool {
+		_, _, msgs := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","id":100,"method":"ping"}`, nil)
+		return len(msgs) == 1 && rpcError(msgs) == nil
+	})
 }

@@ -64,8 +64,9 @@ func (g *Gateway) sdkOptions(stateless bool) *mcp.StreamableHTTPOptions {
 
 // sessionHTTP serves the requests that passed the checks, session by session.
 type sessionHTTP struct {
-	g   *Gateway
-	sdk http.Handler // the go-sdk's streamable HTTP handler, over serverFor
+	g        *Gateway
+	sdk      http.Handler // the go-sdk's streamable HTTP handler, over serverFor
+	inflight inflight     // the requests of each session being served (Options.MaxInflight)
 }
 
 // post serves a POST, its body held (holdBody): one without a session opens one; one of a
@@ -100,6 +101,11 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.idle.begin()
 	defer s.idle.end()
+	release, ok := h.admitted(w, env, s)
+	if !ok {
+		return
+	}
+	defer release()
 	if s.passThrough(w, r, env) {
 		return
 	}

@@ -119,7 +119,8 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		Token:          so.token,
 		AllowedOrigins: so.allowedOrigins,
 		MaxBodyBytes:   so.maxBody,
-		Stateless:      cfg.Server.Stateless, // HTTP only; no flag
+		MaxInflight:    cfg.Server.MaxInflight, // no flag
+		Stateless:      cfg.Server.Stateless,   // HTTP only; no flag
 	}
 	if !so.stdio { // over stdio the client is the process that started it
 		if base.Auth, err = serveAuth(cfg.Server.Auth, so.addr, cliLogger(opts)); err != nil {
