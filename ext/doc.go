@@ -46,7 +46,8 @@
 // # URIs
 //
 // ResolveURI routes skill://<skill-path>/<file> to the one source that owns the skill (local
-// origins first, then the narrowest scope, then Visible order), mcp://<server>/<uri> to that
+// origins first, then the narrowest scope, then Visible order; skill://<skill-path> alone is
+// its SKILL.md), mcp://<server>/<uri> to that
 // server, and any other scheme to the capabilities registered for it (WithSchemes) or that
 // report it (SchemeSource); otherwise ErrUnknownScheme, naming the scheme and those known. A
 // file a skill lacks is ErrNotFound naming its owner. skill:// paths are checked for traversal

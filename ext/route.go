@@ -66,14 +66,16 @@ func checkSkillURI(raw string) error {
 // candidate first and reading only from the first that says yes:
 //   - skill://<skill-path>/<file>: checked lexically for traversal first (ErrPathTraversal).
 //     Then one source owns the skill and is the only one asked for the file: the skill path
-//     is the outermost prefix of the URI's path (decoded, dot segments resolved) for which a
-//     visible SkillResource has <skill-path>/SKILL.md, and its owner is the first such source
-//     in the order package view uses for every contested name: origin (local, project,
-//     remote), then scope level (turn, agent, session, pool), then Visible order; a
-//     capability registered in several visible slots counts as its registration that
-//     precedes. Only when no SkillResource has the skill are the visible ResourceSources
+//     is the outermost prefix of the URI's path (decoded, dot segments resolved; the whole
+//     path last) for which a visible SkillResource has <skill-path>/SKILL.md, and its owner
+//     is the first such source in the order package view uses for every contested name:
+//     origin (local, project, remote), then scope level (turn, agent, session, pool), then
+//     Visible order; a capability registered in several visible slots counts as its
+//     registration that precedes. Only when no SkillResource has the skill are the visible ResourceSources
 //     registered WithSchemes("skill") asked, under the same rule. A file the owner lacks is
-//     ErrNotFound naming the skill and its owner, never taken from another source.
+//     ErrNotFound naming the skill and its owner, never taken from another source. A URI
+//     naming a skill alone (skill://<skill-path>, trailing slash or not) reads the owner's
+//     skill://<skill-path>/SKILL.md, and the contents carry that URI.
 //   - mcp://<server>/<original-uri>: the visible ResourceSource of remote origin named server, asked for
 //     original-uri exactly as written in uri.
 //   - any other scheme: the visible ResourceSources registered WithSchemes(scheme); with none,
@@ -166,6 +168,10 @@ func (r *Registry) resolveSkill(ctx context.Context, u URI, scope Scope) ([]Reso
 			return nil, errors.Join(append([]error{fmt.Errorf("resolve %s: no visible source has a skill at this path: %w", u.Raw, ErrNotFound)}, errs...)...)
 		}
 	}
+	if n == len(segs) {
+		// The URI names the skill alone: its SKILL.md, which the owner just said it has.
+		return read(owner, skillFileURI(segs))
+	}
 	// Only the owner is asked for the file: a file it lacks is not taken from another source.
 	ok, err := exists(owner, u.Raw)
 	if err != nil {
@@ -197,17 +203,18 @@ func skillSegments(u URI) []string {
 }
 
 // skillOwner finds the source that serves the skill a skill:// URI names: for each candidate
-// skill path, outermost first (segs[:1], segs[:2], … up to the segment before the file), it
-// asks the sources in precedence order whether they have <skill-path>/SKILL.md; the first
-// that does owns the skill, and n is the length of its skill path. Errors of sources that
-// could not answer are returned too (they are passed over, as the view leaves out a source
-// whose listing fails); err is the context's.
+// skill path, outermost first (segs[:1], segs[:2], … up to the whole path, which names a
+// skill alone), it asks the sources in precedence order whether they have
+// <skill-path>/SKILL.md; the first that does owns the skill, and n is the length of its skill
+// path (len(segs) when the URI names the skill alone). Errors of sources that could not
+// answer are returned too (they are passed over, as the view leaves out a source whose
+// listing fails); err is the context's.
 func skillOwner(ctx context.Context, sources []*entry, segs []string,
 	exists func(*entry, string) (bool, error)) (owner *entry, n int, errs []error, err error) {
 	if len(sources) == 0 {
 		return nil, 0, nil, nil
 	}
-	for n = 1; n < len(segs); n++ {
+	for n = 1; n <= len(segs); n++ {
 		probe := skillFileURI(segs[:n])
 		for _, e := range sources {
 			if err := ctx.Err(); err != nil {

@@ -74,7 +74,8 @@ func (s *session) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 }
 
 // complete routes completion/complete to the capability behind the prompt or template named,
-// when it completes (ext.Completer); anything else gets an empty completion.
+// when it completes (ext.Completer), and the session's own skill-files template to the skill
+// sources (completeSkillPath); anything else gets an empty completion.
 func (s *session) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	p := req.Params
 	empty := &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: []string{}}}
@@ -107,6 +108,9 @@ func (s *session) complete(ctx context.Context, req *mcp.CompleteRequest) (*mcp.
 				owner = t.Capability
 				break
 			}
+		}
+		if owner == "" && p.Ref.URI == skillFiles.URITemplate {
+			return s.completeSkillPath(ctx, er)
 		}
 	}
 	if owner == "" {

@@ -322,6 +322,41 @@ func (c *digestCache) put(uri, path string, fi os.FileInfo, f skillFile) {
 	c.m[digestKey{uri, path}] = digestEntry{fi: fi, file: f}
 }
 
+// maxCompletions is MCP's bound on the values of one completion.
+const maxCompletions = 100
+
+// completeSkillPath completes the skill-files template from the local skill sources the
+// session sees (skill resources that complete; an upstream's skills have no file list here),
+// in registration order, merged without repeats, at most maxCompletions values.
+func (s *session) completeSkillPath(ctx context.Context, req *ext.CompleteRequest) (*mcp.CompleteResult, error) {
+	out := mcp.CompletionResultDetails{Values: []string{}}
+	seen := map[string]bool{}
+	for _, r := range s.g.reg.Registrations(s.scope) {
+		_, skills := r.Capability.(ext.SkillResource)
+		c, ok := r.Capability.(ext.Completer)
+		if !skills || !ok || r.Origin.Remote() {
+			continue
+		}
+		res, err := c.Complete(ctx, req)
+		if err != nil {
+			return nil, rpcError(err)
+		}
+		out.HasMore = out.HasMore || res.HasMore
+		for _, v := range res.Values {
+			if seen[v] {
+				continue
+			}
+			if len(out.Values) == maxCompletions {
+				out.HasMore = true
+				break
+			}
+			seen[v] = true
+			out.Values = append(out.Values, v)
+		}
+	}
+	return &mcp.CompleteResult{Completion: out}, nil
+}
+
 // readBytes reads uri through the view: a single content, its text or blob.
 func readBytes(ctx context.Context, v *view.View, uri string) ([]byte, error) {
 	cs, err := v.ReadResource(ctx, uri)

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -66,17 +67,22 @@ func (s *session) unsubscribeAll(ctx context.Context) {
 }
 
 // subscriber finds the capability the session sees that has uri and can watch it: the first
-// visible resource source that says it has it.
+// visible resource source, or skill source (a skill manager, whose watcher reports edits), that
+// says it has it.
 func (s *session) subscriber(ctx context.Context, uri string) (ext.ResourceSubscriber, error) {
 	for _, r := range s.g.reg.Registrations(s.scope) {
 		sub, ok := r.Capability.(ext.ResourceSubscriber)
 		if !ok {
 			continue
 		}
+		has, err := true, error(nil)
 		if src, ok := r.Capability.(ext.ResourceSource); ok {
-			if has, err := src.ResourceExists(ctx, uri); err != nil || !has {
-				continue
-			}
+			has, err = src.ResourceExists(ctx, uri)
+		} else if sk, ok := r.Capability.(ext.SkillResource); ok {
+			has, err = sk.SkillExists(ctx, uri)
+		}
+		if err != nil || !has {
+			continue
 		}
 		return sub, nil
 	}
@@ -84,11 +90,19 @@ func (s *session) subscriber(ctx context.Context, uri string) (ext.ResourceSubsc
 		Message: fmt.Sprintf("resources/subscribe %s: no server of this session has the resource and supports subscriptions", uri)}
 }
 
-// resourcesUpdated tells the subscribed clients about the resources the events name.
+// resourcesUpdated tells the subscribed clients about the resources the events name. A
+// skill's SKILL.md is also announced as skill://<skill-path>, the URI naming the skill alone,
+// which reads the same file.
 func (s *session) resourcesUpdated(ctx context.Context, uris map[string]bool) {
 	for uri := range uris {
-		if err := s.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: uri}); err != nil {
-			s.g.log.Debug("resources/updated not sent", "session", s.id, "uri", uri, "err", err)
+		send := []string{uri}
+		if base, ok := strings.CutSuffix(uri, "/SKILL.md"); ok && strings.HasPrefix(base, "skill://") {
+			send = append(send, base)
+		}
+		for _, u := range send {
+			if err := s.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u}); err != nil {
+				s.g.log.Debug("resources/updated not sent", "session", s.id, "uri", u, "err", err)
+			}
 		}
 	}
 }

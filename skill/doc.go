@@ -39,11 +39,15 @@
 // # Serving
 //
 //   - skill://<name>/<path> (skill://<ns>/<name>/<path> when namespaced) reads a skill's files;
-//     skill://<name> alone is its SKILL.md.
+//     skill://<name> alone (skill://<ns>/<name>) is its SKILL.md, here and through
+//     ext.Registry.ResolveURI.
 //   - Instructions: a static <available-skills> catalogue (name and description, sorted,
 //     XML-escaped) and a dynamic part with the always-active skills and those Options.Matcher
 //     picks for a turn. load_skill returns a skill's body with its folder's URI and up to 50
-//     files. disable-model-invocation keeps a skill from the model, not from the user.
+//     files; a name no skill has exactly is compared without case, "-", "_" and spaces (one
+//     match is loaded, several are an error naming them), and an unknown name is an error
+//     listing the skills the model may load. disable-model-invocation keeps a skill from the
+//     model, not from the user.
 //   - Every user-invocable skill is a command ("skill:<name>"). Its body is a template only when
 //     the frontmatter has arguments or argument-hint or the body uses $ARGUMENTS; any other is
 //     returned byte for byte, with "\n\nUser arguments: …" appended when arguments are given.
@@ -51,8 +55,12 @@
 //     Options.Children or per session with Manager.NewServers; their tools are
 //     "<skill>__<tool>", filtered by allowed-tools (absent: all; empty: none).
 //   - With Options.Watch, changes are picked up after Options.Debounce (500 ms) and announced as
-//     skills_changed, resources_changed, commands_changed and tools_changed; a skill broken by
-//     an edit is dropped with a diagnostic, the others stay.
+//     skills_changed, resources_changed (one per file URI touched, up to 16), commands_changed
+//     and tools_changed; a skill broken by an edit is dropped with a diagnostic, the others
+//     stay. SubscribeResource accepts any skill:// URI the manager has, since those events are
+//     its updates; without Watch it is refused.
+//   - Complete completes the path of PathTemplate (skill://{+path}): skill paths, then the files
+//     of the skills they name, at most 100 values.
 //
 // Rationale: docs/design/skill.md.
 package skill

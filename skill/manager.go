@@ -97,14 +97,16 @@ type Manager struct {
 
 // Interface guards: the contracts the registry finds by type assertion.
 var (
-	_ ext.Capability       = (*Manager)(nil)
-	_ ext.SkillResource    = (*Manager)(nil)
-	_ ext.CommandResource  = (*Manager)(nil)
-	_ ext.ChangeObservable = (*Manager)(nil)
-	_ ext.Composite        = (*Manager)(nil)
-	_ ext.TurnInstructor   = (*Manager)(nil)
-	_ ext.ToolProvider     = (*Manager)(nil)
-	_ ext.Instructor       = (*Manager)(nil)
+	_ ext.Capability         = (*Manager)(nil)
+	_ ext.SkillResource      = (*Manager)(nil)
+	_ ext.CommandResource    = (*Manager)(nil)
+	_ ext.ChangeObservable   = (*Manager)(nil)
+	_ ext.Composite          = (*Manager)(nil)
+	_ ext.TurnInstructor     = (*Manager)(nil)
+	_ ext.ToolProvider       = (*Manager)(nil)
+	_ ext.Instructor         = (*Manager)(nil)
+	_ ext.Completer          = (*Manager)(nil)
+	_ ext.ResourceSubscriber = (*Manager)(nil)
 )
 
 // state is one immutable view of the skills.

@@ -7,6 +7,7 @@ import (
 	"path"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -197,7 +198,10 @@ func (c *children) call(ctx context.Context, call *ext.ToolCall) (*ext.ToolResul
 // use (disable-model-invocation) and URIs of files inside a skill are tool errors (IsError)
 // that say what to do instead, so the model sees them and can correct itself. A skill:// URI
 // naming the skill itself (skill://<name>, skill://<name>/SKILL.md, skill://<ns>/<name>/SKILL.md)
-// is taken as its name. A bare name never reaches a namespaced skill.
+// is taken as its name. A name no skill has exactly is compared without case, "-", "_" and
+// spaces (looseMatches): one match is loaded, several are an error naming them; no match is an
+// error listing close names and the skills the model may load. A bare name never reaches a
+// namespaced skill.
 func (m *Manager) loadSkill(args json.RawMessage) *ext.ToolResult {
 	fail := func(format string, a ...any) *ext.ToolResult {
 		res := ext.TextResult(fmt.Sprintf(format, a...))
@@ -228,6 +232,15 @@ func (m *Manager) loadSkill(args json.RawMessage) *ext.ToolResult {
 	}
 	st := m.state.Load()
 	s := st.byName[name]
+	if s == nil {
+		switch found := looseMatches(name, st.skills); len(found) {
+		case 0:
+		case 1:
+			s, name = found[0], found[0].Name
+		default:
+			return fail("Skill name %q is ambiguous: it may be %s. Call load_skill with one of these names.", name, quotedNames(found))
+		}
+	}
 	if s != nil && s.DisableModelInvocation {
 		how := ""
 		if s.UserInvocable {
@@ -240,8 +253,9 @@ func (m *Manager) loadSkill(args json.RawMessage) *ext.ToolResult {
 		usable := slices.DeleteFunc(slices.Clone(st.skills), func(s *Skill) bool { return s.DisableModelInvocation })
 		if close := closeNames(name, usable); len(close) > 0 {
 			msg += " Did you mean: " + strings.Join(close, ", ") + "?"
-		} else if len(usable) > 0 {
-			msg += " Use a name from <available-skills>."
+		}
+		if len(usable) > 0 {
+			msg += " Skills you can load: " + listNames(usable, maxListedSkills) + "."
 		}
 		return fail("%s", msg)
 	}
@@ -250,6 +264,66 @@ func (m *Manager) loadSkill(args json.RawMessage) *ext.ToolResult {
 		return fail("Skill %q could not be read: %v", name, err)
 	}
 	return ext.TextResult(contentBlock(s, body, true))
+}
+
+// maxListedSkills bounds the names a load_skill error lists.
+const maxListedSkills = 50
+
+// looseKey is a skill name as load_skill compares it when no skill has the exact name: lower
+// case, without "-", "_" and spaces.
+func looseKey(name string) string {
+	name = strings.Map(func(r rune) rune {
+		if r == '-' || r == '_' || r == ' ' {
+			return -1
+		}
+		return r
+	}, name)
+	return strings.ToLower(name)
+}
+
+// looseMatches returns the skills whose looseKey is name's: those the model may use when there
+// are any (a skill marked disable-model-invocation is never offered as a candidate), else the
+// others, so the refusal names the skill. A bare name never matches a namespaced skill: the
+// key keeps the namespace separator.
+func looseMatches(name string, skills []*Skill) []*Skill {
+	key := looseKey(name)
+	var usable, hidden []*Skill
+	for _, s := range skills {
+		if looseKey(s.Name) != key {
+			continue
+		}
+		if s.DisableModelInvocation {
+			hidden = append(hidden, s)
+		} else {
+			usable = append(usable, s)
+		}
+	}
+	if len(usable) > 0 {
+		return usable
+	}
+	return hidden[:min(len(hidden), 1)]
+}
+
+// quotedNames lists the skills' names quoted, joined by commas and a final "or".
+func quotedNames(skills []*Skill) string {
+	q := make([]string, len(skills))
+	for i, s := range skills {
+		q[i] = strconv.Quote(s.Name)
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
+}
+
+// listNames joins the names of up to limit skills, saying how many more there are.
+func listNames(skills []*Skill, limit int) string {
+	var names []string
+	for _, s := range skills[:min(len(skills), limit)] {
+		names = append(names, s.Name)
+	}
+	out := strings.Join(names, ", ")
+	if n := len(skills) - limit; n > 0 {
+		out += fmt.Sprintf(" and %d more", n)
+	}
+	return out
 }
 
 // closeNames returns up to five skill names near name: containing it, contained in it, or

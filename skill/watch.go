@@ -3,8 +3,10 @@ package skill
 import (
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/fswatch"
@@ -107,8 +109,9 @@ func (m *Manager) onFiles(changed []string) {
 // emitChanges compares two states and emits one event per kind affected:
 //   - skills_changed when a skill appeared, went away or was read again (SourceURI its
 //     SKILL.md when only one skill is concerned);
-//   - resources_changed for the same reasons and for any file changed inside a skill folder
-//     (SourceURI the file, or the skill's SKILL.md, when only one skill is concerned);
+//   - resources_changed for the same reasons and for any file changed inside a skill folder:
+//     one event per URI touched (changedURIs), each a SourceURI, or one without a URI past
+//     maxURIEvents;
 //   - commands_changed when the list of commands (names, descriptions, argument hints) changed;
 //   - tools_changed when load_skill appeared or went away, or a skill's MCP servers changed.
 func (m *Manager) emitChanges(old, cur *state, changed []string) {
@@ -155,16 +158,13 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 		emit(ext.SkillsChanged, uri)
 	}
 	if len(resHit) > 0 {
-		uri := ""
-		if len(resHit) == 1 {
-			for n := range resHit {
-				uri = uriBase(n) + "/SKILL.md"
-				if files := filesHit[n]; len(files) == 1 && !skillsHit[n] {
-					uri = fileURI(n, files[0], cur, old)
-				}
-			}
+		uris := changedURIs(resHit, skillsHit, filesHit, cur, old)
+		if len(uris) > maxURIEvents {
+			uris = []string{""}
 		}
-		emit(ext.ResourcesChanged, uri)
+		for _, uri := range uris {
+			emit(ext.ResourcesChanged, uri)
+		}
 	}
 	if !sameCommands(commandEntries(old.skills), commandEntries(cur.skills)) {
 		emit(ext.CommandsChanged, "")
@@ -187,6 +187,25 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 	if toolsChanged {
 		emit(ext.ToolsChanged, "")
 	}
+}
+
+// maxURIEvents bounds the resources_changed events of one batch: past it (a checkout touching
+// many files) one event without a URI says that resources changed.
+const maxURIEvents = 16
+
+// changedURIs lists, sorted, the skill:// URIs a batch touched: the SKILL.md of each skill read
+// again, appeared or gone, and each file changed in a skill folder.
+func changedURIs(resHit, skillsHit map[string]bool, filesHit map[string][]string, cur, old *state) []string {
+	set := map[string]bool{}
+	for n := range resHit {
+		if skillsHit[n] {
+			set[uriBase(n)+"/SKILL.md"] = true
+		}
+		for _, f := range filesHit[n] {
+			set[fileURI(n, f, cur, old)] = true
+		}
+	}
+	return slices.Sorted(maps.Keys(set))
 }
 
 // fileURI names a changed file of skill n as skill://n/<path> (uriBase).

@@ -55,7 +55,7 @@ func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io
 	logger := cliLogger(opts)
 	// The ACP SDK logs through slog.Default; stdout is the protocol's.
 	slog.SetDefault(logger)
-	h, err := buildHost(ctx, opts, true, nil)
+	h, _, err := buildHost(ctx, opts, true)
 	if err != nil {
 		return err
 	}

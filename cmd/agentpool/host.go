@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/agentpool/agentpool/config"
@@ -109,15 +110,25 @@ func trustStore() (*trust.Store, error) {
 	return trust.NewStore(path), nil
 }
 
+// cleanups holds, per host buildHost made, what closeHost does once the host is closed:
+// remove the folder the bundled example skills were written to.
+var cleanups sync.Map // *host.Host → func()
+
 // buildHost finds the configs (see configs) and builds the host every command uses, serve
-// included, with bundled as bundled skill roots (see host.Options.BundledSkillDirs). When the
-// project's sources were skipped for want of trust it says so, once, on stderr.
-func buildHost(ctx context.Context, opts *options, watch bool, bundled []string) (*host.Host, error) {
+// included: with neither --config nor --skills-dir it also serves the bundled example skills
+// (bundledExamples, as host.Options.BundledSkillDirs), so every command sees what serve
+// serves; closeHost removes their folder. It returns the examples' names. When the project's
+// sources were skipped for want of trust it says so, once, on stderr.
+func buildHost(ctx context.Context, opts *options, watch bool) (*host.Host, []string, error) {
 	project, _ := os.Getwd()
 	home := homeDir()
 	cfg, projCfg, projErr, err := configs(opts, project, home)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	bundled, examples, cleanup, err := bundledExamples(opts)
+	if err != nil {
+		return nil, nil, err
 	}
 	// What the loader found worth saying (an imported server shadowed by the YAML's own, an
 	// IDE-only key dropped): said once, never silently.
@@ -146,8 +157,10 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 		Tokens:           tokenStore(),
 	})
 	if err != nil {
-		return nil, err
+		cleanup()
+		return nil, nil, err
 	}
+	cleanups.Store(h, cleanup)
 	proj := h.Current().Project
 	reportUntrusted(say, proj)
 	reportPluginProblems(say, h.Plugins())
@@ -156,13 +169,13 @@ func buildHost(ctx context.Context, opts *options, watch bool, bundled []string)
 			fmt.Fprintf(say, "agentpool: project config: %s\n", w)
 		}
 	}
-	return h, nil
+	return h, examples, nil
 }
 
 // openHost builds the host (buildHost) with the command's session opened, and returns the
 // scope the command sees.
 func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, ext.Scope, error) {
-	h, err := buildHost(ctx, opts, ho.watch, nil)
+	h, _, err := buildHost(ctx, opts, ho.watch)
 	if err != nil {
 		return nil, ext.Scope{}, err
 	}
@@ -209,6 +222,9 @@ func closeHost(h *host.Host) {
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	_ = h.Close(ctx)
+	if cleanup, ok := cleanups.LoadAndDelete(h); ok {
+		cleanup.(func())()
+	}
 }
 
 // withHost makes a cobra RunE that opens the host, runs fn with it and the command's scope,

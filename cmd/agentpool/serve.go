@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/config"
-	"github.com/agentpool/agentpool/examples"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
@@ -291,32 +290,19 @@ func newHTTPServer(handler http.Handler, readTimeout time.Duration) *http.Server
 }
 
 // buildServeHost builds the host as every command does (buildHost), without opening a
-// session: each client session opens its own. With no --config and no --skills-dir it also
-// serves the bundled example skills, so a first run shows something real: they are written to
-// a temporary directory (the skill manager reads real folders), which cleanup removes, and
-// served as bundled skills, which any other skill of the same name outranks.
+// session: each client session opens its own. With no --config and no --skills-dir that host
+// serves the bundled example skills too, so a first run shows something real; serve says so.
+// cleanup has nothing left to do (closeHost removes the examples' folder); it is kept for the
+// caller's shutdown order.
 func buildServeHost(ctx context.Context, opts *options, stderr io.Writer) (h *host.Host, cleanup func(), err error) {
-	cleanup = func() {}
-	var bundled []string
-	if opts.configFile == "" && len(opts.skillsDirs) == 0 {
-		dir, err := os.MkdirTemp("", "agentpool-examples-")
-		if err != nil {
-			return nil, nil, fmt.Errorf("serve: the example skills: %w", err)
-		}
-		cleanup = func() { _ = os.RemoveAll(dir) }
-		written, err := examples.WriteSkills(dir)
-		if err != nil {
-			cleanup()
-			return nil, nil, fmt.Errorf("serve: %w", err)
-		}
-		bundled = []string{dir}
-		fmt.Fprintf(stderr, "agentpool: no --config or --skills-dir: also serving the bundled example skills %s\n", strings.Join(written, ", "))
-	}
-	if h, err = buildHost(ctx, opts, true, bundled); err != nil {
-		cleanup()
+	h, written, err := buildHost(ctx, opts, true)
+	if err != nil {
 		return nil, nil, err
 	}
-	return h, cleanup, nil
+	if len(written) > 0 {
+		fmt.Fprintf(stderr, "agentpool: no --config or --skills-dir: also serving the bundled example skills %s\n", strings.Join(written, ", "))
+	}
+	return h, func() {}, nil
 }
 
 // readCloser gives r a Close; the go-sdk closes its reader when the session ends.

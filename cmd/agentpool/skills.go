@@ -3,7 +3,9 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 
+	"github.com/agentpool/agentpool/examples"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/skill"
@@ -153,4 +155,27 @@ func newSkillsValidateCmd() *cobra.Command {
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
 	return cmd
+}
+
+// bundledExamples writes the bundled example skills to a new temporary folder when the command
+// runs with neither --config nor --skills-dir, the default every command shares with serve,
+// and returns it as bundled skill roots (any other skill of the same name outranks them), the
+// skills' names and a cleanup that removes the folder. Otherwise it returns nothing, and a
+// cleanup with nothing to do. The skill manager reads real folders, hence the copy.
+func bundledExamples(opts *options) (dirs, names []string, cleanup func(), err error) {
+	cleanup = func() {}
+	if opts.configFile != "" || len(opts.skillsDirs) > 0 {
+		return nil, nil, cleanup, nil
+	}
+	dir, err := os.MkdirTemp("", "agentpool-examples-")
+	if err != nil {
+		return nil, nil, cleanup, fmt.Errorf("the bundled example skills: %w", err)
+	}
+	cleanup = func() { _ = os.RemoveAll(dir) }
+	names, err = examples.WriteSkills(dir)
+	if err != nil {
+		cleanup()
+		return nil, nil, func() {}, err
+	}
+	return []string{dir}, names, cleanup, nil
 }

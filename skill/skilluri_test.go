@@ -1,0 +1,124 @@
+package skill
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// TestSkillNameAloneThroughRegistry: through the registry's routing, skill://<name> (with or
+// without a trailing slash) and a namespaced skill's skill://<ns>/<name> read the skill's
+// SKILL.md, as skill://<name>/SKILL.md does; an unknown skill or file stays ErrNotFound.
+func TestSkillNameAloneThroughRegistry(t *testing.T) {
+	base := t.TempDir()
+	user := filepath.Join(base, "user")
+	plug := filepath.Join(base, "plug", "skills")
+	write(t, user, "my-skill/SKILL.md", skillMD("name: my-skill\ndescription: Mine.\n", "My body"))
+	write(t, plug, "deploy/SKILL.md", skillMD("name: deploy\ndescription: Deploys.\n", "Deploy body"))
+	m := newTestManager(t, &Options{Roots: []string{user}, NamespacedRoots: []NamespacedRoot{{Namespace: "plug", Dir: plug}}})
+	reg := ext.NewRegistry(nil)
+	t.Cleanup(func() { _ = reg.Close(context.Background()) })
+	if err := reg.Register(m, ext.LevelPool, ext.Scope{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for uri, want := range map[string]string{
+		"skill://my-skill":             "My body",
+		"skill://my-skill/":            "My body",
+		"skill://my-skill/SKILL.md":    "My body",
+		"skill://plug/deploy":          "Deploy body",
+		"skill://plug/deploy/SKILL.md": "Deploy body",
+	} {
+		res, err := reg.ResolveURI(ctx, uri, ext.Scope{})
+		if err != nil || len(res) != 1 || !strings.Contains(res[0].Text, want) {
+			t.Errorf("ResolveURI(%s) = %+v, %v; want %q", uri, res, err, want)
+		}
+	}
+	for _, uri := range []string{"skill://nosuch", "skill://my-skill/nosuch.md", "skill://plug", "skill://plug/nosuch"} {
+		if _, err := reg.ResolveURI(ctx, uri, ext.Scope{}); !errors.Is(err, ext.ErrNotFound) {
+			t.Errorf("ResolveURI(%s) = %v, want ErrNotFound", uri, err)
+		}
+	}
+}
+
+// TestLoadSkillNormalisedName: load_skill finds a skill whatever the case of the name and
+// whether it is written with "_", "-" or neither; a name that two skills share so normalised is
+// an error naming both; a name nothing matches is an error listing the skills the model may
+// load (never one marked disable-model-invocation); a bare name still never reaches a
+// namespaced skill.
+func TestLoadSkillNormalisedName(t *testing.T) {
+	base := t.TempDir()
+	user := filepath.Join(base, "user")
+	plug := filepath.Join(base, "plug", "skills")
+	write(t, user, "my-skill/SKILL.md", skillMD("name: my-skill\ndescription: Mine.\n", "My body"))
+	write(t, user, "code-review/SKILL.md", skillMD("name: code-review\ndescription: Hyphenated.\n", "Hyphen body"))
+	write(t, user, "codereview/SKILL.md", skillMD("name: codereview\ndescription: One word.\n", "One-word body"))
+	write(t, user, "secret-op/SKILL.md", skillMD("name: secret-op\ndescription: User only.\ndisable-model-invocation: true\n", "Secret body"))
+	write(t, plug, "deploy/SKILL.md", skillMD("name: deploy\ndescription: Deploys.\n", "Deploy body"))
+	m := newTestManager(t, &Options{Roots: []string{user}, NamespacedRoots: []NamespacedRoot{{Namespace: "plug", Dir: plug}}})
+	for name, want := range map[string]string{
+		"my_skill": "My body", "My-Skill": "My body", "MY_SKILL": "My body", " my_skill ": "My body", "MySkill": "My body",
+		"plug:DEPLOY": "Deploy body", "Plug:deploy": "Deploy body",
+		// Exact names win over their normalised neighbours.
+		"codereview": "One-word body", "code-review": "Hyphen body",
+	} {
+		if res := loadSkill(t, m, name); res.IsError || !strings.Contains(res.Content[0].Text, want) {
+			t.Errorf("load_skill %q = %+v, want %q", name, res, want)
+		}
+	}
+	res := loadSkill(t, m, "Code_Review")
+	if text := res.Content[0].Text; !res.IsError || !strings.Contains(text, "ambiguous") ||
+		!strings.Contains(text, `"code-review" or "codereview"`) || strings.Contains(text, "body") {
+		t.Errorf("load_skill Code_Review = %+v, want an error naming both candidates", res)
+	}
+	if res := loadSkill(t, m, "Secret_Op"); !res.IsError || !strings.Contains(res.Content[0].Text, "disable-model-invocation") {
+		t.Errorf("load_skill Secret_Op = %+v, want the user-only refusal", res)
+	}
+	res = loadSkill(t, m, "unrelated")
+	if text := res.Content[0].Text; !res.IsError || !strings.Contains(text, `No skill named "unrelated"`) ||
+		!strings.Contains(text, "Skills you can load: code-review, codereview, my-skill, plug:deploy.") || strings.Contains(text, "secret-op") {
+		t.Errorf("load_skill unrelated = %+v, want the model-invocable skills listed", res)
+	}
+	if res := loadSkill(t, m, "deploy"); !res.IsError || strings.Contains(res.Content[0].Text, "Deploy body") {
+		t.Errorf("load_skill deploy reached the namespaced skill: %+v", res)
+	}
+}
+
+// TestSubscribeResource: a watching manager accepts subscriptions to its skills' files and to
+// a skill's own URI, refuses what it lacks with ErrNotFound, and refuses everything when it
+// does not watch (no update would come); after Close both methods return ErrClosed.
+func TestSubscribeResource(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "my-skill/SKILL.md", skillMD("name: my-skill\ndescription: Mine.\n", "My body"))
+	write(t, root, "my-skill/notes.md", "notes")
+	ctx := context.Background()
+	watching := newTestManager(t, &Options{Roots: []string{root}, Watch: true})
+	for _, uri := range []string{"skill://my-skill/SKILL.md", "skill://my-skill", "skill://my-skill/notes.md"} {
+		if err := watching.SubscribeResource(ctx, uri); err != nil {
+			t.Errorf("subscribe %s: %v", uri, err)
+		}
+		if err := watching.UnsubscribeResource(ctx, uri); err != nil {
+			t.Errorf("unsubscribe %s: %v", uri, err)
+		}
+	}
+	for _, uri := range []string{"skill://nosuch/SKILL.md", "skill://my-skill/nosuch.md", "test://x"} {
+		if err := watching.SubscribeResource(ctx, uri); !errors.Is(err, ext.ErrNotFound) {
+			t.Errorf("subscribe %s = %v, want ErrNotFound", uri, err)
+		}
+	}
+	still := newTestManager(t, &Options{Roots: []string{root}})
+	if err := still.SubscribeResource(ctx, "skill://my-skill/SKILL.md"); err == nil || !strings.Contains(err.Error(), "not watched") {
+		t.Errorf("subscribe without a watcher = %v, want a refusal saying why", err)
+	}
+	_ = watching.Close(ctx)
+	if err := watching.SubscribeResource(ctx, "skill://my-skill/SKILL.md"); !errors.Is(err, ext.ErrClosed) {
+		t.Errorf("subscribe after Close = %v", err)
+	}
+	if err := watching.UnsubscribeResource(ctx, "skill://my-skill/SKILL.md"); !errors.Is(err, ext.ErrClosed) {
+		t.Errorf("unsubscribe after Close = %v", err)
+	}
+}
