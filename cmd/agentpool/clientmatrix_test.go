@@ -2,8 +2,10 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -14,20 +16,34 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// matrixReport is what the client programs of the matrix print (internal/clientmatrix/mcpgo,
-// testdata/clientmatrix/client.mjs).
-type matrixReport struct {
-	ProtocolVersion string   `json:"protocol_version"`
-	Server          string   `json:"server"`
-	Tools           []string `json:"tools"`
-	CallText        string   `json:"call_text"`
-	CallIsError     bool     `json:"call_is_error"`
-	Step            string   `json:"step"`
-	Error           string   `json:"error"`
+// stepReport is what a client program of the matrix (internal/clientmatrix/mcpgo,
+// testdata/clientmatrix/client.mjs) prints for each step of its script.
+type stepReport struct {
+	Op              string            `json:"op"`
+	Error           string            `json:"error"`
+	ProtocolVersion string            `json:"protocol_version"`
+	Server          string            `json:"server"`
+	Session         string            `json:"session"`
+	Names           []string          `json:"names"`
+	Text            string            `json:"text"`
+	IsError         bool              `json:"is_error"`
+	Progress        []float64         `json:"progress"`
+	Results         map[string]string `json:"results"`
+}
+
+// scriptStep is one step of a client program's script: op and its arguments (see the step type
+// of internal/clientmatrix/mcpgo) and what its report must hold (want returns what is wrong,
+// or "").
+type scriptStep struct {
+	step map[string]any
+	want func(r stepReport) string
 }
 
 // repoRoot returns the repository's root folder.
@@ -85,36 +101,79 @@ func tsClient(t *testing.T) []string {
 	return []string{node, filepath.Join(root, "testdata", "clientmatrix", "client.mjs")}
 }
 
-// runClient runs a client program with args and returns its report; home is the HOME of the
-// serve it starts over stdio.
-func runClient(t *testing.T, home string, argv ...string) matrixReport {
+// runScript runs a client program (argv: the program and its --stdio or --http) with env and
+// the script's steps, checks each step's report and returns the reports. A step that failed,
+// or a report that is not what its step wants, fails t; the program stops at a failed step.
+func runScript(t *testing.T, what string, env, argv []string, script []scriptStep) []stepReport {
 	t.Helper()
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), "HOME="+home)
+	var steps []map[string]any
+	for _, s := range script {
+		steps = append(steps, s.step)
+	}
+	data, err := json.Marshal(steps)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(argv[0], append(argv[1:], "--steps", string(data))...)
+	cmd.Env = env
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
-	var r matrixReport
-	if jerr := json.Unmarshal(bytes.TrimSpace(out), &r); jerr != nil {
-		t.Fatalf("%s: %v; printed %q; stderr:\n%s", strings.Join(argv, " "), err, out, tail(stderr.String(), 2000))
+	var reports []stepReport
+	for line := range strings.Lines(string(out)) {
+		var r stepReport
+		if jerr := json.Unmarshal([]byte(line), &r); jerr != nil {
+			t.Fatalf("%s: printed %q, not a step's report (%v); stderr:\n%s", what, line, jerr, tail(stderr.String(), 2000))
+		}
+		reports = append(reports, r)
 	}
-	if err != nil || r.Error != "" {
-		t.Errorf("%s: failed at %s: %s (%v); stderr:\n%s", filepath.Base(argv[0]), r.Step, r.Error, err, tail(stderr.String(), 2000))
+	for i, r := range reports {
+		if i >= len(script) || r.Op != script[i].step["op"] {
+			t.Fatalf("%s: report %d is %+v, not of step %v", what, i, r, script[min(i, len(script)-1)].step)
+		}
+		if r.Error != "" {
+			t.Errorf("%s: step %d %v failed: %s; stderr:\n%s", what, i, script[i].step, r.Error, tail(stderr.String(), 2000))
+		} else if script[i].want != nil {
+			if wrong := script[i].want(r); wrong != "" {
+				t.Errorf("%s: step %d %v: %s", what, i, script[i].step, wrong)
+			}
+		}
 	}
-	return r
+	if len(reports) < len(script) && !t.Failed() {
+		t.Errorf("%s: %d of %d steps reported (%v); stderr:\n%s", what, len(reports), len(script), err, tail(stderr.String(), 2000))
+	}
+	return reports
 }
 
-// checkReport checks that a client listed the fixture's tools and called fault__echo.
-func checkReport(t *testing.T, what string, r matrixReport, wantVersion string) {
-	t.Helper()
-	if r.Server != "agentpool" || !slices.Contains(r.Tools, "fault__echo") || !slices.Contains(r.Tools, "load_skill") {
-		t.Errorf("%s: server %q, tools %v: want agentpool's, fault__echo and load_skill among them", what, r.Server, r.Tools)
+// wantText wants a step's text to be text.
+func wantText(text string) func(stepReport) string {
+	return func(r stepReport) string {
+		if r.Text != text || r.IsError {
+			return fmt.Sprintf("answered %q (tool error %v), want %q", r.Text, r.IsError, text)
+		}
+		return ""
 	}
-	if r.CallText != "matrix" || r.CallIsError {
-		t.Errorf("%s: fault__echo answered %q (error %v), want %q", what, r.CallText, r.CallIsError, "matrix")
+}
+
+// wantNames wants a step's names to include names.
+func wantNames(names ...string) func(stepReport) string {
+	return func(r stepReport) string {
+		for _, n := range names {
+			if !slices.Contains(r.Names, n) {
+				return fmt.Sprintf("returned %q, want %q among them", r.Names, n)
+			}
+		}
+		return ""
 	}
-	if wantVersion != "" && r.ProtocolVersion != wantVersion {
-		t.Errorf("%s: negotiated %q, want %q", what, r.ProtocolVersion, wantVersion)
+}
+
+// wantAgentpool wants a connect to have reached serve at version (any version if "").
+func wantAgentpool(version string) func(stepReport) string {
+	return func(r stepReport) string {
+		if r.Server != "agentpool" || version != "" && r.ProtocolVersion != version {
+			return fmt.Sprintf("server %q negotiated %q, want agentpool at %q", r.Server, r.ProtocolVersion, version)
+		}
+		return ""
 	}
 }
 
@@ -126,29 +185,28 @@ func TestClientMatrix(t *testing.T) {
 	t.Parallel()
 	fixture := serveFixture(t)
 	home := t.TempDir()
+	env := append(os.Environ(), "HOME="+home)
 	url, _ := startServeHTTP(t, home, fixture...)
 	stdio := strings.Join(append(append([]string{"agentpool"}, fixture...), "serve", "--stdio"), " ")
-	call := []string{"--call", "fault__echo", "--args", `{"text":"matrix"}`}
+	script := func(version string) []scriptStep {
+		return []scriptStep{
+			{map[string]any{"op": "connect", "version": version}, wantAgentpool(cmp.Or(version, "2025-11-25"))},
+			{map[string]any{"op": "list_tools"}, wantNames("fault__echo", "load_skill")},
+			{map[string]any{"op": "call", "name": "fault__echo", "args": map[string]any{"text": "matrix"}}, wantText("matrix")},
+		}
+	}
 
 	mcpgo := mcpgoClient(t)
 	for _, v := range []string{"", "2025-06-18", "2025-03-26", "2024-11-05"} {
-		want := v
-		if v == "" {
-			want = "2025-11-25"
-		}
-		version := []string{}
-		if v != "" {
-			version = []string{"-version", v}
-		}
-		r := runClient(t, home, slices.Concat([]string{mcpgo, "-http", url}, version, []string{"-call", "fault__echo", "-args", `{"text":"matrix"}`})...)
-		checkReport(t, "mcp-go over HTTP asking "+want, r, want)
-		r = runClient(t, home, slices.Concat([]string{mcpgo, "-stdio", stdio}, version, []string{"-call", "fault__echo", "-args", `{"text":"matrix"}`})...)
-		checkReport(t, "mcp-go over stdio asking "+want, r, want)
+		runScript(t, "mcp-go over HTTP asking "+cmp.Or(v, "its own"), env, []string{mcpgo, "--http", url}, script(v))
+		runScript(t, "mcp-go over stdio asking "+cmp.Or(v, "its own"), env, []string{mcpgo, "--stdio", stdio}, script(v))
 	}
 
 	ts := tsClient(t)
-	checkReport(t, "TypeScript SDK over HTTP", runClient(t, home, slices.Concat(ts, []string{"--http", url}, call)...), "2025-11-25")
-	checkReport(t, "TypeScript SDK over stdio", runClient(t, home, slices.Concat(ts, []string{"--stdio", stdio}, call)...), "")
+	runScript(t, "TypeScript SDK over HTTP", env, append(ts, "--http", url), script(""))
+	stdioScript := script("")
+	stdioScript[0].want = wantAgentpool("") // the SDK's stdio transport does not tell the version
+	runScript(t, "TypeScript SDK over stdio", env, append(ts, "--stdio", stdio), stdioScript)
 
 	// The go-sdk's client asks for 2026-07-28 first (server/discover), as mcp-go does.
 	ctx := context.Background()
@@ -176,6 +234,244 @@ func TestClientMatrix(t *testing.T) {
 	if err != nil || res.IsError || res.Content[0].(*mcp.TextContent).Text != "matrix" {
 		t.Errorf("go-sdk over stdio: fault__echo: %v %+v", err, res)
 	}
+}
+
+// matrixFixture is the config of the full client matrix: the skill wave and one skill per
+// client run to subscribe to (sub-<label>), the two plugins of writeNamedPlugins (dotted and
+// 80-character names), the fault server per session (its --log in log) and the everything
+// server's long-running operation, which reports progress.
+type matrixFixture struct {
+	dir, log string
+	args     []string // agentpool's arguments that select it
+	env      []string
+}
+
+const waveSkill = "---\nname: wave\ndescription: Waves.\n---\nWave at $ARGUMENTS.\n"
+
+func newMatrixFixture(t *testing.T, labels ...string) matrixFixture {
+	t.Helper()
+	dir := t.TempDir()
+	bin := testserver.Build(t)
+	cfg := writeNamedPlugins(t, dir, bin)
+	text, err := os.ReadFile(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := filepath.Join(dir, "fault.log")
+	writeFile(t, cfg, string(text)+`mcp_servers:
+  fault:
+    command: `+bin+`
+    args: [--log, `+log+`]
+    scope: session
+    allow_tools: [echo, pid, sleep, sample, state_set, state_get]
+  everything:
+    command: `+everythingServer(t)+`
+    allow_tools: [trigger-long-running-operation]
+`)
+	writeFile(t, filepath.Join(dir, "skills", "wave", "SKILL.md"), waveSkill)
+	for _, l := range labels {
+		writeFile(t, filepath.Join(dir, "skills", "sub-"+l, "SKILL.md"), "---\nname: sub-"+l+"\ndescription: Subscribed to.\n---\nAs written.\n")
+	}
+	return matrixFixture{dir: dir, log: log, env: pluginEnv(dir),
+		args: []string{"--no-default-roots", "--skills-dir", filepath.Join(dir, "skills"), "--config", cfg}}
+}
+
+// sessionFacts are what a full script's steps tell the test after the run.
+type sessionFacts struct {
+	pid             string // of the session's fault server
+	first, closed   string // the session ids before close (HTTP)
+	reconnected     string // the session id after reconnecting (HTTP)
+	cancelledReport string
+}
+
+// fullScript is every step of the matrix for one client run labelled label: each MCP method a
+// client uses, subscribe and resources/updated after the script edits its skill, progress,
+// cancellation and sampling through upstreams, a call of every tool served, close and
+// reconnect. Its state_set/state_get tell whether a concurrent session shares its server.
+func fullScript(fx matrixFixture, label string, facts *sessionFacts) []scriptStep {
+	sub := "skill://sub-" + label + "/SKILL.md"
+	edited := "---\nname: sub-" + label + "\ndescription: Subscribed to.\n---\nEdited.\n"
+	args := func(kv ...any) map[string]any {
+		m := map[string]any{}
+		for i := 0; i < len(kv); i += 2 {
+			m[kv[i].(string)] = kv[i+1]
+		}
+		return m
+	}
+	step := func(op string, kv ...any) map[string]any { return args(append([]any{"op", op}, kv...)...) }
+	byTool := map[string]any{
+		"echo": args("text", label), "read_graph": args("text", label), "lookup": args("key", label),
+		"sleep": args("ms", 1), "sample": args("text", label), "state_set": args("value", label),
+		"load_skill":                     args("name", "wave"),
+		"trigger-long-running-operation": args("duration", 0.1, "steps", 1),
+	}
+	return []scriptStep{
+		{step("connect"), func(r stepReport) string { facts.first = r.Session; return wantAgentpool("")(r) }},
+		{step("ping"), nil},
+		{step("list_tools"), wantServedNames},
+		{step("call", "name", "fault__echo", "args", args("text", label)), wantText(label)},
+		{step("call", "name", "fault__state_set", "args", args("value", label)), nil},
+		{step("list_prompts"), wantNames("wave", "sub-"+label)},
+		{step("get_prompt", "name", "wave", "args", args("arguments", label)), wantText("Wave at " + label + ".")},
+		{step("list_resources"), wantNames("skill://wave/SKILL.md", sub)},
+		{step("read", "uri", "skill://wave"), wantText(waveSkill)},
+		{step("read", "uri", "skill://wave/SKILL.md"), wantText(waveSkill)},
+		{step("list_templates"), wantNames("skill://{+path}")},
+		{step("complete", "uri", "skill://{+path}", "name", "path", "value", "wa"), wantNames("wave/SKILL.md")},
+		{step("set_level", "level", "debug"), nil},
+		{step("call", "name", "everything__trigger-long-running-operation", "args", args("duration", 0.6, "steps", 3), "progress", true), wantProgress(3)},
+		{step("call", "name", "fault__sample", "args", args("text", label)), wantText("sampled: " + label)},
+		{step("call", "name", "fault__pid"), func(r stepReport) string { facts.pid = r.Text; return "" }},
+		{step("call", "name", "fault__sleep", "args", args("ms", 30000), "cancel_ms", 300), func(r stepReport) string { facts.cancelledReport = r.Text; return "" }},
+		{step("subscribe", "uri", sub), nil},
+		{step("write", "path", filepath.Join(fx.dir, "skills", "sub-"+label, "SKILL.md"), "text", edited), nil},
+		{step("await_updated", "uri", sub, "wait_ms", 20000), nil},
+		{step("read", "uri", sub), wantText(edited)},
+		{step("call", "name", "fault__state_get"), wantText(label)},
+		{step("list_tools"), nil},
+		{step("call_listed", "args_by_tool", byTool), wantAllCallable(label)},
+		{step("close"), func(r stepReport) string { facts.closed = r.Session; return "" }},
+		{step("connect"), func(r stepReport) string { facts.reconnected = r.Session; return wantAgentpool("")(r) }},
+		{step("call", "name", "fault__echo", "args", args("text", "again")), wantText("again")},
+	}
+}
+
+// wantServedNames wants every tool name served to match nameRule, and the fixture's tools.
+func wantServedNames(r stepReport) string {
+	var wrong []string
+	plugins := 0
+	for _, n := range r.Names {
+		if !nameRule.MatchString(n) {
+			wrong = append(wrong, n)
+		}
+		if !strings.HasPrefix(n, "fault__") && !strings.HasPrefix(n, "everything__") && n != "load_skill" {
+			plugins++
+		}
+	}
+	if len(wrong) > 0 {
+		return fmt.Sprintf("served %q, which do not match %s", wrong, nameRule)
+	}
+	if plugins != 2*len(namedPluginTools) {
+		return fmt.Sprintf("served %q: %d plugin tools, want %d", r.Names, plugins, 2*len(namedPluginTools))
+	}
+	return wantNames("fault__echo", "load_skill", "everything__trigger-long-running-operation", "deploy_api_v2__read_graph")(r)
+}
+
+// wantProgress wants progress notifications 1, 2, … in increasing order, at most total. The
+// last may be missing: the TypeScript SDK handles a notification after a result read with it.
+func wantProgress(total float64) func(stepReport) string {
+	return func(r stepReport) string {
+		p := r.Progress
+		ok := len(p) > 0 && p[0] == 1 && p[len(p)-1] <= total
+		for i := 1; ok && i < len(p); i++ {
+			ok = p[i] > p[i-1]
+		}
+		if !ok {
+			return fmt.Sprintf("progress %v, want 1 … %v increasing", p, total)
+		}
+		return ""
+	}
+}
+
+// wantAllCallable wants every tool listed to have answered under its served name, and the
+// echo-like ones to have answered label.
+func wantAllCallable(label string) func(stepReport) string {
+	return func(r stepReport) string {
+		if len(r.Results) < 1+6+1+2*len(namedPluginTools) {
+			return fmt.Sprintf("called %d tools: %v", len(r.Results), r.Results)
+		}
+		for name, text := range r.Results {
+			own := name
+			if i := strings.LastIndex(name, "__"); i >= 0 {
+				own = name[i+2:]
+			}
+			want := map[string]string{"echo": label, "read_graph": label, "lookup": "value-of-" + label, "sample": "sampled: " + label}[own]
+			if strings.HasPrefix(text, "error: ") || want != "" && text != want {
+				return fmt.Sprintf("%s answered %q, want %q", name, text, cmp.Or(want, "no error"))
+			}
+		}
+		return ""
+	}
+}
+
+// TestClientMatrixFull runs fullScript with mcp-go and the TypeScript SDK over streamable HTTP
+// (one serve, two concurrent sessions per client) and over `serve --stdio`, then checks what
+// the upstream and serve saw: the cancelled call was cancelled upstream, the closed session is
+// gone (HTTP) and the reconnected one is new.
+func TestClientMatrixFull(t *testing.T) {
+	t.Parallel()
+	clients := []struct {
+		name string
+		argv []string
+	}{{"mcp-go", []string{mcpgoClient(t)}}, {"ts", tsClient(t)}}
+	var labels []string
+	for _, c := range clients {
+		labels = append(labels, c.name+"-stdio", c.name+"-http-1", c.name+"-http-2")
+	}
+	fx := newMatrixFixture(t, labels...)
+	cmd := exec.Command("agentpool", append(fx.args, "serve", "--http", "127.0.0.1:0")...)
+	cmd.Env = fx.env
+	url := startServeCmd(t, cmd)
+	stdio := strings.Join(append(append([]string{"agentpool"}, fx.args...), "serve", "--stdio"), " ")
+
+	cancelledUpstream := func(t *testing.T, what string, facts *sessionFacts) {
+		t.Helper()
+		if facts.pid == "" {
+			return
+		}
+		testwait.Within(t, 10*time.Second, what+": the fault server sees the call cancelled ("+facts.cancelledReport+")", func() bool {
+			log, _ := os.ReadFile(fx.log)
+			return slices.Contains(strings.Split(string(log), "\n"), "cancelled "+facts.pid)
+		})
+	}
+	for _, c := range clients {
+		t.Run(c.name+"/stdio", func(t *testing.T) {
+			t.Parallel()
+			var facts sessionFacts
+			runScript(t, c.name+" over stdio", fx.env, append(slices.Clip(c.argv), "--stdio", stdio), fullScript(fx, c.name+"-stdio", &facts))
+			cancelledUpstream(t, c.name+" over stdio", &facts)
+		})
+		t.Run(c.name+"/http", func(t *testing.T) {
+			t.Parallel()
+			var wg sync.WaitGroup
+			facts := make([]sessionFacts, 2)
+			for i := range facts {
+				wg.Go(func() {
+					label := fmt.Sprintf("%s-http-%d", c.name, i+1)
+					runScript(t, c.name+" over HTTP, session "+label, fx.env, append(slices.Clip(c.argv), "--http", url), fullScript(fx, label, &facts[i]))
+				})
+			}
+			wg.Wait()
+			for i := range facts {
+				what := fmt.Sprintf("%s over HTTP, session %d", c.name, i+1)
+				if facts[i].closed == "" || facts[i].reconnected == "" || facts[i].reconnected == facts[i].closed || facts[i].closed != facts[i].first {
+					t.Errorf("%s: session %q closed as %q, reconnected as %q: want a new session", what, facts[i].first, facts[i].closed, facts[i].reconnected)
+				}
+				if code := pingSession(t, url, facts[i].closed); code != http.StatusNotFound {
+					t.Errorf("%s: a ping in session %q after DELETE answered %d, want 404", what, facts[i].closed, code)
+				}
+			}
+			for i := range facts {
+				cancelledUpstream(t, fmt.Sprintf("%s over HTTP, session %d", c.name, i+1), &facts[i])
+			}
+		})
+	}
+}
+
+// pingSession posts a ping in session id and returns the HTTP status.
+func pingSession(t *testing.T, url, id string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", id)
+	req.Header.Set("Mcp-Protocol-Version", "2025-11-25")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }
 
 // discoverBody is a server/discover request of the 2026-07-28 protocol, its version in _meta.
