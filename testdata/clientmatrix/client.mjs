@@ -13,6 +13,7 @@
 
 import { parseArgs } from 'node:util';
 import { writeFile } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 
 // The SDK is installed in testdata/npm (npm ci --prefix testdata/npm), not next to this file.
 const sdk = (p) => new URL(`../npm/node_modules/@modelcontextprotocol/sdk/dist/esm/${p}`, import.meta.url).href;
@@ -40,6 +41,7 @@ const timeout = Number(args.timeout);
 let client, transport;
 let listed = []; // the tools of the last list_tools
 let progress = [];
+let last = ''; // the text of the last step
 const updated = []; // URIs of notifications/resources/updated not yet awaited
 let wake = () => {};
 
@@ -82,27 +84,48 @@ async function awaitUpdated(uri, ms) {
   }
 }
 
-// call calls a tool: with a progress token if asked, aborted after cancel_ms if given (then the
-// call's error is the report's text, and the step fails only if the call succeeded).
+function hasLine(path, line) {
+  try {
+    return readFileSync(path, 'utf8').split('\n').includes(line);
+  } catch {
+    return false; // not written yet
+  }
+}
+
+// call calls a tool: with a progress token if asked, aborted after cancel_ms or once the file
+// cancel_on.path has the line cancel_on.line ("{last}" in it stands for the text of the previous
+// step) if given. The error of an aborted call is the report's text; the step fails only if the
+// call returned a result.
 async function call(step, report) {
   const opts = { timeout };
   progress = [];
   if (step.progress) opts.onprogress = (p) => progress.push(p.progress);
-  if (step.cancel_ms) {
+  const cancelled = step.cancel_ms || step.cancel_on;
+  const timers = [];
+  if (cancelled) {
     const ac = new AbortController();
-    setTimeout(() => ac.abort('cancelled by the matrix'), step.cancel_ms);
+    const abort = () => ac.abort('cancelled by the matrix');
+    if (step.cancel_ms) timers.push(setTimeout(abort, step.cancel_ms));
+    if (step.cancel_on) {
+      const line = step.cancel_on.line.replaceAll('{last}', last);
+      timers.push(setInterval(() => hasLine(step.cancel_on.path, line) && abort(), 10));
+    }
     opts.signal = ac.signal;
   }
+  let result;
   try {
-    const res = await client.callTool({ name: step.name, arguments: step.args ?? {} }, undefined, opts);
-    if (step.cancel_ms) throw new Error('the cancelled call returned a result');
-    report.text = res.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
-    if (res.isError) report.is_error = true;
+    result = await client.callTool({ name: step.name, arguments: step.args ?? {} }, undefined, opts);
   } catch (err) {
-    if (!step.cancel_ms || String(err.message).includes('returned a result')) throw err;
+    if (!cancelled) throw err;
     report.text = String(err?.message ?? err);
   } finally {
+    timers.forEach(clearInterval);
     if (progress.length) report.progress = progress;
+  }
+  if (result && cancelled) throw new Error('the cancelled call returned a result');
+  if (result) {
+    report.text = result.content.filter((c) => c.type === 'text').map((c) => c.text).join('');
+    if (result.isError) report.is_error = true;
   }
 }
 
@@ -147,6 +170,15 @@ const ops = {
   set_level: (s) => client.setLoggingLevel(s.level, { timeout }),
   subscribe: (s) => client.subscribeResource({ uri: s.uri }, { timeout }),
   write: (s) => writeFile(s.path, s.text),
+  // await_line waits until the file at path has the line text ("{last}": the previous step's text).
+  async await_line(s) {
+    const line = s.text.replaceAll('{last}', last);
+    const deadline = Date.now() + s.wait_ms;
+    while (!hasLine(s.path, line)) {
+      if (Date.now() > deadline) throw new Error(`${s.path} has no line ${JSON.stringify(line)} within ${s.wait_ms} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  },
   await_updated: (s) => awaitUpdated(s.uri, s.wait_ms),
 };
 
@@ -162,6 +194,7 @@ for (const step of JSON.parse(args.steps)) {
     code = 1;
   }
   console.log(JSON.stringify(report));
+  last = report.text ?? '';
   if (code) break;
 }
 await client?.close();

@@ -23,6 +23,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -35,17 +36,20 @@ import (
 // step is one step of the script; op says which, the other fields are its arguments.
 type step struct {
 	Op       string         `json:"op"`
-	Version  string         `json:"version,omitempty"`  // connect: the protocol version to ask for
-	Name     string         `json:"name,omitempty"`     // call, get_prompt: tool or prompt; complete: the argument
-	Args     map[string]any `json:"args,omitempty"`     // call, get_prompt
-	Progress bool           `json:"progress,omitempty"` // call: send a progress token
-	CancelMs int            `json:"cancel_ms,omitempty"`
-	URI      string         `json:"uri,omitempty"`   // read, subscribe, await_updated; complete: the template
-	Value    string         `json:"value,omitempty"` // complete: the partial value
-	Level    string         `json:"level,omitempty"` // set_level
-	Path     string         `json:"path,omitempty"`  // write
-	Text     string         `json:"text,omitempty"`  // write
-	WaitMs   int            `json:"wait_ms,omitempty"`
+	Version  string         `json:"version,omitempty"`   // connect: the protocol version to ask for
+	Name     string         `json:"name,omitempty"`      // call, get_prompt: tool or prompt; complete: the argument
+	Args     map[string]any `json:"args,omitempty"`      // call, get_prompt
+	Progress bool           `json:"progress,omitempty"`  // call: send a progress token
+	CancelMs int            `json:"cancel_ms,omitempty"` // call: cancel it after this long
+	// call: cancel it once the file at path has the line ("{last}" in it stands for the text of
+	// the previous step), so that the upstream has started it
+	CancelOn *struct{ Path, Line string } `json:"cancel_on,omitempty"`
+	URI      string                       `json:"uri,omitempty"`   // read, subscribe, await_updated; complete: the template
+	Value    string                       `json:"value,omitempty"` // complete: the partial value
+	Level    string                       `json:"level,omitempty"` // set_level
+	Path     string                       `json:"path,omitempty"`  // write, await_line
+	Text     string                       `json:"text,omitempty"`  // write, await_line
+	WaitMs   int                          `json:"wait_ms,omitempty"`
 	// call_listed: each listed tool's arguments, by the tool's own name (after its last "__")
 	ArgsByTool map[string]map[string]any `json:"args_by_tool,omitempty"`
 }
@@ -70,6 +74,7 @@ type runner struct {
 	stdio, url string
 	c          *client.Client
 	updated    chan string // the URIs of notifications/resources/updated
+	last       string      // the text of the last step
 	listed     []string    // the tools of the last list_tools
 	mu         sync.Mutex
 	progress   []float64
@@ -95,6 +100,7 @@ func main() {
 			rep.Error, code = err.Error(), 1
 		}
 		cancel()
+		r.last = rep.Text
 		out, _ := json.Marshal(rep)
 		fmt.Println(string(out))
 		if code != 0 {
@@ -273,6 +279,14 @@ func (r *runner) do(ctx context.Context, s step, rep *report) error {
 		return err
 	case "write":
 		return os.WriteFile(s.Path, []byte(s.Text), 0o644)
+	case "await_line": // the file at path has the line text ("{last}": the previous step's text)
+		line := strings.ReplaceAll(s.Text, "{last}", r.last)
+		ctx, cancel := context.WithTimeout(ctx, time.Duration(s.WaitMs)*time.Millisecond)
+		defer cancel()
+		if !hasLine(ctx, s.Path, line) {
+			return fmt.Errorf("%s has no line %q within %d ms", s.Path, line, s.WaitMs)
+		}
+		return nil
 	case "await_updated":
 		timer := time.NewTimer(time.Duration(s.WaitMs) * time.Millisecond)
 		defer timer.Stop()
@@ -290,8 +304,9 @@ func (r *runner) do(ctx context.Context, s step, rep *report) error {
 	return fmt.Errorf("unknown op %q", s.Op)
 }
 
-// call calls a tool: with a progress token if asked, and cancelled after s.CancelMs if given
-// (then the call's error is the report's text, and the step fails only if the call succeeded).
+// call calls a tool: with a progress token if asked, and cancelled as s.CancelMs or s.CancelOn
+// say (then the call's error is the report's text, and the step fails only if the call
+// succeeded).
 func (r *runner) call(ctx context.Context, s step, rep *report) error {
 	req := mcp.CallToolRequest{}
 	req.Params.Name, req.Params.Arguments = s.Name, s.Args
@@ -301,16 +316,27 @@ func (r *runner) call(ctx context.Context, s step, rep *report) error {
 	r.mu.Lock()
 	r.progress = nil
 	r.mu.Unlock()
-	if s.CancelMs > 0 {
+	cancelled := s.CancelMs > 0 || s.CancelOn != nil
+	if cancelled {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
-		time.AfterFunc(time.Duration(s.CancelMs)*time.Millisecond, cancel)
+		defer cancel()
+		if s.CancelMs > 0 {
+			time.AfterFunc(time.Duration(s.CancelMs)*time.Millisecond, cancel)
+		}
+		if on := s.CancelOn; on != nil {
+			go func() {
+				if hasLine(ctx, on.Path, strings.ReplaceAll(on.Line, "{last}", r.last)) {
+					cancel()
+				}
+			}()
+		}
 	}
 	res, err := r.c.CallTool(ctx, req)
 	r.mu.Lock()
 	rep.Progress = r.progress
 	r.mu.Unlock()
-	if s.CancelMs > 0 {
+	if cancelled {
 		if err == nil {
 			return errors.New("the cancelled call returned a result")
 		}
@@ -327,6 +353,23 @@ func (r *runner) call(ctx context.Context, s step, rep *report) error {
 		}
 	}
 	return nil
+}
+
+// hasLine reports whether the file at path has line, waiting for it until ctx ends.
+func hasLine(ctx context.Context, path, line string) bool {
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		data, _ := os.ReadFile(path)
+		if slices.Contains(strings.Split(string(data), "\n"), line) {
+			return true
+		}
+		select {
+		case <-ctx.Done():
+			return false
+		case <-tick.C:
+		}
+	}
 }
 
 // resultOr returns res, or a zero result when err is set (so a step can range over it).
