@@ -33,7 +33,11 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 )
 
-// step is one step of the script; op says which, the other fields are its arguments.
+// step is one step of the script; op says which, the other fields are its arguments. The ops:
+// connect (initialize; again after close: reconnect), close (over HTTP: DELETE), ping,
+// list_tools, call, call_listed (each tool of the last list_tools), list_prompts, get_prompt,
+// list_resources, read, list_templates, complete, set_level, subscribe, await_updated (a
+// notifications/resources/updated for uri), write (a file) and await_line (a line in a file).
 type step struct {
 	Op       string         `json:"op"`
 	Version  string         `json:"version,omitempty"`   // connect: the protocol version to ask for
@@ -41,15 +45,15 @@ type step struct {
 	Args     map[string]any `json:"args,omitempty"`      // call, get_prompt
 	Progress bool           `json:"progress,omitempty"`  // call: send a progress token
 	CancelMs int            `json:"cancel_ms,omitempty"` // call: cancel it after this long
-	// call: cancel it once the file at path has the line ("{last}" in it stands for the text of
-	// the previous step), so that the upstream has started it
+	URI      string         `json:"uri,omitempty"`       // read, subscribe, await_updated; complete: the template
+	Value    string         `json:"value,omitempty"`     // complete: the partial value
+	Level    string         `json:"level,omitempty"`     // set_level
+	Path     string         `json:"path,omitempty"`      // write, await_line
+	Text     string         `json:"text,omitempty"`      // write, await_line ("{last}": the text of the previous step)
+	WaitMs   int            `json:"wait_ms,omitempty"`   // await_updated, await_line
+	// call: cancel it once the file at path has the line ("{last}" as in Text), so that the
+	// upstream has begun it
 	CancelOn *struct{ Path, Line string } `json:"cancel_on,omitempty"`
-	URI      string                       `json:"uri,omitempty"`   // read, subscribe, await_updated; complete: the template
-	Value    string                       `json:"value,omitempty"` // complete: the partial value
-	Level    string                       `json:"level,omitempty"` // set_level
-	Path     string                       `json:"path,omitempty"`  // write, await_line
-	Text     string                       `json:"text,omitempty"`  // write, await_line
-	WaitMs   int                          `json:"wait_ms,omitempty"`
 	// call_listed: each listed tool's arguments, by the tool's own name (after its last "__")
 	ArgsByTool map[string]map[string]any `json:"args_by_tool,omitempty"`
 }
