@@ -193,7 +193,14 @@ func TestClientMatrix(t *testing.T) {
 	script := func(version string) []scriptStep {
 		return []scriptStep{
 			{map[string]any{"op": "connect", "version": version}, wantAgentpool(cmp.Or(version, "2025-11-25"))},
-			{map[string]any{"op": "list_tools"}, wantNames("fault__echo", "load_skill")},
+			{map[string]any{"op": "list_tools"}, func(r stepReport) string {
+				for _, n := range r.Names {
+					if !nameRule.MatchString(n) {
+						return fmt.Sprintf("served %q, which does not match %s", n, nameRule)
+					}
+				}
+				return wantNames("fault__echo", "load_skill")(r)
+			}},
 			{map[string]any{"op": "call", "name": "fault__echo", "args": map[string]any{"text": "matrix"}}, wantText("matrix")},
 		}
 	}
