@@ -327,7 +327,8 @@ func fullScript(fx matrixFixture, label string, facts *sessionFacts) []scriptSte
 		{step("list_templates"), wantNames("skill://{+path}")},
 		{step("complete", "uri", "skill://{+path}", "name", "path", "value", "wa"), wantNames("wave/SKILL.md")},
 		{step("set_level", "level", "debug"), nil},
-		{step("call", "name", "everything__trigger-long-running-operation", "args", args("duration", 0.6, "steps", 3), "progress", true), wantProgress(3)},
+		// Progress every 0.5 s, so that a busy client reads each on its own (see wantProgress).
+		{step("call", "name", "everything__trigger-long-running-operation", "args", args("duration", 1.5, "steps", 3), "progress", true), wantProgress(3)},
 		{step("call", "name", "fault__sample", "args", args("text", label)), wantText("sampled: " + label)},
 		{step("subscribe", "uri", sub), nil},
 		{step("write", "path", filepath.Join(fx.dir, "skills", "sub-"+label, "SKILL.md"), "text", edited), nil},
