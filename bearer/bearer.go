@@ -34,9 +34,9 @@ const (
 	defaultKeysTTL   = 10 * time.Minute // JWKS refresh without a Cache-Control max-age
 	minKeysTTL       = time.Minute
 	maxKeysTTL       = time.Hour
-	fetchTimeout     = 30 * time.Second // a shared fetch outlives its caller's cancellation, not this
-	maxBody          = 1 << 20          // metadata and JWKS documents
-	maxCached        = 4096             // verified tokens
+	fetchTimeout     = 3 * time.Second // a shared fetch outlives its caller's cancellation, not this
+	maxBody          = 1 << 20         // metadata and JWKS documents
+	maxCached        = 4096            // verified tokens
 )
 
 // allowedAlgs are the signature algorithms a token may use: asymmetric ones only.
@@ -332,6 +332,10 @@ func (v *Verifier) verify(ctx context.Context, token, resource string) (*auth.To
 		}
 	}
 	if !verified {
+		if err := v.fetchFailed(); err != nil {
+			// The keys held may be stale: the IdP's failure, not the token's (503, not 401).
+			return nil, 0, fmt.Errorf("bearer: the token's key is not among the keys held, and the issuer's keys cannot be fetched now: %w", err)
+		}
 		if tried == 0 && h.KeyID != "" {
 			return nil, 0, invalid("no key with kid %q for %s in the issuer's JWKS", truncate(h.KeyID), h.Algorithm)
 		}
@@ -442,9 +446,10 @@ func scopesOf(c *claims) ([]string, error) {
 
 // keysFor returns the signing keys to try for a token naming kid (or none). It fetches the
 // JWKS when there are no keys yet, when they are due for a refresh, or when kid is not among
-// them; but never more often than once every fetchInterval, and one fetch at a time. While a
-// fetch runs, a caller whose kid the keys held have uses them rather than wait. It also
-// returns the keys' keysGen.
+// them; but never more often than once every fetchInterval, and one fetch at a time. A caller
+// whose kid the keys held have never waits for a fetch: keys that are due are refreshed in
+// the background (bounded by fetchTimeout) while it uses them. It also returns the keys'
+// keysGen.
 func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, uint64, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
@@ -452,9 +457,13 @@ func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 		now := v.now()
 		missing := v.keys == nil ||
 			(kid != "" && !slices.ContainsFunc(v.keys, func(k jose.JSONWebKey) bool { return k.KeyID == kid }))
-		if !missing && (now.Before(v.keysExpire) || v.inflight != nil) {
-			// Fresh, or being refreshed: a slow IdP does not hold up the tokens of keys we
-			// have (for no longer than the fetch, at most fetchTimeout).
+		if !missing {
+			if !now.Before(v.keysExpire) && v.inflight == nil && v.mayFetch(now) {
+				// Due: refreshed on its own, so that a slow or hanging IdP holds up no
+				// request whose key is held.
+				run := v.startFetch(now)
+				go run(context.WithoutCancel(ctx))
+			}
 			return v.keys, v.keysGen, nil
 		}
 		if v.inflight != nil {
@@ -469,7 +478,7 @@ func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 				return nil, 0, ctx.Err()
 			}
 		}
-		if !v.lastAttempt.IsZero() && now.Sub(v.lastAttempt) < v.fetchInterval {
+		if !v.mayFetch(now) {
 			// Too soon to ask again: use what we have.
 			if v.keys != nil {
 				return v.keys, v.keysGen, nil
@@ -477,13 +486,34 @@ func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 			return nil, 0, fmt.Errorf("bearer: cannot get the issuer's keys (next attempt in %s): %w",
 				(v.fetchInterval - now.Sub(v.lastAttempt)).Round(time.Second), v.lastErr)
 		}
-		v.lastAttempt = now
-		ch := make(chan struct{})
-		v.inflight = ch
-		jwksURL := v.jwksURL
+		run := v.startFetch(now)
 		v.mu.Unlock()
+		run(ctx)
+		v.mu.Lock()
+		if v.keys == nil {
+			return nil, 0, v.lastErr
+		}
+		// Loop: the keys are fresh now (or kept after a failure), and the rate limit stops a
+		// second fetch for a kid that is still missing.
+	}
+}
+
+// mayFetch reports whether the rate limit allows a fetch attempt at now. v.mu is held.
+func (v *Verifier) mayFetch(now time.Time) bool {
+	return v.lastAttempt.IsZero() || now.Sub(v.lastAttempt) >= v.fetchInterval
+}
+
+// startFetch records a fetch attempt at now, which callers wait for on v.inflight, and returns
+// the function that fetches and records the outcome; it is called without v.mu.
+func (v *Verifier) startFetch(now time.Time) func(context.Context) {
+	v.lastAttempt = now
+	ch := make(chan struct{})
+	v.inflight = ch
+	jwksURL := v.jwksURL
+	return func(ctx context.Context) {
 		res, err := v.fetch(ctx, jwksURL)
 		v.mu.Lock()
+		defer v.mu.Unlock()
 		v.inflight = nil
 		close(ch)
 		v.fetches++
@@ -493,14 +523,11 @@ func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 		if err != nil {
 			v.lastErr = err
 			v.log.Warn("bearer: fetching the issuer's keys failed", "issuer", v.issuer, "err", err, "keeping_old_keys", v.keys != nil)
-			if v.keys != nil {
+			if v.keys != nil && !now.Before(v.keysExpire) {
 				// Keep using the old keys, and do not retry before fetchInterval.
-				if !now.Before(v.keysExpire) {
-					v.keysExpire = now.Add(v.fetchInterval)
-				}
-				return v.keys, v.keysGen, nil
+				v.keysExpire = now.Add(v.fetchInterval)
 			}
-			return nil, 0, err
+			return
 		}
 		v.lastErr = nil
 		if res.sum != v.keysSum {
@@ -509,9 +536,14 @@ func (v *Verifier) keysFor(ctx context.Context, kid string) ([]jose.JSONWebKey, 
 			v.log.Info("bearer: issuer's keys (re)loaded", "issuer", v.issuer, "jwks_uri", v.jwksURL, "keys", len(res.keys))
 		}
 		v.keys, v.keysSum, v.keysExpire = res.keys, res.sum, now.Add(res.ttl)
-		// Loop: the keys are fresh now, and the rate limit stops a second fetch for a kid that
-		// is still missing.
 	}
+}
+
+// fetchFailed returns the error of the last fetch attempt, nil when it succeeded.
+func (v *Verifier) fetchFailed() error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return v.lastErr
 }
 
 type fetched struct {

@@ -308,6 +308,11 @@ func TestRemovedKeyStopsVerifying(t *testing.T) {
 		t.Fatalf("before the refresh (cached keys): %v", err)
 	}
 	clk.Add(2 * time.Minute) // past the 10 min refresh
+	// The first request past it starts the refresh, checked with the keys held meanwhile.
+	if _, err := v.Verify(ctx(t), tok2, resource); err != nil {
+		t.Fatalf("the request starting the refresh: %v", err)
+	}
+	refreshed(v)
 	if _, err := v.Verify(ctx(t), tok1, resource); !errors.Is(err, auth.ErrInvalidToken) {
 		t.Fatalf("after the refresh: err = %v, want ErrInvalidToken", err)
 	}
@@ -354,6 +359,8 @@ func TestCacheControlMaxAge(t *testing.T) {
 	}
 	p.setKeys(k2)
 	clk.Add(121 * time.Second)
+	v.Verify(ctx(t), tok1, resource) // starts the refresh, checked with the keys held
+	refreshed(v)
 	if _, err := v.Verify(ctx(t), tok1, resource); !errors.Is(err, auth.ErrInvalidToken) {
 		t.Fatalf("after max-age: err = %v, want ErrInvalidToken", err)
 	}
@@ -595,6 +602,7 @@ func TestCacheNotFilledWithOldKeys(t *testing.T) {
 			if _, err := v.Verify(ctx(t), tok2, resource); err != nil {
 				t.Errorf("refresh: %v", err)
 			}
+			refreshed(v)
 		}
 		return clk.Now()
 	}
@@ -671,5 +679,89 @@ func TestSlowRefreshDoesNotStallRequests(t *testing.T) {
 	<-done
 	if err != nil {
 		t.Fatalf("during a slow refresh: %v, want the token checked with the keys held", err)
+	}
+}
+
+// refreshed waits for the fetch of keys under way, if any, to end.
+func refreshed(v *Verifier) {
+	v.mu.Lock()
+	ch := v.inflight
+	v.mu.Unlock()
+	if ch != nil {
+		<-ch
+	}
+}
+
+// TestIdPFailingIsNotTheToken: once the IdP fails (500) after the keys were loaded, a token
+// of a key the keys held lack (a rotation the IdP could not tell about) is the IdP's failure,
+// not the token's: an error that is not ErrInvalidToken (503 at the gateway), never 401.
+func TestIdPFailingIsNotTheToken(t *testing.T) {
+	k1, k2 := newRSA(t, "k1"), newRSA(t, "k2")
+	p, clk, v, claims := loadedVerifier(t, k1)
+	p.set(func(p *idp) { p.down = true })
+	clk.Add(6 * time.Second) // past the refetch limit: the kid makes it ask
+	tok2 := k2.sign(t, "", with(claims, "sub", "user-2"))
+	for i := range 3 { // the failed fetch, then within the refetch limit after it
+		_, err := v.Verify(ctx(t), tok2, resource)
+		if err == nil || errors.Is(err, auth.ErrInvalidToken) {
+			t.Fatalf("attempt %d, IdP failing: err = %v, want an error that is not ErrInvalidToken", i, err)
+		}
+	}
+	if _, err := v.Verify(ctx(t), k1.sign(t, "", with(claims, "sub", "user-3")), resource); err != nil {
+		t.Errorf("a token of a key held, IdP failing: %v", err)
+	}
+	p.set(func(p *idp) { p.down = false; p.keys = append(p.keys, k2.public()) })
+	clk.Add(6 * time.Second)
+	if _, err := v.Verify(ctx(t), tok2, resource); err != nil {
+		t.Errorf("IdP back with the new key: %v", err)
+	}
+}
+
+// TestDueKeysNeverHoldACachedKid: when the keys held are due for a refresh and the IdP hangs,
+// a token whose kid they hold is checked with them at once: the refresh runs on its own,
+// and the request returns while it is still under way.
+func TestDueKeysNeverHoldACachedKid(t *testing.T) {
+	k := newRSA(t, "k1")
+	p, clk, v, claims := loadedVerifier(t, k)
+	hang := make(chan struct{})
+	p.hang.Store(&hang)
+	defer close(hang)
+	clk.Add(11 * time.Minute) // the keys are due
+	if _, err := v.Verify(ctx(t), k.sign(t, "", with(claims, "sub", "user-2")), resource); err != nil {
+		t.Fatalf("due keys, IdP hanging: %v, want the token checked with the keys held", err)
+	}
+	v.mu.Lock()
+	refreshing := v.inflight != nil
+	v.mu.Unlock()
+	if !refreshing {
+		t.Error("the request returned after the refresh ended, want it to return while the refresh hangs")
+	}
+}
+
+// TestKeyFetchBounded: a fetch of keys for a kid the keys held lack gives up after
+// fetchTimeout (3 s) when the IdP hangs; the request gets an error that is not
+// ErrInvalidToken.
+func TestKeyFetchBounded(t *testing.T) {
+	if fetchTimeout > 3*time.Second {
+		t.Errorf("fetchTimeout = %v, want at most 3 s", fetchTimeout)
+	}
+	k1, k2 := newRSA(t, "k1"), newRSA(t, "k2")
+	p, clk, v, claims := loadedVerifier(t, k1)
+	hang := make(chan struct{})
+	p.hang.Store(&hang)
+	defer close(hang)
+	clk.Add(6 * time.Second)
+	done := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(context.Background(), k2.sign(t, "", with(claims, "sub", "user-2")), resource)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil || errors.Is(err, auth.ErrInvalidToken) {
+			t.Errorf("IdP hanging: err = %v, want an error that is not ErrInvalidToken", err)
+		}
+	case <-time.After(8 * time.Second): // the 3 s bound, generously
+		t.Fatal("a fetch on a hanging IdP held the request past 8 s")
 	}
 }

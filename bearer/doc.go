@@ -47,9 +47,12 @@
 // "issuer" must equal Config.Issuer exactly. Every URL fetched, redirects included, must be
 // https, or http on a loopback host.
 //
-// Fetches are made at most once every 5 s, shared by concurrent callers: on a kid the JWKS
-// lacks (rotation), and after the JWKS's max-age (clamped to 1 minute – 1 hour; 10 minutes
-// without one). A failed refresh keeps the keys held. A token that passed is cached until its
+// Fetches are made at most once every 5 s, shared by concurrent callers, each bounded at 3 s:
+// on a kid the JWKS lacks (rotation), and after the JWKS's max-age (clamped to 1 minute – 1
+// hour; 10 minutes without one). A token whose kid the keys held have never waits for a
+// fetch: keys that are due are refreshed in the background while they keep being used. A
+// failed refresh keeps the keys held; while the last fetch failed, a token they do not verify
+// is the issuer's failure (an error that is not ErrInvalidToken), not the token's. A token that passed is cached until its
 // "exp" (at most 4096), emptied when the JWKS changes. bearer is a leaf: the go-sdk's auth
 // package, go-jose and the standard library. Rationale: docs/design/bearer.md.
 package bearer

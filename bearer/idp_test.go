@@ -30,7 +30,7 @@ type idp struct {
 	keys        []jose.JSONWebKey // public keys served
 	metaPaths   map[string]bool   // well-known paths that answer
 	metaIssuer  string            // "" means the server's own URL
-	down        bool              // every request gets 503
+	down        bool              // every request gets 500
 	cacheHeader string
 	jwksBody    string // when set, served as the JWKS instead of keys
 	jwksURI     string // when set, the metadata's jwks_uri
@@ -78,7 +78,7 @@ func (p *idp) serve(w http.ResponseWriter, r *http.Request) {
 		p.metaHits.Add(1)
 	}
 	if p.down {
-		http.Error(w, "down", http.StatusServiceUnavailable)
+		http.Error(w, "down", http.StatusInternalServerError)
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")

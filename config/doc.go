@@ -54,6 +54,7 @@
 //	  allowed_origins: [https://app.example]  # --allow-origin
 //	  max_body: 4194304         # bytes
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)
+//	  max_inflight: 64          # requests of one HTTP session served at once; more get an error
 //	  stateless: false          # true: no sessions, any replica answers any request (no scope: session servers)
 //	  auth:                     # ServerAuth: an OAuth protected resource (claude.ai, ChatGPT connectors)
 //	    issuer: https://idp.example         # discovery, JWKS (rotation followed)

@@ -42,6 +42,9 @@ type Server struct {
 	// is kept; default 30s. It does not bound the response: an SSE stream or a long tool call
 	// lasts as long as it needs.
 	ReadTimeout time.Duration `yaml:"read_timeout"`
+	// MaxInflight caps the requests of one HTTP session served at once; default 64. One more
+	// is answered at once with a JSON-RPC error naming this key.
+	MaxInflight int `yaml:"max_inflight"`
 	// Stateless serves every HTTP request on its own, with no Mcp-Session-Id, so that any
 	// replica behind a load balancer may answer any request (gateway.Options.Stateless). It is
 	// for tool-only fleets: server-to-client requests (sampling, elicitation, roots),
@@ -168,6 +171,9 @@ func (s *Server) Validate(key string) error {
 	}
 	if s.MaxBody < 0 {
 		errs = append(errs, keyErrorf(key+".max_body", "must not be negative, got %d", s.MaxBody))
+	}
+	if s.MaxInflight < 0 {
+		errs = append(errs, keyErrorf(key+".max_inflight", "must not be negative, got %d", s.MaxInflight))
 	}
 	if s.Auth != nil {
 		errs = append(errs, s.Auth.Validate(key+".auth"))

@@ -22,10 +22,11 @@
 // prompts (its commands), completions and SEP-2640 skills, and forwards progress,
 // cancellation, logging, subscriptions, roots changes and upstream sampling, elicitation and
 // roots requests; a change reaches the client as one list_changed per kind touched. The
-// protocol version is 2025-11-25 at most. resources/subscribe goes to the visible source that
-// has the URI, a skill manager included (its watcher's events become resources/updated; a
-// SKILL.md's also under skill://<skill>), and completion of skill://{+path} merges the local
-// skill sources' completions, at most 100 values.
+// protocol version is 2025-11-25 at most, negotiated by initialize; server/discover (the
+// 2026-07-28 handshake) is -32601 on every transport, so that a client falls back to initialize.
+// resources/subscribe goes to the visible source that has the URI, a skill manager included
+// (its watcher's events become resources/updated; a SKILL.md's also under skill://<skill>), and
+// completion of skill://{+path} merges the local skill sources' completions, at most 100 values.
 //
 // A session opens at initialize: Options.OpenSession runs, and the session's own servers must be
 // ready within Options.OpenTimeout (default 30 s) or it is refused with ErrNotReady and their
@@ -51,6 +52,14 @@
 // and /mcp/agents/<name>; WithStatus adds /, /healthz and /readyz; MetricsHandler serves
 // /metrics (the README's names are stable). The status page and /metrics pass the same checks
 // (with Auth, the static token only); /healthz and /readyz never ask for a token.
+//
+// A JSON-RPC batch is read under the exchange's protocol version (the Mcp-Protocol-Version
+// header, else the session's negotiated version or the version its initialize asks for): where
+// that version has batches (2025-03-26 and before) its messages, at most 64, are served in
+// order and answered with one JSON array; a batch under 2025-06-18 or later, of no known
+// version, or of more than 64 messages is refused whole with -32600 (HTTP 400). A session is
+// served at most Options.MaxInflight requests at once (default 64); one more is answered at
+// once with a JSON-RPC error (-32000) naming server.max_inflight.
 //
 // Options.Stateless serves every POST from one server with no Mcp-Session-Id, so any replica
 // may answer; what needs a session (server-to-client requests, list_changed, subscriptions,

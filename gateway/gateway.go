@@ -27,6 +27,8 @@ const (
 	DefaultMaxSessions = 4096
 	// DefaultMaxSessionsPerUser caps the live sessions of one OAuth subject on one Gateway.
 	DefaultMaxSessionsPerUser = 16
+	// DefaultMaxInflight caps the requests of one HTTP session served at once.
+	DefaultMaxInflight = 64
 	// DefaultMaxBodyBytes caps an HTTP request body.
 	DefaultMaxBodyBytes = 4 << 20
 	// DefaultCloseTimeout bounds the end of one session (CloseSession, the registry's
@@ -107,6 +109,9 @@ type Options struct {
 	MaxBodyBytes int64
 	// AllowedOrigins are origins ("https://app.example") accepted besides the loopback ones.
 	AllowedOrigins []string
+	// MaxInflight caps the requests of one HTTP session served at once (DefaultMaxInflight;
+	// negative: no cap): one more is answered at once with a JSON-RPC error naming the cap.
+	MaxInflight int
 	// Stateless serves every HTTP request on its own, with no Mcp-Session-Id, from one server
 	// of the base scope, so that any replica may answer any request (stateless.go says what
 	// stops working). OpenSession and CloseSession are not called, nor are IdleTimeout and
@@ -167,6 +172,9 @@ func New(opts Options) (*Gateway, error) {
 	if opts.MaxSessionsPerUser == 0 {
 		opts.MaxSessionsPerUser = DefaultMaxSessionsPerUser
 	}
+	if opts.MaxInflight == 0 {
+		opts.MaxInflight = DefaultMaxInflight
+	}
 	if opts.CloseTimeout <= 0 {
 		opts.CloseTimeout = DefaultCloseTimeout
 	}
@@ -218,7 +226,7 @@ func (g *Gateway) Serve(ctx context.Context, t mcp.Transport) error {
 	if err != nil {
 		return err
 	}
-	ss, err := s.server.Connect(ctx, t, nil)
+	ss, err := s.server.Connect(ctx, legacyTransport{t}, nil)
 	if err != nil {
 		s.end()
 		return fmt.Errorf("gateway: connect: %w", err)

@@ -110,8 +110,9 @@ func (g *Gateway) sdkOptions(stateless bool) *mcp.StreamableHTTPOptions {
 
 // sessionHTTP serves the requests that passed the checks, session by session.
 type sessionHTTP struct {
-	g   *Gateway
-	sdk http.Handler // the go-sdk's streamable HTTP handler, over serverFor
+	g        *Gateway
+	sdk      http.Handler // the go-sdk's streamable HTTP handler, over serverFor
+	inflight inflight     // the requests of each session being served (Options.MaxInflight)
 }
 
 // post serves a POST, its body held (holdBody): one without a session opens one; one of a
@@ -121,7 +122,21 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	r.Header.Del(postHeader) // the gateway's own (posts.go)
 	body := bodyOf(r)
 	env := decodeEnvelope(body) // once: the checks and the pass-through path share it
+	if discoverRefused(w, env) {
+		return
+	}
 	sid := r.Header.Get(sessionHeader)
+	if env.batch && env.err == nil {
+		var s *session
+		if sid != "" {
+			if s = h.g.lookup(sid); s == nil {
+				h.sdk.ServeHTTP(w, r) // 404
+				return
+			}
+		}
+		h.serveBatch(w, r, env, s)
+		return
+	}
 	if sid == "" {
 		h.g.serveNew(w, r, env, h.sdk)
 		return
@@ -133,6 +148,11 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.idle.begin()
 	defer s.idle.end()
+	release, ok := h.admitted(w, env, s)
+	if !ok {
+		return
+	}
+	defer release()
 	if s.passThrough(w, r, env) {
 		return
 	}

@@ -155,8 +155,14 @@ func (st *statelessServer) handler() http.Handler {
 func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http.Handler) {
 	body := bodyOf(r)
 	env := decodeEnvelope(body)
-	if rpcRefused(w, env) {
+	if rpcRefused(w, env) || discoverRefused(w, env) {
 		return
+	}
+	if env.batch && env.err == nil {
+		if why := batchRefusal(batchVersion(r, env, nil), len(env.msgs)); why != "" {
+			writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, why)
+			return
+		}
 	}
 	s, err := st.server(r.Context())
 	if err != nil {

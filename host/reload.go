@@ -165,6 +165,7 @@ func restartNotes(old, next *config.Config) []string {
 	note("server.allowed_origins", !slices.Equal(o.AllowedOrigins, n.AllowedOrigins))
 	note("server.max_body", o.MaxBody != n.MaxBody)
 	note("server.read_timeout", o.ReadTimeout != n.ReadTimeout)
+	note("server.max_inflight", o.MaxInflight != n.MaxInflight)
 	note("server.stateless", o.Stateless != n.Stateless)
 	note("server.auth", !reflect.DeepEqual(o.Auth, n.Auth))
 	note("pool", old.Pool != next.Pool)

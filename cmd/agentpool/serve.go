@@ -57,6 +57,7 @@ type serveOpts struct {
 	maxBody        int64         // server.max_body; no flag
 	readTimeout    time.Duration // server.read_timeout; no flag
 	agent          string        // --stdio: serve this agent's view
+	insecureNoAuth bool          // serve a non-loopback listener with no token and no OAuth
 }
 
 func newServeCmd(opts *options) *cobra.Command {
@@ -86,6 +87,7 @@ func newServeCmd(opts *options) *cobra.Command {
 	f.StringVar(&so.token, "token", "", "require this bearer token on every HTTP request (default $AGENTPOOL_TOKEN)")
 	f.StringArrayVar(&so.allowedOrigins, "allow-origin", nil, "accept browser requests from this origin besides loopback ones (repeatable)")
 	f.StringVar(&so.agent, "agent", "", "with --stdio: serve this agent's view (config agents:)")
+	f.BoolVar(&so.insecureNoAuth, "insecure-no-auth", false, "serve a listener that is not loopback with no token and no OAuth (anyone who reaches it can call every tool)")
 	cmd.MarkFlagsMutuallyExclusive("http", "stdio")
 	return cmd
 }
@@ -118,11 +120,15 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		Token:          so.token,
 		AllowedOrigins: so.allowedOrigins,
 		MaxBodyBytes:   so.maxBody,
-		Stateless:      cfg.Server.Stateless, // HTTP only; no flag
+		MaxInflight:    cfg.Server.MaxInflight, // no flag
+		Stateless:      cfg.Server.Stateless,   // HTTP only; no flag
 	}
 	// No flags: with auth, and a GET stream, only, which stdio has not.
 	base.MaxSessionsPerUser, base.SessionGrace = cfg.Server.MaxSessionsPerUser, cfg.Server.SessionGrace
 	if !so.stdio { // over stdio the client is the process that started it
+		if err := requireAuthOffLoopback(so.addr, so.token, cfg.Server.Auth, so.insecureNoAuth, stderr); err != nil {
+			return err
+		}
 		if base.Auth, err = serveAuth(cfg.Server.Auth, so.addr, cliLogger(opts)); err != nil {
 			return err
 		}

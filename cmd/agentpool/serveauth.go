@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"strings"
@@ -34,6 +35,21 @@ func serveAuth(a *config.ServerAuth, addr string, log *slog.Logger) (*gateway.Au
 		Scopes:               a.Scopes,
 		AgentScopes:          a.AgentScopes,
 	}, nil
+}
+
+// requireAuthOffLoopback refuses to serve on addr, a listener that is not loopback, with
+// neither a token nor server.auth: every tool would be served to whoever reaches the port.
+// With insecure (--insecure-no-auth) it serves, and says so on stderr.
+func requireAuthOffLoopback(addr, token string, auth *config.ServerAuth, insecure bool, stderr io.Writer) error {
+	if loopbackListen(addr) || token != "" || auth != nil {
+		return nil
+	}
+	if !insecure {
+		return fmt.Errorf("serve: %s is not loopback and there is neither a token nor OAuth, so anyone who reaches it could call every tool: "+
+			"set --token (or $AGENTPOOL_TOKEN, server.token) or server.auth, listen on 127.0.0.1, or pass --insecure-no-auth to serve it anyway", addr)
+	}
+	fmt.Fprintf(stderr, "agentpool: warning: serving %s, not loopback, with no token and no OAuth (--insecure-no-auth): anyone who reaches it can call every tool\n", addr)
+	return nil
 }
 
 // loopbackListen reports whether addr (host:port to listen on) is on a loopback host only.
