@@ -135,6 +135,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	if err != nil {
 		return nil, h.abort(ctx, err)
 	}
+	pool.Reserve(st.declaredServers())
 	out := h.reconcile(ctx, st, nil, st.plan.Entries, true, nil)
 	if len(out.failures) > 0 {
 		return nil, h.abort(ctx, out.err())
