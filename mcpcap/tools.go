@@ -135,6 +135,11 @@ func (c *Cap) emitToolsChanged() { c.emit(ext.ToolsChanged, "") }
 // notifications for it to call.Progress, in order; on a pooled connection all that the server
 // sent before its result have been handed over when CallTool returns.
 func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {
+	next, end := c.beginCall()
+	if next != nil {
+		return next.CallTool(ctx, call)
+	}
+	defer end()
 	var out *ext.ToolResult
 	err := c.callTool(ctx, call, func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error {
 		res, err := cn.session.CallTool(ctx, params)
@@ -151,6 +156,11 @@ func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult
 // (connpool.Conn.CallRaw), neither its params nor its result decoded by the go-sdk; elsewhere
 // (an injected session, a legacy SSE server) it is made by the session and the result encoded. Timeouts, cancellation and the retry rules are CallTool's.
 func (c *Cap) CallToolRaw(ctx context.Context, call *ext.ToolCall) (json.RawMessage, error) {
+	next, end := c.beginCall()
+	if next != nil {
+		return next.CallToolRaw(ctx, call)
+	}
+	defer end()
 	var out json.RawMessage
 	err := c.callTool(ctx, call, func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error {
 		if cn.lease != nil {
