@@ -52,6 +52,7 @@
 //	  max_body: 4194304         # bytes
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)
 //	  stateless: false          # true: no sessions, any replica answers any request (no scope: session servers)
+//	  ready_when_degraded: false # true: /readyz is 200 while an eager server is degraded
 //	  auth:                     # ServerAuth: an OAuth protected resource (claude.ai, ChatGPT connectors)
 //	    issuer: https://idp.example         # discovery, JWKS (rotation followed)
 //	    resource: https://agentpool.example # the base URL clients use; tokens' audience is it + the path

@@ -106,9 +106,10 @@ type StatusOptions struct {
 	// Report returns what the host knows (servers, skill diagnostics, the last reload); nil
 	// means an empty report.
 	Report func(ctx context.Context) StatusReport
-	// Ready reports whether the config is loaded and the eager servers were tried; nil means
+	// Ready returns nil once serving is ready (the config loaded, the eager servers tried, as
+	// the caller decides), else why not: /readyz's 503 body and the page's badge. Nil means
 	// always ready.
-	Ready func() bool
+	Ready func() error
 	// Version is shown in the page's header.
 	Version string
 }
@@ -127,9 +128,11 @@ func WithStatus(next http.Handler, o StatusOptions) http.Handler {
 		case HealthPath:
 			plain(w, http.StatusOK, "ok")
 		case ReadyPath:
-			if o.Ready != nil && !o.Ready() {
-				plain(w, http.StatusServiceUnavailable, "not ready: the eager servers are still being tried")
-				return
+			if o.Ready != nil {
+				if err := o.Ready(); err != nil {
+					plain(w, http.StatusServiceUnavailable, "not ready: "+err.Error())
+					return
+				}
 			}
 			plain(w, http.StatusOK, "ready")
 		case StatusPath:
@@ -177,7 +180,12 @@ func (o StatusOptions) serveStatus(w http.ResponseWriter, r *http.Request) {
 
 // collect gathers one page: the host's report, the pool's view and every Gateway's sessions.
 func (o StatusOptions) collect(ctx context.Context) *statusPage {
-	p := &statusPage{Version: o.Version, Now: time.Now(), Ready: o.Ready == nil || o.Ready()}
+	p := &statusPage{Version: o.Version, Now: time.Now(), Ready: true}
+	if o.Ready != nil {
+		if err := o.Ready(); err != nil {
+			p.Ready, p.NotReady = false, err.Error()
+		}
+	}
 	if o.Report != nil {
 		p.Report = o.Report(ctx)
 	}

@@ -31,7 +31,9 @@ type statusPage struct {
 	Version string
 	Now     time.Time
 	Ready   bool
-	Report  StatusReport
+	// NotReady says why not Ready.
+	NotReady string
+	Report   StatusReport
 	// ViewErr is why the pool's view could not be compiled for this page.
 	ViewErr    string
 	Skills     []skillRow

@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -16,23 +18,45 @@ import (
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/plugin"
 	"github.com/agentpool/agentpool/skill"
+	"github.com/agentpool/agentpool/view"
 )
 
 // statusOptions are the status page's options for serve (gateway.WithStatus): the pool and
 // agents' Gateways, what the host knows (statusReport) and readiness. Ready turns true once
-// every eager pool server (not lazy) was tried, connected or degraded: tryEager starts now and
-// ends when they were, or with ctx. serve tried no server before its first session until then;
-// trying them at start also makes the first client's wait shorter.
-func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics) gateway.StatusOptions {
-	var ready atomic.Bool
-	servers := h.Current().Servers
-	for _, caps := range agentServers(h, routes.Agents()) {
-		servers = append(servers, caps...)
+// every eager pool server (not lazy) was tried and none is degraded (unless
+// server.ready_when_degraded): tryEager starts now and ends when they were, or with ctx. serve
+// tried no server before its first session until then; trying them at start also makes the
+// first client's wait shorter. watchServers says on w when a server degrades or recovers.
+func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, w io.Writer) gateway.StatusOptions {
+	var tried atomic.Bool
+	servers := func() []*mcpcap.Cap {
+		servers := h.Current().Servers
+		for _, caps := range agentServers(h, routes.Agents()) {
+			servers = append(servers, caps...)
+		}
+		return servers
 	}
+	go watchServers(ctx, h, servers, w)
 	go func() {
-		tryEager(ctx, servers)
-		ready.Store(true)
+		tryEager(ctx, servers())
+		tried.Store(true)
 	}()
+	lenient := h.Current().Config.Server.ReadyWhenDegraded
+	ready := func() error {
+		if !tried.Load() {
+			return errors.New("the eager servers are still being tried")
+		}
+		var degraded []string
+		for _, c := range servers() {
+			if st := c.Status(); !lenient && !c.Config().Lazy && st.State == mcpcap.StateDegraded {
+				degraded = append(degraded, st.Name)
+			}
+		}
+		if len(degraded) > 0 {
+			return fmt.Errorf("degraded: %s (server.ready_when_degraded: true serves regardless)", strings.Join(degraded, ", "))
+		}
+		return nil
+	}
 	return gateway.StatusOptions{
 		Pool:   pool,
 		Agents: routes.AgentGateways,
@@ -41,7 +65,7 @@ func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, rou
 			r.Reload = rl.statusPage()
 			return r
 		},
-		Ready:   ready.Load,
+		Ready:   ready,
 		Version: version,
 	}
 }
@@ -89,6 +113,30 @@ func tryEager(ctx context.Context, servers []*mcpcap.Cap) {
 		wg.Go(func() { _, _ = c.Tools(ctx) })
 	}
 	wg.Wait()
+}
+
+// watchServers prints the CLI's one-line warning on w for each server of servers() that
+// degrades (fails at start, or cannot reconnect), and one line when it recovers, checking at
+// every change the pool's view announces (a server degrading or recovering announces its
+// tools changed), until ctx ends.
+func watchServers(ctx context.Context, h *host.Host, servers func() []*mcpcap.Cap, w io.Writer) {
+	degraded := map[string]bool{} // by name: a reload's new instance of a degraded server is it
+	changes := h.Registry.Changes(ctx, ext.Scope{})
+	for {
+		for _, c := range servers() {
+			switch st := c.Status(); {
+			case st.State == mcpcap.StateDegraded && !degraded[st.Name]:
+				degraded[st.Name] = true
+				fmt.Fprintf(w, "agentpool: warning: %s\n", summary(view.Problem{Capability: st.Name, What: "capability", Err: st.LastError}))
+			case st.State == mcpcap.StateConnected && degraded[st.Name]:
+				delete(degraded, st.Name)
+				fmt.Fprintf(w, "agentpool: %s: recovered\n", st.Name)
+			}
+		}
+		if _, ok := <-changes; !ok {
+			return
+		}
+	}
 }
 
 // serverCounts returns a server's tool calls and failed calls, and whether they are counted.
@@ -209,6 +257,6 @@ func agentServers(h *host.Host, agents []string) map[string][]*mcpcap.Cap {
 }
 
 // withStatus puts the status page, /healthz and /readyz in front of serve's handler.
-func withStatus(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, handler http.Handler) http.Handler {
-	return gateway.WithStatus(handler, statusOptions(ctx, h, pool, routes, rl, m))
+func withStatus(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, handler http.Handler, w io.Writer) http.Handler {
+	return gateway.WithStatus(handler, statusOptions(ctx, h, pool, routes, rl, m, w))
 }
