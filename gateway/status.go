@@ -66,6 +66,9 @@ type ServerStatus struct {
 	NextAttempt time.Time
 	// PID is the process id of a stdio server's live connection, else 0.
 	PID int
+	// PIDs are a session-scoped server's processes, one per session that has one; its Tools
+	// and Reconnects are then summed over those sessions' instances.
+	PIDs []int
 	// ConnectedAt is when the live connection was made (zero: none).
 	ConnectedAt time.Time
 	// Reconnects counts successful connections after the first.
@@ -191,7 +194,14 @@ func (o StatusOptions) collect(ctx context.Context) *statusPage {
 	}
 	vctx, cancel := context.WithTimeout(ctx, statusViewTimeout)
 	defer cancel()
-	v, err := o.Pool.cache.Get(vctx, o.Pool.opts.Scope)
+	// What a client sees: the newest session's view (the pool's, with that session's own
+	// servers), else the pool's.
+	scope := o.Pool.opts.Scope
+	if id := o.Pool.newestSession(); id != "" {
+		scope.SessionID = id
+		p.ViewOf = id[:min(len(id), SessionIDPrefix)]
+	}
+	v, err := o.Pool.cache.Get(vctx, scope)
 	if err != nil {
 		p.ViewErr = err.Error()
 	} else {

@@ -216,7 +216,7 @@ func TestSessionInfos(t *testing.T) {
 		t.Errorf("calls after a go-sdk call: %d, want %d", n, before+1)
 	}
 	si := f.g.SessionInfos()[0]
-	if si.Client != "status-probe" || si.ClientVersion != "9.9.9" || si.Scope != "pool" || si.Started.IsZero() {
+	if si.Client != "status-probe" || si.ClientVersion != "9.9.9" || si.Scope != "session" || si.Started.IsZero() {
 		t.Errorf("session info %+v", si)
 	}
 	if len(si.ID) != gateway.SessionIDPrefix || !strings.HasPrefix(cs.ID(), si.ID) {

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/gateway"
@@ -37,22 +38,18 @@ func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, rou
 		return servers
 	}
 	go watchServers(ctx, h, servers, w)
-	go func() {
-		tryEager(ctx, servers())
-		tried.Store(true)
-	}()
+	go func() { tryEager(ctx, servers()); tried.Store(true) }()
 	lenient := h.Current().Config.Server.ReadyWhenDegraded
 	ready := func() error {
-		if !tried.Load() {
-			return errors.New("the eager servers are still being tried")
-		}
 		var degraded []string
 		for _, c := range servers() {
 			if st := c.Status(); !lenient && !c.Config().Lazy && st.State == mcpcap.StateDegraded {
 				degraded = append(degraded, st.Name)
 			}
 		}
-		if len(degraded) > 0 {
+		if !tried.Load() {
+			return errors.New("the eager servers are still being tried")
+		} else if len(degraded) > 0 {
 			return fmt.Errorf("degraded: %s (server.ready_when_degraded: true serves regardless)", strings.Join(degraded, ", "))
 		}
 		return nil
@@ -118,24 +115,50 @@ func tryEager(ctx context.Context, servers []*mcpcap.Cap) {
 // watchServers prints the CLI's one-line warning on w for each server of servers() that
 // degrades (fails at start, or cannot reconnect), and one line when it recovers, checking at
 // every change the pool's view announces (a server degrading or recovering announces its
-// tools changed), until ctx ends.
+// tools changed), until ctx ends. It also probes each degraded eager server when its next
+// attempt is due: a degraded server recovers only when asked, and a replica kept out of a load
+// balancer by /readyz would otherwise never be asked.
 func watchServers(ctx context.Context, h *host.Host, servers func() []*mcpcap.Cap, w io.Writer) {
 	degraded := map[string]bool{} // by name: a reload's new instance of a degraded server is it
 	changes := h.Registry.Changes(ctx, ext.Scope{})
+	probed := make(chan struct{}, 1)
+	probing := false
+	var lastProbe time.Time
 	for {
+		var due []*mcpcap.Cap
+		var next time.Time
 		for _, c := range servers() {
 			switch st := c.Status(); {
 			case st.State == mcpcap.StateDegraded && !degraded[st.Name]:
 				degraded[st.Name] = true
 				fmt.Fprintf(w, "agentpool: warning: %s\n", summary(view.Problem{Capability: st.Name, What: "capability", Err: st.LastError}))
+				fallthrough
+			case st.State == mcpcap.StateDegraded && !c.Config().Lazy:
+				due = append(due, c)
+				if next.IsZero() || st.NextAttempt.Before(next) {
+					next = st.NextAttempt
+				}
 			case st.State == mcpcap.StateConnected && degraded[st.Name]:
 				delete(degraded, st.Name)
 				fmt.Fprintf(w, "agentpool: %s: recovered\n", st.Name)
 			}
 		}
-		if _, ok := <-changes; !ok {
-			return
+		timer := time.NewTimer(max(time.Until(next), time.Until(lastProbe.Add(time.Second)))) // at most one probe a second
+		if probing || len(due) == 0 {
+			timer.Stop() // nothing to probe, or a probe running
 		}
+		select {
+		case _, ok := <-changes:
+			if !ok {
+				return // the timer, unreferenced, is collected
+			}
+		case <-probed:
+			probing, lastProbe = false, time.Now()
+		case <-timer.C:
+			probing = true
+			go func() { tryEager(ctx, due); probed <- struct{}{} }()
+		}
+		timer.Stop()
 	}
 }
 
@@ -168,6 +191,13 @@ func statusReport(h *host.Host, agents []string, counts serverCounts) gateway.St
 	for _, name := range cfg.MCPServers.Names() {
 		if cfg.MCPServers[name].Scope == mcpcap.ScopeSession {
 			s := gateway.ServerStatus{Name: name, State: "per session"}
+			for _, c := range h.SessionServers(name) { // summed over the sessions' instances
+				st := c.Status()
+				if st.PID != 0 {
+					s.PIDs = append(s.PIDs, st.PID)
+				}
+				s.Tools, s.Reconnects = s.Tools+st.Tools, s.Reconnects+st.Reconnects
+			}
 			if counts != nil {
 				s.Calls, s.Errors, s.Counted = counts(name) // summed over every session's instance
 			}

@@ -120,8 +120,8 @@ server: {ready_when_degraded: true} # ready once both were tried, the dead one d
 	if r := row(dom, "server", "<code>dead</code>"); !strings.Contains(r, ">degraded<") || !strings.Contains(r, "dead-marker: cannot open the database") {
 		t.Errorf("dead's row does not say degraded with its error: %q", r)
 	}
-	if r := row(dom, "session", "chromium-probe-client"); !strings.Contains(r, "4.2.0") || !strings.Contains(r, ">pool<") || !strings.Contains(r, cs.ID()[:8]) {
-		t.Errorf("the session's row: %q, want client 4.2.0, scope pool, id prefix %s", r, cs.ID()[:8])
+	if r := row(dom, "session", "chromium-probe-client"); !strings.Contains(r, "4.2.0") || !strings.Contains(r, ">session<") || !strings.Contains(r, cs.ID()[:8]) {
+		t.Errorf("the session's row: %q, want client 4.2.0, scope session, id prefix %s", r, cs.ID()[:8])
 	}
 	if strings.Contains(dom, cs.ID()) {
 		t.Errorf("the page shows the whole session id")
