@@ -493,7 +493,7 @@ type Stats struct {
 	// ones being torn down after eviction, expiry or a crash.
 	Processes int
 	// Waiting counts Gets waiting for a free slot because a cap (MaxClients in their
-	// partition, MaxTotalClients) is met by clients live and leased.
+	// partition, MaxTotalClients) is met and a client counted against it is still starting.
 	Waiting int
 	// Servers lists each client in the pool, sorted by partition then name.
 	Servers []ServerStats
