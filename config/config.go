@@ -73,10 +73,10 @@ func (c *Config) Declared() mcpcap.Servers {
 // Pool configures the MCP connection pool (connpool.Options).
 type Pool struct {
 	// MaxClients bounds the live clients of each pool partition (the shared servers, and each
-	// session's own); zero means connpool's default (20).
+	// session's own) beyond the servers the config declares; zero means connpool's default (20).
 	MaxClients int `yaml:"max_clients"`
-	// MaxTotalClients bounds the live clients of all partitions together; zero means
-	// connpool's default (4096).
+	// MaxTotalClients bounds the live clients of all partitions together, beyond the servers
+	// the config declares; zero means connpool's default (4096).
 	MaxTotalClients int `yaml:"max_total_clients"`
 	// MaxSessionProcesses bounds the stdio processes of session-scoped servers (and skills'
 	// own) across all sessions; zero means connpool's default (256).

@@ -56,6 +56,7 @@
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)
 //	  max_inflight: 64          # requests of one HTTP session served at once; more get an error
 //	  stateless: false          # true: no sessions, any replica answers any request (no scope: session servers)
+//	  ready_when_degraded: false # true: /readyz is 200 while an eager server is degraded
 //	  auth:                     # ServerAuth: an OAuth protected resource (claude.ai, ChatGPT connectors)
 //	    issuer: https://idp.example         # discovery, JWKS (rotation followed)
 //	    resource: https://agentpool.example # the base URL clients use; tokens' audience is it + the path

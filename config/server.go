@@ -52,6 +52,9 @@ type Server struct {
 	// stop working, and there are no session-scoped servers (a server of scope: session is a
 	// config error with it; skills' own servers are not started).
 	Stateless bool `yaml:"stateless"`
+	// ReadyWhenDegraded makes /readyz answer 200 while an eager server is degraded; by
+	// default it answers 503 then, naming the servers.
+	ReadyWhenDegraded bool `yaml:"ready_when_degraded"`
 	// Auth, when set, makes serve an OAuth protected resource (the MCP authorization
 	// specification): HTTP clients need an access token its issuer signed for agentpool.
 	// Token stays usable beside it.

@@ -24,8 +24,10 @@
 //     The fingerprint is the whole ServerConfig but Name and StartupTimeout.
 //   - Options.MaxClients (default 20, the config's pool.max_clients) caps the starting and live
 //     clients of each partition; Options.MaxTotalClients (default 4096,
-//     pool.max_total_clients) caps all partitions together. At a cap Get evicts the client idle
-//     longest that makes room, else waits; when its context ends first, ErrPoolExhausted.
+//     pool.max_total_clients) caps all partitions together; Pool.Reserve adds room to both for
+//     the servers a config declares. At a cap Get evicts the client idle longest that makes
+//     room, else fails at once with ErrPoolExhausted naming the cap's key; it waits only while
+//     a client counted against the cap is still starting.
 //   - Options.MaxSessionProcesses (default 256, pool.max_session_processes) caps the stdio
 //     servers of all partitions but the global one; at it Get fails at once with
 //     ErrPoolExhausted naming the key.

@@ -6,9 +6,9 @@ import "errors"
 // with the server's name and the details.
 var (
 	// ErrPoolExhausted reports that a cap is met (MaxClients clients live in the
-	// partition, or MaxTotalClients in all), no idle client makes room, and the
-	// caller's context ended before one was released. The error also
-	// wraps the context's error.
+	// partition, or MaxTotalClients in all, each plus Pool.Reserve's count) and no idle client
+	// makes room. The message names the cap's config key. When the Get waited for a start in
+	// progress and its context ended first, the error also wraps the context's error.
 	ErrPoolExhausted = errors.New("connection pool exhausted")
 	// ErrClosed reports a Get on a pool after Close.
 	ErrClosed = errors.New("connection pool closed")

@@ -21,8 +21,8 @@ func getWithin(p *Pool, cfg ServerConfig, partition string, d time.Duration) (*C
 // TestMaxClientsPerPartition: MaxClients caps each partition's clients (the shared servers,
 // and each session's own), so sessions do not compete for one cap; MaxTotalClients caps them
 // all together. At either cap a Get evicts an idle client that makes room (one of its own
-// partition for the partition's cap, any for the total) or waits, then fails with
-// ErrPoolExhausted naming the cap it met.
+// partition for the partition's cap, any for the total) or fails with ErrPoolExhausted naming
+// the cap it met.
 func TestMaxClientsPerPartition(t *testing.T) {
 	p := newTestPool(t, &Options{MaxClients: 1, MaxTotalClients: 3})
 	cfg, other := faultCfg(t), faultCfg(t, "--stderr", "other")

@@ -19,13 +19,14 @@ type Pool struct {
 	ctx    context.Context // ends at Close; parent of every start
 	cancel context.CancelFunc
 
-	mu      sync.Mutex
-	clients map[poolKey]*client // starting and live clients
-	waiting int                 // Gets waiting for a slot (Stats.Waiting)
-	changed chan struct{}       // closed and replaced when a slot may have freed
-	closed  bool
-	closeCh chan struct{}        // closed when Close has finished tearing down
-	doomed  map[*client]struct{} // clients of closed partitions, until ClosePartition sees them done
+	mu       sync.Mutex
+	clients  map[poolKey]*client // starting and live clients
+	waiting  int                 // Gets waiting for a slot (Stats.Waiting)
+	reserved [2]int              // slots above the caps for declared servers: shared, per session (Reserve)
+	changed  chan struct{}       // closed and replaced when a slot may have freed
+	closed   bool
+	closeCh  chan struct{}        // closed when Close has finished tearing down
+	doomed   map[*client]struct{} // clients of closed partitions, until ClosePartition sees them done
 
 	wg      sync.WaitGroup // every goroutine the pool starts
 	procs   atomic.Int64   // stdio processes whose group is not yet dead
@@ -76,10 +77,11 @@ func (p *Pool) broadcastLocked() {
 // wait for it. A start failure returns an error wrapping ErrStart that names
 // the server and carries its stderr tail; it is not cached, so the next Get
 // tries again. When partition has MaxClients clients live, or all partitions
-// MaxTotalClients, Get evicts an idle one that makes room or waits for a
-// release until ctx ends, then returns an error wrapping both
-// ErrPoolExhausted and ctx.Err(), naming the cap. Every successful Get must be paired with a
-// Release.
+// MaxTotalClients (each plus Reserve's count), Get evicts an idle one that makes room;
+// failing that it returns at once an error wrapping ErrPoolExhausted that names the cap (its
+// config key), unless a client counted against the cap is still starting: then it waits for
+// that start to end (a bounded wait) and tries again, or for ctx, whose end fails it with
+// ErrPoolExhausted and ctx.Err(). Every successful Get must be paired with a Release.
 func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Conn, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
@@ -104,7 +106,11 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 				p.mu.Unlock()
 				return nil, err
 			}
-			if full := p.roomLocked(partition); full != "" {
+			if full, starting := p.roomLocked(partition); full != "" {
+				if !starting {
+					p.mu.Unlock()
+					return nil, fmt.Errorf("connpool: server %q: %w: %s", cfg.label(), ErrPoolExhausted, full)
+				}
 				wait := p.changed
 				p.waiting++
 				p.mu.Unlock()
@@ -222,23 +228,31 @@ func (p *Pool) armIdleLocked(c *client) {
 }
 
 // roomLocked makes room for a new client in partition, evicting idle clients as needed: one
-// of partition's own when the partition is at MaxClients, any when all partitions are at
-// MaxTotalClients. It returns "" when there is room, else which cap is met, for the error.
-func (p *Pool) roomLocked(partition string) string {
+// of partition's own when the partition is at its cap, any when all partitions are at theirs.
+// It returns "" when there is room, else which cap is met, for the error, and whether a client
+// counted against that cap is still starting: its start, bounded by its StartupTimeout, may
+// end with the client idle (its Get gave up) or gone, and so make room.
+func (p *Pool) roomLocked(partition string) (full string, starting bool) {
 	for {
-		if n := p.liveLocked(partition); n >= p.opts.MaxClients {
+		declared := p.reserved[1]
+		if partition == GlobalPartition {
+			declared = p.reserved[0]
+		}
+		if n, max := p.liveLocked(partition), p.opts.MaxClients+declared; n >= max {
 			if !p.evictIdleLocked(partition) {
-				return fmt.Sprintf("partition %q has %d of %d clients live and leased (max_clients)", partition, n, p.opts.MaxClients)
+				return fmt.Sprintf("partition %q has %d of %d clients live and leased (pool.max_clients %d, plus %d for the declared servers)",
+					partition, n, max, p.opts.MaxClients, declared), p.startingLocked(partition)
 			}
 			continue
 		}
-		if n := p.liveLocked(""); n >= p.opts.MaxTotalClients {
+		if n, max := p.liveLocked(""), p.opts.MaxTotalClients+p.reserved[0]; n >= max {
 			if !p.evictIdleLocked("") {
-				return fmt.Sprintf("%d of %d clients live and leased in all partitions (max_total_clients)", n, p.opts.MaxTotalClients)
+				return fmt.Sprintf("%d of %d clients live and leased in all partitions (pool.max_total_clients %d, plus %d for the declared shared servers)",
+					n, max, p.opts.MaxTotalClients, p.reserved[0]), p.startingLocked("")
 			}
 			continue
 		}
-		return ""
+		return "", false
 	}
 }
 
@@ -282,6 +296,35 @@ func (p *Pool) SessionProcesses() (live, max int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.sessionProcessesLocked(), p.opts.MaxSessionProcesses
+}
+
+// startingLocked reports whether a client of partition (of any when "") is still starting.
+func (p *Pool) startingLocked(partition string) bool {
+	for _, c := range p.clients {
+		if partition != "" && c.key.partition != partition {
+			continue
+		}
+		select {
+		case <-c.ready:
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// Reserve makes room beyond the caps for the servers a configuration declares, so that they
+// can all run at once whatever the caps leave for what sessions and skills add on top:
+// shared more clients in GlobalPartition (beyond Options.MaxClients) and in all partitions
+// together (beyond Options.MaxTotalClients), perSession more in every other partition (beyond
+// Options.MaxClients; the total still bounds them, as it bounds sessions). A program sets it
+// from its configuration, again at each reload; lowering it closes nothing. Negative counts
+// as zero. Reserve wakes Gets waiting at a cap.
+func (p *Pool) Reserve(shared, perSession int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.reserved = [2]int{max(shared, 0), max(perSession, 0)}
+	p.broadcastLocked()
 }
 
 // evictIdleLocked closes the client idle for longest, of partition or of any when partition
@@ -496,7 +539,7 @@ type Stats struct {
 	// ones being torn down after eviction, expiry or a crash.
 	Processes int
 	// Waiting counts Gets waiting for a free slot because a cap (MaxClients in their
-	// partition, MaxTotalClients) is met by clients live and leased.
+	// partition, MaxTotalClients) is met and a client counted against it is still starting.
 	Waiting int
 	// Servers lists each client in the pool, sorted by partition then name.
 	Servers []ServerStats

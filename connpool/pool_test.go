@@ -222,52 +222,47 @@ func TestStartFailuresAreNotCached(t *testing.T) {
 	}
 }
 
-func TestMaxClientsWaitThenExhausted(t *testing.T) {
+// TestMaxClientsExhaustedAtOnce: at MaxClients, with every client leased and none starting,
+// a Get for a new server fails at once with ErrPoolExhausted naming the cap's key (it does not
+// wait for a release that may never come); a lease on a live client still works, and after a
+// release the next Get evicts the idle client. Reserve raises the cap for the servers a
+// config declares.
+func TestMaxClientsExhaustedAtOnce(t *testing.T) {
 	p := newTestPool(t, &Options{MaxClients: 20})
 	var conns []*Conn
 	for i := range 20 {
 		conns = append(conns, mustGet(t, p, faultCfg(t, "--stderr", "server-"+strconv.Itoa(i)), GlobalPartition))
 	}
 	extra := faultCfg(t, "--stderr", "server-21")
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	_, err := p.Get(ctx, extra, GlobalPartition)
-	cancel()
-	if !errors.Is(err, ErrPoolExhausted) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("21st Get: %v, want ErrPoolExhausted and DeadlineExceeded", err)
+	_, err := p.Get(context.Background(), extra, GlobalPartition) // no deadline: it must not wait
+	if !errors.Is(err, ErrPoolExhausted) || !strings.Contains(err.Error(), "pool.max_clients") {
+		t.Fatalf("21st Get: %v, want ErrPoolExhausted naming pool.max_clients", err)
 	}
 	if w := p.Stats().Waiting; w != 0 {
-		t.Fatalf("a Get that gave up is still counted as waiting: %d", w)
+		t.Fatalf("a Get that failed is counted as waiting: %d", w)
 	}
 	// A lease on an existing client still works at the limit.
 	again := mustGet(t, p, conns[3].c.cfg, GlobalPartition)
 	p.Release(again)
 
-	got := make(chan error, 1)
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		c, err := p.Get(ctx, extra, GlobalPartition)
-		if err == nil {
-			defer p.Release(c)
-			_, err = call(ctx, c, "echo", map[string]any{"text": "21"})
-		}
-		got <- err
-	}()
-	testwait.For(t, "the 21st Get to wait", func() bool { st := p.Stats(); return st.Clients == 20 && st.Waiting == 1 })
-	select {
-	case err := <-got:
-		t.Fatalf("21st Get returned before any release: %v", err)
-	case <-time.After(100 * time.Millisecond):
-	}
 	old := conns[0].PID()
 	p.Release(conns[0])
-	if err := <-got; err != nil {
-		t.Fatalf("21st Get after a release: %v", err)
-	}
-	if w := p.Stats().Waiting; w != 0 {
-		t.Fatalf("waiting after the 21st Get went through: %d", w)
+	c := mustGet(t, p, extra, GlobalPartition)
+	if _, err := call(context.Background(), c, "echo", map[string]any{"text": "21"}); err != nil {
+		t.Fatalf("21st client after a release: %v", err)
 	}
 	waitGroupGone(t, old) // the idle client was evicted
+
+	// Room reserved for declared servers comes on top of the cap.
+	p.Reserve(2, 0)
+	for i := range 2 {
+		conns = append(conns, mustGet(t, p, faultCfg(t, "--stderr", "declared-"+strconv.Itoa(i)), GlobalPartition))
+	}
+	_, err = p.Get(context.Background(), faultCfg(t, "--stderr", "one-more"), GlobalPartition)
+	if !errors.Is(err, ErrPoolExhausted) || !strings.Contains(err.Error(), "plus 2 for the declared") {
+		t.Fatalf("Get beyond the cap and the reserve: %v, want ErrPoolExhausted naming both", err)
+	}
+	p.Release(c)
 	for _, c := range conns[1:] {
 		p.Release(c)
 	}

@@ -10,17 +10,18 @@ import (
 )
 
 // ErrNotReady is the error of a session whose own servers were not ready within
-// Options.OpenTimeout (one waiting for a slot of a full connection pool, one still starting).
+// Options.OpenTimeout (one still starting, or waiting at a full connection pool for another's
+// start to end).
 var ErrNotReady = errors.New("the session's servers were not ready")
 
 // awaitOwn lists the tools of the servers registered for the session itself (OpenSession's),
 // which starts them, and gives up after Options.OpenTimeout. Session-scoped servers of
 // clients that vanished without DELETE hold their pool slots until the idle timeout; once the
 // pool is at pool.max_total_clients (or the session's own partition at pool.max_clients) a
-// new one waits in the pool for a slot, and its client would wait, with nothing said, as long
-// as the request lasts. Giving up refuses the session with the servers' errors (connpool
-// names the exhausted pool and its limit); a server that fails otherwise is left to the
-// view, which reports it.
+// new one fails at once, naming the key, unless a start in progress may free a slot, and a
+// server slow to start would hold its client, with nothing said, as long as the request
+// lasts. Giving up refuses the session with the servers' errors (connpool names the exhausted
+// pool and its limit); a server that fails otherwise is left to the view, which reports it.
 func (g *Gateway) awaitOwn(ctx context.Context, scope ext.Scope) error {
 	var own []ext.ToolProvider
 	for _, r := range g.reg.Registrations(scope) {

@@ -66,6 +66,9 @@ type ServerStatus struct {
 	NextAttempt time.Time
 	// PID is the process id of a stdio server's live connection, else 0.
 	PID int
+	// PIDs are a session-scoped server's processes, one per session that has one; its Tools
+	// and Reconnects are then summed over those sessions' instances.
+	PIDs []int
 	// ConnectedAt is when the live connection was made (zero: none).
 	ConnectedAt time.Time
 	// Reconnects counts successful connections after the first.
@@ -106,9 +109,10 @@ type StatusOptions struct {
 	// Report returns what the host knows (servers, skill diagnostics, the last reload); nil
 	// means an empty report.
 	Report func(ctx context.Context) StatusReport
-	// Ready reports whether the config is loaded and the eager servers were tried; nil means
+	// Ready returns nil once serving is ready (the config loaded, the eager servers tried, as
+	// the caller decides), else why not: /readyz's 503 body and the page's badge. Nil means
 	// always ready.
-	Ready func() bool
+	Ready func() error
 	// Version is shown in the page's header.
 	Version string
 }
@@ -127,9 +131,11 @@ func WithStatus(next http.Handler, o StatusOptions) http.Handler {
 		case HealthPath:
 			plain(w, http.StatusOK, "ok")
 		case ReadyPath:
-			if o.Ready != nil && !o.Ready() {
-				plain(w, http.StatusServiceUnavailable, "not ready: the eager servers are still being tried")
-				return
+			if o.Ready != nil {
+				if err := o.Ready(); err != nil {
+					plain(w, http.StatusServiceUnavailable, "not ready: "+err.Error())
+					return
+				}
 			}
 			plain(w, http.StatusOK, "ready")
 		case StatusPath:
@@ -177,13 +183,25 @@ func (o StatusOptions) serveStatus(w http.ResponseWriter, r *http.Request) {
 
 // collect gathers one page: the host's report, the pool's view and every Gateway's sessions.
 func (o StatusOptions) collect(ctx context.Context) *statusPage {
-	p := &statusPage{Version: o.Version, Now: time.Now(), Ready: o.Ready == nil || o.Ready()}
+	p := &statusPage{Version: o.Version, Now: time.Now(), Ready: true}
+	if o.Ready != nil {
+		if err := o.Ready(); err != nil {
+			p.Ready, p.NotReady = false, err.Error()
+		}
+	}
 	if o.Report != nil {
 		p.Report = o.Report(ctx)
 	}
 	vctx, cancel := context.WithTimeout(ctx, statusViewTimeout)
 	defer cancel()
-	v, err := o.Pool.cache.Get(vctx, o.Pool.opts.Scope)
+	// What a client sees: the newest session's view (the pool's, with that session's own
+	// servers), else the pool's.
+	scope := o.Pool.opts.Scope
+	if id := o.Pool.newestSession(); id != "" {
+		scope.SessionID = id
+		p.ViewOf = id[:min(len(id), SessionIDPrefix)]
+	}
+	v, err := o.Pool.cache.Get(vctx, scope)
 	if err != nil {
 		p.ViewErr = err.Error()
 	} else {

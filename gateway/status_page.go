@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agentpool/agentpool/view"
 )
@@ -31,9 +33,13 @@ type statusPage struct {
 	Version string
 	Now     time.Time
 	Ready   bool
-	Report  StatusReport
+	// NotReady says why not Ready.
+	NotReady string
+	Report   StatusReport
 	// ViewErr is why the pool's view could not be compiled for this page.
-	ViewErr    string
+	ViewErr string
+	// ViewOf is the id prefix of the session whose view the page shows ("": the pool's).
+	ViewOf     string
 	Skills     []skillRow
 	Loose      []SkillDiagnostic // diagnostics of no listed skill (a root, a skill not loaded)
 	Tools      []toolRow
@@ -88,9 +94,34 @@ func (p *statusPage) fromView(v *view.View, diags []SkillDiagnostic) {
 	}
 }
 
-// renderStatus writes the page.
+// renderStatus writes the page, with every control character but tab, newline and carriage
+// return shown as a visible symbol: html/template escapes markup, not an ESC or an OSC
+// sequence from an upstream's name, error or stderr, which a terminal or a copy of the page
+// would act on. The template's own text has none, so filtering the whole page covers every
+// value.
 func renderStatus(w io.Writer, p *statusPage) error {
-	return statusTemplate.Execute(w, p)
+	var b strings.Builder
+	if err := statusTemplate.Execute(&b, p); err != nil {
+		return err
+	}
+	_, err := io.WriteString(w, strings.Map(controlPicture, b.String()))
+	return err
+}
+
+// controlPicture returns r's visible stand-in when r is a control character, else r: C0
+// controls their Unicode control pictures (ESC: U+241B), DEL U+2421, C1 controls U+FFFD.
+func controlPicture(r rune) rune {
+	switch {
+	case r == '\t' || r == '\n' || r == '\r':
+		return r
+	case r < 0x20:
+		return 0x2400 + r
+	case r == 0x7f:
+		return 0x2421
+	case r >= 0x80 && r <= 0x9f:
+		return utf8.RuneError
+	}
+	return r
 }
 
 // age is d for a person: "45s", "12m", "3h05m", "2d04h".

@@ -18,12 +18,29 @@ type SessionInfo struct {
 	Client, ClientVersion string
 	// Started is when the session was opened.
 	Started time.Time
-	// Scope is "pool", or the name of the agent whose view the session sees.
+	// Scope is "session" for a session of the pool's path (it sees the pool's view and its own
+	// servers), or the name of the agent whose view the session sees.
 	Scope string
 	// User is the subject of the OAuth token that opened the session ("" without OAuth).
 	User string
 	// Calls counts the session's tools/call requests answered so far.
 	Calls int64
+}
+
+// newestSession returns the id of the session opened last, or "" when there is none.
+func (g *Gateway) newestSession() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	var newest *session
+	for _, s := range g.sessions {
+		if newest == nil || s.started.After(newest.started) {
+			newest = s
+		}
+	}
+	if newest == nil {
+		return ""
+	}
+	return newest.id
 }
 
 // SessionInfos returns the live sessions, the oldest first. It takes the Gateway's lock once
@@ -35,7 +52,7 @@ func (g *Gateway) SessionInfos() []SessionInfo {
 		live = append(live, s)
 	}
 	g.mu.Unlock()
-	scope := cmp.Or(g.opts.Scope.AgentName, "pool")
+	scope := cmp.Or(g.opts.Scope.AgentName, "session")
 	out := make([]SessionInfo, 0, len(live))
 	for _, s := range live {
 		si := SessionInfo{ID: s.id[:min(len(s.id), SessionIDPrefix)], Started: s.started, Scope: scope, User: s.user, Calls: s.calls.Load()}

@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -143,20 +144,25 @@ func TestStatusPageToken(t *testing.T) {
 	}
 }
 
-// TestReadyz: /readyz is 503 while Ready reports false, 200 once it reports true; /healthz is
-// 200 throughout.
+// TestReadyz: /readyz is 503 with Ready's reason while Ready returns one, 200 once it returns
+// nil; /healthz is 200 throughout.
 func TestReadyz(t *testing.T) {
 	f := newFixture(t, nil)
 	var ready atomic.Bool
-	url := statusServer(t, f, gateway.StatusOptions{Ready: ready.Load})
-	if status, _, body := get(t, url+"/readyz", nil); status != http.StatusServiceUnavailable {
-		t.Errorf("/readyz before ready: %d %q, want 503", status, body)
+	url := statusServer(t, f, gateway.StatusOptions{Ready: func() error {
+		if !ready.Load() {
+			return errors.New("eager servers still being tried")
+		}
+		return nil
+	}})
+	if status, _, body := get(t, url+"/readyz", nil); status != http.StatusServiceUnavailable || !strings.Contains(body, "eager servers still being tried") {
+		t.Errorf("/readyz before ready: %d %q, want 503 with the reason", status, body)
 	}
 	if status, _, body := get(t, url+"/healthz", nil); status != http.StatusOK || strings.TrimSpace(body) != "ok" {
 		t.Errorf("/healthz: %d %q, want 200 ok", status, body)
 	}
-	if _, _, body := get(t, url+"/", nil); !strings.Contains(body, "starting") {
-		t.Errorf("the page before ready does not say it is starting")
+	if _, _, body := get(t, url+"/", nil); !strings.Contains(body, "not ready: eager servers still being tried") {
+		t.Errorf("the page before ready does not say why it is not ready")
 	}
 	ready.Store(true)
 	if status, _, body := get(t, url+"/readyz", nil); status != http.StatusOK {
@@ -210,7 +216,7 @@ func TestSessionInfos(t *testing.T) {
 		t.Errorf("calls after a go-sdk call: %d, want %d", n, before+1)
 	}
 	si := f.g.SessionInfos()[0]
-	if si.Client != "status-probe" || si.ClientVersion != "9.9.9" || si.Scope != "pool" || si.Started.IsZero() {
+	if si.Client != "status-probe" || si.ClientVersion != "9.9.9" || si.Scope != "session" || si.Started.IsZero() {
 		t.Errorf("session info %+v", si)
 	}
 	if len(si.ID) != gateway.SessionIDPrefix || !strings.HasPrefix(cs.ID(), si.ID) {

@@ -34,7 +34,9 @@
 // changed capability first, then publishes the new State, then swaps registrations and closes
 // (and retires the pooled clients of) what the new plan no longer has. An entry whose
 // capability cannot be made keeps the old one and is reported; an unchanged entry keeps its
-// capability and its process. Names are checked over the plan, so Build and Reload refuse the
+// capability and its process. A changed MCP server fails no call: the new one takes the calls
+// from the swap on, and the old one ends once its calls in flight are done (bounded by its
+// call timeout and by Close). Names are checked over the plan, so Build and Reload refuse the
 // same ones.
 //
 // The host's state (the config in force, the skill manager, the command source, the project,

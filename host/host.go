@@ -86,6 +86,11 @@ type Host struct {
 	reloadMu   sync.RWMutex          // held by Reload; sessions open and close under its read lock
 	sessMu     sync.Mutex
 	partitions map[string][]string // by session id: the pool partitions CloseSession ends
+	// drains are the replaced capabilities finishing their work (retireEntry); drainCtx ends
+	// at Close (endDrains).
+	drains    sync.WaitGroup
+	drainCtx  context.Context
+	endDrains context.CancelFunc
 	// by session id: the agent OpenAgentSession opened it for, and the entries registered
 	sessionAgents map[string]string
 	sessionPlans  map[string][]*Entry
@@ -129,6 +134,8 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	})
 	reg.OnClose(pool.Close)
 	h := &Host{Registry: reg, Pool: pool, opts: opts, logger: logger}
+	h.drainCtx, h.endDrains = context.WithCancel(context.Background())
+	reg.OnClose(h.stopDrains) // before the pool closes
 	p, err := h.inspectProject(cfg)
 	if err != nil {
 		return nil, h.abort(ctx, err)
@@ -137,6 +144,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	if err != nil {
 		return nil, h.abort(ctx, err)
 	}
+	pool.Reserve(st.declaredServers())
 	out := h.reconcile(ctx, st, nil, st.plan.Entries, true, nil)
 	if len(out.failures) > 0 {
 		return nil, h.abort(ctx, out.err())

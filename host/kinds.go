@@ -194,6 +194,23 @@ func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, part
 				h.Pool.Retire(m.Config().Server, partition)
 			}
 			return err
+		},
+		// A changed server: the new one takes the calls from now on (its own process: the old
+		// client leaves the pool at once, kept by the old Cap's lease), and the old one ends
+		// once its calls in flight are done, or its call timeout passed.
+		handOver: func(old, next ext.Capability) func(context.Context) error {
+			o, ok := old.(*mcpcap.Cap)
+			n, ok2 := next.(*mcpcap.Cap)
+			if !ok || !ok2 {
+				return nil
+			}
+			o.HandOver(n)
+			h.Pool.Retire(o.Config().Server, partition)
+			return func(ctx context.Context) error {
+				ctx, cancel := context.WithTimeout(ctx, o.Config().Timeout)
+				defer cancel()
+				return o.Drain(ctx)
+			}
 		}}
 }
 

@@ -46,6 +46,11 @@ type Entry struct {
 	// stop ends a capability the reconciler unregistered, or made and did not register because
 	// an entry of its After was not applied; nil means closing it.
 	stop func(ctx context.Context, c ext.Capability) error
+	// handOver, when set, is called when the entry's running capability old is replaced by
+	// next: it gives next old's new work and returns how to wait for old's work in flight,
+	// which the reconciler lets finish in the background before it stops old. nil, or a nil
+	// result, stops old at once.
+	handOver func(old, next ext.Capability) (drain func(ctx context.Context) error)
 }
 
 // Plan is a declarative description of what a host registers: its entries in registration

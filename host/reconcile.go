@@ -207,7 +207,7 @@ func (h *Host) reconcile(ctx context.Context, st *State, old, next []*Entry, all
 		}
 		registered = append(registered, e)
 		if had {
-			h.stopEntry(ctx, o, running[e.Key]) // the new one in place: the old one ends
+			h.retireEntry(ctx, o, running[e.Key], c) // the new one in place: the old one ends
 			out.replaced = append(out.replaced, e)
 		}
 	}
@@ -236,6 +236,41 @@ func (h *Host) registered(entries []*Entry) map[Key]ext.Capability {
 		}
 	}
 	return out
+}
+
+// retireEntry ends old, entry o's capability, which the reconciler replaced by next: at once,
+// or, when o hands old's work over to next, once the work in flight on old is done (its drain,
+// bounded by the entry and by the host's Close), on a goroutine, so that a reload does not
+// wait for the calls of the servers it replaced.
+func (h *Host) retireEntry(ctx context.Context, o *Entry, old, next ext.Capability) {
+	var drain func(context.Context) error
+	if o.handOver != nil {
+		drain = o.handOver(old, next)
+	}
+	if drain == nil {
+		h.stopEntry(ctx, o, old)
+		return
+	}
+	h.drains.Go(func() {
+		if err := drain(h.drainCtx); err != nil {
+			h.logger.Warn("reload: replaced capability still busy; ending it", "name", o.Key.Name, "err", err)
+		}
+		h.stopEntry(ctx, o, old)
+	})
+}
+
+// stopDrains ends the drains retireEntry started, stopping what they wait for, and waits for
+// them until ctx ends.
+func (h *Host) stopDrains(ctx context.Context) error {
+	h.endDrains()
+	done := make(chan struct{})
+	go func() { h.drains.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("replaced capabilities still ending: %w", ctx.Err())
+	}
 }
 
 // stopEntry ends c, entry e's capability, which the reconciler unregistered.

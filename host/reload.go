@@ -61,6 +61,9 @@ func (h *Host) Reload(ctx context.Context, next *config.Config) (ReloadResult, e
 	if err != nil {
 		return ReloadResult{}, fmt.Errorf("reload: %w", err)
 	}
+	oldShared, oldSession := cur.declaredServers()
+	newShared, newSession := st.declaredServers()
+	h.Pool.Reserve(max(oldShared, newShared), max(oldSession, newSession)) // the old ones and the new while they change
 	res := ReloadResult{At: time.Now()}
 	res.AtRestart = restartNotes(cur.Config, st.Config)
 	old, entries := slices.Clone(cur.plan.Entries), slices.Clone(st.plan.Entries)
@@ -82,6 +85,7 @@ func (h *Host) Reload(ctx context.Context, next *config.Config) (ReloadResult, e
 		h.state.Store(st.with(sessionless(applied), caps))
 	})
 	h.state.Store(st.with(sessionless(out.applied), out.caps))
+	h.Pool.Reserve(newShared, newSession)
 	h.sessMu.Lock()
 	for _, s := range sessions {
 		if len(h.partitions[s.id]) > 0 {

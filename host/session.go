@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/skill"
 )
 
@@ -213,4 +214,18 @@ func (h *Host) forgetPartition(sessionID, partition string) {
 	} else {
 		h.partitions[sessionID] = ps
 	}
+}
+
+// SessionServers returns the live instances of the session-scoped server name of the config's
+// mcp_servers, one per open session, ordered by session id.
+func (h *Host) SessionServers(name string) []*mcpcap.Cap {
+	var out []*mcpcap.Cap
+	for _, s := range h.liveSessions() {
+		for _, r := range h.Registry.Registrations(ext.Scope{SessionID: s.id}) {
+			if c, ok := r.Capability.(*mcpcap.Cap); ok && r.Level == ext.LevelSession && r.Slot.SessionID == s.id && r.Capability.Name() == name {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
 }

@@ -44,3 +44,25 @@ type State struct {
 // Current returns the state in use now. It never returns nil once Build has returned the
 // host.
 func (h *Host) Current() *State { return h.state.Load() }
+
+// declaredServers counts the MCP servers the state's config declares (its mcp_servers, with a
+// trusted project's and the plugins', and every agent's): shared, those in the pool's global
+// partition, and perSession, the session-scoped ones each session starts. The pool reserves
+// room for them (connpool.Pool.Reserve), so that every one can run at once;
+// pool.max_clients bounds what sessions and skills add on top.
+func (st *State) declaredServers() (shared, perSession int) {
+	count := func(servers mcpcap.Servers) {
+		for _, s := range servers {
+			if s.Scope == mcpcap.ScopeSession {
+				perSession++
+			} else {
+				shared++
+			}
+		}
+	}
+	count(st.Config.MCPServers)
+	for _, a := range st.Config.Agents {
+		count(a.MCPServers)
+	}
+	return shared, perSession
+}

@@ -83,6 +83,8 @@ type Cap struct {
 	// subscribe.go). Guarded by subMu.
 	subs   map[string]int
 	subsOn *mcp.ClientSession
+
+	calls calls // guarded by mu (handover.go)
 }
 
 // New validates cfg and returns a Cap. It does no I/O: the connection is made on first use.

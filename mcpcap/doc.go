@@ -39,6 +39,8 @@
 //     Retry.Calls "always", else it fails wrapping ErrConnectionLost. Cancelling a call's
 //     context cancels it upstream. On a pooled connection, progress and log messages arrive
 //     before the call returns.
+//   - HandOver(next) sends the Cap's later tool calls to next (a reload's replacement) while
+//     those in flight finish; Drain waits for them. Close after that ends the old connection.
 //   - Tools are Config.Prefix + the server's names (the host sets "<server>__"), filtered by
 //     AllowTools and DenyTools (path.Match, deny wins). Prompts are commands
 //     "<server>:<prompt>". Resources are reached by their URIs or as mcp://<server>/<uri>; an

@@ -84,3 +84,37 @@ func (p *progressRoutes) deliver(params *mcp.ProgressNotificationParams) {
 		r.sink(ext.Progress{Progress: params.Progress, Total: params.Total, Message: params.Message})
 	}
 }
+
+// monotonicProgress hands one call's progress to its sink so that it only increases across the
+// call's attempts, as MCP requires of progress under one token: a call retried on a new
+// connection starts again on its server, from its first value. Each retried attempt's values,
+// and its total, are offset by the last value handed on before it; a value of a retried
+// attempt that is still not above the last one handed on is dropped.
+type monotonicProgress struct {
+	mu      sync.Mutex
+	sink    func(ext.Progress)
+	last    float64 // the last value handed on
+	offset  float64 // added to the current attempt's values
+	retried bool
+}
+
+func (m *monotonicProgress) deliver(p ext.Progress) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	p.Progress += m.offset
+	if p.Total > 0 {
+		p.Total += m.offset
+	}
+	if m.retried && p.Progress <= m.last {
+		return
+	}
+	m.last = p.Progress
+	m.sink(p)
+}
+
+// retry starts the next attempt's values after the last one handed on.
+func (m *monotonicProgress) retry() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.offset, m.retried = m.last, true
+}

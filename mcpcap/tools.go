@@ -133,8 +133,15 @@ func (c *Cap) emitToolsChanged() { c.emit(ext.ToolsChanged, "") }
 // the Cap sends a progress token of its own (unique across every Cap, so callers sharing a
 // pooled connection never see each other's progress) and hands the server's progress
 // notifications for it to call.Progress, in order; on a pooled connection all that the server
-// sent before its result have been handed over when CallTool returns.
+// sent before its result have been handed over when CallTool returns. Progress only increases
+// across a retry on a new connection: the retried call's values (and total) are offset by the
+// last value handed over, and any not above it is dropped.
 func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {
+	next, end := c.beginCall()
+	if next != nil {
+		return next.CallTool(ctx, call)
+	}
+	defer end()
 	var out *ext.ToolResult
 	err := c.callTool(ctx, call, func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error {
 		res, err := cn.session.CallTool(ctx, params)
@@ -151,6 +158,11 @@ func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult
 // (connpool.Conn.CallRaw), neither its params nor its result decoded by the go-sdk; elsewhere
 // (an injected session, a legacy SSE server) it is made by the session and the result encoded. Timeouts, cancellation and the retry rules are CallTool's.
 func (c *Cap) CallToolRaw(ctx context.Context, call *ext.ToolCall) (json.RawMessage, error) {
+	next, end := c.beginCall()
+	if next != nil {
+		return next.CallToolRaw(ctx, call)
+	}
+	defer end()
 	var out json.RawMessage
 	err := c.callTool(ctx, call, func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error {
 		if cn.lease != nil {
@@ -226,8 +238,10 @@ func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, do func(ctx cont
 		params.Meta = metaMap(call.Meta)
 		delete(params.Meta, "progressToken")
 	}
+	var mono *monotonicProgress
 	if call.Progress != nil {
-		token := c.progress.add(call.Progress)
+		mono = &monotonicProgress{sink: call.Progress}
+		token := c.progress.add(mono.deliver)
 		defer c.progress.remove(token)
 		params.Meta["progressToken"] = token
 	}
@@ -257,6 +271,9 @@ func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, do func(ctx cont
 				c.cfg.Name, ErrConnectionLost, name, attempt, err)
 		}
 		c.log.Info("retrying call on a new connection", "tool", name, "attempt", attempt+1, "err", err)
+		if mono != nil {
+			mono.retry()
+		}
 		if cn, err = c.ensure(ctx); err != nil {
 			return fmt.Errorf("mcp server %q: %w during call %q; reconnect failed: %w", c.cfg.Name, ErrConnectionLost, name, err)
 		}

@@ -10,8 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -342,4 +344,61 @@ func postCall(t *testing.T, url, sid string) int {
 	_, _ = io.Copy(io.Discard, resp.Body)
 	resp.Body.Close()
 	return resp.StatusCode
+}
+
+// rawClient is a client process of its own, as sh and curl: it sends what mcp-go's client
+// sends over streamable HTTP, a server/discover before initialize (both without a session),
+// then initializes, holds its session's GET stream open and calls fault__pid, writing the
+// answer to the file $2. It runs until killed.
+const rawClient = `#!/bin/sh
+url=$1
+post() { curl -s -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream' -H 'Mcp-Protocol-Version: 2025-06-18' "$@" "$url"; }
+post -o /dev/null -d '{"jsonrpc":"2.0","id":0,"method":"server/discover","params":{}}'
+sid=$(post -D - -o /dev/null -d '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}' | tr -d '\r' | sed -n 's/^[Mm][Cc][Pp]-[Ss]ession-[Ii][Dd]: //p')
+post -o /dev/null -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","method":"notifications/initialized"}'
+curl -s -N -o /dev/null -H 'Accept: text/event-stream' -H 'Mcp-Protocol-Version: 2025-06-18' -H "Mcp-Session-Id: $sid" "$url" &
+post -H "Mcp-Session-Id: $sid" -d '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fault__pid","arguments":{}}}' > "$2.tmp"
+mv "$2.tmp" "$2"
+wait
+`
+
+// TestReplicasSeparateClientProcesses: eight separate client processes, started one after
+// another and each keeping its session open, reach two replicas through
+// examples/haproxy/haproxy.cfg; each sends a request without a session before its initialize
+// (as mcp-go's client does), so a balancer that alternates requests puts every session on
+// one replica. Their sessions must land on both.
+func TestReplicasSeparateClientProcesses(t *testing.T) {
+	t.Parallel()
+	r1, r2 := startReplica(t, "replica1", false), startReplica(t, "replica2", false)
+	byPid := map[string]*replica{r1.pid: r1, r2.pid: r2}
+	url := startHAProxy(t, "haproxy.cfg", r1, r2)
+	dir := t.TempDir()
+	client := writeExec(t, dir, "client.sh", rawClient, 0o755)
+	pidText := regexp.MustCompile(`"text":"([0-9]+)"`)
+	count := map[*replica]int{}
+	for i := range 8 {
+		out := filepath.Join(dir, fmt.Sprintf("answer%d", i))
+		cmd := exec.Command(client, url, out)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // the client and its curls, ended together
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(exited) }()
+		t.Cleanup(func() { _ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL); <-exited })
+		var answer []byte
+		testwait.Within(t, time.Minute, fmt.Sprintf("client process %d's answer", i), func() bool {
+			answer, _ = os.ReadFile(out)
+			return answer != nil
+		})
+		m := pidText.FindSubmatch(answer)
+		if m == nil || byPid[string(m[1])] == nil {
+			t.Fatalf("client process %d: answer %q names no replica's fault server", i, answer)
+		}
+		count[byPid[string(m[1])]]++
+	}
+	t.Logf("sessions of 8 client processes: %s %d, %s %d", r1.name, count[r1], r2.name, count[r2])
+	if count[r1] == 0 || count[r2] == 0 {
+		t.Fatalf("sessions of 8 separate client processes: %s %d, %s %d; want both replicas to serve some", r1.name, count[r1], r2.name, count[r2])
+	}
 }

@@ -19,6 +19,7 @@ import (
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -149,6 +150,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 			return errors.Join(err, stopGateways(g))
 		}
 		defer rl.Close()
+		go watchServers(ctx, h, func() []*mcpcap.Cap { return h.Current().Servers }, stderr)
 		in := cmd.InOrStdin()
 		err = g.Serve(ctx, &mcp.IOTransport{Reader: readCloser(in), Writer: nopWriteCloser{cmd.OutOrStdout()}})
 		return errors.Join(err, stopGateways(g))
@@ -184,7 +186,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	}
 	// Built once serve has its listener: the status page starts the eager servers.
 	handler := func() http.Handler {
-		return withStatus(ctx, h, pool, routes, rl, base.Metrics, withMetrics(routes, pool))
+		return withStatus(ctx, h, pool, routes, rl, base.Metrics, withMetrics(routes, pool), stderr)
 	} // status.go
 	return serveHTTP(ctx, stderr, handler, so.addr, so.readTimeout, agents,
 		func() error { _ = rl.Close(); return stopGateways(routes.Gateways()...) })

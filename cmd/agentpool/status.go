@@ -2,13 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/gateway"
@@ -16,23 +19,41 @@ import (
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/plugin"
 	"github.com/agentpool/agentpool/skill"
+	"github.com/agentpool/agentpool/view"
 )
 
 // statusOptions are the status page's options for serve (gateway.WithStatus): the pool and
 // agents' Gateways, what the host knows (statusReport) and readiness. Ready turns true once
-// every eager pool server (not lazy) was tried, connected or degraded: tryEager starts now and
-// ends when they were, or with ctx. serve tried no server before its first session until then;
-// trying them at start also makes the first client's wait shorter.
-func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics) gateway.StatusOptions {
-	var ready atomic.Bool
-	servers := h.Current().Servers
-	for _, caps := range agentServers(h, routes.Agents()) {
-		servers = append(servers, caps...)
+// every eager pool server (not lazy) was tried and none is degraded (unless
+// server.ready_when_degraded): tryEager starts now and ends when they were, or with ctx. serve
+// tried no server before its first session until then; trying them at start also makes the
+// first client's wait shorter. watchServers says on w when a server degrades or recovers.
+func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, w io.Writer) gateway.StatusOptions {
+	var tried atomic.Bool
+	servers := func() []*mcpcap.Cap {
+		servers := h.Current().Servers
+		for _, caps := range agentServers(h, routes.Agents()) {
+			servers = append(servers, caps...)
+		}
+		return servers
 	}
-	go func() {
-		tryEager(ctx, servers)
-		ready.Store(true)
-	}()
+	go watchServers(ctx, h, servers, w)
+	go func() { tryEager(ctx, servers()); tried.Store(true) }()
+	lenient := h.Current().Config.Server.ReadyWhenDegraded
+	ready := func() error {
+		var degraded []string
+		for _, c := range servers() {
+			if st := c.Status(); !lenient && !c.Config().Lazy && st.State == mcpcap.StateDegraded {
+				degraded = append(degraded, st.Name)
+			}
+		}
+		if !tried.Load() {
+			return errors.New("the eager servers are still being tried")
+		} else if len(degraded) > 0 {
+			return fmt.Errorf("degraded: %s (server.ready_when_degraded: true serves regardless)", strings.Join(degraded, ", "))
+		}
+		return nil
+	}
 	return gateway.StatusOptions{
 		Pool:   pool,
 		Agents: routes.AgentGateways,
@@ -41,7 +62,7 @@ func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, rou
 			r.Reload = rl.statusPage()
 			return r
 		},
-		Ready:   ready.Load,
+		Ready:   ready,
 		Version: version,
 	}
 }
@@ -91,6 +112,56 @@ func tryEager(ctx context.Context, servers []*mcpcap.Cap) {
 	wg.Wait()
 }
 
+// watchServers prints the CLI's one-line warning on w for each server of servers() that
+// degrades (fails at start, or cannot reconnect), and one line when it recovers, checking at
+// every change the pool's view announces (a server degrading or recovering announces its
+// tools changed), until ctx ends. It also probes each degraded eager server when its next
+// attempt is due: a degraded server recovers only when asked, and a replica kept out of a load
+// balancer by /readyz would otherwise never be asked.
+func watchServers(ctx context.Context, h *host.Host, servers func() []*mcpcap.Cap, w io.Writer) {
+	degraded := map[string]bool{} // by name: a reload's new instance of a degraded server is it
+	changes := h.Registry.Changes(ctx, ext.Scope{})
+	probed := make(chan struct{}, 1)
+	probing := false
+	var lastProbe time.Time
+	for {
+		var due []*mcpcap.Cap
+		var next time.Time
+		for _, c := range servers() {
+			switch st := c.Status(); {
+			case st.State == mcpcap.StateDegraded && !degraded[st.Name]:
+				degraded[st.Name] = true
+				fmt.Fprintf(w, "agentpool: warning: %s\n", summary(view.Problem{Capability: st.Name, What: "capability", Err: st.LastError}))
+				fallthrough
+			case st.State == mcpcap.StateDegraded && !c.Config().Lazy:
+				due = append(due, c)
+				if next.IsZero() || st.NextAttempt.Before(next) {
+					next = st.NextAttempt
+				}
+			case st.State == mcpcap.StateConnected && degraded[st.Name]:
+				delete(degraded, st.Name)
+				fmt.Fprintf(w, "agentpool: %s: recovered\n", st.Name)
+			}
+		}
+		timer := time.NewTimer(max(time.Until(next), time.Until(lastProbe.Add(time.Second)))) // at most one probe a second
+		if probing || len(due) == 0 {
+			timer.Stop() // nothing to probe, or a probe running
+		}
+		select {
+		case _, ok := <-changes:
+			if !ok {
+				return // the timer, unreferenced, is collected
+			}
+		case <-probed:
+			probing, lastProbe = false, time.Now()
+		case <-timer.C:
+			probing = true
+			go func() { tryEager(ctx, due); probed <- struct{}{} }()
+		}
+		timer.Stop()
+	}
+}
+
 // serverCounts returns a server's tool calls and failed calls, and whether they are counted.
 type serverCounts func(server string) (calls, errs int64, ok bool)
 
@@ -120,6 +191,13 @@ func statusReport(h *host.Host, agents []string, counts serverCounts) gateway.St
 	for _, name := range cfg.MCPServers.Names() {
 		if cfg.MCPServers[name].Scope == mcpcap.ScopeSession {
 			s := gateway.ServerStatus{Name: name, State: "per session"}
+			for _, c := range h.SessionServers(name) { // summed over the sessions' instances
+				st := c.Status()
+				if st.PID != 0 {
+					s.PIDs = append(s.PIDs, st.PID)
+				}
+				s.Tools, s.Reconnects = s.Tools+st.Tools, s.Reconnects+st.Reconnects
+			}
 			if counts != nil {
 				s.Calls, s.Errors, s.Counted = counts(name) // summed over every session's instance
 			}
@@ -209,6 +287,6 @@ func agentServers(h *host.Host, agents []string) map[string][]*mcpcap.Cap {
 }
 
 // withStatus puts the status page, /healthz and /readyz in front of serve's handler.
-func withStatus(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, handler http.Handler) http.Handler {
-	return gateway.WithStatus(handler, statusOptions(ctx, h, pool, routes, rl, m))
+func withStatus(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, handler http.Handler, w io.Writer) http.Handler {
+	return gateway.WithStatus(handler, statusOptions(ctx, h, pool, routes, rl, m, w))
 }

@@ -78,6 +78,7 @@ mcp_servers:
     command: sh
     args: [-c, "echo 'dead-marker: cannot open the database' >&2; exit 3"]
     retry: {attempts: 1, backoff: 10ms}
+server: {ready_when_degraded: true} # ready once both were tried, the dead one degraded
 `)
 	cmd := exec.Command("agentpool", "--no-default-roots", "--skills-dir", filepath.Join(dir, "skills"),
 		"--config", filepath.Join(dir, "agentpool.yaml"), "serve", "--http", "127.0.0.1:0")
@@ -119,8 +120,8 @@ mcp_servers:
 	if r := row(dom, "server", "<code>dead</code>"); !strings.Contains(r, ">degraded<") || !strings.Contains(r, "dead-marker: cannot open the database") {
 		t.Errorf("dead's row does not say degraded with its error: %q", r)
 	}
-	if r := row(dom, "session", "chromium-probe-client"); !strings.Contains(r, "4.2.0") || !strings.Contains(r, ">pool<") || !strings.Contains(r, cs.ID()[:8]) {
-		t.Errorf("the session's row: %q, want client 4.2.0, scope pool, id prefix %s", r, cs.ID()[:8])
+	if r := row(dom, "session", "chromium-probe-client"); !strings.Contains(r, "4.2.0") || !strings.Contains(r, ">session<") || !strings.Contains(r, cs.ID()[:8]) {
+		t.Errorf("the session's row: %q, want client 4.2.0, scope session, id prefix %s", r, cs.ID()[:8])
 	}
 	if strings.Contains(dom, cs.ID()) {
 		t.Errorf("the page shows the whole session id")
@@ -196,6 +197,7 @@ mcp_servers:
     args: [-c, "exit 3"]
     env: {API_KEY: env-secret}
     retry: {attempts: 1, backoff: 10ms}
+server: {ready_when_degraded: true} # ready once both were tried, degraded
 `)
 	cmd := exec.Command("agentpool", "--no-default-roots", "--config", filepath.Join(dir, "agentpool.yaml"), "serve", "--http", "127.0.0.1:0")
 	cmd.Env = append(withoutEnv(os.Environ(), "AGENTPOOL_TOKEN"), "HOME="+t.TempDir())
@@ -237,6 +239,7 @@ agents:
         command: sh
         args: [-c, "echo agent-dead-marker >&2; exit 3"]
         retry: {attempts: 1, backoff: 10ms}
+server: {ready_when_degraded: true} # ready once it was tried, degraded
 `)
 	cmd := exec.Command("agentpool", "--no-default-roots", "--config", filepath.Join(dir, "agentpool.yaml"), "serve", "--http", "127.0.0.1:0")
 	cmd.Env = append(withoutEnv(os.Environ(), "AGENTPOOL_TOKEN"), "HOME="+t.TempDir())

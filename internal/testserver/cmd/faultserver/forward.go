@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -31,7 +33,8 @@ func unsubscribed(_ context.Context, req *mcp.UnsubscribeRequest) error {
 }
 
 type stepsArg struct {
-	Steps int `json:"steps" jsonschema:"how many progress notifications to send"`
+	Steps   int    `json:"steps" jsonschema:"how many progress notifications to send"`
+	WaitFor string `json:"wait_for,omitempty" jsonschema:"after the notifications, wait until this file exists before answering"`
 }
 
 // failed is a tool error result carrying the error of a request to the client.
@@ -79,7 +82,7 @@ func addForwardingTools(s *mcp.Server) {
 			}
 			return text("touched"), nil, nil
 		})
-	mcp.AddTool(s, &mcp.Tool{Name: "progress", Description: "Sends steps progress notifications (1..steps of steps) on the caller's progress token, then returns \"done\"."},
+	mcp.AddTool(s, &mcp.Tool{Name: "progress", Description: "Sends steps progress notifications (1..steps of steps) on the caller's progress token, waits for the file wait_for to exist if given, then returns \"done\"."},
 		func(ctx context.Context, req *mcp.CallToolRequest, in stepsArg) (*mcp.CallToolResult, any, error) {
 			tok := req.Params.GetProgressToken()
 			for i := 1; i <= in.Steps && tok != nil; i++ {
@@ -87,6 +90,16 @@ func addForwardingTools(s *mcp.Server) {
 					Progress: float64(i), Total: float64(in.Steps), Message: fmt.Sprintf("step %d", i)})
 				if err != nil {
 					return failed("progress", err), nil, nil
+				}
+			}
+			for in.WaitFor != "" {
+				if _, err := os.Stat(in.WaitFor); err == nil {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					return nil, nil, ctx.Err()
+				case <-time.After(10 * time.Millisecond):
 				}
 			}
 			return text("done"), nil, nil
