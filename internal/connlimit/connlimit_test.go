@@ -55,6 +55,7 @@ func TestPastTheCap(t *testing.T) {
 	if status, body := get(t, addr, "/mcp"); status != http.StatusOK || !strings.HasSuffix(body, "served /mcp") {
 		t.Fatalf("under the cap: %d %q", status, body)
 	}
+	testwait.For(t, "the server to close that connection", func() bool { return len(ln.open) == 0 })
 	var held []net.Conn
 	defer func() {
 		for _, c := range held {
