@@ -33,7 +33,8 @@ var allowedImports = map[string][]string{
 	// is the composition root that picks a model adapter (agent itself never imports one);
 	// agent/acp: `acp` serves it to editors.
 	// bearer: `serve` verifies OAuth bearer tokens with it and hands gateway its Verify.
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl"},
+	// internal/connlimit: serve's listener cap.
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit"},
 
 	// The composition root at run time; nobody below imports it.
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl"},
@@ -96,6 +97,9 @@ var allowedImports = map[string][]string{
 	// pool, the capability and the server, each checked against the go-sdk (the standard
 	// library and the go-sdk's jsonrpc package only).
 	"internal/wire": nil,
+	// A cap on an HTTP server's open connections that keeps its probes answered (standard
+	// library only).
+	"internal/connlimit": nil,
 
 	// Bundled content and test helpers, as they are today.
 	"examples":            nil,

@@ -55,6 +55,7 @@
 //	  max_body: 4194304         # bytes
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)
 //	  max_inflight: 64          # requests of one HTTP session served at once; more get an error
+//	  max_connections: 1024     # HTTP connections held open; past it only /healthz and /readyz answer
 //	  stateless: false          # true: no sessions, any replica answers any request (no scope: session servers)
 //	  ready_when_degraded: false # true: /readyz is 200 while an eager server is degraded
 //	  auth:                     # ServerAuth: an OAuth protected resource (claude.ai, ChatGPT connectors)

@@ -45,6 +45,9 @@ type Server struct {
 	// MaxInflight caps the requests of one HTTP session served at once; default 64. One more
 	// is answered at once with a JSON-RPC error naming this key.
 	MaxInflight int `yaml:"max_inflight"`
+	// MaxConnections caps the HTTP connections serve holds open at once; default 1024. Past
+	// it, /healthz and /readyz still answer and anything else gets 503.
+	MaxConnections int `yaml:"max_connections"`
 	// Stateless serves every HTTP request on its own, with no Mcp-Session-Id, so that any
 	// replica behind a load balancer may answer any request (gateway.Options.Stateless). It is
 	// for tool-only fleets: server-to-client requests (sampling, elicitation, roots),
@@ -177,6 +180,9 @@ func (s *Server) Validate(key string) error {
 	}
 	if s.MaxInflight < 0 {
 		errs = append(errs, keyErrorf(key+".max_inflight", "must not be negative, got %d", s.MaxInflight))
+	}
+	if s.MaxConnections < 0 {
+		errs = append(errs, keyErrorf(key+".max_connections", "must not be negative, got %d", s.MaxConnections))
 	}
 	if s.Auth != nil {
 		errs = append(errs, s.Auth.Validate(key+".auth"))

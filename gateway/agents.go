@@ -21,11 +21,13 @@ const (
 // agent, that agent's Gateway (its Options.Scope naming the agent) at AgentsPath + name.
 // Anything under AgentsPath that is not an agent's path is 404 with a body naming the agents
 // there are, once the request passed pool's Origin and token checks (a caller those refuse
-// learns no agent name). Other paths are the standard 404. The agents can change while it
+// learns no agent name). With Auth it is checked as the agent's path would be (its resource,
+// its scopes), and neither its 404, which names no agent then, nor its resource metadata,
+// served for any name, tells whether an agent exists. Other paths are the standard 404. The agents can change while it
 // serves: see Routes.
 func Mux(pool *Gateway, agents map[string]*Gateway) *Routes {
 	r := &Routes{pool: pool, poolH: pool.Handler(), agents: map[string]agentRoute{}}
-	r.unknown = pool.userChecks(http.HandlerFunc(r.serveUnknown))
+	r.unknown = chain(pool.requireHost, pool.requireOrigin, r.requireAgentToken)(http.HandlerFunc(r.serveUnknown))
 	for name, g := range agents {
 		r.agents[name] = agentRoute{g: g, h: g.Handler()}
 	}
@@ -126,9 +128,34 @@ func (rt *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rt.unknown.ServeHTTP(w, r)
 }
 
-// serveUnknown answers a path under AgentsPath that is no agent's with the agents there are.
+// requireAgentToken is requireToken as the Gateway of the agent r's path names would apply
+// it, for a path that is no agent's: with Auth, the token is checked for that path's resource
+// and scopes, so that the answer is the one an agent's path gives.
+func (rt *Routes) requireAgentToken(next http.Handler) http.Handler {
+	g := rt.pool
+	if g.opts.Auth == nil {
+		return g.requireToken(next)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if g.opts.Token != "" && g.authorized(r) {
+			next.ServeHTTP(w, r)
+			return
+		}
+		name := strings.TrimPrefix(r.URL.Path, AgentsPath)
+		if r, ok := g.checkTokenAt(w, r, AgentsPath+name, g.scopesAt(name)); ok {
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// serveUnknown answers a path under AgentsPath that is no agent's with the agents there are
+// (with Auth, with none: see Mux).
 func (rt *Routes) serveUnknown(w http.ResponseWriter, r *http.Request) {
 	name := strings.TrimPrefix(r.URL.Path, AgentsPath)
+	if rt.pool.opts.Auth != nil && TokenInfo(r.Context()) != nil {
+		http.Error(w, fmt.Sprintf("Not Found: no agent %q", name), http.StatusNotFound)
+		return
+	}
 	known := "no agents are configured (config agents:)"
 	if names := rt.Agents(); len(names) > 0 {
 		known = "agents: " + strings.Join(names, ", ")
@@ -145,6 +172,14 @@ func (rt *Routes) serveResourceMetadata(w http.ResponseWriter, r *http.Request, 
 		rt.mu.RLock()
 		route, known := rt.agents[name]
 		rt.mu.RUnlock()
+		if ok && !known && name != "" && g.opts.Auth != nil {
+			// Served as if the agent existed: the metadata is public, and whether an agent
+			// exists is told only to a caller its path admits.
+			g.requireHost(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				g.serveMetadataAt(w, r, AgentsPath+name, g.scopesAt(name))
+			})).ServeHTTP(w, r)
+			return
+		}
 		if !ok || !known {
 			http.NotFound(w, r)
 			return

@@ -2,9 +2,11 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/agentpool/agentpool/internal/wire"
@@ -43,10 +45,8 @@ func batchRefusal(version string, n int) string {
 // negotiated returns the version initialize settles on when a client asks for requested: that
 // one when the gateway supports it, else its newest.
 func negotiated(requested string) string {
-	for _, v := range supportedVersions {
-		if v == requested {
-			return v
-		}
+	if slices.Contains(supportedVersions, requested) {
+		return requested
 	}
 	return maxProtocolVersion
 }
@@ -104,7 +104,9 @@ func (h *sessionHTTP) serveBatch(w http.ResponseWriter, r *http.Request, env *en
 		if id := rec.header.Get(sessionHeader); id != "" && sid == "" {
 			sid = id
 		}
-		answers = append(answers, rec.answers(&env.msgs[i])...)
+		for _, a := range rec.answers(&env.msgs[i]) {
+			answers = append(answers, a)
+		}
 	}
 	if sid != "" {
 		w.Header().Set(sessionHeader, sid)
@@ -146,39 +148,13 @@ func (rec *recorder) Write(p []byte) (int, error) {
 // Flush is http.Flusher's: the event stream is read once whole.
 func (rec *recorder) Flush() {}
 
-// answers returns the JSON-RPC responses among what was written for m: the JSON body, or the
-// responses of the event stream. An answer in plain text becomes m's JSON-RPC error.
-func (rec *recorder) answers(m *wire.Message) []json.RawMessage {
-	body := rec.body.Bytes()
-	ct := rec.header.Get("Content-Type")
-	var out []json.RawMessage
-	keep := func(data []byte) {
-		if msg, err := wire.Decode(data); err == nil && msg.IsResponse() {
-			out = append(out, append(json.RawMessage(nil), data...))
-		}
-	}
-	switch {
-	case strings.HasPrefix(ct, "text/event-stream"):
-		er := wire.NewEventReader(bytes.NewReader(body), 0)
-		for {
-			ev, err := er.Next()
-			if ev.Message() && len(ev.Data) > 0 {
-				keep(ev.Data)
-			}
-			if err != nil {
-				break
-			}
-		}
-	case strings.HasPrefix(ct, "application/json"):
-		keep(body)
-	}
+// answers returns the JSON-RPC responses written for m; an answer in plain text (an error
+// of the go-sdk's) becomes m's JSON-RPC error.
+func (rec *recorder) answers(m *wire.Message) [][]byte {
+	out := wire.Responses(rec.header.Get("Content-Type"), rec.body.Bytes())
 	if len(out) == 0 && m.IsRequest() && rec.status >= 400 {
-		msg := strings.TrimSpace(string(body))
-		if msg == "" {
-			msg = http.StatusText(rec.status)
-		}
-		data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: m.SDKID(), Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}})
-		if err == nil {
+		msg := cmp.Or(strings.TrimSpace(rec.body.String()), http.StatusText(rec.status))
+		if data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: m.SDKID(), Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}}); err == nil {
 			out = append(out, data)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -132,7 +134,8 @@ func TestBatchPerVersion(t *testing.T) {
 // is answered at once with an error naming server.max_inflight, and once a call ends the
 // session takes requests again.
 func TestInflightCapped(t *testing.T) {
-	f := newFixture(t, func(o *gateway.Options) { o.MaxInflight = 2 })
+	log := filepath.Join(t.TempDir(), "calls.log")
+	f := newFixtureArgs(t, func(o *gateway.Options) { o.MaxInflight = 2 }, "--log", log)
 	cs := connectPassing(t, f.url)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
@@ -144,22 +147,20 @@ func TestInflightCapped(t *testing.T) {
 			req.Header.Set("Accept", "application/json, text/event-stream")
 			req.Header.Set("Mcp-Session-Id", cs.ID())
 			req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-			if resp, err := http.DefaultClient.Do(req); err == nil {
+			client := &http.Client{Transport: &http.Transport{}} // a connection of its own
+			if resp, err := client.Do(req); err == nil {
 				resp.Body.Close()
 			}
 		})
 	}
-	var refusal string
-	testwait.For(t, "a third request to be refused", func() bool {
-		_, _, msgs := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","id":99,"method":"ping"}`, nil)
-		if e := rpcError(msgs); e != nil {
-			refusal, _ = e["message"].(string)
-			return true
-		}
-		return false
+	testwait.For(t, "both sleeps to begin upstream", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), "begin ") == 2
 	})
+	_, _, msgs := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","id":99,"method":"ping"}`, nil)
+	refusal, _ := rpcError(msgs)["message"].(string)
 	if !strings.Contains(refusal, "server.max_inflight") || !strings.Contains(refusal, "2 requests in flight") {
-		t.Errorf("refusal %q, want it to name server.max_inflight and the 2 in flight", refusal)
+		t.Errorf("a third request: %v, want an error naming server.max_inflight and the 2 in flight", msgs)
 	}
 	cancel() // the slow calls end with their requests
 	wg.Wait()

@@ -51,7 +51,9 @@
 // OAuth 2.1 protected resource and a session serves only the user who opened it. Mux routes /mcp
 // and /mcp/agents/<name>; WithStatus adds /, /healthz and /readyz; MetricsHandler serves
 // /metrics (the README's names are stable). The status page and /metrics pass the same checks
-// (with Auth, the static token only); /healthz and /readyz never ask for a token.
+// (with Auth, the static token only); /healthz and /readyz never ask for a token. With Auth, a
+// path under /mcp/agents/ that is no agent's is checked as an agent's path is, and neither its
+// answers nor its resource metadata (served for any name) tell whether the agent exists.
 //
 // A JSON-RPC batch is read under the exchange's protocol version (the Mcp-Protocol-Version
 // header, else the session's negotiated version or the version its initialize asks for): where

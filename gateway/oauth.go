@@ -79,11 +79,14 @@ func (g *Gateway) path() string {
 }
 
 // requiredScopes are the scopes a token needs at g's path.
-func (g *Gateway) requiredScopes() []string {
+func (g *Gateway) requiredScopes() []string { return g.scopesAt(g.opts.Scope.AgentName) }
+
+// scopesAt are the scopes a token needs at agent's path (the pool's when agent is "").
+func (g *Gateway) scopesAt(agent string) []string {
 	a := g.opts.Auth
 	scopes := slices.Clone(a.Scopes)
-	if name := g.opts.Scope.AgentName; a.AgentScopes && name != "" {
-		scopes = append(scopes, AgentScopePrefix+name)
+	if a.AgentScopes && agent != "" {
+		scopes = append(scopes, AgentScopePrefix+agent)
 	}
 	return scopes
 }
@@ -127,12 +130,16 @@ func (a *Auth) names(hostport string) bool {
 // or answers 401, 403 or 503 with the challenge the MCP authorization specification
 // describes and reports false.
 func (g *Gateway) checkToken(w http.ResponseWriter, r *http.Request) (*http.Request, bool) {
+	return g.checkTokenAt(w, r, g.path(), g.requiredScopes())
+}
+
+// checkTokenAt is checkToken for the path given, which needs scopes.
+func (g *Gateway) checkTokenAt(w http.ResponseWriter, r *http.Request, path string, scopes []string) (*http.Request, bool) {
 	a := g.opts.Auth
 	base := a.baseURL(r)
-	resource := base + g.path()
-	scopes := g.requiredScopes()
+	resource := base + path
 	challenge := func(status int, errCode, desc string) {
-		params := []string{fmt.Sprintf("resource_metadata=%q", base+ResourceMetadataPath+g.path())}
+		params := []string{fmt.Sprintf("resource_metadata=%q", base+ResourceMetadataPath+path)}
 		if len(scopes) > 0 {
 			params = append(params, fmt.Sprintf("scope=%q", strings.Join(scopes, " ")))
 		}
@@ -203,11 +210,16 @@ func bearerToken(r *http.Request) (string, bool) {
 // of the Gateway g serving path (RFC 9728; public, so any origin may read it; the Host is
 // checked in front of it, requireHost).
 func (g *Gateway) serveResourceMetadata(w http.ResponseWriter, r *http.Request) {
+	g.serveMetadataAt(w, r, g.path(), g.requiredScopes())
+}
+
+// serveMetadataAt is serveResourceMetadata for the path given, which needs scopes.
+func (g *Gateway) serveMetadataAt(w http.ResponseWriter, r *http.Request, path string, scopes []string) {
 	a := g.opts.Auth
 	meta := &oauthex.ProtectedResourceMetadata{
-		Resource:               a.baseURL(r) + g.path(),
+		Resource:               a.baseURL(r) + path,
 		AuthorizationServers:   a.AuthorizationServers,
-		ScopesSupported:        g.requiredScopes(),
+		ScopesSupported:        scopes,
 		BearerMethodsSupported: []string{"header"},
 		ResourceName:           g.opts.Name,
 	}

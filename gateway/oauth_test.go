@@ -135,10 +135,11 @@ func TestOAuthChallenges(t *testing.T) {
 
 // TestOAuthResourceMetadata: each path's RFC 9728 metadata names its own resource URL, the
 // authorization servers and the scopes it needs; it is public (no token asked); a path
-// nothing serves is 404.
+// outside the MCP routes is 404, while an agent path is served whether or not the agent
+// exists (which the metadata must not tell).
 func TestOAuthResourceMetadata(t *testing.T) {
 	base, _ := oauthFixture(t)
-	for path, scopes := range map[string]string{"/mcp": "mcp", "/mcp/agents/b": "mcp agent:b"} {
+	for path, scopes := range map[string]string{"/mcp": "mcp", "/mcp/agents/b": "mcp agent:b", "/mcp/agents/nobody": "mcp agent:nobody"} {
 		resp, err := http.Get(base + gateway.ResourceMetadataPath + path)
 		if err != nil {
 			t.Fatal(err)
@@ -157,7 +158,7 @@ func TestOAuthResourceMetadata(t *testing.T) {
 			t.Errorf("%s: metadata %+v", path, meta)
 		}
 	}
-	for _, path := range []string{"/mcp/agents/nobody", "/elsewhere", ""} {
+	for _, path := range []string{"/elsewhere", ""} {
 		resp, err := http.Get(base + gateway.ResourceMetadataPath + path)
 		if err != nil {
 			t.Fatal(err)
@@ -311,5 +312,66 @@ func TestOAuthStatusIsOperators(t *testing.T) {
 				t.Errorf("%s with no static token configured: %d %q, want 403 naming server.token", u, status, body)
 			}
 		}
+	}
+}
+
+// TestOAuthNoAgentOracle: with Auth, the path of an agent that does not exist answers every
+// caller the check refuses exactly as an existing agent's path does (the same status and
+// challenge, for a caller with no token, a token of another path, or one lacking the agent's
+// scope), and its resource metadata is served alike: nothing tells which agents exist. A
+// token granted for the path itself gets 404 naming no agent.
+func TestOAuthNoAgentOracle(t *testing.T) {
+	url, f := oauthFixture(t)
+	base := strings.TrimSuffix(url, "/mcp")
+	answer := func(path, tok string) string {
+		h := map[string]string{}
+		if tok != "" {
+			h = authHeader(tok)
+		}
+		status, hdr, _ := post(t, base+path, "", initBody, h)
+		c := strings.ReplaceAll(hdr.Get("WWW-Authenticate"), path, "<path>")
+		c = strings.ReplaceAll(c, "agent:"+strings.TrimPrefix(path, "/mcp/agents/"), "agent:<name>")
+		return fmt.Sprintf("%d %s", status, c)
+	}
+	for _, tok := range []string{"", "junk", "alice:mcp", "down"} {
+		known, unknown := answer("/mcp/agents/a", tok), answer("/mcp/agents/nope", tok)
+		if known != unknown {
+			t.Errorf("token %q: agent a answered %q, agent nope %q: want them alike", tok, known, unknown)
+		}
+	}
+	status, _, _ := post(t, base+"/mcp/agents/nope", "", initBody, authHeader("alice:mcp,agent:nope"))
+	if status != http.StatusNotFound {
+		t.Errorf("a token for the unknown agent's path: %d, want 404", status)
+	}
+	if r := f.lastResource(); r != base+"/mcp/agents/nope" {
+		t.Errorf("the token was checked for %q, want the unknown agent's path", r)
+	}
+	resp, err := http.Get(base + "/mcp/agents/nope")
+	if err == nil {
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if strings.Contains(string(body), "a, b") || strings.Contains(string(body), `"a"`) {
+			t.Errorf("an unknown agent's path named the agents: %s", body)
+		}
+	}
+
+	meta := func(name string) (int, map[string]any) {
+		resp, err := http.Get(base + gateway.ResourceMetadataPath + "/mcp/agents/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var m map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&m)
+		return resp.StatusCode, m
+	}
+	ks, km := meta("a")
+	us, um := meta("nope")
+	if ks != us || ks != http.StatusOK {
+		t.Fatalf("resource metadata: agent a %d, agent nope %d: want both 200", ks, us)
+	}
+	if um["resource"] != base+"/mcp/agents/nope" || fmt.Sprint(um["scopes_supported"]) != "[mcp agent:nope]" ||
+		fmt.Sprint(um["authorization_servers"]) != fmt.Sprint(km["authorization_servers"]) {
+		t.Errorf("metadata of agent nope %v, want agent a's (%v) for its own path", um, km)
 	}
 }

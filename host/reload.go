@@ -170,6 +170,7 @@ func restartNotes(old, next *config.Config) []string {
 	note("server.max_body", o.MaxBody != n.MaxBody)
 	note("server.read_timeout", o.ReadTimeout != n.ReadTimeout)
 	note("server.max_inflight", o.MaxInflight != n.MaxInflight)
+	note("server.max_connections", o.MaxConnections != n.MaxConnections)
 	note("server.stateless", o.Stateless != n.Stateless)
 	note("server.auth", !reflect.DeepEqual(o.Auth, n.Auth))
 	note("pool", old.Pool != next.Pool)

@@ -20,6 +20,7 @@ import (
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/internal/connlimit"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -188,7 +189,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	handler := func() http.Handler {
 		return withStatus(ctx, h, pool, routes, rl, base.Metrics, withMetrics(routes, pool), stderr)
 	} // status.go
-	return serveHTTP(ctx, stderr, handler, so.addr, so.readTimeout, agents,
+	return serveHTTP(ctx, stderr, handler, so.addr, so.readTimeout, cfg.Server.MaxConnections, agents,
 		func() error { _ = rl.Close(); return stopGateways(routes.Gateways()...) })
 }
 
@@ -245,13 +246,16 @@ func stopGateways(gs ...*gateway.Gateway) error {
 
 // serveHTTP listens on addr, says where, and serves what handler returns once it has the
 // listener (the pool at /mcp, each agent at /mcp/agents/<name>) until ctx ends. A client has readTimeout to send a request, headers and
-// body, and an idle keep-alive connection is closed after as long (see newHTTPServer).
-func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handler, addr string, readTimeout time.Duration, agents map[string]*gateway.Gateway, stop func() error) error {
+// body, and an idle keep-alive connection is closed after as long (see newHTTPServer). At most
+// maxConns connections are held (server.max_connections; connlimit keeps the probes answered).
+func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handler, addr string, readTimeout time.Duration, maxConns int, agents map[string]*gateway.Gateway, stop func() error) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	srv := newHTTPServer(handler(), readTimeout)
+	h := handler()
+	ln = connlimit.Listen(ln, connlimit.Options{Max: maxConns, Probe: h, ProbePaths: []string{"/healthz", "/readyz"}, Key: "server.max_connections"})
+	srv := newHTTPServer(h, readTimeout)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "agentpool: serving MCP at http://%s%s (status page: http://%s/); interrupt to stop\n", ln.Addr(), gateway.PoolPath, ln.Addr())

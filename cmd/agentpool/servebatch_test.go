@@ -57,15 +57,16 @@ func rawPost(t *testing.T, url, sid, body string) (int, string, []byte) {
 	return resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), data
 }
 
-// TestServeBatchBounded: a session of protocol 2025-03-26 (which has batches) posts one
-// batch of 30,000 tools/call: serve refuses it with -32600 naming the cap of 64 messages,
+// TestServeBatchBounded: a batch [initialize] of protocol 2025-03-26 (which has batches) is
+// answered with an array, and the session it opens posts one batch of 30,000 tools/call: serve refuses it with -32600 naming the cap of 64 messages,
 // and the process's resident memory grows by less than 50 MB (peak, from /proc).
 func TestServeBatchBounded(t *testing.T) {
 	t.Parallel()
 	url, cmd := startServeHTTP(t, t.TempDir(), serveFixture(t)...)
 	status, sid, data := rawPost(t, url, "", `[{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}]`)
-	if status != http.StatusOK || sid == "" {
-		t.Fatalf("[initialize]: %d, session %q: %s", status, sid, data)
+	var answers []map[string]any
+	if status != http.StatusOK || sid == "" || json.Unmarshal(data, &answers) != nil || len(answers) != 1 || answers[0]["result"] == nil {
+		t.Fatalf("[initialize]: %d, session %q: %s; want an array of its one answer", status, sid, data)
 	}
 	if status, _, data := rawPost(t, url, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); status != http.StatusAccepted {
 		t.Fatalf("notifications/initialized: %d %s", status, data)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 // Event is one server-sent event (text/event-stream), as the go-sdk's mcp.Event.
@@ -154,4 +155,33 @@ func AppendEvent(b []byte, e Event) []byte {
 func WriteEvent(w io.Writer, e Event) error {
 	_, err := w.Write(AppendEvent(nil, e))
 	return err
+}
+
+// Responses returns the JSON-RPC responses of an HTTP answer to a POST of the streamable HTTP
+// transport: its body when contentType is application/json, the data of its message events
+// when it is text/event-stream; messages that are no response (a request or notification the
+// server sent during a call) are left out, and so is anything else.
+func Responses(contentType string, body []byte) [][]byte {
+	var out [][]byte
+	keep := func(data []byte) {
+		if m, err := Decode(data); err == nil && m.IsResponse() {
+			out = append(out, bytes.Clone(data))
+		}
+	}
+	switch base, _, _ := strings.Cut(contentType, ";"); strings.TrimSpace(base) {
+	case "application/json":
+		keep(body)
+	case "text/event-stream":
+		r := NewEventReader(bytes.NewReader(body), 0)
+		for {
+			ev, err := r.Next()
+			if ev.Message() && len(ev.Data) > 0 {
+				keep(ev.Data)
+			}
+			if err != nil {
+				return out
+			}
+		}
+	}
+	return out
 }

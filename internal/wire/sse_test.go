@@ -327,3 +327,22 @@ func TestEventReaderLongLineLinear(t *testing.T) {
 		t.Fatalf("reading one %d-byte line allocated %d bytes: more than linear", n, got)
 	}
 }
+
+// TestResponses: the responses of a JSON answer and of an event stream, without the requests
+// and notifications sent on the stream, or anything that is no JSON-RPC message.
+func TestResponses(t *testing.T) {
+	res := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	if got := Responses("application/json; charset=utf-8", []byte(res)); len(got) != 1 || string(got[0]) != res {
+		t.Errorf("JSON: %q", got)
+	}
+	stream := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n" +
+		": a comment\n\nevent: message\nid: 3\ndata: " + res + "\n\n" +
+		"data: {\"jsonrpc\":\"2.0\",\"id\":\"x\",\"error\":{\"code\":-32601,\"message\":\"no\"}}\n\ndata: not json\n\n"
+	got := Responses("text/event-stream", []byte(stream))
+	if len(got) != 2 || string(got[0]) != res || !strings.Contains(string(got[1]), `"x"`) {
+		t.Errorf("stream: %q", got)
+	}
+	if got := Responses("text/plain", []byte(res)); got != nil {
+		t.Errorf("plain text: %q", got)
+	}
+}
