@@ -33,8 +33,13 @@ var allowedImports = map[string][]string{
 	// is the composition root that picks a model adapter (agent itself never imports one);
 	// agent/acp: `acp` serves it to editors.
 	// bearer: `serve` verifies OAuth bearer tokens with it and hands gateway its Verify.
-	// internal/connlimit: serve's listener cap.
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit"},
+	// internal/connlimit: serve's listener cap. status: serve's status page.
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status"},
+
+	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
+	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
+	// they meet, under the CLI; neither imports it, and the gateway still never sees the host.
+	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill"},
 
 	// The composition root at run time; nobody below imports it.
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl"},

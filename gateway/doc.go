@@ -49,7 +49,7 @@
 // or Options.AllowedOrigins, else 403), the token (Options.Token, or one Options.Auth accepts;
 // 401), the body (Options.MaxBodyBytes, default 4 MiB; 413). With Options.Auth the gateway is an
 // OAuth 2.1 protected resource and a session serves only the user who opened it. Mux routes /mcp
-// and /mcp/agents/<name>; WithStatus adds /, /healthz and /readyz; MetricsHandler serves
+// and /mcp/agents/<name>; package status adds /, /healthz and /readyz; MetricsHandler serves
 // /metrics (the README's names are stable). The status page and /metrics pass the same checks
 // (with Auth, the static token only); /healthz and /readyz never ask for a token. With Auth, a
 // path under /mcp/agents/ that is no agent's is checked as an agent's path is, and neither its

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/status"
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
@@ -278,7 +279,7 @@ func TestOAuthStatusIsOperators(t *testing.T) {
 			o.Token = token
 			o.Metrics = gateway.NewMetrics(nil)
 		})
-		url := statusServer(t, f, gateway.StatusOptions{})
+		url := statusServer(t, f, status.Options{})
 		metrics := httptest.NewServer(f.g.MetricsHandler())
 		t.Cleanup(metrics.Close)
 		for _, u := range []string{url + "/", metrics.URL + gateway.MetricsPath} {

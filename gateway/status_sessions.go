@@ -1,7 +1,11 @@
 package gateway
 
 import (
+	"context"
+	"net/http"
+
 	"cmp"
+	"github.com/agentpool/agentpool/view"
 	"slices"
 	"time"
 )
@@ -25,6 +29,22 @@ type SessionInfo struct {
 	User string
 	// Calls counts the session's tools/call requests answered so far.
 	Calls int64
+}
+
+// OperatorOnly returns next behind the checks the operators' routes pass (the status page,
+// /metrics): the Host and Origin checks and the static server token, never a user's token.
+func (g *Gateway) OperatorOnly(next http.Handler) http.Handler { return g.operatorChecks(next) }
+
+// ClientView returns what a client of g sees now: the view of the session opened last (the
+// Gateway's scope with that session's own servers) and that session's id, or the view of the
+// Gateway's scope and "" when no session is live. ctx bounds the compile.
+func (g *Gateway) ClientView(ctx context.Context) (*view.View, string, error) {
+	scope := g.opts.Scope
+	if id := g.newestSession(); id != "" {
+		scope.SessionID = id
+	}
+	v, err := g.cache.Get(ctx, scope)
+	return v, scope.SessionID, err
 }
 
 // newestSession returns the id of the session opened last, or "" when there is none.

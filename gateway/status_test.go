@@ -13,15 +13,16 @@ import (
 
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/internal/testwait"
+	"github.com/agentpool/agentpool/status"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// statusServer serves f's gateway behind WithStatus with o (Pool set to f's gateway) over
+// statusServer serves f's gateway behind status.Handler with o (Pool set to f's gateway) over
 // real HTTP; it is closed when the test ends.
-func statusServer(t *testing.T, f *fixture, o gateway.StatusOptions) string {
+func statusServer(t *testing.T, f *fixture, o status.Options) string {
 	t.Helper()
 	o.Pool = f.g
-	srv := httptest.NewServer(gateway.WithStatus(gateway.Mux(f.g, nil), o))
+	srv := httptest.NewServer(status.Handler(gateway.Mux(f.g, nil), o))
 	t.Cleanup(func() {
 		srv.CloseClientConnections()
 		srv.Close()
@@ -57,17 +58,17 @@ func get(t *testing.T, url string, header map[string]string) (int, http.Header, 
 func TestStatusPageEscapes(t *testing.T) {
 	f := newFixture(t, nil)
 	evil := `<script>alert("pwned")</script>`
-	url := statusServer(t, f, gateway.StatusOptions{
+	url := statusServer(t, f, status.Options{
 		Version: "v-test",
-		Report: func(context.Context) gateway.StatusReport {
-			return gateway.StatusReport{
-				Servers: []gateway.ServerStatus{
+		Report: func(context.Context) status.Report {
+			return status.Report{
+				Servers: []status.Server{
 					{Name: "dead" + evil, State: "degraded", LastError: "connect: " + evil, NextAttempt: time.Now().Add(time.Minute)},
 					{Name: "alive", State: "connected", PID: 4242, ConnectedAt: time.Now(), Tools: 3, Calls: 7, Errors: 1, Counted: true},
 				},
-				SkillDiagnostics: []gateway.SkillDiagnostic{{Skill: "greet", Severity: "warning", Text: "SKILL.md:2: " + evil}},
-				Reload:           &gateway.ReloadStatus{At: time.Now(), OK: false, Message: "refused: " + evil},
-				Plugins: []gateway.PluginStatus{
+				SkillDiagnostics: []status.SkillDiagnostic{{Skill: "greet", Severity: "warning", Text: "SKILL.md:2: " + evil}},
+				Reload:           &status.Reload{At: time.Now(), OK: false, Message: "refused: " + evil},
+				Plugins: []status.Plugin{
 					{Name: "deploy", Version: "1.2.0", State: "enabled", Source: "marketplace:team", Skills: 2, Commands: 1, Servers: []string{"deploy.api"}},
 					{Name: "odd", State: "disabled", Source: "config", Problems: []string{"plugin.json:3: " + evil}},
 				},
@@ -103,7 +104,7 @@ func TestStatusPageEscapes(t *testing.T) {
 // TestStatusPageNoReload: without a reload the page says so; a POST is refused (read-only).
 func TestStatusPageNoReload(t *testing.T) {
 	f := newFixture(t, nil)
-	url := statusServer(t, f, gateway.StatusOptions{})
+	url := statusServer(t, f, status.Options{})
 	if _, _, body := get(t, url+"/", nil); !strings.Contains(body, "No reload yet") {
 		t.Errorf("page without a reload lacks %q", "No reload yet")
 	}
@@ -122,7 +123,7 @@ func TestStatusPageNoReload(t *testing.T) {
 // it. /mcp still requires it.
 func TestStatusPageToken(t *testing.T) {
 	f := newFixture(t, func(o *gateway.Options) { o.Token = "s3cret" })
-	url := statusServer(t, f, gateway.StatusOptions{})
+	url := statusServer(t, f, status.Options{})
 	for path, want := range map[string]int{"/": http.StatusUnauthorized, "/healthz": http.StatusOK, "/readyz": http.StatusOK} {
 		if status, _, body := get(t, url+path, nil); status != want {
 			t.Errorf("GET %s without the token: %d, want %d\n%s", path, status, want, body)
@@ -140,7 +141,7 @@ func TestStatusPageToken(t *testing.T) {
 		t.Errorf("GET / from a foreign origin: %d, want 403", status)
 	}
 	if status, _, _ := post(t, url+gateway.PoolPath, "", initBody, nil); status != http.StatusUnauthorized {
-		t.Errorf("POST /mcp without the token behind WithStatus: %d, want 401", status)
+		t.Errorf("POST /mcp without the token behind status.Handler: %d, want 401", status)
 	}
 }
 
@@ -149,7 +150,7 @@ func TestStatusPageToken(t *testing.T) {
 func TestReadyz(t *testing.T) {
 	f := newFixture(t, nil)
 	var ready atomic.Bool
-	url := statusServer(t, f, gateway.StatusOptions{Ready: func() error {
+	url := statusServer(t, f, status.Options{Ready: func() error {
 		if !ready.Load() {
 			return errors.New("eager servers still being tried")
 		}
@@ -175,7 +176,7 @@ func TestReadyz(t *testing.T) {
 // counted on the pass-through path and on the go-sdk path alike.
 func TestSessionInfos(t *testing.T) {
 	f := newFixture(t, nil)
-	url := statusServer(t, f, gateway.StatusOptions{})
+	url := statusServer(t, f, status.Options{})
 	client := mcp.NewClient(&mcp.Implementation{Name: "status-probe", Version: "9.9.9"}, nil)
 	cs, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url + gateway.PoolPath}, nil)
 	if err != nil {
@@ -242,7 +243,7 @@ func TestStatusAndMetricsRefuseForeignHost(t *testing.T) {
 	mux := http.NewServeMux()
 	mux.Handle(gateway.MetricsPath, f.g.MetricsHandler())
 	mux.Handle("/", gateway.Mux(f.g, nil))
-	srv := httptest.NewServer(gateway.WithStatus(mux, gateway.StatusOptions{Pool: f.g}))
+	srv := httptest.NewServer(status.Handler(mux, status.Options{Pool: f.g}))
 	t.Cleanup(srv.Close)
 	for _, tc := range []struct {
 		path, host string

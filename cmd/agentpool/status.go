@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,22 +15,21 @@ import (
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/mcpcap"
-	"github.com/agentpool/agentpool/plugin"
-	"github.com/agentpool/agentpool/skill"
+	"github.com/agentpool/agentpool/status"
 	"github.com/agentpool/agentpool/view"
 )
 
-// statusOptions are the status page's options for serve (gateway.WithStatus): the pool and
-// agents' Gateways, what the host knows (statusReport) and readiness. Ready turns true once
+// statusOptions are the status page's options for serve (status.Handler): the pool and
+// agents' Gateways, what the host knows (status.FromHost) and readiness. Ready turns true once
 // every eager pool server (not lazy) was tried and none is degraded (unless
 // server.ready_when_degraded): tryEager starts now and ends when they were, or with ctx. serve
 // tried no server before its first session until then; trying them at start also makes the
 // first client's wait shorter. watchServers says on w when a server degrades or recovers.
-func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, w io.Writer) gateway.StatusOptions {
+func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, w io.Writer) status.Options {
 	var tried atomic.Bool
 	servers := func() []*mcpcap.Cap {
 		servers := h.Current().Servers
-		for _, caps := range agentServers(h, routes.Agents()) {
+		for _, caps := range status.AgentServers(h, routes.Agents()) {
 			servers = append(servers, caps...)
 		}
 		return servers
@@ -54,11 +51,11 @@ func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, rou
 		}
 		return nil
 	}
-	return gateway.StatusOptions{
+	return status.Options{
 		Pool:   pool,
 		Agents: routes.AgentGateways,
-		Report: func(context.Context) gateway.StatusReport {
-			r := statusReport(h, routes.Agents(), m.ServerCalls)
+		Report: func(context.Context) status.Report {
+			r := status.FromHost(h, routes.Agents(), m.ServerCalls)
 			r.Reload = rl.statusPage()
 			return r
 		},
@@ -69,7 +66,7 @@ func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, rou
 
 // statusPage is the last reload's outcome as the status page shows it; nil when serve
 // follows no config file or tried no reload yet.
-func (r *reloader) statusPage() *gateway.ReloadStatus {
+func (r *reloader) statusPage() *status.Reload {
 	if r == nil {
 		return nil
 	}
@@ -77,7 +74,7 @@ func (r *reloader) statusPage() *gateway.ReloadStatus {
 	if last.At.IsZero() {
 		return nil
 	}
-	s := &gateway.ReloadStatus{At: last.At, OK: last.OK}
+	s := &status.Reload{At: last.At, OK: last.OK}
 	switch {
 	case !last.OK:
 		s.Message = last.File + " refused, the running configuration kept: " + strings.Join(last.Errors, "; ")
@@ -162,131 +159,7 @@ func watchServers(ctx context.Context, h *host.Host, servers func() []*mcpcap.Ca
 	}
 }
 
-// serverCounts returns a server's tool calls and failed calls, and whether they are counted.
-type serverCounts func(server string) (calls, errs int64, ok bool)
-
-// statusReport is what the host knows for the status page: each pool server's status (lazy
-// ones not yet connected as "lazy"), each session-scoped server as "per session" (one
-// connection per client session), the skill manager's diagnostics with the skill whose
-// folder holds the file. counts, when set, fills in each server's calls and errors.
-func statusReport(h *host.Host, agents []string, counts serverCounts) gateway.StatusReport {
-	var r gateway.StatusReport
-	st := h.Current()
-	cfg, servers, skillMgr := st.Config, st.Servers, st.Skills
-	status := func(label string, c *mcpcap.Cap) gateway.ServerStatus {
-		st := c.Status()
-		s := gateway.ServerStatus{Name: label, State: string(st.State), LastError: st.LastError, PID: st.PID,
-			ConnectedAt: st.ConnectedAt, Reconnects: st.Reconnects, NextAttempt: st.NextAttempt, Tools: st.Tools}
-		if st.State == mcpcap.StateIdle && c.Config().Lazy {
-			s.State = "lazy"
-		}
-		if counts != nil {
-			s.Calls, s.Errors, s.Counted = counts(st.Name)
-		}
-		return s
-	}
-	for _, c := range servers {
-		r.Servers = append(r.Servers, status(c.Status().Name, c))
-	}
-	for _, name := range cfg.MCPServers.Names() {
-		if cfg.MCPServers[name].Scope == mcpcap.ScopeSession {
-			s := gateway.ServerStatus{Name: name, State: "per session"}
-			for _, c := range h.SessionServers(name) { // summed over the sessions' instances
-				st := c.Status()
-				if st.PID != 0 {
-					s.PIDs = append(s.PIDs, st.PID)
-				}
-				s.Tools, s.Reconnects = s.Tools+st.Tools, s.Reconnects+st.Reconnects
-			}
-			if counts != nil {
-				s.Calls, s.Errors, s.Counted = counts(name) // summed over every session's instance
-			}
-			r.Servers = append(r.Servers, s)
-		}
-	}
-	byAgent := agentServers(h, agents)
-	for _, a := range agents {
-		for _, c := range byAgent[a] {
-			r.Servers = append(r.Servers, status("agents."+a+"."+c.Status().Name, c))
-		}
-	}
-	skills := skillMgr.Skills()
-	for _, d := range skillMgr.Diagnostics() {
-		sd := gateway.SkillDiagnostic{Severity: string(d.Severity), Text: d.Path + ": " + d.Message}
-		if d.Line > 0 {
-			sd.Text = fmt.Sprintf("%s:%d: %s", d.Path, d.Line, d.Message)
-		}
-		for _, s := range skills {
-			if d.Path == s.Path || strings.HasPrefix(d.Path, s.Dir+string(filepath.Separator)) {
-				sd.Skill = s.Name
-				break
-			}
-		}
-		r.SkillDiagnostics = append(r.SkillDiagnostics, sd)
-	}
-	r.Plugins = pluginStatuses(h, skills)
-	return r
-}
-
-// pluginStatuses is the status page's plugins section: each plugin the host read, what it
-// brings now (its skills in the skill manager, its commands in its command source) and its
-// problems.
-func pluginStatuses(h *host.Host, skills []*skill.Skill) []gateway.PluginStatus {
-	var out []gateway.PluginStatus
-	for _, p := range h.Plugins().List {
-		st := gateway.PluginStatus{Name: p.Name, Version: p.Version, Source: p.Source, State: "disabled",
-			Servers: p.Servers.Names(), Problems: p.Problems}
-		switch {
-		case p.Used():
-			st.State = "enabled"
-		case p.Enabled && p.Untrusted:
-			st.State = "not trusted"
-		}
-		for _, d := range p.Diagnostics {
-			if d.Severity != plugin.SeverityDebug {
-				st.Problems = append(slices.Clip(st.Problems), d.String())
-			}
-		}
-		if p.Used() {
-			for _, s := range skills {
-				if s.Namespace == p.Name {
-					st.Skills++
-				}
-			}
-			st.Commands = pluginCommandCount(h, p.Name)
-		}
-		out = append(out, st)
-	}
-	return out
-}
-
-// pluginCommandCount is how many commands the used plugin name's command source lists.
-func pluginCommandCount(h *host.Host, name string) int {
-	for _, c := range h.Registry.Visible(ext.Scope{}) {
-		if cr, ok := c.(ext.CommandResource); ok && c.Name() == host.PluginCommandsName(name) {
-			cmds, _ := cr.ListCommands(context.Background())
-			return len(cmds)
-		}
-	}
-	return 0
-}
-
-// agentServers returns the MCP servers each of agents declares of its own
-// (agents.<name>.mcp_servers, registered at the agent's level for every session), by agent.
-// Session-scoped ones, built per session, are not among them.
-func agentServers(h *host.Host, agents []string) map[string][]*mcpcap.Cap {
-	out := map[string][]*mcpcap.Cap{}
-	for _, a := range agents {
-		for _, reg := range h.Registry.Registrations(ext.Scope{AgentName: a}) {
-			if c, ok := reg.Capability.(*mcpcap.Cap); ok && reg.Level == ext.LevelAgent {
-				out[a] = append(out[a], c)
-			}
-		}
-	}
-	return out
-}
-
 // withStatus puts the status page, /healthz and /readyz in front of serve's handler.
 func withStatus(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, handler http.Handler, w io.Writer) http.Handler {
-	return gateway.WithStatus(handler, statusOptions(ctx, h, pool, routes, rl, m, w))
+	return status.Handler(handler, statusOptions(ctx, h, pool, routes, rl, m, w))
 }

@@ -1,4 +1,4 @@
-package gateway
+package status
 
 import (
 	_ "embed"
@@ -9,6 +9,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/view"
 )
 
@@ -35,7 +36,7 @@ type statusPage struct {
 	Ready   bool
 	// NotReady says why not Ready.
 	NotReady string
-	Report   StatusReport
+	Report   Report
 	// ViewErr is why the pool's view could not be compiled for this page.
 	ViewErr string
 	// ViewOf is the id prefix of the session whose view the page shows ("": the pool's).
@@ -46,7 +47,7 @@ type statusPage struct {
 	Commands   []commandRow
 	Collisions []string
 	Problems   []string
-	Sessions   []SessionInfo
+	Sessions   []gateway.SessionInfo
 }
 
 type skillRow struct {

@@ -1,21 +1,25 @@
-package gateway
+package status
 
 import (
+	"cmp"
 	"context"
 	"io"
+	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
 	"time"
+
+	"github.com/agentpool/agentpool/gateway"
 )
 
-// Paths WithStatus serves.
+// Paths Handler serves.
 const (
-	// StatusPath is the status page.
-	StatusPath = "/"
+	// Path is the status page.
+	Path = "/"
 	// HealthPath answers 200 while the process serves (liveness).
 	HealthPath = "/healthz"
-	// ReadyPath answers 200 once StatusOptions.Ready says so, 503 before (readiness).
+	// ReadyPath answers 200 once Options.Ready says so, 503 before (readiness).
 	ReadyPath = "/readyz"
 )
 
@@ -23,21 +27,21 @@ const (
 // come back even while a server hangs.
 const statusViewTimeout = 10 * time.Second
 
-// StatusReport is what only the host knows, for the status page: plain data, filled by the
-// caller of WithStatus (package gateway never sees the host).
-type StatusReport struct {
+// Report is what only the host knows, for the status page: plain data, filled by the
+// caller of Handler (package gateway never sees the host).
+type Report struct {
 	// Servers are the configured MCP servers, in the order to show them.
-	Servers []ServerStatus
+	Servers []Server
 	// SkillDiagnostics are the skill manager's diagnostics.
 	SkillDiagnostics []SkillDiagnostic
 	// Reload is the last config reload's result; nil when there was none.
-	Reload *ReloadStatus
+	Reload *Reload
 	// Plugins are the plugins the host read, in its order (none: the section is left out).
-	Plugins []PluginStatus
+	Plugins []Plugin
 }
 
-// PluginStatus is one plugin (a Claude Code or Codex plugin folder) as the host uses it.
-type PluginStatus struct {
+// Plugin is one plugin (a Claude Code or Codex plugin folder) as the host uses it.
+type Plugin struct {
 	Name, Version string
 	// State is "enabled", "disabled" or "not trusted" (a project's plugin, enabled, while the
 	// project is not trusted).
@@ -53,8 +57,8 @@ type PluginStatus struct {
 	Problems []string
 }
 
-// ServerStatus is one MCP server's state.
-type ServerStatus struct {
+// Server is one MCP server's state.
+type Server struct {
 	Name string
 	// State is "connected", "lazy" (not connected yet, by configuration), "idle",
 	// "degraded", "closed" or "per session" (a session-scoped server: one per session).
@@ -90,8 +94,8 @@ type SkillDiagnostic struct {
 	Text string
 }
 
-// ReloadStatus is the result of the last config reload.
-type ReloadStatus struct {
+// Reload is the result of the last config reload.
+type Reload struct {
 	At time.Time
 	// OK reports whether the new config was applied.
 	OK bool
@@ -99,33 +103,35 @@ type ReloadStatus struct {
 	Message string
 }
 
-// StatusOptions configure WithStatus.
-type StatusOptions struct {
+// Options configure Handler.
+type Options struct {
 	// Pool is the pool's Gateway (required): its view's tools, commands and collisions are
 	// shown, its sessions listed, and its Origin and token checks guard the page.
-	Pool *Gateway
+	Pool *gateway.Gateway
 	// Agents returns the agents' Gateways, whose sessions are listed too; nil means none.
-	Agents func() map[string]*Gateway
+	Agents func() map[string]*gateway.Gateway
 	// Report returns what the host knows (servers, skill diagnostics, the last reload); nil
 	// means an empty report.
-	Report func(ctx context.Context) StatusReport
+	Report func(ctx context.Context) Report
 	// Ready returns nil once serving is ready (the config loaded, the eager servers tried, as
 	// the caller decides), else why not: /readyz's 503 body and the page's badge. Nil means
 	// always ready.
 	Ready func() error
 	// Version is shown in the page's header.
 	Version string
+	// Log receives the errors of writing a page; nil means slog.Default().
+	Log *slog.Logger
 }
 
-// WithStatus returns next with the status page at StatusPath, HealthPath and ReadyPath in
+// Handler returns next with the status page at Path, HealthPath and ReadyPath in
 // front of it; every other path goes to next. The page is read-only HTML (GET and HEAD) and
 // passes the pool Gateway's Host, Origin and token checks, since it names servers, errors and
 // sessions; /healthz and /readyz never ask for the token: load balancers probe them.
-func WithStatus(next http.Handler, o StatusOptions) http.Handler {
+func Handler(next http.Handler, o Options) http.Handler {
 	if o.Pool == nil {
-		panic("gateway: WithStatus without a pool Gateway")
+		panic("status: Handler without a pool Gateway")
 	}
-	page := readOnly(o.Pool.operatorChecks(http.HandlerFunc(o.serveStatus)))
+	page := readOnly(o.Pool.OperatorOnly(http.HandlerFunc(o.serveStatus)))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case HealthPath:
@@ -138,7 +144,7 @@ func WithStatus(next http.Handler, o StatusOptions) http.Handler {
 				}
 			}
 			plain(w, http.StatusOK, "ready")
-		case StatusPath:
+		case Path:
 			page.ServeHTTP(w, r)
 		default:
 			next.ServeHTTP(w, r)
@@ -167,7 +173,7 @@ func readOnly(next http.Handler) http.Handler {
 	})
 }
 
-func (o StatusOptions) serveStatus(w http.ResponseWriter, r *http.Request) {
+func (o Options) serveStatus(w http.ResponseWriter, r *http.Request) {
 	page := o.collect(r.Context())
 	h := w.Header()
 	h.Set("Content-Type", "text/html; charset=utf-8")
@@ -177,12 +183,12 @@ func (o StatusOptions) serveStatus(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	if err := renderStatus(w, page); err != nil {
-		o.Pool.log.Error("status page", "err", err)
+		cmp.Or(o.Log, slog.Default()).Error("status page", "err", err)
 	}
 }
 
 // collect gathers one page: the host's report, the pool's view and every Gateway's sessions.
-func (o StatusOptions) collect(ctx context.Context) *statusPage {
+func (o Options) collect(ctx context.Context) *statusPage {
 	p := &statusPage{Version: o.Version, Now: time.Now(), Ready: true}
 	if o.Ready != nil {
 		if err := o.Ready(); err != nil {
@@ -196,12 +202,8 @@ func (o StatusOptions) collect(ctx context.Context) *statusPage {
 	defer cancel()
 	// What a client sees: the newest session's view (the pool's, with that session's own
 	// servers), else the pool's.
-	scope := o.Pool.opts.Scope
-	if id := o.Pool.newestSession(); id != "" {
-		scope.SessionID = id
-		p.ViewOf = id[:min(len(id), SessionIDPrefix)]
-	}
-	v, err := o.Pool.cache.Get(vctx, scope)
+	v, id, err := o.Pool.ClientView(vctx)
+	p.ViewOf = id[:min(len(id), gateway.SessionIDPrefix)]
 	if err != nil {
 		p.ViewErr = err.Error()
 	} else {
