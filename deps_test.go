@@ -45,9 +45,11 @@ var allowedImports = map[string][]string{
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl"},
 
 	// Consumers of views: never host, config or a capability package.
-	"gateway": {"view", "ext", "frontmatter", "internal/wire"},
-	"agent":   {"view", "ext"},
-	"view":    {"ext"},
+	"gateway": {"view", "ext", "frontmatter", "internal/wire", "gateway/internal/mcpconv"},
+	// gateway/internal/mcpconv: the view's and ext's types as the go-sdk's.
+	"gateway/internal/mcpconv": {"view", "ext"},
+	"agent":                    {"view", "ext"},
+	"view":                     {"ext"},
 
 	// Adapters from agent to LLM SDKs: each imports its SDK, agent, view and ext, so that agent
 	// itself never pulls in an SDK (TestAgentImportsNoSDK).

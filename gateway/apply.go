@@ -3,6 +3,7 @@ package gateway
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/agentpool/agentpool/gateway/internal/mcpconv"
 	"unique"
 
 	"github.com/agentpool/agentpool/view"
@@ -29,7 +30,7 @@ func (s *session) apply(v *view.View) {
 
 	tools := make(map[string]*mcp.Tool, len(v.Tools))
 	for i := range v.Tools {
-		t := mcpTool(&v.Tools[i])
+		t := mcpconv.Tool(&v.Tools[i])
 		tools[t.Name] = t
 	}
 	var changedTools, changedPrompts, changedResources, changedTemplates bool
@@ -39,7 +40,7 @@ func (s *session) apply(v *view.View) {
 
 	prompts := make(map[string]*mcp.Prompt, len(v.Commands))
 	for i := range v.Commands {
-		p := mcpPrompt(&v.Commands[i])
+		p := mcpconv.Prompt(&v.Commands[i])
 		prompts[p.Name] = p
 	}
 	s.held.prompts, changedPrompts = reconcile(s, "prompt", s.held.prompts, prompts, s.server.RemovePrompts, func(p *mcp.Prompt) {
@@ -48,7 +49,7 @@ func (s *session) apply(v *view.View) {
 
 	resources := make(map[string]*mcp.Resource, len(v.Resources))
 	for i := range v.Resources {
-		r := mcpResource(&v.Resources[i])
+		r := mcpconv.Resource(&v.Resources[i])
 		resources[r.URI] = r
 	}
 	s.held.resources, changedResources = reconcile(s, "resource", s.held.resources, resources, s.server.RemoveResources, func(r *mcp.Resource) {
@@ -57,7 +58,7 @@ func (s *session) apply(v *view.View) {
 
 	templates := make(map[string]*mcp.ResourceTemplate, len(v.Templates)+1)
 	for i := range v.Templates {
-		t := mcpTemplate(&v.Templates[i])
+		t := mcpconv.Template(&v.Templates[i])
 		templates[t.URITemplate] = t
 	}
 	if _, taken := templates[skillFiles.URITemplate]; len(v.Skills) > 0 && !taken {

@@ -3,6 +3,7 @@ package gateway
 import (
 	"context"
 	"errors"
+	"github.com/agentpool/agentpool/gateway/internal/mcpconv"
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
@@ -19,7 +20,7 @@ import (
 // upstream sent ahead of its result is sent to the client before the result.
 func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	s.calls.Add(1)
-	call := &ext.ToolCall{Name: req.Params.Name, Arguments: req.Params.Arguments, Meta: rawMeta(req.Params.Meta)}
+	call := &ext.ToolCall{Name: req.Params.Name, Arguments: req.Params.Arguments, Meta: mcpconv.RawMeta(req.Params.Meta)}
 	v := s.view.Load()
 	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})
 	out := &s.out
@@ -48,7 +49,7 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	return mcpToolResult(res)
+	return mcpconv.ToolResult(res)
 }
 
 func (s *session) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mcp.GetPromptResult, error) {
@@ -57,7 +58,7 @@ func (s *session) getPrompt(ctx context.Context, req *mcp.GetPromptRequest) (*mc
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	return mcpPromptResult(res)
+	return mcpconv.PromptResult(res)
 }
 
 func (s *session) readResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -70,7 +71,7 @@ func (s *session) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 	if err != nil {
 		return nil, rpcError(err)
 	}
-	return &mcp.ReadResourceResult{Contents: mcpContents(cs)}, nil
+	return &mcp.ReadResourceResult{Contents: mcpconv.Contents(cs)}, nil
 }
 
 // complete routes completion/complete to the capability behind the prompt or template named,

@@ -1,4 +1,9 @@
-package gateway
+// Package mcpconv converts the view's and ext's types to the go-sdk's, the reverse of package
+// mcpcap's convert.go. Entries (tools, prompts, resources, templates) are converted field by
+// field. Results go through their wire JSON, since ext mirrors the MCP wire form and the go-sdk
+// decodes every content kind from it: nothing a result carries (annotations, icons, _meta,
+// unknown content kinds, structured content) is dropped on the way.
+package mcpconv
 
 import (
 	"encoding/json"
@@ -9,16 +14,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// This file converts ext types to go-sdk types, the reverse of package mcpcap's convert.go.
-// Entries (tools, prompts, resources, templates) are converted field by field. Results go
-// through their wire JSON, since ext mirrors the MCP wire form and the go-sdk decodes every
-// content kind from it: nothing a result carries (annotations, icons, _meta, unknown content
-// kinds, structured content) is dropped on the way.
-
 // objectSchema is the input schema given to a tool that declares none; MCP requires one.
 var objectSchema = json.RawMessage(`{"type":"object"}`)
 
-func mcpTool(t *view.Tool) *mcp.Tool {
+// Tool is t as the go-sdk lists it: its served name, its entry's fields, and an object input
+// schema when it declares none (MCP requires one).
+func Tool(t *view.Tool) *mcp.Tool {
 	e := t.Entry
 	out := &mcp.Tool{
 		Name:        t.Name,
@@ -45,7 +46,9 @@ func mcpTool(t *view.Tool) *mcp.Tool {
 // file): package view passes Named["arguments"] to it as the line, split shell-style.
 const lineArgument = "arguments"
 
-func mcpPrompt(c *view.Command) *mcp.Prompt {
+// Prompt is c as a prompt: its MCP arguments, or, for a command that takes a command line, the
+// one argument "arguments" holding it.
+func Prompt(c *view.Command) *mcp.Prompt {
 	out := &mcp.Prompt{Name: c.Name, Title: c.Title, Description: c.Description, Icons: mcpIcons(c.Icons), Meta: metaOf(c.Meta)}
 	for _, a := range c.Arguments {
 		out.Arguments = append(out.Arguments, &mcp.PromptArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
@@ -60,12 +63,14 @@ func mcpPrompt(c *view.Command) *mcp.Prompt {
 	return out
 }
 
-func mcpResource(r *view.Resource) *mcp.Resource {
+// Resource is r as the go-sdk lists it.
+func Resource(r *view.Resource) *mcp.Resource {
 	return &mcp.Resource{URI: r.URI, Name: r.Name, Title: r.Title, Description: r.Description,
 		MIMEType: r.MIMEType, Size: r.Size, Icons: mcpIcons(r.Icons), Annotations: annotationsOf(r.Annotations), Meta: metaOf(r.Meta)}
 }
 
-func mcpTemplate(t *view.Template) *mcp.ResourceTemplate {
+// Template is t as the go-sdk lists it.
+func Template(t *view.Template) *mcp.ResourceTemplate {
 	return &mcp.ResourceTemplate{URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description,
 		MIMEType: t.MIMEType, Icons: mcpIcons(t.Icons), Annotations: annotationsOf(t.Annotations), Meta: metaOf(t.Meta)}
 }
@@ -106,8 +111,8 @@ func annotationsOf(raw json.RawMessage) *mcp.Annotations {
 	return &a
 }
 
-// rawMeta is the reverse of metaOf, for a caller's _meta going to a capability.
-func rawMeta(m mcp.Meta) json.RawMessage {
+// RawMeta is the reverse of metaOf, for a caller's _meta going to a capability.
+func RawMeta(m mcp.Meta) json.RawMessage {
 	if len(m) == 0 {
 		return nil
 	}
@@ -138,7 +143,9 @@ func unwrapRaw(cs []ext.Content) []any {
 	return out
 }
 
-func mcpToolResult(r *ext.ToolResult) (*mcp.CallToolResult, error) {
+// ToolResult is r as the go-sdk sends it, through its wire JSON: every content kind, _meta,
+// structured content and isError kept.
+func ToolResult(r *ext.ToolResult) (*mcp.CallToolResult, error) {
 	wire := struct {
 		Content           []any           `json:"content"`
 		StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
@@ -159,7 +166,8 @@ func mcpToolResult(r *ext.ToolResult) (*mcp.CallToolResult, error) {
 	return &out, nil
 }
 
-func mcpPromptResult(r *ext.PromptResult) (*mcp.GetPromptResult, error) {
+// PromptResult is r as the go-sdk sends it, through its wire JSON.
+func PromptResult(r *ext.PromptResult) (*mcp.GetPromptResult, error) {
 	type msg struct {
 		Role    string `json:"role"`
 		Content any    `json:"content"`
@@ -183,7 +191,8 @@ func mcpPromptResult(r *ext.PromptResult) (*mcp.GetPromptResult, error) {
 	return &out, nil
 }
 
-func mcpContents(cs []ext.ResourceContents) []*mcp.ResourceContents {
+// Contents are cs as a resources/read result holds them.
+func Contents(cs []ext.ResourceContents) []*mcp.ResourceContents {
 	out := make([]*mcp.ResourceContents, len(cs))
 	for i, c := range cs {
 		out[i] = &mcp.ResourceContents{URI: c.URI, MIMEType: c.MIMEType, Text: c.Text, Blob: c.Blob, Meta: metaOf(c.Meta)}
