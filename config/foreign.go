@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"time"
 
@@ -191,6 +192,9 @@ func (f *importedFile) foreign(p *problems, kvs []*ast.MappingValueNode, key str
 		from[fk.to] = k
 		kept = append(kept, ast.MappingValue(mv.GetToken(), ast.String(token.New(fk.to, fk.to, mv.Key.GetToken().Position)), v))
 	}
+	if from["allow_tools"] == "enabled_tools" {
+		kept = allowedLessDenied(kept)
+	}
 	if len(headers) == 0 {
 		return kept
 	}
@@ -221,6 +225,55 @@ func (f *importedFile) foreign(p *problems, kvs []*ast.MappingValueNode, key str
 		}
 		m.Values = append(m.Values, h.h)
 	}
+	return kept
+}
+
+// allowedLessDenied takes out of kept's allow_tools (enabled_tools, as patterns) each name its
+// deny_tools lists: Codex serves enabled_tools less disabled_tools, and agentpool refuses a name
+// both allowed and denied (deny wins, so the tools served are the same). When no name is left,
+// no tool is served, as in Codex: deny_tools gets "*" in place of an allow_tools that, empty,
+// would allow every tool.
+func allowedLessDenied(kept []*ast.MappingValueNode) []*ast.MappingValueNode {
+	var allow *ast.MappingValueNode
+	var deny *ast.SequenceNode
+	denied := map[string]bool{}
+	for _, mv := range kept {
+		switch keyString(mv.Key) {
+		case "allow_tools":
+			allow = mv
+		case "deny_tools":
+			deny, _ = unwrap(mv.Value).(*ast.SequenceNode)
+			if deny == nil {
+				return kept // not a list: the walk says so
+			}
+			for _, e := range deny.Values {
+				if s, ok := unwrap(e).(*ast.StringNode); ok {
+					denied[s.Value] = true
+				}
+			}
+		}
+	}
+	seq, ok := unwrap(allow.Value).(*ast.SequenceNode)
+	if !ok {
+		return kept
+	}
+	less := ast.Sequence(seq.Start, seq.IsFlowStyle)
+	for _, e := range seq.Values {
+		if s, ok := unwrap(e).(*ast.StringNode); !ok || !denied[s.Value] {
+			less.Values = append(less.Values, e)
+		}
+	}
+	if len(less.Values) > 0 {
+		allow.Value = less
+		return kept
+	}
+	all := ast.String(token.New("*", "*", seq.Start.Position))
+	if deny != nil {
+		deny.Values = append(deny.Values, all)
+		return slices.DeleteFunc(kept, func(mv *ast.MappingValueNode) bool { return mv == allow })
+	}
+	less.Values = []ast.Node{all}
+	allow.Key, allow.Value = ast.String(token.New("deny_tools", "deny_tools", allow.Key.GetToken().Position)), less
 	return kept
 }
 

@@ -175,3 +175,26 @@ func TestImportForeignShapes(t *testing.T) {
 		})
 	}
 }
+
+// Codex serves enabled_tools less disabled_tools: a tool named in both is one it does not
+// serve, never a reason to leave the server out, and one that leaves none serves no tool.
+func TestImportEnabledAndDisabledTool(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agentpool.yaml": "import: [.mcp.json]\n", ".mcp.json": `{"mcpServers": {
+  "fs": {"command": "x", "enabled_tools": ["keep", "remove"], "disabled_tools": ["remove"]},
+  "none": {"command": "x", "enabled_tools": ["remove"], "disabled_tools": ["remove"]}
+}}`})
+	cfg, err := Load(filepath.Join(dir, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fs, ok := cfg.MCPServers["fs"]
+	if !ok || !slices.Equal(fs.AllowTools, []string{"keep"}) || !slices.Equal(fs.DenyTools, []string{"remove"}) {
+		t.Errorf("fs = %v (imported %v): allow %v, deny %v; want allow [keep], deny [remove]", fs, ok, fs.AllowTools, fs.DenyTools)
+	}
+	// Nothing left of enabled_tools: no tool is served, where an empty allow_tools would serve all.
+	none, ok := cfg.MCPServers["none"]
+	if !ok || len(none.AllowTools) != 0 || !slices.Equal(none.DenyTools, []string{"remove", "*"}) {
+		t.Errorf("none = %v (imported %v): allow %v, deny %v; want deny [remove *]", none, ok, none.AllowTools, none.DenyTools)
+	}
+}
