@@ -104,15 +104,13 @@ func nameList(v ast.Node) (ast.Node, error) {
 	return v, nil
 }
 
-// toolNames turns a list of tool names into path.Match patterns matching each name alone.
+// toolNames turns a list of tool names into path.Match patterns matching each name alone. An
+// empty enabled_tools (no tool served) becomes deny_tools: ["*"] (see allowedLessDenied).
 func toolNames(v ast.Node) (ast.Node, error) {
 	if _, err := nameList(v); err != nil {
 		return nil, err
 	}
 	seq := unwrap(v).(*ast.SequenceNode)
-	if len(seq.Values) == 0 {
-		return nil, fmt.Errorf("an empty list: agentpool's empty allow_tools allows every tool (deny_tools: [\"*\"] allows none)")
-	}
 	quote := strings.NewReplacer(`\`, `\\`, `*`, `\*`, `?`, `\?`, `[`, `\[`)
 	for _, e := range seq.Values {
 		s := unwrap(e).(*ast.StringNode)

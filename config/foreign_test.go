@@ -135,8 +135,8 @@ func TestImportForeignShapes(t *testing.T) {
 			if _, ok := ss["old"]; ok {
 				t.Error(`"disabled": true imported`)
 			}
-			if ty := ss["typo"]; ty.Retry.Calls != decl.CallsAlways || ty.Retry.Attempts != 0 || ty.StartupTimeout != 0 || ty.AllowTools != nil {
-				t.Errorf("typo = %v %+v %s %v", ty, ty.Retry, ty.StartupTimeout, ty.AllowTools)
+			if ty := ss["typo"]; ty.Retry.Calls != decl.CallsAlways || ty.Retry.Attempts != 0 || ty.StartupTimeout != 0 || len(ty.AllowTools) != 0 || !slices.Equal(ty.DenyTools, []string{"*"}) {
+				t.Errorf("typo = %v %+v %s allow %v deny %v", ty, ty.Retry, ty.StartupTimeout, ty.AllowTools, ty.DenyTools)
 			}
 		},
 		warnings: []string{
@@ -144,7 +144,6 @@ func TestImportForeignShapes(t *testing.T) {
 			"3:27: mcpServers.old: disabled: not imported",
 			"4:38: mcpServers.typo.retry.atempts: unknown key, ignored (did you mean attempts?)",
 			"4:72: mcpServers.typo.startup_timeout_sec: ignored: want a number, got a string",
-			"4:102: mcpServers.typo.enabled_tools: ignored: an empty list",
 		},
 	}} {
 		t.Run(c.name, func(t *testing.T) {
@@ -196,5 +195,27 @@ func TestImportEnabledAndDisabledTool(t *testing.T) {
 	none, ok := cfg.MCPServers["none"]
 	if !ok || len(none.AllowTools) != 0 || !slices.Equal(none.DenyTools, []string{"remove", "*"}) {
 		t.Errorf("none = %v (imported %v): allow %v, deny %v; want deny [remove *]", none, ok, none.AllowTools, none.DenyTools)
+	}
+}
+
+// An empty enabled_tools is Codex's way to serve no tool of a server: imported, it serves none.
+func TestImportEnabledToolsEmpty(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agentpool.yaml": "import: [.mcp.json]\n", ".mcp.json": `{"mcpServers": {
+  "none": {"command": "x", "enabled_tools": []},
+  "denied": {"command": "x", "enabled_tools": [], "disabled_tools": ["a"]}
+}}`})
+	cfg, err := Load(filepath.Join(dir, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{"none": {"*"}, "denied": {"a", "*"}} {
+		s := cfg.MCPServers[name]
+		if len(s.AllowTools) != 0 || !slices.Equal(s.DenyTools, want) {
+			t.Errorf("%s: allow %v, deny %v; want deny %v", name, s.AllowTools, s.DenyTools, want)
+		}
+	}
+	if len(cfg.Warnings) != 0 {
+		t.Errorf("warnings %q", cfg.Warnings)
 	}
 }
