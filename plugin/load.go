@@ -138,7 +138,7 @@ func (l *loader) add(dir, source string, enabled bool, entry *Entry) *Plugin {
 	if entry != nil {
 		p.Marketplace = entry.Marketplace
 	}
-	if first, ok := l.byName[p.Name]; ok && p.Marketplace != "" && first.Marketplace != p.Marketplace {
+	if first, ok := l.byName[p.Name]; ok && p.Marketplace != "" && first.Marketplace != "" && first.Marketplace != p.Marketplace {
 		// Two marketplaces' plugins of one name (github in both official ones) are two
 		// plugins: the later is told apart by its marketplace.
 		if q := qualifiedName(p.Name, p.Marketplace); l.byName[q] == nil {

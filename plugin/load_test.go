@@ -404,3 +404,17 @@ func TestQualifiedNameValid(t *testing.T) {
 		}
 	}
 }
+
+// A plugin of plugins.dirs keeps its name from a marketplace's plugin of the same name, which
+// is left out as any later plugin of a taken name: only two marketplaces' plugins are both
+// loaded.
+func TestLoadDirsPluginAndMarketplacePluginOfOneName(t *testing.T) {
+	a, b := abs(t, "market-a"), abs(t, "market-b")
+	c := Load(Config{Dirs: []string{filepath.Join(a, "plugins", "github")}, Marketplaces: []MarketplaceConfig{{Path: b, Enable: []string{"*"}}}}, Options{})
+	if d := cmp.Diff([]string{"github"}, names(c.Plugins)); d != "" {
+		t.Errorf("plugins (-want +got):\n%s", d)
+	}
+	if len(c.Diagnostics) != 1 || !strings.Contains(c.Diagnostics[0].Message, "is not used: the name is taken") {
+		t.Errorf("diagnostics %q", diagStrings(c.Diagnostics))
+	}
+}
