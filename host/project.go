@@ -244,14 +244,20 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 	p := &Project{Dir: dir, Config: opts.Config, StoreErr: storeErr}
 	// An untrusted project's config is read to list what it declares; the folders it names
 	// outside the project are not read, so that a clone's skills.dirs: [/] shows nothing of
-	// the machine. One the user trusts (or trusted once) is read whole.
+	// the machine, and neither are its conventional folders when they link out of it. One the
+	// user trusts (or trusted once) is read whole.
+	readAll := opts.Trust || opts.ScanAll || record != nil
+	in := func(path string) bool {
+		real, err := trust.RealPath(path)
+		return err == nil && within(dir, real) || err != nil && within(dir, filepath.Clean(path))
+	}
 	inside := func(key string, paths []string) []string {
-		if opts.Trust || opts.ScanAll || record != nil {
+		if readAll {
 			return paths
 		}
 		var out []string
 		for _, path := range paths {
-			if real, err := trust.RealPath(path); err == nil && within(dir, real) || err != nil && within(dir, filepath.Clean(path)) {
+			if in(path) {
 				out = append(out, path)
 			} else {
 				p.Unscanned = append(p.Unscanned, key+" "+path)
@@ -266,6 +272,10 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 	var skillDefaults, cmdDefaults []string
 	if opts.DefaultRoots {
 		skillDefaults, cmdDefaults = skill.DefaultRoots(dir, ""), command.DefaultRoots(dir, "")
+		if !readAll {
+			out := func(root string) bool { return !in(root) }
+			skillDefaults, cmdDefaults = slices.DeleteFunc(skillDefaults, out), slices.DeleteFunc(cmdDefaults, out)
+		}
 	}
 	p.Skills, err = skill.NewManager(&skill.Options{
 		Name: projectSkills, Roots: skillRoots, DefaultRoots: skillDefaults,

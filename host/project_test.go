@@ -445,3 +445,42 @@ func TestUntrustedProjectConfigPathsOutside(t *testing.T) {
 		})
 	}
 }
+
+// A project's conventional folders that are symlinks out of it (.claude/commands → a folder
+// elsewhere, .agents → another) are not read while it is untrusted, as its config's folders
+// outside it are not; trusted, or with ScanAll, they are.
+func TestUntrustedProjectDefaultRootsLinkedOutside(t *testing.T) {
+	proj, outside := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(outside, "skills/far/SKILL.md"), "---\nname: far\ndescription: Far away.\n---\nBody.\n")
+	writeFile(t, filepath.Join(outside, "commands/far.md"), "Far command.\n")
+	writeFile(t, filepath.Join(proj, ".claude/skills/near/SKILL.md"), "---\nname: near\ndescription: Near.\n---\nBody.\n")
+	if err := os.Symlink(filepath.Join(outside, "commands"), filepath.Join(proj, ".claude", "commands")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(proj, ".agents")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opts ProjectOptions
+		read bool
+	}{
+		{"untrusted", ProjectOptions{}, false},
+		{"trusted", ProjectOptions{Trust: true}, true},
+		{"scan all", ProjectOptions{ScanAll: true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.opts
+			o.Dir, o.DefaultRoots = proj, true
+			p, err := InspectProject(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			cmds, _ := p.Commands.ListCommands(context.Background())
+			if read := p.Skills.Skill("far") != nil || len(cmds) > 0; read != c.read || p.Skills.Skill("near") == nil {
+				t.Errorf("far read %v (want %v), commands %v, near %v", read, c.read, cmds, p.Skills.Skill("near") != nil)
+			}
+		})
+	}
+}
