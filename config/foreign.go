@@ -57,6 +57,8 @@ var foreignKeys = map[string]foreignKey{
 		}
 		return header(v, "Authorization", "Bearer ${"+name+"}"), nil
 	}},
+	// Codex leaves out a header whose variable is not set: ${V:-}, so that it does not refuse
+	// the config as ${V} would.
 	"env_http_headers": {"headers", func(v ast.Node) (ast.Node, error) {
 		if _, ok := unwrap(v).(*ast.MappingNode); !ok && mappingValues(v) == nil {
 			return nil, fmt.Errorf("want an object of header names and variable names, got %s", nodeWords(v))
@@ -67,7 +69,7 @@ var foreignKeys = map[string]foreignKey{
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", keyString(mv.Key), err)
 			}
-			out = append(out, header(mv.Key, keyString(mv.Key), "${"+name+"}").Values...)
+			out = append(out, header(mv.Key, keyString(mv.Key), "${"+name+":-}").Values...)
 		}
 		return ast.Mapping(v.GetToken(), true, out...), nil
 	}},

@@ -219,3 +219,23 @@ func TestImportEnabledToolsEmpty(t *testing.T) {
 		t.Errorf("warnings %q", cfg.Warnings)
 	}
 }
+
+// Codex leaves out a header of env_http_headers whose variable is not set: imported, the
+// server loads (the header empty), where an unset ${VAR} would refuse the whole config.
+func TestImportEnvHTTPHeaderUnset(t *testing.T) {
+	dir := t.TempDir()
+	writeFiles(t, dir, map[string]string{"agentpool.yaml": "import: [.mcp.json]\n", ".mcp.json": `{"mcpServers": {
+  "gh": {"url": "https://h.example/mcp", "env_http_headers": {"X-Key": "AP_FOREIGN_UNSET_KEY"}}
+}}`})
+	cfg, err := Load(filepath.Join(dir, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gh, ok := cfg.MCPServers["gh"]; !ok || gh.Headers["X-Key"] != "" {
+		t.Errorf("gh = %v (imported %v), headers %v", gh, ok, gh.Headers)
+	}
+	t.Setenv("AP_FOREIGN_UNSET_KEY", "k")
+	if cfg, err = Load(filepath.Join(dir, "agentpool.yaml")); err != nil || cfg.MCPServers["gh"].Headers["X-Key"] != "k" {
+		t.Errorf("set: %v, %v", err, cfg)
+	}
+}
