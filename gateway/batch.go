@@ -81,7 +81,7 @@ func batchVersion(r *http.Request, env *envelope, s *session) string {
 // post, in order, as a POST of its own with the request's headers, and the session an
 // initialize among them opened named in the rest and in the answer.
 func (h *sessionHTTP) serveBatch(w http.ResponseWriter, r *http.Request, env *envelope, s *session) {
-	if why := batchRefusal(batchVersion(r, env, s), len(env.msgs)); why != "" {
+	if why := batchRefusal(batchVersion(r, env, s), env.n); why != "" {
 		writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, why)
 		return
 	}

@@ -15,13 +15,20 @@ type envelope struct {
 	body  []byte
 	msgs  []wire.Message // the messages, when the body decoded
 	batch bool           // the body is an array
+	n     int            // the messages the body holds: len(msgs), or the count of a batch past maxBatch
 	err   error          // why the body is no JSON-RPC message or batch; nil when it is one
 }
 
-// decodeEnvelope decodes body.
+// decodeEnvelope decodes body. A batch of more than maxBatch messages is only counted (n), its
+// messages left undecoded (msgs nil): it is refused whatever they hold.
 func decodeEnvelope(body []byte) *envelope {
 	e := &envelope{body: body}
+	if n := wire.BatchLen(body); n > maxBatch {
+		e.batch, e.n = true, n
+		return e
+	}
 	e.msgs, e.batch, e.err = wire.DecodeBatch(body)
+	e.n = len(e.msgs)
 	return e
 }
 

@@ -159,7 +159,7 @@ func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http
 		return
 	}
 	if env.batch && env.err == nil {
-		if why := batchRefusal(batchVersion(r, env, nil), len(env.msgs)); why != "" {
+		if why := batchRefusal(batchVersion(r, env, nil), env.n); why != "" {
 			writeRPCError(w, http.StatusBadRequest, jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, why)
 			return
 		}

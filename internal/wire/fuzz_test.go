@@ -27,6 +27,12 @@ func FuzzDecode(f *testing.F) {
 		if !batch && err == nil && (len(msgs) != 1 || msgs[0].Method != m.Method || string(msgs[0].ID) != string(m.ID)) {
 			t.Fatalf("%q: DecodeBatch %+v, Decode %+v", data, msgs, m)
 		}
+		// BatchLen counts what DecodeBatch decodes, and -1 exactly for what is no JSON array.
+		if n := BatchLen(data); batch && berr == nil && n != len(msgs) {
+			t.Fatalf("%q: BatchLen %d, DecodeBatch %d messages", data, n, len(msgs))
+		} else if (n < 0) != (!IsBatch(data) || !json.Valid(data) || checkDepth(data) != nil) {
+			t.Fatalf("%q: BatchLen %d", data, n)
+		}
 	})
 }
 

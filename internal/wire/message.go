@@ -74,6 +74,31 @@ func IsBatch(data []byte) bool {
 	return len(t) > 0 && t[0] == '['
 }
 
+// BatchLen returns how many messages the batch data holds, counted without decoding them
+// (nothing is allocated for them), or -1 when data is not a well-formed JSON array. A caller
+// that refuses batches past a size counts first, so that the refusal costs no memory.
+func BatchLen(data []byte) int {
+	if !IsBatch(data) || !json.Valid(data) || checkDepth(data) != nil {
+		return -1
+	}
+	s := scanner{data: data}
+	s.space()
+	s.i++ // [
+	n := 0
+	for {
+		s.space()
+		if s.data[s.i] == ']' {
+			return n
+		}
+		s.skipValue()
+		n++
+		s.space()
+		if s.data[s.i] == ',' {
+			s.i++
+		}
+	}
+}
+
 // Decode decodes data, one JSON-RPC message, as the go-sdk's jsonrpc.DecodeMessage does:
 // for every input that is one JSON value, Decode fails exactly when the go-sdk does, and
 // otherwise m.SDK() equals what it returns. Data that is not one JSON value (trailing bytes
