@@ -34,7 +34,7 @@
 // pool.max_session_processes reached) refuses it with a JSON-RPC error and HTTP 500. Past Options.MaxSessions (default 4096,
 // per Gateway), or past Options.MaxSessionsPerUser of its user's (Auth; default 16, a session
 // whose client sent DELETE no longer counting), it is refused with ErrTooManySessions. Both are
-// JSON-RPC errors with HTTP 200. A session ends on DELETE, when its transport closes, after
+// JSON-RPC errors with HTTP 200. A session ends on DELETE (one the go-sdk refuses too), when its transport closes, after
 // Options.IdleTimeout (default 30 m) without a POST (Options.SessionGrace, default 2 m, once
 // its client's GET stream has closed), and at Close; then Options.CloseSession runs and its registry scope is closed.
 // Every call of a session, on either path, is cancelled upstream when the session's connection

@@ -41,10 +41,19 @@ func (g *Gateway) Handler() http.Handler {
 		case http.MethodDelete:
 			// The session ends now for its calls passed through, which the go-sdk's closing
 			// of the connection neither waits for nor sees (passthrough.go).
-			if s := g.lookup(r.Header.Get(sessionHeader)); s != nil {
-				s.connGone()
+			s := g.lookup(r.Header.Get(sessionHeader))
+			if s == nil {
+				h.sdk.ServeHTTP(w, r)
+				return
 			}
-			h.sdk.ServeHTTP(w, r)
+			s.connGone()
+			sw := &statusWriter{ResponseWriter: w}
+			h.sdk.ServeHTTP(sw, r)
+			if sw.code/100 != 2 {
+				// Refused (a protocol version it does not know): the session, its calls
+				// ended and no longer counted against its user's cap, ends all the same.
+				s.close()
+			}
 		case http.MethodGet:
 			h.stream(w, r)
 		default:

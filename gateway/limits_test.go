@@ -110,3 +110,34 @@ func TestGoneClientEndsAfterGrace(t *testing.T) {
 		t.Errorf("the client with its stream open: %q", got)
 	}
 }
+
+// A DELETE the go-sdk refuses (here for its protocol version header) still ends the session,
+// whose calls it has ended already: a session left behind, no longer counted against its
+// user's cap, would let one user open sessions past server.max_sessions_per_user.
+func TestRefusedDeleteEndsTheSession(t *testing.T) {
+	tokens := &fakeTokens{}
+	a := &gateway.Auth{Verify: tokens.verify, AuthorizationServers: []string{"https://idp.example"}}
+	g, srv, _ := serveHost(t, "skills:\n  dirs: []\n", host.Options{}, func(o *gateway.Options) {
+		o.Auth = a
+		o.MaxSessionsPerUser = 1
+	})
+	_, hdr, msgs := post(t, srv.URL, "", initBody, authHeader("alice:mcp"))
+	sid := hdr.Get("Mcp-Session-Id")
+	if sid == "" {
+		t.Fatalf("alice's session: %v", msgs)
+	}
+	req, _ := http.NewRequest(http.MethodDelete, srv.URL, nil)
+	req.Header.Set("Mcp-Session-Id", sid)
+	req.Header.Set("Mcp-Protocol-Version", "1999-01-01")
+	req.Header.Set("Authorization", "Bearer alice:mcp")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 == 2 {
+		t.Fatalf("DELETE with protocol version 1999-01-01: %d, want it refused", resp.StatusCode)
+	}
+	post(t, srv.URL, "", initBody, authHeader("alice:mcp"))
+	testwait.For(t, "alice to have at most 1 live session", func() bool { return g.Sessions() <= 1 })
+}
