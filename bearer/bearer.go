@@ -332,8 +332,11 @@ func (v *Verifier) verify(ctx context.Context, token, resource string) (*auth.To
 		}
 	}
 	if !verified {
-		if err := v.fetchFailed(); err != nil {
-			// The keys held may be stale: the IdP's failure, not the token's (503, not 401).
+		// A kid the keys held have names the key that fails the token: no refresh would
+		// change that. Otherwise the keys may be stale: the IdP's failure, not the token's
+		// (503, not 401).
+		kidHeld := h.KeyID != "" && slices.ContainsFunc(keys, func(k jose.JSONWebKey) bool { return k.KeyID == h.KeyID })
+		if err := v.fetchFailed(); err != nil && !kidHeld {
 			return nil, 0, fmt.Errorf("bearer: the token's key is not among the keys held, and the issuer's keys cannot be fetched now: %w", err)
 		}
 		if tried == 0 && h.KeyID != "" {

@@ -765,3 +765,21 @@ func TestKeyFetchBounded(t *testing.T) {
 		t.Fatal("a fetch on a hanging IdP held the request past 8 s")
 	}
 }
+
+// TestIdPFailingForgedHeldKid: while the IdP fails, a token naming a kid the keys held have
+// but signed by another key is the token's failure (ErrInvalidToken, 401 at the gateway):
+// the key it names is held, so no stale keys explain it.
+func TestIdPFailingForgedHeldKid(t *testing.T) {
+	k1, k2 := newRSA(t, "k1"), newRSA(t, "k2")
+	p, clk, v, claims := loadedVerifier(t, k1)
+	p.set(func(p *idp) { p.down = true })
+	clk.Add(6 * time.Second)
+	if _, err := v.Verify(ctx(t), k2.sign(t, "", with(claims, "sub", "user-2")), resource); err == nil || errors.Is(err, auth.ErrInvalidToken) {
+		t.Fatalf("a token of a key not held, IdP failing: err = %v, want the IdP's failure", err)
+	}
+	forged := newRSA(t, "k1") // names k1, signed by another key
+	_, err := v.Verify(ctx(t), forged.sign(t, "", with(claims, "sub", "user-3")), resource)
+	if !errors.Is(err, auth.ErrInvalidToken) {
+		t.Errorf("a token naming a held kid with a bad signature, IdP failing: err = %v, want ErrInvalidToken", err)
+	}
+}

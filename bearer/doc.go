@@ -52,7 +52,8 @@
 // hour; 10 minutes without one). A token whose kid the keys held have never waits for a
 // fetch: keys that are due are refreshed in the background while they keep being used. A
 // failed refresh keeps the keys held; while the last fetch failed, a token they do not verify
-// is the issuer's failure (an error that is not ErrInvalidToken), not the token's. A token that passed is cached until its
+// is the issuer's failure (an error that is not ErrInvalidToken), not the token's, unless it
+// names a kid they hold. A token that passed is cached until its
 // "exp" (at most 4096), emptied when the JWKS changes. bearer is a leaf: the go-sdk's auth
 // package, go-jose and the standard library. Rationale: docs/design/bearer.md.
 package bearer

@@ -18,10 +18,11 @@ import (
 // header; without one, the version the session negotiated, or the one its initialize asks
 // for. Where that version has batches, the messages are served one after the other, each as
 // if it had been POSTed alone, and their answers come back as one JSON array (HTTP 200;
-// 202 when none has an answer); what the server sends during a call other than its answer
-// (progress, log messages, a request to the client) is not kept. Anywhere else, and past
-// maxBatch messages, the whole body is refused with -32600 (HTTP 400) saying why. In stateless
-// mode the same refusals apply, and a batch accepted is the go-sdk's to answer.
+// 202 when none has an answer); once the client has gone, the messages not yet served are
+// not served. What the server sends during a call other than its answer (progress, log
+// messages, a request to the client) is not kept. Anywhere else, and past maxBatch messages,
+// the whole body is refused with -32600 (HTTP 400) saying why. In stateless mode the same
+// refusals apply, and a batch accepted is the go-sdk's to answer.
 
 // maxBatch caps the messages of one batch.
 const maxBatch = 64
@@ -93,6 +94,9 @@ func (h *sessionHTTP) serveBatch(w http.ResponseWriter, r *http.Request, env *en
 	sid := r.Header.Get(sessionHeader)
 	answers := make([]json.RawMessage, 0, len(raws))
 	for i, raw := range raws {
+		if r.Context().Err() != nil {
+			return // the client has gone: the rest would run for no one
+		}
 		sub := r.Clone(r.Context())
 		sub.Body = &heldBody{Reader: bytes.NewReader(raw), data: raw}
 		sub.ContentLength = int64(len(raw))

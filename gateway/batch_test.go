@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,4 +169,53 @@ func TestInflightCapped(t *testing.T) {
 		_, _, msgs := post(t, f.url, cs.ID(), `{"jsonrpc":"2.0","id":100,"method":"ping"}`, nil)
 		return len(msgs) == 1 && rpcError(msgs) == nil
 	})
+}
+
+// TestBatchEndsWithItsClient: once the client of a batch has gone, the messages of the batch
+// not yet served are not served: no call of theirs begins upstream.
+func TestBatchEndsWithItsClient(t *testing.T) {
+	log := filepath.Join(t.TempDir(), "calls.log")
+	f := newFixtureArgs(t, nil, "--log", log)
+	returned := make(chan struct{})
+	h := f.g.Handler()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Test-Batch") != "" {
+			defer close(returned)
+		}
+		h.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	_, sid, _ := postBody(t, srv.URL, "", "", initBatch("2025-03-26"))
+	calls := make([]string, 16)
+	for i := range calls {
+		calls[i] = fmt.Sprintf(`{"jsonrpc":"2.0","id":"slow-%d","method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":60000}}}`, i)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, srv.URL, strings.NewReader("["+strings.Join(calls, ",")+"]"))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("X-Test-Batch", "1")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}()
+	begun := func() int {
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), "begin ")
+	}
+	testwait.For(t, "the batch's first call to begin upstream", func() bool { return begun() == 1 })
+	cancel()
+	testwait.For(t, "the batch's handler to return", func() bool {
+		select {
+		case <-returned:
+			return true
+		default:
+			return false
+		}
+	})
+	if n := begun(); n != 1 {
+		t.Errorf("%d calls of the batch began upstream, want 1: those after its client had gone were served too", n)
+	}
 }

@@ -58,10 +58,11 @@
 // A JSON-RPC batch is read under the exchange's protocol version (the Mcp-Protocol-Version
 // header, else the session's negotiated version or the version its initialize asks for): where
 // that version has batches (2025-03-26 and before) its messages, at most 64, are served in
-// order and answered with one JSON array; a batch under 2025-06-18 or later, of no known
-// version, or of more than 64 messages is refused whole with -32600 (HTTP 400). A session is
-// served at most Options.MaxInflight requests at once (default 64); one more is answered at
-// once with a JSON-RPC error (-32000) naming server.max_inflight.
+// order (those left when the client has gone, not at all) and answered with one JSON array;
+// a batch under 2025-06-18 or later, of no known version, or of more than 64 messages is
+// refused whole with -32600 (HTTP 400). A session is served at most Options.MaxInflight
+// requests at once (default 64); one more is answered at once with a JSON-RPC error (-32000)
+// naming server.max_inflight.
 //
 // Options.Stateless serves every POST from one server with no Mcp-Session-Id, so any replica
 // may answer; what needs a session (server-to-client requests, list_changed, subscriptions,

@@ -5,7 +5,8 @@
 // netutil.LimitListener-style blocking in Accept would leave the connections past the cap in
 // the kernel's queue, unanswered: a load balancer's probe would time out and take a healthy
 // but busy replica out. Instead a connection past the cap is accepted and answered here, one
-// request with a short deadline: a probe path gets the probe handler's answer, anything else
+// request with a short deadline, read no further than a server reads of a request's header
+// (http.DefaultMaxHeaderBytes): a probe path gets the probe handler's answer, anything else
 // 503 with Retry-After saying which cap was reached. At most Spare such connections wait to be
 // answered at once: a new one closes the oldest waiting, so that idle connections cannot keep
 // a probe, which sends its request at once, from being read. So the process holds at most
@@ -16,6 +17,7 @@ import (
 	"bufio"
 	"bytes"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"slices"
@@ -114,7 +116,9 @@ func (l *listener) answer(c net.Conn) {
 	defer c.Close()
 	defer l.answered(c)
 	_ = c.SetDeadline(time.Now().Add(spareTimeout))
-	req, err := http.ReadRequest(bufio.NewReader(c))
+	// http.ReadRequest bounds neither the request line nor the header: read no more than a
+	// server reads of a request's header.
+	req, err := http.ReadRequest(bufio.NewReader(io.LimitReader(c, http.DefaultMaxHeaderBytes)))
 	if err != nil {
 		return
 	}

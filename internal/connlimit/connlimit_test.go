@@ -99,3 +99,48 @@ func TestPastTheCap(t *testing.T) {
 		return status == http.StatusOK && strings.HasSuffix(body, "served /mcp")
 	})
 }
+
+// TestPastTheCapRequestBounded: a connection past the cap that sends a request without end
+// is read no further than a server reads a request's header (http.DefaultMaxHeaderBytes)
+// and closed, so that the connections waiting past the cap cannot take the process's memory.
+func TestPastTheCapRequestBounded(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "served") })
+	ln := Listen(raw, Options{Max: 1, Probe: h, ProbePaths: []string{"/healthz"}, Key: "server.max_connections"}).(*listener)
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: time.Minute}
+	go srv.Serve(ln)
+	defer srv.Close()
+	addr := raw.Addr().String()
+
+	held, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	testwait.For(t, "the idle connection to be held", func() bool { return len(ln.open) == 1 })
+
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	const most = 64 << 20 // far past the header bound and what the kernel buffers
+	if _, err := io.WriteString(c, "GET /"); err != nil {
+		t.Fatal(err)
+	}
+	chunk := []byte(strings.Repeat("a", 64<<10)) // the request line goes on, never ending
+	sent := 0
+	for sent < most {
+		n, err := c.Write(chunk)
+		sent += n
+		if err != nil {
+			break
+		}
+	}
+	if sent >= most {
+		t.Errorf("a connection past the cap took %d bytes of a request line without being closed", sent)
+	}
+}
