@@ -3,6 +3,8 @@ package connpool
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -84,4 +86,56 @@ func TestWaiterWokenWhenUnleasedStartEnds(t *testing.T) {
 		t.Fatalf("Get at the cap, beside a client that ended its start idle: %v", err)
 	}
 	p.Release(c)
+}
+
+// A Get waiting at a cap for a client still starting, whose Get still holds it, is woken when
+// that start ends and, with no idle client to evict, fails at once with ErrPoolExhausted: the
+// wait is bounded by the start, not by a release that may never come.
+func TestWaiterWokenWhenLeasedStartEnds(t *testing.T) {
+	p := newTestPool(t, &Options{MaxClients: 1})
+	gate := filepath.Join(t.TempDir(), "gate")
+	slow := faultCfg(t)
+	slow.Args = []string{"-c", `while [ ! -e "$1" ]; do sleep 0.05; done; exec "$0"`, slow.Command, gate}
+	slow.Command = "/bin/sh"
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan *Conn, 1)
+	go func() {
+		c, err := p.Get(ctx, slow, GlobalPartition)
+		if err != nil {
+			t.Errorf("the slow Get: %v", err)
+		}
+		started <- c
+	}()
+	testwait.For(t, "the slow client to be starting, leased", func() bool {
+		st := p.Stats()
+		return st.Starting == 1 && st.Leases == 1
+	})
+	failed := make(chan error, 1)
+	go func() {
+		c, err := p.Get(ctx, faultCfg(t, "--stderr", "other"), GlobalPartition)
+		if err == nil {
+			p.Release(c)
+		}
+		failed <- err
+	}()
+	testwait.For(t, "the second Get to wait for the start", func() bool { return p.Stats().Waiting == 1 })
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if c := <-started; c != nil {
+		defer p.Release(c)
+	}
+	var err error
+	testwait.For(t, "the waiting Get to return once the start ended", func() bool {
+		select {
+		case err = <-failed:
+			return true
+		default:
+			return false
+		}
+	})
+	if !errors.Is(err, ErrPoolExhausted) || errors.Is(err, context.Canceled) {
+		t.Fatalf("Get at the cap after the only start ended leased: %v, want ErrPoolExhausted at once", err)
+	}
 }

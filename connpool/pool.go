@@ -167,9 +167,11 @@ func (p *Pool) runStart(c *client) {
 		c.err = err
 		close(c.done)
 		p.forgetDoomedLocked(c)
-	} else if c.leases == 0 && !c.doomed {
-		p.armIdleLocked(c)
-		p.broadcastLocked() // idle now: a Get waiting at a cap may evict it
+	} else {
+		if c.leases == 0 && !c.doomed {
+			p.armIdleLocked(c) // idle now: a Get waiting at a cap may evict it
+		}
+		p.broadcastLocked() // a Get waiting at a cap for this start tries again
 	}
 	close(c.ready)
 	closed := p.closed || (c.doomed && c.leases == 0)
