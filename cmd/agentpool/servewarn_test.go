@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -124,4 +125,46 @@ func TestServeWarnsDegradedAndRecovered(t *testing.T) {
 		return strings.Contains(said.String(), "agentpool: warning: flaky: ")
 	})
 	testwait.Within(t, time.Minute, "/readyz 200 with server.ready_when_degraded", func() bool { code, _ := readyz(t, base); return code == http.StatusOK })
+}
+
+// TestServeWarnsOnceForSameNamedAgentServers: two agents each declare a server named x, one
+// that cannot start and one that runs. serve warns once for the degraded one and never says x
+// recovered, across later changes (another server's recovery): the running one is not the
+// degraded one's recovery.
+func TestServeWarnsOnceForSameNamedAgentServers(t *testing.T) {
+	t.Parallel()
+	fault := testserver.Build(t)
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "mark")
+	flaky := writeExec(t, dir, "flaky.sh", "#!/bin/sh\n[ -f "+mark+" ] || { echo 'flaky: cannot find its data' >&2; exit 3; }\nexec "+fault+"\n", 0o755)
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "mcp_servers:\n  flaky: {command: "+flaky+", retry: {attempts: 1, backoff: 10ms}}\n"+
+		"agents:\n  a:\n    mcp_servers:\n      x: {command: sh, args: [-c, \"exit 3\"], retry: {attempts: 1, backoff: 10ms}}\n"+
+		"  b:\n    mcp_servers:\n      x: {command: "+fault+"}\n")
+
+	base, said := startServeLogged(t, cfg)
+	testwait.Within(t, time.Minute, "/readyz to name both degraded servers", func() bool {
+		code, body := readyz(t, base)
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "flaky") && strings.Contains(body, "x")
+	})
+	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
+		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	testwait.Within(t, time.Minute, "flaky's recovery, seen by a client's listing", func() bool {
+		res, err := cs.ListTools(context.Background(), nil)
+		if err != nil {
+			return false
+		}
+		return slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "flaky__echo" })
+	})
+	testwait.Within(t, time.Minute, "serve's line for flaky's recovery", func() bool { return strings.Contains(said.String(), "agentpool: flaky: recovered") })
+	if n := strings.Count(said.String(), "agentpool: warning: x: "); n != 1 || strings.Contains(said.String(), "agentpool: x: recovered") {
+		t.Errorf("%d warnings for x, want 1, and no recovery of x:\n%s", n, said.String())
+	}
 }

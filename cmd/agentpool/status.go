@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -116,7 +117,7 @@ func tryEager(ctx context.Context, servers []*mcpcap.Cap) {
 // attempt is due: a degraded server recovers only when asked, and a replica kept out of a load
 // balancer by /readyz would otherwise never be asked.
 func watchServers(ctx context.Context, h *host.Host, servers func() []*mcpcap.Cap, w io.Writer) {
-	degraded := map[string]bool{} // by name: a reload's new instance of a degraded server is it
+	degraded := map[string]*mcpcap.Cap{} // by name: a reload's new instance of a degraded server is it
 	changes := h.Registry.Changes(ctx, ext.Scope{})
 	probed := make(chan struct{}, 1)
 	probing := false
@@ -124,10 +125,11 @@ func watchServers(ctx context.Context, h *host.Host, servers func() []*mcpcap.Ca
 	for {
 		var due []*mcpcap.Cap
 		var next time.Time
-		for _, c := range servers() {
+		list := servers()
+		for _, c := range list {
 			switch st := c.Status(); {
-			case st.State == mcpcap.StateDegraded && !degraded[st.Name]:
-				degraded[st.Name] = true
+			case st.State == mcpcap.StateDegraded && degraded[st.Name] == nil:
+				degraded[st.Name] = c
 				fmt.Fprintf(w, "agentpool: warning: %s\n", summary(view.Problem{Capability: st.Name, What: "capability", Err: st.LastError}))
 				fallthrough
 			case st.State == mcpcap.StateDegraded && !c.Config().Lazy:
@@ -135,7 +137,7 @@ func watchServers(ctx context.Context, h *host.Host, servers func() []*mcpcap.Ca
 				if next.IsZero() || st.NextAttempt.Before(next) {
 					next = st.NextAttempt
 				}
-			case st.State == mcpcap.StateConnected && degraded[st.Name]:
+			case st.State == mcpcap.StateConnected && (degraded[st.Name] == c || degraded[st.Name] != nil && !slices.Contains(list, degraded[st.Name])): // it, or its reload's successor; not a same-named agent's server
 				delete(degraded, st.Name)
 				fmt.Fprintf(w, "agentpool: %s: recovered\n", st.Name)
 			}
