@@ -168,3 +168,23 @@ func TestServeWarnsOnceForSameNamedAgentServers(t *testing.T) {
 		t.Errorf("%d warnings for x, want 1, and no recovery of x:\n%s", n, said.String())
 	}
 }
+
+// TestReadyWhenDegradedFollowsReload: server.ready_when_degraded set by a reload of the config
+// file takes effect: /readyz, 503 for a degraded eager server, answers 200 once the edit is
+// applied, and 503 again once it is taken back.
+func TestReadyWhenDegradedFollowsReload(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	decl := "mcp_servers:\n  dead: {command: sh, args: [-c, \"exit 3\"], retry: {attempts: 1, backoff: 10ms}}\n"
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, decl)
+	base, _ := startServeLogged(t, cfg)
+	testwait.Within(t, time.Minute, "/readyz to name the degraded server", func() bool {
+		code, body := readyz(t, base)
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "dead")
+	})
+	replaceFile(t, cfg, decl+"server: {ready_when_degraded: true}\n")
+	waitReload(t, "/readyz 200 after the reload set server.ready_when_degraded", func() bool { code, _ := readyz(t, base); return code == http.StatusOK })
+	replaceFile(t, cfg, decl)
+	waitReload(t, "/readyz 503 after the reload took it back", func() bool { code, _ := readyz(t, base); return code == http.StatusServiceUnavailable })
+}

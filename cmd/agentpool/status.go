@@ -37,9 +37,8 @@ func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, rou
 	}
 	go watchServers(ctx, h, servers, w)
 	go func() { tryEager(ctx, servers()); tried.Store(true) }()
-	lenient := h.Current().Config.Server.ReadyWhenDegraded
 	ready := func() error {
-		var degraded []string
+		lenient, degraded := h.Current().Config.Server.ReadyWhenDegraded, []string(nil) // a reload may change it
 		for _, c := range servers() {
 			if st := c.Status(); !lenient && !c.Config().Lazy && st.State == mcpcap.StateDegraded {
 				degraded = append(degraded, st.Name)
