@@ -13,8 +13,8 @@
 //	// or, for one client on stdin/stdout: g.Serve(ctx, &mcp.StdioTransport{})
 //
 // It imports view, ext, frontmatter, the go-sdk and prometheus only: what it needs from the
-// host (opening and closing a session's own servers, upstream state for metrics and the status
-// page) is handed to it as functions. A Gateway, Routes and Metrics are safe for concurrent use.
+// host (opening and closing a session's own servers, upstream state for metrics) is handed to
+// it as functions; the status page, which reads the host itself, is package status. A Gateway, Routes and Metrics are safe for concurrent use.
 //
 // # Sessions
 //
