@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"context"
+	"log/slog"
 	"net/http"
 
 	"cmp"
@@ -34,6 +35,9 @@ type SessionInfo struct {
 // OperatorOnly returns next behind the checks the operators' routes pass (the status page,
 // /metrics): the Host and Origin checks and the static server token, never a user's token.
 func (g *Gateway) OperatorOnly(next http.Handler) http.Handler { return g.operatorChecks(next) }
+
+// Logger is the logger g logs to: Options.Logger, or one that discards when that is nil.
+func (g *Gateway) Logger() *slog.Logger { return g.log }
 
 // ClientView returns what a client of g sees now: the view of the session opened last (the
 // Gateway's scope with that session's own servers) and that session's id, or the view of the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -274,5 +275,25 @@ func TestStatusAndMetricsRefuseForeignHost(t *testing.T) {
 		if resp.StatusCode != tc.want {
 			t.Errorf("GET %s with Host %q: %d, want %d\n%.300s", tc.path, tc.host, resp.StatusCode, tc.want, body)
 		}
+	}
+}
+
+// failingWriter is a ResponseWriter whose body writes fail, as a client gone mid-page.
+type failingWriter struct{ h http.Header }
+
+func (w *failingWriter) Header() http.Header       { return w.h }
+func (w *failingWriter) WriteHeader(int)           {}
+func (w *failingWriter) Write([]byte) (int, error) { return 0, errors.New("client gone") }
+
+// TestStatusPageErrorLoggedByGateway: without Options.Log, an error writing the page goes to the
+// pool Gateway's logger (serve's, with its level and format), not to the process's default one.
+func TestStatusPageErrorLoggedByGateway(t *testing.T) {
+	logs := &lockedBuffer{}
+	f := newFixture(t, func(o *gateway.Options) { o.Logger = slog.New(slog.NewTextHandler(logs, nil)) })
+	h := status.Handler(gateway.Mux(f.g, nil), status.Options{Pool: f.g})
+	req := httptest.NewRequest(http.MethodGet, "http://127.0.0.1/", nil)
+	h.ServeHTTP(&failingWriter{h: http.Header{}}, req)
+	if !strings.Contains(logs.String(), "client gone") {
+		t.Fatalf("the page's write error is not in the Gateway's log: %q", logs.String())
 	}
 }

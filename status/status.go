@@ -119,7 +119,7 @@ type Options struct {
 	Ready func() error
 	// Version is shown in the page's header.
 	Version string
-	// Log receives the errors of writing a page; nil means slog.Default().
+	// Log receives the errors of writing a page; nil means the pool Gateway's logger.
 	Log *slog.Logger
 }
 
@@ -183,7 +183,7 @@ func (o Options) serveStatus(w http.ResponseWriter, r *http.Request) {
 	h.Set("X-Content-Type-Options", "nosniff")
 	h.Set("Referrer-Policy", "no-referrer")
 	if err := renderStatus(w, page); err != nil {
-		cmp.Or(o.Log, slog.Default()).Error("status page", "err", err)
+		cmp.Or(o.Log, o.Pool.Logger()).Error("status page", "err", err)
 	}
 }
 
