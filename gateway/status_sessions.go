@@ -1,14 +1,14 @@
 package gateway
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"net/http"
-
-	"cmp"
-	"github.com/agentpool/agentpool/view"
 	"slices"
 	"time"
+
+	"github.com/agentpool/agentpool/view"
 )
 
 // SessionIDPrefix is how many characters of a session id the status page shows: enough to
