@@ -24,7 +24,7 @@ func addSeeds(f *testing.F, patterns ...string) {
 // rewrite makes the file at path hold data, written in place: truncating a file to nothing
 // and writing it again makes ext4 flush it on close (its replace-by-truncate heuristic),
 // which cost twenty times what the fuzz function does.
-func rewrite(t *testing.T, path string, data []byte) {
+func rewrite(t testing.TB, path string, data []byte) {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o644)
 	if err != nil {
 		t.Fatal(err)
