@@ -70,6 +70,7 @@ type Cap struct {
 	degraded    bool
 	lastErr     error
 	nextAttempt time.Time
+	connecting  bool // a connect round is running (connectSlow past its checks)
 	connectedAt time.Time
 	reconnects  int
 	// The cached listings of the current connection, dropped on list_changed and reconnect.

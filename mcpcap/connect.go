@@ -91,7 +91,13 @@ func (c *Cap) connectSlow(ctx context.Context) (*conn, error) {
 		c.mu.Unlock()
 		return nil, err
 	}
+	c.connecting = true
 	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		c.connecting = false
+		c.mu.Unlock()
+	}()
 
 	attempts := c.cfg.Retry.Attempts
 	if wasDegraded {

@@ -14,6 +14,8 @@ type State string
 const (
 	// StateIdle: not connected (never used, lazy, or waiting to reconnect on next access).
 	StateIdle State = "idle"
+	// StateConnecting: a connect attempt (the server's start, or a reconnect) is running.
+	StateConnecting State = "connecting"
 	// StateConnected: a live connection.
 	StateConnected State = "connected"
 	// StateDegraded: the last connect round failed; tools are withheld until a retry succeeds.
@@ -61,6 +63,8 @@ func (c *Cap) Status() Status {
 		s.State = StateConnected
 		s.PID = cn.pid()
 		s.ConnectedAt = c.connectedAt
+	case c.connecting:
+		s.State = StateConnecting
 	}
 	return s
 }
