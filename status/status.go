@@ -3,14 +3,17 @@ package status
 import (
 	"cmp"
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/mcpcap"
 )
 
 // Paths Handler serves.
@@ -26,6 +29,9 @@ const (
 // statusViewTimeout bounds the compile of the pool's view for one status page: a page must
 // come back even while a server hangs.
 const statusViewTimeout = 10 * time.Second
+
+// statusStartingTimeout bounds that compile instead while a server is still starting.
+const statusStartingTimeout = time.Second
 
 // Report is what only the host knows, for the status page: plain data, filled by the
 // caller of Handler (package gateway never sees the host).
@@ -60,8 +66,9 @@ type Plugin struct {
 // Server is one MCP server's state.
 type Server struct {
 	Name string
-	// State is "connected", "lazy" (not connected yet, by configuration), "idle",
-	// "degraded", "closed" or "per session" (a session-scoped server: one per session).
+	// State is "connected", "connecting" (starting, or reconnecting), "lazy" (not connected
+	// yet, by configuration), "idle", "degraded", "closed" or "per session" (a session-scoped
+	// server: one per session).
 	State string
 	// LastError is the last connection or transport error (package connpool redacts URL
 	// credentials; no env or header value is in it).
@@ -198,15 +205,28 @@ func (o Options) collect(ctx context.Context) *statusPage {
 	if o.Report != nil {
 		p.Report = o.Report(ctx)
 	}
-	vctx, cancel := context.WithTimeout(ctx, statusViewTimeout)
+	var starting []string
+	for _, s := range p.Report.Servers {
+		if s.State == string(mcpcap.StateConnecting) {
+			starting = append(starting, s.Name)
+		}
+	}
+	timeout := statusViewTimeout
+	if len(starting) > 0 {
+		timeout = statusStartingTimeout // the compile waits for them: the page need not
+	}
+	vctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	// What a client sees: the newest session's view (the pool's, with that session's own
 	// servers), else the pool's.
 	v, id, err := o.Pool.ClientView(vctx)
 	p.ViewOf = id[:min(len(id), gateway.SessionIDPrefix)]
-	if err != nil {
+	switch {
+	case err != nil && len(starting) > 0 && errors.Is(err, context.DeadlineExceeded):
+		p.ViewErr = "not compiled yet: it waits for servers still starting: " + strings.Join(starting, ", ") + " (reload the page once they are up)"
+	case err != nil:
 		p.ViewErr = err.Error()
-	} else {
+	default:
 		p.fromView(v, p.Report.SkillDiagnostics)
 	}
 	p.Sessions = o.Pool.SessionInfos()

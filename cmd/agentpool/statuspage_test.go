@@ -84,3 +84,24 @@ server: {ready_when_degraded: true}
 		t.Errorf("a session on /mcp is not labelled session: %q", s)
 	}
 }
+
+// TestStatusPageWhileStarting: while an eager server is still starting, the page labels it
+// "connecting" (not "idle") and says the pool's view waits for it, naming it, rather than a
+// bare deadline error.
+func TestStatusPageWhileStarting(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, `mcp_servers:
+  slowstart: {command: sh, args: [-c, "sleep 120"], startup_timeout: 120s}
+`)
+	base, _ := startServeLogged(t, cfg)
+	var page string
+	testwait.Within(t, time.Minute, "the page to show the starting server", func() bool {
+		page = html.UnescapeString(httpGet(t, base+"/"))
+		return strings.Contains(row(page, "server", "<code>slowstart</code>"), "connecting")
+	})
+	if strings.Contains(page, "deadline exceeded") || !strings.Contains(page, "still starting: slowstart") {
+		t.Errorf("the page does not say the view waits for slowstart to start: %q", page[strings.Index(page, "<main"):])
+	}
+}
