@@ -52,7 +52,8 @@ func summary(p view.Problem) string {
 	}
 	links := strings.Split(s, ": ")
 	head, rest := links[0], links[1:]
-	if len(rest) > 0 && strings.HasPrefix(rest[0], startTimedOut) {
+	timedOut := len(rest) > 0 && strings.HasPrefix(rest[0], startTimedOut)
+	if timedOut {
 		head, rest = head+": "+rest[0], rest[1:] // "start timed out after 1s" is the cause
 	}
 	if exit != "" {
@@ -62,6 +63,8 @@ func summary(p view.Problem) string {
 	switch line := stderrLine(tail); {
 	case line != "":
 		cause = line
+	case timedOut:
+		cause = "give it longer with its startup_timeout" // a first npx or uvx run downloads
 	case exit != "":
 		// The exit says why; the chain's rest is the transport noticing.
 	case len(rest) > 3:

@@ -130,7 +130,7 @@ func TestSummary(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ err, want string }{
 		{`degraded: mcp server "hung": connect: connpool: server "hung": server failed to start: start timed out after 1s: context deadline exceeded (pid 17459 killed by signal terminated)`,
-			`s: server failed to start: start timed out after 1s (killed by signal terminated)`},
+			`s: server failed to start: start timed out after 1s (killed by signal terminated): give it longer with its startup_timeout`},
 		{`degraded: mcp server "nope": connect: connpool: server "nope": server failed to start (permanent failure): spawn "/x/nope": fork/exec /x/nope: no such file or directory`,
 			`s: server failed to start (permanent failure): spawn "/x/nope": fork/exec /x/nope: no such file or directory`},
 		{`degraded: mcp server "web": connect: connpool: server "web": server failed to start: calling "initialize": sending "initialize": rejected by transport: Post "http://127.0.0.1:1/mcp": dial tcp 127.0.0.1:1: connect: connection refused`,
