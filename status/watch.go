@@ -70,14 +70,17 @@ func Watch(ctx context.Context, h *host.Host, opts WatchOptions) {
 		}
 	}
 	type sub struct {
-		in    *host.State // the state it was made for: an ended one is made again at the next
+		in    *host.State // the state it was made for: one that ended is made again for a newer one only
 		ended atomic.Bool
 		stop  context.CancelFunc
 	}
 	subs := map[string]*sub{} // by agent; "" is the pool's scope
 	subscribe := func(st *host.State, agent string) {
-		if s := subs[agent]; s != nil && (!s.ended.Load() || s.in == st) {
-			return
+		if s := subs[agent]; s != nil {
+			if !s.ended.Load() || s.in == st {
+				return
+			}
+			s.stop()
 		}
 		sctx, stop := context.WithCancel(ctx)
 		s := &sub{in: st, stop: stop}
