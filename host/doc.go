@@ -41,7 +41,8 @@
 //
 // The host's state (the config in force, the skill manager, the command source, the project,
 // the pool's servers) is one immutable *State, read with Current(); a reload publishes a new
-// one and never changes a published one, so a reader needs no lock.
+// one and never changes a published one, so a reader needs no lock; State.Replaced tells a
+// reader that follows the host when a newer one is published.
 //
 // # Lifecycle
 //

@@ -149,7 +149,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	if len(out.failures) > 0 {
 		return nil, h.abort(ctx, out.err())
 	}
-	h.state.Store(st.with(out.applied, out.caps))
+	h.publish(st.with(out.applied, out.caps))
 	return h, nil
 }
 

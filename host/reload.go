@@ -82,9 +82,9 @@ func (h *Host) Reload(ctx context.Context, next *config.Config) (ReloadResult, e
 	out := h.reconcile(ctx, st, old, entries, false, func(applied []*Entry, caps map[Key]ext.Capability) {
 		// Published before the registry changes, so a view compiled for the new
 		// registrations reads the new definitions (an agent's tool filter).
-		h.state.Store(st.with(sessionless(applied), caps))
+		h.publish(st.with(sessionless(applied), caps))
 	})
-	h.state.Store(st.with(sessionless(out.applied), out.caps))
+	h.publish(st.with(sessionless(out.applied), out.caps))
 	h.Pool.Reserve(newShared, newSession)
 	h.sessMu.Lock()
 	for _, s := range sessions {

@@ -39,11 +39,43 @@ type State struct {
 	projectServers map[string]bool        // the servers a trusted project's agentpool.yaml added
 	userSkillRoots map[string]bool        // Skills' roots before a trusted project's: the user's own
 	agents         map[string]*Agent      // by name
+	replaced       chan struct{}          // closed when the next state is published (publish)
 }
 
 // Current returns the state in use now. It never returns nil once Build has returned the
 // host.
 func (h *Host) Current() *State { return h.state.Load() }
+
+// AgentServers returns the MCP servers the agent called name declares of its own that its
+// sessions share (its mcp_servers but the scope: session ones, built per session), in plan
+// order; none when the state has no such agent. The slice is the caller's; the Caps are
+// shared.
+func (st *State) AgentServers(name string) []*mcpcap.Cap {
+	var out []*mcpcap.Cap
+	for _, e := range st.plan.Entries {
+		if k := e.Key; k.Level == ext.LevelAgent && k.Slot.AgentName == name && k.Slot.SessionID == "" {
+			if c, ok := st.caps[k].(*mcpcap.Cap); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// Replaced returns a channel closed once the host has published a newer State (a reload, or a
+// step of one): a reader that follows the host waits on it, then calls Current again. It is
+// never closed for the state in use; nil (never ready) for a State no host published.
+func (st *State) Replaced() <-chan struct{} { return st.replaced }
+
+// publish makes st the state in use and closes the replaced channel of the one it replaces.
+// Its callers hold reloadMu (or, in Build, have not returned the host yet): one publish at a
+// time.
+func (h *Host) publish(st *State) {
+	st.replaced = make(chan struct{})
+	if old := h.state.Swap(st); old != nil {
+		close(old.replaced)
+	}
+}
 
 // declaredServers counts the MCP servers the state's config declares (its mcp_servers, with a
 // trusted project's and the plugins', and every agent's): shared, those in the pool's global

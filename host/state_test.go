@@ -1,8 +1,11 @@
 package host
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
+
+	"github.com/agentpool/agentpool/config"
 )
 
 // A reader may append to State.Servers (to add an agent's servers, say) without writing into
@@ -20,5 +23,48 @@ func TestStateServersAppendCopies(t *testing.T) {
 	}
 	if cap(s) != len(s) {
 		t.Errorf("State.Servers has spare capacity (len %d, cap %d): an append by one reader writes into what every reader shares", len(s), cap(s))
+	}
+}
+
+// Replaced tells a reader that follows the host when to read Current again: the state in use is
+// never replaced, and a reload replaces it, whatever it changed (here an agent added, which no
+// pool-scope change announces). The new state has the agent's shared servers, not its
+// session-scoped ones.
+func TestStateReplacedByReload(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agentpool.yaml")
+	h := buildHost(t, path, "mcp_servers:\n  a: {command: /nonexistent/a, lazy: true, tools: [{name: x}]}\n", Options{})
+	first := h.Current()
+	select {
+	case <-first.Replaced():
+		t.Fatal("the state in use says it was replaced")
+	default:
+	}
+	next, err := config.Parse(path, []byte("mcp_servers:\n  a: {command: /nonexistent/a, lazy: true, tools: [{name: x}]}\n"+
+		"agents:\n  b:\n    mcp_servers:\n      y: {command: /nonexistent/y, lazy: true, tools: [{name: x}]}\n      z: {command: /nonexistent/z, scope: session}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Reload(context.Background(), next); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-first.Replaced():
+	default:
+		t.Fatal("the state before the reload does not say it was replaced")
+	}
+	now := h.Current()
+	if got := now.AgentServers("b"); len(got) != 1 || got[0].Status().Name != "y" {
+		t.Errorf("agent b's servers after the reload: %v, want y", got)
+	}
+	if got := now.AgentServers("a"); len(got) != 0 {
+		t.Errorf("servers of agent a, which the config does not have: %v", got)
+	}
+	select {
+	case <-now.Replaced():
+		t.Fatal("the state in use after the reload says it was replaced")
+	default:
+	}
+	if (&State{}).Replaced() != nil {
+		t.Error("a State no host published has a Replaced channel")
 	}
 }

@@ -11,6 +11,9 @@
 //   - /healthz answers 200 while the process serves; /readyz answers 200 once Options.Ready
 //     returns nil, else 503 with its reason. Neither asks for a token.
 //
+// Watch reports each server's transitions of health (degraded, recovered), the pool's and the
+// agents' own, following the host's reloads: serve prints them.
+//
 // What only the host knows is plain data (Report), which FromHost reads from a host.Host (its
 // caller adds the last reload); the gateway is read through its exported methods only.
 package status

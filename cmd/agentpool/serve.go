@@ -20,7 +20,7 @@ import (
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/connlimit"
-	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/status"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
@@ -151,7 +151,11 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 			return errors.Join(err, stopGateways(g))
 		}
 		defer rl.Close()
-		go watchServers(ctx, h, func() []*mcpcap.Cap { return h.Current().Servers }, stderr)
+		watch := status.WatchOptions{Report: sayTransitions(stderr)} // status.go
+		if so.agent != "" {
+			watch.Agents = func(*host.State) []string { return []string{so.agent} }
+		}
+		go status.Watch(ctx, h, watch)
 		in := cmd.InOrStdin()
 		err = g.Serve(ctx, &mcp.IOTransport{Reader: readCloser(in), Writer: nopWriteCloser{cmd.OutOrStdout()}})
 		return errors.Join(err, stopGateways(g))

@@ -18,7 +18,16 @@ import (
 // connects a go-sdk client with opts over its stdin/stdout; both end with the test.
 func serveStdio(t *testing.T, opts *mcp.ClientOptions, args ...string) *mcp.ClientSession {
 	t.Helper()
-	cmd := exec.Command("agentpool", append(args, "serve", "--stdio")...)
+	cs, _ := serveStdioLogged(t, opts, append(args, "serve", "--stdio")...)
+	return cs
+}
+
+// serveStdioLogged starts `agentpool ARGS...` (a serve --stdio command line) in an empty HOME
+// and working folder and connects a go-sdk client with opts over its stdin/stdout; both end
+// with the test. It returns the client and what serve writes on stderr, as it comes.
+func serveStdioLogged(t *testing.T, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command("agentpool", args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	stderr := &syncBuffer{}
@@ -49,7 +58,7 @@ func serveStdio(t *testing.T, opts *mcp.ClientOptions, args ...string) *mcp.Clie
 			t.Errorf("serve exit code %d; stderr:\n%s", code, stderr)
 		}
 	})
-	return cs
+	return cs, stderr
 }
 
 // TestServeSkillSubscription: through `agentpool serve`, a client subscribes to a skill's

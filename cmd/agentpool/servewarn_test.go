@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -128,9 +129,9 @@ func TestServeWarnsDegradedAndRecovered(t *testing.T) {
 }
 
 // TestServeWarnsOnceForSameNamedAgentServers: two agents each declare a server named x, one
-// that cannot start and one that runs. serve warns once for the degraded one and never says x
-// recovered, across later changes (another server's recovery): the running one is not the
-// degraded one's recovery.
+// that cannot start and one that runs. serve warns once for the degraded one, naming it by its
+// agent (agents.a.x), and never says an x recovered, across later changes (another server's
+// recovery): the running one is not the degraded one's recovery.
 func TestServeWarnsOnceForSameNamedAgentServers(t *testing.T) {
 	t.Parallel()
 	fault := testserver.Build(t)
@@ -164,9 +165,10 @@ func TestServeWarnsOnceForSameNamedAgentServers(t *testing.T) {
 		return slices.ContainsFunc(res.Tools, func(tool *mcp.Tool) bool { return tool.Name == "flaky__echo" })
 	})
 	testwait.Within(t, time.Minute, "serve's line for flaky's recovery", func() bool { return strings.Contains(said.String(), "agentpool: flaky: recovered") })
-	if n := strings.Count(said.String(), "agentpool: warning: x: "); n != 1 || strings.Contains(said.String(), "agentpool: x: recovered") {
-		t.Errorf("%d warnings for x, want 1, and no recovery of x:\n%s", n, said.String())
+	if n := strings.Count(said.String(), "agentpool: warning: agents.a.x: "); n != 1 || strings.Contains(said.String(), "x: recovered") {
+		t.Errorf("%d warnings for agents.a.x, want 1, and no recovery of an x:\n%s", n, said.String())
 	}
+	countLines(t, said.String(), nil, "x", "agents.b.x")
 }
 
 // TestReadyWhenDegradedFollowsReload: server.ready_when_degraded set by a reload of the config
@@ -187,4 +189,107 @@ func TestReadyWhenDegradedFollowsReload(t *testing.T) {
 	waitReload(t, "/readyz 200 after the reload set server.ready_when_degraded", func() bool { code, _ := readyz(t, base); return code == http.StatusOK })
 	replaceFile(t, cfg, decl)
 	waitReload(t, "/readyz 503 after the reload took it back", func() bool { code, _ := readyz(t, base); return code == http.StatusServiceUnavailable })
+}
+
+// killableConfig writes a config whose pool server p and agent a's server x run the fault
+// server while their mark file exists and otherwise fail at start, naming their missing data;
+// agent b declares a healthy server also named x. It returns the config's path and the marks
+// of p and x, both present.
+func killableConfig(t *testing.T) (cfg, markP, markX string) {
+	t.Helper()
+	fault := testserver.Build(t)
+	dir := t.TempDir()
+	script := func(name string) (string, string) {
+		mark := filepath.Join(dir, name+".mark")
+		writeFile(t, mark, "")
+		return writeExec(t, dir, name+".sh", "#!/bin/sh\n[ -f "+mark+" ] || { echo '"+name+": cannot find its data' >&2; exit 3; }\nexec "+fault+"\n", 0o755), mark
+	}
+	p, markP := script("p")
+	x, markX := script("x")
+	cfg = filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "mcp_servers:\n  p: {command: "+p+", retry: {attempts: 1, backoff: 10ms}}\n"+
+		"agents:\n  a:\n    mcp_servers:\n      x: {command: "+x+", retry: {attempts: 1, backoff: 10ms}}\n"+
+		"  b:\n    mcp_servers:\n      x: {command: "+fault+"}\n")
+	return cfg, markP, markX
+}
+
+// killAndRestore kills the process behind cs's tool pidTool (the fault server's pid tool) with
+// SIGKILL after removing mark, so that the server cannot start again; waits, listing cs's tools
+// (which reconnects it), for serve's warning naming label in said; then puts mark back and waits
+// for serve's line saying label recovered, which serve's own retry of the degraded server
+// brings about, with no client asking.
+func killAndRestore(t *testing.T, cs *mcp.ClientSession, pidTool, mark, label string, said *syncBuffer) {
+	t.Helper()
+	pid, err := strconv.Atoi(callText(t, cs, pidTool, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(mark); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Within(t, time.Minute, "serve's warning for "+label, func() bool {
+		_, _ = cs.ListTools(context.Background(), nil)
+		return strings.Contains(said.String(), "agentpool: warning: "+label+": ")
+	})
+	if line := regexp.MustCompile(`agentpool: warning: ` + regexp.QuoteMeta(label) + `: .*`).FindString(said.String()); !strings.Contains(line, "cannot find its data") {
+		t.Errorf("the warning does not give the server's cause: %q", line)
+	}
+	writeFile(t, mark, "")
+	testwait.Within(t, time.Minute, "serve's line for "+label+"'s recovery", func() bool {
+		return strings.Contains(said.String(), "agentpool: "+label+": recovered")
+	})
+}
+
+// countLines checks that said holds exactly one warning and one recovery line for each of
+// labels, and no line for the others (servers that never failed, or a server's bare name
+// where its agent's must be said).
+func countLines(t *testing.T, said string, labels []string, others ...string) {
+	t.Helper()
+	for _, l := range labels {
+		if w, r := strings.Count(said, "agentpool: warning: "+l+": "), strings.Count(said, "agentpool: "+l+": recovered"); w != 1 || r != 1 {
+			t.Errorf("%s: %d warnings and %d recoveries, want 1 each:\n%s", l, w, r, said)
+		}
+	}
+	for _, l := range others {
+		if strings.Contains(said, "agentpool: warning: "+l+": ") || strings.Contains(said, "agentpool: "+l+": recovered") {
+			t.Errorf("a line for %s, which never failed:\n%s", l, said)
+		}
+	}
+}
+
+// TestServeWarnsKilledServers: over HTTP, a pool server and an agent's own server, each killed
+// (a real SIGKILL) while it cannot start again, get serve's one-line warning once, named so
+// that the agent's server is told from another agent's of the same name, and one line when
+// they come back, with no other change in the pool to wake serve.
+func TestServeWarnsKilledServers(t *testing.T) {
+	t.Parallel()
+	cfg, markP, markX := killableConfig(t)
+	base, said := startServeLogged(t, cfg)
+	connect := func(path string) *mcp.ClientSession {
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
+			Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + path}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cs.Close() })
+		return cs
+	}
+	pool, agent := connect("/mcp"), connect("/mcp/agents/a")
+	testwait.Within(t, time.Minute, "/readyz 200 with every server up", func() bool { code, _ := readyz(t, base); return code == http.StatusOK })
+	killAndRestore(t, pool, "p__pid", markP, "p", said)
+	killAndRestore(t, agent, "x__pid", markX, "agents.a.x", said)
+	countLines(t, said.String(), []string{"p", "agents.a.x"}, "x", "agents.b.x")
+}
+
+// TestServeStdioAgentWarnsKilledServer: serve --stdio --agent a warns once when a's own server
+// is killed and cannot start again, and says once that it recovered.
+func TestServeStdioAgentWarnsKilledServer(t *testing.T) {
+	t.Parallel()
+	cfg, _, markX := killableConfig(t)
+	cs, said := serveStdioLogged(t, nil, "--no-default-roots", "--config", cfg, "serve", "--stdio", "--agent", "a")
+	killAndRestore(t, cs, "x__pid", markX, "agents.a.x", said)
+	countLines(t, said.String(), []string{"agents.a.x"}, "x", "p", "agents.b.x")
 }

@@ -6,13 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
-	"time"
 
-	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/mcpcap"
@@ -23,9 +19,10 @@ import (
 // statusOptions are the status page's options for serve (status.Handler): the pool and
 // agents' Gateways, what the host knows (status.FromHost) and readiness. Ready turns true once
 // every eager pool server (not lazy) was tried and none is degraded (unless
-// server.ready_when_degraded): tryEager starts now and ends when they were, or with ctx. serve
-// tried no server before its first session until then; trying them at start also makes the
-// first client's wait shorter. watchServers says on w when a server degrades or recovers.
+// server.ready_when_degraded): status.Connect tries them from now until they were, or ctx
+// ends. serve tried no server before its first session until then; trying them at start also
+// makes the first client's wait shorter. status.Watch says on w when a server, the pool's or
+// an agent's, degrades or recovers.
 func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, routes *gateway.Routes, rl *reloader, m *gateway.Metrics, w io.Writer) status.Options {
 	var tried atomic.Bool
 	servers := func() []*mcpcap.Cap {
@@ -35,8 +32,8 @@ func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, rou
 		}
 		return servers
 	}
-	go watchServers(ctx, h, servers, w)
-	go func() { tryEager(ctx, servers()); tried.Store(true) }()
+	go status.Watch(ctx, h, status.WatchOptions{Agents: func(st *host.State) []string { return st.Config.Agents.Names() }, Report: sayTransitions(w)})
+	go func() { status.Connect(ctx, servers()); tried.Store(true) }()
 	ready := func() error {
 		lenient, degraded := h.Current().Config.Server.ReadyWhenDegraded, []string(nil) // a reload may change it
 		for _, c := range servers() {
@@ -96,67 +93,15 @@ func (r *reloader) statusPage() *status.Reload {
 	return s
 }
 
-// tryEager lists the tools of every server not configured lazy, concurrently, which connects
-// it (or, failing that, degrades it): what a first session's compile would do.
-func tryEager(ctx context.Context, servers []*mcpcap.Cap) {
-	var wg sync.WaitGroup
-	for _, c := range servers {
-		if c.Config().Lazy {
-			continue
+// sayTransitions prints on w the CLI's one-line warning for each server that degrades (fails
+// at start, or cannot reconnect), and one line when it recovers (status.Watch).
+func sayTransitions(w io.Writer) func(status.Transition) {
+	return func(t status.Transition) {
+		if t.Recovered {
+			fmt.Fprintf(w, "agentpool: %s: recovered\n", t.Server)
+			return
 		}
-		wg.Go(func() { _, _ = c.Tools(ctx) })
-	}
-	wg.Wait()
-}
-
-// watchServers prints the CLI's one-line warning on w for each server of servers() that
-// degrades (fails at start, or cannot reconnect), and one line when it recovers, checking at
-// every change the pool's view announces (a server degrading or recovering announces its
-// tools changed), until ctx ends. It also probes each degraded eager server when its next
-// attempt is due: a degraded server recovers only when asked, and a replica kept out of a load
-// balancer by /readyz would otherwise never be asked.
-func watchServers(ctx context.Context, h *host.Host, servers func() []*mcpcap.Cap, w io.Writer) {
-	degraded := map[string]*mcpcap.Cap{} // by name: a reload's new instance of a degraded server is it
-	changes := h.Registry.Changes(ctx, ext.Scope{})
-	probed := make(chan struct{}, 1)
-	probing := false
-	var lastProbe time.Time
-	for {
-		var due []*mcpcap.Cap
-		var next time.Time
-		list := servers()
-		for _, c := range list {
-			switch st := c.Status(); {
-			case st.State == mcpcap.StateDegraded && degraded[st.Name] == nil:
-				degraded[st.Name] = c
-				fmt.Fprintf(w, "agentpool: warning: %s\n", summary(view.Problem{Capability: st.Name, What: "capability", Err: st.LastError}))
-				fallthrough
-			case st.State == mcpcap.StateDegraded && !c.Config().Lazy:
-				due = append(due, c)
-				if next.IsZero() || st.NextAttempt.Before(next) {
-					next = st.NextAttempt
-				}
-			case st.State == mcpcap.StateConnected && (degraded[st.Name] == c || degraded[st.Name] != nil && !slices.Contains(list, degraded[st.Name])): // it, or its reload's successor; not a same-named agent's server
-				delete(degraded, st.Name)
-				fmt.Fprintf(w, "agentpool: %s: recovered\n", st.Name)
-			}
-		}
-		timer := time.NewTimer(max(time.Until(next), time.Until(lastProbe.Add(time.Second)))) // at most one probe a second
-		if probing || len(due) == 0 {
-			timer.Stop() // nothing to probe, or a probe running
-		}
-		select {
-		case _, ok := <-changes:
-			if !ok {
-				return // the timer, unreferenced, is collected
-			}
-		case <-probed:
-			probing, lastProbe = false, time.Now()
-		case <-timer.C:
-			probing = true
-			go func() { tryEager(ctx, due); probed <- struct{}{} }()
-		}
-		timer.Stop()
+		fmt.Fprintf(w, "agentpool: warning: %s\n", summary(view.Problem{Capability: t.Server, What: "capability", Err: t.Err}))
 	}
 }
 
