@@ -150,9 +150,10 @@ func Watch(ctx context.Context, h *host.Host, opts WatchOptions) {
 					delete(degraded, k)
 					opts.Report(Transition{Server: k.label(), Recovered: true})
 				}
-			case mcpcap.StateIdle:
-				// A reload's new instance of a degraded server: tried at once, as serve tries
-				// every eager server at start, since its first connection announces nothing.
+			case mcpcap.StateIdle, mcpcap.StateConnecting:
+				// A reload's new instance of a degraded server: tried at once (or its connect
+				// waited for), as serve tries every eager server at start, since its first
+				// connection announces nothing.
 				if degraded[k] && !c.Config().Lazy {
 					due = append(due, c)
 					next = time.Now()
