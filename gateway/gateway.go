@@ -219,14 +219,16 @@ func (g *Gateway) Sessions() int {
 	return len(g.sessions)
 }
 
-// Serve serves one client over t (an mcp.StdioTransport for `serve --stdio`) until the client
-// disconnects or ctx ends; the session is ended either way before Serve returns.
+// Serve serves one client over t (an mcp.StdioTransport or mcp.IOTransport for `serve
+// --stdio`) until the client disconnects or ctx ends; the session is ended either way before
+// Serve returns. The stream of those two is read below the go-sdk (server/discover, batches);
+// any other transport is the go-sdk's alone.
 func (g *Gateway) Serve(ctx context.Context, t mcp.Transport) error {
 	s, err := g.open(ctx, "stdio-"+rand.Text())
 	if err != nil {
 		return err
 	}
-	ss, err := s.server.Connect(ctx, legacyTransport{t}, nil)
+	ss, err := s.server.Connect(ctx, g.framed(t, s), nil)
 	if err != nil {
 		s.end()
 		return fmt.Errorf("gateway: connect: %w", err)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // inflight counts the requests of each HTTP session being served, on either path, so that one
@@ -48,9 +50,15 @@ func (h *sessionHTTP) admitted(w http.ResponseWriter, env *envelope, s *session)
 	}
 	max := h.g.opts.MaxInflight
 	if !h.inflight.enter(s, max) {
-		writeRPCError(w, http.StatusOK, m.SDKID(), codeServerError, fmt.Sprintf(
-			"session %s has %d requests in flight, the most server.max_inflight allows: wait for an answer before sending more", s.id, max))
+		e := inflightError(s, max)
+		writeRPCError(w, http.StatusOK, m.SDKID(), e.Code, e.Message)
 		return nil, false
 	}
 	return func() { h.inflight.leave(s) }, true
+}
+
+// inflightError answers a request of s past max in flight.
+func inflightError(s *session, max int) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: codeServerError, Message: fmt.Sprintf(
+		"session %s has %d requests in flight, the most server.max_inflight allows: wait for an answer before sending more", s.id, max)}
 }
