@@ -53,6 +53,8 @@ func (g *Gateway) framed(t mcp.Transport, s *session) mcp.Transport {
 		BatchRefusal: func(n int, msgs []wire.Message) string {
 			return batchRefusal(cmp.Or(s.negotiatedVersion(), initVersion(msgs)), n)
 		},
+		MaxInflight:   g.opts.MaxInflight,
+		InflightError: func() *jsonrpc.Error { return inflightError(s, g.opts.MaxInflight) },
 	}}
 	switch t := t.(type) {
 	case *mcp.IOTransport:

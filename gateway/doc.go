@@ -61,9 +61,11 @@
 // order (those left when the client has gone, not at all) and answered with one JSON array;
 // a batch under 2025-06-18 or later, of no known version, or of more than 64 messages is
 // refused whole with -32600 (HTTP 400). Serve does the same on a stream transport, under the
-// session's version or its initialize's, the session going on after a refusal. A session is served at most Options.MaxInflight
-// requests at once (default 64); one more is answered at once with a JSON-RPC error (-32000)
-// naming server.max_inflight.
+// session's version or its initialize's, the session going on after a refusal. A session is
+// served at most Options.MaxInflight requests at once (default 64; over stdio too, a batch
+// counting one; in stateless mode, of the one server all share, a batch counting its
+// requests); one more is answered at once with a JSON-RPC error (-32000) naming
+// server.max_inflight.
 //
 // Options.Stateless serves every POST from one server with no Mcp-Session-Id, so any replica
 // may answer; what needs a session (server-to-client requests, list_changed, subscriptions,

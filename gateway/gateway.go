@@ -27,7 +27,7 @@ const (
 	DefaultMaxSessions = 4096
 	// DefaultMaxSessionsPerUser caps the live sessions of one OAuth subject on one Gateway.
 	DefaultMaxSessionsPerUser = 16
-	// DefaultMaxInflight caps the requests of one HTTP session served at once.
+	// DefaultMaxInflight caps the requests of one session served at once.
 	DefaultMaxInflight = 64
 	// DefaultMaxBodyBytes caps an HTTP request body.
 	DefaultMaxBodyBytes = 4 << 20
@@ -109,8 +109,9 @@ type Options struct {
 	MaxBodyBytes int64
 	// AllowedOrigins are origins ("https://app.example") accepted besides the loopback ones.
 	AllowedOrigins []string
-	// MaxInflight caps the requests of one HTTP session served at once (DefaultMaxInflight;
-	// negative: no cap): one more is answered at once with a JSON-RPC error naming the cap.
+	// MaxInflight caps the requests of one session served at once, over HTTP and stdio, and
+	// of the one stateless server (DefaultMaxInflight; negative: no cap): one more is
+	// answered at once with a JSON-RPC error naming the cap.
 	MaxInflight int
 	// Stateless serves every HTTP request on its own, with no Mcp-Session-Id, from one server
 	// of the base scope, so that any replica may answer any request (stateless.go says what

@@ -7,10 +7,12 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/internal/testwait"
 )
 
@@ -190,5 +192,37 @@ func TestServeStdioOversizeBatch(t *testing.T) {
 	refusedWhole(t, "a batch of 30,000 calls", p.next("batch of 30,000"), "at most 64")
 	if grew := procKB(t, p.cmd.Process.Pid, "VmHWM") - before; grew > 50<<10 {
 		t.Errorf("serve's resident memory grew by %d MB, want under 50 MB", grew>>10)
+	}
+}
+
+// TestServeStdioInflightCapped: over stdio, a session is served at most server.max_inflight
+// requests at once; one more is answered at once with an error naming the key and the count,
+// and once a call ends the session takes requests again.
+func TestServeStdioInflightCapped(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	log := filepath.Join(dir, "calls.log")
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, fmt.Sprintf("server: {max_inflight: 2}\nmcp_servers:\n  fault: {command: %s, args: [--log, %s]}\n", testserver.Build(t), log))
+	p := startStdio(t, "--no-default-roots", "--config", cfg)
+	p.initialize("2025-11-25")
+	for i := range 2 {
+		p.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":"slow-%d","method":"tools/call","params":{"name":"fault__sleep","arguments":{"ms":60000}}}`, i))
+	}
+	testwait.For(t, "both sleeps to begin upstream", func() bool {
+		b, _ := os.ReadFile(log)
+		return strings.Count(string(b), "begin ") == 2
+	})
+	p.send(`{"jsonrpc":"2.0","id":99,"method":"ping"}`)
+	if line := p.next("a third request"); !strings.Contains(line, `"id":99`) || !strings.Contains(line, "server.max_inflight") || !strings.Contains(line, "2 requests in flight") {
+		t.Errorf("a third request: %s, want an error naming server.max_inflight and the 2 in flight", line)
+	}
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"slow-0"}}`)
+	for line := ""; !strings.Contains(line, `"id":"slow-0"`); {
+		line = p.next("the cancelled call's answer")
+	}
+	p.send(`{"jsonrpc":"2.0","id":100,"method":"ping"}`)
+	if line := p.next("a request after a call ended"); !strings.Contains(line, `"id":100`) || !strings.Contains(line, `"result"`) {
+		t.Errorf("a request after a call ended: %s, want its result", line)
 	}
 }
