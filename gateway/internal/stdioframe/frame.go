@@ -178,8 +178,15 @@ func (f *frame) serveBatch(msgs []wire.Message, raws []json.RawMessage) {
 		if m.IsRequest() {
 			answer = make(chan []byte, 1)
 			f.mu.Lock()
-			f.waiting[m.SDKID()] = answer
+			_, dup := f.waiting[m.SDKID()]
+			if !dup {
+				f.waiting[m.SDKID()] = answer
+			}
 			f.mu.Unlock()
+			if dup { // its answer could not be told from the other's
+				answers = append(answers, wire.AppendError(nil, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "id " + string(m.ID) + " is already in flight in another batch"}))
+				continue
+			}
 		}
 		if err := f.feed(raws[i]); err != nil || answer == nil {
 			continue
