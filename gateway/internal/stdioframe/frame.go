@@ -136,6 +136,9 @@ func (f *frame) batch(line []byte) {
 	var msgs []wire.Message
 	var raws []json.RawMessage
 	why := "empty batch"
+	if n < 0 {
+		why = "the batch nests deeper than JSON-RPC messages are read"
+	}
 	if n > 0 && n <= f.MaxBatch {
 		var err error
 		if msgs, _, err = wire.DecodeBatch(line); err == nil {

@@ -150,3 +150,23 @@ func TestBatchIDInFlightElsewhere(t *testing.T) {
 		t.Errorf("the first batch: %v, want the result of id 1", got)
 	}
 }
+
+// A batch nested past what JSON-RPC messages are read at, or empty, is refused whole with
+// -32600 saying which, and the connection goes on.
+func TestBatchMalformedRefused(t *testing.T) {
+	maxRunning := 0
+	p := serve(t, nil, &maxRunning)
+	for _, c := range []struct{ batch, want string }{
+		{strings.Repeat("[", 1001) + strings.Repeat("]", 1001), "nests deeper"},
+		{"[]", "empty batch"},
+	} {
+		p.send(c.batch)
+		if line := p.next(); !strings.Contains(line, `"code":-32600`) || !strings.Contains(line, c.want) {
+			t.Errorf("%.20s…: %s, want -32600 saying %q", c.batch, line, c.want)
+		}
+	}
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	if line := p.next(); !strings.Contains(line, `"id":9,"result"`) {
+		t.Errorf("a ping after: %s", line)
+	}
+}
