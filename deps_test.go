@@ -45,11 +45,14 @@ var allowedImports = map[string][]string{
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl"},
 
 	// Consumers of views: never host, config or a capability package.
-	"gateway": {"view", "ext", "frontmatter", "internal/wire", "gateway/internal/mcpconv"},
+	"gateway": {"view", "ext", "frontmatter", "internal/wire", "gateway/internal/mcpconv", "gateway/internal/stdioframe"},
 	// gateway/internal/mcpconv: the view's and ext's types as the go-sdk's.
 	"gateway/internal/mcpconv": {"view", "ext"},
 	"agent":                    {"view", "ext"},
 	"view":                     {"ext"},
+
+	// gateway/internal/stdioframe: the stdio stream below the go-sdk.
+	"gateway/internal/stdioframe": {"internal/wire"},
 
 	// Adapters from agent to LLM SDKs: each imports its SDK, agent, view and ext, so that agent
 	// itself never pulls in an SDK (TestAgentImportsNoSDK).

@@ -58,15 +58,25 @@ func batchVersion(r *http.Request, env *envelope, s *session) string {
 		return v
 	}
 	if s != nil {
-		if ss := s.conn(); ss != nil {
-			if p := ss.InitializeParams(); p != nil {
-				return negotiated(p.ProtocolVersion)
-			}
-		}
-		return ""
+		return s.negotiatedVersion()
 	}
-	for i := range env.msgs {
-		if m := &env.msgs[i]; m.Method == "initialize" {
+	return initVersion(env.msgs)
+}
+
+// negotiatedVersion returns the version s negotiated, or "" before its initialize.
+func (s *session) negotiatedVersion() string {
+	if ss := s.conn(); ss != nil {
+		if p := ss.InitializeParams(); p != nil {
+			return negotiated(p.ProtocolVersion)
+		}
+	}
+	return ""
+}
+
+// initVersion returns the version an initialize among msgs settles on, or "".
+func initVersion(msgs []wire.Message) string {
+	for i := range msgs {
+		if m := &msgs[i]; m.Method == "initialize" {
 			var p struct {
 				ProtocolVersion string `json:"protocolVersion"`
 			}

@@ -1,9 +1,12 @@
 package gateway
 
 import (
-	"context"
+	"cmp"
 	"net/http"
+	"os"
 
+	"github.com/agentpool/agentpool/gateway/internal/stdioframe"
+	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -35,36 +38,31 @@ func discoverRefused(w http.ResponseWriter, env *envelope) bool {
 	return true
 }
 
-// legacyTransport is a stream transport (stdio) whose connection answers server/discover
-// itself, before the go-sdk sees it.
-type legacyTransport struct{ mcp.Transport }
-
-func (t legacyTransport) Connect(ctx context.Context) (mcp.Connection, error) {
-	c, err := t.Transport.Connect(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return legacyConn{c}, nil
-}
-
-// legacyConn answers the server/discover requests it reads with errDiscover and drops such
-// notifications; it passes every other message on.
-type legacyConn struct{ mcp.Connection }
-
-func (c legacyConn) Read(ctx context.Context) (jsonrpc.Message, error) {
-	for {
-		msg, err := c.Connection.Read(ctx)
-		if err != nil {
-			return msg, err
-		}
-		req, ok := msg.(*jsonrpc.Request)
-		if !ok || req.Method != methodDiscover {
-			return msg, nil
-		}
-		if req.IsCall() {
-			if err := c.Connection.Write(ctx, &jsonrpc.Response{ID: req.ID, Error: errDiscover}); err != nil {
-				return nil, err
+// framed returns t with what the gateway answers itself on a stream (stdio) framed below
+// the go-sdk (stdioframe): server/discover, batches by s's protocol version, and a request
+// past Options.MaxInflight. A transport that is not a stream is returned as it is.
+func (g *Gateway) framed(t mcp.Transport, s *session) mcp.Transport {
+	st := &stdioframe.Transport{Options: stdioframe.Options{
+		Refused: func(method string) *jsonrpc.Error {
+			if method == methodDiscover {
+				return errDiscover
 			}
-		}
+			return nil
+		},
+		MaxBatch: maxBatch,
+		BatchRefusal: func(n int, msgs []wire.Message) string {
+			return batchRefusal(cmp.Or(s.negotiatedVersion(), initVersion(msgs)), n)
+		},
+		MaxInflight:   g.opts.MaxInflight,
+		InflightError: func() *jsonrpc.Error { return inflightError(s, g.opts.MaxInflight) },
+	}}
+	switch t := t.(type) {
+	case *mcp.IOTransport:
+		st.In, st.Out = t.Reader, t.Writer
+	case *mcp.StdioTransport:
+		st.In, st.Out = os.Stdin, os.Stdout
+	default:
+		return t
 	}
+	return st
 }

@@ -10,7 +10,7 @@
 //	}
 //	defer g.Close(ctx)
 //	srv := &http.Server{Addr: "127.0.0.1:7433", Handler: gateway.Mux(g, nil)}
-//	// or, for one client on stdin/stdout: g.Serve(ctx, &mcp.StdioTransport{})
+//	// or, for one client on stdin/stdout: g.Serve(ctx, &mcp.StdioTransport{}) (or an mcp.IOTransport)
 //
 // It imports view, ext, frontmatter, the go-sdk and prometheus only: what it needs from the
 // host (opening and closing a session's own servers, upstream state for metrics) is handed to
@@ -60,9 +60,12 @@
 // that version has batches (2025-03-26 and before) its messages, at most 64, are served in
 // order (those left when the client has gone, not at all) and answered with one JSON array;
 // a batch under 2025-06-18 or later, of no known version, or of more than 64 messages is
-// refused whole with -32600 (HTTP 400). A session is served at most Options.MaxInflight
-// requests at once (default 64); one more is answered at once with a JSON-RPC error (-32000)
-// naming server.max_inflight.
+// refused whole with -32600 (HTTP 400). Serve does the same on a stream transport, under the
+// session's version or its initialize's, the session going on after a refusal. A session is
+// served at most Options.MaxInflight requests at once (default 64; over stdio too, a batch
+// counting one; in stateless mode, of the one server all share, a batch counting its
+// requests); one more is answered at once with a JSON-RPC error (-32000) naming
+// server.max_inflight.
 //
 // Options.Stateless serves every POST from one server with no Mcp-Session-Id, so any replica
 // may answer; what needs a session (server-to-client requests, list_changed, subscriptions,

@@ -27,7 +27,7 @@ const (
 	DefaultMaxSessions = 4096
 	// DefaultMaxSessionsPerUser caps the live sessions of one OAuth subject on one Gateway.
 	DefaultMaxSessionsPerUser = 16
-	// DefaultMaxInflight caps the requests of one HTTP session served at once.
+	// DefaultMaxInflight caps the requests of one session served at once.
 	DefaultMaxInflight = 64
 	// DefaultMaxBodyBytes caps an HTTP request body.
 	DefaultMaxBodyBytes = 4 << 20
@@ -109,8 +109,9 @@ type Options struct {
 	MaxBodyBytes int64
 	// AllowedOrigins are origins ("https://app.example") accepted besides the loopback ones.
 	AllowedOrigins []string
-	// MaxInflight caps the requests of one HTTP session served at once (DefaultMaxInflight;
-	// negative: no cap): one more is answered at once with a JSON-RPC error naming the cap.
+	// MaxInflight caps the requests of one session served at once, over HTTP and stdio, and
+	// of the one stateless server (DefaultMaxInflight; negative: no cap): one more is
+	// answered at once with a JSON-RPC error naming the cap.
 	MaxInflight int
 	// Stateless serves every HTTP request on its own, with no Mcp-Session-Id, from one server
 	// of the base scope, so that any replica may answer any request (stateless.go says what
@@ -219,14 +220,16 @@ func (g *Gateway) Sessions() int {
 	return len(g.sessions)
 }
 
-// Serve serves one client over t (an mcp.StdioTransport for `serve --stdio`) until the client
-// disconnects or ctx ends; the session is ended either way before Serve returns.
+// Serve serves one client over t (an mcp.StdioTransport or mcp.IOTransport for `serve
+// --stdio`) until the client disconnects or ctx ends; the session is ended either way before
+// Serve returns. The stream of those two is read below the go-sdk (server/discover, batches);
+// any other transport is the go-sdk's alone.
 func (g *Gateway) Serve(ctx context.Context, t mcp.Transport) error {
 	s, err := g.open(ctx, "stdio-"+rand.Text())
 	if err != nil {
 		return err
 	}
-	ss, err := s.server.Connect(ctx, legacyTransport{t}, nil)
+	ss, err := s.server.Connect(ctx, g.framed(t, s), nil)
 	if err != nil {
 		s.end()
 		return fmt.Errorf("gateway: connect: %w", err)

@@ -157,7 +157,7 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.idle.begin()
 	defer s.idle.end()
-	release, ok := h.admitted(w, env, s)
+	release, ok := h.inflight.admitted(w, env, s, h.g.opts.MaxInflight)
 	if !ok {
 		return
 	}

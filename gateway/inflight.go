@@ -4,53 +4,75 @@ import (
 	"fmt"
 	"net/http"
 	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
 // inflight counts the requests of each HTTP session being served, on either path, so that one
 // client firing requests without waiting for answers holds at most Options.MaxInflight calls
 // (and their memory): one more is answered at once with an error, never queued. Notifications
-// and responses are not counted: they are answered at once.
+// and responses are not counted: they are answered at once. In stateless mode the one server
+// every request shares is the session counted; over stdio, stdioframe counts.
 type inflight struct {
 	mu sync.Mutex
 	n  map[*session]int // only sessions with a request being served
 }
 
-// enter counts one more request of s and reports true, or reports false when s already has max
-// (max <= 0: no cap). A true is paired with one leave.
-func (f *inflight) enter(s *session, max int) bool {
+// enter counts n more requests of s and reports true, or reports false when that would make
+// more than max (max <= 0: no cap). A true is paired with one leave of n.
+func (f *inflight) enter(s *session, n, max int) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if max > 0 && f.n[s] >= max {
+	if max > 0 && f.n[s]+n > max {
 		return false
 	}
 	if f.n == nil {
 		f.n = map[*session]int{}
 	}
-	f.n[s]++
+	f.n[s] += n
 	return true
 }
 
-// leave ends a request enter counted.
-func (f *inflight) leave(s *session) {
+// leave ends n requests enter counted.
+func (f *inflight) leave(s *session, n int) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.n[s]--; f.n[s] <= 0 {
+	if f.n[s] -= n; f.n[s] <= 0 {
 		delete(f.n, s)
 	}
 }
 
-// admitted counts the request env holds for s and reports true, with release to call when it
-// has been served; or answers it with the cap's error and reports false.
-func (h *sessionHTTP) admitted(w http.ResponseWriter, env *envelope, s *session) (release func(), ok bool) {
-	m := env.one()
-	if m == nil || !m.IsRequest() {
+// admitted counts the requests env holds for s (one, or a batch's) and reports true, with
+// release to call when they have been served; or answers with the cap's error and reports
+// false.
+func (f *inflight) admitted(w http.ResponseWriter, env *envelope, s *session, max int) (release func(), ok bool) {
+	n := 0
+	for i := range env.msgs {
+		if env.msgs[i].IsRequest() {
+			n++
+		}
+	}
+	if n == 0 {
 		return func() {}, true
 	}
-	max := h.g.opts.MaxInflight
-	if !h.inflight.enter(s, max) {
-		writeRPCError(w, http.StatusOK, m.SDKID(), codeServerError, fmt.Sprintf(
-			"session %s has %d requests in flight, the most server.max_inflight allows: wait for an answer before sending more", s.id, max))
+	if !f.enter(s, n, max) {
+		var id jsonrpc.ID
+		if m := env.one(); m != nil {
+			id = m.SDKID()
+		}
+		e := inflightError(s, max)
+		writeRPCError(w, http.StatusOK, id, e.Code, e.Message)
 		return nil, false
 	}
-	return func() { h.inflight.leave(s) }, true
+	return func() { f.leave(s, n) }, true
+}
+
+// inflightError answers a request of s past max in flight.
+func inflightError(s *session, max int) *jsonrpc.Error {
+	who := "session " + s.id
+	if s.stateless {
+		who = "the stateless server (one for every client)"
+	}
+	return &jsonrpc.Error{Code: codeServerError, Message: fmt.Sprintf(
+		"%s has %d requests in flight, the most server.max_inflight allows: wait for an answer before sending more", who, max)}
 }

@@ -50,8 +50,9 @@ var statelessRefused = map[string]string{
 type statelessServer struct {
 	g *Gateway
 
-	mu sync.Mutex
-	s  *session // the server; nil before the first request, or after a failed opening
+	mu       sync.Mutex
+	s        *session // the server; nil before the first request, or after a failed opening
+	inflight inflight // the requests being served (Options.MaxInflight)
 }
 
 // server returns the shared server, opening it at the first request (its view's first
@@ -175,6 +176,11 @@ func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http
 		writeRPCError(w, status, id, code, err.Error())
 		return
 	}
+	release, ok := st.inflight.admitted(w, env, s, st.g.opts.MaxInflight)
+	if !ok {
+		return
+	}
+	defer release()
 	if s.passThrough(w, r, env) {
 		return
 	}

@@ -1,0 +1,172 @@
+package stdioframe_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/gateway/internal/stdioframe"
+	"github.com/agentpool/agentpool/internal/testwait"
+	"github.com/agentpool/agentpool/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
+
+// peer is a go-sdk server behind a Transport, driven line by line over pipes.
+type peer struct {
+	t     *testing.T
+	in    *io.PipeWriter
+	lines chan string
+}
+
+// serve runs a go-sdk server with tool "hold" over a Transport that accepts every batch; each
+// call of hold waits for release and records how many calls ran at once in maxRunning.
+func serve(t *testing.T, release <-chan struct{}, maxRunning *int) *peer {
+	t.Helper()
+	var mu sync.Mutex
+	running := 0
+	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
+		mu.Lock()
+		running++
+		*maxRunning = max(*maxRunning, running)
+		mu.Unlock()
+		defer func() { mu.Lock(); running--; mu.Unlock() }()
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "held"}}}, nil, nil
+	})
+	sr, cw := io.Pipe()
+	cr, sw := io.Pipe()
+	tr := &stdioframe.Transport{In: sr, Out: sw, Options: stdioframe.Options{
+		MaxBatch:     64,
+		BatchRefusal: func(int, []wire.Message) string { return "" },
+	}}
+	ctx, cancel := context.WithCancel(context.Background())
+	ss, err := srv.Connect(ctx, tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &peer{t: t, in: cw, lines: make(chan string, 64)}
+	read := make(chan struct{})
+	go func() {
+		defer close(read)
+		sc := bufio.NewScanner(cr)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		_ = ss.Close()
+		_ = cr.Close()
+		<-read
+	})
+	p.send(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}`)
+	p.next()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	return p
+}
+
+func (p *peer) send(line string) {
+	p.t.Helper()
+	if _, err := io.WriteString(p.in, line+"\n"); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+func (p *peer) next() string {
+	p.t.Helper()
+	select {
+	case l := <-p.lines:
+		return l
+	case <-time.After(testwait.Timeout):
+		p.t.Fatal("no answer")
+	}
+	return ""
+}
+
+// ids returns the ids of the answers in the array line, and whether each has a result.
+func ids(t *testing.T, line string) (out []string) {
+	t.Helper()
+	var answers []struct {
+		ID     json.RawMessage `json:"id"`
+		Result json.RawMessage `json:"result"`
+	}
+	if err := json.Unmarshal([]byte(line), &answers); err != nil {
+		t.Fatalf("%s: not an array of answers: %v", line, err)
+	}
+	for _, a := range answers {
+		s := string(a.ID)
+		if a.Result == nil {
+			s += "!"
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+const holdCall = `{"jsonrpc":"2.0","id":ID,"method":"tools/call","params":{"name":"hold","arguments":{}}}`
+
+// A batch's messages are served one after the other, whatever the go-sdk would run at once,
+// and answered with one array in the batch's order.
+func TestBatchServedOneAtATime(t *testing.T) {
+	release := make(chan struct{})
+	close(release)
+	maxRunning := 0
+	p := serve(t, release, &maxRunning)
+	p.send("[" + strings.Replace(holdCall, "ID", "1", 1) + `,{"jsonrpc":"2.0","method":"notifications/roots/list_changed"},` +
+		strings.Replace(holdCall, "ID", `"b"`, 1) + "," + strings.Replace(holdCall, "ID", "3", 1) + "]")
+	if got := strings.Join(ids(t, p.next()), " "); got != `1 "b" 3` {
+		t.Errorf("answers %s, want 1 \"b\" 3, each a result", got)
+	}
+	if maxRunning != 1 {
+		t.Errorf("%d calls of the batch ran at once, want 1", maxRunning)
+	}
+}
+
+// A request of a batch whose id another batch has in flight is answered with an error in its
+// array, not served: its answer could not be told from the other's.
+func TestBatchIDInFlightElsewhere(t *testing.T) {
+	release := make(chan struct{})
+	maxRunning := 0
+	p := serve(t, release, &maxRunning)
+	p.send("[" + strings.Replace(holdCall, "ID", "1", 1) + "]")
+	p.send("[" + strings.Replace(holdCall, "ID", "1", 1) + "]")
+	if got := ids(t, p.next()); len(got) != 1 || got[0] != "1!" {
+		t.Errorf("the second batch: %v, want one error for id 1", got)
+	}
+	close(release)
+	if got := ids(t, p.next()); len(got) != 1 || got[0] != "1" {
+		t.Errorf("the first batch: %v, want the result of id 1", got)
+	}
+}
+
+// A batch nested past what JSON-RPC messages are read at, or empty, is refused whole with
+// -32600 saying which, and the connection goes on.
+func TestBatchMalformedRefused(t *testing.T) {
+	maxRunning := 0
+	p := serve(t, nil, &maxRunning)
+	for _, c := range []struct{ batch, want string }{
+		{strings.Repeat("[", 1001) + strings.Repeat("]", 1001), "nests deeper"},
+		{"[]", "empty batch"},
+	} {
+		p.send(c.batch)
+		if line := p.next(); !strings.Contains(line, `"code":-32600`) || !strings.Contains(line, c.want) {
+			t.Errorf("%.20s…: %s, want -32600 saying %q", c.batch, line, c.want)
+		}
+	}
+	p.send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
+	if line := p.next(); !strings.Contains(line, `"id":9,"result"`) {
+		t.Errorf("a ping after: %s", line)
+	}
+}
