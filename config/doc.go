@@ -54,7 +54,7 @@
 //	  allowed_origins: [https://app.example]  # --allow-origin
 //	  max_body: 4194304         # bytes
 //	  read_timeout: 30s         # how long a client may take to send a request (headers and body)
-//	  max_inflight: 64          # requests of one session (HTTP, stdio; stateless: of all) served at once; more get an error
+//	  max_inflight: 64          # requests of one session (HTTP, stdio; stateless: one POST) served at once; more get an error
 //	  max_connections: 1024     # HTTP connections held open; past it only /healthz and /readyz answer
 //	  stateless: false          # true: no sessions, any replica answers any request (no scope: session servers)
 //	  ready_when_degraded: false # true: /readyz is 200 while an eager server is degraded

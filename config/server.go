@@ -43,8 +43,8 @@ type Server struct {
 	// lasts as long as it needs.
 	ReadTimeout time.Duration `yaml:"read_timeout"`
 	// MaxInflight caps the requests of one session served at once, over HTTP and stdio (in
-	// stateless mode, of the one server every request shares); default 64. One more is
-	// answered at once with a JSON-RPC error naming this key.
+	// stateless mode, of one POST: its batch); default 64. One more is answered at once with
+	// a JSON-RPC error naming this key.
 	MaxInflight int `yaml:"max_inflight"`
 	// MaxConnections caps the HTTP connections serve holds open at once; default 1024. Past
 	// it, /healthz and /readyz still answer and anything else gets 503.

@@ -63,8 +63,8 @@
 // refused whole with -32600 (HTTP 400). Serve does the same on a stream transport, under the
 // session's version or its initialize's, the session going on after a refusal. A session is
 // served at most Options.MaxInflight requests at once (default 64; over stdio too, a batch
-// counting one; in stateless mode, of the one server all share, a batch counting its
-// requests); one more is answered at once with a JSON-RPC error (-32000) naming
+// counting one; in stateless mode, of one POST, a batch counting its requests; the
+// POSTs served at once are bounded by the listener); one more is answered at once with a JSON-RPC error (-32000) naming
 // server.max_inflight.
 //
 // Options.Stateless serves every POST from one server with no Mcp-Session-Id, so any replica

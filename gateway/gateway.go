@@ -110,7 +110,7 @@ type Options struct {
 	// AllowedOrigins are origins ("https://app.example") accepted besides the loopback ones.
 	AllowedOrigins []string
 	// MaxInflight caps the requests of one session served at once, over HTTP and stdio, and
-	// of the one stateless server (DefaultMaxInflight; negative: no cap): one more is
+	// of one POST in stateless mode (DefaultMaxInflight; negative: no cap): one more is
 	// answered at once with a JSON-RPC error naming the cap.
 	MaxInflight int
 	// Stateless serves every HTTP request on its own, with no Mcp-Session-Id, from one server

@@ -11,8 +11,8 @@ import (
 // inflight counts the requests of each HTTP session being served, on either path, so that one
 // client firing requests without waiting for answers holds at most Options.MaxInflight calls
 // (and their memory): one more is answered at once with an error, never queued. Notifications
-// and responses are not counted: they are answered at once. In stateless mode the one server
-// every request shares is the session counted; over stdio, stdioframe counts.
+// and responses are not counted: they are answered at once. In stateless mode each POST is
+// counted on its own (there is no session); over stdio, stdioframe counts.
 type inflight struct {
 	mu sync.Mutex
 	n  map[*session]int // only sessions with a request being served
@@ -71,7 +71,7 @@ func (f *inflight) admitted(w http.ResponseWriter, env *envelope, s *session, ma
 func inflightError(s *session, max int) *jsonrpc.Error {
 	who := "session " + s.id
 	if s.stateless {
-		who = "the stateless server (one for every client)"
+		who = "this request"
 	}
 	return &jsonrpc.Error{Code: codeServerError, Message: fmt.Sprintf(
 		"%s has %d requests in flight, the most server.max_inflight allows: wait for an answer before sending more", who, max)}

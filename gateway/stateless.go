@@ -50,9 +50,8 @@ var statelessRefused = map[string]string{
 type statelessServer struct {
 	g *Gateway
 
-	mu       sync.Mutex
-	s        *session // the server; nil before the first request, or after a failed opening
-	inflight inflight // the requests being served (Options.MaxInflight)
+	mu sync.Mutex
+	s  *session // the server; nil before the first request, or after a failed opening
 }
 
 // server returns the shared server, opening it at the first request (its view's first
@@ -176,7 +175,8 @@ func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http
 		writeRPCError(w, status, id, code, err.Error())
 		return
 	}
-	release, ok := st.inflight.admitted(w, env, s, st.g.opts.MaxInflight)
+	var exchange inflight // a POST is its own exchange: the cap bounds its batch, not the replica
+	release, ok := exchange.admitted(w, env, s, st.g.opts.MaxInflight)
 	if !ok {
 		return
 	}
