@@ -26,7 +26,9 @@ import (
 // Each call leases its servers in a pool partition of its own ("<session id>#<n>"): a session
 // id used again after its close must never find the closed session's process and state.
 //
-// On error, the capabilities this call registered are unregistered and closed again.
+// A session whose session-scoped stdio servers would pass pool.max_session_processes is
+// refused with a *ext.LimitError (errors.Is ext.ErrLimit) naming the key. On error, the
+// capabilities this call registered are unregistered and closed again.
 func (h *Host) OpenSession(ctx context.Context, sessionID string) error {
 	h.reloadMu.RLock() // a session opens with one config, the one before a reload or after
 	defer h.reloadMu.RUnlock()
@@ -99,8 +101,8 @@ func (h *Host) sessionProcessRoom(st *State, agent string) error {
 		return nil
 	}
 	if live, max := h.Pool.SessionProcesses(); live+n > max {
-		return fmt.Errorf("%w: %d processes of session-scoped servers live in all sessions, and this session's %d would pass pool.max_session_processes (%d)",
-			connpool.ErrPoolExhausted, live, n, max)
+		return &ext.LimitError{Key: "pool.max_session_processes", Err: fmt.Errorf("%w: %d processes of session-scoped servers live in all sessions, and this session's %d would pass pool.max_session_processes (%d)",
+			connpool.ErrPoolExhausted, live, n, max)}
 	}
 	return nil
 }
