@@ -30,7 +30,8 @@
 //
 // A session opens at initialize: Options.OpenSession runs, and the session's own servers must be
 // ready within Options.OpenTimeout (default 30 s) or it is refused with ErrNotReady and their
-// errors (such as the pool at pool.max_total_clients); an error of OpenSession refuses it with
+// errors (such as the pool at pool.max_total_clients), or at once when one was refused by a cap
+// (ext.LimitKey); an error of OpenSession refuses it with
 // a JSON-RPC error and HTTP 500, unless it is a cap reached (ext.ErrLimit, such as
 // pool.max_session_processes). Past Options.MaxSessions (default 4096, per Gateway), or past
 // Options.MaxSessionsPerUser of its user's (Auth; default 16, a session whose client sent
