@@ -65,3 +65,15 @@ func lost(err error) error { return &marked{err: err, kind: ErrLost} }
 
 // notSent marks err as ErrNotSent.
 func notSent(err error) error { return &marked{err: err, kind: ErrNotSent} }
+
+// limitError is an error of a cap reached, ErrPoolExhausted among what it wraps: its message
+// names the cap's config key, which LimitKey returns (ext.LimitKey recognises it; connpool does
+// not import ext).
+type limitError struct {
+	key string
+	err error
+}
+
+func (e *limitError) Error() string    { return e.err.Error() }
+func (e *limitError) Unwrap() error    { return e.err }
+func (e *limitError) LimitKey() string { return e.key }

@@ -27,6 +27,7 @@ type Pool struct {
 	closed   bool
 	closeCh  chan struct{}        // closed when Close has finished tearing down
 	doomed   map[*client]struct{} // clients of closed partitions, until ClosePartition sees them done
+	held     map[string]int       // places under MaxSessionProcesses a partition holds (ReserveSessionProcesses)
 
 	wg      sync.WaitGroup // every goroutine the pool starts
 	procs   atomic.Int64   // stdio processes whose group is not yet dead
@@ -128,6 +129,7 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 				}
 			}
 			c = newClient(p, k, cfg)
+			p.takeHeldLocked(cfg, partition)
 			c.inMap = true
 			p.clients[k] = c
 			c.adopt(ctx) // before it starts: the server may ask at once
@@ -259,26 +261,69 @@ func (p *Pool) roomLocked(partition string) (full string, starting bool) {
 }
 
 // sessionProcessRoomLocked refuses a new stdio server in a session partition when the
-// session partitions hold MaxSessionProcesses of them already. It does not wait: a session's
-// servers start as it opens, and a place frees only when some session ends.
+// session partitions hold MaxSessionProcesses of them already (places held included), unless
+// the partition holds a place for it. It does not wait: a session's servers start as it
+// opens, and a place frees only when some session ends.
 func (p *Pool) sessionProcessRoomLocked(cfg ServerConfig, partition string) error {
-	if partition == GlobalPartition || cfg.transportType() != TypeStdio {
+	if partition == GlobalPartition || cfg.transportType() != TypeStdio || p.held[partition] > 0 {
 		return nil
 	}
 	if n := p.sessionProcessesLocked(); n >= p.opts.MaxSessionProcesses {
-		return fmt.Errorf("connpool: server %q: %w: %d of %d processes of session-scoped servers live in all sessions (pool.max_session_processes)",
-			cfg.label(), ErrPoolExhausted, n, p.opts.MaxSessionProcesses)
+		return &limitError{key: "pool.max_session_processes", err: fmt.Errorf("connpool: server %q: %w: %d of %d processes of session-scoped servers live or held in all sessions (pool.max_session_processes)",
+			cfg.label(), ErrPoolExhausted, n, p.opts.MaxSessionProcesses)}
 	}
 	return nil
 }
 
+// takeHeldLocked gives a stdio server starting in a session partition one of the places the
+// partition holds, if any: it counts as a process from now on.
+func (p *Pool) takeHeldLocked(cfg ServerConfig, partition string) {
+	if partition == GlobalPartition || cfg.transportType() != TypeStdio || p.held[partition] == 0 {
+		return
+	}
+	if p.held[partition]--; p.held[partition] == 0 {
+		delete(p.held, partition)
+	}
+}
+
+// ReserveSessionProcesses holds n places under Options.MaxSessionProcesses for the stdio
+// servers session partition is about to start, in one step with the count of what is live,
+// starting and held in all session partitions: two sessions reserving at once can never both
+// pass the cap. When fewer than n places are left it fails at once, holding none, with an
+// error wrapping ErrPoolExhausted that names pool.max_session_processes (its LimitKey). A Get
+// starting a stdio server in partition takes one of its places instead of checking the cap;
+// ClosePartition gives back the places not taken. n <= 0 and GlobalPartition hold nothing.
+func (p *Pool) ReserveSessionProcesses(partition string, n int) error {
+	if partition == "" || partition == GlobalPartition || n <= 0 {
+		return nil
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return fmt.Errorf("connpool: partition %q: %w", partition, ErrClosed)
+	}
+	if live := p.sessionProcessesLocked(); live+n > p.opts.MaxSessionProcesses {
+		return &limitError{key: "pool.max_session_processes", err: fmt.Errorf("connpool: partition %q: %w: %d processes of session-scoped servers live or held in all sessions, and %d more would pass pool.max_session_processes (%d)",
+			partition, ErrPoolExhausted, live, n, p.opts.MaxSessionProcesses)}
+	}
+	if p.held == nil {
+		p.held = map[string]int{}
+	}
+	p.held[partition] += n
+	return nil
+}
+
 // sessionProcessesLocked counts the stdio servers of the partitions but the global one,
-// starting or live (those of closed partitions still leased included).
+// starting or live (those of closed partitions still leased included), and the places the
+// partitions hold for more.
 func (p *Pool) sessionProcessesLocked() int {
 	isSessionProc := func(c *client) bool {
 		return c.key.partition != GlobalPartition && c.cfg.transportType() == TypeStdio
 	}
 	n := 0
+	for _, h := range p.held {
+		n += h
+	}
 	for _, c := range p.clients {
 		if isSessionProc(c) {
 			n++
@@ -292,8 +337,9 @@ func (p *Pool) sessionProcessesLocked() int {
 	return n
 }
 
-// SessionProcesses reports the stdio servers of session partitions starting or live now, and
-// Options.MaxSessionProcesses: a session that would start more than max-live is refused.
+// SessionProcesses reports the stdio servers of session partitions starting or live now and the
+// places held for more (ReserveSessionProcesses), and Options.MaxSessionProcesses: a session
+// that would start more than max-live is refused.
 func (p *Pool) SessionProcesses() (live, max int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -432,7 +478,8 @@ func (p *Pool) Release(c *Conn) {
 // still honoured, and its calls keep working until then). Every such client
 // leaves the pool at once: a later Get in partition starts a new client, so
 // callers should use a new partition name for a new session. A leased client
-// still counts against the caps until its last Release.
+// still counts against the caps until its last Release. The places the partition
+// holds under MaxSessionProcesses (ReserveSessionProcesses) are given back at once.
 //
 // ClosePartition returns when every client of partition that has no lease,
 // including those closed by an earlier ClosePartition and released since,
@@ -450,6 +497,7 @@ func (p *Pool) ClosePartition(ctx context.Context, partition string) error {
 		p.mu.Unlock()
 		return nil
 	}
+	delete(p.held, partition)
 	for _, c := range p.clients {
 		if c.key.partition == partition {
 			p.doomLocked(c)

@@ -32,3 +32,35 @@ func TestMaxSessionProcesses(t *testing.T) {
 	c := mustGet(t, p, cfg, "s#3")
 	p.Release(c)
 }
+
+// ReserveSessionProcesses holds places in one step with the count: a reservation past the cap
+// fails at once naming the key (its LimitKey too), a session's Gets take its places while the
+// cap is full, and ClosePartition gives back those not taken.
+func TestReserveSessionProcesses(t *testing.T) {
+	p := newTestPool(t, &Options{MaxSessionProcesses: 2})
+	cfg := faultCfg(t)
+	if err := p.ReserveSessionProcesses("s#1", 2); err != nil {
+		t.Fatal(err)
+	}
+	err := p.ReserveSessionProcesses("s#2", 1)
+	lk, ok := err.(interface{ LimitKey() string })
+	if !errors.Is(err, ErrPoolExhausted) || !ok || lk.LimitKey() != "pool.max_session_processes" {
+		t.Fatalf("a reservation past the cap: %v, want ErrPoolExhausted with the key", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout)
+	defer cancel()
+	if _, err := p.Get(ctx, cfg, "s#2"); !errors.Is(err, ErrPoolExhausted) {
+		t.Fatalf("a Get of another session with every place held: %v, want ErrPoolExhausted", err)
+	}
+	a := mustGet(t, p, cfg, "s#1")
+	p.Release(a)
+	if live, max := p.SessionProcesses(); live != 2 || max != 2 {
+		t.Fatalf("SessionProcesses = %d, %d with one place taken and one held, want 2, 2", live, max)
+	}
+	if err := p.ClosePartition(ctx, "s#1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.ReserveSessionProcesses("s#2", 2); err != nil {
+		t.Fatalf("a reservation once the partition closed: %v", err)
+	}
+}

@@ -19,4 +19,7 @@ var (
 	ErrDuplicate = errors.New("duplicate capability")
 	// ErrClosed reports use of a registry or capability after Close.
 	ErrClosed = errors.New("closed")
+	// ErrLimit reports a cap reached (a count the configuration bounds): what was refused
+	// fails at once, and its message names the cap's config key. A *LimitError matches it.
+	ErrLimit = errors.New("limit reached")
 )

@@ -30,11 +30,13 @@
 //
 // A session opens at initialize: Options.OpenSession runs, and the session's own servers must be
 // ready within Options.OpenTimeout (default 30 s) or it is refused with ErrNotReady and their
-// errors (such as the pool at pool.max_total_clients); an error of OpenSession (such as
-// pool.max_session_processes reached) refuses it with a JSON-RPC error and HTTP 500. Past Options.MaxSessions (default 4096,
-// per Gateway), or past Options.MaxSessionsPerUser of its user's (Auth; default 16, a session
-// whose client sent DELETE no longer counting), it is refused with ErrTooManySessions. Both are
-// JSON-RPC errors with HTTP 200. A session ends on DELETE (one the go-sdk refuses too), when its transport closes, after
+// errors (such as the pool at pool.max_total_clients), or at once when one was refused by a cap
+// (ext.LimitKey); an error of OpenSession refuses it with
+// a JSON-RPC error and HTTP 500, unless it is a cap reached (ext.ErrLimit, such as
+// pool.max_session_processes). Past Options.MaxSessions (default 4096, per Gateway), or past
+// Options.MaxSessionsPerUser of its user's (Auth; default 16, a session whose client sent
+// DELETE no longer counting), it is refused with ErrTooManySessions. These refusals, and a cap
+// reached, are JSON-RPC errors with HTTP 200, naming what was reached. A session ends on DELETE (one the go-sdk refuses too), when its transport closes, after
 // Options.IdleTimeout (default 30 m) without a POST (Options.SessionGrace, default 2 m, once
 // its client's GET stream has closed), and at Close; then Options.CloseSession runs and its registry scope is closed.
 // Every call of a session, on either path, is cancelled upstream when the session's connection

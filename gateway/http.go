@@ -7,6 +7,7 @@ import (
 	"errors"
 	"net/http"
 
+	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -213,7 +214,7 @@ func (g *Gateway) serveNew(w http.ResponseWriter, r *http.Request, env *envelope
 		switch {
 		case errors.Is(err, ErrClosed):
 			status, code = http.StatusServiceUnavailable, codeServerError
-		case errors.Is(err, ErrTooManySessions), errors.Is(err, ErrNotReady):
+		case errors.Is(err, ErrTooManySessions), errors.Is(err, ErrNotReady), errors.Is(err, ext.ErrLimit):
 			// A JSON-RPC error answer, not 503: clients treat 503 as transient and retry
 			// without showing why; this says what the cap is.
 			status, code = http.StatusOK, codeServerError

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentpool/agentpool/command"
@@ -179,6 +180,11 @@ func planServers(pl *planner) error {
 // fingerprint (prefix, allow_tools) — starts a new one. A client that other leases hold
 // (another declaration with the same command) ends at their last release.
 func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, partition string) *Entry {
+	// The capability of this entry handed over to its successor, whose client left the pool
+	// then: its stop must not retire by fingerprint again, since the successor's client has
+	// the same one when only what the fingerprint leaves out changed (prefix, allow_tools,
+	// timeout).
+	var handed atomic.Pointer[mcpcap.Cap]
 	return &Entry{Key: key, Owner: owner, Source: source, Decl: serverDecl{spec, partition},
 		Restart: key.Level == ext.LevelPool || key.Slot.SessionID != "",
 		start: func(context.Context, *batch) (ext.Capability, error) {
@@ -190,14 +196,15 @@ func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, part
 		},
 		stop: func(ctx context.Context, c ext.Capability) error {
 			err := h.closeBounded(ctx, c)
-			if m, ok := c.(*mcpcap.Cap); ok {
+			if m, ok := c.(*mcpcap.Cap); ok && handed.Load() != m {
 				h.Pool.Retire(m.Config().Server, partition)
 			}
 			return err
 		},
 		// A changed server: the new one takes the calls from now on (its own process: the old
 		// client leaves the pool at once, kept by the old Cap's lease), and the old one ends
-		// once its calls in flight are done, or its call timeout passed.
+		// once its calls in flight are done, or its call timeout passed; closing it releases
+		// the old client, which ends then, and only that one.
 		handOver: func(old, next ext.Capability) func(context.Context) error {
 			o, ok := old.(*mcpcap.Cap)
 			n, ok2 := next.(*mcpcap.Cap)
@@ -205,6 +212,7 @@ func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, part
 				return nil
 			}
 			o.HandOver(n)
+			handed.Store(o)
 			h.Pool.Retire(o.Config().Server, partition)
 			return func(ctx context.Context) error {
 				ctx, cancel := context.WithTimeout(ctx, o.Config().Timeout)

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/skill"
@@ -26,7 +25,10 @@ import (
 // Each call leases its servers in a pool partition of its own ("<session id>#<n>"): a session
 // id used again after its close must never find the closed session's process and state.
 //
-// On error, the capabilities this call registered are unregistered and closed again.
+// A session whose session-scoped stdio servers would pass pool.max_session_processes (counting
+// the places of the sessions opened, whether or not their servers have started) is refused
+// with a *ext.LimitError (errors.Is ext.ErrLimit) naming the key. On error, the
+// capabilities this call registered are unregistered and closed again.
 func (h *Host) OpenSession(ctx context.Context, sessionID string) error {
 	h.reloadMu.RLock() // a session opens with one config, the one before a reload or after
 	defer h.reloadMu.RUnlock()
@@ -55,8 +57,11 @@ func (h *Host) openSession(ctx context.Context, sessionID, agent string) (string
 		h.sessionAgents[sessionID] = agent
 	}
 	h.sessMu.Unlock()
-	if err := h.sessionProcessRoom(st, agent); err != nil {
+	if err := h.Pool.ReserveSessionProcesses(partition, sessionProcesses(st, agent)); err != nil {
 		h.forgetPartition(sessionID, partition)
+		if key, ok := ext.LimitKey(err); ok {
+			err = &ext.LimitError{Key: key, Err: err}
+		}
 		return "", fmt.Errorf("open session %q: %w", sessionID, err)
 	}
 	out := h.reconcile(ctx, st, nil, h.sessionEntries(st, sessionID, partition, agent), true, nil)
@@ -66,6 +71,8 @@ func (h *Host) openSession(ctx context.Context, sessionID, agent string) (string
 			errs = append(errs, f.err)
 		}
 		h.forgetPartition(sessionID, partition)
+		// Gives back the places reserved; what reconcile started it has closed again.
+		errs = append(errs, h.Pool.ClosePartition(context.WithoutCancel(ctx), partition))
 		return "", fmt.Errorf("open session %q: %w", sessionID, errors.Join(errs...))
 	}
 	h.sessMu.Lock()
@@ -76,12 +83,12 @@ func (h *Host) openSession(ctx context.Context, sessionID, agent string) (string
 	return partition, nil
 }
 
-// sessionProcessRoom refuses a session (of agent, "" for none) whose session-scoped stdio
-// servers would pass pool.max_session_processes with those of the live sessions: refused at
-// initialize, its client learns why; admitted, its servers would fail to start one by one
-// and it would be served without them. Its skills' servers start later, and the pool's cap
-// holds them.
-func (h *Host) sessionProcessRoom(st *State, agent string) error {
+// sessionProcesses counts the session-scoped stdio servers a session (of agent, "" for none)
+// starts: the places it reserves under pool.max_session_processes as it opens, in one step
+// with the count of the live sessions', so that sessions opening at once cannot pass the cap
+// together. Refused at initialize, its client learns why; admitted, its servers have their
+// places. Its skills' servers start later, and the pool's cap holds them.
+func sessionProcesses(st *State, agent string) int {
 	n := 0
 	for _, name := range st.sessionServers {
 		if st.Config.MCPServers[name].Command != "" {
@@ -95,14 +102,7 @@ func (h *Host) sessionProcessRoom(st *State, agent string) error {
 			}
 		}
 	}
-	if n == 0 {
-		return nil
-	}
-	if live, max := h.Pool.SessionProcesses(); live+n > max {
-		return fmt.Errorf("%w: %d processes of session-scoped servers live in all sessions, and this session's %d would pass pool.max_session_processes (%d)",
-			connpool.ErrPoolExhausted, live, n, max)
-	}
-	return nil
+	return n
 }
 
 // sessionEntries are the registrations of session id, leasing in pool partition: at the
