@@ -57,7 +57,8 @@
 //     the declaration as written: ${VAR} references are left for the factory, and the host's
 //     expands them by the config's rules (config.ExpandServer), so trust fingerprints the text.
 //   - With Options.Watch, changes are picked up after Options.Debounce (500 ms) and announced as
-//     skills_changed, resources_changed (one per file URI touched, up to 16), commands_changed
+//     skills_changed, resources_changed (one per file URI touched; past 16, one per skill
+//     folder, "skill://<name>/", or "skill://" past 16 skills), commands_changed
 //     and tools_changed; a skill broken by an edit is dropped with a diagnostic, the others
 //     stay. SubscribeResource accepts any skill:// URI the manager has, since those events are
 //     its updates; without Watch it is refused.

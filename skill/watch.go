@@ -110,8 +110,9 @@ func (m *Manager) onFiles(changed []string) {
 //   - skills_changed when a skill appeared, went away or was read again (SourceURI its
 //     SKILL.md when only one skill is concerned);
 //   - resources_changed for the same reasons and for any file changed inside a skill folder:
-//     one event per URI touched (changedURIs), each a SourceURI, or one without a URI past
-//     maxURIEvents;
+//     one event per URI touched (changedURIs), each a SourceURI; past maxURIEvents one per
+//     skill touched naming its folder ("skill://<name>/", every URI under it), and past
+//     maxURIEvents skills one naming "skill://" (every skill);
 //   - commands_changed when the list of commands (names, descriptions, argument hints) changed;
 //   - tools_changed when load_skill appeared or went away, or a skill's MCP servers changed.
 func (m *Manager) emitChanges(old, cur *state, changed []string) {
@@ -160,7 +161,14 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 	if len(resHit) > 0 {
 		uris := changedURIs(resHit, skillsHit, filesHit, cur, old)
 		if len(uris) > maxURIEvents {
-			uris = []string{""}
+			uris = nil
+			for n := range resHit {
+				uris = append(uris, uriBase(n)+"/")
+			}
+			if len(uris) > maxURIEvents {
+				uris = []string{"skill://"}
+			}
+			slices.Sort(uris)
 		}
 		for _, uri := range uris {
 			emit(ext.ResourcesChanged, uri)
@@ -190,7 +198,8 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 }
 
 // maxURIEvents bounds the resources_changed events of one batch: past it (a checkout touching
-// many files) one event without a URI says that resources changed.
+// many files) the events name prefixes, each standing for every URI under it, so that a
+// subscriber of any URI touched still hears of it (ext.ChangeEvent).
 const maxURIEvents = 16
 
 // changedURIs lists, sorted, the skill:// URIs a batch touched: the SKILL.md of each skill read

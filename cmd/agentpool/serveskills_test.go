@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -149,5 +150,45 @@ func TestServeSkillPathCompletion(t *testing.T) {
 	many := complete("other/").Completion
 	if len(many.Values) != 100 || !many.HasMore || many.Values[0] != "other/SKILL.md" {
 		t.Errorf("complete other/ = %d values (hasMore %v), want 100, other/SKILL.md first, and more: %q", len(many.Values), many.HasMore, many.Values)
+	}
+}
+
+// TestServeSkillSubscriptionLargeEdit: an edit touching 40 files of a skill at once, its
+// SKILL.md among them, still sends resources/updated for the subscribed SKILL.md (under both
+// of its URIs), and none for a subscribed skill the edit left alone.
+func TestServeSkillSubscriptionLargeEdit(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	md := filepath.Join(root, "hello-world", "SKILL.md")
+	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello.\n")
+	writeFile(t, filepath.Join(root, "other", "SKILL.md"), "---\nname: other\ndescription: Other.\n---\nOther.\n")
+	var mu sync.Mutex
+	var updated []string
+	cs := serveStdio(t, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		mu.Lock()
+		updated = append(updated, req.Params.URI)
+		mu.Unlock()
+	}}, "--no-default-roots", "--skills-dir", root)
+	ctx := context.Background()
+	for _, uri := range []string{"skill://hello-world/SKILL.md", "skill://hello-world", "skill://other/SKILL.md"} {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatalf("subscribe %s: %v", uri, err)
+		}
+	}
+	for i := range 39 {
+		writeFile(t, filepath.Join(root, "hello-world", "references", fmt.Sprintf("ref%02d.md", i)), "ref\n")
+	}
+	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello again.\n")
+	got := func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(updated)
+	}
+	testwait.For(t, "resources/updated for both subscriptions of hello-world", func() bool {
+		u := got()
+		return slices.Contains(u, "skill://hello-world/SKILL.md") && slices.Contains(u, "skill://hello-world")
+	})
+	if slices.Contains(got(), "skill://other/SKILL.md") {
+		t.Errorf("resources/updated %v names a skill the edit did not touch", got())
 	}
 }
