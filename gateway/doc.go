@@ -70,7 +70,8 @@
 // setLevel, the GET stream, DELETE, session-scoped servers, cancellation) does not work.
 //
 // Errors: an upstream's JSON-RPC error passes through; an unknown or refused name or URI is
-// -32602 (resources/read: -32002); malformed JSON-RPC gets a JSON-RPC error, never plain text.
+// -32602 (resources/read: -32002, with a "did you mean" hint when ext.NotFoundError has one);
+// malformed JSON-RPC gets a JSON-RPC error, never plain text.
 //
 // Rationale: docs/design/gateway.md.
 package gateway

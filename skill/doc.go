@@ -40,7 +40,8 @@
 //
 //   - skill://<name>/<path> (skill://<ns>/<name>/<path> when namespaced) reads a skill's files;
 //     skill://<name> alone (skill://<ns>/<name>) is its SKILL.md, here and through
-//     ext.Registry.ResolveURI.
+//     ext.Registry.ResolveURI. A URI naming no skill stays not found; SuggestSkill names the
+//     URI it may have meant when a skill's name matches as load_skill compares names.
 //   - Instructions: a static <available-skills> catalogue (name and description, sorted,
 //     XML-escaped) and a dynamic part with the always-active skills and those Options.Matcher
 //     picks for a turn. load_skill returns a skill's body with its folder's URI and up to 50

@@ -45,6 +45,47 @@ func TestSkillNameAloneThroughRegistry(t *testing.T) {
 	}
 }
 
+// TestMistypedSkillURIHint: through the registry's routing, a skill:// URI whose skill path
+// matches a skill's but for case, "-" and "_" is still ErrNotFound (no other skill is served in
+// its place), with a hint naming the URI it may have meant, its file path kept; a URI near no
+// skill gets none.
+func TestMistypedSkillURIHint(t *testing.T) {
+	base := t.TempDir()
+	user := filepath.Join(base, "user")
+	plug := filepath.Join(base, "plug", "skills")
+	write(t, user, "hello-world/SKILL.md", skillMD("name: hello-world\ndescription: Greets.\n", "Hello body"))
+	write(t, user, "hello-world/references/a.md", "a")
+	write(t, plug, "deploy/SKILL.md", skillMD("name: deploy\ndescription: Deploys.\n", "Deploy body"))
+	m := newTestManager(t, &Options{Roots: []string{user}, NamespacedRoots: []NamespacedRoot{{Namespace: "plug", Dir: plug}}})
+	reg := ext.NewRegistry(nil)
+	t.Cleanup(func() { _ = reg.Close(context.Background()) })
+	if err := reg.Register(m, ext.LevelPool, ext.Scope{}); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for uri, want := range map[string]string{
+		"skill://hello_world":                    "skill://hello-world",
+		"skill://Hello_World/SKILL.md":           "skill://hello-world/SKILL.md",
+		"skill://HELLOWORLD/references/a.md":     "skill://hello-world/references/a.md",
+		"skill://plug/De_Ploy":                   "skill://plug/deploy",
+		"skill://nosuch":                         "",
+		"skill://hello-world/references/nope.md": "",
+	} {
+		res, err := reg.ResolveURI(ctx, uri, ext.Scope{})
+		if !errors.Is(err, ext.ErrNotFound) {
+			t.Errorf("ResolveURI(%s) = %+v, %v; want ErrNotFound", uri, res, err)
+			continue
+		}
+		hint := "did you mean " + want + "?"
+		if want != "" && !strings.Contains(err.Error(), hint) {
+			t.Errorf("ResolveURI(%s): %v; want the hint %q", uri, err, hint)
+		}
+		if want == "" && strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("ResolveURI(%s): %v; want no hint", uri, err)
+		}
+	}
+}
+
 // TestLoadSkillNormalisedName: load_skill finds a skill whatever the case of the name and
 // whether it is written with "_", "-" or neither; a name that two skills share so normalised is
 // an error naming both; a name nothing matches is an error listing the skills the model may

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/internal/testwait"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -190,5 +192,29 @@ func TestServeSkillSubscriptionLargeEdit(t *testing.T) {
 	})
 	if slices.Contains(got(), "skill://other/SKILL.md") {
 		t.Errorf("resources/updated %v names a skill the edit did not touch", got())
+	}
+}
+
+// TestMistypedSkillURIHint: a skill:// URI naming skill hello-world as hello_world is not
+// found, through `serve` (resources/read keeps its -32002) and `resources read`, with the
+// hint naming skill://hello-world, as load_skill gives for the name.
+func TestMistypedSkillURIHint(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "hello-world", "SKILL.md"), "---\nname: hello-world\ndescription: Greets.\n---\nHello.\n")
+	const hint = "did you mean skill://hello-world?"
+	cs := serveStdio(t, nil, "--no-default-roots", "--skills-dir", root)
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://hello_world"})
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != mcp.CodeResourceNotFound || !strings.Contains(we.Message, hint) {
+		t.Errorf("resources/read skill://hello_world: %v; want error %d with %q", err, mcp.CodeResourceNotFound, hint)
+	}
+
+	cmd := exec.Command("agentpool", "--no-default-roots", "--skills-dir", root, "resources", "read", "skill://hello_world")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), hint) || strings.Contains(string(out), "Hello.") {
+		t.Errorf("resources read skill://hello_world: %v\n%s\nwant a failure with %q", err, out, hint)
 	}
 }
