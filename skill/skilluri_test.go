@@ -10,14 +10,14 @@ import (
 	"github.com/agentpool/agentpool/ext"
 )
 
-// TestSkillNameAloneThroughRegistry: through the registry's routing, skill://<name> (with or
-// without a trailing slash) and a namespaced skill's skill://<ns>/<name> read the skill's
-// SKILL.md, as skill://<name>/SKILL.md does; an unknown skill or file stays ErrNotFound.
-func TestSkillNameAloneThroughRegistry(t *testing.T) {
+// routedSkills registers, in a new registry, a manager of a bare skill named bare (body as its
+// body) and a namespaced skill plug/deploy, and returns the registry and the bare skill's root.
+func routedSkills(t *testing.T, bare, body string) (*ext.Registry, string) {
+	t.Helper()
 	base := t.TempDir()
 	user := filepath.Join(base, "user")
 	plug := filepath.Join(base, "plug", "skills")
-	write(t, user, "my-skill/SKILL.md", skillMD("name: my-skill\ndescription: Mine.\n", "My body"))
+	write(t, user, bare+"/SKILL.md", skillMD("name: "+bare+"\ndescription: Mine.\n", body))
 	write(t, plug, "deploy/SKILL.md", skillMD("name: deploy\ndescription: Deploys.\n", "Deploy body"))
 	m := newTestManager(t, &Options{Roots: []string{user}, NamespacedRoots: []NamespacedRoot{{Namespace: "plug", Dir: plug}}})
 	reg := ext.NewRegistry(nil)
@@ -25,6 +25,14 @@ func TestSkillNameAloneThroughRegistry(t *testing.T) {
 	if err := reg.Register(m, ext.LevelPool, ext.Scope{}); err != nil {
 		t.Fatal(err)
 	}
+	return reg, user
+}
+
+// TestSkillNameAloneThroughRegistry: through the registry's routing, skill://<name> (with or
+// without a trailing slash) and a namespaced skill's skill://<ns>/<name> read the skill's
+// SKILL.md, as skill://<name>/SKILL.md does; an unknown skill or file stays ErrNotFound.
+func TestSkillNameAloneThroughRegistry(t *testing.T) {
+	reg, _ := routedSkills(t, "my-skill", "My body")
 	ctx := context.Background()
 	for uri, want := range map[string]string{
 		"skill://my-skill":             "My body",
@@ -50,18 +58,8 @@ func TestSkillNameAloneThroughRegistry(t *testing.T) {
 // its place), with a hint naming the URI it may have meant, its file path kept; a URI near no
 // skill gets none.
 func TestMistypedSkillURIHint(t *testing.T) {
-	base := t.TempDir()
-	user := filepath.Join(base, "user")
-	plug := filepath.Join(base, "plug", "skills")
-	write(t, user, "hello-world/SKILL.md", skillMD("name: hello-world\ndescription: Greets.\n", "Hello body"))
+	reg, user := routedSkills(t, "hello-world", "Hello body")
 	write(t, user, "hello-world/references/a.md", "a")
-	write(t, plug, "deploy/SKILL.md", skillMD("name: deploy\ndescription: Deploys.\n", "Deploy body"))
-	m := newTestManager(t, &Options{Roots: []string{user}, NamespacedRoots: []NamespacedRoot{{Namespace: "plug", Dir: plug}}})
-	reg := ext.NewRegistry(nil)
-	t.Cleanup(func() { _ = reg.Close(context.Background()) })
-	if err := reg.Register(m, ext.LevelPool, ext.Scope{}); err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	for uri, want := range map[string]string{
 		"skill://hello_world":                    "skill://hello-world",

@@ -55,23 +55,36 @@ func serveStdio(t *testing.T, opts *mcp.ClientOptions, args ...string) *mcp.Clie
 	return cs
 }
 
+// serveTwoSkills serves skills hello-world and other from a new root through `serve --stdio`
+// and returns the root, hello-world's SKILL.md, the client, and the URIs of the
+// notifications/resources/updated the client has had so far.
+func serveTwoSkills(t *testing.T) (root, md string, cs *mcp.ClientSession, updated func() []string) {
+	t.Helper()
+	root = t.TempDir()
+	md = filepath.Join(root, "hello-world", "SKILL.md")
+	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello.\n")
+	writeFile(t, filepath.Join(root, "other", "SKILL.md"), "---\nname: other\ndescription: Other.\n---\nOther.\n")
+	var mu sync.Mutex
+	var uris []string
+	cs = serveStdio(t, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		mu.Lock()
+		uris = append(uris, req.Params.URI)
+		mu.Unlock()
+	}}, "--no-default-roots", "--skills-dir", root)
+	return root, md, cs, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(uris)
+	}
+}
+
 // TestServeSkillSubscription: through `agentpool serve`, a client subscribes to a skill's
 // SKILL.md (by its file URI and by the skill's own URI) and gets
 // notifications/resources/updated for each when the file is edited on disk; after
 // unsubscribing it gets none for that URI.
 func TestServeSkillSubscription(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	md := filepath.Join(root, "hello-world", "SKILL.md")
-	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello.\n")
-	writeFile(t, filepath.Join(root, "other", "SKILL.md"), "---\nname: other\ndescription: Other.\n---\nOther.\n")
-	var mu sync.Mutex
-	var updated []string
-	cs := serveStdio(t, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-		mu.Lock()
-		updated = append(updated, req.Params.URI)
-		mu.Unlock()
-	}}, "--no-default-roots", "--skills-dir", root)
+	root, md, cs, got := serveTwoSkills(t)
 	ctx := context.Background()
 	init := cs.InitializeResult()
 	if c := init.Capabilities.Resources; c == nil || !c.Subscribe {
@@ -90,11 +103,6 @@ func TestServeSkillSubscription(t *testing.T) {
 	}
 	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello again.\n")
 	writeFile(t, filepath.Join(root, "other", "SKILL.md"), "---\nname: other\ndescription: Other.\n---\nOther again.\n")
-	got := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(updated)
-	}
 	testwait.For(t, "resources/updated for both subscriptions of hello-world", func() bool {
 		u := got()
 		return slices.Contains(u, "skill://hello-world/SKILL.md") && slices.Contains(u, "skill://hello-world")
@@ -160,17 +168,7 @@ func TestServeSkillPathCompletion(t *testing.T) {
 // of its URIs), and none for a subscribed skill the edit left alone.
 func TestServeSkillSubscriptionLargeEdit(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	md := filepath.Join(root, "hello-world", "SKILL.md")
-	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello.\n")
-	writeFile(t, filepath.Join(root, "other", "SKILL.md"), "---\nname: other\ndescription: Other.\n---\nOther.\n")
-	var mu sync.Mutex
-	var updated []string
-	cs := serveStdio(t, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-		mu.Lock()
-		updated = append(updated, req.Params.URI)
-		mu.Unlock()
-	}}, "--no-default-roots", "--skills-dir", root)
+	root, md, cs, got := serveTwoSkills(t)
 	ctx := context.Background()
 	for _, uri := range []string{"skill://hello-world/SKILL.md", "skill://hello-world", "skill://other/SKILL.md"} {
 		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
@@ -181,11 +179,6 @@ func TestServeSkillSubscriptionLargeEdit(t *testing.T) {
 		writeFile(t, filepath.Join(root, "hello-world", "references", fmt.Sprintf("ref%02d.md", i)), "ref\n")
 	}
 	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello again.\n")
-	got := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(updated)
-	}
 	testwait.For(t, "resources/updated for both subscriptions of hello-world", func() bool {
 		u := got()
 		return slices.Contains(u, "skill://hello-world/SKILL.md") && slices.Contains(u, "skill://hello-world")
