@@ -293,3 +293,28 @@ func TestHotReloadLargeEditNamesPrefixes(t *testing.T) {
 		t.Errorf("resources_changed URIs = %q, want only skill://", got)
 	}
 }
+
+// TestRescanNamesSkillsUnderAChangedFolder: a batch naming a folder that holds skill folders
+// (a root the watcher walks again after its event queue overflowed, reported beside the few
+// files it caught) names each skill under it by its folder, "skill://<name>/", since any of
+// their files may have changed unseen.
+func TestRescanNamesSkillsUnderAChangedFolder(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "big/SKILL.md", skillMD("name: big\ndescription: Big.\n", "Body"))
+	write(t, root, "quiet/SKILL.md", skillMD("name: quiet\ndescription: Quiet.\n", "Body"))
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	r := record(m)
+	seen := write(t, root, "quiet/notes.md", "seen")
+	write(t, root, "big/references/unseen.md", "unseen")
+	m.onFiles([]string{root, seen})
+	var got []string
+	for _, e := range r.since(0) {
+		if e.Kind == ext.ResourcesChanged {
+			got = append(got, e.SourceURI)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"skill://big/", "skill://quiet/", "skill://quiet/notes.md"}; !slices.Equal(got, want) {
+		t.Errorf("resources_changed URIs = %q, want %q", got, want)
+	}
+}
