@@ -45,7 +45,7 @@ var allowedImports = map[string][]string{
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl"},
 
 	// Consumers of views: never host, config or a capability package.
-	"gateway": {"view", "ext", "frontmatter", "internal/wire", "gateway/internal/mcpconv", "gateway/internal/stdioframe"},
+	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe"},
 	// gateway/internal/mcpconv: the view's and ext's types as the go-sdk's.
 	"gateway/internal/mcpconv": {"view", "ext"},
 	"agent":                    {"view", "ext"},
@@ -109,7 +109,9 @@ var allowedImports = map[string][]string{
 	"internal/wire": nil,
 	// A cap on an HTTP server's open connections that keeps its probes answered (standard
 	// library only).
-	"internal/connlimit": nil,
+	"internal/connlimit": {"internal/httpbuf"},
+	// A ResponseWriter keeping a whole response in memory (standard library only).
+	"internal/httpbuf": nil,
 
 	// Bundled content and test helpers, as they are today.
 	"examples":            nil,

@@ -333,7 +333,9 @@ const (
 )
 
 // ChangeEvent says that something a capability provides has changed. SourceURI narrows it to one
-// resource or skill when the producer knows which (a resource update, one SKILL.md edited).
+// resource or skill when the producer knows which (a resource update, one SKILL.md edited). A
+// skill:// SourceURI ending in "/" is a prefix: it stands for every resource whose URI (with "/"
+// appended) starts with it ("skill://" for every skill).
 type ChangeEvent struct {
 	Capability string     `json:"capability"`
 	Kind       ChangeKind `json:"kind"`

@@ -86,7 +86,8 @@ func checkSkillURI(raw string) error {
 //     mcp://<server>/<uri>).
 //
 // Capabilities are asked for the URI as given but with its scheme lower-cased. A URI nobody
-// has is ErrNotFound (joined with any errors the existence checks returned). A
+// has is ErrNotFound (joined with any errors the existence checks returned); for a skill://
+// URI, a NotFoundError when a SkillSuggester names URIs it may have meant. A
 // malformed URI is ErrInvalidURI. Errors from the read are wrapped with the capability's name.
 func (r *Registry) ResolveURI(ctx context.Context, uri string, scope Scope) ([]ResourceContents, error) {
 	if scheme, _, ok := strings.Cut(uri, "://"); ok && strings.EqualFold(scheme, "skill") {
@@ -165,7 +166,8 @@ func (r *Registry) resolveSkill(ctx context.Context, u URI, scope Scope) ([]Reso
 		}
 		errs = append(errs, more...)
 		if owner == nil {
-			return nil, errors.Join(append([]error{fmt.Errorf("resolve %s: no visible source has a skill at this path: %w", u.Raw, ErrNotFound)}, errs...)...)
+			err := errors.Join(append([]error{fmt.Errorf("resolve %s: no visible source has a skill at this path: %w", u.Raw, ErrNotFound)}, errs...)...)
+			return nil, suggestSkill(ctx, skills, u.Raw, err)
 		}
 	}
 	if n == len(segs) {
@@ -182,6 +184,26 @@ func (r *Registry) resolveSkill(ctx context.Context, u URI, scope Scope) ([]Reso
 			u.Raw, strings.Join(segs[:n], "/"), owner.name, strings.Join(segs[n:], "/"), ErrNotFound)
 	}
 	return read(owner, u.Raw)
+}
+
+// suggestSkill wraps err, a skill:// URI nobody has, in a NotFoundError naming the URIs the
+// visible SkillSuggesters say uri may have meant (in precedence order, each once); err as it is
+// when none says any.
+func suggestSkill(ctx context.Context, skills []*entry, uri string, err error) error {
+	var near []string
+	for _, e := range skills {
+		if s, ok := e.cap.(SkillSuggester); ok {
+			for _, n := range s.SuggestSkill(ctx, uri) {
+				if !slices.Contains(near, n) {
+					near = append(near, n)
+				}
+			}
+		}
+	}
+	if len(near) == 0 {
+		return err
+	}
+	return &NotFoundError{Err: err, DidYouMean: near}
 }
 
 // skillSegments returns the segments of u's skill path and file path together (decoded, with

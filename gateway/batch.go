@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentpool/agentpool/internal/httpbuf"
 	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -113,9 +114,9 @@ func (h *sessionHTTP) serveBatch(w http.ResponseWriter, r *http.Request, env *en
 		if sid != "" {
 			sub.Header.Set(sessionHeader, sid)
 		}
-		rec := &recorder{header: http.Header{}}
+		rec := &recorder{}
 		h.post(rec, sub)
-		if id := rec.header.Get(sessionHeader); id != "" && sid == "" {
+		if id := rec.Header().Get(sessionHeader); id != "" && sid == "" {
 			sid = id
 		}
 		for _, a := range rec.answers(&env.msgs[i]) {
@@ -139,35 +140,15 @@ func (h *sessionHTTP) serveBatch(w http.ResponseWriter, r *http.Request, env *en
 	_, _ = w.Write(data)
 }
 
-// recorder holds the answer to one message of a batch.
-type recorder struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (rec *recorder) Header() http.Header { return rec.header }
-
-func (rec *recorder) WriteHeader(code int) {
-	if rec.status == 0 {
-		rec.status = code
-	}
-}
-
-func (rec *recorder) Write(p []byte) (int, error) {
-	rec.WriteHeader(http.StatusOK)
-	return rec.body.Write(p)
-}
-
-// Flush is http.Flusher's: the event stream is read once whole.
-func (rec *recorder) Flush() {}
+// recorder holds the answer to one message of a batch (an event stream is read once whole).
+type recorder struct{ httpbuf.Response }
 
 // answers returns the JSON-RPC responses written for m; an answer in plain text (an error
 // of the go-sdk's) becomes m's JSON-RPC error.
 func (rec *recorder) answers(m *wire.Message) [][]byte {
-	out := wire.Responses(rec.header.Get("Content-Type"), rec.body.Bytes())
-	if len(out) == 0 && m.IsRequest() && rec.status >= 400 {
-		msg := cmp.Or(strings.TrimSpace(rec.body.String()), http.StatusText(rec.status))
+	out := wire.Responses(rec.Header().Get("Content-Type"), rec.Body.Bytes())
+	if len(out) == 0 && m.IsRequest() && rec.Status >= 400 {
+		msg := cmp.Or(strings.TrimSpace(rec.Body.String()), http.StatusText(rec.Status))
 		if data, err := jsonrpc.EncodeMessage(&jsonrpc.Response{ID: m.SDKID(), Error: &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: msg}}); err == nil {
 			out = append(out, data)
 		}

@@ -25,8 +25,9 @@
 // protocol version is 2025-11-25 at most, negotiated by initialize; server/discover (the
 // 2026-07-28 handshake) is -32601 on every transport, so that a client falls back to initialize.
 // resources/subscribe goes to the visible source that has the URI, a skill manager included
-// (its watcher's events become resources/updated; a SKILL.md's also under skill://<skill>), and
-// completion of skill://{+path} merges the local skill sources' completions, at most 100 values.
+// (its watcher's events become resources/updated; a SKILL.md's also under skill://<skill>; a
+// folder's, past 16 files, for each subscribed URI under it), and completion of skill://{+path}
+// merges the local skill sources' completions, at most 100 values.
 //
 // A session opens at initialize: Options.OpenSession runs, and the session's own servers must be
 // ready within Options.OpenTimeout (default 30 s) or it is refused with ErrNotReady and their
@@ -74,7 +75,8 @@
 // setLevel, the GET stream, DELETE, session-scoped servers, cancellation) does not work.
 //
 // Errors: an upstream's JSON-RPC error passes through; an unknown or refused name or URI is
-// -32602 (resources/read: -32002); malformed JSON-RPC gets a JSON-RPC error, never plain text.
+// -32602 (resources/read: -32002, with a "did you mean" hint when ext.NotFoundError has one);
+// malformed JSON-RPC gets a JSON-RPC error, never plain text.
 //
 // Rationale: docs/design/gateway.md.
 package gateway

@@ -66,7 +66,11 @@ func (s *session) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})
 	cs, err := s.view.Load().ReadResource(ctx, uri)
 	if errors.Is(err, ext.ErrNotFound) {
-		return nil, mcp.ResourceNotFoundError(uri)
+		nf := mcp.ResourceNotFoundError(uri).(*jsonrpc.Error)
+		if near := (*ext.NotFoundError)(nil); errors.As(err, &near) {
+			nf.Message += " (" + near.Hint() + ")"
+		}
+		return nil, nf
 	}
 	if err != nil {
 		return nil, rpcError(err)

@@ -94,17 +94,29 @@ func (s *session) subscriber(ctx context.Context, uri string) (ext.ResourceSubsc
 
 // resourcesUpdated tells the subscribed clients about the resources the events name. A
 // skill's SKILL.md is also announced as skill://<skill-path>, the URI naming the skill alone,
-// which reads the same file.
+// which reads the same file; a skill:// prefix (ext.ChangeEvent) names the subscribed URIs
+// under it.
 func (s *session) resourcesUpdated(ctx context.Context, uris map[string]bool) {
+	send := map[string]bool{}
 	for uri := range uris {
-		send := []string{uri}
-		if base, ok := strings.CutSuffix(uri, "/SKILL.md"); ok && strings.HasPrefix(base, "skill://") {
-			send = append(send, base)
-		}
-		for _, u := range send {
-			if err := s.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u}); err != nil {
-				s.g.log.Debug("resources/updated not sent", "session", s.id, "uri", u, "err", err)
+		if strings.HasPrefix(uri, "skill://") && strings.HasSuffix(uri, "/") {
+			s.subMu.Lock()
+			for sub := range s.subs {
+				if strings.HasPrefix(sub+"/", uri) {
+					send[sub] = true
+				}
 			}
+			s.subMu.Unlock()
+			continue
+		}
+		send[uri] = true
+		if base, ok := strings.CutSuffix(uri, "/SKILL.md"); ok && strings.HasPrefix(base, "skill://") {
+			send[base] = true
+		}
+	}
+	for u := range send {
+		if err := s.server.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: u}); err != nil {
+			s.g.log.Debug("resources/updated not sent", "session", s.id, "uri", u, "err", err)
 		}
 	}
 }

@@ -130,6 +130,15 @@ func (c *Cap) Origin() ext.Origin { return ext.RemoteOrigin(c.cfg.Name) }
 // Config returns a copy of the configuration the Cap was built with, defaults filled in.
 func (c *Cap) Config() Config { return c.cfg }
 
+// ToolPrefix is the prefix the names of the Cap's tools carry (Config.Prefix; "" for none). A
+// view holds the names under it for this server.
+func (c *Cap) ToolPrefix() string {
+	if c.cfg.Prefix == nil {
+		return ""
+	}
+	return *c.cfg.Prefix
+}
+
 // Instructions returns the server's initialize instructions as the static part. It does no
 // I/O: before the first connection it returns none.
 func (c *Cap) Instructions(ctx context.Context) (ext.Instructions, error) {

@@ -41,11 +41,12 @@
 //     before the call returns.
 //   - HandOver(next) sends the Cap's later tool calls to next (a reload's replacement) while
 //     those in flight finish; Drain waits for them. Close after that ends the old connection.
-//   - Tools are Config.Prefix + the server's names (the host sets "<server>__"), filtered by
-//     AllowTools and DenyTools (path.Match, deny wins). Prompts are commands
-//     "<server>:<prompt>". Resources are reached by their URIs or as mcp://<server>/<uri>; an
-//     unknown scheme starts no server. Skills (skill://…/SKILL.md, SEP-2640 skills/list) are
-//     remote and never shadow a local skill.
+//   - Tools are Config.Prefix + the server's names (the host sets "<server>__"; ToolPrefix
+//     reports it, the namespace a view holds for the server), filtered by AllowTools and
+//     DenyTools (path.Match, deny wins). Prompts are commands "<server>:<prompt>". Resources
+//     are reached by their URIs or as mcp://<server>/<uri>; an unknown scheme starts no server.
+//     Skills (skill://…/SKILL.md, SEP-2640 skills/list) are remote and never shadow a local
+//     skill.
 //   - decl.Server is a server as the config declares it. CheckCommand applies
 //     extensions.allowed_commands to the resolved executable (not its args or env); a skill's
 //     relative command must stay inside its folder. %v shows no env, header, auth or URL

@@ -40,7 +40,8 @@
 //
 //   - skill://<name>/<path> (skill://<ns>/<name>/<path> when namespaced) reads a skill's files;
 //     skill://<name> alone (skill://<ns>/<name>) is its SKILL.md, here and through
-//     ext.Registry.ResolveURI.
+//     ext.Registry.ResolveURI. A URI naming no skill stays not found; SuggestSkill names the
+//     URI it may have meant when a skill's name matches as load_skill compares names.
 //   - Instructions: a static <available-skills> catalogue (name and description, sorted,
 //     XML-escaped) and a dynamic part with the always-active skills and those Options.Matcher
 //     picks for a turn. load_skill returns a skill's body with its folder's URI and up to 50
@@ -57,7 +58,8 @@
 //     the declaration as written: ${VAR} references are left for the factory, and the host's
 //     expands them by the config's rules (config.ExpandServer), so trust fingerprints the text.
 //   - With Options.Watch, changes are picked up after Options.Debounce (500 ms) and announced as
-//     skills_changed, resources_changed (one per file URI touched, up to 16), commands_changed
+//     skills_changed, resources_changed (one per file URI touched; past 16, one per skill
+//     folder, "skill://<name>/", or "skill://" past 16 skills), commands_changed
 //     and tools_changed; a skill broken by an edit is dropped with a diagnostic, the others
 //     stay. SubscribeResource accepts any skill:// URI the manager has, since those events are
 //     its updates; without Watch it is refused.

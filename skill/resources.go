@@ -7,6 +7,7 @@ import (
 	"mime"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -55,6 +56,40 @@ func (m *Manager) locate(uri string) (*Skill, string, error) {
 		rel = skillFile
 	}
 	return s, rel, nil
+}
+
+// SuggestSkill implements ext.SkillSuggester: for a skill:// URI naming none of the manager's
+// skills it returns the URI under the name of each skill whose name matches the URI's skill
+// path as load_skill compares names (looseKey: without case, "-", "_" and spaces; a namespaced
+// skill's namespace and name together), the file path kept, sorted. A URI naming a skill, or
+// near none, gives none.
+func (m *Manager) SuggestSkill(ctx context.Context, uri string) []string {
+	u, err := ext.ParseURI(uri)
+	if m.check(ctx) != nil || err != nil || u.Scheme != "skill" || u.Authority == "" {
+		return nil
+	}
+	st := m.state.Load()
+	if s, _ := st.byURI(u); s != nil {
+		return nil
+	}
+	first, rest, _ := strings.Cut(u.Path, "/")
+	var near []string
+	for _, s := range st.skills {
+		key, path := looseKey(u.Authority), u.Path
+		if s.Namespace != "" {
+			key, path = looseKey(u.Authority+nsSep+first), rest
+		}
+		if looseKey(s.Name) != key {
+			continue
+		}
+		hint := uriBase(s.Name)
+		if path != "" {
+			hint += "/" + path
+		}
+		near = append(near, hint)
+	}
+	slices.Sort(near)
+	return near
 }
 
 // ReadSkill reads skill://<name>/<path> (skill://<ns>/<name>/<path> for a namespaced skill);

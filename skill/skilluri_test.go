@@ -10,14 +10,14 @@ import (
 	"github.com/agentpool/agentpool/ext"
 )
 
-// TestSkillNameAloneThroughRegistry: through the registry's routing, skill://<name> (with or
-// without a trailing slash) and a namespaced skill's skill://<ns>/<name> read the skill's
-// SKILL.md, as skill://<name>/SKILL.md does; an unknown skill or file stays ErrNotFound.
-func TestSkillNameAloneThroughRegistry(t *testing.T) {
+// routedSkills registers, in a new registry, a manager of a bare skill named bare (body as its
+// body) and a namespaced skill plug/deploy, and returns the registry and the bare skill's root.
+func routedSkills(t *testing.T, bare, body string) (*ext.Registry, string) {
+	t.Helper()
 	base := t.TempDir()
 	user := filepath.Join(base, "user")
 	plug := filepath.Join(base, "plug", "skills")
-	write(t, user, "my-skill/SKILL.md", skillMD("name: my-skill\ndescription: Mine.\n", "My body"))
+	write(t, user, bare+"/SKILL.md", skillMD("name: "+bare+"\ndescription: Mine.\n", body))
 	write(t, plug, "deploy/SKILL.md", skillMD("name: deploy\ndescription: Deploys.\n", "Deploy body"))
 	m := newTestManager(t, &Options{Roots: []string{user}, NamespacedRoots: []NamespacedRoot{{Namespace: "plug", Dir: plug}}})
 	reg := ext.NewRegistry(nil)
@@ -25,6 +25,14 @@ func TestSkillNameAloneThroughRegistry(t *testing.T) {
 	if err := reg.Register(m, ext.LevelPool, ext.Scope{}); err != nil {
 		t.Fatal(err)
 	}
+	return reg, user
+}
+
+// TestSkillNameAloneThroughRegistry: through the registry's routing, skill://<name> (with or
+// without a trailing slash) and a namespaced skill's skill://<ns>/<name> read the skill's
+// SKILL.md, as skill://<name>/SKILL.md does; an unknown skill or file stays ErrNotFound.
+func TestSkillNameAloneThroughRegistry(t *testing.T) {
+	reg, _ := routedSkills(t, "my-skill", "My body")
 	ctx := context.Background()
 	for uri, want := range map[string]string{
 		"skill://my-skill":             "My body",
@@ -41,6 +49,37 @@ func TestSkillNameAloneThroughRegistry(t *testing.T) {
 	for _, uri := range []string{"skill://nosuch", "skill://my-skill/nosuch.md", "skill://plug", "skill://plug/nosuch"} {
 		if _, err := reg.ResolveURI(ctx, uri, ext.Scope{}); !errors.Is(err, ext.ErrNotFound) {
 			t.Errorf("ResolveURI(%s) = %v, want ErrNotFound", uri, err)
+		}
+	}
+}
+
+// TestMistypedSkillURIHint: through the registry's routing, a skill:// URI whose skill path
+// matches a skill's but for case, "-" and "_" is still ErrNotFound (no other skill is served in
+// its place), with a hint naming the URI it may have meant, its file path kept; a URI near no
+// skill gets none.
+func TestMistypedSkillURIHint(t *testing.T) {
+	reg, user := routedSkills(t, "hello-world", "Hello body")
+	write(t, user, "hello-world/references/a.md", "a")
+	ctx := context.Background()
+	for uri, want := range map[string]string{
+		"skill://hello_world":                    "skill://hello-world",
+		"skill://Hello_World/SKILL.md":           "skill://hello-world/SKILL.md",
+		"skill://HELLOWORLD/references/a.md":     "skill://hello-world/references/a.md",
+		"skill://plug/De_Ploy":                   "skill://plug/deploy",
+		"skill://nosuch":                         "",
+		"skill://hello-world/references/nope.md": "",
+	} {
+		res, err := reg.ResolveURI(ctx, uri, ext.Scope{})
+		if !errors.Is(err, ext.ErrNotFound) {
+			t.Errorf("ResolveURI(%s) = %+v, %v; want ErrNotFound", uri, res, err)
+			continue
+		}
+		hint := "did you mean " + want + "?"
+		if want != "" && !strings.Contains(err.Error(), hint) {
+			t.Errorf("ResolveURI(%s): %v; want the hint %q", uri, err, hint)
+		}
+		if want == "" && strings.Contains(err.Error(), "did you mean") {
+			t.Errorf("ResolveURI(%s): %v; want no hint", uri, err)
 		}
 	}
 }

@@ -109,9 +109,11 @@ func (m *Manager) onFiles(changed []string) {
 // emitChanges compares two states and emits one event per kind affected:
 //   - skills_changed when a skill appeared, went away or was read again (SourceURI its
 //     SKILL.md when only one skill is concerned);
-//   - resources_changed for the same reasons and for any file changed inside a skill folder:
-//     one event per URI touched (changedURIs), each a SourceURI, or one without a URI past
-//     maxURIEvents;
+//   - resources_changed for the same reasons, for any file changed inside a skill folder and
+//     for each skill under a changed folder holding skill folders (an overflow's rescan): one
+//     event per URI touched (changedURIs), each a SourceURI; past maxURIEvents one per
+//     skill touched naming its folder ("skill://<name>/", every URI under it), and past
+//     maxURIEvents skills one naming "skill://" (every skill);
 //   - commands_changed when the list of commands (names, descriptions, argument hints) changed;
 //   - tools_changed when load_skill appeared or went away, or a skill's MCP servers changed.
 func (m *Manager) emitChanges(old, cur *state, changed []string) {
@@ -137,9 +139,24 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 			}
 		}
 	}
+	// Skills under a changed folder that holds their folders: a root walked again after the
+	// watcher's queue overflowed, where any file of theirs may have changed unseen.
+	foldersHit := map[string]bool{}
+	for _, p := range changed {
+		p = filepath.Clean(p)
+		for _, st := range []*state{cur, old} {
+			for _, s := range st.skills {
+				if p != s.Dir && within(s.Dir, p) {
+					foldersHit[s.Name] = true
+				}
+			}
+		}
+	}
 	resHit := map[string]bool{}
-	for n := range skillsHit {
-		resHit[n] = true
+	for _, hit := range []map[string]bool{skillsHit, foldersHit} {
+		for n := range hit {
+			resHit[n] = true
+		}
 	}
 	for n := range filesHit {
 		resHit[n] = true
@@ -158,9 +175,16 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 		emit(ext.SkillsChanged, uri)
 	}
 	if len(resHit) > 0 {
-		uris := changedURIs(resHit, skillsHit, filesHit, cur, old)
+		uris := changedURIs(resHit, skillsHit, foldersHit, filesHit, cur, old)
 		if len(uris) > maxURIEvents {
-			uris = []string{""}
+			uris = nil
+			for n := range resHit {
+				uris = append(uris, uriBase(n)+"/")
+			}
+			if len(uris) > maxURIEvents {
+				uris = []string{"skill://"}
+			}
+			slices.Sort(uris)
 		}
 		for _, uri := range uris {
 			emit(ext.ResourcesChanged, uri)
@@ -190,16 +214,21 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 }
 
 // maxURIEvents bounds the resources_changed events of one batch: past it (a checkout touching
-// many files) one event without a URI says that resources changed.
+// many files) the events name prefixes, each standing for every URI under it, so that a
+// subscriber of any URI touched still hears of it (ext.ChangeEvent).
 const maxURIEvents = 16
 
 // changedURIs lists, sorted, the skill:// URIs a batch touched: the SKILL.md of each skill read
-// again, appeared or gone, and each file changed in a skill folder.
-func changedURIs(resHit, skillsHit map[string]bool, filesHit map[string][]string, cur, old *state) []string {
+// again, appeared or gone, the folder of each skill under a changed folder (foldersHit:
+// "skill://<name>/", every URI under it), and each file changed in a skill folder.
+func changedURIs(resHit, skillsHit, foldersHit map[string]bool, filesHit map[string][]string, cur, old *state) []string {
 	set := map[string]bool{}
 	for n := range resHit {
 		if skillsHit[n] {
 			set[uriBase(n)+"/SKILL.md"] = true
+		}
+		if foldersHit[n] {
+			set[uriBase(n)+"/"] = true
 		}
 		for _, f := range filesHit[n] {
 			set[fileURI(n, f, cur, old)] = true

@@ -254,3 +254,67 @@ func TestHotReloadLoadSkillFollowsInvocability(t *testing.T) {
 		}
 	}
 }
+
+// TestHotReloadLargeEditNamesPrefixes: a batch touching more files than maxURIEvents names the
+// folder of each skill it touched (a skill:// URI ending in "/", standing for every URI under
+// it); one touching more skills than that names "skill://", every skill of the manager.
+func TestHotReloadLargeEditNamesPrefixes(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "big/SKILL.md", skillMD("name: big\ndescription: Big.\n", "Body"))
+	write(t, root, "quiet/SKILL.md", skillMD("name: quiet\ndescription: Quiet.\n", "Body"))
+	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 300 * time.Millisecond})
+	r := record(m)
+	ev := func(uri string) ext.ChangeEvent {
+		return ext.ChangeEvent{Capability: "skills", Kind: ext.ResourcesChanged, SourceURI: uri}
+	}
+	resources := func(evs []ext.ChangeEvent) []string {
+		var uris []string
+		for _, e := range evs {
+			if e.Kind == ext.ResourcesChanged {
+				uris = append(uris, e.SourceURI)
+			}
+		}
+		return uris
+	}
+
+	at := r.mark()
+	for i := range 2 * maxURIEvents {
+		write(t, root, fmt.Sprintf("big/references/r%02d.md", i), "ref")
+	}
+	if got := resources(waitEvents(t, r, at, ev("skill://big/"))); !slices.Equal(got, []string{"skill://big/"}) {
+		t.Errorf("resources_changed URIs = %q, want only the folder of big", got)
+	}
+
+	at = r.mark()
+	for i := range maxURIEvents + 1 {
+		write(t, root, fmt.Sprintf("s%02d/SKILL.md", i), skillMD(fmt.Sprintf("name: s%02d\ndescription: New.\n", i), "Body"))
+	}
+	if got := resources(waitEvents(t, r, at, ev("skill://"))); !slices.Equal(got, []string{"skill://"}) {
+		t.Errorf("resources_changed URIs = %q, want only skill://", got)
+	}
+}
+
+// TestRescanNamesSkillsUnderAChangedFolder: a batch naming a folder that holds skill folders
+// (a root the watcher walks again after its event queue overflowed, reported beside the few
+// files it caught) names each skill under it by its folder, "skill://<name>/", since any of
+// their files may have changed unseen.
+func TestRescanNamesSkillsUnderAChangedFolder(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "big/SKILL.md", skillMD("name: big\ndescription: Big.\n", "Body"))
+	write(t, root, "quiet/SKILL.md", skillMD("name: quiet\ndescription: Quiet.\n", "Body"))
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	r := record(m)
+	seen := write(t, root, "quiet/notes.md", "seen")
+	write(t, root, "big/references/unseen.md", "unseen")
+	m.onFiles([]string{root, seen})
+	var got []string
+	for _, e := range r.since(0) {
+		if e.Kind == ext.ResourcesChanged {
+			got = append(got, e.SourceURI)
+		}
+	}
+	slices.Sort(got)
+	if want := []string{"skill://big/", "skill://quiet/", "skill://quiet/notes.md"}; !slices.Equal(got, want) {
+		t.Errorf("resources_changed URIs = %q, want %q", got, want)
+	}
+}

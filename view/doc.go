@@ -27,10 +27,12 @@
 //     the name before mapping, and calls (CallTool, Route) reach the capability under it.
 //     Titles and descriptions are served without control characters (C0 but "\n" and "\t",
 //     DEL, C1, whole ESC and OSC sequences).
-//   - A name "<server>__…" belongs to the server (remote capability) of that name, and so does
-//     the name ServedName gives one of its tools: another server listing it (prefix "") does
-//     not take it, whatever the precedence; it is renamed as a loser and the collision
-//     reported.
+//   - A name under a server's namespace belongs to that server (remote capability), and so
+//     does the name ServedName gives one of its tools: another server listing it (prefix "")
+//     does not take it, whatever the precedence; it is renamed as a loser and the collision
+//     reported. The namespace is the prefix the server's names carry (ToolPrefix, as
+//     mcpcap.Cap has: "<server>__" by default, the prefix key when set, none for prefix "");
+//     "<server>__" for a capability without ToolPrefix.
 //   - Precedence, for a tool or skill name two capabilities offer: the user's origin before a
 //     project's before a remote one, then the narrowest scope (turn, agent, session, pool),
 //     then Visible order; for a command name: origin, then command files before skills before

@@ -8,7 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/view"
 	"github.com/google/go-cmp/cmp"
 )
@@ -250,6 +253,64 @@ func TestServedNameOfALongNameBelongsToItsServer(t *testing.T) {
 			moved := v.Collisions[0].Loser.ReachableAs
 			if p, local, err := v.Route(moved); err != nil || p != ext.ToolProvider(squat) || local != served {
 				t.Errorf("Route(%q) = %s, %q, %v; want the %s server's", moved, capName(p), local, err, bare)
+			}
+		})
+	}
+}
+
+// staticServer is a lazy server capability listing tools (as the server names them) under
+// prefix (nil: none), as the host builds a configured server.
+func staticServer(t *testing.T, name string, prefix *string, tools ...string) *mcpcap.Cap {
+	t.Helper()
+	cfg := mcpcap.Config{Name: name, Lazy: true, Prefix: prefix,
+		Server: connpool.ServerConfig{Name: name, Server: decl.Server{Command: "/nonexistent/" + name}}}
+	for _, tool := range tools {
+		cfg.Tools = append(cfg.Tools, ext.ToolEntry{Name: tool, InputSchema: []byte(`{"type":"object"}`)})
+	}
+	pool := connpool.New(&connpool.Options{IdleTimeout: -1})
+	c, err := mcpcap.New(cfg, mcpcap.WithPool(pool, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()); _ = pool.Close(context.Background()) })
+	return c
+}
+
+// The namespace a server owns is the prefix its tools are listed under: a server github with
+// prefix "gh__" owns gh__…, so a prefix "" server listing gh__create_issue does not take the
+// name github's create_issue is served as, whichever server name sorts first, and the
+// collision is reported; github__… is not github's, as none of its tools is named so; and a
+// prefix "" server owns no namespace, not even its name's.
+func TestNamespaceIsThePrefixUsed(t *testing.T) {
+	gh, none := "gh__", ""
+	for _, bare := range []string{"aaa", "zzz"} {
+		t.Run(bare, func(t *testing.T) {
+			r := newRegistry(t)
+			github := staticServer(t, "github", &gh, "create_issue")
+			squat := staticServer(t, bare, &none, "gh__create_issue", "github__search")
+			raw := staticServer(t, "raw", &none, "x")
+			rawSquat := staticServer(t, "rawsquat", &none, "raw__x")
+			caps := []*mcpcap.Cap{github, squat, raw, rawSquat}
+			slices.SortFunc(caps, func(a, b *mcpcap.Cap) int { return strings.Compare(a.Name(), b.Name()) })
+			for _, c := range caps { // as the host registers them: by name
+				register(t, r, c, ext.LevelPool, ext.Scope{})
+			}
+			v := compile(t, r, ext.Scope{})
+			for name, want := range map[string]*mcpcap.Cap{
+				"gh__create_issue": github, bare + "__gh__create_issue": squat, "github__search": squat,
+				"x": raw, "raw__x": rawSquat,
+			} {
+				if p, _, err := v.Route(name); err != nil || p != ext.ToolProvider(want) {
+					t.Errorf("Route(%s) = %s, %v; want the %s server's", name, capName(p), err, want.Name())
+				}
+			}
+			if len(v.Collisions) != 1 {
+				t.Fatalf("collisions = %+v, want 1", v.Collisions)
+			}
+			c := v.Collisions[0]
+			if c.Name != "gh__create_issue" || c.Winner.Capability != "github" || c.Winner.ReachableAs != "gh__create_issue" ||
+				c.Loser.Capability != bare || c.Loser.ReachableAs != bare+"__gh__create_issue" {
+				t.Errorf("collision = %+v", c)
 			}
 		})
 	}

@@ -12,9 +12,9 @@ import (
 
 // assembleTools names every tool once. A capability lists its tools under qualified names
 // (ext.ToolName: an upstream server's as "<server>__<tool>" unless configured otherwise, a
-// skill's own servers' as "<skill>__<tool>"). A name "<server>__…" belongs to the server of
-// that name: another server that lists it (one with prefix "") does not take it, whatever the
-// precedence. Otherwise, when two capabilities list the same name, the one that precedes
+// skill's own servers' as "<skill>__<tool>"). A name under a server's namespace (namespace:
+// "<server>__…", or its prefix when it has one) belongs to that server: another server that
+// lists it (one with prefix "") does not take it, whatever the precedence. Otherwise, when two capabilities list the same name, the one that precedes
 // (origin, then narrowest scope, then Visible order) keeps it. Each loser is renamed
 // "<capability>__<name>" and the collision reported; if that name is taken as well, the loser
 // is left out and the collision says so. A capability that lists a name twice offers its first
@@ -122,18 +122,31 @@ func tokeep(served, qualified string) []string {
 	return []string{served, qualified}
 }
 
-// namespaceOwners maps each visible server's name, and its name as ServedName's characters
-// would write it, to the server that precedes among those of that name. Only remote
-// capabilities own a namespace: a local one (a skill's servers) lists "<skill>__<tool>".
+// toolPrefixer is a server capability that lists its tools under a prefix (mcpcap.Cap).
+type toolPrefixer interface{ ToolPrefix() string }
+
+// namespace is the prefix m's tool names carry, which m owns: its ToolPrefix ("" for none, a
+// server with prefix ""), or "<name>__" for a capability that does not say.
+func namespace(m *member) string {
+	if p, ok := m.reg.Capability.(toolPrefixer); ok {
+		return p.ToolPrefix()
+	}
+	return m.reg.Capability.Name() + ext.ToolSep
+}
+
+// namespaceOwners maps each visible server's namespace, and that namespace as ServedName's
+// characters would write it, to the server that precedes among those of that namespace. Only
+// remote capabilities own a namespace: a local one (a skill's servers) lists
+// "<skill>__<tool>".
 func namespaceOwners(members []member) map[string]*member {
 	owners := map[string]*member{}
 	for i := range members {
 		m := &members[i]
-		if !m.reg.Origin.Remote() {
+		ns := namespace(m)
+		if !m.reg.Origin.Remote() || ns == "" {
 			continue
 		}
-		name := m.reg.Capability.Name()
-		for _, n := range []string{name, sanitize(name)} {
+		for _, n := range []string{ns, sanitize(ns)} {
 			if o, ok := owners[n]; !ok || precedes(m, o) < 0 {
 				owners[n] = m
 			}
@@ -149,17 +162,17 @@ type ownedName struct {
 	qualified string
 }
 
-// servedOwners maps the served name of each tool a visible server lists under its own name
-// ("<server>__<tool>") that ServedName changes — a long name's hashed form, which names no
+// servedOwners maps the served name of each tool a visible server lists under its namespace
+// ("<server>__<tool>", or its prefix) that ServedName changes — a long name's hashed form, which names no
 // namespace — to that server and tool, the server that precedes where two meet.
 func servedOwners(members []member) map[string]ownedName {
 	owned := map[string]ownedName{}
 	for i := range members {
 		m := &members[i]
-		if !m.reg.Origin.Remote() {
+		ns := namespace(m)
+		if !m.reg.Origin.Remote() || ns == "" {
 			continue
 		}
-		ns := m.reg.Capability.Name() + ext.ToolSep
 		for _, e := range m.tools {
 			if ValidToolName(e.Name) || !strings.HasPrefix(e.Name, ns) {
 				continue
@@ -173,30 +186,30 @@ func servedOwners(members []member) map[string]ownedName {
 	return owned
 }
 
-// intrudes returns the server that owns name when m is another remote capability that lists
-// it: name is "<owner>__…" (the owner as named or as ServedName writes it), or the served name
-// of a tool the owner lists under its name (with that tool's qualified name), and not under
-// m's own name. Only servers are held to it; a local capability keeps the precedence rule.
+// intrudes returns the server that owns name when m is another remote capability (of another
+// name) that lists it: name is under the owner's namespace (as the owner writes it or as
+// ServedName does; the longest such namespace), or the served name of a tool the owner lists
+// under its namespace (with that tool's qualified name), and not under m's own namespace. Only
+// servers are held to it; a local capability keeps the precedence rule.
 func intrudes(owners map[string]*member, served map[string]ownedName, m *member, name string) (*member, string) {
 	if len(owners) == 0 || !m.reg.Origin.Remote() {
 		return nil, ""
 	}
-	own := m.reg.Capability.Name()
-	if strings.HasPrefix(name, own+ext.ToolSep) {
+	if own := namespace(m); own != "" && strings.HasPrefix(name, own) {
 		return nil, ""
 	}
-	if o, ok := served[name]; ok && o.m.reg.Capability.Name() != own {
+	self := m.reg.Capability.Name()
+	if o, ok := served[name]; ok && o.m.reg.Capability.Name() != self {
 		return o.m, o.qualified
 	}
-	for i := 1; i+len(ext.ToolSep) <= len(name); i++ {
-		if name[i:i+len(ext.ToolSep)] != ext.ToolSep {
-			continue
-		}
-		if o, ok := owners[name[:i]]; ok && o.reg.Capability.Name() != own {
-			return o, ""
+	var owner *member
+	longest := 0
+	for ns, o := range owners {
+		if len(ns) > longest && len(ns) < len(name) && strings.HasPrefix(name, ns) && o.reg.Capability.Name() != self {
+			owner, longest = o, len(ns)
 		}
 	}
-	return nil, ""
+	return owner, ""
 }
 
 func newTool(m *member, e ext.ToolEntry, name string) *Tool {

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/internal/testwait"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -61,23 +64,36 @@ func serveStdioLogged(t *testing.T, opts *mcp.ClientOptions, args ...string) (*m
 	return cs, stderr
 }
 
+// serveTwoSkills serves skills hello-world and other from a new root through `serve --stdio`
+// and returns the root, hello-world's SKILL.md, the client, and the URIs of the
+// notifications/resources/updated the client has had so far.
+func serveTwoSkills(t *testing.T) (root, md string, cs *mcp.ClientSession, updated func() []string) {
+	t.Helper()
+	root = t.TempDir()
+	md = filepath.Join(root, "hello-world", "SKILL.md")
+	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello.\n")
+	writeFile(t, filepath.Join(root, "other", "SKILL.md"), "---\nname: other\ndescription: Other.\n---\nOther.\n")
+	var mu sync.Mutex
+	var uris []string
+	cs = serveStdio(t, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
+		mu.Lock()
+		uris = append(uris, req.Params.URI)
+		mu.Unlock()
+	}}, "--no-default-roots", "--skills-dir", root)
+	return root, md, cs, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(uris)
+	}
+}
+
 // TestServeSkillSubscription: through `agentpool serve`, a client subscribes to a skill's
 // SKILL.md (by its file URI and by the skill's own URI) and gets
 // notifications/resources/updated for each when the file is edited on disk; after
 // unsubscribing it gets none for that URI.
 func TestServeSkillSubscription(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
-	md := filepath.Join(root, "hello-world", "SKILL.md")
-	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello.\n")
-	writeFile(t, filepath.Join(root, "other", "SKILL.md"), "---\nname: other\ndescription: Other.\n---\nOther.\n")
-	var mu sync.Mutex
-	var updated []string
-	cs := serveStdio(t, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) {
-		mu.Lock()
-		updated = append(updated, req.Params.URI)
-		mu.Unlock()
-	}}, "--no-default-roots", "--skills-dir", root)
+	root, md, cs, got := serveTwoSkills(t)
 	ctx := context.Background()
 	init := cs.InitializeResult()
 	if c := init.Capabilities.Resources; c == nil || !c.Subscribe {
@@ -96,11 +112,6 @@ func TestServeSkillSubscription(t *testing.T) {
 	}
 	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello again.\n")
 	writeFile(t, filepath.Join(root, "other", "SKILL.md"), "---\nname: other\ndescription: Other.\n---\nOther again.\n")
-	got := func() []string {
-		mu.Lock()
-		defer mu.Unlock()
-		return slices.Clone(updated)
-	}
 	testwait.For(t, "resources/updated for both subscriptions of hello-world", func() bool {
 		u := got()
 		return slices.Contains(u, "skill://hello-world/SKILL.md") && slices.Contains(u, "skill://hello-world")
@@ -158,5 +169,54 @@ func TestServeSkillPathCompletion(t *testing.T) {
 	many := complete("other/").Completion
 	if len(many.Values) != 100 || !many.HasMore || many.Values[0] != "other/SKILL.md" {
 		t.Errorf("complete other/ = %d values (hasMore %v), want 100, other/SKILL.md first, and more: %q", len(many.Values), many.HasMore, many.Values)
+	}
+}
+
+// TestServeSkillSubscriptionLargeEdit: an edit touching 40 files of a skill at once, its
+// SKILL.md among them, still sends resources/updated for the subscribed SKILL.md (under both
+// of its URIs), and none for a subscribed skill the edit left alone.
+func TestServeSkillSubscriptionLargeEdit(t *testing.T) {
+	t.Parallel()
+	root, md, cs, got := serveTwoSkills(t)
+	ctx := context.Background()
+	for _, uri := range []string{"skill://hello-world/SKILL.md", "skill://hello-world", "skill://other/SKILL.md"} {
+		if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: uri}); err != nil {
+			t.Fatalf("subscribe %s: %v", uri, err)
+		}
+	}
+	for i := range 39 {
+		writeFile(t, filepath.Join(root, "hello-world", "references", fmt.Sprintf("ref%02d.md", i)), "ref\n")
+	}
+	writeFile(t, md, "---\nname: hello-world\ndescription: Greets.\n---\nHello again.\n")
+	testwait.For(t, "resources/updated for both subscriptions of hello-world", func() bool {
+		u := got()
+		return slices.Contains(u, "skill://hello-world/SKILL.md") && slices.Contains(u, "skill://hello-world")
+	})
+	if slices.Contains(got(), "skill://other/SKILL.md") {
+		t.Errorf("resources/updated %v names a skill the edit did not touch", got())
+	}
+}
+
+// TestMistypedSkillURIHint: a skill:// URI naming skill hello-world as hello_world is not
+// found, through `serve` (resources/read keeps its -32002) and `resources read`, with the
+// hint naming skill://hello-world, as load_skill gives for the name.
+func TestMistypedSkillURIHint(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeFile(t, filepath.Join(root, "hello-world", "SKILL.md"), "---\nname: hello-world\ndescription: Greets.\n---\nHello.\n")
+	const hint = "did you mean skill://hello-world?"
+	cs := serveStdio(t, nil, "--no-default-roots", "--skills-dir", root)
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "skill://hello_world"})
+	var we *jsonrpc.Error
+	if !errors.As(err, &we) || we.Code != mcp.CodeResourceNotFound || !strings.Contains(we.Message, hint) {
+		t.Errorf("resources/read skill://hello_world: %v; want error %d with %q", err, mcp.CodeResourceNotFound, hint)
+	}
+
+	cmd := exec.Command("agentpool", "--no-default-roots", "--skills-dir", root, "resources", "read", "skill://hello_world")
+	cmd.Dir = t.TempDir()
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), hint) || strings.Contains(string(out), "Hello.") {
+		t.Errorf("resources read skill://hello_world: %v\n%s\nwant a failure with %q", err, out, hint)
 	}
 }

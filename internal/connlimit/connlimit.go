@@ -23,6 +23,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/agentpool/agentpool/internal/httpbuf"
 )
 
 const (
@@ -122,42 +124,22 @@ func (l *listener) answer(c net.Conn) {
 	if err != nil {
 		return
 	}
-	w := &response{header: http.Header{}}
+	w := &httpbuf.Response{}
 	if slices.Contains(l.o.ProbePaths, req.URL.Path) && l.o.Probe != nil {
 		l.o.Probe.ServeHTTP(w, req)
 	} else {
-		w.header.Set("Retry-After", "1")
+		w.Header().Set("Retry-After", "1")
 		http.Error(w, fmt.Sprintf("Service Unavailable: %d connections are open, the most %s allows", l.o.Max, l.o.Key), http.StatusServiceUnavailable)
 	}
-	if w.status == 0 {
-		w.status = http.StatusOK
+	if w.Status == 0 {
+		w.Status = http.StatusOK
 	}
-	w.header.Set("Content-Length", fmt.Sprint(w.body.Len()))
-	w.header.Set("Connection", "close")
+	w.Header().Set("Content-Length", fmt.Sprint(w.Body.Len()))
+	w.Header().Set("Connection", "close")
 	var out bytes.Buffer
-	fmt.Fprintf(&out, "HTTP/1.1 %d %s\r\n", w.status, http.StatusText(w.status))
-	_ = w.header.Write(&out)
+	fmt.Fprintf(&out, "HTTP/1.1 %d %s\r\n", w.Status, http.StatusText(w.Status))
+	_ = w.Header().Write(&out)
 	out.WriteString("\r\n")
-	out.Write(w.body.Bytes())
+	out.Write(w.Body.Bytes())
 	_, _ = c.Write(out.Bytes())
-}
-
-// response is the http.ResponseWriter of a request answered past the cap.
-type response struct {
-	header http.Header
-	status int
-	body   bytes.Buffer
-}
-
-func (w *response) Header() http.Header { return w.header }
-
-func (w *response) WriteHeader(code int) {
-	if w.status == 0 {
-		w.status = code
-	}
-}
-
-func (w *response) Write(p []byte) (int, error) {
-	w.WriteHeader(http.StatusOK)
-	return w.body.Write(p)
 }

@@ -1,0 +1,23 @@
+package httpbuf
+
+import (
+	"net/http"
+	"testing"
+)
+
+// The zero Response serves a handler: the first status written is kept, a first Write is 200,
+// and header and body are what the handler wrote.
+func TestResponseKeepsWhatIsWritten(t *testing.T) {
+	var w Response
+	http.Error(&w, "nope", http.StatusTeapot)
+	w.WriteHeader(http.StatusOK)
+	if w.Status != http.StatusTeapot || w.Body.String() != "nope\n" || w.Header().Get("Content-Type") == "" {
+		t.Errorf("status %d, body %q, header %v", w.Status, w.Body.String(), w.Header())
+	}
+	var ok Response
+	_, _ = ok.Write([]byte("hi"))
+	ok.Flush()
+	if ok.Status != http.StatusOK || ok.Body.String() != "hi" {
+		t.Errorf("after Write: status %d, body %q", ok.Status, ok.Body.String())
+	}
+}
