@@ -277,15 +277,21 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 			skillDefaults, cmdDefaults = slices.DeleteFunc(skillDefaults, out), slices.DeleteFunc(cmdDefaults, out)
 		}
 	}
+	// Inside those folders, untrusted, no link out of the project is followed either: a clone
+	// can hold .claude/commands/x.md or .agents/skills/x as a symlink to /root as easily.
+	confine := ""
+	if !readAll {
+		confine = dir
+	}
 	p.Skills, err = skill.NewManager(&skill.Options{
 		Name: projectSkills, Roots: skillRoots, DefaultRoots: skillDefaults,
-		MaxFolders: opts.MaxFolders, Logger: opts.Logger,
+		MaxFolders: opts.MaxFolders, Logger: opts.Logger, Confine: confine,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("project %s: %w", dir, err)
 	}
 	p.Commands, err = command.NewFileSource(slices.Concat(cmdRoots, cmdDefaults), &command.FileOptions{
-		Name: projectCommands, Watch: opts.Watch, Debounce: opts.Debounce, Logger: opts.Logger,
+		Name: projectCommands, Watch: opts.Watch, Debounce: opts.Debounce, Logger: opts.Logger, Confine: confine,
 	})
 	if err != nil {
 		_ = p.Skills.Close(context.Background())

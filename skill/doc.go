@@ -33,7 +33,9 @@
 //     name is the frontmatter's when usable (a-z, 0-9, inner hyphens), else the folder's;
 //     NamespacedRoots name theirs "<ns>:<name>" ("<ns>.<name>" where ':' is not allowed).
 //   - Symlinked skill folders are followed; nothing outside a skill's real folder is read
-//     through it (ext.ErrPathTraversal). Only regular files are read: a frontmatter of at most
+//     through it (ext.ErrPathTraversal). With Options.Confine (an untrusted project's
+//     folders) no root or symlinked folder whose real path lies outside that folder is walked,
+//     a skill folder included: a warning names the link and its target as written. Only regular files are read: a frontmatter of at most
 //     64 KiB, a skill:// file of at most 32 MiB.
 //
 // # Serving

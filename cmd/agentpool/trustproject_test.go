@@ -130,3 +130,55 @@ func TestUntrustedProjectPathsNotScanned(t *testing.T) {
 	}
 	r.created()
 }
+
+// Inside an untrusted project's own folders, a symlink out of the project is not followed: a
+// command file (.claude/commands/x.md → a file elsewhere), a folder of command files, a skill
+// folder (.agents/skills/x → a skill elsewhere) and a SKILL.md are not read, and each link is
+// reported with where it points. Trusted for the run, they are read as before.
+func TestUntrustedProjectLinksOutNotRead(t *testing.T) {
+	t.Parallel()
+	r := newTrustRepo(t)
+	root := t.TempDir() // stands for /root
+	writeFile(t, filepath.Join(root, "far/SKILL.md"), "---\nname: secret-skill\ndescription: SECRETSKILLMARKER\n---\nbody\n")
+	writeFile(t, filepath.Join(root, "other-skill/SKILL.md"), "---\nname: linked-file-skill\ndescription: SECRETFILEMARKER\n---\nbody\n")
+	writeFile(t, filepath.Join(root, "secret.md"), "SECRETCOMMANDMARKER first line\n")
+	writeFile(t, filepath.Join(root, "cmds/deep.md"), "SECRETDEEPMARKER first line\n")
+	writeFile(t, filepath.Join(r.dir, ".agents/skills/linkfile/placeholder"), "")
+	for link, target := range map[string]string{
+		".claude/commands/leak.md":         filepath.Join(root, "secret.md"),
+		".claude/commands/sub":             filepath.Join(root, "cmds"),
+		".agents/skills/leak":              filepath.Join(root, "far"),
+		".agents/skills/linkfile/SKILL.md": filepath.Join(root, "other-skill/SKILL.md"),
+		".claude/commands/inside.md":       filepath.Join(r.dir, ".claude/commands/projcmd.md"),
+	} {
+		if err := os.Symlink(target, filepath.Join(r.dir, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, args := range [][]string{{"skills", "list"}, {"skills", "list", "--json"}, {"commands", "list"}, {"commands", "list", "--json"}} {
+		stdout, stderr, _ := r.run(t, args...)
+		if strings.Contains(stdout+stderr, "MARKER") || strings.Contains(stdout, "secret-skill") || strings.Contains(stdout, "/leak ") {
+			t.Errorf("%v in an untrusted project prints what its links lead to outside it:\n%s\n%s", args, stdout, stderr)
+		}
+		if !strings.Contains(stdout, "front") && !strings.Contains(stdout, "inside") {
+			t.Errorf("%v: the project's own skills and commands are no longer listed:\n%s", args, stdout)
+		}
+	}
+	_, stderr, _ := r.run(t, "commands", "list")
+	for _, link := range []string{".claude/commands/leak.md", ".claude/commands/sub"} {
+		if !strings.Contains(stderr, filepath.Join(r.dir, link)) || !strings.Contains(stderr, root) {
+			t.Errorf("commands list does not name the skipped link %s and where it points:\n%s", link, stderr)
+		}
+	}
+	if _, stderr, _ := r.run(t, "skills", "list"); !strings.Contains(stderr, filepath.Join(r.dir, ".agents/skills/leak")) {
+		t.Errorf("skills list does not name the skipped link:\n%s", stderr)
+	}
+	stdout, _, _ := r.run(t, "--trust-project", "commands", "list")
+	if !strings.Contains(stdout, "SECRETCOMMANDMARKER") || !strings.Contains(stdout, "SECRETDEEPMARKER") {
+		t.Errorf("trusted for this run, the project's linked command files are not read:\n%s", stdout)
+	}
+	if stdout, stderr, _ := r.run(t, "--trust-project", "skills", "list"); !strings.Contains(stdout, "secret-skill") {
+		t.Errorf("trusted for this run, the project's linked skill folder is not read:\n%s\n%s", stdout, stderr)
+	}
+	r.created()
+}
