@@ -73,6 +73,9 @@ type Project struct {
 	// were not read because it is not trusted, each "<key> <path>" (skills.dirs /root): a
 	// clone's config lists them, it does not make agentpool read them.
 	Unscanned []string
+	// Unread are the files of the project's import key, not read because it is not trusted
+	// (its config was read by LoadProjectConfig with config.LoadOwn): named, never followed.
+	Unread []string
 
 	allowed map[string]bool // digests of the declarations that may start
 }
@@ -195,7 +198,9 @@ type ProjectOptions struct {
 	// .claude/commands, .agents/commands under Dir).
 	DefaultRoots bool
 	// Config is the project's agentpool.yaml, parsed, or nil. Its skills.dirs and commands.dirs
-	// are the project's too.
+	// are the project's too. Read it with LoadProjectConfig: one read without its imports
+	// (config.Config.ImportsUnread) is listed while the project is untrusted, and makes
+	// InspectProject fail when the project is to be read whole (Trust, ScanAll, a record).
 	Config *config.Config
 	// ConfigErr is why the project's agentpool.yaml could not be parsed (Config is then nil).
 	// An untrusted project keeps it in Project.ConfigErr and is shown without its config; a
@@ -215,6 +220,24 @@ type ProjectOptions struct {
 	Debounce   time.Duration
 	MaxFolders int
 	Logger     *slog.Logger
+}
+
+// LoadProjectConfig reads the project's agentpool.yaml at path as the project's standing
+// allows: whole (config.Load) when the project at dir is trusted — a record in store, even one
+// out of date, or trust (--trust-project) — else only for what it declares itself
+// (config.LoadOwn): the files its import key names are not read until the user trusts the
+// project. A store that cannot be read trusts nothing. InspectProject takes either.
+func LoadProjectConfig(path, dir string, store *trust.Store, trusted bool) (*config.Config, error) {
+	if !trusted && store != nil {
+		if real, err := trust.RealPath(dir); err == nil {
+			record, err := store.Lookup(real)
+			trusted = err == nil && record != nil
+		}
+	}
+	if trusted {
+		return config.Load(path)
+	}
+	return config.LoadOwn(path)
 }
 
 // InspectProject discovers the project at opts.Dir — its skills, command files and config —
@@ -242,6 +265,14 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 		record, storeErr = opts.Store.Lookup(dir)
 	}
 	p := &Project{Dir: dir, Config: opts.Config, StoreErr: storeErr}
+	if opts.Config != nil && opts.Config.ImportsUnread {
+		if opts.Trust || opts.ScanAll || record != nil {
+			// What the config would run is not all known: never use or record it so.
+			return nil, fmt.Errorf("project %s: its %s was read without the files it imports, though the project is to be read whole (read it with LoadProjectConfig)",
+				dir, projectConfigFile)
+		}
+		p.Unread = slices.Clone(opts.Config.Import)
+	}
 	// An untrusted project's config is read to list what it declares; the folders it names
 	// outside the project are not read, so that a clone's skills.dirs: [/] shows nothing of
 	// the machine, and neither are its conventional folders when they link out of it. One the

@@ -324,6 +324,9 @@ func reportUntrusted(w io.Writer, p *host.Project) {
 	for _, u := range p.Unscanned {
 		fmt.Fprintf(w, "agentpool: project %s: agentpool.yaml's %s: not scanned: outside the project, which is not trusted\n", cell(p.Dir), cell(u))
 	}
+	for _, u := range p.Unread {
+		fmt.Fprintf(w, "agentpool: project %s: agentpool.yaml's import %s: not read: the project is not trusted\n", cell(p.Dir), cell(u))
+	}
 	state := "is not trusted"
 	if p.Verdict.Status == trust.Changed {
 		var names []string

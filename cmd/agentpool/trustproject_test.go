@@ -182,3 +182,60 @@ func TestUntrustedProjectLinksOutNotRead(t *testing.T) {
 	}
 	r.created()
 }
+
+// An untrusted project's agentpool.yaml is read only for what it declares itself: the files of
+// its import key are named, not read (one that is not JSON does not make the config fail, and a
+// file elsewhere shows none of its servers). agentpool trust reads them, to show what trusting
+// would run; trusted, they are read and their servers start.
+func TestUntrustedProjectImportsNotRead(t *testing.T) {
+	t.Parallel()
+	r := newTrustRepo(t)
+	elsewhere := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "imported")
+	broken := filepath.Join(elsewhere, "broken.json")
+	far := filepath.Join(elsewhere, "far.json")
+	writeFile(t, broken, "not JSON at all {")
+	writeFile(t, far, fmt.Sprintf(`{"mcpServers": {"farsrv": {"command": "sh", "args": ["-c", "touch %s; exec %s"]}}}`, marker, r.bin))
+	f, err := os.OpenFile(filepath.Join(r.dir, "agentpool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "import: [%s]\n", broken)
+	f.Close()
+	_, stderr, _ := r.run(t, "skills", "list")
+	if strings.Contains(stderr, "with errors") || strings.Contains(stderr, "not JSON") || !strings.Contains(stderr, "agentpool.yaml (1 server)") {
+		t.Errorf("an untrusted project's import is read:\n%s", stderr)
+	}
+	if !strings.Contains(stderr, "import "+broken+": not read") {
+		t.Errorf("skills list does not name the import it did not read:\n%s", stderr)
+	}
+	if _, stderr, code := r.run(t, "--trust-project", "skills", "list"); code == 0 || !strings.Contains(stderr, broken) {
+		t.Errorf("trusted for the run, the project's broken import is not read (exit %d):\n%s", code, stderr)
+	}
+
+	r.writeConfig(t, "")
+	f, err = os.OpenFile(filepath.Join(r.dir, "agentpool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintf(f, "import: [%s]\n", far)
+	f.Close()
+	for _, args := range [][]string{{"skills", "list"}, {"tools", "list"}, {"commands", "list", "--json"}} {
+		stdout, stderr, _ := r.run(t, args...)
+		if strings.Contains(stdout+stderr, "farsrv") || !strings.Contains(stderr, "agentpool.yaml (1 server)") {
+			t.Errorf("%v in an untrusted project reads its import:\n%s\n%s", args, stdout, stderr)
+		}
+	}
+	if stdout, stderr, _ := r.run(t, "trust"); !strings.Contains(stdout+stderr, "farsrv") {
+		t.Errorf("agentpool trust does not show the imported server it records:\n%s\n%s", stdout, stderr)
+	}
+	if _, stderr, _ := r.run(t, "tools", "list"); !fileExists(marker) {
+		t.Errorf("trusted, the imported server did not start:\n%s", stderr)
+	}
+}
+
+// fileExists reports whether path exists.
+func fileExists(path string) bool {
+	_, err := os.Stat(path)
+	return err == nil
+}
