@@ -58,6 +58,9 @@
 //     "<skill>__<tool>", filtered by allowed-tools (absent: all; empty: none). A ServerDecl is
 //     the declaration as written: ${VAR} references are left for the factory, and the host's
 //     expands them by the config's rules (config.ExpandServer), so trust fingerprints the text.
+//     Those rules read the whole environment: a user's own skills and a plugin's are the user's,
+//     installed by them, as the config is; a project's skills' servers are built only once the
+//     project is trusted, and agentpool trust names the variables each reads (trust.Decl.Vars).
 //   - With Options.Watch, changes are picked up after Options.Debounce (500 ms) and announced as
 //     skills_changed, resources_changed (one per file URI touched, up to 16), commands_changed
 //     and tools_changed; a skill broken by an edit is dropped with a diagnostic, the others
