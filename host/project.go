@@ -93,8 +93,9 @@ func (p *Project) Empty() bool {
 // (config.DeclaredServers: the user's ${VAR} values neither fingerprinted nor printed), then its
 // skills' own servers, "<plugin>.<skill>.<server>", as the host's skill manager names and
 // places them (the same namespaced roots and bounds), so that skillServerFactory's check of
-// a used project plugin's skill servers finds their digests.
-func pluginDecls(ps *Plugins, maxFolders int) []trust.Decl {
+// a used project plugin's skill servers finds their digests. With confine set (an untrusted
+// project's folder) no skill folder that links out of it is read.
+func pluginDecls(ps *Plugins, maxFolders int, confine string) []trust.Decl {
 	if ps == nil {
 		return nil
 	}
@@ -125,7 +126,7 @@ func pluginDecls(ps *Plugins, maxFolders int) []trust.Decl {
 	if len(roots) == 0 {
 		return out
 	}
-	m, err := skill.NewManager(&skill.Options{Name: "project-plugin-skills", NamespacedRoots: roots, MaxFolders: maxFolders})
+	m, err := skill.NewManager(&skill.Options{Name: "project-plugin-skills", NamespacedRoots: roots, MaxFolders: maxFolders, Confine: confine})
 	if err != nil {
 		return out // a plugin name that is no namespace: the host cannot build it either
 	}
@@ -340,7 +341,7 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 			pi.Source = projectPluginSource
 		}
 	}
-	p.Decls = append(projectDecls(p.Skills, opts.Config), pluginDecls(p.Plugins, opts.MaxFolders)...)
+	p.Decls = append(projectDecls(p.Skills, opts.Config), pluginDecls(p.Plugins, opts.MaxFolders, confine)...)
 	p.Verdict = record.Verdict(p.Decls)
 	p.allowed = map[string]bool{}
 	if opts.ConfigErr != nil {

@@ -93,8 +93,8 @@ func (o *DiscoverOptions) withDefaults() DiscoverOptions {
 // holding a SKILL.md. It reads each SKILL.md only up to the end of its frontmatter.
 // Version-control folders (.git, .hg, .svn, .jj, .bzr), node_modules, .venv and __pycache__
 // are skipped, other dot-folders are scanned; symlinked folders are followed, each real folder
-// scanned once (with opts.Confine, only inside that folder). When two skills share a name the earlier one (higher-precedence root, or
-// first in the same root in lexical depth-first order) wins and the other is reported. A root in roots that is "~" or
+// scanned once (with opts.Confine, only inside that folder). When two skills share a name the
+// earlier one (higher-precedence root, or first in the same root in lexical depth-first order) wins and the other is reported. A root in roots that is "~" or
 // starts with "~/" is taken from the home directory; one that does not exist is a warning.
 // Every limit reached (depth, folder count) is a warning naming the path. Discover returns the
 // winning skills in precedence order and every diagnostic, sorted by path and line.
