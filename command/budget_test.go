@@ -35,7 +35,7 @@ func TestScanFolderBudget(t *testing.T) {
 	if err := os.Symlink(big, filepath.Join(root, "all")); err != nil {
 		t.Fatal(err)
 	}
-	cmds, diags := scanRoot(root, defaultMaxDepth, 10)
+	cmds, diags := scanRoot(&scanFS{}, root, defaultMaxDepth, 10)
 	if len(cmds) == 0 || len(cmds) > 10 {
 		t.Errorf("%d commands from a 10-folder budget", len(cmds))
 	}

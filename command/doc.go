@@ -29,6 +29,9 @@
 //   - FileOptions.Namespace puts every command under "<ns>:" (a plugin's commands); the bare
 //     name is then not a command of that source.
 //   - With FileOptions.Watch, commands_changed is emitted when a command or its file changed.
+//   - With FileOptions.Confine (an untrusted project's folder), nothing whose real path lies
+//     outside that folder is read: a root, folder or file linking out of it is a warning
+//     naming the link and its target, and what is read is opened through an os.Root on it.
 //
 // Rationale: docs/design/command.md.
 package command

@@ -60,6 +60,12 @@ type FileOptions struct {
 	// this source. It is how a plugin's commands are named (Claude Code and Codex call them
 	// "plugin:name"). It must be lower-case kebab-case (^[a-z0-9]([a-z0-9-]*[a-z0-9])?$).
 	Namespace string
+	// Confine, when set, is a folder the source never reads outside of: a root, folder or
+	// command file whose real path (symlinks resolved) lies outside it is not read, and is a
+	// warning naming the link and where it points. What is read is opened through an os.Root
+	// on it, so a link swapped in after the check cannot lead out either. The host confines an
+	// untrusted project's command folders to the project.
+	Confine string
 }
 
 // FileCommand is one command read from a file, with the frontmatter fields that CommandEntry has
@@ -313,7 +319,16 @@ func requestArgs(req *ext.CommandRequest) ([]string, error) {
 
 // body returns the parsed body of the file at path, from the cache when the file is unchanged.
 func (s *FileSource) body(path string) (string, error) {
-	fi, err := os.Stat(path)
+	fsys, err := newScanFS(s.opts.Confine)
+	if err != nil {
+		return "", fmt.Errorf("read %s: %w", path, err)
+	}
+	defer fsys.Close()
+	at, err := fsys.resolve(path)
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = fsys.stat(at)
+	}
 	if err != nil {
 		if os.IsNotExist(err) {
 			return "", fmt.Errorf("read %s: %w", path, ext.ErrNotFound)
@@ -329,7 +344,7 @@ func (s *FileSource) body(path string) (string, error) {
 	}
 	// A named pipe would block the read, a device (a link to /dev/zero) never end it: only a
 	// regular file is opened, checked on the descriptor, and read up to bodyReadLimit.
-	f, err := regfile.Open(path)
+	f, err := fsys.open(at)
 	if err != nil {
 		return "", fmt.Errorf("read %s: %w", path, unwrapPath(err))
 	}
@@ -380,8 +395,18 @@ func (s *FileSource) rescan() {
 
 	byName := make(map[string]*fileCommand)
 	var diags []Diagnostic
+	fsys, err := newScanFS(s.opts.Confine)
+	if err != nil {
+		diags = append(diags, Diagnostic{Path: s.opts.Confine, Severity: SeverityError,
+			Message: fmt.Sprintf("cannot open the folder command files are read in: %v; no command read", unwrapPath(err))})
+		fsys = &scanFS{dir: s.opts.Confine} // confined, with nothing to read
+	}
+	defer fsys.Close()
 	for _, root := range s.roots {
-		cmds, ds := scanRoot(root, s.opts.MaxDepth, defaultMaxFolders)
+		if fsys.dir != "" && fsys.root == nil {
+			break
+		}
+		cmds, ds := scanRoot(fsys, root, s.opts.MaxDepth, defaultMaxFolders)
 		diags = append(diags, ds...)
 		for _, c := range cmds {
 			qualify(c, s.opts.Namespace)
@@ -441,11 +466,19 @@ func (s *FileSource) rescan() {
 // scanRoot finds every command file below root, following symlinked directories (not into a
 // cycle) and skipping dot-folders and node_modules, to maxDepth directory levels, reading at
 // most maxFolders folders (the root included): past that the scan stops with one warning.
-func scanRoot(root string, maxDepth, maxFolders int) ([]*fileCommand, []Diagnostic) {
-	fi, err := os.Stat(root)
+// It reads through fsys: confined, a link out of its folder is a warning, not followed.
+func scanRoot(fsys *scanFS, root string, maxDepth, maxFolders int) ([]*fileCommand, []Diagnostic) {
+	at, err := fsys.resolve(root)
+	var fi fs.FileInfo
+	if err == nil {
+		fi, err = fsys.stat(at)
+	}
 	if err != nil {
 		if os.IsNotExist(err) {
 			return nil, nil
+		}
+		if isOutside(err) {
+			return nil, []Diagnostic{{Path: root, Severity: SeverityWarning, Message: "command root: " + err.Error()}}
 		}
 		return nil, []Diagnostic{{Path: root, Severity: SeverityError, Message: fmt.Sprintf("cannot read command root: %v", err)}}
 	}
@@ -457,8 +490,9 @@ func scanRoot(root string, maxDepth, maxFolders int) ([]*fileCommand, []Diagnost
 		diags []Diagnostic
 	)
 	folders := 0
-	var walk func(dir string, rel []string, ancestors []fs.FileInfo)
-	walk = func(dir string, rel []string, ancestors []fs.FileInfo) {
+	// dir is the folder as named below root; at is where it is read (fsys.resolve).
+	var walk func(dir, at string, rel []string, ancestors []fs.FileInfo)
+	walk = func(dir, at string, rel []string, ancestors []fs.FileInfo) {
 		if folders++; folders > maxFolders {
 			if folders == maxFolders+1 {
 				diags = append(diags, Diagnostic{Path: root, Severity: SeverityWarning,
@@ -466,7 +500,7 @@ func scanRoot(root string, maxDepth, maxFolders int) ([]*fileCommand, []Diagnost
 			}
 			return
 		}
-		ents, err := os.ReadDir(dir)
+		ents, err := fsys.readDir(at)
 		if err != nil {
 			diags = append(diags, Diagnostic{Path: dir, Severity: SeverityError, Message: fmt.Sprintf("cannot list directory: %v", err)})
 			return
@@ -476,8 +510,18 @@ func scanRoot(root string, maxDepth, maxFolders int) ([]*fileCommand, []Diagnost
 			if strings.HasPrefix(nm, ".") {
 				continue // dot-folders, and dot-files such as editor lock files
 			}
-			p := filepath.Join(dir, nm)
-			sub, err := os.Stat(p) // follows symlinks
+			p, pat := filepath.Join(dir, nm), filepath.Join(at, nm)
+			var err error
+			if e.Type()&fs.ModeSymlink != 0 {
+				if pat, err = fsys.resolve(pat); isOutside(err) {
+					diags = append(diags, Diagnostic{Path: p, Severity: SeverityWarning, Message: err.Error()})
+					continue
+				}
+			}
+			var sub fs.FileInfo
+			if err == nil {
+				sub, err = fsys.stat(pat) // follows symlinks
+			}
 			if err != nil {
 				if e.Type()&fs.ModeSymlink != 0 && strings.EqualFold(filepath.Ext(nm), ".md") {
 					diags = append(diags, Diagnostic{Path: p, Severity: SeverityWarning, Message: "dangling symbolic link"})
@@ -492,27 +536,27 @@ func scanRoot(root string, maxDepth, maxFolders int) ([]*fileCommand, []Diagnost
 					diags = append(diags, Diagnostic{Path: p, Severity: SeverityWarning, Message: "symbolic link cycle; not followed"})
 					continue
 				}
-				walk(p, append(slices.Clone(rel), nm), append(slices.Clone(ancestors), sub))
+				walk(p, pat, append(slices.Clone(rel), nm), append(slices.Clone(ancestors), sub))
 				continue
 			}
 			if !sub.Mode().IsRegular() || !strings.EqualFold(filepath.Ext(nm), ".md") {
 				continue
 			}
-			c, ds := readCommand(root, p, append(slices.Clone(rel), strings.TrimSuffix(nm, filepath.Ext(nm))), sub)
+			c, ds := readCommand(fsys, root, p, pat, append(slices.Clone(rel), strings.TrimSuffix(nm, filepath.Ext(nm))), sub)
 			diags = append(diags, ds...)
 			if c != nil {
 				cmds = append(cmds, c)
 			}
 		}
 	}
-	walk(root, nil, []fs.FileInfo{fi})
+	walk(root, at, nil, []fs.FileInfo{fi})
 	return cmds, diags
 }
 
-// readCommand reads a command file's metadata (its first metaReadLimit bytes). A file whose
-// name (any path segment) has whitespace or a control character is refused: nil, with an error
-// diagnostic.
-func readCommand(root, path string, parts []string, fi fs.FileInfo) (*fileCommand, []Diagnostic) {
+// readCommand reads a command file's metadata (its first metaReadLimit bytes), the file at path
+// read through fsys at at. A file whose name (any path segment) has whitespace or a control
+// character is refused: nil, with an error diagnostic.
+func readCommand(fsys *scanFS, root, path, at string, parts []string, fi fs.FileInfo) (*fileCommand, []Diagnostic) {
 	name := strings.Join(parts, ":")
 	c := &fileCommand{
 		FileCommand: FileCommand{
@@ -530,7 +574,7 @@ func readCommand(root, path string, parts []string, fi fs.FileInfo) (*fileComman
 	}
 	// The scan stat'ed a regular file; what is opened is checked again on its descriptor (a
 	// named pipe swapped in would block the scan).
-	f, err := regfile.Open(path)
+	f, err := fsys.open(at)
 	if errors.Is(err, regfile.ErrNotRegular) {
 		return nil, append(diags, Diagnostic{Path: path, Severity: SeverityError, Message: fmt.Sprintf("not loaded: %v", unwrapPath(err))})
 	}

@@ -35,7 +35,7 @@ func TestReadCommandSwappedForPipe(t *testing.T) {
 	})
 	done := make(chan []Diagnostic, 1)
 	go func() {
-		_, diags := readCommand(root, p, []string{"c"}, fi)
+		_, diags := readCommand(&scanFS{}, root, p, p, []string{"c"}, fi)
 		done <- diags
 	}()
 	select {

@@ -50,6 +50,9 @@ type Config struct {
 	// "file:line:col: key: what": an imported server not used because another of its name
 	// wins, a key of another application's that was ignored, a disabled server not imported.
 	Warnings []string `yaml:"-"`
+	// ImportsUnread reports that Import lists files that were not read (LoadOwn): MCPServers
+	// holds the file's own servers only.
+	ImportsUnread bool `yaml:"-"`
 
 	data     []byte            // the file as Parse read it, for Declared
 	imports  []*importedFile   // the imported files as Parse read them, for Declared
@@ -136,9 +139,25 @@ func Load(path string) (*Config, error) {
 	return Parse(path, data)
 }
 
+// LoadOwn is Load without reading the files of the import key: Import lists them (paths
+// resolved) and ImportsUnread is set. It is how an untrusted project's config is read, to list
+// what it declares itself without following it to files elsewhere.
+func LoadOwn(path string) (*Config, error) {
+	data, err := regfile.ReadFile(path, MaxFileSize)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	return parse(path, data, false)
+}
+
 // Parse parses and validates config data; name is used in error messages and to resolve
 // relative paths. The returned error lists every problem found, each as "name:line:col: what".
 func Parse(name string, data []byte) (*Config, error) {
+	return parse(name, data, true)
+}
+
+// parse is Parse, reading the import key's files only when withImports.
+func parse(name string, data []byte, withImports bool) (*Config, error) {
 	cfg := &Config{}
 	data = bytes.TrimPrefix(data, []byte("\ufeff")) // a byte-order mark, as some editors write
 	if len(bytes.TrimSpace(data)) == 0 {
@@ -176,7 +195,12 @@ func Parse(name string, data []byte) (*Config, error) {
 	// imported servers are validated in their own files' terms, then added.
 	p.addKeyed(cfg.Validate())
 	cfg.Path = name
-	files := cfg.readImports(p, w.lookup)
+	var files []*importedFile
+	if withImports {
+		files = cfg.readImports(p, w.lookup)
+	} else {
+		cfg.ImportsUnread = len(cfg.Import) > 0
+	}
 	if len(p.errs) == 0 {
 		p.errs = cfg.merge(files)
 	}

@@ -90,5 +90,8 @@
 // foreignKeys); "disabled": true and "enabled": false leave the server out with a warning; any
 // other key agentpool does not know, at any depth, is a warning naming file, line and key, never
 // an error. The YAML wins a name both use, an earlier import a later one. Imports do not nest.
+// LoadOwn reads a config without its imports (Import lists them, ImportsUnread is set): how an
+// untrusted project's agentpool.yaml is read, so a clone cannot make agentpool read files
+// elsewhere before the user trusts it.
 // Rationale: docs/design/config.md.
 package config

@@ -82,7 +82,10 @@
 // Options.TrustProject. Untrusted, nothing it declares starts or connects, its skills and
 // commands are in no view, and the folders its agentpool.yaml names outside the project are
 // not read (Project.Unscanned; ProjectOptions.ScanAll reads them for agentpool trust), nor are
-// its conventional folders (.claude/skills, …) that are symlinks out of it. Trusted, its agentpool.yaml adds its mcp_servers (a name the user
+// its conventional folders (.claude/skills, …) that are symlinks out of it, nor any file or
+// folder inside them that links out of it (confined scans: a warning names each link), nor the
+// files its import key names (LoadProjectConfig reads it with config.LoadOwn;
+// Project.Unread lists them). Trusted, its agentpool.yaml adds its mcp_servers (a name the user
 // already uses stays the user's), and extensions.allowed_commands still applies; a server it
 // adds or changes later is refused with ErrNotTrusted until trusted again. A project config that
 // does not parse skips an untrusted project and fails Build for a trusted one; an unreadable

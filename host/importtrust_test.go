@@ -70,3 +70,53 @@ func TestProjectImportNeedsTrust(t *testing.T) {
 		t.Fatalf("changed JSON: tools %v, marker %v; want nothing started", tools, exists(marker))
 	}
 }
+
+// An untrusted project's config is read by LoadProjectConfig without its imports, which the
+// project lists as Unread; with a record, or trusted for the run, it is read whole. A config
+// read without its imports is refused where the project is to be read whole.
+func TestLoadProjectConfigImportsByTrust(t *testing.T) {
+	project := t.TempDir()
+	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
+	cfgPath := filepath.Join(project, "agentpool.yaml")
+	writeFile(t, cfgPath, "import: [.mcp.json]\nmcp_servers:\n  own: {command: own}\n")
+	writeFile(t, filepath.Join(project, ".mcp.json"), `{"mcpServers": {"imported": {"command": "imp"}}}`)
+	servers := func(trusted bool) []string {
+		t.Helper()
+		pc, err := LoadProjectConfig(cfgPath, project, store, trusted)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return pc.MCPServers.Names()
+	}
+	if got := servers(false); !slices.Equal(got, []string{"own"}) {
+		t.Errorf("untrusted: servers %v, want the config's own only", got)
+	}
+	if got := servers(true); !slices.Equal(got, []string{"imported", "own"}) {
+		t.Errorf("trusted for the run: servers %v", got)
+	}
+	own, err := LoadProjectConfig(cfgPath, project, store, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := InspectProject(ProjectOptions{Dir: project, Config: own, Store: store})
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Close(t.Context())
+	if want := []string{filepath.Join(project, ".mcp.json")}; !slices.Equal(p.Unread, want) || p.Trusted() {
+		t.Errorf("untrusted: unread %q, trusted %v; want %q", p.Unread, p.Trusted(), want)
+	}
+	for _, o := range []ProjectOptions{{Trust: true}, {ScanAll: true}} {
+		o.Dir, o.Config, o.Store = project, own, store
+		if p, err := InspectProject(o); err == nil {
+			p.Close(t.Context())
+			t.Errorf("%+v: a config read without its imports is used whole", o)
+		}
+	}
+	if err := store.Trust(p.Dir, nil, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if got := servers(false); !slices.Equal(got, []string{"imported", "own"}) {
+		t.Errorf("with a record: servers %v", got)
+	}
+}

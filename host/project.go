@@ -73,6 +73,9 @@ type Project struct {
 	// were not read because it is not trusted, each "<key> <path>" (skills.dirs /root): a
 	// clone's config lists them, it does not make agentpool read them.
 	Unscanned []string
+	// Unread are the files of the project's import key, not read because it is not trusted
+	// (its config was read by LoadProjectConfig with config.LoadOwn): named, never followed.
+	Unread []string
 
 	allowed map[string]bool // digests of the declarations that may start
 }
@@ -90,8 +93,9 @@ func (p *Project) Empty() bool {
 // (config.DeclaredServers: the user's ${VAR} values neither fingerprinted nor printed), then its
 // skills' own servers, "<plugin>.<skill>.<server>", as the host's skill manager names and
 // places them (the same namespaced roots and bounds), so that skillServerFactory's check of
-// a used project plugin's skill servers finds their digests.
-func pluginDecls(ps *Plugins, maxFolders int) []trust.Decl {
+// a used project plugin's skill servers finds their digests. With confine set (an untrusted
+// project's folder) no skill folder that links out of it is read.
+func pluginDecls(ps *Plugins, maxFolders int, confine string) []trust.Decl {
 	if ps == nil {
 		return nil
 	}
@@ -122,7 +126,7 @@ func pluginDecls(ps *Plugins, maxFolders int) []trust.Decl {
 	if len(roots) == 0 {
 		return out
 	}
-	m, err := skill.NewManager(&skill.Options{Name: "project-plugin-skills", NamespacedRoots: roots, MaxFolders: maxFolders})
+	m, err := skill.NewManager(&skill.Options{Name: "project-plugin-skills", NamespacedRoots: roots, MaxFolders: maxFolders, Confine: confine})
 	if err != nil {
 		return out // a plugin name that is no namespace: the host cannot build it either
 	}
@@ -195,7 +199,9 @@ type ProjectOptions struct {
 	// .claude/commands, .agents/commands under Dir).
 	DefaultRoots bool
 	// Config is the project's agentpool.yaml, parsed, or nil. Its skills.dirs and commands.dirs
-	// are the project's too.
+	// are the project's too. Read it with LoadProjectConfig: one read without its imports
+	// (config.Config.ImportsUnread) is listed while the project is untrusted, and makes
+	// InspectProject fail when the project is to be read whole (Trust, ScanAll, a record).
 	Config *config.Config
 	// ConfigErr is why the project's agentpool.yaml could not be parsed (Config is then nil).
 	// An untrusted project keeps it in Project.ConfigErr and is shown without its config; a
@@ -215,6 +221,24 @@ type ProjectOptions struct {
 	Debounce   time.Duration
 	MaxFolders int
 	Logger     *slog.Logger
+}
+
+// LoadProjectConfig reads the project's agentpool.yaml at path as the project's standing
+// allows: whole (config.Load) when the project at dir is trusted — a record in store, even one
+// out of date, or trust (--trust-project) — else only for what it declares itself
+// (config.LoadOwn): the files its import key names are not read until the user trusts the
+// project. A store that cannot be read trusts nothing. InspectProject takes either.
+func LoadProjectConfig(path, dir string, store *trust.Store, trusted bool) (*config.Config, error) {
+	if !trusted && store != nil {
+		if real, err := trust.RealPath(dir); err == nil {
+			record, err := store.Lookup(real)
+			trusted = err == nil && record != nil
+		}
+	}
+	if trusted {
+		return config.Load(path)
+	}
+	return config.LoadOwn(path)
 }
 
 // InspectProject discovers the project at opts.Dir — its skills, command files and config —
@@ -242,6 +266,14 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 		record, storeErr = opts.Store.Lookup(dir)
 	}
 	p := &Project{Dir: dir, Config: opts.Config, StoreErr: storeErr}
+	if opts.Config != nil && opts.Config.ImportsUnread {
+		if opts.Trust || opts.ScanAll || record != nil {
+			// What the config would run is not all known: never use or record it so.
+			return nil, fmt.Errorf("project %s: its %s was read without the files it imports, though the project is to be read whole (read it with LoadProjectConfig)",
+				dir, projectConfigFile)
+		}
+		p.Unread = slices.Clone(opts.Config.Import)
+	}
 	// An untrusted project's config is read to list what it declares; the folders it names
 	// outside the project are not read, so that a clone's skills.dirs: [/] shows nothing of
 	// the machine, and neither are its conventional folders when they link out of it. One the
@@ -277,15 +309,21 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 			skillDefaults, cmdDefaults = slices.DeleteFunc(skillDefaults, out), slices.DeleteFunc(cmdDefaults, out)
 		}
 	}
+	// Inside those folders, untrusted, no link out of the project is followed either: a clone
+	// can hold .claude/commands/x.md or .agents/skills/x as a symlink to /root as easily.
+	confine := ""
+	if !readAll {
+		confine = dir
+	}
 	p.Skills, err = skill.NewManager(&skill.Options{
 		Name: projectSkills, Roots: skillRoots, DefaultRoots: skillDefaults,
-		MaxFolders: opts.MaxFolders, Logger: opts.Logger,
+		MaxFolders: opts.MaxFolders, Logger: opts.Logger, Confine: confine,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("project %s: %w", dir, err)
 	}
 	p.Commands, err = command.NewFileSource(slices.Concat(cmdRoots, cmdDefaults), &command.FileOptions{
-		Name: projectCommands, Watch: opts.Watch, Debounce: opts.Debounce, Logger: opts.Logger,
+		Name: projectCommands, Watch: opts.Watch, Debounce: opts.Debounce, Logger: opts.Logger, Confine: confine,
 	})
 	if err != nil {
 		_ = p.Skills.Close(context.Background())
@@ -303,7 +341,7 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 			pi.Source = projectPluginSource
 		}
 	}
-	p.Decls = append(projectDecls(p.Skills, opts.Config), pluginDecls(p.Plugins, opts.MaxFolders)...)
+	p.Decls = append(projectDecls(p.Skills, opts.Config), pluginDecls(p.Plugins, opts.MaxFolders, confine)...)
 	p.Verdict = record.Verdict(p.Decls)
 	p.allowed = map[string]bool{}
 	if opts.ConfigErr != nil {

@@ -484,3 +484,42 @@ func TestUntrustedProjectDefaultRootsLinkedOutside(t *testing.T) {
 		})
 	}
 }
+
+// The skills of a plugin inside an untrusted project are read for their servers only inside
+// the project: a plugin's skill folder that links out of it is not read (its servers are no
+// declaration), as the project's own skill folders are not; with ScanAll it is.
+func TestUntrustedProjectPluginSkillLinkedOutside(t *testing.T) {
+	proj, outside := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(outside, "far/SKILL.md"), "---\nname: far\ndescription: Far.\nmcp-servers:\n  srv: {command: farcmd}\n---\nBody.\n")
+	writeClaudePlugin(t, filepath.Join(proj, "near"), "nearplug", "", "own")
+	if err := os.Symlink(filepath.Join(outside, "far"), filepath.Join(proj, "near", "skills", "far")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./near]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opts ProjectOptions
+		read bool
+	}{
+		{"untrusted", ProjectOptions{}, false},
+		{"scan all", ProjectOptions{ScanAll: true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.opts
+			o.Dir, o.Config = proj, pc
+			p, err := InspectProject(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			read := slices.ContainsFunc(p.Decls, func(d trust.Decl) bool { return d.Command == "farcmd" })
+			if read != c.read {
+				t.Errorf("the linked plugin skill's server declared %v, want %v: %v", read, c.read, p.Decls)
+			}
+		})
+	}
+}

@@ -68,6 +68,11 @@ type DiscoverOptions struct {
 	// default root that does not exist is skipped without a diagnostic: these are the
 	// conventional places (DefaultRoots), which most users do not all have.
 	DefaultRoots []string
+	// Confine, when set, is a folder nothing outside of is read: a root or a symlinked folder
+	// whose real path lies outside it is a warning naming the link and where it points, and is
+	// not walked, even to a skill folder. The host confines an untrusted project's skill folders
+	// to the project.
+	Confine string
 }
 
 func (o *DiscoverOptions) withDefaults() DiscoverOptions {
@@ -88,8 +93,8 @@ func (o *DiscoverOptions) withDefaults() DiscoverOptions {
 // holding a SKILL.md. It reads each SKILL.md only up to the end of its frontmatter.
 // Version-control folders (.git, .hg, .svn, .jj, .bzr), node_modules, .venv and __pycache__
 // are skipped, other dot-folders are scanned; symlinked folders are followed, each real folder
-// scanned once. When two skills share a name the earlier one (higher-precedence root, or
-// first in the same root in lexical depth-first order) wins and the other is reported. A root in roots that is "~" or
+// scanned once (with opts.Confine, only inside that folder). When two skills share a name the
+// earlier one (higher-precedence root, or first in the same root in lexical depth-first order) wins and the other is reported. A root in roots that is "~" or
 // starts with "~/" is taken from the home directory; one that does not exist is a warning.
 // Every limit reached (depth, folder count) is a warning naming the path. Discover returns the
 // winning skills in precedence order and every diagnostic, sorted by path and line.
@@ -462,6 +467,7 @@ func unwrapPath(err error) error {
 // which folders are skipped, how deep skills load, how many folders are read.
 type walker struct {
 	opts     DiscoverOptions
+	confine  string // opts.Confine with symlinks resolved; "" when not confined
 	root     string
 	rootReal string // root with symlinks resolved
 	diags    []Diagnostic
@@ -482,7 +488,29 @@ type deepFolder struct {
 }
 
 func newWalker(opts DiscoverOptions) *walker {
-	return &walker{opts: opts, visited: map[string]string{}}
+	w := &walker{opts: opts, visited: map[string]string{}}
+	if opts.Confine != "" {
+		// A confining folder that cannot be resolved confines to itself as written: what lies
+		// under it still can be read, nothing else.
+		w.confine = filepath.Clean(opts.Confine)
+		if real, err := realPath(opts.Confine); err == nil {
+			w.confine = real
+		}
+	}
+	return w
+}
+
+// outside reports whether the real path real lies outside the confining folder, and why, for
+// the diagnostic on link: the link's target as written in it, which is the confined folder's
+// own content, not the machine's.
+func (w *walker) outside(link, real string) (string, bool) {
+	if w.confine == "" || within(real, w.confine) {
+		return "", false
+	}
+	if target, err := os.Readlink(link); err == nil {
+		return fmt.Sprintf("symbolic link to %s leads outside %s; not read", target, w.confine), true
+	}
+	return fmt.Sprintf("lies outside %s; not read", w.confine), true
 }
 
 func (w *walker) warn(path, format string, args ...any) {
@@ -519,6 +547,10 @@ func (w *walker) walkRoot(root string, optional bool) string {
 	real, err := realPath(root)
 	if err != nil {
 		w.lose(root, "cannot resolve skill root: %v", unwrapPath(err))
+		return ""
+	}
+	if why, out := w.outside(root, real); out {
+		w.lose(root, "skill root: %s", why)
 		return ""
 	}
 	w.visited[real] = root
@@ -565,7 +597,11 @@ func (w *walker) walkDir(dir, real string, depth int, skillReal string) bool {
 		}
 		return false
 	}
-	entries, err := os.ReadDir(dir)
+	at := dir
+	if w.confine != "" {
+		at = real // the path checked, not the link, which may have been re-pointed since
+	}
+	entries, err := os.ReadDir(at)
 	if err != nil {
 		w.lose(dir, "cannot read folder: %v; skipped", unwrapPath(err))
 		return true
@@ -642,6 +678,10 @@ func (w *walker) descend(dir, real string, e fs.DirEntry, links bool, depth int,
 		}
 		if childReal, err = realPath(child); err != nil {
 			w.warn(child, "cannot resolve symlink: %v; skipped", unwrapPath(err))
+			return true
+		}
+		if why, out := w.outside(child, childReal); out {
+			w.warn(child, "%s", why)
 			return true
 		}
 		switch {

@@ -33,7 +33,9 @@
 //     name is the frontmatter's when usable (a-z, 0-9, inner hyphens), else the folder's;
 //     NamespacedRoots name theirs "<ns>:<name>" ("<ns>.<name>" where ':' is not allowed).
 //   - Symlinked skill folders are followed; nothing outside a skill's real folder is read
-//     through it (ext.ErrPathTraversal). Only regular files are read: a frontmatter of at most
+//     through it (ext.ErrPathTraversal). With Options.Confine (an untrusted project's
+//     folders) no root or symlinked folder whose real path lies outside that folder is walked,
+//     a skill folder included: a warning names the link and its target as written. Only regular files are read: a frontmatter of at most
 //     64 KiB, a skill:// file of at most 32 MiB.
 //
 // # Serving
@@ -57,6 +59,9 @@
 //     "<skill>__<tool>", filtered by allowed-tools (absent: all; empty: none). A ServerDecl is
 //     the declaration as written: ${VAR} references are left for the factory, and the host's
 //     expands them by the config's rules (config.ExpandServer), so trust fingerprints the text.
+//     Those rules read the whole environment: a user's own skills and a plugin's are the user's,
+//     installed by them, as the config is; a project's skills' servers are built only once the
+//     project is trusted, and agentpool trust names the variables each reads (trust.Decl.Vars).
 //   - With Options.Watch, changes are picked up after Options.Debounce (500 ms) and announced as
 //     skills_changed, resources_changed (one per file URI touched; past 16, one per skill
 //     folder, "skill://<name>/", or "skill://" past 16 skills), commands_changed

@@ -48,6 +48,8 @@ type Options struct {
 	// MaxFolders and MaxDepth bound the scan of each root (see DiscoverOptions).
 	MaxFolders int
 	MaxDepth   int
+	// Confine, when set, is a folder the scan never reads outside of (DiscoverOptions.Confine).
+	Confine string
 	// Logger receives problems that are not diagnostics (a child failing, a rescan error).
 	// Nil discards them.
 	Logger *slog.Logger
@@ -235,7 +237,7 @@ func (m *Manager) scanAll(changed []string) {
 	for _, p := range changed {
 		ch[filepath.Clean(p)] = true
 	}
-	sc := scanner{opts: DiscoverOptions{MaxDepth: m.opts.MaxDepth, MaxFolders: m.opts.MaxFolders}.withDefaultsValue(), changed: ch}
+	sc := scanner{opts: DiscoverOptions{MaxDepth: m.opts.MaxDepth, MaxFolders: m.opts.MaxFolders, Confine: m.opts.Confine}.withDefaultsValue(), changed: ch}
 	old := m.state.Load()
 	scans := make([]rootScan, len(m.roots))
 	for i, root := range m.roots {

@@ -20,7 +20,8 @@
 //     declaration (Decl) the project had when trusted; only digests are stored, never values.
 //     A Decl's digest covers where it is declared, its name and every key of the
 //     declaration as written (decl.Server: auth and its sub-keys included; a ${VAR} reference
-//     as written, never its value).
+//     as written, never its value). Decl.Vars names the variables of the user's environment
+//     a declaration reads, for the prompt that asks to trust it.
 //   - A project is Trusted when it has a record holding every declaration it has now. Removing
 //     a server keeps the trust; adding or changing one makes it Changed. A project with no
 //     declarations is still Untrusted until trusted: its skills' and commands' text reaches a

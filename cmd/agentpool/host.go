@@ -32,8 +32,8 @@ const projectConfigName = "agentpool.yaml"
 
 // configs returns the user's config and the project's, as the CLI finds them: --config FILE is
 // the user's own and nothing else is looked for; otherwise ./agentpool.yaml is the project's
-// (used only once the project is trusted) and $XDG_CONFIG_HOME/agentpool/agentpool.yaml the
-// user's. In the home directory there is no project, so no ./agentpool.yaml is read there.
+// (used only once the project is trusted; its imports read only then) and
+// $XDG_CONFIG_HOME/agentpool/agentpool.yaml the user's. In the home directory there is no project, so no ./agentpool.yaml is read there.
 // An error in the user's config is err; one in the project's is projErr, which is the
 // project's problem (host.Options.ProjectConfigErr): a cloned repository whose config does
 // not parse must not stop every command run in it.
@@ -44,7 +44,8 @@ func configs(opts *options, project, home string) (user, proj *config.Config, pr
 	}
 	if project != "" && !sameDir(project, home) {
 		if path, ok := projectConfigPath(project); ok {
-			proj, projErr = config.Load(path)
+			store, _ := trustStore()
+			proj, projErr = host.LoadProjectConfig(path, project, store, opts.trustProject)
 		}
 	}
 	if dir, dirErr := trust.ConfigDir(); dirErr == nil {

@@ -176,8 +176,8 @@ func inspectDir(args []string, maxFolders int) (*host.Project, *trust.Store, err
 // printDecls prints each server: its name, where it is declared (relative to the project) and
 // what it runs, marked when it is in fresh (by digest: new or changed since the project was
 // last trusted), and everything else that decides what runs or where a secret goes: env,
-// env_passthrough and header names, a cwd other than the declaring file's folder, and the auth
-// block. Env and header values are never printed (names only), nor a URL's query values or
+// env_passthrough and header names, the variables of the user's environment it reads
+// (trust.Decl.Vars), a cwd other than the declaring file's folder, and the auth block. Env and header values are never printed (names only), nor a URL's query values or
 // user info, nor a client secret (only the ${VAR} names it is made of): they carry secrets. The command line or URL of a server declared in
 // a file of unshown (a config, or a JSON file it imports, whose servers could only be read with
 // their ${VAR} references expanded) is not printed either, nor its cwd: they may hold the value
@@ -217,6 +217,9 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 		}
 		if len(d.Headers) > 0 {
 			fmt.Fprintf(w, "    headers: %s\n", cell(strings.Join(sortedKeys(d.Headers), ", ")))
+		}
+		if vars := d.Vars(); len(vars) > 0 && !unshown[d.Where] {
+			fmt.Fprintf(w, "    reads your variables: %s\n", cell(strings.Join(vars, ", ")))
 		}
 		if d.Cwd != "" && d.Cwd != filepath.Dir(d.Where) && !unshown[d.Where] {
 			cwd := d.Cwd
@@ -323,6 +326,9 @@ func reportUntrusted(w io.Writer, p *host.Project) {
 	}
 	for _, u := range p.Unscanned {
 		fmt.Fprintf(w, "agentpool: project %s: agentpool.yaml's %s: not scanned: outside the project, which is not trusted\n", cell(p.Dir), cell(u))
+	}
+	for _, u := range p.Unread {
+		fmt.Fprintf(w, "agentpool: project %s: agentpool.yaml's import %s: not read: the project is not trusted\n", cell(p.Dir), cell(u))
 	}
 	state := "is not trusted"
 	if p.Verdict.Status == trust.Changed {

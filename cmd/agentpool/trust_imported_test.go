@@ -46,3 +46,39 @@ func TestTrustPrintsNoExpandedCwd(t *testing.T) {
 		t.Errorf("trust printed the value of a variable:\n%s%s", stdout, stderr)
 	}
 }
+
+// A project skill's own servers (frontmatter and mcp.json) expand ${VAR} from the user's
+// environment once trusted: agentpool trust names every variable they use, wherever it is
+// written (args, env and header values, the URL), and prints none of their values.
+func TestTrustNamesSkillServerVariables(t *testing.T) {
+	r := newTrustRepo(t)
+	for name, value := range map[string]string{"AP_ARGVAR": "argvalue-111", "AP_ENVVAR": "envvalue-222",
+		"AP_URLHOST": "urlvalue-333.invalid", "AP_HDRVAR": "hdrvalue-444"} {
+		t.Setenv(name, value)
+	}
+	writeFile(t, filepath.Join(r.dir, ".agents/skills/vars/SKILL.md"), `---
+name: vars
+description: Its servers use variables.
+mcp-servers:
+  local:
+    command: sh
+    args: ["-c", "exec srv --token ${AP_ARGVAR}"]
+    env:
+      API_KEY: ${AP_ENVVAR}
+---
+Body.
+`)
+	writeFile(t, filepath.Join(r.dir, ".agents/skills/vars/mcp.json"), `{"mcpServers": {"remote": {"url": "https://${AP_URLHOST}/mcp", "headers": {"Authorization": "Bearer ${AP_HDRVAR}"}}}}`)
+	stdout, stderr, code := r.run(t, "trust")
+	if code != 0 {
+		t.Fatalf("trust: %s", stderr)
+	}
+	if strings.Contains(stdout+stderr, "value-") {
+		t.Errorf("trust printed the value of a variable:\n%s%s", stdout, stderr)
+	}
+	for _, name := range []string{"AP_ARGVAR", "AP_ENVVAR", "AP_URLHOST", "AP_HDRVAR"} {
+		if !strings.Contains(stdout, name) {
+			t.Errorf("trust does not name the variable %s a project skill's server uses:\n%s", name, stdout)
+		}
+	}
+}
