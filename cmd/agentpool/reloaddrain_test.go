@@ -59,13 +59,23 @@ func TestReloadChangedServerFailsNoCall(t *testing.T) {
 		wg.Go(func() {
 			tick := time.NewTicker(20 * time.Millisecond)
 			defer tick.Stop()
+			// At most 16 calls of a session in flight: on a loaded machine, where a call
+			// takes longer than 64 ticks, calls wait for a slot rather than pass
+			// server.max_inflight, whose refusal is not what this test is about.
+			slots := make(chan struct{}, 16)
 			for {
 				select {
 				case <-stop:
 					return
 				case <-tick.C:
 				}
+				select {
+				case <-stop:
+					return
+				case slots <- struct{}{}:
+				}
 				wg.Go(func() {
+					defer func() { <-slots }()
 					res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "vol1__sleep", Arguments: map[string]any{"ms": 30}})
 					switch {
 					case err != nil:
