@@ -49,7 +49,7 @@ var allowedImports = map[string][]string{
 	// gateway/internal/mcpconv: the view's and ext's types as the go-sdk's.
 	"gateway/internal/mcpconv": {"view", "ext"},
 	"agent":                    {"view", "ext"},
-	"view":                     {"ext"},
+	"view":                     {"ext", "hiddentext"},
 
 	// Adapters from agent to LLM SDKs: each imports its SDK, agent, view and ext, so that agent
 	// itself never pulls in an SDK (TestAgentImportsNoSDK).
@@ -99,6 +99,9 @@ var allowedImports = map[string][]string{
 	// regfile: opens only regular files, non-blocking, and reads them under a cap (standard
 	// library only); every package that reads a file from outside uses it.
 	"internal/regfile": nil,
+	// hiddentext: finds and removes invisible and deceptive text in descriptions (standard
+	// library only); the view applies it to everything that reaches a model.
+	"hiddentext": nil,
 	// wire: MCP's wire formats read and written by hand (JSON-RPC messages, server-sent
 	// events, stdio framing, the go-sdk's method table and error codes), one copy for the
 	// pool, the capability and the server, each checked against the go-sdk (the standard
