@@ -67,8 +67,8 @@ var allowedImports = map[string][]string{
 	"config": {"skill", "command", "mcpcap", "plugin", "frontmatter", "internal/regfile", "decl"},
 
 	// Capabilities.
-	"mcpcap":  {"connpool", "ext", "decl", "internal/wire"},
-	"skill":   {"ext", "fswatch", "frontmatter", "cmdline", "decl"},
+	"mcpcap":  {"connpool", "ext", "decl", "internal/wire", "hiddentext"},
+	"skill":   {"ext", "fswatch", "frontmatter", "cmdline", "decl", "hiddentext"},
 	"command": {"ext", "fswatch", "frontmatter", "cmdline"},
 
 	// Leaves: nothing of ours (connpool: go-sdk and internal/wire only, and golang.org/x/oauth2, the go-sdk's own
