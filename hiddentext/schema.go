@@ -41,12 +41,17 @@ func SanitizeSchema(raw []byte) ([]byte, []Finding) {
 				j++
 			}
 			if !value && j < len(raw) && raw[j] == ':' {
-				var k string
-				text = json.Unmarshal(raw[i:end], &k) == nil && (k == "description" || k == "title")
+				k := raw[i+1 : end-1]
+				if bytes.IndexByte(k, '\\') >= 0 {
+					var u string
+					_ = json.Unmarshal(raw[i:end], &u)
+					k = []byte(u)
+				}
+				text = string(k) == "description" || string(k) == "title"
 				i = end
 				continue
 			}
-			if value && text {
+			if value && text && !plainString(raw[i+1:end-1]) {
 				var s string
 				if json.Unmarshal(raw[i:end], &s) == nil {
 					if clean, f := Sanitize(s); f != nil {
@@ -95,4 +100,15 @@ func appendString(out []byte, s string) []byte {
 	enc.SetEscapeHTML(false)
 	_ = enc.Encode(s) // a string always encodes
 	return append(out, bytes.TrimSuffix(b.Bytes(), []byte("\n"))...)
+}
+
+// plainString reports whether the body of a JSON string holds nothing to find, without
+// decoding it: printable ASCII, no escape, no "<!--".
+func plainString(b []byte) bool {
+	for i, c := range b {
+		if c < 0x20 || c >= 0x7f || c == '\\' || c == '<' && bytes.HasPrefix(b[i:], []byte("<!--")) {
+			return false
+		}
+	}
+	return true
 }

@@ -56,3 +56,11 @@ func FuzzSanitizeSchema(f *testing.F) {
 		}
 	})
 }
+
+// A schema without hidden text is checked without allocating.
+func TestSanitizeSchemaCleanAllocatesNothing(t *testing.T) {
+	raw := []byte(`{"type":"object","title":"Search","properties":{"query":{"type":"string","description":"what to look for"},"mode":{"type":"string","enum":["fast","exact"],"description":"how hard to look"}},"required":["query"]}`)
+	if n := testing.AllocsPerRun(100, func() { hiddentext.SanitizeSchema(raw) }); n != 0 {
+		t.Fatalf("SanitizeSchema allocates %v times on a clean schema", n)
+	}
+}
