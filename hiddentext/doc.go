@@ -50,5 +50,10 @@
 // result therefore has no findings, and Sanitize of it returns it unchanged. Invalid UTF-8 is
 // left as it is: it is not a hidden character, and JSON turns it into U+FFFD anyway.
 //
+// SanitizeSchema does the same for the "description" and "title" strings inside a JSON schema
+// (a tool's input or output schema), leaving every other byte as it was. Policy names what a
+// consumer does with a definition that holds hidden text: PolicySanitize (remove it, report)
+// or PolicyBlock (leave the definition out, report); package view applies it.
+//
 // Rationale: docs/design/hiddentext.md.
 package hiddentext
