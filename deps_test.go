@@ -49,7 +49,7 @@ var allowedImports = map[string][]string{
 	// gateway/internal/mcpconv: the view's and ext's types as the go-sdk's.
 	"gateway/internal/mcpconv": {"view", "ext"},
 	"agent":                    {"view", "ext"},
-	"view":                     {"ext"},
+	"view":                     {"ext", "hiddentext"},
 
 	// gateway/internal/stdioframe: the stdio stream below the go-sdk.
 	"gateway/internal/stdioframe": {"internal/wire"},
@@ -70,8 +70,8 @@ var allowedImports = map[string][]string{
 	"config": {"skill", "command", "mcpcap", "plugin", "frontmatter", "internal/regfile", "decl"},
 
 	// Capabilities.
-	"mcpcap":  {"connpool", "ext", "decl", "internal/wire"},
-	"skill":   {"ext", "fswatch", "frontmatter", "cmdline", "decl"},
+	"mcpcap":  {"connpool", "ext", "decl", "internal/wire", "hiddentext"},
+	"skill":   {"ext", "fswatch", "frontmatter", "cmdline", "decl", "hiddentext"},
 	"command": {"ext", "fswatch", "frontmatter", "cmdline"},
 
 	// Leaves: nothing of ours (connpool: go-sdk and internal/wire only, and golang.org/x/oauth2, the go-sdk's own
@@ -102,6 +102,9 @@ var allowedImports = map[string][]string{
 	// regfile: opens only regular files, non-blocking, and reads them under a cap (standard
 	// library only); every package that reads a file from outside uses it.
 	"internal/regfile": nil,
+	// hiddentext: finds and removes invisible and deceptive text in descriptions (standard
+	// library only); the view applies it to everything that reaches a model.
+	"hiddentext": nil,
 	// wire: MCP's wire formats read and written by hand (JSON-RPC messages, server-sent
 	// events, stdio framing, the go-sdk's method table and error codes), one copy for the
 	// pool, the capability and the server, each checked against the go-sdk (the standard

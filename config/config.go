@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/command"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/internal/regfile"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/plugin"
@@ -116,12 +117,18 @@ type Extensions struct {
 	// compared after PATH lookup and symlink resolution (see mcpcap.CheckCommand).
 	// Absent (nil) allows any command; an empty list (`allowed_commands: []`) allows none.
 	AllowedCommands []string `yaml:"allowed_commands"`
+	// HiddenText is the hidden_text of every MCP server that sets none (decl.Server.HiddenText):
+	// "sanitize" (the default when empty) or "block".
+	HiddenText string `yaml:"hidden_text"`
 }
 
 // Validate returns every problem of e, keyed under key (see Config.Validate).
 func (e *Extensions) Validate(key string) error {
 	if e.MaxCompositionDepth < 0 {
 		return keyErrorf(key+".max_composition_depth", "must not be negative, got %d", e.MaxCompositionDepth)
+	}
+	if err := decl.ValidHiddenText(e.HiddenText); err != nil {
+		return keyErrorf(key+".hidden_text", "%s", err)
 	}
 	return nil
 }

@@ -30,6 +30,7 @@
 //	extensions:                 # Extensions
 //	  max_composition_depth: 3
 //	  allowed_commands: [npx, node]   # optional allowlist: the executables these resolve to ([] allows none)
+//	  hidden_text: sanitize     # or block: what a server without its own hidden_text does (hiddentext)
 //	plugins:                    # plugin.Config: Claude Code and Codex plugins
 //	  dirs: [./my-plugin]       # plugin folders, each enabled
 //	  marketplaces:             # marketplace folders (or their marketplace.json)

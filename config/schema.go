@@ -41,6 +41,8 @@ func Schema() *jsonschema.Schema {
 	enum("decl.Server", "type", decl.TypeStdio, decl.TypeStreamableHTTP, decl.TypeSSE)
 	enum("decl.Server", "scope", decl.ScopePool, decl.ScopeSession)
 	enum("decl.Retry", "calls", decl.CallsSafe, decl.CallsAlways, decl.CallsNever)
+	enum("decl.Server", "hidden_text", decl.HiddenTextSanitize, decl.HiddenTextBlock)
+	enum("config.Extensions", "hidden_text", decl.HiddenTextSanitize, decl.HiddenTextBlock)
 	// A key with no value ("mcp_servers:" with its entries commented out, "timeout:") is the
 	// zero value to the loader: every key's value, and every entry of a map by name, may be
 	// null.

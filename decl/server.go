@@ -84,7 +84,18 @@ type Server struct {
 	StartupTimeout time.Duration `yaml:"startup_timeout" json:"startup_timeout,omitempty"`
 	// Retry is the reconnect and call-retry policy.
 	Retry Retry `yaml:"retry" json:"retry,omitzero"`
+	// HiddenText is what to do with a definition of the server (tool, prompt, resource,
+	// template, its instructions, its skills) whose text holds hidden text (package
+	// hiddentext): HiddenTextSanitize or HiddenTextBlock; "" means the config's
+	// extensions.hidden_text, itself sanitize by default.
+	HiddenText string `yaml:"hidden_text" json:"hidden_text,omitempty"`
 }
+
+// Values of Server.HiddenText (hiddentext.PolicySanitize and hiddentext.PolicyBlock).
+const (
+	HiddenTextSanitize = "sanitize"
+	HiddenTextBlock    = "block"
+)
 
 // Retry is the reconnect and call-retry policy of a server: the retry key.
 type Retry struct {

@@ -90,6 +90,9 @@ func (s *Server) Validate(key string) error {
 	default:
 		add(key+".retry.calls", "unknown retry.calls %q (want safe, always or never)", s.Retry.Calls)
 	}
+	if err := ValidHiddenText(s.HiddenText); err != nil {
+		add(key+".hidden_text", "%s", err)
+	}
 	if s.Retry.Attempts < 0 || s.Retry.Attempts > MaxAttempts {
 		// Backoff doubles per attempt: beyond MaxAttempts the delay overflows time.Duration.
 		add(key+".retry.attempts", "must be between 0 (the default, %d) and %d, got %d", DefaultAttempts, MaxAttempts, s.Retry.Attempts)
@@ -193,3 +196,12 @@ func (e *keyError) Error() string { return e.key + ": " + e.msg }
 
 // Key returns the key the problem concerns, as in "mcp_servers.x.retry.calls".
 func (e *keyError) Key() string { return e.key }
+
+// ValidHiddenText checks a hidden_text value: "", HiddenTextSanitize or HiddenTextBlock.
+func ValidHiddenText(v string) error {
+	switch v {
+	case "", HiddenTextSanitize, HiddenTextBlock:
+		return nil
+	}
+	return fmt.Errorf("unknown hidden_text %q (want sanitize or block)", v)
+}

@@ -154,6 +154,10 @@ func NewRegistry(opts *RegistryOptions) *Registry {
 	return r
 }
 
+// Logger returns the logger the registry was created with (RegistryOptions.Logger, else
+// slog.Default()), for what consumers of its capabilities report about them.
+func (r *Registry) Logger() *slog.Logger { return r.log }
+
 // normalizeSlot keeps the fields of slot that matter at level and checks the required ones.
 func (r *Registry) normalizeSlot(level ScopeLevel, slot Scope) (Scope, error) {
 	if slot.PoolID != "" && slot.PoolID != r.poolID {

@@ -168,7 +168,7 @@ func planServers(pl *planner) error {
 			st.sessionServers = append(st.sessionServers, name)
 			continue
 		}
-		pl.add(pl.h.serverEntry(Key{Level: ext.LevelPool, Name: name}, key, key, spec, connpool.GlobalPartition))
+		pl.add(pl.h.serverEntry(Key{Level: ext.LevelPool, Name: name}, key, key, st.hiddenText(spec), connpool.GlobalPartition))
 	}
 	return nil
 }
@@ -220,6 +220,16 @@ func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, part
 				return o.Drain(ctx)
 			}
 		}}
+}
+
+// hiddenText is spec with the config's extensions.hidden_text as its hidden_text when it sets
+// none, so that a change of the default changes the declaration, and a reload replaces the
+// capability. Trust reads the declarations as written, never this.
+func (st *State) hiddenText(spec decl.Server) decl.Server {
+	if spec.HiddenText == "" && st != nil && st.Config != nil {
+		spec.HiddenText = st.Config.Extensions.HiddenText
+	}
+	return spec
 }
 
 // newServer builds the configured server name in the pool partition given. Without a prefix

@@ -129,7 +129,7 @@ func (h *Host) sessionEntries(st *State, id, partition, agent string) []*Entry {
 		}}}
 	for _, name := range st.sessionServers {
 		key := "mcp_servers." + name
-		out = append(out, h.serverEntry(Key{ext.LevelSession, slot, name}, key, key, st.Config.MCPServers[name], partition))
+		out = append(out, h.serverEntry(Key{ext.LevelSession, slot, name}, key, key, st.hiddenText(st.Config.MCPServers[name]), partition))
 	}
 	a := st.agents[agent]
 	if a == nil {
@@ -157,7 +157,7 @@ func (h *Host) sessionEntries(st *State, id, partition, agent string) []*Entry {
 			}})
 	}
 	for _, name := range a.sessionServers {
-		out = append(out, h.serverEntry(Key{ext.LevelAgent, aslot, name}, owner, owner+".mcp_servers."+name, a.Config.MCPServers[name], partition))
+		out = append(out, h.serverEntry(Key{ext.LevelAgent, aslot, name}, owner, owner+".mcp_servers."+name, st.hiddenText(a.Config.MCPServers[name]), partition))
 	}
 	return out
 }

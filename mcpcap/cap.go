@@ -9,7 +9,9 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/hiddentext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -126,6 +128,15 @@ func (c *Cap) Name() string { return c.cfg.Name }
 
 // Origin is remote: "mcp://<name>".
 func (c *Cap) Origin() ext.Origin { return ext.RemoteOrigin(c.cfg.Name) }
+
+// HiddenText is the server's hidden_text key (view.HiddenTextPolicy): what a view does with
+// its definitions whose text holds hidden text. Unset, it is hiddentext.PolicySanitize.
+func (c *Cap) HiddenText() hiddentext.Policy {
+	if c.cfg.Server.Server.HiddenText == decl.HiddenTextBlock {
+		return hiddentext.PolicyBlock
+	}
+	return hiddentext.PolicySanitize
+}
 
 // Config returns a copy of the configuration the Cap was built with, defaults filled in.
 func (c *Cap) Config() Config { return c.cfg }

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/hiddentext"
 )
 
 // catalogueIntro tells the model what the catalogue is and how to use it.
@@ -22,7 +23,7 @@ const maxListedFiles = 50
 //
 // Static is an <available-skills> block naming each skill (name and description, sorted by
 // name, XML-escaped) after a one-paragraph explanation; it changes only when the skills do,
-// so prompt caches can keep it. It is empty when there are no skills. Skills marked
+// so prompt caches can keep it. Descriptions lose their hidden text (hiddentext.Sanitize). It is empty when there are no skills. Skills marked
 // disable-model-invocation are left out.
 //
 // Dynamic holds a <skill_content name="..."> block with the full body of each always-active
@@ -68,7 +69,9 @@ func catalogue(skills []*Skill) string {
 		b.WriteString("  <skill>\n    <name>")
 		b.WriteString(xmlEscape(s.Name))
 		b.WriteString("</name>\n    <description>")
-		b.WriteString(xmlEscape(s.Description))
+		// Hidden text goes before escaping: an escaped HTML comment is no longer one to find.
+		desc, _ := hiddentext.Sanitize(s.Description)
+		b.WriteString(xmlEscape(desc))
 		b.WriteString("</description>\n  </skill>\n")
 	}
 	if n == 0 {

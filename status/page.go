@@ -47,6 +47,8 @@ type statusPage struct {
 	Commands   []commandRow
 	Collisions []string
 	Problems   []string
+	// HiddenText are the definitions whose hidden text the view removed or blocked.
+	HiddenText []string
 	Sessions   []gateway.SessionInfo
 }
 
@@ -92,6 +94,9 @@ func (p *statusPage) fromView(v *view.View, diags []SkillDiagnostic) {
 	}
 	for _, pr := range v.Problems {
 		p.Problems = append(p.Problems, pr.String())
+	}
+	for _, h := range v.HiddenText {
+		p.HiddenText = append(p.HiddenText, h.Capability+": "+h.String())
 	}
 }
 

@@ -25,8 +25,15 @@
 //     mapped name that a listed name, or another mapped name, also gets takes the hashed form
 //     instead, so names are distinct and depend only on what is listed. Tool.Qualified keeps
 //     the name before mapping, and calls (CallTool, Route) reach the capability under it.
-//     Titles and descriptions are served without control characters (C0 but "\n" and "\t",
-//     DEL, C1, whole ESC and OSC sequences).
+//   - Hidden text (package hiddentext: zero-width, bidi, tag and other format characters,
+//     controls, whole ESC and OSC sequences, HTML comments) is removed from every title and
+//     description a capability lists — tools (annotations' titles and every "description" and
+//     "title" string inside the schemas too), commands and their arguments, skills, resources,
+//     templates — from static instructions, and from a remote capability's dynamic ones. A
+//     capability implementing HiddenTextPolicy with hiddentext.PolicyBlock has each such
+//     definition left out instead (its instructions too). Either way View.HiddenText reports it
+//     and the registry's logger gets one warning per capability and distinct set of reports.
+//     The capability's own entries are never changed.
 //   - A name under a server's namespace belongs to that server (remote capability), and so
 //     does the name ServedName gives one of its tools: another server listing it (prefix "")
 //     does not take it, whatever the precedence; it is renamed as a loser and the collision

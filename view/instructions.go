@@ -81,7 +81,7 @@ func (v *View) TurnInstructions(ctx context.Context, prompt string) (string, err
 				errs = append(errs, fmt.Errorf("%s: instructions: %w", m.reg.Capability.Name(), err))
 				continue
 			}
-			m.turn = t
+			m.turn = turnText(m, t)
 		}
 	}
 	return instructions(members).Dynamic, errors.Join(errs...)

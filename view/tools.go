@@ -215,13 +215,6 @@ func intrudes(owners map[string]*member, served map[string]ownedName, m *member,
 func newTool(m *member, e ext.ToolEntry, name string) *Tool {
 	local := e.Name
 	e.Name = name
-	e.Title = plainText(e.Title)
-	e.Description = plainText(e.Description)
-	if a := e.Annotations; a != nil && plainText(a.Title) != a.Title {
-		c := *a
-		c.Title = plainText(a.Title)
-		e.Annotations = &c
-	}
 	return &Tool{Name: name, Entry: e, Capability: m.reg.Capability.Name(), Origin: m.reg.Origin,
 		Level: m.reg.Level.String(), local: local, provider: m.reg.Capability.(ext.ToolProvider)}
 }

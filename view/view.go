@@ -48,6 +48,9 @@ type View struct {
 	Collisions []Collision `json:"collisions"`
 	// Problems are the capabilities, or the parts of them, left out of this view and why.
 	Problems []Problem `json:"problems"`
+	// HiddenText are the definitions whose text held hidden text (package hiddentext), in
+	// Visible order: the hidden text removed, or the definition left out (Blocked).
+	HiddenText []HiddenText `json:"hidden_text"`
 
 	reg      *ext.Registry
 	tools    map[string]*Tool
@@ -63,8 +66,9 @@ type Tool struct {
 	// Qualified is the name the tool had before the name rule mapped it (ServedName), as its
 	// capability lists it or as a collision renamed it; "" when Name is that name.
 	Qualified string `json:"qualified,omitempty"`
-	// Entry is the tool as its capability describes it, with Entry.Name set to Name and
-	// control characters removed from its title, description and annotations' title.
+	// Entry is the tool as its capability describes it, with Entry.Name set to Name and hidden
+	// text (package hiddentext) removed from its title, description, annotations' title and
+	// the descriptions and titles inside its schemas.
 	Entry      ext.ToolEntry `json:"tool"`
 	Capability string        `json:"capability"`
 	Origin     ext.Origin    `json:"origin"`
@@ -130,6 +134,8 @@ type member struct {
 	turn  string
 	probs []Problem
 	out   bool // left out of the view (unhealthy or unreachable): asked nothing more
+	// hidden are the definitions hide sanitized or blocked.
+	hidden []HiddenText
 }
 
 // Compile asks every capability reg makes visible at scope for what it contributes and
@@ -160,16 +166,22 @@ func Compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, opts *Opti
 	var wg sync.WaitGroup
 	for i, r := range regs {
 		members[i] = member{reg: r, rank: i}
-		wg.Go(func() { members[i].collect(ctx, o.Prompt) })
+		wg.Go(func() {
+			members[i].collect(ctx, o.Prompt)
+			members[i].hide()
+		})
 	}
 	wg.Wait()
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("compile %s: %w", scope, err)
 	}
 	v := &View{Scope: scope, reg: reg, caps: members}
+	v.HiddenText = []HiddenText{}
 	for _, m := range members {
 		v.Problems = append(v.Problems, m.probs...)
+		v.HiddenText = append(v.HiddenText, m.hidden...)
 	}
+	logHidden(reg.Logger(), reg, v.HiddenText)
 	v.assembleTools(members, o.Tools)
 	v.assembleCommands(members)
 	v.assembleSkills(members)

@@ -89,6 +89,10 @@ func printView(cmd *cobra.Command, opts *options, v *view.View) error {
 	for _, c := range v.Collisions {
 		fmt.Fprintln(w, cell(c.String()))
 	}
+	section("hidden text", len(v.HiddenText))
+	for _, h := range v.HiddenText {
+		fmt.Fprintln(w, cell(h.Capability+": "+h.String()))
+	}
 	section("problems", len(v.Problems))
 	for _, p := range v.Problems {
 		if opts.verbose {
@@ -117,6 +121,7 @@ func jsonView(v *view.View) *view.View {
 	c.Templates = orEmpty(c.Templates)
 	c.Collisions = orEmpty(c.Collisions)
 	c.Problems = orEmpty(c.Problems)
+	c.HiddenText = orEmpty(c.HiddenText)
 	return &c
 }
 

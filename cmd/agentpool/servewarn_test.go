@@ -21,11 +21,13 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// startServeLogged starts `agentpool --no-default-roots --config cfg serve --http 127.0.0.1:0`
-// and returns its base URL (no path) and everything it writes on stderr, as it comes.
-func startServeLogged(t *testing.T, cfg string) (string, *syncBuffer) {
+// startServeLogged starts `agentpool --no-default-roots --config cfg [flags] serve --http
+// 127.0.0.1:0` and returns its base URL (no path) and everything it writes on stderr, as it
+// comes.
+func startServeLogged(t *testing.T, cfg string, flags ...string) (string, *syncBuffer) {
 	t.Helper()
-	cmd := exec.Command("agentpool", "--no-default-roots", "--config", cfg, "serve", "--http", "127.0.0.1:0")
+	args := append(append([]string{"--no-default-roots", "--config", cfg}, flags...), "serve", "--http", "127.0.0.1:0")
+	cmd := exec.Command("agentpool", args...)
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
 	stderr, err := cmd.StderrPipe()
 	if err != nil {

@@ -11,7 +11,7 @@
 // are appended to the --log file as "subscribe <uri>", "unsubscribe <uri>"; a client's notifications/roots/list_changed as "roots-changed <pid>"). Resource: test://static/hello. Prompt: greet. Flags are
 // listed by -help (--log, --ignore-sigterm, --exit-at-start, --hang-initialize,
 // --stderr, --http, --stateless, --require-header, --call-delay, --count-delay,
-// --linger, --skills, --extra-tool, --roots-at-start).
+// --linger, --skills, --extra-tool, --roots-at-start, --hidden-text-tool).
 //
 // With --skills the server declares the SEP-2640 extension
 // "io.modelcontextprotocol/skills" and serves three skills: remote-review, pdf
@@ -238,6 +238,9 @@ func newServer() (*mcp.Server, error) {
 	addGateTools(s)
 	if *extraTool != "" {
 		mcp.AddTool(s, &mcp.Tool{Name: *extraTool, Description: "Echo-like tool added by --extra-tool.", Annotations: readOnly}, echoTool)
+	}
+	if *hiddenTextTool != "" {
+		addHiddenTextTool(s)
 	}
 	if *skills {
 		if err := addSkills(s); err != nil {
