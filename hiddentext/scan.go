@@ -93,12 +93,13 @@ func remove(s string, found []Finding) string {
 	return b.String()
 }
 
-// plain reports whether s is printable ASCII, "\n" and "\t", with no "<!--": text that holds
-// nothing to find, checked without decoding.
+// plain reports whether s is printable ASCII, "\n", "\r\n" and "\t", with no "<!--": text
+// that holds nothing to find, checked without decoding.
 func plain(s string) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		switch {
+		case c == '\r' && i+1 < len(s) && s[i+1] == '\n':
 		case c >= 0x7f, c < 0x20 && c != '\n' && c != '\t':
 			return false
 		case c == '<' && strings.HasPrefix(s[i:], "<!--"):
@@ -127,6 +128,8 @@ func at(s string, i int) (Finding, bool) {
 		return f, true
 	case r < 0x80 && r >= 0x20 && r != 0x7f, r == '\n', r == '\t':
 		return f, false
+	case r == '\r' && strings.HasPrefix(s[i+1:], "\n"):
+		return f, false // a line ended the Windows way; a lone "\r" (overwriting a line) is found
 	case r == 0x1b || r == 0x9b || r == 0x9d || r == 0x90 || r == 0x98 || r == 0x9e || r == 0x9f:
 		f.Class, f.Len = ClassEscape, escapeEnd(s, i)-i
 		return f, true

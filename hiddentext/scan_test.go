@@ -233,7 +233,7 @@ func TestLegitimateText(t *testing.T) {
 		"keycap 1️⃣", "🏴󠁧󠁢󠁥󠁮󠁧󠁿 England", "🏴󠁧󠁢󠁳󠁣󠁴󠁿 Scotland",
 		"Persian: می‌خواهم", "Hindi: क्‍ष and क्‌ष", "Arabic: مرحبا بالعالم", "Hebrew: שלום עולם",
 		"葛\U000e0100 ideographic variation", "≩︀ standardized variant", "tabs\tand\nlines",
-		"a < b and c > d", "<b>bold</b>", "arrow -> here", "<! doctype",
+		"lines\r\nended the Windows way\r\n", "a < b and c > d", "<b>bold</b>", "arrow -> here", "<! doctype",
 	} {
 		if found := hiddentext.Scan(s); found != nil {
 			t.Errorf("Scan(%q) = %v, want nothing", s, found)
