@@ -20,7 +20,8 @@
 //   - ClassFormat: every other format character (general category Cf: U+00AD soft hyphen,
 //     U+2061–U+2064, U+FFF9–U+FFFB, …) and a variation selector that follows no base character
 //     (see below).
-//   - ClassControl: C0 controls but "\n", "\t" and the "\r" of a "\r\n" (a lone "\r" can overwrite a line on a terminal), DEL, and C1 controls.
+//   - ClassControl: C0 controls but "\n", "\t" and the "\r" of a "\r\n" (a lone "\r" can
+//     overwrite a line on a terminal), DEL, and C1 controls.
 //   - ClassEscape: a whole terminal escape sequence: ESC [ or C1 CSI up to its final byte; OSC,
 //     DCS, SOS, PM and APC (ESC ] P X ^ _ or their C1 forms) up to BEL or ST, or the end of the
 //     text; ESC and one more character otherwise. The sequence is one finding and is removed
