@@ -84,6 +84,9 @@ var allowedImports = map[string][]string{
 	"frontmatter": nil,
 	"cmdline":     nil,
 	"trust":       {"decl"}, // the user's trust decisions
+	// pin: pinned definitions (canonical digests of what a server lists, the pin store, drift);
+	// mcpcap gets a Guard through an interface of its own, injected by host.
+	"pin": {"ext", "decl"},
 	// decl: one MCP server's declaration (every key a user or a project can write) and its
 	// validation, standard library only. It is a leaf so that everything that carries a
 	// declaration (config, connpool, mcpcap, skill, plugin, trust, host) shares the one type:
