@@ -42,7 +42,7 @@ var allowedImports = map[string][]string{
 	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill"},
 
 	// The composition root at run time; nobody below imports it.
-	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl"},
+	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin"},
 
 	// Consumers of views: never host, config or a capability package.
 	"gateway": {"view", "ext", "frontmatter", "internal/wire", "gateway/internal/mcpconv"},
@@ -128,6 +128,7 @@ var allowedImports = map[string][]string{
 	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
 	"internal/conformanceclient":          {"mcpcap", "connpool", "ext", "internal/authredirect", "decl"},
 	"internal/testserver/cmd/faultserver": nil,
+	"internal/testserver/cmd/driftserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
 

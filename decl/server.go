@@ -33,6 +33,20 @@ const (
 	CallsNever = "never"
 )
 
+// Pin policies, the values of Server.Pins (and of the config's top-level pins key): what
+// happens when a server's tools, prompts or templates differ from those the user approved
+// (package pin).
+const (
+	// PinsOff neither pins nor compares.
+	PinsOff = "off"
+	// PinsWarn serves what the server lists and reports each difference once: the default
+	// of the user's own servers.
+	PinsWarn = "warn"
+	// PinsBlock keeps changed and new definitions out until approved: the default of a
+	// trusted project's servers.
+	PinsBlock = "block"
+)
+
 // Retry.Attempts bounds.
 const (
 	// DefaultAttempts is what a zero Retry.Attempts means.
@@ -84,6 +98,8 @@ type Server struct {
 	StartupTimeout time.Duration `yaml:"startup_timeout" json:"startup_timeout,omitempty"`
 	// Retry is the reconnect and call-retry policy.
 	Retry Retry `yaml:"retry" json:"retry,omitzero"`
+	// Pins is the pin policy (PinsOff, PinsWarn, PinsBlock); "" means the config's default.
+	Pins string `yaml:"pins" json:"pins,omitempty"`
 }
 
 // Retry is the reconnect and call-retry policy of a server: the retry key.

@@ -90,6 +90,9 @@ func (s *Server) Validate(key string) error {
 	default:
 		add(key+".retry.calls", "unknown retry.calls %q (want safe, always or never)", s.Retry.Calls)
 	}
+	if err := ValidatePins(s.Pins); err != nil {
+		add(key+".pins", "%v", err)
+	}
 	if s.Retry.Attempts < 0 || s.Retry.Attempts > MaxAttempts {
 		// Backoff doubles per attempt: beyond MaxAttempts the delay overflows time.Duration.
 		add(key+".retry.attempts", "must be between 0 (the default, %d) and %d, got %d", DefaultAttempts, MaxAttempts, s.Retry.Attempts)
@@ -193,3 +196,12 @@ func (e *keyError) Error() string { return e.key + ": " + e.msg }
 
 // Key returns the key the problem concerns, as in "mcp_servers.x.retry.calls".
 func (e *keyError) Key() string { return e.key }
+
+// ValidatePins checks a pin policy: "" (the default), PinsOff, PinsWarn or PinsBlock.
+func ValidatePins(p string) error {
+	switch p {
+	case "", PinsOff, PinsWarn, PinsBlock:
+		return nil
+	}
+	return fmt.Errorf("unknown pin policy %q (want off, warn or block)", p)
+}

@@ -146,6 +146,7 @@ func planCommands(pl *planner) error {
 type serverDecl struct {
 	Spec      decl.Server
 	Partition string
+	Pins      pinSpec
 }
 
 // planServers declares every pool-scoped MCP server, in name order, the user's before a
@@ -167,7 +168,7 @@ func planServers(pl *planner) error {
 			st.sessionServers = append(st.sessionServers, name)
 			continue
 		}
-		pl.add(pl.h.serverEntry(Key{Level: ext.LevelPool, Name: name}, key, key, spec, connpool.GlobalPartition))
+		pl.add(pl.h.serverEntry(Key{Level: ext.LevelPool, Name: name}, key, key, spec, connpool.GlobalPartition, pinsOf(st, name, spec)))
 	}
 	return nil
 }
@@ -178,11 +179,11 @@ func planServers(pl *planner) error {
 // its successor — even when the declaration differs only in what the pool does not
 // fingerprint (prefix, allow_tools) — starts a new one. A client that other leases hold
 // (another declaration with the same command) ends at their last release.
-func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, partition string) *Entry {
-	return &Entry{Key: key, Owner: owner, Source: source, Decl: serverDecl{spec, partition},
+func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, partition string, pins pinSpec) *Entry {
+	return &Entry{Key: key, Owner: owner, Source: source, Decl: serverDecl{spec, partition, pins},
 		Restart: key.Level == ext.LevelPool || key.Slot.SessionID != "",
 		start: func(context.Context, *batch) (ext.Capability, error) {
-			c, err := h.newServer(key.Name, spec, partition)
+			c, err := h.newServer(key.Name, spec, partition, pins)
 			if err != nil {
 				return nil, err
 			}
@@ -214,10 +215,10 @@ func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, part
 		}}
 }
 
-// newServer builds the configured server name in the pool partition given. Without a prefix
-// key its tools are listed as ext.ToolName(name, tool), "<name>__<tool>"; prefix: "" keeps the
-// server's own names.
-func (h *Host) newServer(name string, spec decl.Server, partition string) (*mcpcap.Cap, error) {
+// newServer builds the configured server name in the pool partition given, its tools pinned
+// as pins says. Without a prefix key its tools are listed as ext.ToolName(name, tool),
+// "<name>__<tool>"; prefix: "" keeps the server's own names.
+func (h *Host) newServer(name string, spec decl.Server, partition string, pins pinSpec) (*mcpcap.Cap, error) {
 	cfg, err := mcpcap.ConfigOf(name, spec)
 	if err != nil {
 		return nil, err
@@ -226,7 +227,10 @@ func (h *Host) newServer(name string, spec decl.Server, partition string) (*mcpc
 		prefix := ext.ToolName(name, "")
 		cfg.Prefix = &prefix
 	}
-	return mcpcap.New(cfg, mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger))
+	guard, done := h.pinGuard(name, spec, pins)
+	c, err := mcpcap.New(cfg, append([]mcpcap.Option{mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger)}, guard...)...)
+	done(c)
+	return c, err
 }
 
 // b2i is 1 for true, 0 for false.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -43,7 +44,7 @@ func ParseMode(s string) (Mode, error) {
 
 // ErrBlocked is returned, wrapped with the server, the definition and how to approve it, by
 // a call to a definition kept out by Block.
-var ErrBlocked = errors.New("changed since it was approved")
+var ErrBlocked = errors.New("kept out until approved")
 
 // Key returns the pin file key of the server name declared at origin ("user", or the
 // project's folder) by s: a digest of what the server is — where declared, its name, type,
@@ -102,24 +103,40 @@ func (b *Book) Guard(key, name, origin string, mode Mode) *Guard {
 	return g
 }
 
-// Changed tells every guard that the store changed (an approval, a reset): each one's
-// OnChange function runs.
-func (b *Book) Changed() {
+// Changed tells the guards that the store changed (an approval, a reset): each guard whose
+// file is among paths (all of them when none are given) and differs from what it last read
+// or wrote runs its OnChange function.
+func (b *Book) Changed(paths ...string) {
+	names := map[string]bool{}
+	for _, p := range paths {
+		names[filepath.Base(p)] = true
+	}
 	b.mu.Lock()
 	gs := make([]*Guard, 0, len(b.guards))
 	for g := range b.guards {
-		gs = append(gs, g)
+		if len(paths) == 0 || names[g.key+".json"] {
+			gs = append(gs, g)
+		}
 	}
 	b.mu.Unlock()
 	for _, g := range gs {
+		p, _ := b.store.path(g.key)
+		info, err := os.Stat(p)
 		g.mu.Lock()
-		g.cached = nil
+		same := len(paths) > 0 && g.cached != nil && err == nil && sameFile(g.cached.info, info)
+		if !same {
+			g.cached = nil
+		}
 		f := g.onChange
 		g.mu.Unlock()
-		if f != nil {
+		if f != nil && !same {
 			f()
 		}
 	}
+}
+
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
 }
 
 // Drift returns what each open guard last saw that differs from its pins, by server name.
@@ -236,8 +253,12 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 	blocked := map[string]error{}
 	for _, d := range drift {
 		if d.New != nil && d.New.Kind == KindTool {
-			blocked[d.New.Name] = fmt.Errorf("mcp server %q: tool %q is %s and %w: review it with `agentpool pins list %s`, allow it with `agentpool pins approve %s %s`",
-				g.server, d.New.Name, d.Status, errBlockedFor(d.Status), g.server, g.server, d.New.Name)
+			what := "changed since it was pinned"
+			if d.Status == New {
+				what = "is new since the server was pinned"
+			}
+			blocked[d.New.Name] = fmt.Errorf("mcp server %q: tool %q %s: %w; review it with `agentpool pins list %s`, allow it with `agentpool pins approve %s %s`",
+				g.server, d.New.Name, what, ErrBlocked, g.server, g.server, d.New.Name)
 		}
 	}
 	served := make([]ext.ToolEntry, 0, len(upstream))
@@ -247,13 +268,6 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 		}
 	}
 	return served, blocked
-}
-
-func errBlockedFor(status string) error {
-	if status == New {
-		return fmt.Errorf("was never approved (%w)", ErrBlocked)
-	}
-	return ErrBlocked
 }
 
 // check compares defs (a complete listing of kind) with the pins, pinning them when the
@@ -270,6 +284,9 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 			r = &Record{Server: g.server, Origin: g.origin, PinnedAt: time.Now().UTC(), Pinned: byID(defs)}
 			return r, true, nil
 		})
+		if err == nil {
+			g.remember(r)
+		}
 	}
 	if err != nil {
 		g.setDrift(kind, nil, err)
@@ -283,10 +300,13 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 				cur = r
 			}
 			setPending(cur, kind, drift)
+			r = cur
 			return cur, true, nil
 		})
 		if err != nil {
 			g.b.log.Error("pins not saved", "server", g.server, "err", err)
+		} else {
+			g.remember(r)
 		}
 	}
 	g.setDrift(kind, drift, nil)
@@ -306,19 +326,25 @@ func (g *Guard) load() (*Record, error) {
 	g.mu.Lock()
 	c := g.cached
 	g.mu.Unlock()
-	if statErr == nil && c != nil && os.SameFile(c.info, info) && c.info.ModTime().Equal(info.ModTime()) && c.info.Size() == info.Size() {
+	if statErr == nil && c != nil && sameFile(c.info, info) {
 		return c.r, nil
 	}
 	r, err := loadFile(p)
 	if err != nil || r == nil {
 		return r, err
 	}
+	g.remember(r)
+	return r, nil
+}
+
+// remember caches r as the content of the guard's file now.
+func (g *Guard) remember(r *Record) {
+	p, _ := g.b.store.path(g.key)
 	if info, err := os.Stat(p); err == nil {
 		g.mu.Lock()
 		g.cached = &cachedRecord{r: r, info: info}
 		g.mu.Unlock()
 	}
-	return r, nil
 }
 
 func (g *Guard) setDrift(kind string, drift []Drift, err error) {
