@@ -1,6 +1,7 @@
 package pin
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -194,8 +195,11 @@ type Guard struct {
 	mu       sync.Mutex
 	onChange func()
 	cached   *cachedRecord
-	drift    []Drift
-	err      error
+	// tools are the definitions of the last tools listing by name, with the entries they were
+	// made from: a tool listed again unchanged is not digested again.
+	tools map[string]cachedTool
+	drift []Drift
+	err   error
 }
 
 // cachedRecord is a record as read, with the file's identity when read: listing again does
@@ -203,6 +207,54 @@ type Guard struct {
 type cachedRecord struct {
 	r    *Record
 	info os.FileInfo
+}
+
+type cachedTool struct {
+	t   ext.ToolEntry
+	def Definition
+}
+
+// toolDefs returns the definitions of upstream, digesting only the tools that differ from the
+// last listing's.
+func (g *Guard) toolDefs(upstream []ext.ToolEntry) []Definition {
+	g.mu.Lock()
+	prev := g.tools
+	g.mu.Unlock()
+	next := make(map[string]cachedTool, len(upstream))
+	defs := make([]Definition, len(upstream))
+	for i, t := range upstream {
+		if c, ok := prev[t.Name]; ok && sameTool(c.t, t) {
+			defs[i] = c.def
+		} else {
+			defs[i] = Tool(t)
+		}
+		next[t.Name] = cachedTool{t: t, def: defs[i]}
+	}
+	g.mu.Lock()
+	g.tools = next
+	g.mu.Unlock()
+	return defs
+}
+
+// sameTool says whether a and b have the same digested fields, byte for byte.
+func sameTool(a, b ext.ToolEntry) bool {
+	if a.Name != b.Name || a.Title != b.Title || a.Description != b.Description ||
+		!bytes.Equal(a.InputSchema, b.InputSchema) || !bytes.Equal(a.OutputSchema, b.OutputSchema) {
+		return false
+	}
+	x, y := a.Annotations, b.Annotations
+	if x == nil || y == nil {
+		return x == y
+	}
+	return x.Title == y.Title && x.ReadOnlyHint == y.ReadOnlyHint && x.IdempotentHint == y.IdempotentHint &&
+		sameBool(x.DestructiveHint, y.DestructiveHint) && sameBool(x.OpenWorldHint, y.OpenWorldHint)
+}
+
+func sameBool(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
 }
 
 // OnChange sets the function called when the store changes (Book.Changed).
@@ -232,11 +284,7 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 	if g.mode == Off {
 		return upstream, nil
 	}
-	defs := make([]Definition, len(upstream))
-	for i, t := range upstream {
-		defs[i] = Tool(t)
-	}
-	drift, err := g.check(defs, KindTool)
+	drift, err := g.check(g.toolDefs(upstream), KindTool)
 	if err != nil {
 		if g.mode != Block {
 			return upstream, nil

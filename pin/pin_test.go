@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -242,5 +243,31 @@ func TestReset(t *testing.T) {
 	}
 	if _, err := store.Reset("s"); err == nil {
 		t.Error("Reset of a server with no pins: no error")
+	}
+}
+
+// A tool listed again is digested again when any field a digest covers differs: every field
+// of ext.ToolAnnotations is compared.
+func TestSameToolCoversEveryAnnotation(t *testing.T) {
+	typ := reflect.TypeFor[ext.ToolAnnotations]()
+	for i := range typ.NumField() {
+		a, b := ext.ToolEntry{Name: "t", Annotations: &ext.ToolAnnotations{}}, ext.ToolEntry{Name: "t", Annotations: &ext.ToolAnnotations{}}
+		f := reflect.ValueOf(b.Annotations).Elem().Field(i)
+		switch f.Kind() {
+		case reflect.String:
+			f.SetString("x")
+		case reflect.Bool:
+			f.SetBool(true)
+		case reflect.Pointer:
+			f.Set(reflect.ValueOf(new(bool)))
+		default:
+			t.Fatalf("field %s of kind %s: teach sameTool to compare it", typ.Field(i).Name, f.Kind())
+		}
+		if sameTool(a, b) {
+			t.Errorf("sameTool ignores annotations.%s", typ.Field(i).Name)
+		}
+		if Tool(a).Digest == Tool(b).Digest {
+			t.Errorf("the digest ignores annotations.%s", typ.Field(i).Name)
+		}
 	}
 }
