@@ -8,7 +8,8 @@
 //	add       a new tool, exfil, appears
 //	remove    the tool gone disappears
 //
-// Every tool but drift answers with its own name.
+// Every tool but drift answers with its own name. With --pid the server writes its process
+// id to a file at start.
 package main
 
 import (
@@ -19,19 +20,28 @@ import (
 	"log"
 	"os"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-var stateFile = flag.String("state", "", "file recording the changes applied, one per line, read at start")
+var (
+	stateFile = flag.String("state", "", "file recording the changes applied, one per line, read at start")
+	pidFile   = flag.String("pid", "", "file the server writes its process id to at start")
+)
 
 // changes are the changes driftserver knows, in the order a test usually applies them.
 var changes = []string{"describe", "widen", "add", "remove"}
 
 func main() {
 	flag.Parse()
+	if *pidFile != "" {
+		if err := os.WriteFile(*pidFile, []byte(strconv.Itoa(os.Getpid())), 0o600); err != nil {
+			log.Fatal(err)
+		}
+	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "driftserver", Version: "1"}, nil)
 	var mu sync.Mutex
 	applied := map[string]bool{}
