@@ -38,6 +38,8 @@ type ToolProvider interface {
 // one of them. A view asks it for a name it does not list, so the caller learns why.
 type ToolBlocker interface {
 	BlockedTool(name string) error
+	// BlockedTools returns the names of the tools kept out of the last listing, sorted.
+	BlockedTools() []string
 }
 
 // RawToolCaller is an optional interface of a ToolProvider that serves its tools from an MCP

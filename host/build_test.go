@@ -243,7 +243,7 @@ func TestBuildFailureClosesWhatItBuilt(t *testing.T) {
 func TestKindsCoverConfigSections(t *testing.T) {
 	hostOwn := map[string]bool{"pool": true, "extensions": true, "server": true, // the host's and the server's own sections
 		"import": true, // the loader's: what it imports is in mcp_servers
-		"pins": true} // the host's: the default pin policy of mcp_servers
+		"pins":   true} // the host's: the default pin policy of mcp_servers
 	var sections []string
 	typ := reflect.TypeFor[config.Config]()
 	for i := range typ.NumField() {

@@ -109,3 +109,12 @@ func (h *Host) pinGuard(name string, spec decl.Server, ps pinSpec) (opts []mcpca
 		g.OnChange(c.Recheck)
 	}
 }
+
+// PinDrift returns what the servers' pin guards last saw that differs from their pins, by
+// server (pin.Book.Drift); nil without Options.Pins.
+func (h *Host) PinDrift() []pin.ServerDrift {
+	if h.opts.Pins == nil {
+		return nil
+	}
+	return h.opts.Pins.Drift()
+}

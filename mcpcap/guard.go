@@ -1,6 +1,9 @@
 package mcpcap
 
 import (
+	"maps"
+	"slices"
+
 	"github.com/agentpool/agentpool/ext"
 )
 
@@ -29,6 +32,15 @@ var _ ext.ToolBlocker = (*Cap)(nil)
 func (c *Cap) BlockedTool(name string) error {
 	if ts := c.tools.Load(); ts != nil {
 		return ts.blocked[name]
+	}
+	return nil
+}
+
+// BlockedTools returns the names (as Tools would name them) of the tools the Cap's Guard
+// kept out of the last listing, sorted.
+func (c *Cap) BlockedTools() []string {
+	if ts := c.tools.Load(); ts != nil {
+		return slices.Sorted(maps.Keys(ts.blocked))
 	}
 	return nil
 }

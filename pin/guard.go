@@ -2,6 +2,7 @@ package pin
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -337,8 +338,17 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 		}
 	}
 	if err != nil {
+		g.mu.Lock()
+		said := g.err != nil && g.err.Error() == err.Error()
+		g.mu.Unlock()
 		g.setDrift(kind, nil, err)
-		g.b.log.Error("pins unreadable", "server", g.server, "policy", string(g.mode), "err", err)
+		if !said { // once, not at every listing
+			level := slog.LevelWarn
+			if g.mode == Block {
+				level = slog.LevelError // every definition of the server is kept out
+			}
+			g.b.log.Log(context.Background(), level, "pins unreadable", "server", g.server, "policy", string(g.mode), "err", err)
+		}
 		return nil, err
 	}
 	drift := Compare(defs, r.Pinned, kind)

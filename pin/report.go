@@ -42,6 +42,14 @@ func writeList(w io.Writer, entries []Entry) {
 	}
 }
 
+// FormatDrift returns d as `agentpool pins list` shows it: its status and ID, then its diffs,
+// one per line.
+func FormatDrift(d Drift) string {
+	var b strings.Builder
+	writeDrift(&b, d)
+	return b.String()
+}
+
 func writeDrift(w io.Writer, d Drift) {
 	def := d.Def()
 	fmt.Fprintf(w, "  %-7s %s\n", d.Status, def.ID())

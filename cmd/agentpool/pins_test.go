@@ -179,6 +179,13 @@ func TestServePinsApprove(t *testing.T) {
 			t.Errorf("pins list lacks %q:\n%s", want, list)
 		}
 	}
+	// compile (its own host, its own start of the server) says what block keeps out.
+	compile := exec.Command("agentpool", "--config", r.config, "compile")
+	compile.Dir, compile.Env = r.dir, r.env()
+	out, _ := compile.CombinedOutput() // exit 2: the view has problems
+	if !strings.Contains(string(out), "agentpool pins approve mail exfil") || compile.ProcessState.ExitCode() != 2 {
+		t.Errorf("compile (exit %d) does not say the new tool is kept out:\n%s", compile.ProcessState.ExitCode(), out)
+	}
 	before := c.changed.Load()
 	if out := r.run(t, "pins", "approve", "mail", "send"); !strings.Contains(out, "approved 1 definitions of mail") {
 		t.Errorf("pins approve: %s", out)
