@@ -118,3 +118,13 @@ func (h *Host) PinDrift() []pin.ServerDrift {
 	}
 	return h.opts.Pins.Drift()
 }
+
+// PinsDrifted returns how many definitions differ from their pins across the servers
+// (PinDrift), as a float for a metric.
+func (h *Host) PinsDrifted() float64 {
+	n := 0
+	for _, sd := range h.PinDrift() {
+		n += len(sd.Drift)
+	}
+	return float64(n)
+}
