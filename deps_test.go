@@ -39,10 +39,10 @@ var allowedImports = map[string][]string{
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
 	// they meet, under the CLI; neither imports it, and the gateway still never sees the host.
-	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill"},
+	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill", "pin"},
 
 	// The composition root at run time; nobody below imports it.
-	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl"},
+	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin"},
 
 	// Consumers of views: never host, config or a capability package.
 	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe"},
@@ -87,6 +87,9 @@ var allowedImports = map[string][]string{
 	"frontmatter": nil,
 	"cmdline":     nil,
 	"trust":       {"decl"}, // the user's trust decisions
+	// pin: pinned definitions (canonical digests of what a server lists, the pin store, drift);
+	// mcpcap gets a Guard through an interface of its own, injected by host.
+	"pin": {"ext", "decl"},
 	// decl: one MCP server's declaration (every key a user or a project can write) and its
 	// validation, standard library only. It is a leaf so that everything that carries a
 	// declaration (config, connpool, mcpcap, skill, plugin, trust, host) shares the one type:
@@ -133,6 +136,7 @@ var allowedImports = map[string][]string{
 	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
 	"internal/conformanceclient":          {"mcpcap", "connpool", "ext", "internal/authredirect", "decl"},
 	"internal/testserver/cmd/faultserver": nil,
+	"internal/testserver/cmd/driftserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
 

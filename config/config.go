@@ -41,6 +41,10 @@ type Config struct {
 	Agents Agents `yaml:"agents"`
 	// Server is the server section: how `agentpool serve` serves over HTTP.
 	Server Server `yaml:"server"`
+	// Pins is the pin policy of every server whose declaration has no pins key: off, warn or
+	// block (decl.PinsOff …). Empty: warn for the user's own servers and plugins' servers,
+	// block for a trusted project's.
+	Pins Pins `yaml:"pins"`
 	// Import lists JSON files whose mcpServers (Claude Desktop, Claude Code, Cursor) or
 	// servers (VS Code) are added to mcp_servers; the file's own servers win a name both use.
 	Import []string `yaml:"import" config:"expand,path"`
@@ -105,6 +109,17 @@ func (p *Pool) Validate(key string) error {
 		errs = append(errs, keyErrorf(key+".idle_timeout", "must not be negative, got %s", p.IdleTimeout))
 	}
 	return errors.Join(errs...)
+}
+
+// Pins is the top-level pins key: the default pin policy.
+type Pins string
+
+// Validate returns the problem of p, keyed under key (see Config.Validate).
+func (p *Pins) Validate(key string) error {
+	if err := decl.ValidatePins(string(*p)); err != nil {
+		return keyErrorf(key, "%v", err)
+	}
+	return nil
 }
 
 // Extensions holds limits that apply to every extension.

@@ -16,12 +16,14 @@
 //	    command: npx
 //	    args: ["-y", "@modelcontextprotocol/server-everything"]
 //	    env_passthrough: [GITHUB_TOKEN]   # variables of agentpool's environment it may see
+//	    pins: block             # off | warn | block (package pin); default: the top-level pins
 //	  remote:
 //	    url: https://api.example/mcp
 //	    auth:                   # mcpcap.Auth: agentpool as the server's OAuth client
 //	      type: client_credentials          # or authorization_code (agentpool login SERVER)
 //	      client_id: agentpool
 //	      client_secret: ${API_SECRET}
+//	pins: warn                  # Pins: the default pin policy; unset: warn, block for a trusted project's servers
 //	pool:                       # Pool
 //	  max_clients: 20           # per partition: the shared servers, and each session's own
 //	  max_total_clients: 4096   # all partitions together

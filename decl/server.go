@@ -33,6 +33,20 @@ const (
 	CallsNever = "never"
 )
 
+// Pin policies, the values of Server.Pins (and of the config's top-level pins key): what
+// happens when a server's tools, prompts or templates differ from those the user approved
+// (package pin).
+const (
+	// PinsOff neither pins nor compares.
+	PinsOff = "off"
+	// PinsWarn serves what the server lists and reports each difference once: the default
+	// of the user's own servers.
+	PinsWarn = "warn"
+	// PinsBlock keeps changed and new definitions out until approved: the default of a
+	// trusted project's servers.
+	PinsBlock = "block"
+)
+
 // Retry.Attempts bounds.
 const (
 	// DefaultAttempts is what a zero Retry.Attempts means.
@@ -89,6 +103,8 @@ type Server struct {
 	// hiddentext): HiddenTextSanitize or HiddenTextBlock; "" means the config's
 	// extensions.hidden_text, itself sanitize by default.
 	HiddenText string `yaml:"hidden_text" json:"hidden_text,omitempty"`
+	// Pins is the pin policy (PinsOff, PinsWarn, PinsBlock); "" means the config's default.
+	Pins string `yaml:"pins" json:"pins,omitempty"`
 }
 
 // Values of Server.HiddenText (hiddentext.PolicySanitize and hiddentext.PolicyBlock).

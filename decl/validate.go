@@ -93,6 +93,9 @@ func (s *Server) Validate(key string) error {
 	if err := ValidHiddenText(s.HiddenText); err != nil {
 		add(key+".hidden_text", "%s", err)
 	}
+	if err := ValidatePins(s.Pins); err != nil {
+		add(key+".pins", "%v", err)
+	}
 	if s.Retry.Attempts < 0 || s.Retry.Attempts > MaxAttempts {
 		// Backoff doubles per attempt: beyond MaxAttempts the delay overflows time.Duration.
 		add(key+".retry.attempts", "must be between 0 (the default, %d) and %d, got %d", DefaultAttempts, MaxAttempts, s.Retry.Attempts)
@@ -204,4 +207,13 @@ func ValidHiddenText(v string) error {
 		return nil
 	}
 	return fmt.Errorf("unknown hidden_text %q (want sanitize or block)", v)
+}
+
+// ValidatePins checks a pin policy: "" (the default), PinsOff, PinsWarn or PinsBlock.
+func ValidatePins(p string) error {
+	switch p {
+	case "", PinsOff, PinsWarn, PinsBlock:
+		return nil
+	}
+	return fmt.Errorf("unknown pin policy %q (want off, warn or block)", p)
 }

@@ -32,6 +32,16 @@ type ToolProvider interface {
 	CallTool(ctx context.Context, call *ToolCall) (*ToolResult, error)
 }
 
+// ToolBlocker is an optional interface of a ToolProvider that keeps some of its tools out of
+// Tools (definitions that changed since the user approved them, package pin): BlockedTool
+// returns why a call to name (as Tools would name it) is refused, or nil when name is not
+// one of them. A view asks it for a name it does not list, so the caller learns why.
+type ToolBlocker interface {
+	BlockedTool(name string) error
+	// BlockedTools returns the names of the tools kept out of the last listing, sorted.
+	BlockedTools() []string
+}
+
 // RawToolCaller is an optional interface of a ToolProvider that serves its tools from an MCP
 // server: CallToolRaw makes the call as CallTool does and returns the tools/call result as
 // JSON, as the server wrote it, so that a gateway forwarding the call to its own MCP client

@@ -37,6 +37,20 @@ func encodableErrors(next mcp.MethodHandler) mcp.MethodHandler {
 	}
 }
 
+// blockedCalls answers a tools/call of a tool the view keeps out (view.View.Blocked: a
+// definition that changed since the user approved it) with the reason, where the go-sdk would
+// say only "unknown tool".
+func (s *session) blockedCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+			if err := s.view.Load().Blocked(r.Params.Name); err != nil {
+				return nil, rpcError(err)
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
 // plainErrors is the ResponseWriter the go-sdk answers a session's POST through: an error it
 // would send as plain text (http.Error: a batch, an id that is null or an object, a jsonrpc
 // other than "2.0", params of the wrong type, …) is held back and sent as a JSON-RPC error

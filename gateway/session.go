@@ -188,7 +188,7 @@ func (s *session) fill(ctx context.Context, opts mcp.ServerOptions, receiving ..
 	// newer version in its _meta (SEP-2575) under that version.
 	opts.SupportedProtocolVersions = supportedVersions
 	s.server = mcp.NewServer(&mcp.Implementation{Name: g.opts.Name, Version: g.opts.Version}, &opts)
-	s.server.AddReceivingMiddleware(append([]mcp.Middleware{encodableErrors, negotiate}, receiving...)...)
+	s.server.AddReceivingMiddleware(append([]mcp.Middleware{encodableErrors, negotiate, s.blockedCalls}, receiving...)...)
 	s.server.AddSendingMiddleware(s.listChangedOnce)
 	if err := s.addSkillMethods(); err != nil {
 		cancel()

@@ -51,7 +51,7 @@ func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spe
 	if taken {
 		return fmt.Errorf("%s.%s: the session has a capability of that name already", key, name)
 	}
-	c, err := h.newServer(name, h.Current().hiddenText(spec), partitions[len(partitions)-1])
+	c, err := h.newServer(name, h.Current().hiddenText(spec), partitions[len(partitions)-1], pinSpec{})
 	if err != nil {
 		return fmt.Errorf("%s.%s: %w", key, name, err)
 	}

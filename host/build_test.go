@@ -107,7 +107,7 @@ func TestOpenSessionFailureLeavesNothing(t *testing.T) {
 	}
 	s1 := ext.Scope{SessionID: "s1"}
 	// Something else already holds the name "b" in s1: opening s1 fails on it after registering a.
-	other, err := h.newServer("b", h.Current().Config.MCPServers["b"], "s1")
+	other, err := h.newServer("b", h.Current().Config.MCPServers["b"], "s1", pinSpec{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +242,8 @@ func TestBuildFailureClosesWhatItBuilt(t *testing.T) {
 // in the kinds table and every entry a section, so a kind added on one side only fails here.
 func TestKindsCoverConfigSections(t *testing.T) {
 	hostOwn := map[string]bool{"pool": true, "extensions": true, "server": true, // the host's and the server's own sections
-		"import": true} // the loader's: what it imports is in mcp_servers
+		"import": true, // the loader's: what it imports is in mcp_servers
+		"pins":   true} // the host's: the default pin policy of mcp_servers
 	var sections []string
 	typ := reflect.TypeFor[config.Config]()
 	for i := range typ.NumField() {

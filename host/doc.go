@@ -91,6 +91,15 @@
 // does not parse skips an untrusted project and fails Build for a trusted one; an unreadable
 // trust store trusts nothing.
 //
+// # Pins
+//
+// With Options.Pins (NewPins: the user's pin store, PinsDir), every server of the config, of
+// a trusted project and of a plugin gets a pin guard (package pin) keyed by where it is
+// declared, its name and what it runs; its policy is its own pins key, else the config's,
+// else block for a project's server and warn for the others. Skills' own servers and an ACP
+// client's are not pinned. With Options.Watch the pin folder is followed, and a server whose
+// pins change (agentpool pins approve) lists again.
+//
 // Agents get their own level, skill manager and tool filter (Agent.Include, Agent.AllowsTool);
 // AddSessionServer adds a client's server to its session. Rationale: docs/design/host.md and
 // docs/design/reconcile.md.

@@ -15,6 +15,7 @@ import (
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/pin"
 	"github.com/agentpool/agentpool/skill"
 	"github.com/agentpool/agentpool/trust"
 )
@@ -62,6 +63,10 @@ type Options struct {
 	// Matcher picks the skills a turn's prompt selects for the dynamic instructions (see
 	// skill.Options.Matcher); nil means skill.MatchByName, the skills the prompt names.
 	Matcher func(prompt string, skills []ext.SkillEntry) []string
+	// Pins checks the listings of the config's, a trusted project's and plugins' MCP servers
+	// against the definitions the user approved (the pins keys choose the policy); nil pins
+	// nothing.
+	Pins *pin.Book
 }
 
 func (o Options) matcher() func(string, []ext.SkillEntry) []string {
@@ -136,6 +141,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	h := &Host{Registry: reg, Pool: pool, opts: opts, logger: logger}
 	h.drainCtx, h.endDrains = context.WithCancel(context.Background())
 	reg.OnClose(h.stopDrains) // before the pool closes
+	h.watchPins(reg)
 	p, err := h.inspectProject(cfg)
 	if err != nil {
 		return nil, h.abort(ctx, err)

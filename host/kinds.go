@@ -147,6 +147,7 @@ func planCommands(pl *planner) error {
 type serverDecl struct {
 	Spec      decl.Server
 	Partition string
+	Pins      pinSpec
 }
 
 // planServers declares every pool-scoped MCP server, in name order, the user's before a
@@ -168,7 +169,7 @@ func planServers(pl *planner) error {
 			st.sessionServers = append(st.sessionServers, name)
 			continue
 		}
-		pl.add(pl.h.serverEntry(Key{Level: ext.LevelPool, Name: name}, key, key, st.hiddenText(spec), connpool.GlobalPartition))
+		pl.add(pl.h.serverEntry(Key{Level: ext.LevelPool, Name: name}, key, key, st.hiddenText(spec), connpool.GlobalPartition, pinsOf(st, name, spec)))
 	}
 	return nil
 }
@@ -179,16 +180,16 @@ func planServers(pl *planner) error {
 // its successor — even when the declaration differs only in what the pool does not
 // fingerprint (prefix, allow_tools) — starts a new one. A client that other leases hold
 // (another declaration with the same command) ends at their last release.
-func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, partition string) *Entry {
+func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, partition string, pins pinSpec) *Entry {
 	// The capability of this entry handed over to its successor, whose client left the pool
 	// then: its stop must not retire by fingerprint again, since the successor's client has
 	// the same one when only what the fingerprint leaves out changed (prefix, allow_tools,
 	// timeout).
 	var handed atomic.Pointer[mcpcap.Cap]
-	return &Entry{Key: key, Owner: owner, Source: source, Decl: serverDecl{spec, partition},
+	return &Entry{Key: key, Owner: owner, Source: source, Decl: serverDecl{spec, partition, pins},
 		Restart: key.Level == ext.LevelPool || key.Slot.SessionID != "",
 		start: func(context.Context, *batch) (ext.Capability, error) {
-			c, err := h.newServer(key.Name, spec, partition)
+			c, err := h.newServer(key.Name, spec, partition, pins)
 			if err != nil {
 				return nil, err
 			}
@@ -232,10 +233,10 @@ func (st *State) hiddenText(spec decl.Server) decl.Server {
 	return spec
 }
 
-// newServer builds the configured server name in the pool partition given. Without a prefix
-// key its tools are listed as ext.ToolName(name, tool), "<name>__<tool>"; prefix: "" keeps the
-// server's own names.
-func (h *Host) newServer(name string, spec decl.Server, partition string) (*mcpcap.Cap, error) {
+// newServer builds the configured server name in the pool partition given, its tools pinned
+// as pins says. Without a prefix key its tools are listed as ext.ToolName(name, tool),
+// "<name>__<tool>"; prefix: "" keeps the server's own names.
+func (h *Host) newServer(name string, spec decl.Server, partition string, pins pinSpec) (*mcpcap.Cap, error) {
 	cfg, err := mcpcap.ConfigOf(name, spec)
 	if err != nil {
 		return nil, err
@@ -244,7 +245,10 @@ func (h *Host) newServer(name string, spec decl.Server, partition string) (*mcpc
 		prefix := ext.ToolName(name, "")
 		cfg.Prefix = &prefix
 	}
-	return mcpcap.New(cfg, mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger))
+	guard, done := h.pinGuard(name, spec, pins)
+	c, err := mcpcap.New(cfg, append([]mcpcap.Option{mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger)}, guard...)...)
+	done(c)
+	return c, err
 }
 
 // b2i is 1 for true, 0 for false.

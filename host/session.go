@@ -129,7 +129,8 @@ func (h *Host) sessionEntries(st *State, id, partition, agent string) []*Entry {
 		}}}
 	for _, name := range st.sessionServers {
 		key := "mcp_servers." + name
-		out = append(out, h.serverEntry(Key{ext.LevelSession, slot, name}, key, key, st.hiddenText(st.Config.MCPServers[name]), partition))
+		spec := st.Config.MCPServers[name]
+		out = append(out, h.serverEntry(Key{ext.LevelSession, slot, name}, key, key, st.hiddenText(spec), partition, pinsOf(st, name, spec)))
 	}
 	a := st.agents[agent]
 	if a == nil {
@@ -157,7 +158,8 @@ func (h *Host) sessionEntries(st *State, id, partition, agent string) []*Entry {
 			}})
 	}
 	for _, name := range a.sessionServers {
-		out = append(out, h.serverEntry(Key{ext.LevelAgent, aslot, name}, owner, owner+".mcp_servers."+name, st.hiddenText(a.Config.MCPServers[name]), partition))
+		spec := a.Config.MCPServers[name]
+		out = append(out, h.serverEntry(Key{ext.LevelAgent, aslot, name}, owner, owner+".mcp_servers."+name, st.hiddenText(spec), partition, pinsOf(st, name, spec)))
 	}
 	return out
 }

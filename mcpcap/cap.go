@@ -41,6 +41,7 @@ type Cap struct {
 	pool      *connpool.Pool
 	partition string
 	injected  *mcp.ClientSession
+	guard     Guard // nil: listings are served as they are
 
 	// cur is the live connection, read lock-free on the hot path.
 	cur atomic.Pointer[conn]
@@ -113,6 +114,7 @@ func New(cfg Config, opts ...Option) (*Cap, error) {
 		pool:       o.pool,
 		partition:  o.partition,
 		injected:   o.client,
+		guard:      o.guard,
 		connectSem: make(chan struct{}, 1),
 		stop:       make(chan struct{}),
 		closeDone:  make(chan struct{}),
@@ -182,6 +184,9 @@ func (c *Cap) Close(ctx context.Context) error {
 			testHookClosing(c)
 		}
 		close(c.stop)
+		if c.guard != nil {
+			_ = c.guard.Close()
+		}
 		cn := c.cur.Swap(nil)
 		c.wg.Add(1)
 		go func() {

@@ -97,6 +97,7 @@ type options struct {
 	pool      *connpool.Pool
 	partition string
 	logger    *slog.Logger
+	guard     Guard
 }
 
 // WithClient injects a connected client session (client injection, RFC-0051). The Cap uses it

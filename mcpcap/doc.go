@@ -47,6 +47,10 @@
 //     are reached by their URIs or as mcp://<server>/<uri>; an unknown scheme starts no server.
 //     Skills (skill://…/SKILL.md, SEP-2640 skills/list) are remote and never shadow a local
 //     skill.
+//   - WithGuard checks every tools listing of the server (package pin, injected by the host):
+//     what the Guard keeps out is neither listed nor callable (BlockedTool gives the reason,
+//     which the view and the gateway pass on to a caller), and Recheck lists again when the
+//     Guard's approvals change.
 //   - decl.Server is a server as the config declares it. CheckCommand applies
 //     extensions.allowed_commands to the resolved executable (not its args or env); a skill's
 //     relative command must stay inside its folder. %v shows no env, header, auth or URL

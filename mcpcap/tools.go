@@ -18,6 +18,7 @@ type toolSet struct {
 	entries []ext.ToolEntry      // as served: filtered and prefixed
 	byName  map[string]*toolInfo // served name → info
 	static  bool                 // from Config.Tools, not from the server
+	blocked map[string]error     // served name → why the Guard keeps it out
 }
 
 type toolInfo struct {
@@ -25,15 +26,19 @@ type toolInfo struct {
 	safe     bool   // readOnlyHint or idempotentHint: a lost call may be repeated
 }
 
+// served returns the name the Cap serves the server's tool name under: with its Prefix.
+func (c *Cap) served(name string) string {
+	if c.cfg.Prefix != nil {
+		return *c.cfg.Prefix + name
+	}
+	return name
+}
+
 func staticTools(in []ext.ToolEntry) []ext.ToolEntry { return in }
 
 // buildToolSet filters and prefixes upstream tools (named as the server names them).
 func (c *Cap) buildToolSet(upstream []ext.ToolEntry, static bool) *toolSet {
 	ts := &toolSet{byName: make(map[string]*toolInfo, len(upstream)), static: static}
-	prefix := ""
-	if c.cfg.Prefix != nil {
-		prefix = *c.cfg.Prefix
-	}
 	for _, t := range upstream {
 		if !c.cfg.allowed(t.Name) {
 			continue
@@ -42,7 +47,7 @@ func (c *Cap) buildToolSet(upstream []ext.ToolEntry, static bool) *toolSet {
 		if a := t.Annotations; a != nil {
 			info.safe = a.ReadOnlyHint || a.IdempotentHint
 		}
-		t.Name = prefix + t.Name
+		t.Name = c.served(t.Name)
 		if _, dup := ts.byName[t.Name]; dup {
 			continue
 		}
@@ -112,7 +117,19 @@ func (c *Cap) refreshTools(ctx context.Context, cn *conn, prev *toolSet, force b
 		c.staleTools.Store(true)
 		return fmt.Errorf("mcp server %q: tools/list: %w", c.cfg.Name, err)
 	}
+	var blocked map[string]error
+	if c.guard != nil {
+		upstream, blocked = c.guard.Tools(upstream)
+	}
 	ts := c.buildToolSet(upstream, false)
+	for name, err := range blocked {
+		if c.cfg.allowed(name) {
+			if ts.blocked == nil {
+				ts.blocked = map[string]error{}
+			}
+			ts.blocked[c.served(name)] = err
+		}
+	}
 	c.tools.Store(ts)
 	if force || (prev != nil && !reflect.DeepEqual(prev.entries, ts.entries)) {
 		c.emitToolsChanged()
@@ -308,6 +325,9 @@ func (c *Cap) lookupTool(ctx context.Context, name string) (*toolInfo, error) {
 	}
 	if info := ts.byName[name]; info != nil {
 		return info, nil
+	}
+	if err := ts.blocked[name]; err != nil {
+		return nil, err
 	}
 	return nil, fmt.Errorf("mcp server %q: tool %q: %w", c.cfg.Name, name, ext.ErrNotFound)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/pin"
 	"github.com/agentpool/agentpool/plugin"
 	"github.com/agentpool/agentpool/skill"
 )
@@ -78,6 +79,7 @@ func FromHost(h *host.Host, agents []string, counts Counts) Report {
 		r.SkillDiagnostics = append(r.SkillDiagnostics, sd)
 	}
 	r.Plugins = pluginStatuses(h, skills)
+	r.Pins = pinDrift(h)
 	return r
 }
 
@@ -135,6 +137,22 @@ func AgentServers(h *host.Host, agents []string) map[string][]*mcpcap.Cap {
 				out[a] = append(out[a], c)
 			}
 		}
+	}
+	return out
+}
+
+// pinDrift returns the drift the host's pin guards last saw, by server.
+func pinDrift(h *host.Host) []PinDrift {
+	var out []PinDrift
+	for _, sd := range h.PinDrift() {
+		p := PinDrift{Server: sd.Server, Origin: sd.Origin, Policy: string(sd.Mode)}
+		if sd.Err != nil {
+			p.Error = sd.Err.Error()
+		}
+		for _, d := range sd.Drift {
+			p.Drift = append(p.Drift, pin.FormatDrift(d))
+		}
+		out = append(out, p)
 	}
 	return out
 }

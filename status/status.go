@@ -44,6 +44,19 @@ type Report struct {
 	Reload *Reload
 	// Plugins are the plugins the host read, in its order (none: the section is left out).
 	Plugins []Plugin
+	// Pins are the servers whose definitions drifted from their pins, or whose pins could not
+	// be read (none: the section is left out).
+	Pins []PinDrift
+}
+
+// PinDrift is what one server's pin guard last saw that differs from its pins (package pin).
+type PinDrift struct {
+	Server, Origin, Policy string
+	// Error is why its pins could not be read or written, or "".
+	Error string
+	// Drift is each changed, new or removed definition with its diffs, as `agentpool pins
+	// list` shows it.
+	Drift []string
 }
 
 // Plugin is one plugin (a Claude Code or Codex plugin folder) as the host uses it.

@@ -233,9 +233,34 @@ func (v *View) Tool(name string) (Tool, bool) {
 func (v *View) Route(name string) (ext.ToolProvider, string, error) {
 	t, ok := v.tools[name]
 	if !ok {
-		return nil, "", fmt.Errorf("tool %q: %w", name, ext.ErrNotFound)
+		return nil, "", v.notFound(name)
 	}
 	return t.provider, t.local, nil
+}
+
+// notFound is the error of a tool name the view does not list: ext.ErrNotFound, with the
+// reason a capability keeps a tool of that name out when one does (Blocked).
+func (v *View) notFound(name string) error {
+	if err := v.Blocked(name); err != nil {
+		return err
+	}
+	return fmt.Errorf("tool %q: %w", name, ext.ErrNotFound)
+}
+
+// Blocked returns why a capability keeps the tool name out of the view (ext.ToolBlocker),
+// wrapping ext.ErrNotFound; nil when the view lists name or no capability keeps it out.
+func (v *View) Blocked(name string) error {
+	if _, ok := v.tools[name]; ok {
+		return nil
+	}
+	for _, m := range v.caps {
+		if b, ok := m.reg.Capability.(ext.ToolBlocker); ok {
+			if err := b.BlockedTool(name); err != nil {
+				return fmt.Errorf("tool %q: %w: %w", name, ext.ErrNotFound, err)
+			}
+		}
+	}
+	return nil
 }
 
 // CallTool calls the tool call.Name of the view: the call goes to the capability that serves

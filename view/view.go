@@ -256,6 +256,15 @@ func (m *member) collect(ctx context.Context, prompt string) {
 		return
 	}
 	var err error
+	if b, ok := c.(ext.ToolBlocker); ok {
+		defer func() { // after Tools: the tools its listing kept out
+			for _, n := range b.BlockedTools() {
+				if err := b.BlockedTool(n); err != nil {
+					fail("tools", err)
+				}
+			}
+		}()
+	}
 	if tp, ok := c.(ext.ToolProvider); ok {
 		// A degraded server is asked too: asking is what probes it (at most once per its
 		// backoff), and a recovery brings its tools back.

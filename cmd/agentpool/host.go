@@ -156,6 +156,7 @@ func buildHost(ctx context.Context, opts *options, watch bool) (*host.Host, []st
 		PluginState:      pluginStatePath(),
 		CodexHome:        os.Getenv("CODEX_HOME"),
 		Tokens:           tokenStore(),
+		Pins:             host.NewPins(cliLogger(opts), nil),
 	})
 	if err != nil {
 		cleanup()

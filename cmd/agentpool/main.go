@@ -113,6 +113,7 @@ func newRootCmd() *cobra.Command {
 		newConfigCmd(opts),
 		newPluginsCmd(opts),
 		newLoginCmd(opts),
+		newPinsCmd(),
 	)
 	refuseUnknown(root)
 	return root

@@ -5,13 +5,18 @@ import (
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // serveMetrics returns the metrics `serve` shares among its gateways (the pool's and every
-// agent's), served at /metrics (withMetrics).
-func serveMetrics() *gateway.Metrics {
-	return gateway.NewMetrics(&gateway.MetricsOptions{Upstream: upstreamStat})
+// agent's), served at /metrics (withMetrics), with h's drifted definitions (pins).
+func serveMetrics(h *host.Host) *gateway.Metrics {
+	m := gateway.NewMetrics(&gateway.MetricsOptions{Upstream: upstreamStat})
+	m.Registry().MustRegister(prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "agentpool_pins_drifted",
+		Help: "MCP server definitions that differ from their pins (changed, new or removed)."}, h.PinsDrifted))
+	return m
 }
 
 // upstreamStat reads an MCP server capability's numbers for the metrics; the gateway cannot

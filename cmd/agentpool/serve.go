@@ -115,7 +115,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		OpenSession:    h.OpenSession,
 		CloseSession:   h.CloseSession,
 		Logger:         cliLogger(opts),
-		Metrics:        serveMetrics(),
+		Metrics:        serveMetrics(h),
 		Version:        version,
 		IdleTimeout:    so.idleTimeout,
 		MaxSessions:    so.maxSessions,

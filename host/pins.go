@@ -1,0 +1,130 @@
+package host
+
+import (
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/fswatch"
+	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/pin"
+	"github.com/agentpool/agentpool/trust"
+)
+
+// PinsDir returns the pin store's folder: $XDG_CONFIG_HOME/agentpool/pins, beside the trust
+// store (trust.ConfigDir).
+func PinsDir() (string, error) {
+	dir, err := trust.ConfigDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, "pins"), nil
+}
+
+// PinStore returns the user's pin store (PinsDir).
+func PinStore() (*pin.Store, error) {
+	dir, err := PinsDir()
+	return pin.NewStore(dir), err
+}
+
+// NewPins returns the book of the user's pin store (PinsDir), its drift logged to log and
+// handed to onDrift (nil: none); nil when there is no config folder.
+func NewPins(log *slog.Logger, onDrift func(server string, d pin.Drift)) *pin.Book {
+	dir, err := PinsDir()
+	if err != nil {
+		return nil
+	}
+	return pin.NewBook(pin.NewStore(dir), log, onDrift)
+}
+
+// pinsDebounce is how long the pin store's folder is quiet before its changes are acted on.
+const pinsDebounce = 100 * time.Millisecond
+
+// watchPins follows the pin store's folder (with Options.Watch), so that an approval or a
+// reset made by another process reaches the guards (pin.Book.Changed), until reg closes.
+func (h *Host) watchPins(reg *ext.Registry) {
+	book := h.opts.Pins
+	if book == nil || !h.opts.Watch {
+		return
+	}
+	dir := book.Store().Dir()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		h.logger.Warn("pin approvals are not followed", "dir", dir, "err", err)
+		return
+	}
+	w, err := fswatch.New([]string{dir}, &fswatch.Options{Debounce: pinsDebounce, Logger: h.logger},
+		func(changed []string) { book.Changed(changed...) })
+	if err != nil {
+		h.logger.Warn("pin approvals are not followed", "dir", dir, "err", err)
+		return
+	}
+	reg.OnClose(func(context.Context) error { return w.Close() })
+}
+
+// pinSpec is how a server's definitions are pinned: where it is declared (pin.Key's origin:
+// "user", "plugin <name>" or the project's folder) and its policy. The zero pinSpec pins
+// nothing.
+type pinSpec struct {
+	Origin string
+	Mode   pin.Mode
+}
+
+// pinsOf returns the pin spec of the server name that st's config declares with spec: its
+// own pins key, else the config's, else block for a trusted project's server and warn for
+// the user's own and a plugin's.
+func pinsOf(st *State, name string, spec decl.Server) pinSpec {
+	origin, mode := "user", decl.PinsWarn
+	if st.projectServers[name] && st.Project != nil {
+		origin, mode = st.Project.Dir, decl.PinsBlock
+	} else if p := st.plugins.servers[name]; p != "" {
+		origin = "plugin " + p
+	}
+	if st.Config.Pins != "" {
+		mode = string(st.Config.Pins)
+	}
+	if spec.Pins != "" {
+		mode = spec.Pins
+	}
+	return pinSpec{Origin: origin, Mode: pin.Mode(mode)}
+}
+
+// pinGuard returns the mcpcap options that guard the server name, declared by spec, with
+// ps: none without Options.Pins or with policy off. done, once the Cap is made (nil on
+// error), has the guard re-list it on every approval.
+func (h *Host) pinGuard(name string, spec decl.Server, ps pinSpec) (opts []mcpcap.Option, done func(*mcpcap.Cap)) {
+	book := h.opts.Pins
+	if book == nil || ps.Mode == "" || ps.Mode == pin.Off {
+		return nil, func(*mcpcap.Cap) {}
+	}
+	g := book.Guard(pin.Key(ps.Origin, name, spec), name, ps.Origin, ps.Mode)
+	return []mcpcap.Option{mcpcap.WithGuard(g)}, func(c *mcpcap.Cap) {
+		if c == nil {
+			_ = g.Close()
+			return
+		}
+		g.OnChange(c.Recheck)
+	}
+}
+
+// PinDrift returns what the servers' pin guards last saw that differs from their pins, by
+// server (pin.Book.Drift); nil without Options.Pins.
+func (h *Host) PinDrift() []pin.ServerDrift {
+	if h.opts.Pins == nil {
+		return nil
+	}
+	return h.opts.Pins.Drift()
+}
+
+// PinsDrifted returns how many definitions differ from their pins across the servers
+// (PinDrift), as a float for a metric.
+func (h *Host) PinsDrifted() float64 {
+	n := 0
+	for _, sd := range h.PinDrift() {
+		n += len(sd.Drift)
+	}
+	return float64(n)
+}

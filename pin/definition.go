@@ -1,0 +1,93 @@
+package pin
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"github.com/agentpool/agentpool/ext"
+)
+
+// The kinds of definition a server lists.
+const (
+	KindTool     = "tool"
+	KindPrompt   = "prompt"
+	KindTemplate = "template"
+)
+
+// Definition is what a server says about one tool, prompt or resource template: the public
+// text that reaches a model, and its digest. It holds nothing of the server's declaration.
+type Definition struct {
+	Kind        string `json:"kind"`
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Schema is a tool's input schema, a prompt's arguments, a template's URI template and
+	// MIME type.
+	Schema json.RawMessage `json:"schema,omitempty"`
+	// Output is a tool's output schema.
+	Output      json.RawMessage `json:"output,omitempty"`
+	Annotations json.RawMessage `json:"annotations,omitempty"`
+	// Digest is the SHA-256, hex, of the RFC 8785 canonical form of the fields above.
+	Digest string `json:"digest"`
+}
+
+// ID is the definition's name within its server: "<kind>/<name>".
+func (d Definition) ID() string { return d.Kind + "/" + d.Name }
+
+// seal sets d.Digest. A schema that is not JSON is digested as the string it is, so that it
+// still tells such schemas apart.
+func (d Definition) seal() Definition {
+	d.Digest = ""
+	d.Schema, d.Output, d.Annotations = canonOrString(d.Schema), canonOrString(d.Output), canonOrString(d.Annotations)
+	data, _ := json.Marshal(d) // nothing in d can fail to marshal
+	c, err := Canonical(data)
+	if err != nil {
+		c = data
+	}
+	sum := sha256.Sum256(c)
+	d.Digest = hex.EncodeToString(sum[:])
+	return d
+}
+
+func canonOrString(raw json.RawMessage) json.RawMessage {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	c, err := Canonical(raw)
+	if err != nil {
+		c, _ = json.Marshal(string(raw))
+	}
+	return c
+}
+
+// Tool returns the definition of t: its name, title, description, input and output schemas
+// and annotations (not its icons or _meta, which do not reach a model as instructions).
+func Tool(t ext.ToolEntry) Definition {
+	d := Definition{Kind: KindTool, Name: t.Name, Title: t.Title, Description: t.Description,
+		Schema: t.InputSchema, Output: t.OutputSchema}
+	if t.Annotations != nil {
+		d.Annotations, _ = json.Marshal(t.Annotations)
+	}
+	return d.seal()
+}
+
+// Prompt returns the definition of a prompt: its name, title, description and arguments.
+func Prompt(name, title, description string, args []ext.CommandArgument) Definition {
+	d := Definition{Kind: KindPrompt, Name: name, Title: title, Description: description}
+	if len(args) > 0 {
+		d.Schema, _ = json.Marshal(args)
+	}
+	return d.seal()
+}
+
+// Template returns the definition of a resource template: its name, title, description,
+// URI template, MIME type and annotations.
+func Template(t ext.ResourceTemplateEntry) Definition {
+	schema, _ := json.Marshal(struct {
+		URITemplate string `json:"uriTemplate"`
+		MIMEType    string `json:"mimeType,omitempty"`
+	}{t.URITemplate, t.MIMEType})
+	return Definition{Kind: KindTemplate, Name: t.Name, Title: t.Title, Description: t.Description,
+		Schema: schema, Annotations: t.Annotations}.seal()
+}

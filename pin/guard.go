@@ -1,0 +1,476 @@
+package pin
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/ext"
+)
+
+// Mode is a server's pin policy, the pins key.
+type Mode string
+
+// The pin policies.
+const (
+	// Off neither pins nor compares.
+	Off Mode = "off"
+	// Warn pins the first listing, serves later definitions as they are and reports each
+	// drift once. The default of the user's own servers.
+	Warn Mode = "warn"
+	// Block pins the first listing and keeps changed and new definitions out of every view
+	// until approved. The default of a trusted project's servers.
+	Block Mode = "block"
+)
+
+// ParseMode returns the Mode s names; "" is "" (the default applies).
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case "", Off, Warn, Block:
+		return m, nil
+	}
+	return "", fmt.Errorf("%q is not a pin policy (off, warn or block)", s)
+}
+
+// ErrBlocked is returned, wrapped with the server, the definition and how to approve it, by
+// a call to a definition kept out by Block.
+var ErrBlocked = errors.New("kept out until approved")
+
+// Key returns the pin file key of the server name declared at origin ("user", or the
+// project's folder) by s: a digest of what the server is — where declared, its name, type,
+// command, arguments and URL. Not its env, headers or auth: rotating a secret keeps its pins,
+// and nothing derived from a secret's value names a file.
+func Key(origin, name string, s decl.Server) string {
+	data, _ := json.Marshal(struct {
+		Origin, Name, Type, Command, URL string
+		Args                             []string
+	}{origin, name, s.Type, s.Command, s.URL, s.Args})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// ServerDrift is the drift a Guard last saw of one server.
+type ServerDrift struct {
+	Server, Origin string
+	Mode           Mode
+	Drift          []Drift
+	// Err is why the pins could not be read or written.
+	Err error
+}
+
+// Book is the pins of a running host: the store, the Guard of each server, the drift they
+// saw. It is safe for concurrent use.
+type Book struct {
+	store *Store
+	log   *slog.Logger
+	// onDrift, when set, is called once for each drift a Guard reports.
+	onDrift func(server string, d Drift)
+
+	mu       sync.Mutex
+	guards   map[*Guard]struct{}
+	reported map[string]bool
+}
+
+// NewBook returns the book over store; onDrift (nil: none) is told each drift once, as it is
+// logged to log.
+func NewBook(store *Store, log *slog.Logger, onDrift func(server string, d Drift)) *Book {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Book{store: store, log: log, onDrift: onDrift, guards: map[*Guard]struct{}{}, reported: map[string]bool{}}
+}
+
+// Store returns the book's store.
+func (b *Book) Store() *Store { return b.store }
+
+// Guard returns the guard of the server name declared at origin with key (Key) and policy
+// mode. Close it with the server.
+func (b *Book) Guard(key, name, origin string, mode Mode) *Guard {
+	g := &Guard{b: b, key: key, server: name, origin: origin, mode: mode}
+	b.mu.Lock()
+	b.guards[g] = struct{}{}
+	b.mu.Unlock()
+	return g
+}
+
+// Changed tells the guards that the store changed (an approval, a reset): each guard whose
+// file is among paths (all of them when none are given) and differs from what it last read
+// or wrote runs its OnChange function.
+func (b *Book) Changed(paths ...string) {
+	names := map[string]bool{}
+	for _, p := range paths {
+		names[filepath.Base(p)] = true
+	}
+	b.mu.Lock()
+	gs := make([]*Guard, 0, len(b.guards))
+	for g := range b.guards {
+		if len(paths) == 0 || names[g.key+".json"] {
+			gs = append(gs, g)
+		}
+	}
+	b.mu.Unlock()
+	for _, g := range gs {
+		p, _ := b.store.path(g.key)
+		info, err := os.Stat(p)
+		g.mu.Lock()
+		same := len(paths) > 0 && g.cached != nil && err == nil && sameFile(g.cached.info, info)
+		if !same {
+			g.cached = nil
+		}
+		f := g.onChange
+		g.mu.Unlock()
+		if f != nil && !same {
+			f()
+		}
+	}
+}
+
+func sameFile(a, b os.FileInfo) bool {
+	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
+}
+
+// Drift returns what each open guard last saw that differs from its pins, by server name.
+func (b *Book) Drift() []ServerDrift {
+	b.mu.Lock()
+	var out []ServerDrift
+	for g := range b.guards {
+		g.mu.Lock()
+		if len(g.drift) > 0 || g.err != nil {
+			out = append(out, ServerDrift{Server: g.server, Origin: g.origin, Mode: g.mode, Drift: g.drift, Err: g.err})
+		}
+		g.mu.Unlock()
+	}
+	b.mu.Unlock()
+	slices.SortFunc(out, func(a, c ServerDrift) int {
+		if a.Server != c.Server {
+			return strings.Compare(a.Server, c.Server)
+		}
+		return strings.Compare(a.Origin, c.Origin)
+	})
+	return out
+}
+
+// report logs and counts d once per (server, definition, digest).
+func (b *Book) report(g *Guard, d Drift) {
+	def := d.Def()
+	id := g.key + " " + d.Status + " " + def.ID() + " " + def.Digest
+	b.mu.Lock()
+	seen := b.reported[id]
+	b.reported[id] = true
+	b.mu.Unlock()
+	if seen {
+		return
+	}
+	attrs := []any{"server", g.server, "origin", g.origin, "policy", string(g.mode), "kind", def.Kind, "name", def.Name, "drift", d.Status}
+	if len(d.Description) > 0 {
+		attrs = append(attrs, "description", FormatWordDiff(d.Description))
+	}
+	for _, c := range append(slices.Clone(d.Schema), d.Output...) {
+		attrs = append(attrs, "schema "+c.Op, c.Path)
+	}
+	b.log.Warn("pinned definition drifted; review with `agentpool pins list "+g.server+"`", attrs...)
+	if b.onDrift != nil {
+		b.onDrift(g.server, d)
+	}
+}
+
+// Guard checks one server's listings against its pins (the Guard of mcpcap). Its methods are
+// safe for concurrent use.
+type Guard struct {
+	b                   *Book
+	key, server, origin string
+	mode                Mode
+
+	mu       sync.Mutex
+	onChange func()
+	cached   *cachedRecord
+	// tools are the definitions of the last tools listing by name, with the entries they were
+	// made from: a tool listed again unchanged is not digested again.
+	tools map[string]cachedTool
+	drift []Drift
+	err   error
+}
+
+// cachedRecord is a record as read, with the file's identity when read: listing again does
+// not parse an unchanged file.
+type cachedRecord struct {
+	r    *Record
+	info os.FileInfo
+}
+
+type cachedTool struct {
+	t   ext.ToolEntry
+	def Definition
+}
+
+// toolDefs returns the definitions of upstream, digesting only the tools that differ from the
+// last listing's.
+func (g *Guard) toolDefs(upstream []ext.ToolEntry) []Definition {
+	g.mu.Lock()
+	prev := g.tools
+	g.mu.Unlock()
+	next := make(map[string]cachedTool, len(upstream))
+	defs := make([]Definition, len(upstream))
+	for i, t := range upstream {
+		if c, ok := prev[t.Name]; ok && sameTool(c.t, t) {
+			defs[i] = c.def
+		} else {
+			defs[i] = Tool(t)
+		}
+		next[t.Name] = cachedTool{t: t, def: defs[i]}
+	}
+	g.mu.Lock()
+	g.tools = next
+	g.mu.Unlock()
+	return defs
+}
+
+// sameTool says whether a and b have the same digested fields, byte for byte.
+func sameTool(a, b ext.ToolEntry) bool {
+	if a.Name != b.Name || a.Title != b.Title || a.Description != b.Description ||
+		!bytes.Equal(a.InputSchema, b.InputSchema) || !bytes.Equal(a.OutputSchema, b.OutputSchema) {
+		return false
+	}
+	x, y := a.Annotations, b.Annotations
+	if x == nil || y == nil {
+		return x == y
+	}
+	return x.Title == y.Title && x.ReadOnlyHint == y.ReadOnlyHint && x.IdempotentHint == y.IdempotentHint &&
+		sameBool(x.DestructiveHint, y.DestructiveHint) && sameBool(x.OpenWorldHint, y.OpenWorldHint)
+}
+
+func sameBool(a, b *bool) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	return *a == *b
+}
+
+// OnChange sets the function called when the store changes (Book.Changed).
+func (g *Guard) OnChange(f func()) {
+	g.mu.Lock()
+	g.onChange = f
+	g.mu.Unlock()
+}
+
+// Close removes the guard from its book. It is idempotent.
+func (g *Guard) Close() error {
+	g.b.mu.Lock()
+	delete(g.b.guards, g)
+	g.b.mu.Unlock()
+	return nil
+}
+
+// Mode returns the guard's policy.
+func (g *Guard) Mode() Mode { return g.mode }
+
+// Tools checks a tools listing (named as the server names them): on the first listing of the
+// server it pins every tool; later it compares. It returns the tools to serve — all of them
+// under Warn, all but the changed and new ones under Block — and, by the server's name for
+// it, the error a call to each tool kept out gets. A pin file that cannot be read keeps every
+// tool out under Block (fails closed) and is reported under Warn.
+func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]error) {
+	if g.mode == Off {
+		return upstream, nil
+	}
+	drift, err := g.check(g.toolDefs(upstream), KindTool)
+	if err != nil {
+		if g.mode != Block {
+			return upstream, nil
+		}
+		blocked := make(map[string]error, len(upstream))
+		for _, t := range upstream {
+			blocked[t.Name] = fmt.Errorf("mcp server %q: tool %q kept out: %w", g.server, t.Name, err)
+		}
+		return nil, blocked
+	}
+	if g.mode != Block || len(drift) == 0 {
+		return upstream, nil
+	}
+	blocked := map[string]error{}
+	for _, d := range drift {
+		if d.New != nil && d.New.Kind == KindTool {
+			what := "changed since it was pinned"
+			if d.Status == New {
+				what = "is new since the server was pinned"
+			}
+			blocked[d.New.Name] = fmt.Errorf("mcp server %q: tool %q %s: %w; review it with `agentpool pins list %s`, allow it with `agentpool pins approve %s %s`",
+				g.server, d.New.Name, what, ErrBlocked, g.server, g.server, d.New.Name)
+		}
+	}
+	served := make([]ext.ToolEntry, 0, len(upstream))
+	for _, t := range upstream {
+		if blocked[t.Name] == nil {
+			served = append(served, t)
+		}
+	}
+	return served, blocked
+}
+
+// check compares defs (a complete listing of kind) with the pins, pinning them when the
+// server has none, recording what differs as pending, and reporting it. It returns the drift
+// of kind.
+func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
+	r, err := g.load()
+	if err == nil && r == nil {
+		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
+			if cur != nil {
+				r = cur // another process pinned it first
+				return cur, false, nil
+			}
+			r = &Record{Server: g.server, Origin: g.origin, PinnedAt: time.Now().UTC(), Pinned: byID(defs)}
+			return r, true, nil
+		})
+		if err == nil {
+			g.remember(r)
+		}
+	}
+	if err != nil {
+		g.mu.Lock()
+		said := g.err != nil && g.err.Error() == err.Error()
+		g.mu.Unlock()
+		g.setDrift(kind, nil, err)
+		if !said { // once, not at every listing
+			level := slog.LevelWarn
+			if g.mode == Block {
+				level = slog.LevelError // every definition of the server is kept out
+			}
+			g.b.log.Log(context.Background(), level, "pins unreadable", "server", g.server, "policy", string(g.mode), "err", err)
+		}
+		return nil, err
+	}
+	drift := Compare(defs, r.Pinned, kind)
+	if !sameKindPending(r, kind, drift) {
+		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
+			if cur == nil {
+				cur = r
+			}
+			setPending(cur, kind, drift)
+			r = cur
+			return cur, true, nil
+		})
+		if err != nil {
+			g.b.log.Error("pins not saved", "server", g.server, "err", err)
+		} else {
+			g.remember(r)
+		}
+	}
+	g.setDrift(kind, drift, nil)
+	for _, d := range drift {
+		g.b.report(g, d)
+	}
+	return drift, nil
+}
+
+// load returns the record, reading the file only when it changed since the last read.
+func (g *Guard) load() (*Record, error) {
+	p, err := g.b.store.path(g.key)
+	if err != nil {
+		return nil, err
+	}
+	info, statErr := os.Stat(p)
+	g.mu.Lock()
+	c := g.cached
+	g.mu.Unlock()
+	if statErr == nil && c != nil && sameFile(c.info, info) {
+		return c.r, nil
+	}
+	r, err := loadFile(p)
+	if err != nil || r == nil {
+		return r, err
+	}
+	g.remember(r)
+	return r, nil
+}
+
+// remember caches r as the content of the guard's file now.
+func (g *Guard) remember(r *Record) {
+	p, _ := g.b.store.path(g.key)
+	if info, err := os.Stat(p); err == nil {
+		g.mu.Lock()
+		g.cached = &cachedRecord{r: r, info: info}
+		g.mu.Unlock()
+	}
+}
+
+func (g *Guard) setDrift(kind string, drift []Drift, err error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.err = err
+	g.drift = slices.DeleteFunc(g.drift, func(d Drift) bool { return d.Def().Kind == kind })
+	g.drift = append(g.drift, drift...)
+}
+
+func byID(defs []Definition) map[string]Definition {
+	m := make(map[string]Definition, len(defs))
+	for _, d := range defs {
+		m[d.ID()] = d
+	}
+	return m
+}
+
+// sameKindPending says whether r already records drift (of kind) as pending and removed.
+func sameKindPending(r *Record, kind string, drift []Drift) bool {
+	want := map[string]string{}
+	var removed []string
+	for _, d := range drift {
+		if d.Status == Removed {
+			removed = append(removed, d.Old.ID())
+		} else {
+			want[d.New.ID()] = d.New.Digest
+		}
+	}
+	n := 0
+	for id, d := range r.Pending {
+		if d.Kind != kind {
+			continue
+		}
+		n++
+		if want[id] != d.Digest {
+			return false
+		}
+	}
+	var have []string
+	for _, id := range r.Removed {
+		if old, ok := r.Pinned[id]; ok && old.Kind == kind {
+			have = append(have, id)
+		}
+	}
+	return n == len(want) && slices.Equal(have, removed)
+}
+
+// setPending replaces r's pending and removed definitions of kind with drift's.
+func setPending(r *Record, kind string, drift []Drift) {
+	for id, d := range r.Pending {
+		if d.Kind == kind {
+			delete(r.Pending, id)
+		}
+	}
+	r.Removed = slices.DeleteFunc(r.Removed, func(id string) bool {
+		old, ok := r.Pinned[id]
+		return !ok || old.Kind == kind
+	})
+	for _, d := range drift {
+		if d.Status == Removed {
+			r.Removed = append(r.Removed, d.Old.ID())
+			continue
+		}
+		if r.Pending == nil {
+			r.Pending = map[string]Definition{}
+		}
+		r.Pending[d.New.ID()] = *d.New
+	}
+	slices.Sort(r.Removed)
+}

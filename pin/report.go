@@ -1,0 +1,110 @@
+package pin
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+)
+
+// FormatList returns entries for a person: per server, its pinned definitions, then each
+// drift with its diffs (a description's word diff, [-removed-] {+added+}; a schema's JSON
+// Pointer paths), and each file that could not be read with its error.
+func FormatList(entries []Entry) string {
+	var b strings.Builder
+	writeList(&b, entries)
+	return b.String()
+}
+
+func writeList(w io.Writer, entries []Entry) {
+	if len(entries) == 0 {
+		fmt.Fprintln(w, "no pins yet: a server's first listing is pinned")
+		return
+	}
+	for _, e := range entries {
+		if e.Err != nil {
+			fmt.Fprintf(w, "%s.json: %v\n", e.Key, e.Err)
+			continue
+		}
+		r := e.Record
+		drift := r.Drift()
+		fmt.Fprintf(w, "%s (%s): %d pinned %s, %d drifted\n", r.Server, r.Origin, len(r.Pinned), r.PinnedAt.Format("2006-01-02 15:04"), len(drift))
+		for _, id := range slices.Sorted(maps.Keys(r.Pinned)) {
+			if _, pending := r.Pending[id]; !pending && !slices.Contains(r.Removed, id) {
+				fmt.Fprintf(w, "  pinned  %s\n", id)
+			}
+		}
+		for _, d := range drift {
+			writeDrift(w, d)
+		}
+	}
+}
+
+// FormatDrift returns d as `agentpool pins list` shows it: its status and ID, then its diffs,
+// one per line.
+func FormatDrift(d Drift) string {
+	var b strings.Builder
+	writeDrift(&b, d)
+	return b.String()
+}
+
+func writeDrift(w io.Writer, d Drift) {
+	def := d.Def()
+	fmt.Fprintf(w, "  %-7s %s\n", d.Status, def.ID())
+	if d.Status == New {
+		if def.Description != "" {
+			fmt.Fprintf(w, "    description: %s\n", oneLine(def.Description))
+		}
+		if len(def.Schema) > 0 {
+			fmt.Fprintf(w, "    schema: %s\n", def.Schema)
+		}
+		return
+	}
+	if len(d.Description) > 0 {
+		fmt.Fprintf(w, "    description: %s\n", oneLine(FormatWordDiff(d.Description)))
+	}
+	for _, c := range d.Schema {
+		writeChange(w, "schema", c)
+	}
+	for _, c := range d.Output {
+		writeChange(w, "output schema", c)
+	}
+}
+
+func writeChange(w io.Writer, what string, c SchemaChange) {
+	switch c.Op {
+	case "added":
+		fmt.Fprintf(w, "    %s: added %s %s\n", what, c.Path, c.New)
+	case "removed":
+		fmt.Fprintf(w, "    %s: removed %s %s\n", what, c.Path, c.Old)
+	default:
+		fmt.Fprintf(w, "    %s: changed %s %s → %s\n", what, c.Path, c.Old, c.New)
+	}
+}
+
+// oneLine quotes control characters (%q's way) so that a description cannot move the
+// terminal's cursor or forge lines of the listing.
+func oneLine(s string) string {
+	q := fmt.Sprintf("%q", s)
+	q = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)
+	return q
+}
+
+// Run runs the `agentpool pins` command verb with args and returns what it prints: "list
+// [SERVER]" (FormatList), "approve SERVER [NAME…]" (Approve), "reset SERVER" (Reset).
+func (s *Store) Run(verb string, args []string) (string, error) {
+	switch {
+	case verb == "list" && len(args) <= 1:
+		es, err := s.List(append(args, "")[0])
+		return FormatList(es), err
+	case verb == "approve" && len(args) >= 1:
+		n, err := s.Approve(args[0], args[1:], time.Now().UTC())
+		return fmt.Sprintf("approved %d definitions of %s\n", n, args[0]), err
+	case verb == "reset" && len(args) == 1:
+		n, err := s.Reset(args[0])
+		return fmt.Sprintf("removed %d pin files of %s\n", n, args[0]), err
+	}
+	return "", fmt.Errorf("pin: unknown command %q with %d arguments", verb, len(args))
+}

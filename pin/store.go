@@ -1,0 +1,287 @@
+package pin
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/rogpeppe/go-internal/lockedfile"
+	"github.com/rogpeppe/go-internal/renameio"
+)
+
+// ErrCorrupt is returned, wrapped with the file's path, when a pin file does not parse.
+var ErrCorrupt = errors.New("pin file is corrupt")
+
+// Record is what the store keeps for one server declaration: the definitions the user
+// approved, and what the server listed since that was not approved.
+type Record struct {
+	// Server is the server's name, Origin where it is declared ("user", or the project's
+	// folder): what `agentpool pins` shows and matches.
+	Server string `json:"server"`
+	Origin string `json:"origin"`
+	// PinnedAt is when the record was made or last approved.
+	PinnedAt time.Time `json:"pinned_at"`
+	// Pinned are the approved definitions by Definition.ID.
+	Pinned map[string]Definition `json:"pinned"`
+	// Pending are the definitions last listed that differ from Pinned (changed or new), by ID;
+	// Removed the pinned IDs last seen missing from a listing.
+	Pending map[string]Definition `json:"pending,omitempty"`
+	Removed []string              `json:"removed,omitempty"`
+}
+
+// Drift returns the record's drift: Pending against Pinned, and Removed.
+func (r *Record) Drift() []Drift {
+	var out []Drift
+	for _, id := range slices.Sorted(maps.Keys(r.Pending)) {
+		d := r.Pending[id]
+		if old, ok := r.Pinned[id]; ok {
+			out = append(out, Diff(old, d))
+		} else {
+			out = append(out, Drift{Status: New, New: &d})
+		}
+	}
+	for _, id := range r.Removed {
+		if old, ok := r.Pinned[id]; ok {
+			out = append(out, Drift{Status: Removed, Old: &old})
+		}
+	}
+	return out
+}
+
+// approve pins what Pending holds of names (a definition's name or ID) and forgets what
+// Removed holds of them; no names means all. It returns how many it approved.
+func (r *Record) approve(names []string, now time.Time) int {
+	match := func(d Definition) bool {
+		return len(names) == 0 || slices.Contains(names, d.Name) || slices.Contains(names, d.ID())
+	}
+	n := 0
+	for id, d := range r.Pending {
+		if match(d) {
+			if r.Pinned == nil {
+				r.Pinned = map[string]Definition{}
+			}
+			r.Pinned[id] = d
+			delete(r.Pending, id)
+			n++
+		}
+	}
+	r.Removed = slices.DeleteFunc(r.Removed, func(id string) bool {
+		old, ok := r.Pinned[id]
+		if ok && match(old) {
+			delete(r.Pinned, id)
+			n++
+			return true
+		}
+		return !ok
+	})
+	if n > 0 {
+		r.PinnedAt = now
+	}
+	return n
+}
+
+// Store is the pin files in one folder, one per server declaration (its Key), each 0600 in a
+// 0700 folder (renameio writes its temporary file 0600), written atomically under the
+// folder's lock. Its methods read the files each
+// time, so several agentpool processes share it.
+type Store struct {
+	dir string
+}
+
+// NewStore returns the store in dir ($XDG_CONFIG_HOME/agentpool/pins). It does no I/O.
+func NewStore(dir string) *Store { return &Store{dir: dir} }
+
+// Dir returns the store's folder.
+func (s *Store) Dir() string { return s.dir }
+
+func (s *Store) path(key string) (string, error) {
+	if _, err := hex.DecodeString(key); err != nil || key == "" {
+		return "", fmt.Errorf("pin: key %q is not a digest", key)
+	}
+	return filepath.Join(s.dir, key+".json"), nil
+}
+
+// Load returns the record of key, or nil when there is none. A file that does not parse is
+// ErrCorrupt, naming it.
+func (s *Store) Load(key string) (*Record, error) {
+	p, err := s.path(key)
+	if err != nil {
+		return nil, err
+	}
+	return loadFile(p)
+}
+
+func loadFile(p string) (*Record, error) {
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pin: %w", err)
+	}
+	var r Record
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("pin: %s: %w: %v (fix it, or remove it with `agentpool pins reset`)", p, ErrCorrupt, err)
+	}
+	if r.Server == "" {
+		return nil, fmt.Errorf("pin: %s: %w: no server name (fix it, or remove the file)", p, ErrCorrupt)
+	}
+	return &r, nil
+}
+
+// lock makes the folder (0700) and takes its lock, which every change holds.
+func (s *Store) lock() (func(), error) {
+	if err := os.MkdirAll(s.dir, 0o700); err != nil {
+		return nil, fmt.Errorf("pin: %w", err)
+	}
+	unlock, err := lockedfile.MutexAt(filepath.Join(s.dir, ".lock")).Lock()
+	if err != nil {
+		return nil, fmt.Errorf("pin: %w", err)
+	}
+	return unlock, nil
+}
+
+// Update reads key's record (nil when none), hands it to fn and writes what fn returns —
+// nothing when fn returns the same pointer unchanged (keep), the file removed when nil —
+// all under the store's lock, so concurrent processes keep each other's changes. fn's
+// error aborts the update.
+func (s *Store) Update(key string, fn func(r *Record) (next *Record, write bool, err error)) error {
+	p, err := s.path(key)
+	if err != nil {
+		return err
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	r, err := loadFile(p)
+	if err != nil {
+		return err
+	}
+	next, write, err := fn(r)
+	if err != nil || !write {
+		return err
+	}
+	return writeFile(p, next)
+}
+
+func writeFile(p string, r *Record) error {
+	if r == nil {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("pin: %w", err)
+		}
+		return nil
+	}
+	data, err := json.MarshalIndent(r, "", "  ")
+	if err != nil {
+		return fmt.Errorf("pin: %w", err)
+	}
+	if err := renameio.WriteFile(p, append(data, '\n')); err != nil {
+		return fmt.Errorf("pin: %w", err)
+	}
+	return nil
+}
+
+// Entry is one pin file: its key and record, or why it could not be read.
+type Entry struct {
+	Key    string
+	Record *Record
+	Err    error
+}
+
+// List returns every pin file, by server name then key; a server named gives only its own.
+func (s *Store) List(server string) ([]Entry, error) {
+	names, err := filepath.Glob(filepath.Join(s.dir, "*.json"))
+	if err != nil {
+		return nil, fmt.Errorf("pin: %w", err)
+	}
+	var out []Entry
+	for _, n := range names {
+		key := strings.TrimSuffix(filepath.Base(n), ".json")
+		r, err := loadFile(n)
+		if server != "" && (r == nil || r.Server != server) {
+			continue
+		}
+		if r != nil || err != nil {
+			out = append(out, Entry{Key: key, Record: r, Err: err})
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Entry) int {
+		if a.Record != nil && b.Record != nil && a.Record.Server != b.Record.Server {
+			return strings.Compare(a.Record.Server, b.Record.Server)
+		}
+		return strings.Compare(a.Key, b.Key)
+	})
+	return out, nil
+}
+
+// Approve pins, in every record of server, the pending definitions named (by name or ID; none
+// named: all of them) and forgets the removed ones named. It returns how many it approved;
+// naming something that is not pending is an error naming it.
+func (s *Store) Approve(server string, names []string, now time.Time) (int, error) {
+	entries, err := s.List(server)
+	if err != nil {
+		return 0, err
+	}
+	if len(entries) == 0 {
+		return 0, fmt.Errorf("pin: no pins for server %q", server)
+	}
+	total := 0
+	for _, e := range entries {
+		if e.Err != nil {
+			return total, e.Err
+		}
+		err := s.Update(e.Key, func(r *Record) (*Record, bool, error) {
+			if r == nil {
+				return nil, false, nil
+			}
+			n := r.approve(names, now)
+			total += n
+			return r, n > 0, nil
+		})
+		if err != nil {
+			return total, err
+		}
+	}
+	if total == 0 && len(names) > 0 {
+		return 0, fmt.Errorf("pin: server %q has nothing pending named %s", server, strings.Join(names, ", "))
+	}
+	return total, nil
+}
+
+// Reset removes every record of server: its next listing is pinned afresh. It returns how
+// many it removed. A corrupt file is removed too when it is named by key.
+func (s *Store) Reset(server string) (int, error) {
+	entries, err := s.List("")
+	if err != nil {
+		return 0, err
+	}
+	unlock, err := s.lock()
+	if err != nil {
+		return 0, err
+	}
+	defer unlock()
+	n := 0
+	for _, e := range entries {
+		if (e.Record != nil && e.Record.Server == server) || (e.Err != nil && e.Key == server) {
+			p, _ := s.path(e.Key)
+			if err := writeFile(p, nil); err != nil {
+				return n, err
+			}
+			n++
+		}
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("pin: no pins for server %q", server)
+	}
+	return n, nil
+}
