@@ -150,6 +150,15 @@ func at(s string, i int) (Finding, bool) {
 	case bidi(r):
 		f.Class = ClassBidi
 		return f, true
+	case r >= 0x180b && r <= 0x180f && r != 0x180e: // Mongolian free variation selectors
+		if p, _ := utf8.DecodeLastRuneInString(s[:i]); i > 0 && unicode.IsLetter(p) && unicode.Is(unicode.Mongolian, p) {
+			return f, false
+		}
+		f.Class = ClassFormat
+		return f, true
+	case ignorable(r):
+		f.Class = ClassFormat
+		return f, true
 	case selector(r):
 		if selects(s, i, r) {
 			return f, false
@@ -181,6 +190,15 @@ func zeroWidth(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// ignorable reports the default-ignorable code points (drawn as nothing) that are neither
+// format characters nor in another class: U+034F combining grapheme joiner, the Khmer inherent
+// vowels U+17B4 and U+17B5, and the unassigned U+2065, U+FFF0–U+FFF8, U+E0080–U+E00FF and
+// U+E01F0–U+E0FFF, which a font draws as nothing once assigned as well as before.
+func ignorable(r rune) bool {
+	return r == 0x034f || r == 0x17b4 || r == 0x17b5 || r == 0x2065 || r >= 0xfff0 && r <= 0xfff8 ||
+		r >= 0xe0080 && r <= 0xe00ff || r >= 0xe01f0 && r <= 0xe0fff
 }
 
 func bidi(r rune) bool {

@@ -105,6 +105,12 @@ var injections = []injection{
 	{"invisible times", "\u2062", hiddentext.ClassFormat, ""},
 	{"interlinear annotation", "\ufff9", hiddentext.ClassFormat, ""},
 	{"variation selector at the start of a word", " \ufe0f", hiddentext.ClassFormat, ""},
+	{"combining grapheme joiner", "\u034f", hiddentext.ClassFormat, ""},
+	{"mongolian free variation selector after a latin letter", "x\u180b", hiddentext.ClassFormat, ""},
+	{"khmer inherent vowel", "\u17b4", hiddentext.ClassFormat, ""},
+	{"unassigned default ignorable", "\u2065", hiddentext.ClassFormat, ""},
+	{"unassigned default ignorable past the tags", "\U000e0268", hiddentext.ClassFormat, ""},
+	{"unassigned default ignorable past the selectors", "\U000e0f41", hiddentext.ClassFormat, ""},
 	{"ideographic variation selector after a latin letter", "x\U000e0100", hiddentext.ClassFormat, ""},
 	{"null", "\x00", hiddentext.ClassControl, ""},
 	{"carriage return", "\r", hiddentext.ClassControl, ""},
@@ -232,7 +238,7 @@ func TestLegitimateText(t *testing.T) {
 		"👩‍💻 developer", "🏳️‍🌈 flag", "👩🏽‍🔬 scientist", "👨‍👩‍👧‍👦 family", "❤️ heart", "☺︎ text style",
 		"keycap 1️⃣", "🏴󠁧󠁢󠁥󠁮󠁧󠁿 England", "🏴󠁧󠁢󠁳󠁣󠁴󠁿 Scotland",
 		"Persian: می‌خواهم", "Hindi: क्‍ष and क्‌ष", "Arabic: مرحبا بالعالم", "Hebrew: שלום עולם",
-		"葛\U000e0100 ideographic variation", "≩︀ standardized variant", "tabs\tand\nlines",
+		"葛\U000e0100 ideographic variation", "Mongolian: ᠠ᠋ᠢ free variation", "≩︀ standardized variant", "tabs\tand\nlines",
 		"lines\r\nended the Windows way\r\n", "a < b and c > d", "<b>bold</b>", "arrow -> here", "<! doctype",
 	} {
 		if found := hiddentext.Scan(s); found != nil {
