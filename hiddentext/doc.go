@@ -46,8 +46,9 @@
 //     U+E0100–U+E01EF only after a Han ideograph (ideographic variation sequences). A second
 //     selector in a row is a finding: a run of selectors is how bytes are smuggled after an
 //     emoji.
-//   - Tag characters that spell an emoji subdivision flag: after U+1F3F4, tag letters and
-//     digits ended by U+E007F CANCEL TAG (🏴󠁧󠁢󠁥󠁮󠁧󠁿, England).
+//   - Tag characters that spell an emoji subdivision flag: after U+1F3F4, a subdivision code
+//     in tags (two lowercase letters, then one to four lowercase letters or digits) ended by
+//     U+E007F CANCEL TAG (🏴󠁧󠁢󠁥󠁮󠁧󠁿, England). A longer run is a finding.
 //
 // Sanitize removes every finding and scans again until nothing is found, since a removal can
 // bring two parts together into a new finding (a zero width space inside "<!-\u200b-"). Its

@@ -306,10 +306,26 @@ func tags(s string, i int) (Finding, bool) {
 		j += m
 	}
 	p, _ := utf8.DecodeLastRuneInString(s[:i])
-	if flag && last == 0xe007f && p == 0x1f3f4 && i > 0 && j-i > 4 {
+	if flag && last == 0xe007f && p == 0x1f3f4 && i > 0 && subdivision(s[i:j]) {
 		return Finding{Offset: i, Len: j - i}, false
 	}
 	return Finding{Class: ClassTag, Offset: i, Len: j - i, Hidden: hidden.String()}, true
+}
+
+// subdivision reports whether the tags t (lowercase letters and digits, then U+E007F) spell a
+// subdivision code as a flag carries one: a two-letter region and one to four letters or
+// digits ("gbeng", "usca"). A longer run is a message, not a flag.
+func subdivision(t string) bool {
+	n := utf8.RuneCountInString(t) - 1
+	if n < 3 || n > 6 {
+		return false
+	}
+	for _, r := range t[:8] { // the region: two tag letters
+		if r < 0xe0061 || r > 0xe007a {
+			return false
+		}
+	}
+	return true
 }
 
 // escapeEnd returns the index after the escape sequence starting at s[i] (ESC or a C1
