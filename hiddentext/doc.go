@@ -18,8 +18,11 @@
 //   - ClassTag: Unicode tag characters U+E0000–U+E007F. A run of them is one finding whose
 //     Hidden field is the ASCII the run spells: the message a model reads and a person does not.
 //   - ClassFormat: every other format character (general category Cf: U+00AD soft hyphen,
-//     U+2061–U+2064, U+FFF9–U+FFFB, …) and a variation selector that follows no base character
-//     (see below).
+//     U+2061–U+2064, U+FFF9–U+FFFB, …), the other default-ignorable code points a font draws as
+//     nothing (U+034F, U+17B4, U+17B5, and the unassigned U+2065, U+FFF0–U+FFF8,
+//     U+E0080–U+E00FF, U+E01F0–U+E0FFF), a Mongolian free variation selector (U+180B–U+180D,
+//     U+180F) after anything but a Mongolian letter, and a variation selector that follows no
+//     base character (see below).
 //   - ClassControl: C0 controls but "\n", "\t" and the "\r" of a "\r\n" (a lone "\r" can
 //     overwrite a line on a terminal), DEL, and C1 controls.
 //   - ClassEscape: a whole terminal escape sequence: ESC [ or C1 CSI up to its final byte; OSC,
@@ -43,8 +46,9 @@
 //     U+E0100–U+E01EF only after a Han ideograph (ideographic variation sequences). A second
 //     selector in a row is a finding: a run of selectors is how bytes are smuggled after an
 //     emoji.
-//   - Tag characters that spell an emoji subdivision flag: after U+1F3F4, tag letters and
-//     digits ended by U+E007F CANCEL TAG (🏴󠁧󠁢󠁥󠁮󠁧󠁿, England).
+//   - Tag characters that spell an emoji subdivision flag: after U+1F3F4, a subdivision code
+//     in tags (two lowercase letters, then one to four lowercase letters or digits) ended by
+//     U+E007F CANCEL TAG (🏴󠁧󠁢󠁥󠁮󠁧󠁿, England). A longer run is a finding.
 //
 // Sanitize removes every finding and scans again until nothing is found, since a removal can
 // bring two parts together into a new finding (a zero width space inside "<!-\u200b-"). Its

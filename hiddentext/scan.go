@@ -150,6 +150,15 @@ func at(s string, i int) (Finding, bool) {
 	case bidi(r):
 		f.Class = ClassBidi
 		return f, true
+	case r >= 0x180b && r <= 0x180f && r != 0x180e: // Mongolian free variation selectors
+		if p, _ := utf8.DecodeLastRuneInString(s[:i]); i > 0 && unicode.IsLetter(p) && unicode.Is(unicode.Mongolian, p) {
+			return f, false
+		}
+		f.Class = ClassFormat
+		return f, true
+	case ignorable(r):
+		f.Class = ClassFormat
+		return f, true
 	case selector(r):
 		if selects(s, i, r) {
 			return f, false
@@ -181,6 +190,15 @@ func zeroWidth(r rune) bool {
 		return true
 	}
 	return false
+}
+
+// ignorable reports the default-ignorable code points (drawn as nothing) that are neither
+// format characters nor in another class: U+034F combining grapheme joiner, the Khmer inherent
+// vowels U+17B4 and U+17B5, and the unassigned U+2065, U+FFF0–U+FFF8, U+E0080–U+E00FF and
+// U+E01F0–U+E0FFF, which a font draws as nothing once assigned as well as before.
+func ignorable(r rune) bool {
+	return r == 0x034f || r == 0x17b4 || r == 0x17b5 || r == 0x2065 || r >= 0xfff0 && r <= 0xfff8 ||
+		r >= 0xe0080 && r <= 0xe00ff || r >= 0xe01f0 && r <= 0xe0fff
 }
 
 func bidi(r rune) bool {
@@ -288,10 +306,26 @@ func tags(s string, i int) (Finding, bool) {
 		j += m
 	}
 	p, _ := utf8.DecodeLastRuneInString(s[:i])
-	if flag && last == 0xe007f && p == 0x1f3f4 && i > 0 && j-i > 4 {
+	if flag && last == 0xe007f && p == 0x1f3f4 && i > 0 && subdivision(s[i:j]) {
 		return Finding{Offset: i, Len: j - i}, false
 	}
 	return Finding{Class: ClassTag, Offset: i, Len: j - i, Hidden: hidden.String()}, true
+}
+
+// subdivision reports whether the tags t (lowercase letters and digits, then U+E007F) spell a
+// subdivision code as a flag carries one: a two-letter region and one to four letters or
+// digits ("gbeng", "usca"). A longer run is a message, not a flag.
+func subdivision(t string) bool {
+	n := utf8.RuneCountInString(t) - 1
+	if n < 3 || n > 6 {
+		return false
+	}
+	for _, r := range t[:8] { // the region: two tag letters
+		if r < 0xe0061 || r > 0xe007a {
+			return false
+		}
+	}
+	return true
 }
 
 // escapeEnd returns the index after the escape sequence starting at s[i] (ESC or a C1

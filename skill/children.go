@@ -31,6 +31,7 @@ type children struct {
 	factory ChildFactory
 	emit    func(ext.ChangeEvent)      // the owner's events (a child's tools_changed)
 	routes  atomic.Pointer[routeTable] // child tool routes from the last listing
+	blocked sync.Map                   // "<skill>\x00<server>\x00<tool>" left out for hidden text and logged
 
 	mu     sync.Mutex
 	sets   map[string]*childSet // by skill name

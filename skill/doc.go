@@ -56,7 +56,10 @@
 //     returned byte for byte, with "\n\nUser arguments: …" appended when arguments are given.
 //   - A skill's MCP servers (`mcp-servers` frontmatter, mcp.json) are built through
 //     Options.Children or per session with Manager.NewServers; their tools are
-//     "<skill>__<tool>", filtered by allowed-tools (absent: all; empty: none). A ServerDecl is
+//     "<skill>__<tool>", filtered by allowed-tools (absent: all; empty: none). A server whose
+//     HiddenText() is hiddentext.PolicyBlock (hidden_text: block, its own or the config's) has
+//     its tools holding hidden text left out, neither listed nor callable, with one warning
+//     each; the view removes the hidden text of the others. A ServerDecl is
 //     the declaration as written: ${VAR} references are left for the factory, and the host's
 //     expands them by the config's rules (config.ExpandServer), so trust fingerprints the text.
 //     Those rules read the whole environment: a user's own skills and a plugin's are the user's,

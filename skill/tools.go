@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/hiddentext"
 )
 
 // LoadSkillTool is the name of the tool that loads a skill's instructions.
@@ -116,6 +117,12 @@ func (c *children) collect(ctx context.Context) ([]ext.ToolEntry, *routeTable) {
 			if !toolAllowed(j.s, j.k.decl.Name, t.Name) {
 				continue
 			}
+			if found := blockedHidden(j.k.cap, t); found != nil {
+				if _, seen := c.blocked.LoadOrStore(j.s.Name+"\x00"+j.k.decl.Name+"\x00"+t.Name, true); !seen {
+					c.m.log.Warn("skill MCP tool left out: its text hides text", "skill", j.s.Name, "server", j.k.decl.Name, "tool", t.Name, "found", found)
+				}
+				continue
+			}
 			name := ext.ToolName(j.s.SafeName(), t.Name)
 			if _, dup := routes[name]; dup {
 				c.m.log.Warn("skill MCP tool name collision; first server kept", "skill", j.s.Name, "tool", t.Name, "server", j.k.decl.Name)
@@ -127,6 +134,24 @@ func (c *children) collect(ctx context.Context) ([]ext.ToolEntry, *routeTable) {
 		}
 	}
 	return out, &routeTable{st: st, routes: routes}
+}
+
+// blockedHidden returns the hidden text of tool t (package hiddentext: in its title,
+// description, annotations' title or schemas) when its server k keeps such tools out
+// (hiddentext.PolicyBlock, a server's hidden_text: block); nil otherwise.
+func blockedHidden(k ext.Capability, t ext.ToolEntry) []hiddentext.Finding {
+	p, ok := k.(interface{ HiddenText() hiddentext.Policy })
+	if !ok || p.HiddenText() != hiddentext.PolicyBlock {
+		return nil
+	}
+	found := hiddentext.Scan(t.Title)
+	found = append(found, hiddentext.Scan(t.Description)...)
+	if t.Annotations != nil {
+		found = append(found, hiddentext.Scan(t.Annotations.Title)...)
+	}
+	_, in := hiddentext.SanitizeSchema(t.InputSchema)
+	_, out := hiddentext.SanitizeSchema(t.OutputSchema)
+	return append(append(found, in...), out...)
 }
 
 // toolAllowed applies a skill's allowed-tools to one child tool: absent means every tool, an
