@@ -119,12 +119,21 @@ func at(s string, i int) (Finding, bool) {
 		if !strings.HasPrefix(s[i:], "<!--") {
 			return f, false
 		}
-		end := len(s)
-		if j := strings.Index(s[i+4:], "-->"); j >= 0 {
-			end = i + 4 + j + 3
+		end := len(s) // a comment never closed hides the rest
+		switch rest := s[i+4:]; {
+		case strings.HasPrefix(rest, ">"): // "<!-->", an empty comment closed at once
+			end = i + 5
+		case strings.HasPrefix(rest, "->"): // "<!--->"
+			end = i + 6
+		default:
+			if j := strings.Index(rest, "-->"); j >= 0 {
+				end = i + 4 + j + 3
+			}
 		}
 		f.Class, f.Len = ClassHTMLComment, end-i
-		f.Hidden = clip(strings.TrimSpace(strings.TrimSuffix(s[i+4:end], "-->")))
+		if end > i+6 || !strings.HasSuffix(s[i:end], ">") {
+			f.Hidden = clip(strings.TrimSpace(strings.TrimSuffix(s[i+4:end], "-->")))
+		}
 		return f, true
 	case r < 0x80 && r >= 0x20 && r != 0x7f, r == '\n', r == '\t':
 		return f, false

@@ -280,3 +280,13 @@ func TestFlagTagsCarryNoMessage(t *testing.T) {
 		}
 	}
 }
+
+// TestEmptyCommentsEndThemselves: "<!-->" and "<!--->" are whole (empty) comments in HTML and
+// CommonMark; the text after them is shown, so it is kept.
+func TestEmptyCommentsEndThemselves(t *testing.T) {
+	for _, s := range []string{"before <!--> after", "before <!---> after"} {
+		if clean, found := hiddentext.Sanitize(s); clean != "before  after" || len(found) != 1 {
+			t.Errorf("Sanitize(%q) = %q, %v; want %q and one finding", s, clean, found, "before  after")
+		}
+	}
+}
