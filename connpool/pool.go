@@ -130,7 +130,6 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 				}
 			}
 			c = newClient(p, k, cfg)
-			delete(p.held, k) // its place, if one was held for it, is its own now
 			c.inMap = true
 			p.clients[k] = c
 			c.adopt(ctx) // before it starts: the server may ask at once
@@ -282,10 +281,11 @@ func (p *Pool) sessionProcessRoomLocked(cfg ServerConfig, k poolKey) error {
 // in all session partitions: two sessions reserving at once can never both pass the cap. When
 // fewer places are left than it needs it fails at once, holding none, with an error wrapping
 // ErrPoolExhausted that names pool.max_session_processes (its LimitKey). A Get starting one
-// of these servers in partition takes its place instead of checking the cap; another server
-// starting there (a skill's) is held to the cap and never takes a place held for these.
-// ClosePartition gives back the places not taken. Servers not stdio, and GlobalPartition,
-// hold nothing.
+// of these servers in partition starts it in its place instead of checking the cap, as often
+// as it must start again (after a crash, or a failed start); another server starting there
+// (a skill's) is held to the cap and never takes a place held for these. A place is given
+// back by ClosePartition, or by Retire of its server. Servers not stdio, and
+// GlobalPartition, hold nothing.
 func (p *Pool) ReserveSessionProcesses(partition string, cfgs ...ServerConfig) error {
 	if partition == "" || partition == GlobalPartition {
 		return nil
@@ -324,9 +324,9 @@ func (p *Pool) sessionProcessesLocked() int {
 	isSessionProc := func(c *client) bool {
 		return c.key.partition != GlobalPartition && c.cfg.transportType() == TypeStdio
 	}
-	n := len(p.held)
+	n := len(p.held) // a held server's client is counted in its place
 	for _, c := range p.clients {
-		if isSessionProc(c) {
+		if _, held := p.held[c.key]; !held && isSessionProc(c) {
 			n++
 		}
 	}

@@ -90,3 +90,29 @@ func TestReservedPlaceIsTheServers(t *testing.T) {
 	}
 	p.Release(c)
 }
+
+// A session's place outlives its server's process: a server that crashed starts again in
+// it, though other sessions filled the cap meanwhile, and they cannot take the place.
+func TestReservedPlaceOutlivesACrash(t *testing.T) {
+	p := newTestPool(t, &Options{MaxSessionProcesses: 2})
+	own, other := faultCfg(t, "own"), faultCfg(t, "other")
+	x := mustGet(t, p, other, "s#0")
+	defer p.Release(x)
+	if err := p.ReserveSessionProcesses("s#1", own); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout)
+	defer cancel()
+	c := mustGet(t, p, own, "s#1")
+	_, _ = call(ctx, c, "crash", nil)
+	testwait.For(t, "the crashed server to leave the pool", func() bool { return p.Stats().Processes == 1 })
+	p.Release(c)
+	if err := p.ReserveSessionProcesses("s#2", other); !errors.Is(err, ErrPoolExhausted) {
+		t.Fatalf("another session's reservation while s#1 holds its place: %v, want ErrPoolExhausted", err)
+	}
+	c, err := p.Get(ctx, own, "s#1")
+	if err != nil {
+		t.Fatalf("the crashed server's start in its session's place: %v", err)
+	}
+	p.Release(c)
+}
