@@ -31,7 +31,8 @@
 //   - Options.MaxSessionProcesses (default 256, pool.max_session_processes) caps the stdio
 //     servers of all partitions but the global one; at it Get fails at once with
 //     ErrPoolExhausted naming the key. ReserveSessionProcesses holds places for a session's
-//     servers in one step with the count; its partition's Gets take them.
+//     servers in one step with the count; only those servers start in them, again after a
+//     crash, until ClosePartition or their Retire.
 //   - Options.IdleTimeout (default 5 m) closes a client without a lease; ServerConfig.StartupTimeout
 //     (default 30 s) bounds spawn, connect and initialize.
 //

@@ -3,6 +3,7 @@ package connpool
 import (
 	"context"
 	"fmt"
+	"maps"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -27,7 +28,7 @@ type Pool struct {
 	closed   bool
 	closeCh  chan struct{}        // closed when Close has finished tearing down
 	doomed   map[*client]struct{} // clients of closed partitions, until ClosePartition sees them done
-	held     map[string]int       // places under MaxSessionProcesses a partition holds (ReserveSessionProcesses)
+	held     map[poolKey]struct{} // places under MaxSessionProcesses held for a partition's servers (ReserveSessionProcesses)
 
 	wg      sync.WaitGroup // every goroutine the pool starts
 	procs   atomic.Int64   // stdio processes whose group is not yet dead
@@ -103,7 +104,7 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 			c = nil
 		}
 		if c == nil {
-			if err := p.sessionProcessRoomLocked(cfg, partition); err != nil {
+			if err := p.sessionProcessRoomLocked(cfg, k); err != nil {
 				p.mu.Unlock()
 				return nil, err
 			}
@@ -129,7 +130,6 @@ func (p *Pool) Get(ctx context.Context, cfg ServerConfig, partition string) (*Co
 				}
 			}
 			c = newClient(p, k, cfg)
-			p.takeHeldLocked(cfg, partition)
 			c.inMap = true
 			p.clients[k] = c
 			c.adopt(ctx) // before it starts: the server may ask at once
@@ -262,10 +262,10 @@ func (p *Pool) roomLocked(partition string) (full string, starting bool) {
 
 // sessionProcessRoomLocked refuses a new stdio server in a session partition when the
 // session partitions hold MaxSessionProcesses of them already (places held included), unless
-// the partition holds a place for it. It does not wait: a session's servers start as it
-// opens, and a place frees only when some session ends.
-func (p *Pool) sessionProcessRoomLocked(cfg ServerConfig, partition string) error {
-	if partition == GlobalPartition || cfg.transportType() != TypeStdio || p.held[partition] > 0 {
+// a place is held for this very server (k). It does not wait: a session's servers start as
+// it opens, and a place frees only when some session ends.
+func (p *Pool) sessionProcessRoomLocked(cfg ServerConfig, k poolKey) error {
+	if _, ok := p.held[k]; ok || k.partition == GlobalPartition || cfg.transportType() != TypeStdio {
 		return nil
 	}
 	if n := p.sessionProcessesLocked(); n >= p.opts.MaxSessionProcesses {
@@ -275,26 +275,19 @@ func (p *Pool) sessionProcessRoomLocked(cfg ServerConfig, partition string) erro
 	return nil
 }
 
-// takeHeldLocked gives a stdio server starting in a session partition one of the places the
-// partition holds, if any: it counts as a process from now on.
-func (p *Pool) takeHeldLocked(cfg ServerConfig, partition string) {
-	if partition == GlobalPartition || cfg.transportType() != TypeStdio || p.held[partition] == 0 {
-		return
-	}
-	if p.held[partition]--; p.held[partition] == 0 {
-		delete(p.held, partition)
-	}
-}
-
-// ReserveSessionProcesses holds n places under Options.MaxSessionProcesses for the stdio
-// servers session partition is about to start, in one step with the count of what is live,
-// starting and held in all session partitions: two sessions reserving at once can never both
-// pass the cap. When fewer than n places are left it fails at once, holding none, with an
-// error wrapping ErrPoolExhausted that names pool.max_session_processes (its LimitKey). A Get
-// starting a stdio server in partition takes one of its places instead of checking the cap;
-// ClosePartition gives back the places not taken. n <= 0 and GlobalPartition hold nothing.
-func (p *Pool) ReserveSessionProcesses(partition string, n int) error {
-	if partition == "" || partition == GlobalPartition || n <= 0 {
+// ReserveSessionProcesses holds a place under Options.MaxSessionProcesses for each stdio
+// server of cfgs (one per fingerprint: servers of one fingerprint share a client) that session
+// partition is about to start, in one step with the count of what is live, starting and held
+// in all session partitions: two sessions reserving at once can never both pass the cap. When
+// fewer places are left than it needs it fails at once, holding none, with an error wrapping
+// ErrPoolExhausted that names pool.max_session_processes (its LimitKey). A Get starting one
+// of these servers in partition starts it in its place instead of checking the cap, as often
+// as it must start again (after a crash, or a failed start); another server starting there
+// (a skill's) is held to the cap and never takes a place held for these. A place is given
+// back by ClosePartition, or by Retire of its server. Servers not stdio, and
+// GlobalPartition, hold nothing.
+func (p *Pool) ReserveSessionProcesses(partition string, cfgs ...ServerConfig) error {
+	if partition == "" || partition == GlobalPartition {
 		return nil
 	}
 	p.mu.Lock()
@@ -302,14 +295,25 @@ func (p *Pool) ReserveSessionProcesses(partition string, n int) error {
 	if p.closed {
 		return fmt.Errorf("connpool: partition %q: %w", partition, ErrClosed)
 	}
-	if live := p.sessionProcessesLocked(); live+n > p.opts.MaxSessionProcesses {
+	want := map[poolKey]struct{}{}
+	for _, cfg := range cfgs {
+		k := poolKey{partition: partition, fingerprint: cfg.Fingerprint()}
+		if _, held := p.held[k]; held || p.clients[k] != nil || cfg.transportType() != TypeStdio {
+			continue
+		}
+		want[k] = struct{}{}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	if live, n := p.sessionProcessesLocked(), len(want); live+n > p.opts.MaxSessionProcesses {
 		return &limitError{key: "pool.max_session_processes", err: fmt.Errorf("connpool: partition %q: %w: %d processes of session-scoped servers live or held in all sessions, and %d more would pass pool.max_session_processes (%d)",
 			partition, ErrPoolExhausted, live, n, p.opts.MaxSessionProcesses)}
 	}
 	if p.held == nil {
-		p.held = map[string]int{}
+		p.held = map[poolKey]struct{}{}
 	}
-	p.held[partition] += n
+	maps.Copy(p.held, want)
 	return nil
 }
 
@@ -320,12 +324,9 @@ func (p *Pool) sessionProcessesLocked() int {
 	isSessionProc := func(c *client) bool {
 		return c.key.partition != GlobalPartition && c.cfg.transportType() == TypeStdio
 	}
-	n := 0
-	for _, h := range p.held {
-		n += h
-	}
+	n := len(p.held) // a held server's client is counted in its place
 	for _, c := range p.clients {
-		if isSessionProc(c) {
+		if _, held := p.held[c.key]; !held && isSessionProc(c) {
 			n++
 		}
 	}
@@ -497,7 +498,11 @@ func (p *Pool) ClosePartition(ctx context.Context, partition string) error {
 		p.mu.Unlock()
 		return nil
 	}
-	delete(p.held, partition)
+	for k := range p.held {
+		if k.partition == partition {
+			delete(p.held, k)
+		}
+	}
 	for _, c := range p.clients {
 		if c.key.partition == partition {
 			p.doomLocked(c)

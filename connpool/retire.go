@@ -8,8 +8,9 @@ package connpool
 // same key keeps it, its calls working, until then), and counts against the caps until then,
 // as a closed partition's clients do (ClosePartition). Other keys are not touched: the same
 // config in another partition, another config in the same one. Retire does not wait for the
-// process to end (Stats.Processes counts it until then; Close waits for it). Partition ""
-// means GlobalPartition. A key with no client, a second Retire and Retire after Close do
+// process to end (Stats.Processes counts it until then; Close waits for it). The place
+// ReserveSessionProcesses held for the server is given back. Partition "" means
+// GlobalPartition. A key with no client, a second Retire and Retire after Close do
 // nothing.
 func (p *Pool) Retire(cfg ServerConfig, partition string) {
 	if partition == "" {
@@ -18,6 +19,10 @@ func (p *Pool) Retire(cfg ServerConfig, partition string) {
 	k := poolKey{partition: partition, fingerprint: cfg.Fingerprint()}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if _, ok := p.held[k]; ok {
+		delete(p.held, k) // the server's place under MaxSessionProcesses: counted as doomed now
+		p.broadcastLocked()
+	}
 	c := p.clients[k]
 	if p.closed || c == nil {
 		return

@@ -38,11 +38,11 @@ func TestMaxSessionProcesses(t *testing.T) {
 // cap is full, and ClosePartition gives back those not taken.
 func TestReserveSessionProcesses(t *testing.T) {
 	p := newTestPool(t, &Options{MaxSessionProcesses: 2})
-	cfg := faultCfg(t)
-	if err := p.ReserveSessionProcesses("s#1", 2); err != nil {
+	cfg, cfg2 := faultCfg(t), faultCfg(t, "2")
+	if err := p.ReserveSessionProcesses("s#1", cfg, cfg2); err != nil {
 		t.Fatal(err)
 	}
-	err := p.ReserveSessionProcesses("s#2", 1)
+	err := p.ReserveSessionProcesses("s#2", cfg)
 	lk, ok := err.(interface{ LimitKey() string })
 	if !errors.Is(err, ErrPoolExhausted) || !ok || lk.LimitKey() != "pool.max_session_processes" {
 		t.Fatalf("a reservation past the cap: %v, want ErrPoolExhausted with the key", err)
@@ -60,7 +60,59 @@ func TestReserveSessionProcesses(t *testing.T) {
 	if err := p.ClosePartition(ctx, "s#1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := p.ReserveSessionProcesses("s#2", 2); err != nil {
+	if err := p.ReserveSessionProcesses("s#2", cfg, cfg2); err != nil {
 		t.Fatalf("a reservation once the partition closed: %v", err)
 	}
+}
+
+// The places a session holds are its servers': another stdio server starting in its partition
+// (a skill's) is held to the cap, and does not take them, so the server a place was reserved
+// for still starts once the cap is full.
+func TestReservedPlaceIsTheServers(t *testing.T) {
+	p := newTestPool(t, &Options{MaxSessionProcesses: 2})
+	own, other := faultCfg(t, "own"), faultCfg(t, "other")
+	x := mustGet(t, p, other, "s#0")
+	defer p.Release(x)
+	if err := p.ReserveSessionProcesses("s#1", own); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout)
+	defer cancel()
+	if c, err := p.Get(ctx, other, "s#1"); !errors.Is(err, ErrPoolExhausted) {
+		if err == nil {
+			p.Release(c)
+		}
+		t.Fatalf("a server the session holds no place for, with the cap full: %v, want ErrPoolExhausted", err)
+	}
+	c, err := p.Get(ctx, own, "s#1")
+	if err != nil {
+		t.Fatalf("the server the session's place was reserved for: %v", err)
+	}
+	p.Release(c)
+}
+
+// A session's place outlives its server's process: a server that crashed starts again in
+// it, though other sessions filled the cap meanwhile, and they cannot take the place.
+func TestReservedPlaceOutlivesACrash(t *testing.T) {
+	p := newTestPool(t, &Options{MaxSessionProcesses: 2})
+	own, other := faultCfg(t, "own"), faultCfg(t, "other")
+	x := mustGet(t, p, other, "s#0")
+	defer p.Release(x)
+	if err := p.ReserveSessionProcesses("s#1", own); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), testwait.Timeout)
+	defer cancel()
+	c := mustGet(t, p, own, "s#1")
+	_, _ = call(ctx, c, "crash", nil)
+	testwait.For(t, "the crashed server to leave the pool", func() bool { return p.Stats().Processes == 1 })
+	p.Release(c)
+	if err := p.ReserveSessionProcesses("s#2", other); !errors.Is(err, ErrPoolExhausted) {
+		t.Fatalf("another session's reservation while s#1 holds its place: %v, want ErrPoolExhausted", err)
+	}
+	c, err := p.Get(ctx, own, "s#1")
+	if err != nil {
+		t.Fatalf("the crashed server's start in its session's place: %v", err)
+	}
+	p.Release(c)
 }

@@ -181,10 +181,11 @@ func planServers(pl *planner) error {
 // fingerprint (prefix, allow_tools) — starts a new one. A client that other leases hold
 // (another declaration with the same command) ends at their last release.
 func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, partition string, pins pinSpec) *Entry {
-	// The capability of this entry handed over to its successor, whose client left the pool
-	// then: its stop must not retire by fingerprint again, since the successor's client has
-	// the same one when only what the fingerprint leaves out changed (prefix, allow_tools,
-	// timeout).
+	// The capability of this entry handed over to a successor of the same pool fingerprint
+	// (only prefix, allow_tools or timeout changed), whose client left the pool then: its stop
+	// must not retire by fingerprint again, which would take the successor's client. With
+	// another fingerprint it must: a reconnect during the drain (a call in flight retried after
+	// its process died) started a client of the old declaration, which must not idle on.
 	var handed atomic.Pointer[mcpcap.Cap]
 	return &Entry{Key: key, Owner: owner, Source: source, Decl: serverDecl{spec, partition, pins},
 		Restart: key.Level == ext.LevelPool || key.Slot.SessionID != "",
@@ -205,7 +206,8 @@ func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, part
 		// A changed server: the new one takes the calls from now on (its own process: the old
 		// client leaves the pool at once, kept by the old Cap's lease), and the old one ends
 		// once its calls in flight are done, or its call timeout passed; closing it releases
-		// the old client, which ends then, and only that one.
+		// the old client, which ends then, and only that one, or a client of the old
+		// declaration it reconnected to meanwhile.
 		handOver: func(old, next ext.Capability) func(context.Context) error {
 			o, ok := old.(*mcpcap.Cap)
 			n, ok2 := next.(*mcpcap.Cap)
@@ -213,7 +215,9 @@ func (h *Host) serverEntry(key Key, owner, source string, spec decl.Server, part
 				return nil
 			}
 			o.HandOver(n)
-			handed.Store(o)
+			if o.Config().Server.Fingerprint() == n.Config().Server.Fingerprint() {
+				handed.Store(o)
+			}
 			h.Pool.Retire(o.Config().Server, partition)
 			return func(ctx context.Context) error {
 				ctx, cancel := context.WithTimeout(ctx, o.Config().Timeout)

@@ -3,10 +3,13 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/connpool"
@@ -87,4 +90,67 @@ func TestReloadDrainKeepsTheNewClientShared(t *testing.T) {
 	if len(pids) != 1 || strconv.Itoa(pids[0]) != newPID {
 		t.Errorf("the pool's clients of fault after the drain: pids %v, want the new instance's %s alone", pids, newPID)
 	}
+}
+
+// A replaced server whose process dies during its drain reconnects for the call in flight
+// (an idempotent one is retried): the process it starts then, of the old declaration, ends
+// with the drain, rather than idling in the pool beside the new one.
+func TestReloadDrainEndsTheOldReconnect(t *testing.T) {
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	logFile, gate := filepath.Join(dir, "log"), filepath.Join(dir, "gate")
+	path := filepath.Join(dir, "agentpool.yaml")
+	conf := func(v string) string {
+		return "mcp_servers:\n  fault: {command: " + bin + ", args: [--log, " + logFile + "], env: {V: \"" + v + "\"}}\n"
+	}
+	h := buildHost(t, path, conf("1"), Options{})
+	ctx := context.Background()
+	old := poolServer(t, h, "fault")
+	oldPID := callPID(t, old)
+	done := make(chan error, 1)
+	go func() {
+		_, err := old.CallTool(ctx, &ext.ToolCall{Name: "fault__gate", Arguments: json.RawMessage(`{"path":` + strconv.Quote(gate) + `}`)})
+		done <- err
+	}()
+	gatePIDs := func() []string {
+		b, _ := os.ReadFile(logFile)
+		var out []string
+		for l := range strings.Lines(string(b)) {
+			if f := strings.Fields(l); len(f) == 2 && f[0] == "gate" {
+				out = append(out, f[1])
+			}
+		}
+		return out
+	}
+	testwait.For(t, "the gate call to start", func() bool { return len(gatePIDs()) == 1 })
+	next, err := config.Parse(path, []byte(conf("2")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Reload(ctx, next); err != nil {
+		t.Fatal(err)
+	}
+	newPID := callPID(t, poolServer(t, h, "fault"))
+	pid, _ := strconv.Atoi(oldPID)
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, "the call to be retried on a new process", func() bool { return len(gatePIDs()) == 2 })
+	again := gatePIDs()[1]
+	if again == newPID || again == oldPID {
+		t.Fatalf("the retried call ran on %s (old %s, new %s)", again, oldPID, newPID)
+	}
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the call in flight across the reload: %v", err)
+		}
+	case <-time.After(testwait.Timeout):
+		t.Fatal("the call in flight across the reload did not end")
+	}
+	h.drains.Wait()
+	testwait.For(t, "the old declaration's second process to end", func() bool { return !alive(t, again) })
 }

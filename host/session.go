@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/skill"
@@ -57,7 +59,7 @@ func (h *Host) openSession(ctx context.Context, sessionID, agent string) (string
 		h.sessionAgents[sessionID] = agent
 	}
 	h.sessMu.Unlock()
-	if err := h.Pool.ReserveSessionProcesses(partition, sessionProcesses(st, agent)); err != nil {
+	if err := h.Pool.ReserveSessionProcesses(partition, sessionProcesses(st, agent)...); err != nil {
 		h.forgetPartition(sessionID, partition)
 		if key, ok := ext.LimitKey(err); ok {
 			err = &ext.LimitError{Key: key, Err: err}
@@ -83,26 +85,31 @@ func (h *Host) openSession(ctx context.Context, sessionID, agent string) (string
 	return partition, nil
 }
 
-// sessionProcesses counts the session-scoped stdio servers a session (of agent, "" for none)
-// starts: the places it reserves under pool.max_session_processes as it opens, in one step
-// with the count of the live sessions', so that sessions opening at once cannot pass the cap
-// together. Refused at initialize, its client learns why; admitted, its servers have their
-// places. Its skills' servers start later, and the pool's cap holds them.
-func sessionProcesses(st *State, agent string) int {
-	n := 0
-	for _, name := range st.sessionServers {
-		if st.Config.MCPServers[name].Command != "" {
-			n++
+// sessionProcesses are the pool configs of the session-scoped stdio servers a session (of
+// agent, "" for none) starts: it reserves their places under pool.max_session_processes as
+// it opens, in one step with the count of the live sessions', so that sessions opening at
+// once cannot pass the cap together. Refused at initialize, its client learns why; admitted,
+// its servers have their places. Its skills' servers start later, and the pool's cap holds
+// them: they never take a place held for its servers.
+func sessionProcesses(st *State, agent string) []connpool.ServerConfig {
+	var out []connpool.ServerConfig
+	add := func(name string, spec decl.Server) {
+		if spec.Command == "" {
+			return
 		}
+		if cfg, err := mcpcap.ConfigOf(name, spec); err == nil {
+			out = append(out, cfg.Server) // one that does not convert fails to start: no place
+		}
+	}
+	for _, name := range st.sessionServers {
+		add(name, st.Config.MCPServers[name])
 	}
 	if a := st.agents[agent]; a != nil {
 		for _, name := range a.sessionServers {
-			if a.Config.MCPServers[name].Command != "" {
-				n++
-			}
+			add(name, a.Config.MCPServers[name])
 		}
 	}
-	return n
+	return out
 }
 
 // sessionEntries are the registrations of session id, leasing in pool partition: at the
