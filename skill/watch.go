@@ -220,7 +220,8 @@ const maxURIEvents = 16
 
 // changedURIs lists, sorted, the skill:// URIs a batch touched: the SKILL.md of each skill read
 // again, appeared or gone, the folder of each skill under a changed folder (foldersHit:
-// "skill://<name>/", every URI under it), and each file changed in a skill folder.
+// "skill://<name>/", every URI under it), and each file changed in a skill folder (a folder,
+// or a path gone, also as a prefix: folderURI).
 func changedURIs(resHit, skillsHit, foldersHit map[string]bool, filesHit map[string][]string, cur, old *state) []string {
 	set := map[string]bool{}
 	for n := range resHit {
@@ -232,9 +233,28 @@ func changedURIs(resHit, skillsHit, foldersHit map[string]bool, filesHit map[str
 		}
 		for _, f := range filesHit[n] {
 			set[fileURI(n, f, cur, old)] = true
+			if u := folderURI(n, f, cur, old); u != "" {
+				set[u] = true
+			}
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// folderURI names a changed path p of skill n that is not a regular file now (a folder, or a
+// path gone, which may have been one) as a prefix standing for every URI under it:
+// skill://n/<path>/, or skill://n/ for the skill's folder itself. It is "" for a regular file.
+// A folder moved or removed is reported by its own path alone, without the files it held.
+func folderURI(n, p string, states ...*state) string {
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		return ""
+	}
+	for _, st := range states {
+		if s := st.byName[n]; s != nil && (p == s.Dir || p == s.realDir) {
+			return uriBase(n) + "/"
+		}
+	}
+	return fileURI(n, p, states...) + "/"
 }
 
 // fileURI names a changed file of skill n as skill://n/<path> (uriBase).

@@ -318,3 +318,33 @@ func TestRescanNamesSkillsUnderAChangedFolder(t *testing.T) {
 		t.Errorf("resources_changed URIs = %q, want %q", got, want)
 	}
 }
+
+// TestHotReloadMovedFolderNamesItsFiles: a folder moved or removed inside a skill is reported by
+// its own path alone, so the batch names it as a prefix ("skill://<name>/<folder>/"), standing
+// for the files that were under it; and a skill folder reported changed as a whole (a root that
+// is a skill, walked again after an overflow) names the whole skill, "skill://<name>/".
+func TestHotReloadMovedFolderNamesItsFiles(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a/SKILL.md", skillMD("name: a\ndescription: A.\n", "Body"))
+	write(t, root, "a/refs/x.md", "x")
+	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 100 * time.Millisecond})
+	r := record(m)
+	ev := func(uri string) ext.ChangeEvent {
+		return ext.ChangeEvent{Capability: "skills", Kind: ext.ResourcesChanged, SourceURI: uri}
+	}
+	at := r.mark()
+	if err := os.Rename(filepath.Join(root, "a", "refs"), filepath.Join(root, "a", "docs")); err != nil {
+		t.Fatal(err)
+	}
+	waitEvents(t, r, at, ev("skill://a/refs/"), ev("skill://a/docs/x.md"))
+
+	solo := t.TempDir()
+	write(t, solo, "SKILL.md", skillMD("name: solo\ndescription: Solo.\n", "Body"))
+	write(t, solo, "refs/y.md", "y")
+	s := newTestManager(t, &Options{Roots: []string{solo}})
+	rs := record(s)
+	s.onFiles([]string{solo})
+	if got := rs.since(0); !slices.Contains(got, ev("skill://solo/")) {
+		t.Errorf("events = %+v, want resources_changed skill://solo/", got)
+	}
+}
