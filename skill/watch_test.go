@@ -348,3 +348,20 @@ func TestHotReloadMovedFolderNamesItsFiles(t *testing.T) {
 		t.Errorf("events = %+v, want resources_changed skill://solo/", got)
 	}
 }
+
+// TestRenamedSkillNamesAllItsURIs: a skill that goes away under its name (renamed in its
+// frontmatter here) takes every URI under skill://<name>/ with it, not only its SKILL.md, so the
+// batch names its folder as a prefix.
+func TestRenamedSkillNamesAllItsURIs(t *testing.T) {
+	root := t.TempDir()
+	md := write(t, root, "a/SKILL.md", skillMD("name: a\ndescription: A.\n", "Body"))
+	write(t, root, "a/ref.md", "ref")
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	r := record(m)
+	write(t, root, "a/SKILL.md", skillMD("name: b\ndescription: A.\n", "Body"))
+	m.onFiles([]string{md})
+	want := ext.ChangeEvent{Capability: "skills", Kind: ext.ResourcesChanged, SourceURI: "skill://a/"}
+	if got := r.since(0); !slices.Contains(got, want) {
+		t.Errorf("events = %+v, want %+v", got, want)
+	}
+}
