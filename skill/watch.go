@@ -219,8 +219,8 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 const maxURIEvents = 16
 
 // changedURIs lists, sorted, the skill:// URIs a batch touched: the SKILL.md of each skill read
-// again, appeared or gone, the folder ("skill://<name>/") of each skill gone or now served from
-// another folder, the folder of each skill under a changed folder (foldersHit:
+// again, appeared or gone, the folder ("skill://<name>/") of each skill appeared (it may shadow
+// another source's), gone or now served from another folder, the folder of each skill under a changed folder (foldersHit:
 // "skill://<name>/", every URI under it), and each file changed in a skill folder (a folder,
 // or a path gone, also as a prefix: folderURI).
 func changedURIs(resHit, skillsHit, foldersHit map[string]bool, filesHit map[string][]string, cur, old *state) []string {
@@ -229,8 +229,8 @@ func changedURIs(resHit, skillsHit, foldersHit map[string]bool, filesHit map[str
 		if skillsHit[n] {
 			set[uriBase(n)+"/SKILL.md"] = true
 		}
-		if o, c := old.byName[n], cur.byName[n]; o != nil && (c == nil || c.Dir != o.Dir || c.realDir != o.realDir) {
-			set[uriBase(n)+"/"] = true // gone or moved: every file of it reads otherwise now
+		if o, c := old.byName[n], cur.byName[n]; (o == nil) != (c == nil) || o != nil && c != nil && (c.Dir != o.Dir || c.realDir != o.realDir) {
+			set[uriBase(n)+"/"] = true // appeared, gone or moved: every file of it reads otherwise now
 		}
 		if foldersHit[n] {
 			set[uriBase(n)+"/"] = true

@@ -365,3 +365,19 @@ func TestRenamedSkillNamesAllItsURIs(t *testing.T) {
 		t.Errorf("events = %+v, want %+v", got, want)
 	}
 }
+
+// TestAppearedSkillNamesAllItsURIs: a skill that appears may shadow one of its name from a
+// source of lower precedence, whose files its URIs named until now, so the batch names its
+// folder as a prefix too.
+func TestAppearedSkillNamesAllItsURIs(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a/SKILL.md", skillMD("name: a\ndescription: A.\n", "Body"))
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	r := record(m)
+	md := write(t, root, "b/SKILL.md", skillMD("name: b\ndescription: B.\n", "Body"))
+	m.onFiles([]string{filepath.Dir(md), md})
+	want := ext.ChangeEvent{Capability: "skills", Kind: ext.ResourcesChanged, SourceURI: "skill://b/"}
+	if got := r.since(0); !slices.Contains(got, want) {
+		t.Errorf("events = %+v, want %+v", got, want)
+	}
+}
