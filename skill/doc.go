@@ -66,7 +66,8 @@
 //     installed by them, as the config is; a project's skills' servers are built only once the
 //     project is trusted, and agentpool trust names the variables each reads (trust.Decl.Vars).
 //   - With Options.Watch, changes are picked up after Options.Debounce (500 ms) and announced as
-//     skills_changed, resources_changed (one per file URI touched; past 16, one per skill
+//     skills_changed, resources_changed (one per file URI touched, a folder or a path gone
+//     also as "skill://<name>/<folder>/", every URI under it; past 16, one per skill
 //     folder, "skill://<name>/", or "skill://" past 16 skills), commands_changed
 //     and tools_changed; a skill broken by an edit is dropped with a diagnostic, the others
 //     stay. SubscribeResource accepts any skill:// URI the manager has, since those events are

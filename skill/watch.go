@@ -219,22 +219,46 @@ func (m *Manager) emitChanges(old, cur *state, changed []string) {
 const maxURIEvents = 16
 
 // changedURIs lists, sorted, the skill:// URIs a batch touched: the SKILL.md of each skill read
-// again, appeared or gone, the folder of each skill under a changed folder (foldersHit:
-// "skill://<name>/", every URI under it), and each file changed in a skill folder.
+// again, appeared or gone, the folder ("skill://<name>/") of each skill appeared (it may shadow
+// another source's), gone or now served from another folder, the folder of each skill under a changed folder (foldersHit:
+// "skill://<name>/", every URI under it), and each file changed in a skill folder (a folder,
+// or a path gone, also as a prefix: folderURI).
 func changedURIs(resHit, skillsHit, foldersHit map[string]bool, filesHit map[string][]string, cur, old *state) []string {
 	set := map[string]bool{}
 	for n := range resHit {
 		if skillsHit[n] {
 			set[uriBase(n)+"/SKILL.md"] = true
 		}
+		if o, c := old.byName[n], cur.byName[n]; (o == nil) != (c == nil) || o != nil && c != nil && (c.Dir != o.Dir || c.realDir != o.realDir) {
+			set[uriBase(n)+"/"] = true // appeared, gone or moved: every file of it reads otherwise now
+		}
 		if foldersHit[n] {
 			set[uriBase(n)+"/"] = true
 		}
 		for _, f := range filesHit[n] {
 			set[fileURI(n, f, cur, old)] = true
+			if u := folderURI(n, f, cur, old); u != "" {
+				set[u] = true
+			}
 		}
 	}
 	return slices.Sorted(maps.Keys(set))
+}
+
+// folderURI names a changed path p of skill n that is not a regular file now (a folder, or a
+// path gone, which may have been one) as a prefix standing for every URI under it:
+// skill://n/<path>/, or skill://n/ for the skill's folder itself. It is "" for a regular file.
+// A folder moved or removed is reported by its own path alone, without the files it held.
+func folderURI(n, p string, states ...*state) string {
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		return ""
+	}
+	for _, st := range states {
+		if s := st.byName[n]; s != nil && (p == s.Dir || p == s.realDir) {
+			return uriBase(n) + "/"
+		}
+	}
+	return fileURI(n, p, states...) + "/"
 }
 
 // fileURI names a changed file of skill n as skill://n/<path> (uriBase).

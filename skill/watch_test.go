@@ -318,3 +318,66 @@ func TestRescanNamesSkillsUnderAChangedFolder(t *testing.T) {
 		t.Errorf("resources_changed URIs = %q, want %q", got, want)
 	}
 }
+
+// TestHotReloadMovedFolderNamesItsFiles: a folder moved or removed inside a skill is reported by
+// its own path alone, so the batch names it as a prefix ("skill://<name>/<folder>/"), standing
+// for the files that were under it; and a skill folder reported changed as a whole (a root that
+// is a skill, walked again after an overflow) names the whole skill, "skill://<name>/".
+func TestHotReloadMovedFolderNamesItsFiles(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a/SKILL.md", skillMD("name: a\ndescription: A.\n", "Body"))
+	write(t, root, "a/refs/x.md", "x")
+	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 100 * time.Millisecond})
+	r := record(m)
+	ev := func(uri string) ext.ChangeEvent {
+		return ext.ChangeEvent{Capability: "skills", Kind: ext.ResourcesChanged, SourceURI: uri}
+	}
+	at := r.mark()
+	if err := os.Rename(filepath.Join(root, "a", "refs"), filepath.Join(root, "a", "docs")); err != nil {
+		t.Fatal(err)
+	}
+	waitEvents(t, r, at, ev("skill://a/refs/"), ev("skill://a/docs/x.md"))
+
+	solo := t.TempDir()
+	write(t, solo, "SKILL.md", skillMD("name: solo\ndescription: Solo.\n", "Body"))
+	write(t, solo, "refs/y.md", "y")
+	s := newTestManager(t, &Options{Roots: []string{solo}})
+	rs := record(s)
+	s.onFiles([]string{solo})
+	if got := rs.since(0); !slices.Contains(got, ev("skill://solo/")) {
+		t.Errorf("events = %+v, want resources_changed skill://solo/", got)
+	}
+}
+
+// TestRenamedSkillNamesAllItsURIs: a skill that goes away under its name (renamed in its
+// frontmatter here) takes every URI under skill://<name>/ with it, not only its SKILL.md, so the
+// batch names its folder as a prefix.
+func TestRenamedSkillNamesAllItsURIs(t *testing.T) {
+	root := t.TempDir()
+	md := write(t, root, "a/SKILL.md", skillMD("name: a\ndescription: A.\n", "Body"))
+	write(t, root, "a/ref.md", "ref")
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	r := record(m)
+	write(t, root, "a/SKILL.md", skillMD("name: b\ndescription: A.\n", "Body"))
+	m.onFiles([]string{md})
+	want := ext.ChangeEvent{Capability: "skills", Kind: ext.ResourcesChanged, SourceURI: "skill://a/"}
+	if got := r.since(0); !slices.Contains(got, want) {
+		t.Errorf("events = %+v, want %+v", got, want)
+	}
+}
+
+// TestAppearedSkillNamesAllItsURIs: a skill that appears may shadow one of its name from a
+// source of lower precedence, whose files its URIs named until now, so the batch names its
+// folder as a prefix too.
+func TestAppearedSkillNamesAllItsURIs(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "a/SKILL.md", skillMD("name: a\ndescription: A.\n", "Body"))
+	m := newTestManager(t, &Options{Roots: []string{root}})
+	r := record(m)
+	md := write(t, root, "b/SKILL.md", skillMD("name: b\ndescription: B.\n", "Body"))
+	m.onFiles([]string{filepath.Dir(md), md})
+	want := ext.ChangeEvent{Capability: "skills", Kind: ext.ResourcesChanged, SourceURI: "skill://b/"}
+	if got := r.since(0); !slices.Contains(got, want) {
+		t.Errorf("events = %+v, want %+v", got, want)
+	}
+}

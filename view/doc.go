@@ -39,7 +39,8 @@
 //     does not take it, whatever the precedence; it is renamed as a loser and the collision
 //     reported. The namespace is the prefix the server's names carry (ToolPrefix, as
 //     mcpcap.Cap has: "<server>__" by default, the prefix key when set, none for prefix "");
-//     "<server>__" for a capability without ToolPrefix.
+//     "<server>__" for a capability without ToolPrefix. Where namespaces nest, the longest
+//     holding the name owns it: with prefix "gh" beside a server ghost, "ghost__…" is ghost's.
 //   - Precedence, for a tool or skill name two capabilities offer: the user's origin before a
 //     project's before a remote one, then the narrowest scope (turn, agent, session, pool),
 //     then Visible order; for a command name: origin, then command files before skills before

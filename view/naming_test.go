@@ -315,3 +315,37 @@ func TestNamespaceIsThePrefixUsed(t *testing.T) {
 		})
 	}
 }
+
+// A namespace inside another server's shorter one belongs to its own server: with github
+// under prefix "gh" (no separator) and ghost under its default "ghost__", github listing a
+// tool that comes out as ghost__run does not take ghost's ghost__run, whichever server name
+// sorts first, and the collision is reported; github keeps the rest of gh….
+func TestLongerNamespaceWithinAPrefixIsItsOwn(t *testing.T) {
+	gh, ghost := "gh", "ghost__"
+	for _, name := range []string{"aaa", "zzz"} {
+		t.Run(name, func(t *testing.T) {
+			r := newRegistry(t)
+			short := staticServer(t, name, &gh, "ost__run", "issue")
+			owner := staticServer(t, "ghost", &ghost, "run")
+			caps := []*mcpcap.Cap{short, owner}
+			slices.SortFunc(caps, func(a, b *mcpcap.Cap) int { return strings.Compare(a.Name(), b.Name()) })
+			for _, c := range caps { // as the host registers them: by name
+				register(t, r, c, ext.LevelPool, ext.Scope{})
+			}
+			v := compile(t, r, ext.Scope{})
+			for served, want := range map[string]*mcpcap.Cap{
+				"ghost__run": owner, name + "__ghost__run": short, "ghissue": short,
+			} {
+				if p, _, err := v.Route(served); err != nil || p != ext.ToolProvider(want) {
+					t.Errorf("Route(%s) = %s, %v; want the %s server's", served, capName(p), err, want.Name())
+				}
+			}
+			if len(v.Collisions) != 1 {
+				t.Fatalf("collisions = %+v, want 1", v.Collisions)
+			}
+			if c := v.Collisions[0]; c.Name != "ghost__run" || c.Winner.Capability != "ghost" || c.Loser.Capability != name {
+				t.Errorf("collision = %+v", c)
+			}
+		})
+	}
+}

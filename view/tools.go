@@ -188,22 +188,22 @@ func servedOwners(members []member) map[string]ownedName {
 
 // intrudes returns the server that owns name when m is another remote capability (of another
 // name) that lists it: name is under the owner's namespace (as the owner writes it or as
-// ServedName does; the longest such namespace), or the served name of a tool the owner lists
-// under its namespace (with that tool's qualified name), and not under m's own namespace. Only
-// servers are held to it; a local capability keeps the precedence rule.
+// ServedName does; the longest such namespace, so "ghost__…" is ghost's even beside a prefix
+// "gh"), or the served name of a tool the owner lists under its namespace (with that tool's
+// qualified name), and not under a namespace of m's own as long. Only servers are held to it;
+// a local capability keeps the precedence rule.
 func intrudes(owners map[string]*member, served map[string]ownedName, m *member, name string) (*member, string) {
 	if len(owners) == 0 || !m.reg.Origin.Remote() {
 		return nil, ""
 	}
-	if own := namespace(m); own != "" && strings.HasPrefix(name, own) {
-		return nil, ""
-	}
 	self := m.reg.Capability.Name()
-	if o, ok := served[name]; ok && o.m.reg.Capability.Name() != self {
+	longest := 0
+	if own := namespace(m); own != "" && strings.HasPrefix(name, own) {
+		longest = len(own)
+	} else if o, ok := served[name]; ok && o.m.reg.Capability.Name() != self {
 		return o.m, o.qualified
 	}
 	var owner *member
-	longest := 0
 	for ns, o := range owners {
 		if len(ns) > longest && len(ns) < len(name) && strings.HasPrefix(name, ns) && o.reg.Capability.Name() != self {
 			owner, longest = o, len(ns)

@@ -10,7 +10,8 @@ import (
 
 // Response keeps what a handler writes. Status is the first status written (WriteHeader or a
 // first Write, which writes 200), 0 while none was; later ones are ignored, as a server ignores
-// them. Body is every byte written. Flush does nothing: the body is read once whole. The zero
+// them, and so is an informational one (1xx but 101), which a server sends ahead of the
+// response. Body is every byte written. Flush does nothing: the body is read once whole. The zero
 // value is ready to use.
 type Response struct {
 	Status int
@@ -27,6 +28,9 @@ func (w *Response) Header() http.Header {
 }
 
 func (w *Response) WriteHeader(code int) {
+	if code >= 100 && code <= 199 && code != http.StatusSwitchingProtocols {
+		return
+	}
 	if w.Status == 0 {
 		w.Status = code
 	}

@@ -21,3 +21,15 @@ func TestResponseKeepsWhatIsWritten(t *testing.T) {
 		t.Errorf("after Write: status %d, body %q", ok.Status, ok.Body.String())
 	}
 }
+
+// An informational status (1xx, as 103 Early Hints) is not the response's: the status written
+// after it is, as a server sends it.
+func TestResponseSkipsInformationalStatus(t *testing.T) {
+	var w Response
+	w.WriteHeader(http.StatusEarlyHints)
+	w.WriteHeader(http.StatusAccepted)
+	_, _ = w.Write([]byte("ok"))
+	if w.Status != http.StatusAccepted {
+		t.Errorf("status %d, want %d", w.Status, http.StatusAccepted)
+	}
+}
