@@ -255,7 +255,7 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 	// Re-list only when tools were listed before (or are static/degraded); the first listing
 	// happens in listTools itself.
 	if prev := c.tools.Load(); prev != nil || wasDegraded || reconnect {
-		if err := c.refreshTools(ctx, cn, prev, wasDegraded); err != nil {
+		if err := c.refreshTools(ctx, cn, prev, false); err != nil {
 			c.cur.CompareAndSwap(cn, nil)
 			cn.retire()
 			return err
@@ -272,6 +272,11 @@ func (c *Cap) onConnected(ctx context.Context, cn *conn, wasDegraded bool) error
 	c.promptList.drop()
 	c.skillList.drop()
 	c.mu.Unlock()
+	if wasDegraded {
+		// The tools are back: announced once Status says connected, so that whoever reads
+		// the health on the announcement sees the recovery.
+		c.emitToolsChanged()
+	}
 	if err := c.sendLogLevel(ctx, cn); err != nil {
 		c.log.Warn("log level not set", "err", err)
 	}

@@ -200,14 +200,21 @@ func sortedKeys(m map[serverKey]*mcpcap.Cap) []serverKey {
 
 // Connect lists the tools of each of servers not configured lazy, concurrently, which
 // connects it or, failing that, degrades it: what a first session's compile would do. It
-// returns once every one was tried; ctx bounds the tries.
+// returns once every one was tried; ctx bounds the tries, and so does each server's startup
+// timeout plus its call timeout: a server that starts and then never answers the listing
+// holds up no one for longer.
 func Connect(ctx context.Context, servers []*mcpcap.Cap) {
 	var wg sync.WaitGroup
 	for _, c := range servers {
-		if c.Config().Lazy {
+		cfg := c.Config()
+		if cfg.Lazy {
 			continue
 		}
-		wg.Go(func() { _, _ = c.Tools(ctx) })
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, cfg.Server.StartupTimeout+cfg.Timeout)
+			defer cancel()
+			_, _ = c.Tools(ctx)
+		})
 	}
 	wg.Wait()
 }

@@ -2,6 +2,7 @@ package status_test
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -9,6 +10,8 @@ import (
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
+	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/status"
 	"go.uber.org/goleak"
 )
@@ -92,4 +95,105 @@ func TestWatchFollowsReloads(t *testing.T) {
 	reload("agents:\n  a: {}\n  c:\n    mcp_servers:\n      y: " + running + "\n  d:\n    mcp_servers:\n      y: " + failing + "\n")
 	listY("d")
 	want(status.Transition{Server: "agents.d.y"}) // and no recovery of agents.c.y before it
+}
+
+// hangingListServer writes an MCP server (sh) that answers initialize and never answers
+// tools/list, and returns its path.
+func hangingListServer(t *testing.T) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "hang.sh")
+	script := `#!/bin/sh
+while IFS= read -r line; do
+  case "$line" in
+  *'"method":"initialize"'*)
+    id=$(printf '%s\n' "$line" | sed -n 's/.*"id":\([0-9]*\).*/\1/p')
+    printf '{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-06-18","capabilities":{"tools":{}},"serverInfo":{"name":"hang","version":"1"}}}\n' "$id" ;;
+  esac
+done
+`
+	if err := os.WriteFile(p, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A server whose try never ends (it starts, then never answers tools/list) holds up no
+// other server's retry: f is tried again meanwhile and, once it can start, said recovered.
+func TestWatchRetriesPastAHungServer(t *testing.T) {
+	fault := testserver.Build(t)
+	dir := t.TempDir()
+	mark := filepath.Join(dir, "f.mark")
+	f := filepath.Join(dir, "f.sh")
+	if err := os.WriteFile(f, []byte("#!/bin/sh\n[ -f "+mark+" ] || { echo 'f: cannot find its data' >&2; exit 3; }\nexec "+fault+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "agentpool.yaml")
+	parse := func(data string) *config.Config {
+		t.Helper()
+		cfg, err := config.Parse(path, []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	servers := "mcp_servers:\n  f: {command: " + f + ", retry: {attempts: 1, backoff: 10ms}}\n"
+	ctx := context.Background()
+	h, err := host.Build(ctx, parse(servers+"  g: {command: sh, args: [-c, \"exit 3\"], retry: {attempts: 1, backoff: 10ms}}\n"), host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	got := make(chan status.Transition, 16)
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		status.Watch(wctx, h, status.WatchOptions{Report: func(tr status.Transition) { got <- tr }})
+	}()
+	defer func() { stop(); <-done }()
+	status.Connect(ctx, h.Current().Servers)
+	seen := map[status.Transition]bool{}
+	wait := func(server string, recovered bool) {
+		t.Helper()
+		deadline := time.After(time.Minute)
+		for {
+			for tr := range seen {
+				if tr.Server == server && tr.Recovered == recovered {
+					return
+				}
+			}
+			select {
+			case tr := <-got:
+				seen[tr] = true
+			case <-deadline:
+				t.Fatalf("no transition of %s (recovered: %v) in a minute", server, recovered)
+			}
+		}
+	}
+	wait("f", false)
+	wait("g", false)
+	// g's new instance, a degraded server's successor, is tried at once: its try hangs.
+	if _, err := h.Reload(ctx, parse(servers+"  g: {command: "+hangingListServer(t)+", startup_timeout: 2s, timeout: 2s}\n")); err != nil {
+		t.Fatal(err)
+	}
+	server := func(name string) *mcpcap.Cap {
+		for _, c := range h.Current().Servers {
+			if c.Name() == name {
+				return c
+			}
+		}
+		t.Fatalf("no server %s", name)
+		return nil
+	}
+	testwait.Within(t, time.Minute, "g's new instance started, its listing unanswered", func() bool {
+		return server("g").Status().State == mcpcap.StateConnected
+	})
+	hung := time.Now()
+	testwait.Within(t, time.Minute, "f tried again while g's listing hangs", func() bool {
+		return server("f").Status().NextAttempt.After(hung)
+	})
+	if err := os.WriteFile(mark, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wait("f", true)
 }

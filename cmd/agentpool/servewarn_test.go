@@ -295,3 +295,24 @@ func TestServeStdioAgentWarnsKilledServer(t *testing.T) {
 	killAndRestore(t, cs, "x__pid", markX, "agents.a.x", said)
 	countLines(t, said.String(), []string{"agents.a.x"}, "x", "p", "agents.b.x")
 }
+
+// TestReadyzNamesAgentServer: /readyz names a degraded server of an agent's own as the page
+// and serve's lines do, agents.<agent>.<name>, not by its bare name, which another agent's
+// server (here b's healthy x) or a pool server may have too.
+func TestReadyzNamesAgentServer(t *testing.T) {
+	t.Parallel()
+	cfg, _, markX := killableConfig(t)
+	if err := os.Remove(markX); err != nil {
+		t.Fatal(err)
+	}
+	base, _ := startServeLogged(t, cfg)
+	var body string
+	testwait.Within(t, time.Minute, "/readyz 503 once the servers were tried", func() bool {
+		var code int
+		code, body = readyz(t, base)
+		return code == http.StatusServiceUnavailable && strings.Contains(body, "degraded")
+	})
+	if !strings.Contains(body, "degraded: agents.a.x ") {
+		t.Errorf("/readyz does not name agent a's server x as agents.a.x: %q", body)
+	}
+}

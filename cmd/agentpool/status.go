@@ -35,10 +35,21 @@ func statusOptions(ctx context.Context, h *host.Host, pool *gateway.Gateway, rou
 	go status.Watch(ctx, h, status.WatchOptions{Agents: func(st *host.State) []string { return st.Config.Agents.Names() }, Report: sayTransitions(w)})
 	go func() { status.Connect(ctx, servers()); tried.Store(true) }()
 	ready := func() error {
-		lenient, degraded := h.Current().Config.Server.ReadyWhenDegraded, []string(nil) // a reload may change it
-		for _, c := range servers() {
-			if st := c.Status(); !lenient && !c.Config().Lazy && st.State == mcpcap.StateDegraded {
-				degraded = append(degraded, st.Name)
+		st := h.Current()
+		lenient, degraded := st.Config.Server.ReadyWhenDegraded, []string(nil) // a reload may change it
+		check := func(label string, c *mcpcap.Cap) {
+			if !lenient && !c.Config().Lazy && c.Status().State == mcpcap.StateDegraded {
+				degraded = append(degraded, label)
+			}
+		}
+		for _, c := range st.Servers {
+			check(c.Name(), c)
+		}
+		agents := routes.Agents()
+		byAgent := status.AgentServers(h, agents)
+		for _, a := range agents {
+			for _, c := range byAgent[a] {
+				check("agents."+a+"."+c.Name(), c) // as the page and serve's lines name it
 			}
 		}
 		if !tried.Load() {
