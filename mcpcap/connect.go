@@ -380,8 +380,15 @@ func (c *Cap) markDegraded(err error) {
 	}
 }
 
+// degradedErrLocked is the error of an access while degraded. It wraps ErrDegraded, not the
+// last error (whose connpool marks would read as this access's), except a cap's key: a cap
+// reached (ext.LimitKey) stays one.
 func (c *Cap) degradedErrLocked() error {
-	return fmt.Errorf("mcp server %q unavailable: %w: %v", c.cfg.Name, ErrDegraded, c.lastErr)
+	err := fmt.Errorf("mcp server %q unavailable: %w: %v", c.cfg.Name, ErrDegraded, c.lastErr)
+	if key, ok := ext.LimitKey(c.lastErr); ok {
+		return &ext.LimitError{Key: key, Err: err}
+	}
+	return err
 }
 
 // connectionLost reports whether err, the error of a call on cn, means the connection died
