@@ -334,7 +334,14 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 		pc.Plugins.ImportInstalled = false
 		pc.Plugins.Dirs = inside("plugins.dirs", pc.Plugins.Dirs)
 		pc.Plugins.Marketplaces = slices.DeleteFunc(slices.Clone(pc.Plugins.Marketplaces), func(m plugin.MarketplaceConfig) bool {
-			return len(inside("plugins.marketplaces", []string{m.Path})) == 0
+			if len(inside("plugins.marketplaces", []string{m.Path})) == 0 {
+				return true
+			}
+			if !readAll && !marketInside(m.Path, in) {
+				p.Unscanned = append(p.Unscanned, "plugins.marketplaces "+m.Path)
+				return true
+			}
+			return false
 		})
 		p.Plugins = InspectPlugins(&pc, PluginOptions{})
 		for _, pi := range p.Plugins.List {
@@ -367,6 +374,23 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 		}
 	}
 	return p, nil
+}
+
+// marketInside reports whether every marketplace file of the marketplace at path, and the
+// folder its local sources are taken from (plugin.Marketplace.Root: the parent of the file's
+// .claude-plugin folder, which is outside a project that is itself named so), lie inside the
+// project (in). A path with no marketplace file is left for plugin.Load to report.
+func marketInside(path string, in func(string) bool) bool {
+	files, err := plugin.MarketplaceFiles(path)
+	if err != nil {
+		return true
+	}
+	for _, f := range files {
+		if !in(f) || !in(plugin.ReadMarketplace(f).Root) {
+			return false
+		}
+	}
+	return true
 }
 
 // projectDecls lists every server the project declares: its skills' (in name order) and its

@@ -523,3 +523,40 @@ func TestUntrustedProjectPluginSkillLinkedOutside(t *testing.T) {
 		})
 	}
 }
+
+// A marketplace file inside an untrusted project whose marketplace folder is not (the project
+// is itself a folder named .claude-plugin, whose parent is the marketplace's root) lists
+// plugins outside the project: it is not read, and Unscanned names it; with ScanAll it is.
+func TestUntrustedProjectMarketplaceRootOutside(t *testing.T) {
+	parent := t.TempDir()
+	proj := filepath.Join(parent, ".claude-plugin")
+	writeClaudePlugin(t, filepath.Join(parent, "victim"), "victim", "")
+	writeFile(t, filepath.Join(proj, "marketplace.json"), `{"name": "m", "plugins": [{"name": "victim", "source": "./victim"}]}`)
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {marketplaces: [{path: ./marketplace.json, enable: [\"*\"]}]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opts ProjectOptions
+		read bool
+	}{
+		{"untrusted", ProjectOptions{}, false},
+		{"scan all", ProjectOptions{ScanAll: true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.opts
+			o.Dir, o.Config = proj, pc
+			p, err := InspectProject(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			read := p.Plugins.Get("victim") != nil
+			if read != c.read || !read && len(p.Unscanned) != 1 {
+				t.Errorf("the plugin outside the project read %v, want %v; unscanned %q", read, c.read, p.Unscanned)
+			}
+		})
+	}
+}
