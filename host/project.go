@@ -227,7 +227,8 @@ type ProjectOptions struct {
 // allows: whole (config.Load) when the project at dir is trusted — a record in store, even one
 // out of date, or trust (--trust-project) — else only for what it declares itself
 // (config.LoadOwn): the files its import key names are not read until the user trusts the
-// project. A store that cannot be read trusts nothing. InspectProject takes either.
+// project, nor is path when it links out of dir (an error naming path). A store that cannot
+// be read trusts nothing. InspectProject takes either.
 func LoadProjectConfig(path, dir string, store *trust.Store, trusted bool) (*config.Config, error) {
 	if !trusted && store != nil {
 		if real, err := trust.RealPath(dir); err == nil {
@@ -237,6 +238,12 @@ func LoadProjectConfig(path, dir string, store *trust.Store, trusted bool) (*con
 	}
 	if trusted {
 		return config.Load(path)
+	}
+	// The file itself may be a symlink out of the project: untrusted, it is not followed.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		if rdir, err := trust.RealPath(dir); err == nil && !within(rdir, real) {
+			return nil, fmt.Errorf("%s: a symbolic link out of the project, which is not trusted; not read", path)
+		}
 	}
 	return config.LoadOwn(path)
 }

@@ -560,3 +560,22 @@ func TestUntrustedProjectMarketplaceRootOutside(t *testing.T) {
 		})
 	}
 }
+
+// An untrusted project's agentpool.yaml that is a symlink out of the project is not read (it
+// is the project's problem, ConfigErr, naming the link); trusted, it is read where it leads.
+func TestUntrustedProjectConfigLinkedOutside(t *testing.T) {
+	proj, outside := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(outside, "agentpool.yaml"), "mcp_servers: {far: {command: farcmd}}\n")
+	path := filepath.Join(proj, "agentpool.yaml")
+	if err := os.Symlink(filepath.Join(outside, "agentpool.yaml"), path); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadProjectConfig(path, proj, nil, false)
+	if err == nil || cfg != nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("untrusted: config %v, err %v; want it not read, the error naming %s", cfg, err, path)
+	}
+	cfg, err = LoadProjectConfig(path, proj, nil, true)
+	if err != nil || cfg.MCPServers["far"].Command != "farcmd" {
+		t.Errorf("trusted: config %v, err %v; want the linked file read", cfg, err)
+	}
+}
