@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/agentpool/agentpool/fswatch"
 	"github.com/agentpool/agentpool/internal/regfile"
 )
 
@@ -111,6 +112,26 @@ func (f *scanFS) open(at string) (*os.File, error) {
 		return regfile.Open(at)
 	}
 	return regfile.OpenIn(f.root, f.rel(at))
+}
+
+// watchSkip is the watcher's Skip rule: fswatch's default, and, confined (confine not ""),
+// every folder whose real path lies outside confine, so that a link out of it adds no watch
+// on the tree it leads to, as the scan does not read it.
+func watchSkip(confine string) func(string) bool {
+	if confine == "" {
+		return nil
+	}
+	dir := filepath.Clean(confine)
+	if real, err := realPath(confine); err == nil {
+		dir = real
+	}
+	return func(p string) bool {
+		if fswatch.DefaultSkip(p) {
+			return true
+		}
+		real, err := realPath(p)
+		return err != nil || !inside(dir, real)
+	}
 }
 
 // realPath resolves the symlinks in p and makes it absolute.

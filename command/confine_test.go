@@ -85,3 +85,37 @@ func TestConfineLinksOut(t *testing.T) {
 		s.Close(context.Background())
 	}
 }
+
+// With Confine and Watch, the watcher follows no link out of the confining folder either: a
+// folder linking out (to a big tree such as /) adds no watch there.
+func TestConfineWatchStaysInside(t *testing.T) {
+	proj, outside := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(outside, "a/b/c.md"), "Far.\n")
+	writeFile(t, filepath.Join(proj, "cmds/in/own.md"), "Own.\n")
+	if err := os.Symlink(outside, filepath.Join(proj, "cmds", "out")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := NewFileSource([]string{filepath.Join(proj, "cmds")}, &FileOptions{Watch: true, Confine: proj})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close(context.Background())
+	realOut, err := filepath.EvalSymlinks(outside)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var in, out []string
+	for _, d := range s.watcher.Watched() {
+		real, err := filepath.EvalSymlinks(d)
+		switch {
+		case err != nil:
+		case real == realOut || strings.HasPrefix(real, realOut+string(filepath.Separator)):
+			out = append(out, d)
+		default:
+			in = append(in, d)
+		}
+	}
+	if len(out) > 0 || !slices.ContainsFunc(in, func(d string) bool { return filepath.Base(d) == "in" }) {
+		t.Errorf("watched outside the confining folder %v, inside %v; want none outside, cmds/in inside", out, in)
+	}
+}

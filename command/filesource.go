@@ -63,7 +63,8 @@ type FileOptions struct {
 	// Confine, when set, is a folder the source never reads outside of: a root, folder or
 	// command file whose real path (symlinks resolved) lies outside it is not read, and is a
 	// warning naming the link and where it points. What is read is opened through an os.Root
-	// on it, so a link swapped in after the check cannot lead out either. The host confines an
+	// on it, so a link swapped in after the check cannot lead out either; with Watch, no folder
+	// outside it is watched. The host confines an
 	// untrusted project's command folders to the project.
 	Confine string
 }
@@ -207,6 +208,7 @@ func NewFileSource(roots []string, opts *FileOptions) (*FileSource, error) {
 			MaxDepth: o.MaxDepth,
 			Logger:   o.Logger,
 			MaxDirs:  defaultMaxFolders, // no more than the scan reads
+			Skip:     watchSkip(o.Confine),
 		}, func([]string) { s.rescan() })
 		if err != nil {
 			return nil, fmt.Errorf("command source %q: watch: %w", o.Name, err)

@@ -81,7 +81,8 @@
 // when trusted: recorded in Options.Trust with every server it declares now, or
 // Options.TrustProject. Untrusted, nothing it declares starts or connects, its skills and
 // commands are in no view, and the folders its agentpool.yaml names outside the project are
-// not read (Project.Unscanned; ProjectOptions.ScanAll reads them for agentpool trust), nor are
+// not read (Project.Unscanned; ProjectOptions.ScanAll reads them for agentpool trust), nor is
+// a marketplace of its whose file or plugin folder root (plugin.Marketplace.Root) is outside, nor are
 // its conventional folders (.claude/skills, …) that are symlinks out of it, nor any file or
 // folder inside them that links out of it (confined scans: a warning names each link), nor the
 // files its import key names (LoadProjectConfig reads it with config.LoadOwn;

@@ -227,7 +227,8 @@ type ProjectOptions struct {
 // allows: whole (config.Load) when the project at dir is trusted — a record in store, even one
 // out of date, or trust (--trust-project) — else only for what it declares itself
 // (config.LoadOwn): the files its import key names are not read until the user trusts the
-// project. A store that cannot be read trusts nothing. InspectProject takes either.
+// project, nor is path when it links out of dir (an error naming path). A store that cannot
+// be read trusts nothing. InspectProject takes either.
 func LoadProjectConfig(path, dir string, store *trust.Store, trusted bool) (*config.Config, error) {
 	if !trusted && store != nil {
 		if real, err := trust.RealPath(dir); err == nil {
@@ -237,6 +238,12 @@ func LoadProjectConfig(path, dir string, store *trust.Store, trusted bool) (*con
 	}
 	if trusted {
 		return config.Load(path)
+	}
+	// The file itself may be a symlink out of the project: untrusted, it is not followed.
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		if rdir, err := trust.RealPath(dir); err == nil && !within(rdir, real) {
+			return nil, fmt.Errorf("%s: a symbolic link out of the project, which is not trusted; not read", path)
+		}
 	}
 	return config.LoadOwn(path)
 }
@@ -334,7 +341,14 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 		pc.Plugins.ImportInstalled = false
 		pc.Plugins.Dirs = inside("plugins.dirs", pc.Plugins.Dirs)
 		pc.Plugins.Marketplaces = slices.DeleteFunc(slices.Clone(pc.Plugins.Marketplaces), func(m plugin.MarketplaceConfig) bool {
-			return len(inside("plugins.marketplaces", []string{m.Path})) == 0
+			if len(inside("plugins.marketplaces", []string{m.Path})) == 0 {
+				return true
+			}
+			if !readAll && !marketInside(m.Path, in) {
+				p.Unscanned = append(p.Unscanned, "plugins.marketplaces "+m.Path)
+				return true
+			}
+			return false
 		})
 		p.Plugins = InspectPlugins(&pc, PluginOptions{})
 		for _, pi := range p.Plugins.List {
@@ -367,6 +381,23 @@ func InspectProject(opts ProjectOptions) (*Project, error) {
 		}
 	}
 	return p, nil
+}
+
+// marketInside reports whether every marketplace file of the marketplace at path, and the
+// folder its local sources are taken from (plugin.Marketplace.Root: the parent of the file's
+// .claude-plugin folder, which is outside a project that is itself named so), lie inside the
+// project (in). A path with no marketplace file is left for plugin.Load to report.
+func marketInside(path string, in func(string) bool) bool {
+	files, err := plugin.MarketplaceFiles(path)
+	if err != nil {
+		return true
+	}
+	for _, f := range files {
+		if !in(f) || !in(plugin.ReadMarketplace(f).Root) {
+			return false
+		}
+	}
+	return true
 }
 
 // projectDecls lists every server the project declares: its skills' (in name order) and its

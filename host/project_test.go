@@ -523,3 +523,59 @@ func TestUntrustedProjectPluginSkillLinkedOutside(t *testing.T) {
 		})
 	}
 }
+
+// A marketplace file inside an untrusted project whose marketplace folder is not (the project
+// is itself a folder named .claude-plugin, whose parent is the marketplace's root) lists
+// plugins outside the project: it is not read, and Unscanned names it; with ScanAll it is.
+func TestUntrustedProjectMarketplaceRootOutside(t *testing.T) {
+	parent := t.TempDir()
+	proj := filepath.Join(parent, ".claude-plugin")
+	writeClaudePlugin(t, filepath.Join(parent, "victim"), "victim", "")
+	writeFile(t, filepath.Join(proj, "marketplace.json"), `{"name": "m", "plugins": [{"name": "victim", "source": "./victim"}]}`)
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {marketplaces: [{path: ./marketplace.json, enable: [\"*\"]}]}\n")
+	pc, err := config.Load(filepath.Join(proj, "agentpool.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		opts ProjectOptions
+		read bool
+	}{
+		{"untrusted", ProjectOptions{}, false},
+		{"scan all", ProjectOptions{ScanAll: true}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.opts
+			o.Dir, o.Config = proj, pc
+			p, err := InspectProject(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			read := p.Plugins.Get("victim") != nil
+			if read != c.read || !read && len(p.Unscanned) != 1 {
+				t.Errorf("the plugin outside the project read %v, want %v; unscanned %q", read, c.read, p.Unscanned)
+			}
+		})
+	}
+}
+
+// An untrusted project's agentpool.yaml that is a symlink out of the project is not read (it
+// is the project's problem, ConfigErr, naming the link); trusted, it is read where it leads.
+func TestUntrustedProjectConfigLinkedOutside(t *testing.T) {
+	proj, outside := t.TempDir(), t.TempDir()
+	writeFile(t, filepath.Join(outside, "agentpool.yaml"), "mcp_servers: {far: {command: farcmd}}\n")
+	path := filepath.Join(proj, "agentpool.yaml")
+	if err := os.Symlink(filepath.Join(outside, "agentpool.yaml"), path); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := LoadProjectConfig(path, proj, nil, false)
+	if err == nil || cfg != nil || !strings.Contains(err.Error(), path) {
+		t.Errorf("untrusted: config %v, err %v; want it not read, the error naming %s", cfg, err, path)
+	}
+	cfg, err = LoadProjectConfig(path, proj, nil, true)
+	if err != nil || cfg.MCPServers["far"].Command != "farcmd" {
+		t.Errorf("trusted: config %v, err %v; want the linked file read", cfg, err)
+	}
+}

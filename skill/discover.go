@@ -70,8 +70,9 @@ type DiscoverOptions struct {
 	DefaultRoots []string
 	// Confine, when set, is a folder nothing outside of is read: a root or a symlinked folder
 	// whose real path lies outside it is a warning naming the link and where it points, and is
-	// not walked, even to a skill folder. The host confines an untrusted project's skill folders
-	// to the project.
+	// not walked, even to a skill folder. Each folder is listed through an os.Root on it, so one
+	// swapped for a link out after the check is not listed either. The host confines an
+	// untrusted project's skill folders to the project.
 	Confine string
 }
 
@@ -582,6 +583,38 @@ func realPath(p string) (string, error) {
 	return filepath.Abs(real)
 }
 
+// readDirHook, when set by a test, runs before walker.readDir lists a folder (its real path).
+var readDirHook func(real string)
+
+// readDir lists the folder dir, whose real path is real, sorted by name. Confined, it lists
+// real through an os.Root on the confining folder: a folder swapped for a link out of it since
+// real was checked is refused, not listed.
+func (w *walker) readDir(dir, real string) ([]fs.DirEntry, error) {
+	if readDirHook != nil {
+		readDirHook(real)
+	}
+	if w.confine == "" {
+		return os.ReadDir(dir)
+	}
+	rel, err := filepath.Rel(w.confine, real)
+	if err != nil {
+		return nil, err
+	}
+	r, err := os.OpenRoot(w.confine)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	f, err := r.Open(rel)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(-1)
+	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
+	return entries, err
+}
+
 // walkDir reads dir and descends. skillReal is the real folder of the skill dir is in ("" when
 // in none): nothing inside a skill is walked outside it. It returns false when the root's
 // folder budget ran out.
@@ -597,11 +630,7 @@ func (w *walker) walkDir(dir, real string, depth int, skillReal string) bool {
 		}
 		return false
 	}
-	at := dir
-	if w.confine != "" {
-		at = real // the path checked, not the link, which may have been re-pointed since
-	}
-	entries, err := os.ReadDir(at)
+	entries, err := w.readDir(dir, real)
 	if err != nil {
 		w.lose(dir, "cannot read folder: %v; skipped", unwrapPath(err))
 		return true

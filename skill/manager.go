@@ -48,7 +48,8 @@ type Options struct {
 	// MaxFolders and MaxDepth bound the scan of each root (see DiscoverOptions).
 	MaxFolders int
 	MaxDepth   int
-	// Confine, when set, is a folder the scan never reads outside of (DiscoverOptions.Confine).
+	// Confine, when set, is a folder the scan never reads outside of (DiscoverOptions.Confine),
+	// and the watcher (Watch) watches nothing outside of.
 	Confine string
 	// Logger receives problems that are not diagnostics (a child failing, a rescan error).
 	// Nil discards them.

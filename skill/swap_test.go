@@ -46,3 +46,39 @@ func TestLinkRepointedAfterCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestConfinedFolderSwappedForLink: with Confine, a folder checked to lie inside the confining
+// folder and swapped for a symlink out of it before it is listed is not listed: nothing of the
+// folder it leads to is walked or named in a diagnostic.
+func TestConfinedFolderSwappedForLink(t *testing.T) {
+	base := t.TempDir()
+	proj := filepath.Join(base, "proj")
+	write(t, base, "outside/leak/SKILL.md", skillMD("name: leak\ndescription: Outside.\n", "Body"))
+	write(t, proj, "skills/own/SKILL.md", skillMD("name: own\ndescription: Inside.\n", "Body"))
+	a := filepath.Join(proj, "skills", "a")
+	if err := os.MkdirAll(a, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	realA, err := filepath.EvalSymlinks(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	readDirHook = func(dir string) {
+		if dir == realA {
+			os.Remove(a)
+			symlink(t, filepath.Join(base, "outside"), a)
+		}
+	}
+	defer func() { readDirHook = nil }()
+	skills, diags := Discover([]string{filepath.Join(proj, "skills")}, &DiscoverOptions{Confine: proj})
+	for _, s := range skills {
+		if s.Name == "leak" {
+			t.Errorf("the skill outside the confining folder was loaded")
+		}
+	}
+	for _, d := range diags {
+		if strings.Contains(d.Path, "leak") || strings.Contains(d.Message, "leak") {
+			t.Errorf("a diagnostic names what lies outside the confining folder: %v", d)
+		}
+	}
+}

@@ -35,7 +35,7 @@ func (m *Manager) startWatch() error {
 	}
 	// No more folders watched than discovery reads: MaxFolders per root.
 	w, err := fswatch.New(roots, &fswatch.Options{Debounce: m.opts.Debounce, MaxDepth: depth, Logger: m.log,
-		Skip: watchSkip(roots), MaxDirs: folders}, m.onFiles)
+		Skip: watchSkip(roots, m.opts.Confine), MaxDirs: folders}, m.onFiles)
 	if err != nil {
 		return fmt.Errorf("skill manager %q: watch: %w", m.name, err)
 	}
@@ -44,13 +44,20 @@ func (m *Manager) startWatch() error {
 }
 
 // watchSkip returns the watcher's Skip rule for roots: the folders discovery never enters, and a
-// symlinked folder that discovery does not follow (linkStaysInside). A skipped folder is not
-// watched, nor anything below it.
-func watchSkip(roots []string) func(string) bool {
+// symlinked folder that discovery does not follow (linkStaysInside, and with confine set, one
+// leading outside confine). A skipped folder is not watched, nor anything below it.
+func watchSkip(roots []string, confine string) func(string) bool {
 	abs := make([]string, 0, len(roots))
 	for _, r := range roots {
 		if a, err := filepath.Abs(r); err == nil {
 			abs = append(abs, a)
+		}
+	}
+	if confine != "" {
+		if real, err := realPath(confine); err == nil {
+			confine = real
+		} else {
+			confine = filepath.Clean(confine)
 		}
 	}
 	return func(p string) bool {
@@ -60,6 +67,11 @@ func watchSkip(roots []string) func(string) bool {
 		li, err := os.Lstat(p)
 		if err != nil || li.Mode()&fs.ModeSymlink == 0 {
 			return false
+		}
+		if confine != "" {
+			if real, err := realPath(p); err != nil || !within(real, confine) {
+				return true
+			}
 		}
 		return !linkStaysInside(p, abs)
 	}

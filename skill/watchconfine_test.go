@@ -99,3 +99,23 @@ func TestWatchFolderBudget(t *testing.T) {
 		t.Errorf("the skill itself: %v", err)
 	}
 }
+
+// TestWatchConfined: with Options.Confine, the watcher follows no link out of the confining
+// folder, not even to a skill folder, which discovery does not read either.
+func TestWatchConfined(t *testing.T) {
+	base := t.TempDir()
+	proj := filepath.Join(base, "proj")
+	root := filepath.Join(proj, "skills")
+	write(t, base, "extskill/SKILL.md", skillMD("name: extskill\ndescription: d\n", "Body"))
+	write(t, base, "extskill/refs/x.md", "x")
+	write(t, root, "own/SKILL.md", skillMD("name: own\ndescription: d\n", "Body"))
+	symlink(t, filepath.Join(base, "extskill"), filepath.Join(root, "extskill"))
+
+	m := newTestManager(t, &Options{Roots: []string{root}, Watch: true, Debounce: 50 * time.Millisecond, Confine: proj})
+	if got := watchedUnder(m, filepath.Join(base, "extskill")); len(got) != 0 {
+		t.Errorf("watched outside the confining folder: %v", got)
+	}
+	if len(watchedUnder(m, root)) == 0 {
+		t.Errorf("the root inside the confining folder is not watched")
+	}
+}

@@ -111,7 +111,11 @@ func newPluginsListCmd(opts *options) *cobra.Command {
 			if p != nil {
 				defer p.Close(context.Background())
 			}
-			l := listing(ps)
+			confine := "" // an untrusted project's plugins are read only inside it, as the host reads them
+			if p != nil && !p.Trusted() {
+				confine = p.Dir
+			}
+			l := listing(ps, confine)
 			return out.print(cmd, l, func(w io.Writer) { printPlugins(w, l) })
 		},
 	}
@@ -120,8 +124,9 @@ func newPluginsListCmd(opts *options) *cobra.Command {
 }
 
 // listing gathers what `plugins list` shows: each plugin's skills and commands are read from
-// its folders (nothing is started), its servers are the host's parse of its declarations.
-func listing(ps *host.Plugins) pluginsListing {
+// its folders (nothing is started), its servers are the host's parse of its declarations. An
+// untrusted project's plugins are read only inside confine, the project's folder.
+func listing(ps *host.Plugins, confine string) pluginsListing {
 	l := pluginsListing{Plugins: []pluginView{}, NotInstalled: []plugin.Entry{}, Diagnostics: ps.Catalog.Diagnostics}
 	if ps.StateErr != nil {
 		l.StateError = ps.StateErr.Error()
@@ -131,7 +136,11 @@ func listing(ps *host.Plugins) pluginsListing {
 			Format: string(p.Format), Version: p.Version, Description: p.Description, Author: p.Author, Icons: p.Icons,
 			Dir: p.Dir, Servers: p.Servers.Names(), Agents: p.Agents, Hooks: p.Hooks, Problems: p.Problems,
 			Unknown: p.Unknown, Shadowed: p.Shadowed, Diagnostics: p.Diagnostics}
-		v.Skills, v.Commands = pluginSkills(p), pluginCommands(p)
+		in := ""
+		if p.Untrusted {
+			in = confine
+		}
+		v.Skills, v.Commands = pluginSkills(p, in), pluginCommands(p, in)
 		if v.Servers == nil {
 			v.Servers = []string{}
 		}
@@ -145,10 +154,11 @@ func listing(ps *host.Plugins) pluginsListing {
 	return l
 }
 
-// pluginSkills lists the qualified names of p's skills, as the skill manager names them.
-func pluginSkills(p *host.PluginInfo) []string {
+// pluginSkills lists the qualified names of p's skills, as the skill manager names them, read
+// only inside confine when it is set.
+func pluginSkills(p *host.PluginInfo, confine string) []string {
 	out := []string{}
-	skills, _ := skill.Discover(p.SkillDirs, nil)
+	skills, _ := skill.Discover(p.SkillDirs, &skill.DiscoverOptions{Confine: confine})
 	for _, s := range skills {
 		out = append(out, p.Name+":"+s.Name)
 	}
@@ -156,13 +166,14 @@ func pluginSkills(p *host.PluginInfo) []string {
 	return out
 }
 
-// pluginCommands lists p's command files as slash commands, "/<plugin>:<name>".
-func pluginCommands(p *host.PluginInfo) []string {
+// pluginCommands lists p's command files as slash commands, "/<plugin>:<name>", read only
+// inside confine when it is set.
+func pluginCommands(p *host.PluginInfo, confine string) []string {
 	out := []string{}
 	if len(p.CommandDirs) == 0 {
 		return out
 	}
-	fs, err := command.NewFileSource(p.CommandDirs, &command.FileOptions{Namespace: p.Name})
+	fs, err := command.NewFileSource(p.CommandDirs, &command.FileOptions{Namespace: p.Name, Confine: confine})
 	if err != nil {
 		return out
 	}

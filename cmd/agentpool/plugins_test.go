@@ -496,3 +496,37 @@ func TestPluginsListSameNameTwoMarketplaces(t *testing.T) {
 		}
 	}
 }
+
+// TestPluginsListUntrustedProjectLinksOut: `plugins list` reads an untrusted project's
+// plugin only inside the project, as the host does: a skill folder or a command file of the
+// plugin that links out of the project is not read (its skill and command are not listed);
+// with --trust-project they are.
+func TestPluginsListUntrustedProjectLinksOut(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	proj, outside := filepath.Join(dir, "proj"), filepath.Join(dir, "outside")
+	writePlugin(t, filepath.Join(proj, "plug"), "claude", "p", "")
+	writeFile(t, filepath.Join(outside, "far", "SKILL.md"), "---\nname: far\ndescription: far away\n---\nFar.\n")
+	writeFile(t, filepath.Join(outside, "far.md"), "---\ndescription: far away\n---\nFar.\n")
+	if err := os.Symlink(filepath.Join(outside, "far"), filepath.Join(proj, "plug", "skills", "far")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(proj, "plug", "commands"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "far.md"), filepath.Join(proj, "plug", "commands", "far.md")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(proj, "agentpool.yaml"), "plugins: {dirs: [./plug]}\n")
+	env := pluginEnv(dir)
+	for _, c := range []struct {
+		args []string
+		read bool
+	}{{nil, false}, {[]string{"--trust-project"}, true}} {
+		p := pluginsListIn(t, env, proj, c.args...)["p"]
+		read := slices.Contains(p.Skills, "p:far") || slices.Contains(p.Commands, "/p:far")
+		if read != c.read || !slices.Contains(p.Skills, "p:configure") {
+			t.Errorf("%v: skills %v, commands %v; want what links out of the project read: %v", c.args, p.Skills, p.Commands, c.read)
+		}
+	}
+}
