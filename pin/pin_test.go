@@ -271,3 +271,28 @@ func TestSameToolCoversEveryAnnotation(t *testing.T) {
 		}
 	}
 }
+
+func TestCorruptFileNamesTheResetThatRemovesIt(t *testing.T) {
+	for _, text := range []string{"{not json", "", `{"pinned":{}}`} {
+		store := NewStore(t.TempDir())
+		key := Key("user", "s", decl.Server{Command: "srv"})
+		if err := os.MkdirAll(store.Dir(), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(store.Dir(), key+".json"), []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, err := store.Load(key)
+		want := "agentpool pins reset " + key
+		if !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: Load: %v; want ErrCorrupt naming `%s`", text, err, want)
+			continue
+		}
+		if _, err := store.Run("reset", []string{key}); err != nil {
+			t.Errorf("%q: the reset the error names: %v", text, err)
+		}
+		if r, err := store.Load(key); r != nil || err != nil {
+			t.Errorf("%q: after the reset: %+v, %v; want no file", text, r, err)
+		}
+	}
+}

@@ -110,7 +110,7 @@ func (s *Store) path(key string) (string, error) {
 }
 
 // Load returns the record of key, or nil when there is none. A file that does not parse is
-// ErrCorrupt, naming it.
+// ErrCorrupt, naming it and the `agentpool pins reset KEY` that removes it.
 func (s *Store) Load(key string) (*Record, error) {
 	p, err := s.path(key)
 	if err != nil {
@@ -127,12 +127,14 @@ func loadFile(p string) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pin: %w", err)
 	}
+	// A corrupt file's server is unknown: Reset removes it by its key.
+	reset := "fix it, or remove it with `agentpool pins reset " + strings.TrimSuffix(filepath.Base(p), ".json") + "`"
 	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("pin: %s: %w: %v (fix it, or remove it with `agentpool pins reset`)", p, ErrCorrupt, err)
+		return nil, fmt.Errorf("pin: %s: %w: %v (%s)", p, ErrCorrupt, err, reset)
 	}
 	if r.Server == "" {
-		return nil, fmt.Errorf("pin: %s: %w: no server name (fix it, or remove the file)", p, ErrCorrupt)
+		return nil, fmt.Errorf("pin: %s: %w: no server name (%s)", p, ErrCorrupt, reset)
 	}
 	return &r, nil
 }
