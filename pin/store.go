@@ -228,7 +228,7 @@ func (s *Store) List(server string) ([]Entry, error) {
 
 // Approve pins, in every record of server, the pending definitions named (by name or ID; none
 // named: all of them) and forgets the removed ones named. It returns how many it approved;
-// naming something that is not pending is an error naming it.
+// naming something that is not pending is an error naming it, and approves nothing.
 func (s *Store) Approve(server string, names []string, now time.Time) (int, error) {
 	entries, err := s.List(server)
 	if err != nil {
@@ -236,6 +236,9 @@ func (s *Store) Approve(server string, names []string, now time.Time) (int, erro
 	}
 	if len(entries) == 0 {
 		return 0, fmt.Errorf("pin: no pins for server %q", server)
+	}
+	if missing := notDrifted(entries, names); len(missing) > 0 {
+		return 0, fmt.Errorf("pin: server %q has nothing pending named %q", server, missing)
 	}
 	total := 0
 	for _, e := range entries {
@@ -258,6 +261,25 @@ func (s *Store) Approve(server string, names []string, now time.Time) (int, erro
 		return 0, fmt.Errorf("pin: server %q has nothing pending named %s", server, strings.Join(names, ", "))
 	}
 	return total, nil
+}
+
+// notDrifted returns the names that name no drift of entries' records.
+func notDrifted(entries []Entry, names []string) []string {
+	var out []string
+	for _, n := range names {
+		found := false
+		for _, e := range entries {
+			for _, d := range e.Record.Drift() {
+				if def := d.Def(); def.Name == n || def.ID() == n {
+					found = true
+				}
+			}
+		}
+		if !found {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Reset removes every record of server: its next listing is pinned afresh. It returns how
