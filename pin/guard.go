@@ -354,9 +354,12 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 	drift := Compare(defs, r.Pinned, kind)
 	if !sameKindPending(r, kind, drift) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
+			// Compared again under the lock: another process may have approved or reset
+			// since r was read, and what it wrote stands.
 			if cur == nil {
-				cur = r
+				cur = &Record{Server: g.server, Origin: g.origin, PinnedAt: time.Now().UTC(), Pinned: byID(defs)}
 			}
+			drift = Compare(defs, cur.Pinned, kind)
 			setPending(cur, kind, drift)
 			r = cur
 			return cur, true, nil

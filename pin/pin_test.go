@@ -310,3 +310,48 @@ func TestApproveNamingWhatIsNotPendingApprovesNothing(t *testing.T) {
 		t.Errorf("after the refused approval: %+v; want both drifts still pending", es)
 	}
 }
+
+// A listing recorded while another process approves or resets the same server keeps what
+// that process wrote: the drift it records is against the pins as they are under the lock.
+func TestListingConcurrentWithApproveOrResetKeepsIt(t *testing.T) {
+	l0 := []ext.ToolEntry{tool("a", "v1", `{}`), tool("b", "v1", `{}`)}
+	l1 := []ext.ToolEntry{tool("a", "v2", `{}`), tool("b", "v1", `{}`)}
+	l2 := []ext.ToolEntry{tool("a", "v2", `{}`), tool("b", "v2", `{}`)}
+	for i := range 200 {
+		store := NewStore(t.TempDir())
+		key := Key("user", "s", decl.Server{})
+		g := NewBook(store, nil, nil).Guard(key, "s", "user", Block)
+		g.Tools(l0)
+		g.Tools(l1) // tool/a pending
+		reset := i%2 == 1
+		start, done := make(chan struct{}), make(chan error)
+		go func() {
+			<-start
+			var err error
+			if reset {
+				_, err = store.Reset("s")
+			} else {
+				_, err = store.Approve("s", []string{"a"}, time.Now())
+			}
+			done <- err
+		}()
+		close(start)
+		g.Tools(l2)
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+		r, err := store.Load(key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if reset {
+			if r != nil && (len(r.Pending) != 0 || r.Pinned["tool/a"].Description != "v2") {
+				t.Fatalf("round %d: a reset undone by a concurrent listing: pinned %v, pending %v", i, r.Pinned, r.Pending)
+			}
+			continue
+		}
+		if p, ok := r.Pending["tool/a"]; ok || r.Pinned["tool/a"].Description != "v2" {
+			t.Fatalf("round %d: approval of a lost to a concurrent listing: pinned %v, pending %v", i, r.Pinned["tool/a"], p)
+		}
+	}
+}
