@@ -355,3 +355,21 @@ func TestListingConcurrentWithApproveOrResetKeepsIt(t *testing.T) {
 		}
 	}
 }
+
+// A server served once per client session has a guard per session, all with its key: its
+// drift is counted once.
+func TestBookDriftCountsAServerOnce(t *testing.T) {
+	book := NewBook(NewStore(t.TempDir()), nil, nil)
+	key := Key("user", "s", decl.Server{Command: "srv"})
+	first := []ext.ToolEntry{tool("a", "x", `{}`)}
+	second := []ext.ToolEntry{tool("a", "y", `{}`), tool("b", "", `{}`)}
+	for range 3 {
+		g := book.Guard(key, "s", "user", Block)
+		g.Tools(first)
+		g.Tools(second)
+	}
+	d := book.Drift()
+	if len(d) != 1 || len(d[0].Drift) != 2 {
+		t.Errorf("three sessions of one drifted server: %d servers, %+v; want one with two drifts", len(d), d)
+	}
+}
