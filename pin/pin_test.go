@@ -373,3 +373,26 @@ func TestBookDriftCountsAServerOnce(t *testing.T) {
 		t.Errorf("three sessions of one drifted server: %d servers, %+v; want one with two drifts", len(d), d)
 	}
 }
+
+// What a server names cannot move the terminal's cursor or forge lines of `agentpool pins
+// list`: names, schema keys and values are quoted as descriptions are.
+func TestListQuotesWhatTheServerNames(t *testing.T) {
+	store := NewStore(t.TempDir())
+	g := NewBook(store, nil, nil).Guard(Key("user", "s", decl.Server{}), "s", "user", Block)
+	evil := "a\n  pinned  tool/safe\x1b[2J\u009b1A"
+	g.Tools([]ext.ToolEntry{tool(evil, "x", `{}`), tool("b", "x", `{}`)})
+	g.Tools([]ext.ToolEntry{tool(evil, "y", `{"properties":{"k\n  pinned  tool/x\x1b[1A":{"default":"\u009b2J"}}}`), tool("b", "x", `{"p\u202e":1}`), tool("n\x1b[1Ax", "", `{}`)})
+	es, err := store.List("s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := FormatList(es)
+	if strings.ContainsAny(out, "\x1b\u009b\u202e") {
+		t.Errorf("pins list holds control characters:\n%q", out)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if strings.HasPrefix(line, "  pinned  tool/safe") || strings.HasPrefix(line, "  pinned  tool/x") {
+			t.Errorf("pins list has a forged line %q in:\n%s", line, out)
+		}
+	}
+}
