@@ -97,7 +97,8 @@
 // With Options.Pins (NewPins: the user's pin store, PinsDir), every server of the config, of
 // a trusted project and of a plugin gets a pin guard (package pin) keyed by where it is
 // declared, its name and what it runs; its policy is its own pins key, else the config's,
-// else block for a project's server and warn for the others. Skills' own servers and an ACP
+// else block for a project's server and warn for the others (an agent's servers are the
+// user's, whatever a project's or plugin's server of the same name). Skills' own servers and an ACP
 // client's are not pinned. With Options.Watch the pin folder is followed, and a server whose
 // pins change (agentpool pins approve) lists again.
 //

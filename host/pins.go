@@ -83,6 +83,18 @@ func pinsOf(st *State, name string, spec decl.Server) pinSpec {
 	} else if p := st.plugins.servers[name]; p != "" {
 		origin = "plugin " + p
 	}
+	return policyOf(st, spec, origin, mode)
+}
+
+// agentPinsOf returns the pin spec of a server an agent declares with spec: agents are the
+// user's config, so it is the user's, whatever name a project's or a plugin's server shares.
+func agentPinsOf(st *State, spec decl.Server) pinSpec {
+	return policyOf(st, spec, "user", decl.PinsWarn)
+}
+
+// policyOf returns the pin spec of a server declared at origin with spec: its own pins key,
+// else the config's, else mode.
+func policyOf(st *State, spec decl.Server, origin, mode string) pinSpec {
 	if st.Config.Pins != "" {
 		mode = string(st.Config.Pins)
 	}

@@ -166,7 +166,7 @@ func (h *Host) sessionEntries(st *State, id, partition, agent string) []*Entry {
 	}
 	for _, name := range a.sessionServers {
 		spec := a.Config.MCPServers[name]
-		out = append(out, h.serverEntry(Key{ext.LevelAgent, aslot, name}, owner, owner+".mcp_servers."+name, st.hiddenText(spec), partition, pinsOf(st, name, spec)))
+		out = append(out, h.serverEntry(Key{ext.LevelAgent, aslot, name}, owner, owner+".mcp_servers."+name, st.hiddenText(spec), partition, agentPinsOf(st, spec)))
 	}
 	return out
 }

@@ -27,9 +27,11 @@
 //     definition and digest (Book's log and onDrift).
 //   - Policy (Mode): Off does nothing; Warn serves what the server lists; Block keeps changed
 //     and new definitions out, and a call to one fails with ErrBlocked naming `agentpool pins
-//     approve SERVER NAME`. A file that does not parse is ErrCorrupt naming it: under Block
-//     every definition of that server is kept out (fails closed), under Warn it is reported.
-//   - Approve moves pending definitions to the pins and forgets removed ones; Reset deletes a
+//     approve SERVER NAME`. A file that does not parse is ErrCorrupt naming it and the
+//     `agentpool pins reset KEY` that removes it: under Block every definition of that server
+//     is kept out (fails closed), under Warn it is reported.
+//   - Approve moves pending definitions to the pins and forgets removed ones (a name that
+//     names no drift is an error, and nothing is approved); Reset deletes a
 //     server's file (its next listing pins afresh). Book.Changed tells each Guard the store
 //     changed, so a running host re-lists and serves what was approved.
 //   - Diffs: WordDiff (description and title, word by word) and SchemaDiff (JSON Pointer

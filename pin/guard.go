@@ -141,18 +141,37 @@ func sameFile(a, b os.FileInfo) bool {
 	return os.SameFile(a, b) && a.ModTime().Equal(b.ModTime()) && a.Size() == b.Size()
 }
 
-// Drift returns what each open guard last saw that differs from its pins, by server name.
+// Drift returns what the open guards last saw that differs from their pins, by server name:
+// one entry per pin file, however many guards (a server served once per client session)
+// share it, each drift in it once.
 func (b *Book) Drift() []ServerDrift {
 	b.mu.Lock()
-	var out []ServerDrift
+	byKey := map[string]*ServerDrift{}
 	for g := range b.guards {
 		g.mu.Lock()
 		if len(g.drift) > 0 || g.err != nil {
-			out = append(out, ServerDrift{Server: g.server, Origin: g.origin, Mode: g.mode, Drift: g.drift, Err: g.err})
+			sd := byKey[g.key]
+			if sd == nil {
+				sd = &ServerDrift{Server: g.server, Origin: g.origin, Mode: g.mode}
+				byKey[g.key] = sd
+			}
+			if sd.Err == nil {
+				sd.Err = g.err
+			}
+			for _, d := range g.drift {
+				if !slices.ContainsFunc(sd.Drift, func(e Drift) bool { return sameDrift(d, e) }) {
+					sd.Drift = append(sd.Drift, d)
+				}
+			}
 		}
 		g.mu.Unlock()
 	}
 	b.mu.Unlock()
+	out := make([]ServerDrift, 0, len(byKey))
+	for _, sd := range byKey {
+		slices.SortStableFunc(sd.Drift, func(a, c Drift) int { return strings.Compare(a.Def().ID(), c.Def().ID()) })
+		out = append(out, *sd)
+	}
 	slices.SortFunc(out, func(a, c ServerDrift) int {
 		if a.Server != c.Server {
 			return strings.Compare(a.Server, c.Server)
@@ -160,6 +179,12 @@ func (b *Book) Drift() []ServerDrift {
 		return strings.Compare(a.Origin, c.Origin)
 	})
 	return out
+}
+
+// sameDrift says whether a and c are the same drift of one definition.
+func sameDrift(a, c Drift) bool {
+	x, y := a.Def(), c.Def()
+	return a.Status == c.Status && x.ID() == y.ID() && x.Digest == y.Digest
 }
 
 // report logs and counts d once per (server, definition, digest).
@@ -354,9 +379,12 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 	drift := Compare(defs, r.Pinned, kind)
 	if !sameKindPending(r, kind, drift) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
+			// Compared again under the lock: another process may have approved or reset
+			// since r was read, and what it wrote stands.
 			if cur == nil {
-				cur = r
+				cur = &Record{Server: g.server, Origin: g.origin, PinnedAt: time.Now().UTC(), Pinned: byID(defs)}
 			}
+			drift = Compare(defs, cur.Pinned, kind)
 			setPending(cur, kind, drift)
 			r = cur
 			return cur, true, nil

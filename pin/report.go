@@ -30,10 +30,10 @@ func writeList(w io.Writer, entries []Entry) {
 		}
 		r := e.Record
 		drift := r.Drift()
-		fmt.Fprintf(w, "%s (%s): %d pinned %s, %d drifted\n", r.Server, r.Origin, len(r.Pinned), r.PinnedAt.Format("2006-01-02 15:04"), len(drift))
+		fmt.Fprintf(w, "%s (%s): %d pinned %s, %d drifted\n", oneLine(r.Server), oneLine(r.Origin), len(r.Pinned), r.PinnedAt.Format("2006-01-02 15:04"), len(drift))
 		for _, id := range slices.Sorted(maps.Keys(r.Pinned)) {
 			if _, pending := r.Pending[id]; !pending && !slices.Contains(r.Removed, id) {
-				fmt.Fprintf(w, "  pinned  %s\n", id)
+				fmt.Fprintf(w, "  pinned  %s\n", oneLine(id))
 			}
 		}
 		for _, d := range drift {
@@ -52,13 +52,13 @@ func FormatDrift(d Drift) string {
 
 func writeDrift(w io.Writer, d Drift) {
 	def := d.Def()
-	fmt.Fprintf(w, "  %-7s %s\n", d.Status, def.ID())
+	fmt.Fprintf(w, "  %-7s %s\n", d.Status, oneLine(def.ID()))
 	if d.Status == New {
 		if def.Description != "" {
 			fmt.Fprintf(w, "    description: %s\n", oneLine(def.Description))
 		}
 		if len(def.Schema) > 0 {
-			fmt.Fprintf(w, "    schema: %s\n", def.Schema)
+			fmt.Fprintf(w, "    schema: %s\n", oneLine(string(def.Schema)))
 		}
 		return
 	}
@@ -76,16 +76,16 @@ func writeDrift(w io.Writer, d Drift) {
 func writeChange(w io.Writer, what string, c SchemaChange) {
 	switch c.Op {
 	case "added":
-		fmt.Fprintf(w, "    %s: added %s %s\n", what, c.Path, c.New)
+		fmt.Fprintf(w, "    %s: added %s %s\n", what, oneLine(c.Path), oneLine(string(c.New)))
 	case "removed":
-		fmt.Fprintf(w, "    %s: removed %s %s\n", what, c.Path, c.Old)
+		fmt.Fprintf(w, "    %s: removed %s %s\n", what, oneLine(c.Path), oneLine(string(c.Old)))
 	default:
-		fmt.Fprintf(w, "    %s: changed %s %s → %s\n", what, c.Path, c.Old, c.New)
+		fmt.Fprintf(w, "    %s: changed %s %s → %s\n", what, oneLine(c.Path), oneLine(string(c.Old)), oneLine(string(c.New)))
 	}
 }
 
-// oneLine quotes control characters (%q's way) so that a description cannot move the
-// terminal's cursor or forge lines of the listing.
+// oneLine quotes control characters (%q's way) so that what a server says (a description, a
+// name, a schema) cannot move the terminal's cursor or forge lines of the listing.
 func oneLine(s string) string {
 	q := fmt.Sprintf("%q", s)
 	q = strings.ReplaceAll(q[1:len(q)-1], `\"`, `"`)

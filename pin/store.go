@@ -110,7 +110,7 @@ func (s *Store) path(key string) (string, error) {
 }
 
 // Load returns the record of key, or nil when there is none. A file that does not parse is
-// ErrCorrupt, naming it.
+// ErrCorrupt, naming it and the `agentpool pins reset KEY` that removes it.
 func (s *Store) Load(key string) (*Record, error) {
 	p, err := s.path(key)
 	if err != nil {
@@ -127,12 +127,14 @@ func loadFile(p string) (*Record, error) {
 	if err != nil {
 		return nil, fmt.Errorf("pin: %w", err)
 	}
+	// A corrupt file's server is unknown: Reset removes it by its key.
+	reset := "fix it, or remove it with `agentpool pins reset " + strings.TrimSuffix(filepath.Base(p), ".json") + "`"
 	var r Record
 	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("pin: %s: %w: %v (fix it, or remove it with `agentpool pins reset`)", p, ErrCorrupt, err)
+		return nil, fmt.Errorf("pin: %s: %w: %v (%s)", p, ErrCorrupt, err, reset)
 	}
 	if r.Server == "" {
-		return nil, fmt.Errorf("pin: %s: %w: no server name (fix it, or remove the file)", p, ErrCorrupt)
+		return nil, fmt.Errorf("pin: %s: %w: no server name (%s)", p, ErrCorrupt, reset)
 	}
 	return &r, nil
 }
@@ -226,7 +228,7 @@ func (s *Store) List(server string) ([]Entry, error) {
 
 // Approve pins, in every record of server, the pending definitions named (by name or ID; none
 // named: all of them) and forgets the removed ones named. It returns how many it approved;
-// naming something that is not pending is an error naming it.
+// naming something that is not pending is an error naming it, and approves nothing.
 func (s *Store) Approve(server string, names []string, now time.Time) (int, error) {
 	entries, err := s.List(server)
 	if err != nil {
@@ -234,6 +236,9 @@ func (s *Store) Approve(server string, names []string, now time.Time) (int, erro
 	}
 	if len(entries) == 0 {
 		return 0, fmt.Errorf("pin: no pins for server %q", server)
+	}
+	if missing := notDrifted(entries, names); len(missing) > 0 {
+		return 0, fmt.Errorf("pin: server %q has nothing pending named %q", server, missing)
 	}
 	total := 0
 	for _, e := range entries {
@@ -256,6 +261,25 @@ func (s *Store) Approve(server string, names []string, now time.Time) (int, erro
 		return 0, fmt.Errorf("pin: server %q has nothing pending named %s", server, strings.Join(names, ", "))
 	}
 	return total, nil
+}
+
+// notDrifted returns the names that name no drift of entries' records.
+func notDrifted(entries []Entry, names []string) []string {
+	var out []string
+	for _, n := range names {
+		found := false
+		for _, e := range entries {
+			for _, d := range e.Record.Drift() {
+				if def := d.Def(); def.Name == n || def.ID() == n {
+					found = true
+				}
+			}
+		}
+		if !found {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // Reset removes every record of server: its next listing is pinned afresh. It returns how
