@@ -3,7 +3,8 @@
 //
 // It answers, before the go-sdk sees them, what the go-sdk would answer otherwise or not at
 // all: requests of a method refused outright (Options.Refused), one request more than
-// Options.MaxInflight in flight, and JSON-RPC batches. The go-sdk keeps its own connection
+// Options.MaxInflight in flight, a request whose id a request being served has (-32600 with
+// no id: the go-sdk would drop it unanswered), and JSON-RPC batches. The go-sdk keeps its own connection
 // (its protocol negotiation included) and is never handed a batch: the transport serves a
 // batch Options.BatchRefusal accepts itself, its messages one after the other (a request's
 // answer awaited before the next message is passed on) and their answers written as one JSON
@@ -119,15 +120,40 @@ func (f *frame) message(line []byte) error {
 		}
 	}
 	if m.IsRequest() {
-		if !f.enter() {
+		busy, ok := f.admit(m.SDKID())
+		if busy {
+			// The go-sdk would drop it unanswered; an answer naming its id could not be told
+			// from the other's.
+			f.write(wire.AppendError(nil, nil, idInUse(m.ID)))
+			return nil
+		}
+		if !ok {
 			f.write(wire.AppendError(nil, m.ID, f.InflightError()))
 			return nil
 		}
-		f.mu.Lock()
-		f.inflight[m.SDKID()]++
-		f.mu.Unlock()
 	}
 	return f.feed(line)
+}
+
+// admit counts a request of id in flight and reports ok; or reports busy when a request of
+// id is being served already (in a batch or not), or neither at MaxInflight.
+func (f *frame) admit(id jsonrpc.ID) (busy, ok bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, waiting := f.waiting[id]; waiting || f.inflight[id] > 0 {
+		return true, false
+	}
+	if f.MaxInflight > 0 && f.n >= f.MaxInflight {
+		return false, false
+	}
+	f.n++
+	f.inflight[id]++
+	return false, true
+}
+
+// idInUse answers a request whose id another request being served has.
+func idInUse(id json.RawMessage) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "id " + string(id) + " is already in flight"}
 }
 
 // batch refuses or serves a batch.
@@ -182,12 +208,13 @@ func (f *frame) serveBatch(msgs []wire.Message, raws []json.RawMessage) {
 			answer = make(chan []byte, 1)
 			f.mu.Lock()
 			_, dup := f.waiting[m.SDKID()]
+			dup = dup || f.inflight[m.SDKID()] > 0
 			if !dup {
 				f.waiting[m.SDKID()] = answer
 			}
 			f.mu.Unlock()
 			if dup { // its answer could not be told from the other's
-				answers = append(answers, wire.AppendError(nil, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "id " + string(m.ID) + " is already in flight in another batch"}))
+				answers = append(answers, wire.AppendError(nil, m.ID, idInUse(m.ID)))
 				continue
 			}
 		}
