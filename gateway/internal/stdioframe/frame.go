@@ -182,10 +182,14 @@ func (f *frame) batch(line []byte) {
 		return
 	}
 	if !f.enter() {
+		// Its requests are refused; its notifications and responses (a cancellation that
+		// frees a slot, an answer a call waits for) are passed on all the same.
 		answers := make([][]byte, 0, len(msgs))
-		for _, m := range msgs {
+		for i, m := range msgs {
 			if m.IsRequest() {
 				answers = append(answers, wire.AppendError(nil, m.ID, f.InflightError()))
+			} else if f.feed(raws[i]) != nil {
+				break
 			}
 		}
 		f.writeArray(answers)

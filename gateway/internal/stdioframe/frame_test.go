@@ -26,6 +26,7 @@ type peer struct {
 	in      *io.PipeWriter
 	lines   chan string
 	started chan struct{} // a call of hold began
+	ss      *mcp.ServerSession
 }
 
 // serve runs a go-sdk server with tool "hold" over a Transport that accepts every batch; each
@@ -68,7 +69,7 @@ func serveWith(t *testing.T, release <-chan struct{}, maxRunning *int, opts stdi
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &peer{t: t, in: cw, lines: make(chan string, 64), started: started}
+	p := &peer{t: t, in: cw, lines: make(chan string, 64), started: started, ss: ss}
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
@@ -277,4 +278,35 @@ func TestRequestIDInFlightInBatch(t *testing.T) {
 	}
 	p.cancel("2")
 	p.next()
+}
+
+// A client that closes its stdin while a batch is being served ends the connection: the
+// go-sdk's session ends without being closed, and nothing of the batch is left running.
+func TestBatchClientLeaves(t *testing.T) {
+	p := serveHeld(t, stdioframe.Options{})
+	p.send("[" + strings.Replace(holdCall, "ID", "1", 1) + "," + strings.Replace(holdCall, "ID", "2", 1) + "]")
+	p.running()
+	_ = p.in.Close()
+	done := make(chan error, 1)
+	go func() { done <- p.ss.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(testwait.Timeout):
+		t.Fatal("the session did not end after its client closed stdin mid-batch")
+	}
+}
+
+// A batch arriving at the cap of requests in flight has its requests refused, but its
+// notifications and responses still reach the server: a cancellation sent to free a slot
+// cancels.
+func TestBatchAtCapPassesNotifications(t *testing.T) {
+	p := serveHeld(t, inflightOpts(1))
+	p.send(strings.Replace(holdCall, "ID", "1", 1))
+	p.running()
+	p.send(`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}},` + strings.Replace(holdCall, "ID", "2", 1) + "]")
+	lines := []string{p.next(), p.next()}
+	got := strings.Join(lines, "\n")
+	if !strings.Contains(got, `"id":1,"result"`) || !strings.Contains(got, `[{"jsonrpc":"2.0","id":2,"error"`) {
+		t.Errorf("got\n%s\nwant the cancelled call's answer and the batch's request refused", got)
+	}
 }
