@@ -58,9 +58,9 @@ func (g *Gateway) framed(t mcp.Transport, s *session) mcp.Transport {
 	}}
 	switch t := t.(type) {
 	case *mcp.IOTransport:
-		st.In, st.Out = t.Reader, t.Writer
+		st.In, st.Out, st.MaxLine = t.Reader, t.Writer, t.MaxLineLength
 	case *mcp.StdioTransport:
-		st.In, st.Out = os.Stdin, os.Stdout
+		st.In, st.Out, st.MaxLine = os.Stdin, os.Stdout, t.MaxLineLength
 	default:
 		return t
 	}

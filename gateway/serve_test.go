@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -66,4 +67,28 @@ func TestServeTransport(t *testing.T) {
 	if n := f.g.Sessions(); n != 0 {
 		t.Errorf("Sessions() = %d after ctx ended", n)
 	}
+}
+
+// TestServeTransportMaxLineLength: Serve keeps the cap on one message that the transport it
+// is given sets: a longer line from the client ends the session unanswered.
+func TestServeTransportMaxLineLength(t *testing.T) {
+	f := newFixture(t, nil)
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() {
+		served <- f.g.Serve(ctx, &mcp.IOTransport{Reader: sr, Writer: sw, MaxLineLength: 64})
+		_ = sw.Close()
+	}()
+	go func() { _, _ = io.Copy(io.Discard, cr) }()
+	line := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n"
+	go func() { _, _ = io.WriteString(cw, line) }()
+	select {
+	case <-served:
+	case <-time.After(testwait.Timeout):
+		t.Errorf("a line of %d bytes past MaxLineLength 64 did not end the session", len(line))
+	}
+	_ = cw.Close()
 }

@@ -20,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"sync"
 
 	"github.com/agentpool/agentpool/internal/wire"
@@ -41,7 +42,8 @@ type Options struct {
 	// <= 0: no cap. InflightError is the error answering one request more.
 	MaxInflight   int
 	InflightError func() *jsonrpc.Error
-	// MaxLine caps one message's bytes (0: mcp.DefaultMaxLineLength).
+	// MaxLine caps one message's bytes (0: mcp.DefaultMaxLineLength; negative: no cap), as
+	// the MaxLineLength of the go-sdk's stream transports does.
 	MaxLine int
 }
 
@@ -58,8 +60,11 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	pr, pw := io.Pipe()
 	f := &frame{Options: t.Options, in: t.In, out: t.Out, sdk: pw, done: make(chan struct{}),
 		waiting: map[jsonrpc.ID]chan []byte{}, inflight: map[jsonrpc.ID]int{}}
-	if f.MaxLine == 0 {
+	switch {
+	case f.MaxLine == 0:
 		f.MaxLine = mcp.DefaultMaxLineLength
+	case f.MaxLine < 0:
+		f.MaxLine = math.MaxInt / 2
 	}
 	go f.read()
 	return (&mcp.IOTransport{Reader: &sdkReader{pr, f}, Writer: &sdkWriter{f: f}, MaxLineLength: -1}).Connect(ctx)
