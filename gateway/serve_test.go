@@ -3,6 +3,7 @@ package gateway_test
 import (
 	"context"
 	"io"
+	"os"
 	"testing"
 	"time"
 
@@ -91,4 +92,36 @@ func TestServeTransportMaxLineLength(t *testing.T) {
 		t.Errorf("a line of %d bytes past MaxLineLength 64 did not end the session", len(line))
 	}
 	_ = cw.Close()
+}
+
+// TestServeStdioTransportLeavesStdout: Serve over an mcp.StdioTransport leaves the process's
+// stdout open when the session ends, as the go-sdk's own use of that transport does.
+func TestServeStdioTransportLeavesStdout(t *testing.T) {
+	f := newFixture(t, nil)
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	defer outW.Close()
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	stdin, stdout := os.Stdin, os.Stdout
+	os.Stdin, os.Stdout = inR, outW
+	defer func() { os.Stdin, os.Stdout = stdin, stdout }()
+	served := make(chan error, 1)
+	go func() { served <- f.g.Serve(context.Background(), &mcp.StdioTransport{}) }()
+	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	_ = inW.Close()
+	select {
+	case <-served:
+	case <-time.After(testwait.Timeout):
+		t.Fatal("Serve did not return after stdin ended")
+	}
+	if _, err := outW.Write([]byte("\n")); err != nil {
+		t.Errorf("stdout after the session ended: %v", err)
+	}
 }
