@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"cmp"
+	"io"
 	"net/http"
 	"os"
 
@@ -58,11 +59,16 @@ func (g *Gateway) framed(t mcp.Transport, s *session) mcp.Transport {
 	}}
 	switch t := t.(type) {
 	case *mcp.IOTransport:
-		st.In, st.Out = t.Reader, t.Writer
+		st.In, st.Out, st.MaxLine = t.Reader, t.Writer, t.MaxLineLength
 	case *mcp.StdioTransport:
-		st.In, st.Out = os.Stdin, os.Stdout
+		st.In, st.Out, st.MaxLine = os.Stdin, openStdout{os.Stdout}, t.MaxLineLength
 	default:
 		return t
 	}
 	return st
 }
+
+// openStdout is stdout, left open when the connection closes, as mcp.StdioTransport leaves it.
+type openStdout struct{ io.Writer }
+
+func (openStdout) Close() error { return nil }

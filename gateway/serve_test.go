@@ -3,10 +3,12 @@ package gateway_test
 import (
 	"context"
 	"io"
+	"os"
 	"testing"
 	"time"
 
 	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -65,5 +67,61 @@ func TestServeTransport(t *testing.T) {
 	_ = cs.Close()
 	if n := f.g.Sessions(); n != 0 {
 		t.Errorf("Sessions() = %d after ctx ended", n)
+	}
+}
+
+// TestServeTransportMaxLineLength: Serve keeps the cap on one message that the transport it
+// is given sets: a longer line from the client ends the session unanswered.
+func TestServeTransportMaxLineLength(t *testing.T) {
+	f := newFixture(t, nil)
+	cr, sw := io.Pipe()
+	sr, cw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() {
+		served <- f.g.Serve(ctx, &mcp.IOTransport{Reader: sr, Writer: sw, MaxLineLength: 64})
+		_ = sw.Close()
+	}()
+	go func() { _, _ = io.Copy(io.Discard, cr) }()
+	line := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}` + "\n"
+	go func() { _, _ = io.WriteString(cw, line) }()
+	select {
+	case <-served:
+	case <-time.After(testwait.Timeout):
+		t.Errorf("a line of %d bytes past MaxLineLength 64 did not end the session", len(line))
+	}
+	_ = cw.Close()
+}
+
+// TestServeStdioTransportLeavesStdout: Serve over an mcp.StdioTransport leaves the process's
+// stdout open when the session ends, as the go-sdk's own use of that transport does.
+func TestServeStdioTransportLeavesStdout(t *testing.T) {
+	f := newFixture(t, nil)
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outR.Close()
+	defer outW.Close()
+	go func() { _, _ = io.Copy(io.Discard, outR) }()
+	stdin, stdout := os.Stdin, os.Stdout
+	os.Stdin, os.Stdout = inR, outW
+	defer func() { os.Stdin, os.Stdout = stdin, stdout }()
+	served := make(chan error, 1)
+	go func() { served <- f.g.Serve(context.Background(), &mcp.StdioTransport{}) }()
+	_, _ = io.WriteString(inW, `{"jsonrpc":"2.0","id":1,"method":"ping"}`+"\n")
+	_ = inW.Close()
+	select {
+	case <-served:
+	case <-time.After(testwait.Timeout):
+		t.Fatal("Serve did not return after stdin ended")
+	}
+	if _, err := outW.Write([]byte("\n")); err != nil {
+		t.Errorf("stdout after the session ended: %v", err)
 	}
 }

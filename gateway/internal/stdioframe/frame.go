@@ -3,7 +3,8 @@
 //
 // It answers, before the go-sdk sees them, what the go-sdk would answer otherwise or not at
 // all: requests of a method refused outright (Options.Refused), one request more than
-// Options.MaxInflight in flight, and JSON-RPC batches. The go-sdk keeps its own connection
+// Options.MaxInflight in flight, a request whose id a request being served has (-32600 with
+// no id: the go-sdk would drop it unanswered), and JSON-RPC batches. The go-sdk keeps its own connection
 // (its protocol negotiation included) and is never handed a batch: the transport serves a
 // batch Options.BatchRefusal accepts itself, its messages one after the other (a request's
 // answer awaited before the next message is passed on) and their answers written as one JSON
@@ -19,6 +20,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"math"
 	"sync"
 
 	"github.com/agentpool/agentpool/internal/wire"
@@ -40,7 +42,8 @@ type Options struct {
 	// <= 0: no cap. InflightError is the error answering one request more.
 	MaxInflight   int
 	InflightError func() *jsonrpc.Error
-	// MaxLine caps one message's bytes (0: mcp.DefaultMaxLineLength).
+	// MaxLine caps one message's bytes (0: mcp.DefaultMaxLineLength; negative: no cap), as
+	// the MaxLineLength of the go-sdk's stream transports does.
 	MaxLine int
 }
 
@@ -57,8 +60,11 @@ func (t *Transport) Connect(ctx context.Context) (mcp.Connection, error) {
 	pr, pw := io.Pipe()
 	f := &frame{Options: t.Options, in: t.In, out: t.Out, sdk: pw, done: make(chan struct{}),
 		waiting: map[jsonrpc.ID]chan []byte{}, inflight: map[jsonrpc.ID]int{}}
-	if f.MaxLine == 0 {
+	switch {
+	case f.MaxLine == 0:
 		f.MaxLine = mcp.DefaultMaxLineLength
+	case f.MaxLine < 0:
+		f.MaxLine = math.MaxInt / 2
 	}
 	go f.read()
 	return (&mcp.IOTransport{Reader: &sdkReader{pr, f}, Writer: &sdkWriter{f: f}, MaxLineLength: -1}).Connect(ctx)
@@ -119,15 +125,40 @@ func (f *frame) message(line []byte) error {
 		}
 	}
 	if m.IsRequest() {
-		if !f.enter() {
+		busy, ok := f.admit(m.SDKID())
+		if busy {
+			// The go-sdk would drop it unanswered; an answer naming its id could not be told
+			// from the other's.
+			f.write(wire.AppendError(nil, nil, idInUse(m.ID)))
+			return nil
+		}
+		if !ok {
 			f.write(wire.AppendError(nil, m.ID, f.InflightError()))
 			return nil
 		}
-		f.mu.Lock()
-		f.inflight[m.SDKID()]++
-		f.mu.Unlock()
 	}
 	return f.feed(line)
+}
+
+// admit counts a request of id in flight and reports ok; or reports busy when a request of
+// id is being served already (in a batch or not), or neither at MaxInflight.
+func (f *frame) admit(id jsonrpc.ID) (busy, ok bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if _, waiting := f.waiting[id]; waiting || f.inflight[id] > 0 {
+		return true, false
+	}
+	if f.MaxInflight > 0 && f.n >= f.MaxInflight {
+		return false, false
+	}
+	f.n++
+	f.inflight[id]++
+	return false, true
+}
+
+// idInUse answers a request whose id another request being served has.
+func idInUse(id json.RawMessage) *jsonrpc.Error {
+	return &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "id " + string(id) + " is already in flight"}
 }
 
 // batch refuses or serves a batch.
@@ -156,10 +187,14 @@ func (f *frame) batch(line []byte) {
 		return
 	}
 	if !f.enter() {
+		// Its requests are refused; its notifications and responses (a cancellation that
+		// frees a slot, an answer a call waits for) are passed on all the same.
 		answers := make([][]byte, 0, len(msgs))
-		for _, m := range msgs {
+		for i, m := range msgs {
 			if m.IsRequest() {
 				answers = append(answers, wire.AppendError(nil, m.ID, f.InflightError()))
+			} else if f.feed(raws[i]) != nil {
+				break
 			}
 		}
 		f.writeArray(answers)
@@ -182,12 +217,13 @@ func (f *frame) serveBatch(msgs []wire.Message, raws []json.RawMessage) {
 			answer = make(chan []byte, 1)
 			f.mu.Lock()
 			_, dup := f.waiting[m.SDKID()]
+			dup = dup || f.inflight[m.SDKID()] > 0
 			if !dup {
 				f.waiting[m.SDKID()] = answer
 			}
 			f.mu.Unlock()
 			if dup { // its answer could not be told from the other's
-				answers = append(answers, wire.AppendError(nil, m.ID, &jsonrpc.Error{Code: jsonrpc.CodeInvalidRequest, Message: "id " + string(m.ID) + " is already in flight in another batch"}))
+				answers = append(answers, wire.AppendError(nil, m.ID, idInUse(m.ID)))
 				continue
 			}
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/agentpool/agentpool/gateway/internal/stdioframe"
 	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/agentpool/agentpool/internal/wire"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
@@ -21,17 +22,26 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 
 // peer is a go-sdk server behind a Transport, driven line by line over pipes.
 type peer struct {
-	t     *testing.T
-	in    *io.PipeWriter
-	lines chan string
+	t       *testing.T
+	in      *io.PipeWriter
+	lines   chan string
+	started chan struct{} // a call of hold began
+	ss      *mcp.ServerSession
 }
 
 // serve runs a go-sdk server with tool "hold" over a Transport that accepts every batch; each
 // call of hold waits for release and records how many calls ran at once in maxRunning.
 func serve(t *testing.T, release <-chan struct{}, maxRunning *int) *peer {
 	t.Helper()
+	return serveWith(t, release, maxRunning, stdioframe.Options{})
+}
+
+// serveWith is serve with opts, whose MaxBatch and BatchRefusal serve is given.
+func serveWith(t *testing.T, release <-chan struct{}, maxRunning *int, opts stdioframe.Options) *peer {
+	t.Helper()
 	var mu sync.Mutex
 	running := 0
+	started := make(chan struct{}, 64)
 	srv := mcp.NewServer(&mcp.Implementation{Name: "s", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "hold"}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, any, error) {
 		mu.Lock()
@@ -40,6 +50,10 @@ func serve(t *testing.T, release <-chan struct{}, maxRunning *int) *peer {
 		mu.Unlock()
 		defer func() { mu.Lock(); running--; mu.Unlock() }()
 		select {
+		case started <- struct{}{}:
+		default:
+		}
+		select {
 		case <-release:
 		case <-ctx.Done():
 		}
@@ -47,16 +61,15 @@ func serve(t *testing.T, release <-chan struct{}, maxRunning *int) *peer {
 	})
 	sr, cw := io.Pipe()
 	cr, sw := io.Pipe()
-	tr := &stdioframe.Transport{In: sr, Out: sw, Options: stdioframe.Options{
-		MaxBatch:     64,
-		BatchRefusal: func(int, []wire.Message) string { return "" },
-	}}
+	opts.MaxBatch = 64
+	opts.BatchRefusal = func(int, []wire.Message) string { return "" }
+	tr := &stdioframe.Transport{In: sr, Out: sw, Options: opts}
 	ctx, cancel := context.WithCancel(context.Background())
 	ss, err := srv.Connect(ctx, tr, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &peer{t: t, in: cw, lines: make(chan string, 64)}
+	p := &peer{t: t, in: cw, lines: make(chan string, 64), started: started, ss: ss}
 	read := make(chan struct{})
 	go func() {
 		defer close(read)
@@ -168,5 +181,132 @@ func TestBatchMalformedRefused(t *testing.T) {
 	p.send(`{"jsonrpc":"2.0","id":9,"method":"ping"}`)
 	if line := p.next(); !strings.Contains(line, `"id":9,"result"`) {
 		t.Errorf("a ping after: %s", line)
+	}
+}
+
+// running waits until a call of hold begins.
+func (p *peer) running() {
+	p.t.Helper()
+	select {
+	case <-p.started:
+	case <-time.After(testwait.Timeout):
+		p.t.Fatal("no call of hold began")
+	}
+}
+
+// cancel sends notifications/cancelled for request id.
+func (p *peer) cancel(id string) {
+	p.t.Helper()
+	p.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":` + id + `}}`)
+}
+
+// inflightOpts caps requests in flight at max.
+func inflightOpts(max int) stdioframe.Options {
+	return stdioframe.Options{MaxInflight: max, InflightError: func() *jsonrpc.Error {
+		return &jsonrpc.Error{Code: -32000, Message: "too many in flight"}
+	}}
+}
+
+// serveHeld is serveWith whose held calls return when t ends, if not cancelled before.
+func serveHeld(t *testing.T, opts stdioframe.Options) *peer {
+	release := make(chan struct{})
+	maxRunning := 0
+	p := serveWith(t, release, &maxRunning, opts)
+	t.Cleanup(func() { close(release) })
+	return p
+}
+
+// A request whose id is already in flight is refused without being counted, so the count of
+// requests in flight comes back down once the first is answered.
+func TestRequestIDInFlightNotCounted(t *testing.T) {
+	p := serveHeld(t, inflightOpts(2))
+	p.send(strings.Replace(holdCall, "ID", "1", 1))
+	p.running()
+	p.send(strings.Replace(holdCall, "ID", "1", 1))
+	if line := p.next(); !strings.Contains(line, `"error"`) || strings.Contains(line, `"id":1`) {
+		t.Fatalf("the second request of id 1: %s, want an error not attributed to id 1", line)
+	}
+	p.cancel("1")
+	if line := p.next(); !strings.Contains(line, `"id":1,"result"`) {
+		t.Fatalf("the first request of id 1 cancelled: %s", line)
+	}
+	p.send(strings.Replace(holdCall, "ID", "2", 1))
+	p.running()
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if line := p.next(); !strings.Contains(line, `"id":3,"result"`) {
+		t.Errorf("a ping with one request in flight of 2 allowed: %s", line)
+	}
+	p.cancel("2")
+	p.next()
+}
+
+// A request of a batch whose id a request outside any batch has in flight is answered with an
+// error in its array at once; it neither waits for nor takes the other's answer.
+func TestBatchIDInFlightOutside(t *testing.T) {
+	p := serveHeld(t, inflightOpts(8))
+	p.send(strings.Replace(holdCall, "ID", "1", 1))
+	p.running()
+	p.send("[" + strings.Replace(holdCall, "ID", "1", 1) + "]")
+	if got := ids(t, p.next()); len(got) != 1 || got[0] != "1!" {
+		t.Errorf("the batch: %v, want one error for id 1", got)
+	}
+	p.cancel("1")
+	if line := p.next(); !strings.Contains(line, `"id":1,"result"`) {
+		t.Errorf("the request outside the batch: %s, want its own result", line)
+	}
+}
+
+// A request outside any batch whose id a batch has in flight is refused with an error not
+// attributed to that id, and the batch gets its own answer.
+func TestRequestIDInFlightInBatch(t *testing.T) {
+	p := serveHeld(t, inflightOpts(2))
+	p.send("[" + strings.Replace(holdCall, "ID", "1", 1) + "]")
+	p.running()
+	p.send(strings.Replace(holdCall, "ID", "1", 1))
+	if line := p.next(); !strings.Contains(line, `"error"`) || strings.Contains(line, `"id":1`) {
+		t.Fatalf("the request of id 1 outside the batch: %s, want an error not attributed to id 1", line)
+	}
+	p.cancel("1")
+	if got := ids(t, p.next()); len(got) != 1 || got[0] != "1" {
+		t.Errorf("the batch: %v, want the result of id 1", got)
+	}
+	p.send(strings.Replace(holdCall, "ID", "2", 1))
+	p.running()
+	p.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	if line := p.next(); !strings.Contains(line, `"id":3,"result"`) {
+		t.Errorf("a ping with one request in flight of 2 allowed: %s", line)
+	}
+	p.cancel("2")
+	p.next()
+}
+
+// A client that closes its stdin while a batch is being served ends the connection: the
+// go-sdk's session ends without being closed, and nothing of the batch is left running.
+func TestBatchClientLeaves(t *testing.T) {
+	p := serveHeld(t, stdioframe.Options{})
+	p.send("[" + strings.Replace(holdCall, "ID", "1", 1) + "," + strings.Replace(holdCall, "ID", "2", 1) + "]")
+	p.running()
+	_ = p.in.Close()
+	done := make(chan error, 1)
+	go func() { done <- p.ss.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(testwait.Timeout):
+		t.Fatal("the session did not end after its client closed stdin mid-batch")
+	}
+}
+
+// A batch arriving at the cap of requests in flight has its requests refused, but its
+// notifications and responses still reach the server: a cancellation sent to free a slot
+// cancels.
+func TestBatchAtCapPassesNotifications(t *testing.T) {
+	p := serveHeld(t, inflightOpts(1))
+	p.send(strings.Replace(holdCall, "ID", "1", 1))
+	p.running()
+	p.send(`[{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}},` + strings.Replace(holdCall, "ID", "2", 1) + "]")
+	lines := []string{p.next(), p.next()}
+	got := strings.Join(lines, "\n")
+	if !strings.Contains(got, `"id":1,"result"`) || !strings.Contains(got, `[{"jsonrpc":"2.0","id":2,"error"`) {
+		t.Errorf("got\n%s\nwant the cancelled call's answer and the batch's request refused", got)
 	}
 }
