@@ -69,10 +69,11 @@ func (f *inflight) admitted(w http.ResponseWriter, env *envelope, s *session, ma
 
 // inflightError answers a request of s past max in flight.
 func inflightError(s *session, max int) *jsonrpc.Error {
-	who := "session " + s.id
 	if s.stateless {
-		who = "this request"
+		return &jsonrpc.Error{Code: codeServerError, Message: fmt.Sprintf(
+			"this POST holds more than the %d requests server.max_inflight allows at once: send them in smaller batches", max)}
 	}
+	who := "session " + s.id
 	return &jsonrpc.Error{Code: codeServerError, Message: fmt.Sprintf(
 		"%s has %d requests in flight, the most server.max_inflight allows: wait for an answer before sending more", who, max)}
 }

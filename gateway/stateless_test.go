@@ -390,7 +390,7 @@ func TestStatelessInflightPerExchange(t *testing.T) {
 	cancel() // the slow calls end with their requests
 	wg.Wait()
 	status, _, data := postBody(t, srv.URL, "", "2025-03-26", `[{"jsonrpc":"2.0","id":1,"method":"tools/list"},{"jsonrpc":"2.0","id":2,"method":"tools/list"},{"jsonrpc":"2.0","id":3,"method":"tools/list"}]`)
-	if !strings.Contains(string(data), "server.max_inflight") {
-		t.Errorf("a batch of 3 requests with 2 allowed: %d %s, want an error naming server.max_inflight", status, data)
+	if !strings.Contains(string(data), "server.max_inflight") || !strings.Contains(string(data), "this POST holds more than the 2 requests") {
+		t.Errorf("a batch of 3 requests with 2 allowed: %d %s, want an error naming server.max_inflight and the POST's excess", status, data)
 	}
 }
