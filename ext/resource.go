@@ -148,6 +148,14 @@ type CommandResource interface {
 	GetCommand(ctx context.Context, req *CommandRequest) (*PromptResult, error)
 }
 
+// CommandBlocker is an optional interface of a CommandResource that keeps some of its
+// commands out of ListCommands (prompts that changed since the user approved them, package
+// pin): BlockedCommand returns why getting name (as ListCommands would name it, or its
+// qualified name) is refused, or nil when name is not one of them.
+type CommandBlocker interface {
+	BlockedCommand(name string) error
+}
+
 // Completer is implemented by capabilities that complete prompt or resource-template arguments
 // (MCP completion/complete).
 type Completer interface {

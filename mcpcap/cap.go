@@ -80,6 +80,9 @@ type Cap struct {
 	resList    listing[*resourceCache]
 	promptList listing[[]*mcp.Prompt]
 	skillList  listing[*skillCache]
+	// blockedPrompts: by the server's name, why the Guard keeps each prompt out of the last
+	// prompts listing.
+	blockedPrompts atomic.Pointer[map[string]error]
 
 	// subMu serialises the Cap's subscription changes (it is held across upstream requests).
 	subMu sync.Mutex

@@ -3,8 +3,10 @@ package mcpcap
 import (
 	"maps"
 	"slices"
+	"strings"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Guard checks each tools listing of a server against the definitions the user approved
@@ -18,9 +20,20 @@ type Guard interface {
 	Close() error
 }
 
+// ListingGuard is a Guard that checks the server's prompts and resource-templates listings
+// too (package pin's Guard is one). Each returns, by the server's name for it, why each
+// definition kept out is; the Cap serves the others.
+type ListingGuard interface {
+	Prompts(upstream []ext.CommandEntry) (blocked map[string]error)
+	Templates(upstream []ext.ResourceTemplateEntry) (blocked map[string]error)
+}
+
 // WithGuard makes the Cap check every tools listing of its server with g: what g keeps out is
 // neither listed nor callable, and a call to it fails with g's error (BlockedTool). Static
-// tools (Lazy) are the user's own declaration and are not checked.
+// tools (Lazy) are the user's own declaration and are not checked. A ListingGuard checks the
+// prompts and resource-templates listings as well: a prompt it keeps out is not listed and
+// prompts/get of it fails with its error; a template it keeps out is not listed and does not
+// match a URI.
 func WithGuard(g Guard) Option {
 	return func(o *options) { o.guard = g }
 }
@@ -46,11 +59,85 @@ func (c *Cap) BlockedTools() []string {
 }
 
 // Recheck lists the server's tools again at the next access and emits tools_changed, as a
-// tools list_changed of the server does: the Guard's approvals changed.
+// tools list_changed of the server does: the Guard's approvals changed. With a ListingGuard
+// it does the same for prompts and resources.
 func (c *Cap) Recheck() {
 	if c.isClosed() {
 		return
 	}
 	c.staleTools.Store(true)
 	c.emitToolsChanged()
+	if _, ok := c.guard.(ListingGuard); !ok {
+		return
+	}
+	c.mu.Lock()
+	c.promptList.drop()
+	c.resList.drop()
+	c.mu.Unlock()
+	c.emit(ext.PromptsChanged, "")
+	c.emit(ext.CommandsChanged, "")
+	c.emit(ext.ResourcesChanged, "")
+}
+
+// guardPrompts returns list without the prompts the Cap's ListingGuard keeps out, and
+// remembers why each is kept out.
+func (c *Cap) guardPrompts(list []*mcp.Prompt) []*mcp.Prompt {
+	lg, ok := c.guard.(ListingGuard)
+	if !ok {
+		return list
+	}
+	entries := make([]ext.CommandEntry, len(list))
+	for i, p := range list {
+		e := ext.CommandEntry{Name: p.Name, Title: p.Title, Description: p.Description}
+		for _, a := range p.Arguments {
+			if a != nil {
+				e.Arguments = append(e.Arguments, ext.CommandArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
+			}
+		}
+		entries[i] = e
+	}
+	blocked := lg.Prompts(entries)
+	c.blockedPrompts.Store(&blocked)
+	if len(blocked) == 0 {
+		return list
+	}
+	return slices.DeleteFunc(list, func(p *mcp.Prompt) bool { return blocked[p.Name] != nil })
+}
+
+var _ ext.CommandBlocker = (*Cap)(nil)
+
+// BlockedCommand returns why prompts/get of the command name ("<server>:<prompt>", or the
+// prompt's own name when the Cap serves names bare; a leading "/" allowed) is refused while
+// the Cap's Guard keeps the prompt out of the last listing, or nil.
+func (c *Cap) BlockedCommand(name string) error {
+	name = strings.TrimPrefix(name, "/")
+	if rest, ok := strings.CutPrefix(name, c.cfg.Name+":"); ok {
+		return c.blockedPrompt(rest)
+	}
+	if c.cfg.Prefix != nil && *c.cfg.Prefix == "" {
+		return c.blockedPrompt(name)
+	}
+	return nil
+}
+
+// blockedPrompt returns why the Cap's Guard keeps the prompt name (the server's name) out of
+// the last prompts listing, or nil.
+func (c *Cap) blockedPrompt(name string) error {
+	if b := c.blockedPrompts.Load(); b != nil {
+		return (*b)[name]
+	}
+	return nil
+}
+
+// guardTemplates returns ts without the templates the Cap's ListingGuard keeps out.
+func (c *Cap) guardTemplates(ts []ext.ResourceTemplateEntry) []ext.ResourceTemplateEntry {
+	lg, ok := c.guard.(ListingGuard)
+	if !ok {
+		return ts
+	}
+	blocked := lg.Templates(ts)
+	if len(blocked) == 0 {
+		return ts
+	}
+	return slices.DeleteFunc(ts, func(t ext.ResourceTemplateEntry) bool { return blocked[t.Name] != nil })
 }

@@ -80,6 +80,9 @@ func (c *Cap) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext.Pro
 		}
 	}
 	if p == nil {
+		if err := c.blockedPrompt(pname); err != nil {
+			return nil, err
+		}
 		return nil, fmt.Errorf("mcp server %q: command %q: %w", c.cfg.Name, name, ext.ErrNotFound)
 	}
 	argMap := req.Named
@@ -164,7 +167,7 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mcp server %q: prompts/list: %w", c.cfg.Name, err)
 		}
-		return list, nil
+		return c.guardPrompts(list), nil
 	})
 }
 

@@ -201,16 +201,19 @@ func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
 						continue
 					}
 					rc.templates = append(rc.templates, templateEntry(t))
-					if m, err := uritemplate.New(t.URITemplate); err == nil {
-						rc.matchers = append(rc.matchers, m)
-					} else {
-						c.log.Warn("unparseable resource template", "template", t.URITemplate, "err", err)
-					}
 				}
 				return res.NextCursor, nil
 			})
 			if err != nil {
 				return nil, fmt.Errorf("mcp server %q: resources/templates/list: %w", c.cfg.Name, err)
+			}
+			rc.templates = c.guardTemplates(rc.templates)
+			for _, t := range rc.templates {
+				if m, err := uritemplate.New(t.URITemplate); err == nil {
+					rc.matchers = append(rc.matchers, m)
+				} else {
+					c.log.Warn("unparseable resource template", "template", t.URITemplate, "err", err)
+				}
 			}
 		}
 		rc.schemes = schemesOf(rc)

@@ -71,3 +71,44 @@ func FuzzCanonical(f *testing.F) {
 		}
 	})
 }
+
+// FuzzCanonicalReference checks the streaming canonicaliser against the first one
+// (canonicalRef): on JSON text both succeed or both fail, with the same canonical form.
+func FuzzCanonicalReference(f *testing.F) {
+	for _, s := range []string{`{"b":1,"a":2}`, `[1.5e300,-0,"x\u0000"]`, `{"type":"object","properties":{"q":{"type":"string"}}}`,
+		`"\ud83d\ude00"`, `1e-7`, `{"\ufb33":1,"\ud83d\ude00":2,"a":3}`, `{"a\n":1,"a\u0001":2,"a":3}`, `"\ud800x\udc00"`,
+		"\"\xff\xfe<>&\"", `{"a":1,"\u0061":2}`, `123456789012345678`, `-0.0`, `[1E5,1e-0,0.1e1]`} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		got, err := Canonical(data)
+		want, refErr := canonicalRef(data)
+		if err == nil && (refErr != nil || string(got) != string(want)) {
+			t.Fatalf("Canonical(%q) = %q, the reference %q (%v)", data, got, want, refErr)
+		}
+		if json.Valid(data) && (err != nil) != (refErr != nil) {
+			t.Fatalf("Canonical(%q): %v, the reference: %v", data, err, refErr)
+		}
+	})
+}
+
+// FuzzDigestReference checks that a definition's digest and kept schemas are what the first
+// canonicaliser made of them, so pin files written with it still match. (The reference read
+// a first value followed by text that is not JSON as that value; a listing holds JSON only.)
+func FuzzDigestReference(f *testing.F) {
+	f.Add("tool", "send", "", "Send an email <to> \"someone\"", []byte(`{"type":"object","properties":{"to":{"type":"string"}}}`), []byte(nil), []byte(`{"readOnlyHint":true,"title":"x"}`))
+	f.Add("prompt", "p\xff", "T\u2028", "d\x01\\", []byte(`[{"name":"a","required":true}]`), []byte(`not json <`), []byte(`null`))
+	f.Add("template", "", "", "", []byte(`{"uriTemplate":"file:///{path}","mimeType":"text/plain"}`), []byte(` 1.50 `), []byte(`{"b":1e400}`))
+	f.Fuzz(func(t *testing.T, kind, name, title, desc string, schema, output, annotations []byte) {
+		for _, raw := range [][]byte{schema, output, annotations} {
+			if _, err := canonicalRef(raw); err == nil && len(raw) > 0 && !json.Valid(raw) {
+				t.Skip("the reference reads the value before trailing text that is not JSON")
+			}
+		}
+		d := Definition{Kind: kind, Name: name, Title: title, Description: desc, Schema: schema, Output: output, Annotations: annotations}
+		got, want := d.seal(), sealRef(d)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("seal(%+v) = %+v, the reference %+v", d, got, want)
+		}
+	})
+}

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"slices"
 
 	"github.com/agentpool/agentpool/ext"
 )
@@ -38,27 +39,58 @@ func (d Definition) ID() string { return d.Kind + "/" + d.Name }
 // seal sets d.Digest. A schema that is not JSON is digested as the string it is, so that it
 // still tells such schemas apart.
 func (d Definition) seal() Definition {
-	d.Digest = ""
-	d.Schema, d.Output, d.Annotations = canonOrString(d.Schema), canonOrString(d.Output), canonOrString(d.Annotations)
-	data, _ := json.Marshal(d) // nothing in d can fail to marshal
-	c, err := Canonical(data)
-	if err != nil {
-		c = data
+	c := canons.Get().(*canon)
+	defer c.free()
+	var schema, output, annotations []byte
+	d.Schema, schema = c.field(d.Schema)
+	d.Output, output = c.field(d.Output)
+	d.Annotations, annotations = c.field(d.Annotations)
+	// The canonical form of d as JSON (its fields' names in order, omitempty as tagged),
+	// written directly.
+	h := c.scratch[:0]
+	h = append(h, '{')
+	if annotations != nil {
+		h = append(append(h, `"annotations":`...), annotations...)
+		h = append(h, ',')
 	}
-	sum := sha256.Sum256(c)
+	if d.Description != "" {
+		h = append(appendString(append(h, `"description":`...), d.Description), ',')
+	}
+	h = append(h, `"digest":"","kind":`...)
+	h = appendString(h, d.Kind)
+	h = appendString(append(h, `,"name":`...), d.Name)
+	if output != nil {
+		h = append(append(h, `,"output":`...), output...)
+	}
+	if schema != nil {
+		h = append(append(h, `,"schema":`...), schema...)
+	}
+	if d.Title != "" {
+		h = appendString(append(h, `,"title":`...), d.Title)
+	}
+	h = append(h, '}')
+	c.scratch = h
+	sum := sha256.Sum256(h)
 	d.Digest = hex.EncodeToString(sum[:])
 	return d
 }
 
-func canonOrString(raw json.RawMessage) json.RawMessage {
+// field returns the form of raw a Definition keeps — its canonical form, or when raw is not
+// JSON the JSON string of its text — and that form's canonical form, which the digest covers.
+// Both are nil for an absent value or null.
+func (c *canon) field(raw json.RawMessage) (keep json.RawMessage, digested []byte) {
 	if len(raw) == 0 || string(raw) == "null" {
-		return nil
+		return nil, nil
 	}
-	c, err := Canonical(raw)
-	if err != nil {
-		c, _ = json.Marshal(string(raw))
+	c.out = c.out[:0]
+	if c.text(raw) == nil {
+		keep = slices.Clone(c.out)
+		return keep, keep
 	}
-	return c
+	keep, _ = json.Marshal(string(raw))
+	c.out = c.out[:0]
+	c.text(keep) // a JSON string: cannot fail
+	return keep, slices.Clone(c.out)
 }
 
 // Tool returns the definition of t: its name, title, description, input and output schemas

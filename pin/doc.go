@@ -20,16 +20,19 @@
 //     processes keep each other's changes. Key digests where the server is declared, its name,
 //     type, command, arguments and URL: never its env, headers or auth, whose values are
 //     secrets (rotating one keeps the pins). A file holds the definitions' public text only.
-//   - The first listing of a server with no file pins every definition. A later listing is
+//   - The first listing of each kind (tools, prompts, resource templates) pins every
+//     definition it lists; the file records which kinds were pinned (Listed), so a kind the
+//     server starts listing later is new, not pinned silently. A later listing is
 //     compared (Compare): a definition whose digest differs is changed, one not pinned is new,
 //     one pinned but not listed removed. What differs is recorded in the file as pending (so
 //     `agentpool pins list` shows it with its diffs without connecting) and reported once per
 //     definition and digest (Book's log and onDrift).
 //   - Policy (Mode): Off does nothing; Warn serves what the server lists; Block keeps changed
-//     and new definitions out, and a call to one fails with ErrBlocked naming `agentpool pins
-//     approve SERVER NAME`. A file that does not parse is ErrCorrupt naming it and the
-//     `agentpool pins reset KEY` that removes it: under Block every definition of that server
-//     is kept out (fails closed), under Warn it is reported.
+//     and new definitions out (Guard.Tools, Guard.Prompts, Guard.Templates), and a call to one
+//     (tools/call, prompts/get) fails with ErrBlocked naming `agentpool pins approve SERVER
+//     NAME`. A file that does not parse is ErrCorrupt naming it and the `agentpool pins reset
+//     KEY` that removes it: under Block every definition of that server is kept out (fails
+//     closed), under Warn it is reported.
 //   - Approve moves pending definitions to the pins and forgets removed ones (a name that
 //     names no drift is an error, and nothing is approved); Reset deletes a
 //     server's file (its next listing pins afresh). Book.Changed tells each Guard the store

@@ -321,19 +321,9 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 		}
 		return nil, blocked
 	}
-	if g.mode != Block || len(drift) == 0 {
+	blocked := g.blocked(drift, KindTool)
+	if len(blocked) == 0 {
 		return upstream, nil
-	}
-	blocked := map[string]error{}
-	for _, d := range drift {
-		if d.New != nil && d.New.Kind == KindTool {
-			what := "changed since it was pinned"
-			if d.Status == New {
-				what = "is new since the server was pinned"
-			}
-			blocked[d.New.Name] = fmt.Errorf("mcp server %q: tool %q %s: %w; review it with `agentpool pins list %s`, allow it with `agentpool pins approve %s %s`",
-				g.server, d.New.Name, what, ErrBlocked, g.server, g.server, d.New.Name)
-		}
 	}
 	served := make([]ext.ToolEntry, 0, len(upstream))
 	for _, t := range upstream {
@@ -344,18 +334,92 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 	return served, blocked
 }
 
+// Prompts checks a prompts listing (Name as the server names each prompt, Arguments in
+// order) as Tools checks tools. It returns, by the server's name for it, the error a
+// prompts/get of each prompt kept out gets; the caller serves the others.
+func (g *Guard) Prompts(upstream []ext.CommandEntry) map[string]error {
+	if g.mode == Off {
+		return nil
+	}
+	defs := make([]Definition, len(upstream))
+	names := make([]string, len(upstream))
+	for i, p := range upstream {
+		defs[i], names[i] = Prompt(p.Name, p.Title, p.Description, p.Arguments), p.Name
+	}
+	return g.checkNamed(defs, names, KindPrompt)
+}
+
+// Templates checks a resource-templates listing as Tools checks tools. It returns, by name,
+// why each template kept out is; the caller serves the others.
+func (g *Guard) Templates(upstream []ext.ResourceTemplateEntry) map[string]error {
+	if g.mode == Off {
+		return nil
+	}
+	defs := make([]Definition, len(upstream))
+	names := make([]string, len(upstream))
+	for i, t := range upstream {
+		defs[i], names[i] = Template(t), t.Name
+	}
+	return g.checkNamed(defs, names, KindTemplate)
+}
+
+func (g *Guard) checkNamed(defs []Definition, names []string, kind string) map[string]error {
+	drift, err := g.check(defs, kind)
+	if err != nil {
+		if g.mode != Block {
+			return nil
+		}
+		blocked := make(map[string]error, len(names))
+		for _, n := range names {
+			blocked[n] = fmt.Errorf("mcp server %q: %s %q kept out: %w", g.server, kindWord(kind), n, err)
+		}
+		return blocked
+	}
+	return g.blocked(drift, kind)
+}
+
+func kindWord(kind string) string {
+	if kind == KindTemplate {
+		return "resource template"
+	}
+	return kind
+}
+
+// blocked returns, by name, the error of each changed or new definition of kind in drift
+// under Block; nil otherwise.
+func (g *Guard) blocked(drift []Drift, kind string) map[string]error {
+	if g.mode != Block || len(drift) == 0 {
+		return nil
+	}
+	var blocked map[string]error
+	for _, d := range drift {
+		if d.New != nil && d.New.Kind == kind {
+			what := "changed since it was pinned"
+			if d.Status == New {
+				what = "is new since the server was pinned"
+			}
+			if blocked == nil {
+				blocked = map[string]error{}
+			}
+			blocked[d.New.Name] = fmt.Errorf("mcp server %q: %s %q %s: %w; review it with `agentpool pins list %s`, allow it with `agentpool pins approve %s %s`",
+				g.server, kindWord(kind), d.New.Name, what, ErrBlocked, g.server, g.server, d.New.Name)
+		}
+	}
+	return blocked
+}
+
 // check compares defs (a complete listing of kind) with the pins, pinning them when the
 // server has none, recording what differs as pending, and reporting it. It returns the drift
 // of kind.
 func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 	r, err := g.load()
-	if err == nil && r == nil {
+	if err == nil && !listed(r, kind) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
-			if cur != nil {
+			if listed(cur, kind) {
 				r = cur // another process pinned it first
 				return cur, false, nil
 			}
-			r = &Record{Server: g.server, Origin: g.origin, PinnedAt: time.Now().UTC(), Pinned: byID(defs)}
+			r = pinKind(cur, g, defs, kind)
 			return r, true, nil
 		})
 		if err == nil {
@@ -381,10 +445,12 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
 			// Compared again under the lock: another process may have approved or reset
 			// since r was read, and what it wrote stands.
-			if cur == nil {
-				cur = &Record{Server: g.server, Origin: g.origin, PinnedAt: time.Now().UTC(), Pinned: byID(defs)}
+			if !listed(cur, kind) { // reset meanwhile: this listing is pinned afresh
+				cur = pinKind(cur, g, defs, kind)
+				drift = nil
+			} else {
+				drift = Compare(defs, cur.Pinned, kind)
 			}
-			drift = Compare(defs, cur.Pinned, kind)
 			setPending(cur, kind, drift)
 			r = cur
 			return cur, true, nil
@@ -400,6 +466,36 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 		g.b.report(g, d)
 	}
 	return drift, nil
+}
+
+// pinKind pins defs, a first listing of kind, in cur (a new record when nil) and returns it.
+func pinKind(cur *Record, g *Guard, defs []Definition, kind string) *Record {
+	if cur == nil {
+		cur = &Record{Server: g.server, Origin: g.origin, PinnedAt: time.Now().UTC()}
+	} else if len(cur.Listed) == 0 {
+		cur.Listed = []string{KindTool} // written before Listed: its pins are tools'
+	}
+	if cur.Pinned == nil {
+		cur.Pinned = map[string]Definition{}
+	}
+	for _, d := range defs {
+		cur.Pinned[d.ID()] = d
+	}
+	cur.Listed = append(cur.Listed, kind)
+	slices.Sort(cur.Listed)
+	return cur
+}
+
+// listed says whether r pinned a first listing of kind; a record written before Listed
+// was kept pinned tools only.
+func listed(r *Record, kind string) bool {
+	if r == nil {
+		return false
+	}
+	if len(r.Listed) == 0 {
+		return kind == KindTool
+	}
+	return slices.Contains(r.Listed, kind)
 }
 
 // load returns the record, reading the file only when it changed since the last read.
@@ -439,14 +535,6 @@ func (g *Guard) setDrift(kind string, drift []Drift, err error) {
 	g.err = err
 	g.drift = slices.DeleteFunc(g.drift, func(d Drift) bool { return d.Def().Kind == kind })
 	g.drift = append(g.drift, drift...)
-}
-
-func byID(defs []Definition) map[string]Definition {
-	m := make(map[string]Definition, len(defs))
-	for _, d := range defs {
-		m[d.ID()] = d
-	}
-	return m
 }
 
 // sameKindPending says whether r already records drift (of kind) as pending and removed.

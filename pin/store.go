@@ -35,6 +35,8 @@ type Record struct {
 	// Removed the pinned IDs last seen missing from a listing.
 	Pending map[string]Definition `json:"pending,omitempty"`
 	Removed []string              `json:"removed,omitempty"`
+	// Listed are the kinds of listing pinned so far (a record without it pinned tools).
+	Listed []string `json:"listed,omitempty"`
 }
 
 // Drift returns the record's drift: Pending against Pinned, and Removed.

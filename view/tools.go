@@ -263,6 +263,23 @@ func (v *View) Blocked(name string) error {
 	return nil
 }
 
+// BlockedCommand returns why a capability keeps the command name out of the view
+// (ext.CommandBlocker), wrapping ext.ErrNotFound; nil when the view lists name or no
+// capability keeps it out.
+func (v *View) BlockedCommand(name string) error {
+	if _, ok := v.Command(name); ok {
+		return nil
+	}
+	for _, m := range v.caps {
+		if b, ok := m.reg.Capability.(ext.CommandBlocker); ok {
+			if err := b.BlockedCommand(name); err != nil {
+				return fmt.Errorf("command %q: %w: %w", name, ext.ErrNotFound, err)
+			}
+		}
+	}
+	return nil
+}
+
 // CallTool calls the tool call.Name of the view: the call goes to the capability that serves
 // it, under the name that capability knows, with call's arguments, _meta and progress sink.
 func (v *View) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult, error) {

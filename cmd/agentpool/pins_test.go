@@ -232,6 +232,8 @@ func TestServePinsAfterKill(t *testing.T) {
 		t.Fatal(err)
 	}
 	testwait.For(t, "mail__list to answer after the reconnect", func() bool { return c.call("mail__list", nil) == "list" })
+	// The view is made again after the reconnect's listings (tools, prompts, resources).
+	testwait.For(t, "the view after the reconnect", func() bool { return lacks("mail__send")(c.tools(t)) })
 	got := c.tools(t)
 	if slices.Contains(got, "mail__exfil") || slices.Contains(got, "mail__send") || !slices.Contains(got, "mail__gone") {
 		t.Errorf("after the reconnect: %v, want no mail__exfil nor mail__send, and mail__gone", got)

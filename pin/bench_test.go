@@ -1,0 +1,89 @@
+package pin
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/ext"
+)
+
+// listing500 returns the JSON of a tools listing of 500 typical tools: a few sentences of
+// description, an input schema with three properties, annotations.
+func listing500(tb testing.TB) []byte {
+	tools := make([]map[string]any, 500)
+	for i := range tools {
+		tools[i] = map[string]any{
+			"name":        fmt.Sprintf("tool_%03d", i),
+			"description": strings.Repeat(fmt.Sprintf("Does thing %d to the resource it is given and returns what changed. ", i), 3),
+			"inputSchema": map[string]any{"type": "object", "required": []any{"id"}, "properties": map[string]any{
+				"id":    map[string]any{"type": "string", "description": "The resource's id."},
+				"limit": map[string]any{"type": "integer", "minimum": 1, "maximum": 100},
+				"tags":  map[string]any{"type": "array", "items": map[string]any{"type": "string"}},
+			}},
+			"annotations": map[string]any{"readOnlyHint": i%2 == 0},
+		}
+	}
+	data, err := json.Marshal(map[string]any{"tools": tools})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return data
+}
+
+// BenchmarkGuardListing500 measures the Guard's work on a listing of 500 tools whose pins are
+// recorded: "first" is a process's first listing (a fresh Book and Guard, every tool
+// digested), "repeat" a later listing of the same tools. The baseline, interleaved in the same
+// loop, is the decoding of the listing's JSON that every listing does without pins; "digest"
+// is the digesting of the 500 tools alone, the part of "first" that grows with the tools'
+// size. Each is reported in µs per listing (target: digest and repeat at most 1000 µs).
+func BenchmarkGuardListing500(b *testing.B) {
+	data := listing500(b)
+	decode := func() []ext.ToolEntry {
+		var res struct{ Tools []ext.ToolEntry }
+		if err := json.Unmarshal(data, &res); err != nil || len(res.Tools) != 500 {
+			b.Fatalf("decoded %d tools: %v", len(res.Tools), err)
+		}
+		return res.Tools
+	}
+	tools := decode()
+	store := NewStore(b.TempDir())
+	key := Key("user", "bench", decl.Server{})
+	list := func(g *Guard) {
+		served, blocked := g.Tools(tools)
+		if len(served) != 500 || len(blocked) != 0 {
+			b.Fatalf("served %d, blocked %d", len(served), len(blocked))
+		}
+	}
+	list(NewBook(store, nil, nil).Guard(key, "bench", "user", Block)) // records the pins
+	repeat := NewBook(store, nil, nil).Guard(key, "bench", "user", Block)
+	list(repeat)
+	var tBase, tFirst, tRepeat, tDigest time.Duration
+	b.ResetTimer()
+	for range b.N {
+		t0 := time.Now()
+		decode()
+		t1 := time.Now()
+		list(NewBook(store, nil, nil).Guard(key, "bench", "user", Block))
+		t2 := time.Now()
+		list(repeat)
+		t3 := time.Now()
+		for _, t := range tools {
+			Tool(t)
+		}
+		tDigest += time.Since(t3)
+		tBase += t1.Sub(t0)
+		tFirst += t2.Sub(t1)
+		tRepeat += t3.Sub(t2)
+	}
+	b.StopTimer()
+	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e3 / float64(b.N) }
+	b.ReportMetric(per(tBase), "baseline-µs/listing")
+	b.ReportMetric(per(tFirst), "first-µs/listing")
+	b.ReportMetric(per(tRepeat), "repeat-µs/listing")
+	b.ReportMetric(per(tDigest), "digest-µs/listing")
+	b.ReportMetric(0, "ns/op")
+}
