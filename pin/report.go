@@ -108,3 +108,19 @@ func (s *Store) Run(verb string, args []string) (string, error) {
 	}
 	return "", fmt.Errorf("pin: unknown command %q with %d arguments", verb, len(args))
 }
+
+// Line says d in one line for a terminal: what drifted and the command that shows the diff,
+// as `tool "send" changed since it was pinned; review it with agentpool pins list mail`. The
+// definition's name is quoted (%q), so nothing a server lists can move the cursor; server is
+// the config's name.
+func (d Drift) Line(server string) string {
+	def := d.Def()
+	what := "changed since it was pinned"
+	switch d.Status {
+	case New:
+		what = "is new since the server was pinned"
+	case Removed:
+		what = "was removed since it was pinned"
+	}
+	return fmt.Sprintf("%s %q %s; review it with agentpool pins list %s", kindWord(def.Kind), def.Name, what, server)
+}

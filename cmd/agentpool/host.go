@@ -11,6 +11,7 @@ import (
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/pin"
 	"github.com/agentpool/agentpool/trust"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
@@ -156,7 +157,9 @@ func buildHost(ctx context.Context, opts *options, watch bool) (*host.Host, []st
 		PluginState:      pluginStatePath(),
 		CodexHome:        os.Getenv("CODEX_HOME"),
 		Tokens:           tokenStore(),
-		Pins:             host.NewPins(cliLogger(opts), nil),
+		Pins: host.NewPins(cliLogger(opts), func(server string, d pin.Drift) {
+			fmt.Fprintf(say, "agentpool: warning: %s: %s\n", server, d.Line(server))
+		}),
 	})
 	if err != nil {
 		cleanup()

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"html"
@@ -24,6 +25,7 @@ import (
 // config folder its pins live in.
 type pinRig struct {
 	dir, xdg, state, config, pid string
+	logLevel                     string // serve's --log-level; "" means warn
 }
 
 func newPinRig(t *testing.T, policy string) *pinRig {
@@ -51,7 +53,7 @@ type pinClient struct {
 func (r *pinRig) serve(t *testing.T) *pinClient {
 	t.Helper()
 	c := &pinClient{stderr: &syncBuffer{}}
-	c.cmd = exec.Command("agentpool", "--config", r.config, "--log-level", "warn", "serve", "--stdio")
+	c.cmd = exec.Command("agentpool", "--config", r.config, "--log-level", cmp.Or(r.logLevel, "warn"), "serve", "--stdio")
 	c.cmd.Dir, c.cmd.Env, c.cmd.Stderr = r.dir, r.env(), c.stderr
 	client := mcp.NewClient(&mcp.Implementation{Name: "pins-test", Version: "1"}, &mcp.ClientOptions{
 		ToolListChangedHandler: func(context.Context, *mcp.ToolListChangedRequest) { c.changed.Add(1) },
@@ -267,6 +269,28 @@ func TestServePinsWarn(t *testing.T) {
 	}
 	if n := strings.Count(errs, "drift=new"); n != 1 {
 		t.Errorf("the new tool reported %d times, want once:\n%s", n, errs)
+	}
+}
+
+// At serve's default log level each drift is still one line on stderr, as a server's failure
+// is: what changed, and the command that shows the diff.
+func TestServePinsWarnLine(t *testing.T) {
+	t.Parallel()
+	r := newPinRig(t, "warn")
+	r.logLevel = "error"
+	c := r.serve(t)
+	defer c.close(t)
+	c.tools(t)
+	c.drift(t, "describe", func([]string) bool { return strings.Contains(c.stderr.String(), `tool "send"`) })
+	c.drift(t, "add", func([]string) bool { return strings.Contains(c.stderr.String(), `tool "exfil"`) })
+	errs := c.stderr.String()
+	for _, want := range []string{
+		"agentpool: warning: mail: tool \"send\" changed since it was pinned; review it with agentpool pins list mail\n",
+		"agentpool: warning: mail: tool \"exfil\" is new since the server was pinned; review it with agentpool pins list mail\n",
+	} {
+		if strings.Count(errs, want) != 1 {
+			t.Errorf("serve's stderr does not say once %q:\n%s", want, errs)
+		}
 	}
 }
 
