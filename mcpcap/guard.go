@@ -33,7 +33,8 @@ type ListingGuard interface {
 // tools (Lazy) are the user's own declaration and are not checked. A ListingGuard checks the
 // prompts and resource-templates listings as well: a prompt it keeps out is not listed and
 // prompts/get of it fails with its error; a template it keeps out is not listed and does not
-// match a URI.
+// match a URI. A server that does not offer prompts or resources has them checked as empty
+// listings, so what it offers later is new.
 func WithGuard(g Guard) Option {
 	return func(o *options) { o.guard = g }
 }

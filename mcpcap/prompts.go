@@ -149,7 +149,7 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	return cachedListing(c, cn, &c.promptList, func() ([]*mcp.Prompt, error) {
 		list := []*mcp.Prompt{}
 		if caps := serverCaps(cn); caps != nil && caps.Prompts == nil {
-			return list, nil
+			return c.guardPrompts(list), nil // pinned empty: a prompt offered later is new
 		}
 		err := paginate(func(cursor string) (string, error) {
 			res, err := cn.session.ListPrompts(ctx, &mcp.ListPromptsParams{Cursor: cursor})

@@ -215,6 +215,8 @@ func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
 					c.log.Warn("unparseable resource template", "template", t.URITemplate, "err", err)
 				}
 			}
+		} else {
+			c.guardTemplates(nil) // pinned empty: a template offered later is new
 		}
 		rc.schemes = schemesOf(rc)
 		c.schemes.Store(&rc.schemes)

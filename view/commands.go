@@ -139,12 +139,17 @@ func (v *View) Command(name string) (Command, bool) {
 }
 
 // GetCommand expands the command req.Name (see Command) with req's arguments, by the source
-// that owns it, which receives the name it knows. An unknown command is ext.ErrNotFound, joined
-// with the listing problems of any command source (the command may live in one that failed).
+// that owns it, which receives the name it knows. An unknown command is ext.ErrNotFound, with
+// the reason a capability keeps a command of that name out when one does (BlockedCommand),
+// else joined with the listing problems of any command source (the command may live in one
+// that failed).
 func (v *View) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext.PromptResult, error) {
 	name := strings.TrimPrefix(req.Name, "/")
 	c, ok := v.commands[name]
 	if !ok {
+		if err := v.BlockedCommand(name); err != nil {
+			return nil, err
+		}
 		var errs []error
 		for _, p := range v.Problems {
 			if p.What == "commands" || p.What == "capability" {
