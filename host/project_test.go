@@ -416,34 +416,21 @@ func TestUntrustedProjectConfigPathsOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name      string
-		opts      ProjectOptions
-		unscanned int
-	}{
-		{"untrusted", ProjectOptions{}, 4},
-		{"trusted", ProjectOptions{Trust: true}, 0},
-		{"scan all", ProjectOptions{ScanAll: true}, 0},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			o := c.opts
-			o.Dir, o.Config = proj, pc
-			p, err := InspectProject(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close(context.Background())
-			cmds, _ := p.Commands.ListCommands(context.Background())
-			var plugins []string
-			for _, pi := range p.Plugins.List {
-				plugins = append(plugins, pi.Name)
-			}
-			read := p.Skills.Skill("far") != nil || len(cmds) > 0 || slices.Contains(plugins, "farplug")
-			if read != (c.unscanned == 0) || len(p.Unscanned) != c.unscanned || !slices.Contains(plugins, "nearplug") {
-				t.Errorf("far read %v, plugins %v, unscanned %q", read, plugins, p.Unscanned)
-			}
-		})
-	}
+	inspectEach(t, proj, pc, withTrusted, func(t *testing.T, c projectCase, p *Project) {
+		cmds, _ := p.Commands.ListCommands(context.Background())
+		var plugins []string
+		for _, pi := range p.Plugins.List {
+			plugins = append(plugins, pi.Name)
+		}
+		read := p.Skills.Skill("far") != nil || len(cmds) > 0 || slices.Contains(plugins, "farplug")
+		unscanned := 0
+		if !c.reads {
+			unscanned = 4
+		}
+		if read != c.reads || len(p.Unscanned) != unscanned || !slices.Contains(plugins, "nearplug") {
+			t.Errorf("far read %v, plugins %v, unscanned %q", read, plugins, p.Unscanned)
+		}
+	})
 }
 
 // A project's conventional folders that are symlinks out of it (.claude/commands → a folder
@@ -460,29 +447,12 @@ func TestUntrustedProjectDefaultRootsLinkedOutside(t *testing.T) {
 	if err := os.Symlink(outside, filepath.Join(proj, ".agents")); err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name string
-		opts ProjectOptions
-		read bool
-	}{
-		{"untrusted", ProjectOptions{}, false},
-		{"trusted", ProjectOptions{Trust: true}, true},
-		{"scan all", ProjectOptions{ScanAll: true}, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			o := c.opts
-			o.Dir, o.DefaultRoots = proj, true
-			p, err := InspectProject(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close(context.Background())
-			cmds, _ := p.Commands.ListCommands(context.Background())
-			if read := p.Skills.Skill("far") != nil || len(cmds) > 0; read != c.read || p.Skills.Skill("near") == nil {
-				t.Errorf("far read %v (want %v), commands %v, near %v", read, c.read, cmds, p.Skills.Skill("near") != nil)
-			}
-		})
-	}
+	inspectEach(t, proj, nil, withTrusted, func(t *testing.T, c projectCase, p *Project) {
+		cmds, _ := p.Commands.ListCommands(context.Background())
+		if read := p.Skills.Skill("far") != nil || len(cmds) > 0; read != c.reads || p.Skills.Skill("near") == nil {
+			t.Errorf("far read %v (want %v), commands %v, near %v", read, c.reads, cmds, p.Skills.Skill("near") != nil)
+		}
+	})
 }
 
 // The skills of a plugin inside an untrusted project are read for their servers only inside
@@ -500,28 +470,12 @@ func TestUntrustedProjectPluginSkillLinkedOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name string
-		opts ProjectOptions
-		read bool
-	}{
-		{"untrusted", ProjectOptions{}, false},
-		{"scan all", ProjectOptions{ScanAll: true}, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			o := c.opts
-			o.Dir, o.Config = proj, pc
-			p, err := InspectProject(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close(context.Background())
-			read := slices.ContainsFunc(p.Decls, func(d trust.Decl) bool { return d.Command == "farcmd" })
-			if read != c.read {
-				t.Errorf("the linked plugin skill's server declared %v, want %v: %v", read, c.read, p.Decls)
-			}
-		})
-	}
+	inspectEach(t, proj, pc, untrustedAndScanAll, func(t *testing.T, c projectCase, p *Project) {
+		read := slices.ContainsFunc(p.Decls, func(d trust.Decl) bool { return d.Command == "farcmd" })
+		if read != c.reads {
+			t.Errorf("the linked plugin skill's server declared %v, want %v: %v", read, c.reads, p.Decls)
+		}
+	})
 }
 
 // A marketplace file inside an untrusted project whose marketplace folder is not (the project
@@ -537,28 +491,12 @@ func TestUntrustedProjectMarketplaceRootOutside(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, c := range []struct {
-		name string
-		opts ProjectOptions
-		read bool
-	}{
-		{"untrusted", ProjectOptions{}, false},
-		{"scan all", ProjectOptions{ScanAll: true}, true},
-	} {
-		t.Run(c.name, func(t *testing.T) {
-			o := c.opts
-			o.Dir, o.Config = proj, pc
-			p, err := InspectProject(o)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer p.Close(context.Background())
-			read := p.Plugins.Get("victim") != nil
-			if read != c.read || !read && len(p.Unscanned) != 1 {
-				t.Errorf("the plugin outside the project read %v, want %v; unscanned %q", read, c.read, p.Unscanned)
-			}
-		})
-	}
+	inspectEach(t, proj, pc, untrustedAndScanAll, func(t *testing.T, c projectCase, p *Project) {
+		read := p.Plugins.Get("victim") != nil
+		if read != c.reads || !read && len(p.Unscanned) != 1 {
+			t.Errorf("the plugin outside the project read %v, want %v; unscanned %q", read, c.reads, p.Unscanned)
+		}
+	})
 }
 
 // An untrusted project's agentpool.yaml that is a symlink out of the project is not read (it
@@ -577,5 +515,35 @@ func TestUntrustedProjectConfigLinkedOutside(t *testing.T) {
 	cfg, err = LoadProjectConfig(path, proj, nil, true)
 	if err != nil || cfg.MCPServers["far"].Command != "farcmd" {
 		t.Errorf("trusted: config %v, err %v; want the linked file read", cfg, err)
+	}
+}
+
+// projectCase is one way to inspect a project, and whether it reads what lies outside it.
+type projectCase struct {
+	name  string
+	opts  ProjectOptions
+	reads bool
+}
+
+var (
+	untrustedAndScanAll = []projectCase{{"untrusted", ProjectOptions{}, false}, {"scan all", ProjectOptions{ScanAll: true}, true}}
+	withTrusted         = []projectCase{{"untrusted", ProjectOptions{}, false}, {"trusted", ProjectOptions{Trust: true}, true}, {"scan all", ProjectOptions{ScanAll: true}, true}}
+)
+
+// inspectEach inspects proj (with pc as its config; nil: its conventional folders) in each
+// of cases, as a subtest, and hands check the project.
+func inspectEach(t *testing.T, proj string, pc *config.Config, cases []projectCase, check func(*testing.T, projectCase, *Project)) {
+	t.Helper()
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			o := c.opts
+			o.Dir, o.Config, o.DefaultRoots = proj, pc, pc == nil
+			p, err := InspectProject(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer p.Close(context.Background())
+			check(t, c, p)
+		})
 	}
 }
