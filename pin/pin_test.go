@@ -484,3 +484,13 @@ func byID(defs []Definition) map[string]Definition {
 	}
 	return m
 }
+
+// A command that fails prints nothing on stdout: its error says what went wrong.
+func TestRunFailingSaysNothing(t *testing.T) {
+	store := NewStore(t.TempDir())
+	for _, args := range [][]string{{"approve", "nosuch"}, {"reset", "nosuch"}} {
+		if out, err := store.Run(args[0], args[1:]); err == nil || out != "" {
+			t.Errorf("Run %v: %q, %v; want an error and nothing printed", args, out, err)
+		}
+	}
+}

@@ -93,7 +93,7 @@ func oneLine(s string) string {
 }
 
 // Run runs the `agentpool pins` command verb with args and returns what it prints: "list
-// [SERVER]" (FormatList), "approve SERVER [NAME…]" (Approve), "reset SERVER" (Reset).
+// [SERVER]" (FormatList), "approve SERVER [NAME…]" (Approve), "reset SERVER" (Reset). A command that fails prints nothing: its error says why.
 func (s *Store) Run(verb string, args []string) (string, error) {
 	switch {
 	case verb == "list" && len(args) <= 1:
@@ -101,10 +101,16 @@ func (s *Store) Run(verb string, args []string) (string, error) {
 		return FormatList(es), err
 	case verb == "approve" && len(args) >= 1:
 		n, err := s.Approve(args[0], args[1:], time.Now().UTC())
-		return fmt.Sprintf("approved %d definitions of %s\n", n, args[0]), err
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("approved %d definitions of %s\n", n, args[0]), nil
 	case verb == "reset" && len(args) == 1:
 		n, err := s.Reset(args[0])
-		return fmt.Sprintf("removed %d pin files of %s\n", n, args[0]), err
+		if err != nil {
+			return "", err
+		}
+		return fmt.Sprintf("removed %d pin files of %s\n", n, args[0]), nil
 	}
 	return "", fmt.Errorf("pin: unknown command %q with %d arguments", verb, len(args))
 }
