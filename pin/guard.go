@@ -505,10 +505,14 @@ func (g *Guard) load() (*Record, error) {
 		return c.r, nil
 	}
 	r, err := loadFile(p)
-	if err != nil || r == nil {
+	if err != nil || r == nil || statErr != nil {
 		return r, err
 	}
-	g.remember(r)
+	// info is from before the read: a file replaced meanwhile differs from it at the next
+	// listing, which reads it again.
+	g.mu.Lock()
+	g.cached = &cachedRecord{r: r, info: info}
+	g.mu.Unlock()
 	return r, nil
 }
 
