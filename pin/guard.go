@@ -310,18 +310,11 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 	if g.mode == Off {
 		return upstream, nil
 	}
-	drift, err := g.check(g.toolDefs(upstream), KindTool)
-	if err != nil {
-		if g.mode != Block {
-			return upstream, nil
-		}
-		blocked := make(map[string]error, len(upstream))
-		for _, t := range upstream {
-			blocked[t.Name] = fmt.Errorf("mcp server %q: tool %q kept out: %w", g.server, t.Name, err)
-		}
-		return nil, blocked
+	names := make([]string, len(upstream))
+	for i, t := range upstream {
+		names[i] = t.Name
 	}
-	blocked := g.blocked(drift, KindTool)
+	blocked := g.checkNamed(g.toolDefs(upstream), names, KindTool)
 	if len(blocked) == 0 {
 		return upstream, nil
 	}
@@ -512,10 +505,14 @@ func (g *Guard) load() (*Record, error) {
 		return c.r, nil
 	}
 	r, err := loadFile(p)
-	if err != nil || r == nil {
+	if err != nil || r == nil || statErr != nil {
 		return r, err
 	}
-	g.remember(r)
+	// info is from before the read: a file replaced meanwhile differs from it at the next
+	// listing, which reads it again.
+	g.mu.Lock()
+	g.cached = &cachedRecord{r: r, info: info}
+	g.mu.Unlock()
 	return r, nil
 }
 

@@ -494,3 +494,18 @@ func TestRunFailingSaysNothing(t *testing.T) {
 		}
 	}
 }
+
+func TestApproveUnnamedServerBesideACorruptFileFailsCleanly(t *testing.T) {
+	store := NewStore(t.TempDir())
+	if err := os.MkdirAll(store.Dir(), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	key := Key("user", "s", decl.Server{})
+	if err := os.WriteFile(filepath.Join(store.Dir(), key+".json"), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	n, err := store.Run("approve", []string{"", "send"})
+	if err == nil || n != "" {
+		t.Errorf(`approve "" send: %q, %v; want an error and nothing approved`, n, err)
+	}
+}

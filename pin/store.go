@@ -271,6 +271,9 @@ func notDrifted(entries []Entry, names []string) []string {
 	for _, n := range names {
 		found := false
 		for _, e := range entries {
+			if e.Record == nil {
+				continue // a file that does not parse names nothing
+			}
 			for _, d := range e.Record.Drift() {
 				if def := d.Def(); def.Name == n || def.ID() == n {
 					found = true

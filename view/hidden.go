@@ -81,10 +81,7 @@ func (s *scrub) schema(field string, p *json.RawMessage) {
 // instructions, and the dynamic instructions of a remote capability (its skill text). The
 // lists m holds are the capability's: a list that changes is copied first.
 func (m *member) hide() {
-	block := false
-	if p, ok := m.reg.Capability.(HiddenTextPolicy); ok {
-		block = p.HiddenText() == hiddentext.PolicyBlock
-	}
+	block := blocksHidden(m)
 	keep := func(what, name string, s *scrub) bool {
 		if s.found == nil {
 			return true
@@ -238,8 +235,15 @@ func turnText(m *member, t string) string {
 		return t
 	}
 	clean, found := hiddentext.Sanitize(t)
-	if p, ok := m.reg.Capability.(HiddenTextPolicy); ok && found != nil && p.HiddenText() == hiddentext.PolicyBlock {
+	if found != nil && blocksHidden(m) {
 		return ""
 	}
 	return clean
+}
+
+// blocksHidden says whether m's capability leaves out what holds hidden text
+// (hiddentext.PolicyBlock) rather than removing the hidden text.
+func blocksHidden(m *member) bool {
+	p, ok := m.reg.Capability.(HiddenTextPolicy)
+	return ok && p.HiddenText() == hiddentext.PolicyBlock
 }
