@@ -96,12 +96,7 @@ func TestServeWarnsDegradedAndRecovered(t *testing.T) {
 	if err := os.WriteFile(mark, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
-		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectAt(t, base+"/mcp")
 	testwait.Within(t, time.Minute, "flaky's recovery, seen by a client's listing", func() bool {
 		res, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
@@ -153,12 +148,7 @@ func TestServeWarnsOnceForSameNamedAgentServers(t *testing.T) {
 	if err := os.WriteFile(mark, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
-		Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := connectAt(t, base+"/mcp")
 	testwait.Within(t, time.Minute, "flaky's recovery, seen by a client's listing", func() bool {
 		res, err := cs.ListTools(context.Background(), nil)
 		if err != nil {
@@ -270,16 +260,7 @@ func TestServeWarnsKilledServers(t *testing.T) {
 	t.Parallel()
 	cfg, markP, markX := killableConfig(t)
 	base, said := startServeLogged(t, cfg)
-	connect := func(path string) *mcp.ClientSession {
-		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).
-			Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + path}, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { _ = cs.Close() })
-		return cs
-	}
-	pool, agent := connect("/mcp"), connect("/mcp/agents/a")
+	pool, agent := connectAt(t, base+"/mcp"), connectAt(t, base+"/mcp/agents/a")
 	testwait.Within(t, time.Minute, "/readyz 200 with every server up", func() bool { code, _ := readyz(t, base); return code == http.StatusOK })
 	killAndRestore(t, pool, "p__pid", markP, "p", said)
 	killAndRestore(t, agent, "x__pid", markX, "agents.a.x", said)
