@@ -21,6 +21,7 @@ import (
 	"errors"
 	"io"
 	"math"
+	"strconv"
 	"sync"
 
 	"github.com/agentpool/agentpool/internal/wire"
@@ -266,11 +267,16 @@ func (f *frame) feed(msg []byte) error {
 // answered routes a message the go-sdk writes: an answer a batch awaits goes to it (and true
 // is returned), one to a request counted in flight ends its count.
 func (f *frame) answered(msg []byte) bool {
-	m, err := wire.Decode(msg)
-	if err != nil || !m.IsResponse() {
+	f.mu.Lock()
+	idle := len(f.waiting) == 0 && len(f.inflight) == 0
+	f.mu.Unlock()
+	if idle { // nothing to route: not read at all
 		return false
 	}
-	id := m.SDKID()
+	id, ok := responseID(msg)
+	if !ok {
+		return false
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if ch, ok := f.waiting[id]; ok {
@@ -287,6 +293,48 @@ func (f *frame) answered(msg []byte) bool {
 		f.n--
 	}
 	return false
+}
+
+// responseID reads the id of msg, a message the go-sdk wrote, and reports whether msg is a
+// response, as wire.Decode does. The go-sdk writes a response's members in the order
+// jsonrpc, id, result or error: such a head is read without reading the result; anything
+// else is decoded.
+func responseID(msg []byte) (jsonrpc.ID, bool) {
+	const head = `{"jsonrpc":"2.0","id":`
+	if rest, ok := bytes.CutPrefix(msg, []byte(head)); ok {
+		n := bytes.IndexByte(rest, ',')
+		if n > 0 {
+			tail := rest[n:]
+			if bytes.HasPrefix(tail, []byte(`,"result":`)) || bytes.HasPrefix(tail, []byte(`,"error":`)) {
+				if id, ok := plainID(rest[:n]); ok {
+					return id, true
+				}
+			}
+		}
+	}
+	m, err := wire.Decode(msg)
+	if err != nil || !m.IsResponse() {
+		return jsonrpc.ID{}, false
+	}
+	return m.SDKID(), true
+}
+
+// plainID reads raw, an integer or a string without escapes, as wire.Decode reads an id.
+func plainID(raw []byte) (jsonrpc.ID, bool) {
+	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
+		s := raw[1 : len(raw)-1]
+		if bytes.ContainsAny(s, "\\\"") {
+			return jsonrpc.ID{}, false
+		}
+		id, err := jsonrpc.MakeID(string(s))
+		return id, err == nil
+	}
+	i, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil || i > 1<<53 || i < -(1<<53) {
+		return jsonrpc.ID{}, false
+	}
+	id, err := jsonrpc.MakeID(float64(i))
+	return id, err == nil
 }
 
 // writeArray writes answers as one JSON array; nothing when there are none.
