@@ -23,6 +23,7 @@ import (
 	"math"
 	"strconv"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -319,11 +320,12 @@ func responseID(msg []byte) (jsonrpc.ID, bool) {
 	return m.SDKID(), true
 }
 
-// plainID reads raw, an integer or a string without escapes, as wire.Decode reads an id.
+// plainID reads raw, an integer or a valid UTF-8 string without escapes, as wire.Decode
+// reads an id.
 func plainID(raw []byte) (jsonrpc.ID, bool) {
 	if len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' {
 		s := raw[1 : len(raw)-1]
-		if bytes.ContainsAny(s, "\\\"") {
+		if bytes.ContainsAny(s, "\\\"") || !utf8.Valid(s) {
 			return jsonrpc.ID{}, false
 		}
 		id, err := jsonrpc.MakeID(string(s))

@@ -70,3 +70,20 @@ func BenchmarkResponseID(b *testing.B) {
 		})
 	}
 }
+
+// FuzzResponseID: for every message wire.Decode reads, responseID names the same response id
+// (a message it cannot read, which the go-sdk never writes, may be read by either).
+func FuzzResponseID(f *testing.F) {
+	for _, line := range goSDKLines {
+		f.Add([]byte(line))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		want, wantOK := decodeID(msg)
+		if _, err := wire.Decode(msg); err != nil {
+			return
+		}
+		if id, ok := responseID(msg); ok != wantOK || id != want {
+			t.Errorf("%q: responseID %v %v, Decode %v %v", msg, id, ok, want, wantOK)
+		}
+	})
+}
