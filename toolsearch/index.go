@@ -274,12 +274,31 @@ type term struct {
 	weight float64
 }
 
-// queryTerms returns the distinct words of query, each with its weight.
+// queryTerms returns the distinct words of query, each with its weight: 1 for its own words,
+// synonymWeight for those the synonym table and the form of its words (a web address, a file
+// name) add.
 func queryTerms(query string) []term {
 	var out []term
-	for _, w := range words(query, nil) {
-		if !slices.ContainsFunc(out, func(t term) bool { return t.word == w }) {
-			out = append(out, term{word: w, weight: 1})
+	add := func(w string, weight float64) {
+		i := slices.IndexFunc(out, func(t term) bool { return t.word == w })
+		if i < 0 {
+			out = append(out, term{word: w, weight: weight})
+		} else if out[i].weight < weight {
+			out[i].weight = weight
+		}
+	}
+	own := words(query, nil)
+	for _, w := range own {
+		add(w, 1)
+	}
+	for _, w := range own {
+		for _, s := range synonyms[w] {
+			add(s, synonymWeight)
+		}
+	}
+	for _, f := range strings.Fields(query) {
+		for _, w := range lookWords(f) {
+			add(w, synonymWeight)
 		}
 	}
 	return out
