@@ -99,9 +99,8 @@ func (e *Entry) update(fn, same func(m *Manifest) bool) {
 	e.last = wrote
 }
 
+// orEmpty returns a copy of s (the caller may change s later), empty rather than nil: a
+// listing of nothing is a listing.
 func orEmpty[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
+	return append([]T{}, s...)
 }

@@ -87,17 +87,7 @@ func (c *Cap) guardPrompts(list []*mcp.Prompt) []*mcp.Prompt {
 	if !ok {
 		return list
 	}
-	entries := make([]ext.CommandEntry, len(list))
-	for i, p := range list {
-		e := ext.CommandEntry{Name: p.Name, Title: p.Title, Description: p.Description}
-		for _, a := range p.Arguments {
-			if a != nil {
-				e.Arguments = append(e.Arguments, ext.CommandArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
-			}
-		}
-		entries[i] = e
-	}
-	blocked := lg.Prompts(entries)
+	blocked := lg.Prompts(promptEntries(list))
 	c.blockedPrompts.Store(&blocked)
 	if len(blocked) == 0 {
 		return list
