@@ -109,3 +109,35 @@ func promptEntries(list []*mcp.Prompt) []ext.CommandEntry {
 	}
 	return entries
 }
+
+// LazyServer is where the tools of one Lazy Cap come from, for a report (`compile`).
+type LazyServer struct {
+	Name string `json:"name"`
+	ToolsSource
+}
+
+// LazyServers returns, in the order of caps, each Lazy Cap among caps with its ToolsSource.
+func LazyServers(caps []ext.Capability) []LazyServer {
+	var out []LazyServer
+	for _, c := range caps {
+		if m, ok := c.(*Cap); ok && m.cfg.Lazy {
+			out = append(out, LazyServer{Name: m.Name(), ToolsSource: m.ToolsSource()})
+		}
+	}
+	return out
+}
+
+// Describe says where the tools come from for a person, the age of cached ones counted
+// from now: "tools from the cache, listed 2026-01-02T15:04:05Z (3m0s ago)".
+func (s ToolsSource) Describe(now time.Time) string {
+	switch s.From {
+	case FromCache:
+		return "tools from the cache, listed " + s.Listed.UTC().Format(time.RFC3339) +
+			" (" + now.Sub(s.Listed).Round(time.Second).String() + " ago)"
+	case FromStatic:
+		return "static tools (config tools:)"
+	case FromServer:
+		return "tools from the running server"
+	}
+	return "not listed yet"
+}

@@ -5,13 +5,16 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/internal/testwait"
@@ -241,4 +244,53 @@ func cacheText(t *testing.T, path string) string {
 		t.Fatal(err)
 	}
 	return string(data)
+}
+
+// compile says where a lazy server's tools come from: the first compile starts the server to
+// list it (nothing cached), the next one lists it from the cache and says when it was listed.
+func TestCompileShowsCachedLazyTools(t *testing.T) {
+	t.Parallel()
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "mcp_servers:\n  fault: {command: "+bin+", lazy: true}\n  mine: {command: "+bin+", lazy: true, tools: [{name: echo}]}\n")
+	compile := func(flags ...string) string {
+		cmd := exec.Command("agentpool", append([]string{"--no-default-roots", "--config", cfg, "compile"}, flags...)...)
+		cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CACHE_HOME="+filepath.Join(dir, "cache"))
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("compile: %v\n%s", err, out)
+		}
+		return string(out)
+	}
+	type lazy struct {
+		Name   string    `json:"name"`
+		From   string    `json:"from"`
+		Listed time.Time `json:"listed"`
+	}
+	lazyOf := func(out string) map[string]lazy {
+		var v struct {
+			LazyServers []lazy `json:"lazy_servers"`
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatalf("compile --json: %v\n%s", err, out)
+		}
+		m := map[string]lazy{}
+		for _, l := range v.LazyServers {
+			m[l.Name] = l
+		}
+		return m
+	}
+	first := lazyOf(compile("--json"))
+	if first["fault"].From != "server" || first["mine"].From != "static" {
+		t.Fatalf("first compile: %+v, want fault from the server, mine static", first)
+	}
+	second := lazyOf(compile("--json"))
+	if second["fault"].From != "cache" || second["fault"].Listed.IsZero() || second["mine"].From != "static" {
+		t.Fatalf("second compile: %+v, want fault from the cache with its time, mine static", second)
+	}
+	text := compile()
+	if !regexp.MustCompile(`(?m)^## lazy servers \(2\)\n(.*\n)*fault +tools from the cache, listed .* ago`).MatchString(text) {
+		t.Fatalf("compile does not show fault's tools as cached:\n%s", text)
+	}
 }
