@@ -88,6 +88,17 @@ func (c *Cap) cachedTools() *toolSet {
 	return ts
 }
 
+// uncacheTools drops the tools a dormant Lazy Cap serves from its manifest, so that the next
+// listing reads and checks them again.
+func (c *Cap) uncacheTools() {
+	ts := c.tools.Load()
+	if ts == nil || ts.cached.IsZero() || !c.dormant() {
+		return
+	}
+	c.cacheTried.Store(false)
+	c.tools.CompareAndSwap(ts, nil)
+}
+
 // recordPrompts records a prompts listing of the server in its manifest, if any.
 func (c *Cap) recordPrompts(list []*mcp.Prompt) {
 	if c.manifests != nil {

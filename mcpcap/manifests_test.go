@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/decl"
@@ -155,6 +156,20 @@ func TestCachedManifestIsGuarded(t *testing.T) {
 	}
 	if started() {
 		t.Fatal("listing from the cache started the server")
+	}
+
+	// Approving it lists it from the cache again, still without a start.
+	pins := book.Store()
+	if n, err := pins.Approve("fault", []string{"sneaky"}, time.Now()); err != nil || n != 1 {
+		t.Fatalf("approve: %d, %v", n, err)
+	}
+	c.Recheck()
+	tools, err = c.Tools(ctx)
+	if err != nil || !slices.Equal(toolNames(tools), []string{"echo", "sneaky"}) {
+		t.Fatalf("tools after the approval = %v, %v; want echo and sneaky", toolNames(tools), err)
+	}
+	if started() {
+		t.Fatal("a recheck of cached tools started the server")
 	}
 }
 
