@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 	"github.com/agentpool/agentpool/manifest"
 	"github.com/agentpool/agentpool/pin"
 )
@@ -93,6 +95,19 @@ func TestLazyListsCachedManifest(t *testing.T) {
 	if !ok || slices.Contains(toolNames(got), "gone") || !slices.Contains(toolNames(got), "count") {
 		t.Fatalf("cache after the live listing = %v, %v; want the server's tools", toolNames(got), ok)
 	}
+
+	// A tools list_changed of the server updates the entry at the next listing.
+	if res, err := c.CallTool(ctx, &ext.ToolCall{Name: "fault__add_tool", Arguments: json.RawMessage(`{"name":"added"}`)}); err != nil || res.IsError {
+		t.Fatalf("add_tool: %+v, %v", res, err)
+	}
+	testwait.For(t, "the added tool listed", func() bool {
+		tools, err := c.Tools(ctx)
+		return err == nil && slices.Contains(toolNames(tools), "fault__added")
+	})
+	got, _, _ = store.Entry(pin.Key("user", "fault", server.Server), "fault").Tools()
+	if !slices.Contains(toolNames(got), "added") {
+		t.Fatalf("cache after list_changed = %v; want the added tool", toolNames(got))
+	}
 }
 
 // Static tools a user wrote win over a cached manifest; a lazy server with neither is started
@@ -113,6 +128,10 @@ func TestLazyStaticWinsAndUncachedStarts(t *testing.T) {
 		t.Fatalf("ToolsSource = %+v, want static", src)
 	}
 
+	// The declaration's secrets are not the server's listing: none reaches the file.
+	const secret = "s3cr3t-token-value"
+	server.Server.Env = map[string]string{"API_TOKEN": secret}
+	key = pin.Key("user", "fault", server.Server)
 	other := manifest.NewStore(t.TempDir(), nil)
 	c := newPoolCapOpts(t, Config{Name: "fault", Server: server, Lazy: true}, WithManifests(other.Entry(key, "fault")))
 	tools, err := c.Tools(ctx)
@@ -131,6 +150,9 @@ func TestLazyStaticWinsAndUncachedStarts(t *testing.T) {
 	m, err := other.Load(key)
 	if err != nil || m == nil || !slices.Contains(toolNames(m.Tools), "echo") || len(m.Prompts) != 1 || m.Prompts[0].Name != "greet" || m.Templates == nil {
 		t.Fatalf("cached manifest = %+v, %v; want the tools, the greet prompt and the (empty) templates", m, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(other.Dir(), key+".json")); err != nil || strings.Contains(string(data), secret) {
+		t.Fatalf("cache file: %v; holds the secret: %v", err, strings.Contains(string(data), secret))
 	}
 }
 
