@@ -42,7 +42,7 @@ var allowedImports = map[string][]string{
 	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill", "pin"},
 
 	// The composition root at run time; nobody below imports it.
-	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin"},
+	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin", "manifest"},
 
 	// Consumers of views: never host, config or a capability package.
 	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe"},
@@ -90,6 +90,9 @@ var allowedImports = map[string][]string{
 	// pin: pinned definitions (canonical digests of what a server lists, the pin store, drift);
 	// mcpcap gets a Guard through an interface of its own, injected by host.
 	"pin": {"ext", "decl"},
+	// manifest: what each server listed, cached across runs per declaration digest; mcpcap
+	// gets it through an interface of its own, injected by host.
+	"manifest": {"ext"},
 	// decl: one MCP server's declaration (every key a user or a project can write) and its
 	// validation, standard library only. It is a leaf so that everything that carries a
 	// declaration (config, connpool, mcpcap, skill, plugin, trust, host) shares the one type:

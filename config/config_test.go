@@ -70,7 +70,6 @@ func TestParseErrorsNameWhereAndWhat(t *testing.T) {
 		{"unset env", "mcp_servers:\n  a:\n    command: ${AP_NOPE_UNSET}\n", []string{"cfg.yaml:3:", "AP_NOPE_UNSET is not set"}},
 		{"bad scope", "mcp_servers:\n  a:\n    command: x\n    scope: turn\n", []string{"cfg.yaml:4:", `unknown scope "turn"`}},
 		{"bad retry", "mcp_servers:\n  a:\n    command: x\n    retry: {calls: sometimes}\n", []string{"retry.calls"}},
-		{"lazy without tools", "mcp_servers:\n  a:\n    command: x\n    lazy: true\n", []string{"cfg.yaml:4:", "lazy"}},
 		{"not allowed", "extensions:\n  allowed_commands: [node]\nmcp_servers:\n  a:\n    command: /bin/sh\n", []string{"cfg.yaml:5:", "allowed_commands"}},
 		{"empty allow-list", "extensions:\n  allowed_commands: []\nmcp_servers:\n  a:\n    command: node\n", []string{"cfg.yaml:5:", "allowed_commands is empty"}},
 		{"bad duration", "pool:\n  idle_timeout: soon\n", []string{"cfg.yaml:2:"}},
@@ -114,6 +113,15 @@ func TestParseErrorsNameWhereAndWhat(t *testing.T) {
 func TestEmptyConfig(t *testing.T) {
 	cfg, err := Parse("empty.yaml", []byte("\n# nothing\n"))
 	if err != nil || cfg == nil || len(cfg.MCPServers) != 0 {
+		t.Fatalf("cfg=%v err=%v", cfg, err)
+	}
+}
+
+// A lazy server needs no static tools: it is listed from the tools it listed in an earlier run,
+// or started to be listed.
+func TestLazyWithoutToolsParses(t *testing.T) {
+	cfg, err := Parse("cfg.yaml", []byte("mcp_servers:\n  a:\n    command: x\n    lazy: true\n"))
+	if err != nil || !cfg.MCPServers["a"].Lazy {
 		t.Fatalf("cfg=%v err=%v", cfg, err)
 	}
 }

@@ -78,8 +78,9 @@ type Server struct {
 	Headers map[string]string `yaml:"headers" json:"headers,omitempty" config:"expand"`
 	// Auth makes agentpool the HTTP server's OAuth client (see Auth); nil: none.
 	Auth *Auth `yaml:"auth" json:"auth,omitempty"`
-	// Lazy defers connecting to the first call; Tools are listed until then, and no
-	// resources, prompts or skills.
+	// Lazy defers connecting to the first call; Tools are listed until then (without them,
+	// the tools the server listed in an earlier run, when cached; with neither, the first
+	// listing connects), and no resources, prompts or skills.
 	Lazy  bool         `yaml:"lazy" json:"lazy,omitempty"`
 	Tools []StaticTool `yaml:"tools" json:"tools,omitempty"`
 	// Scope is ScopePool (default) or ScopeSession.

@@ -109,9 +109,6 @@ func (s *Server) Validate(key string) error {
 	if s.StartupTimeout < 0 {
 		add(key+".startup_timeout", "must not be negative, got %s", s.StartupTimeout)
 	}
-	if s.Lazy && len(s.Tools) == 0 {
-		add(key+".lazy", "a lazy server needs its tools declared statically (tools:)")
-	}
 	for i, t := range s.Tools {
 		at := fmt.Sprintf("%s.tools[%d]", key, i)
 		if t.Name == "" {

@@ -102,6 +102,13 @@
 // client's are not pinned. With Options.Watch the pin folder is followed, and a server whose
 // pins change (agentpool pins approve) lists again.
 //
+// # Manifests
+//
+// With Options.Manifests (NewManifests: $XDG_CACHE_HOME/agentpool/manifests), every server
+// records what it lists under the key its pins have (pin.Key, with the origin "" for skills'
+// and ACP clients' servers), and a lazy server without static tools is listed from that
+// record until its first call starts it (mcpcap.WithManifests).
+//
 // Agents get their own level, skill manager and tool filter (Agent.Include, Agent.AllowsTool);
 // AddSessionServer adds a client's server to its session. Rationale: docs/design/host.md and
 // docs/design/reconcile.md.

@@ -14,6 +14,7 @@ import (
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/manifest"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/pin"
 	"github.com/agentpool/agentpool/skill"
@@ -67,6 +68,10 @@ type Options struct {
 	// against the definitions the user approved (the pins keys choose the policy); nil pins
 	// nothing.
 	Pins *pin.Book
+	// Manifests caches what every MCP server lists, per declaration (pin.Key), so that a lazy
+	// server without static tools is listed without starting it (mcpcap.WithManifests); nil
+	// caches nothing.
+	Manifests *manifest.Store
 }
 
 func (o Options) matcher() func(string, []ext.SkillEntry) []string {

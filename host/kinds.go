@@ -250,6 +250,7 @@ func (h *Host) newServer(name string, spec decl.Server, partition string, pins p
 		cfg.Prefix = &prefix
 	}
 	guard, done := h.pinGuard(name, spec, pins)
+	guard = append(guard, h.manifests(name, spec, pins)...)
 	c, err := mcpcap.New(cfg, append([]mcpcap.Option{mcpcap.WithPool(h.Pool, partition), mcpcap.WithLogger(h.logger)}, guard...)...)
 	done(c)
 	return c, err

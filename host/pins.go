@@ -10,6 +10,7 @@ import (
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/fswatch"
+	"github.com/agentpool/agentpool/manifest"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/pin"
 	"github.com/agentpool/agentpool/trust"
@@ -39,6 +40,26 @@ func NewPins(log *slog.Logger, onDrift func(server string, d pin.Drift)) *pin.Bo
 		return nil
 	}
 	return pin.NewBook(pin.NewStore(dir), log, onDrift)
+}
+
+// NewManifests returns the manifest cache in its default folder (manifest.DefaultDir:
+// $XDG_CACHE_HOME/agentpool/manifests), a corrupt file logged to log; nil when there is no
+// cache folder.
+func NewManifests(log *slog.Logger) *manifest.Store {
+	dir, err := manifest.DefaultDir()
+	if err != nil {
+		return nil
+	}
+	return manifest.NewStore(dir, &manifest.Options{Logger: log})
+}
+
+// manifests returns the mcpcap option that caches the listings of the server name, declared
+// by spec where ps says, under the pins' key: none without Options.Manifests.
+func (h *Host) manifests(name string, spec decl.Server, ps pinSpec) []mcpcap.Option {
+	if h.opts.Manifests == nil {
+		return nil
+	}
+	return []mcpcap.Option{mcpcap.WithManifests(h.opts.Manifests.Entry(pin.Key(ps.Origin, name, spec), name))}
 }
 
 // pinsDebounce is how long the pin store's folder is quiet before its changes are acted on.

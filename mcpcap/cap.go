@@ -41,7 +41,8 @@ type Cap struct {
 	pool      *connpool.Pool
 	partition string
 	injected  *mcp.ClientSession
-	guard     Guard // nil: listings are served as they are
+	guard     Guard     // nil: listings are served as they are
+	manifests Manifests // nil: listings are not cached across runs
 
 	// cur is the live connection, read lock-free on the hot path.
 	cur atomic.Pointer[conn]
@@ -50,6 +51,8 @@ type Cap struct {
 	// schemes are the URI schemes of the last resource listing, kept across reconnects so that
 	// ResourceSchemes can answer without connecting.
 	schemes atomic.Pointer[[]string]
+	// cacheTried is set once a dormant Lazy Cap looked for its tools in its manifest.
+	cacheTried atomic.Bool
 	// staleTools is set by a tools list_changed: the next access re-lists.
 	staleTools atomic.Bool
 	// connectSem serialises connect attempts (a context-aware mutex).
@@ -118,11 +121,12 @@ func New(cfg Config, opts ...Option) (*Cap, error) {
 		partition:  o.partition,
 		injected:   o.client,
 		guard:      o.guard,
+		manifests:  o.manifests,
 		connectSem: make(chan struct{}, 1),
 		stop:       make(chan struct{}),
 		closeDone:  make(chan struct{}),
 	}
-	if cfg.Lazy {
+	if cfg.Lazy && len(cfg.Tools) > 0 {
 		c.tools.Store(c.buildToolSet(staticTools(cfg.Tools), true))
 	}
 	return c, nil

@@ -66,11 +66,13 @@ type Config struct {
 	// A start that runs out of it is not retried within the same connect round. Caps sharing
 	// a pooled server share its start: the first one's StartupTimeout applies to it.
 	Server connpool.ServerConfig
-	// Lazy defers connecting to the first call; until then Tools serves the static Tools and
-	// the other listings (resources, templates, prompts, skills) are empty.
+	// Lazy defers connecting to the first call; until then Tools serves the static Tools, or
+	// without them the tools cached by an earlier run (WithManifests), and the other listings
+	// (resources, templates, prompts, skills) are empty. With neither, the first listing
+	// connects.
 	Lazy bool
 	// Tools are the static tools served while a Lazy capability is not connected, named as
-	// the server names them (before Prefix).
+	// the server names them (before Prefix). They win over a cached manifest.
 	Tools []ext.ToolEntry
 	// Scope is ScopePool (default) or ScopeSession; it selects the pool partition.
 	Scope string
@@ -98,6 +100,7 @@ type options struct {
 	partition string
 	logger    *slog.Logger
 	guard     Guard
+	manifests Manifests
 }
 
 // WithClient injects a connected client session (client injection, RFC-0051). The Cap uses it

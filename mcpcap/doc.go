@@ -22,7 +22,12 @@
 //
 //   - New does no I/O; the first listing connects. A Lazy Cap lists only its static
 //     Config.Tools until its first use (a call, a prompt, a completion, a subscription, a read
-//     of mcp://<name>/…).
+//     of mcp://<name>/…); without static tools, the tools its manifest holds (WithManifests:
+//     what the server listed in an earlier run, checked by the Guard as a listing is), and
+//     with neither its first listing connects. Once connected, a tools listing that differs
+//     from what it served emits tools_changed. ToolsSource says which it serves.
+//   - WithManifests records every tools, prompts and resource templates listing of the
+//     server, as the server sent it, for the next run.
 //   - A dead server is reconnected by the next access, never in the background, with
 //     exponential backoff (Retry.Attempts, default 3; Retry.Backoff, default 1 s, doubled);
 //     tools_changed is emitted when the server dies and when its tools differ.

@@ -60,13 +60,15 @@ func (c *Cap) BlockedTools() []string {
 }
 
 // Recheck lists the server's tools again at the next access and emits tools_changed, as a
-// tools list_changed of the server does: the Guard's approvals changed. With a ListingGuard
+// tools list_changed of the server does: the Guard's approvals changed. A dormant Lazy Cap
+// serving its manifest's tools reads and checks them again, still without connecting. With a ListingGuard
 // it does the same for prompts and resources.
 func (c *Cap) Recheck() {
 	if c.isClosed() {
 		return
 	}
 	c.staleTools.Store(true)
+	c.uncacheTools()
 	c.emitToolsChanged()
 	if _, ok := c.guard.(ListingGuard); !ok {
 		return
@@ -87,17 +89,7 @@ func (c *Cap) guardPrompts(list []*mcp.Prompt) []*mcp.Prompt {
 	if !ok {
 		return list
 	}
-	entries := make([]ext.CommandEntry, len(list))
-	for i, p := range list {
-		e := ext.CommandEntry{Name: p.Name, Title: p.Title, Description: p.Description}
-		for _, a := range p.Arguments {
-			if a != nil {
-				e.Arguments = append(e.Arguments, ext.CommandArgument{Name: a.Name, Title: a.Title, Description: a.Description, Required: a.Required})
-			}
-		}
-		entries[i] = e
-	}
-	blocked := lg.Prompts(entries)
+	blocked := lg.Prompts(promptEntries(list))
 	c.blockedPrompts.Store(&blocked)
 	if len(blocked) == 0 {
 		return list

@@ -149,6 +149,7 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 	return cachedListing(c, cn, &c.promptList, func() ([]*mcp.Prompt, error) {
 		list := []*mcp.Prompt{}
 		if caps := serverCaps(cn); caps != nil && caps.Prompts == nil {
+			c.recordPrompts(list)
 			return c.guardPrompts(list), nil // pinned empty: a prompt offered later is new
 		}
 		err := paginate(func(cursor string) (string, error) {
@@ -167,6 +168,7 @@ func (c *Cap) prompts(ctx context.Context) ([]*mcp.Prompt, error) {
 		if err != nil {
 			return nil, fmt.Errorf("mcp server %q: prompts/list: %w", c.cfg.Name, err)
 		}
+		c.recordPrompts(list)
 		return c.guardPrompts(list), nil
 	})
 }

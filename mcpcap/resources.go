@@ -207,6 +207,9 @@ func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
 			if err != nil {
 				return nil, fmt.Errorf("mcp server %q: resources/templates/list: %w", c.cfg.Name, err)
 			}
+			if c.manifests != nil {
+				c.manifests.ListedTemplates(rc.templates)
+			}
 			rc.templates = c.guardTemplates(rc.templates)
 			for _, t := range rc.templates {
 				if m, err := uritemplate.New(t.URITemplate); err == nil {
@@ -216,6 +219,9 @@ func (c *Cap) resources(ctx context.Context) (*resourceCache, error) {
 				}
 			}
 		} else {
+			if c.manifests != nil {
+				c.manifests.ListedTemplates(nil)
+			}
 			c.guardTemplates(nil) // pinned empty: a template offered later is new
 		}
 		rc.schemes = schemesOf(rc)

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"time"
 
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/ext"
@@ -17,7 +18,8 @@ import (
 type toolSet struct {
 	entries []ext.ToolEntry      // as served: filtered and prefixed
 	byName  map[string]*toolInfo // served name → info
-	static  bool                 // from Config.Tools, not from the server
+	static  bool                 // from Config.Tools or the manifest, not the live server
+	cached  time.Time            // when the server listed them, for tools from the manifest
 	blocked map[string]error     // served name → why the Guard keeps it out
 }
 
@@ -76,8 +78,11 @@ func (c *Cap) toolSet(ctx context.Context) (*toolSet, error) {
 	}
 	ts := c.tools.Load()
 	live := c.cur.Load()
+	if ts == nil && live == nil {
+		ts = c.cachedTools()
+	}
 	if ts != nil && ts.static && live == nil {
-		return ts, nil // lazy: static tools until the first call connects
+		return ts, nil // lazy: static or cached tools until the first call connects
 	}
 	if ts != nil && !ts.static && live != nil && !live.dead.Load() && !c.staleTools.Load() {
 		return ts, nil
@@ -117,24 +122,35 @@ func (c *Cap) refreshTools(ctx context.Context, cn *conn, prev *toolSet, force b
 		c.staleTools.Store(true)
 		return fmt.Errorf("mcp server %q: tools/list: %w", c.cfg.Name, err)
 	}
+	if c.manifests != nil {
+		c.manifests.ListedTools(upstream)
+	}
 	var blocked map[string]error
 	if c.guard != nil {
 		upstream, blocked = c.guard.Tools(upstream)
 	}
 	ts := c.buildToolSet(upstream, false)
-	for name, err := range blocked {
-		if c.cfg.allowed(name) {
-			if ts.blocked == nil {
-				ts.blocked = map[string]error{}
-			}
-			ts.blocked[c.served(name)] = err
-		}
-	}
+	ts.blocked = c.servedBlocked(blocked)
 	c.tools.Store(ts)
 	if force || (prev != nil && !reflect.DeepEqual(prev.entries, ts.entries)) {
 		c.emitToolsChanged()
 	}
 	return nil
+}
+
+// servedBlocked is blocked (by the server's names) by the names the Cap serves, less those
+// its filters leave out anyway; nil when none.
+func (c *Cap) servedBlocked(blocked map[string]error) map[string]error {
+	var out map[string]error
+	for name, err := range blocked {
+		if c.cfg.allowed(name) {
+			if out == nil {
+				out = map[string]error{}
+			}
+			out[c.served(name)] = err
+		}
+	}
+	return out
 }
 
 func (c *Cap) emitToolsChanged() { c.emit(ext.ToolsChanged, "") }

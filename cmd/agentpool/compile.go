@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -42,11 +44,15 @@ func newCompileCmd(opts *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			lazy := mcpcap.LazyServers(h.Registry.Visible(scope))
 			if out.json {
 				reportProblems(cmd, opts, v)
-				err = printJSON(cmd.OutOrStdout(), jsonView(v))
-			} else {
-				err = printView(cmd, opts, v) // its problems section reports them
+				err = printJSON(cmd.OutOrStdout(), struct {
+					*view.View
+					LazyServers []mcpcap.LazyServer `json:"lazy_servers"`
+				}{jsonView(v), orEmpty(lazy)})
+			} else if err = printView(cmd, opts, v); err == nil { // its problems section reports them
+				err = printLazy(cmd, lazy)
 			}
 			if err != nil {
 				return err
@@ -108,6 +114,16 @@ func printView(cmd *cobra.Command, opts *options, v *view.View) error {
 	fmt.Fprintf(out, "\n## instructions: static (%d bytes)\n%s\n", len(v.Instructions.Static), strings.TrimSpace(v.Instructions.Static))
 	fmt.Fprintf(out, "\n## instructions: dynamic (%d bytes)\n%s\n", len(v.Instructions.Dynamic), strings.TrimSpace(v.Instructions.Dynamic))
 	return nil
+}
+
+// printLazy prints where each lazy server's tools come from.
+func printLazy(cmd *cobra.Command, lazy []mcpcap.LazyServer) error {
+	w := tabwriter.NewWriter(cmd.OutOrStdout(), 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "\n## lazy servers (%d)\n", len(lazy))
+	for _, l := range lazy {
+		fmt.Fprintf(w, "%s\t%s\n", cell(l.Name), l.Describe(time.Now()))
+	}
+	return w.Flush()
 }
 
 // jsonView is v for --json with every list [] rather than null when empty, as the list

@@ -160,6 +160,7 @@ func buildHost(ctx context.Context, opts *options, watch bool) (*host.Host, []st
 		Pins: host.NewPins(cliLogger(opts), func(server string, d pin.Drift) {
 			fmt.Fprintf(say, "agentpool: warning: %s: %s\n", server, d.Line(server))
 		}),
+		Manifests: host.NewManifests(cliLogger(opts)),
 	})
 	if err != nil {
 		cleanup()

@@ -20,12 +20,13 @@ const testParallel = 4
 
 func TestMain(m *testing.M) {
 	// No test may read or write the real user's configuration (their config, their trust
-	// decisions): the test process and every process it starts see a config folder that does
-	// not exist, unless a test gives its own. The processes testscript re-executes this binary
+	// decisions) or cache: the test process and every process it starts see a config folder
+	// and a cache folder that do not exist, unless a test gives its own. The processes testscript re-executes this binary
 	// as (the agentpool command) keep the folder their parent gave them.
 	if os.Getenv("AGENTPOOL_TEST_PARENT") == "" {
 		os.Setenv("AGENTPOOL_TEST_PARENT", "1")
 		os.Setenv("XDG_CONFIG_HOME", "/nonexistent/agentpool-test-config")
+		os.Setenv("XDG_CACHE_HOME", "/nonexistent/agentpool-test-cache")
 	}
 	if filepath.Base(os.Args[0]) != "agentpool" { // the test binary, not a script's command
 		flag.Parse()
@@ -51,6 +52,7 @@ func TestScripts(t *testing.T) {
 			// Keep user roots (~/.agents/skills, ~/.claude/skills) out of the tests.
 			env.Setenv("HOME", env.WorkDir+"/home")
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/xdg")
+			env.Setenv("XDG_CACHE_HOME", env.WorkDir+"/cache")
 			env.Setenv("FAULTSERVER", fault)
 			env.Setenv("EVERYTHING", everything)
 			return nil
