@@ -160,3 +160,25 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchWordsOfAnAddressOrFileName(t *testing.T) {
+	ix := New().With("s", []Doc{
+		{Key: "reload", Name: "reload", Description: "Reload the current page"},
+		{Key: "go", Name: "go", Description: "Go to a URL"},
+		{Key: "cat", Name: "cat", Description: "Print a file"},
+	})
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"www.example.com", []string{"s/go", "s/reload"}},
+		{"https://example.org/x", []string{"s/go", "s/reload"}},
+		{"README.md", []string{"s/cat"}},
+	} {
+		got := keys(ix.Search(c.query, Options{}))
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Search(%q) = %v, want %v", c.query, got, c.want)
+		}
+	}
+}
