@@ -182,3 +182,15 @@ func TestSearchWordsOfAnAddressOrFileName(t *testing.T) {
 		}
 	}
 }
+
+func TestParamsOfReadsPastSchemasItCannotDescribe(t *testing.T) {
+	got := ParamsOf(json.RawMessage(`{"type":"object","properties":{
+		"path":{"type":"string","description":"Where"},
+		"any":true,
+		"pair":{"type":"array","items":[{"type":"string"},{"type":"number"}],"description":"Two values"},
+		"opts":{"properties":{"deep":false,"depth":{"description":"How deep"}}}}}`))
+	want := []Param{{"any", ""}, {"opts", ""}, {"opts.deep", ""}, {"opts.depth", "How deep"}, {"pair", "Two values"}, {"path", "Where"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("ParamsOf = %v, want %v", got, want)
+	}
+}
