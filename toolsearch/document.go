@@ -48,9 +48,33 @@ type Param struct{ Name, Description string }
 
 // schema is the part of a JSON Schema ParamsOf reads.
 type schema struct {
-	Description string            `json:"description"`
-	Properties  map[string]schema `json:"properties"`
-	Items       *schema           `json:"items"`
+	Description string
+	Properties  map[string]schema
+	Items       *schema
+}
+
+// UnmarshalJSON reads what it can and never fails: a schema that is not an object (true,
+// false) has nothing to read, and a keyword of another form than ParamsOf reads (an items
+// array, a description that is not a string) is skipped, so that one such property does not
+// hide its siblings.
+func (s *schema) UnmarshalJSON(data []byte) error {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(data, &obj) != nil {
+		return nil
+	}
+	if raw, ok := obj["description"]; ok {
+		_ = json.Unmarshal(raw, &s.Description)
+	}
+	if raw, ok := obj["properties"]; ok {
+		_ = json.Unmarshal(raw, &s.Properties)
+	}
+	if raw, ok := obj["items"]; ok {
+		var items schema
+		if json.Unmarshal(raw, &items) == nil {
+			s.Items = &items
+		}
+	}
+	return nil
 }
 
 // ParamsOf returns the properties of a tool's input schema with their descriptions, in name

@@ -160,3 +160,37 @@ func TestWords(t *testing.T) {
 		}
 	}
 }
+
+func TestSearchWordsOfAnAddressOrFileName(t *testing.T) {
+	ix := New().With("s", []Doc{
+		{Key: "reload", Name: "reload", Description: "Reload the current page"},
+		{Key: "go", Name: "go", Description: "Go to a URL"},
+		{Key: "cat", Name: "cat", Description: "Print a file"},
+	})
+	for _, c := range []struct {
+		query string
+		want  []string
+	}{
+		{"www.example.com", []string{"s/go", "s/reload"}},
+		{"https://example.org/x", []string{"s/go", "s/reload"}},
+		{"README.md", []string{"s/cat"}},
+	} {
+		got := keys(ix.Search(c.query, Options{}))
+		slices.Sort(got)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Search(%q) = %v, want %v", c.query, got, c.want)
+		}
+	}
+}
+
+func TestParamsOfReadsPastSchemasItCannotDescribe(t *testing.T) {
+	got := ParamsOf(json.RawMessage(`{"type":"object","properties":{
+		"path":{"type":"string","description":"Where"},
+		"any":true,
+		"pair":{"type":"array","items":[{"type":"string"},{"type":"number"}],"description":"Two values"},
+		"opts":{"properties":{"deep":false,"depth":{"description":"How deep"}}}}}`))
+	want := []Param{{"any", ""}, {"opts", ""}, {"opts.deep", ""}, {"opts.depth", "How deep"}, {"pair", "Two values"}, {"path", "Where"}}
+	if !slices.Equal(got, want) {
+		t.Errorf("ParamsOf = %v, want %v", got, want)
+	}
+}

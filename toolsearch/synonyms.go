@@ -101,13 +101,20 @@ func contains(ws []string, w string) bool {
 // ending in one, or starting with a URL scheme, is a web address.
 var webSuffixes = map[string]bool{"com": true, "org": true, "net": true, "io": true, "dev": true, "app": true, "ai": true, "co": true, "edu": true, "gov": true}
 
+// webWords and fileWords are the words a web address and a file name add to a query, stemmed
+// as the indexed words are.
+var (
+	webWords  = stemAll([]string{"url", "page", "navigate"})
+	fileWords = stemAll([]string{"file"})
+)
+
 // lookWords returns the words a request's word gains from its form: a web address
 // ("https://x", "example.com") leads to url, page and navigate, a file name with an extension
 // ("README.md", "config.yaml") to file.
 func lookWords(field string) []string {
 	field = strings.Trim(strings.ToLower(field), `"'()[]{},;:!?`)
 	if strings.HasPrefix(field, "http://") || strings.HasPrefix(field, "https://") || strings.HasPrefix(field, "www.") {
-		return []string{"url", "page", "navigat"}
+		return webWords
 	}
 	dot := strings.LastIndexByte(field, '.')
 	if dot <= 0 || dot == len(field)-1 {
@@ -123,7 +130,7 @@ func lookWords(field string) []string {
 		}
 	}
 	if webSuffixes[ext] && !strings.ContainsAny(field, "/\\") {
-		return []string{"url", "page", "navigat"}
+		return webWords
 	}
-	return []string{"fil"}
+	return fileWords
 }
