@@ -318,31 +318,56 @@ type term struct {
 	weight float64
 }
 
+// MaxQueryWords is the most distinct words of a query Search reads: the first ones, in the
+// order the query gives them; later words are ignored. It bounds the work one request can ask
+// for, whatever its length.
+const MaxQueryWords = 64
+
 // queryTerms returns the distinct words of query, each with its weight: 1 for its own words,
 // synonymWeight for those the synonym table and the form of its words (a web address, a file
-// name) add.
+// name) add. It keeps the first MaxQueryWords distinct words of the query, and as many added
+// words at most.
 func queryTerms(query string) []term {
 	var out []term
+	at := map[string]int{}
 	add := func(w string, weight float64) {
-		i := slices.IndexFunc(out, func(t term) bool { return t.word == w })
-		if i < 0 {
-			out = append(out, term{word: w, weight: weight})
-		} else if out[i].weight < weight {
-			out[i].weight = weight
+		if i, ok := at[w]; ok {
+			out[i].weight = max(out[i].weight, weight)
+			return
+		}
+		at[w] = len(out)
+		out = append(out, term{word: w, weight: weight})
+	}
+	var own []string
+	for _, w := range words(query, nil) {
+		if len(own) == MaxQueryWords {
+			break
+		}
+		if _, ok := at[w]; !ok {
+			add(w, 1)
+			own = append(own, w)
 		}
 	}
-	own := words(query, nil)
-	for _, w := range own {
-		add(w, 1)
+	added := 0
+	more := func(w string) {
+		if added < MaxQueryWords {
+			if _, ok := at[w]; !ok {
+				added++
+			}
+			add(w, synonymWeight)
+		}
 	}
 	for _, w := range own {
 		for _, s := range synonyms[w] {
-			add(s, synonymWeight)
+			more(s)
 		}
 	}
 	for _, f := range strings.Fields(query) {
+		if added == MaxQueryWords {
+			break
+		}
 		for _, w := range lookWords(f) {
-			add(w, synonymWeight)
+			more(w)
 		}
 	}
 	return out

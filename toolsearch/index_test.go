@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -192,5 +193,19 @@ func TestParamsOfReadsPastSchemasItCannotDescribe(t *testing.T) {
 	want := []Param{{"any", ""}, {"opts", ""}, {"opts.deep", ""}, {"opts.depth", "How deep"}, {"pair", "Two values"}, {"path", "Where"}}
 	if !slices.Equal(got, want) {
 		t.Errorf("ParamsOf = %v, want %v", got, want)
+	}
+}
+
+func TestQueryTermsBounded(t *testing.T) {
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, "w%dx file%d.txt ", i, i)
+	}
+	terms := queryTerms("screenshot " + b.String())
+	if len(terms) > 2*MaxQueryWords {
+		t.Fatalf("a query of 40,000 distinct words gave %d terms; want at most %d", len(terms), 2*MaxQueryWords)
+	}
+	if terms[0].word != stem("screenshot") {
+		t.Errorf("first term %q: a query's first words must be kept", terms[0].word)
 	}
 }
