@@ -108,6 +108,9 @@ var allowedImports = map[string][]string{
 	// regfile: opens only regular files, non-blocking, and reads them under a cap (standard
 	// library only); every package that reads a file from outside uses it.
 	"internal/regfile": nil,
+	// toolsearch: ranks a view's tools and skills against a request in words (standard library
+	// only); the gateway's search tool builds on it.
+	"toolsearch": nil,
 	// hiddentext: finds and removes invisible and deceptive text in descriptions (standard
 	// library only); the view applies it to everything that reaches a model.
 	"hiddentext": nil,

@@ -1,0 +1,20 @@
+// Package toolsearch ranks the tools and skills a session can see against a request written in
+// words, so that a client can be served a search tool instead of every tool in full.
+//
+// A Doc is what is known of one tool or skill (its name, title, description, parameter names
+// and descriptions, its server's name and instructions). An Index holds the docs of every
+// server, one set per server (skills under the server ""), and is immutable once built:
+// Search is safe for concurrent use, and With returns a new Index with one server's docs
+// replaced that shares every other server's postings, so a hot-reloaded server re-indexes only
+// itself and sessions that see the same tools share one Index.
+//
+// Search scores with BM25F: each field has a weight and a length normalisation, the term
+// frequencies of a doc's fields are combined before saturation, and the inverse document
+// frequency is computed over every server the Index holds (so a term's weight does not depend
+// on the Options' filters). Names are split at underscores, dots, dashes, slashes and case
+// changes ("browser_take_screenshot", "getFileContents", "fs.read"), words are lower-cased and
+// lightly stemmed (plural and verb endings), a small table of synonyms adds related words to a
+// query at a lower weight, and common English words are ignored. Nothing is downloaded and no
+// model is used. The design note (docs/design/toolsearch.md) gives the measured recall and
+// latency.
+package toolsearch
