@@ -2,7 +2,10 @@ package exposure
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
 	"path"
+	"strings"
 
 	"github.com/agentpool/agentpool/view"
 )
@@ -165,4 +168,58 @@ func (c Config) AlwaysOnTools(v *view.View) []string {
 		}
 	}
 	return names
+}
+
+// Report is what compile shows of a path's tool exposure for a view.
+type Report struct {
+	// Mode is the configured mode; Applies is the one that applies to the view now (auto
+	// resolved to all or search).
+	Mode    Mode `json:"mode"`
+	Applies Mode `json:"applies"`
+	// AlwaysOn are the served names of the view's always-on tools, listed in search mode.
+	AlwaysOn         []string `json:"always_on"`
+	AlwaysOnPatterns []string `json:"always_on_patterns"`
+	AlwaysOnServers  []string `json:"always_on_servers"`
+	MaxActive        int      `json:"max_active"`
+	// AutoTools and AutoBytes are auto's threshold; Tools and ListingBytes the view's figures
+	// it is compared with.
+	AutoTools    int `json:"auto_tools"`
+	AutoBytes    int `json:"auto_bytes"`
+	Tools        int `json:"tools"`
+	ListingBytes int `json:"listing_bytes"`
+}
+
+// NewReport returns c's Report for v.
+func NewReport(c Config, v *view.View) Report {
+	c = c.WithDefaults()
+	return Report{
+		Mode: c.Mode, Applies: c.Applies(v), AlwaysOn: orEmpty(c.AlwaysOnTools(v)),
+		AlwaysOnPatterns: orEmpty(c.AlwaysOn), AlwaysOnServers: orEmpty(c.AlwaysOnServers),
+		MaxActive: c.MaxActive, AutoTools: c.AutoTools, AutoBytes: c.AutoBytes,
+		Tools: len(v.Tools), ListingBytes: ListingBytes(v),
+	}
+}
+
+// WriteText writes r for a person: the mode, what applies, the threshold and the always-on
+// tools, a line each.
+func (r Report) WriteText(w io.Writer) error {
+	applies := string(r.Applies)
+	if r.Mode == ModeAuto {
+		applies += fmt.Sprintf(" (auto: %d tools, %d listing bytes; search past %d tools or %d bytes)", r.Tools, r.ListingBytes, r.AutoTools, r.AutoBytes)
+	}
+	always := "none"
+	if len(r.AlwaysOn) > 0 {
+		always = strings.Join(r.AlwaysOn, ", ")
+	}
+	_, err := fmt.Fprintf(w, "mode: %s\napplies: %s\nalways on: %s (patterns %s; servers %s)\nmax active: %d\n",
+		r.Mode, applies, always, strings.Join(r.AlwaysOnPatterns, ", "), strings.Join(r.AlwaysOnServers, ", "), r.MaxActive)
+	return err
+}
+
+// orEmpty returns s, or an empty slice when s is nil, so JSON shows [] rather than null.
+func orEmpty(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/view"
@@ -42,11 +43,16 @@ func newCompileCmd(opts *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			exp := exposure.NewReport(toolsConfig(h, scope), v)
 			if out.json {
 				reportProblems(cmd, opts, v)
-				err = printJSON(cmd.OutOrStdout(), jsonView(v))
-			} else {
-				err = printView(cmd, opts, v) // its problems section reports them
+				err = printJSON(cmd.OutOrStdout(), struct {
+					*view.View
+					ToolExposure exposure.Report `json:"tool_exposure"`
+				}{jsonView(v), exp})
+			} else if err = printView(cmd, opts, v); err == nil { // its problems section reports them
+				fmt.Fprintf(cmd.OutOrStdout(), "\n## tool exposure\n")
+				err = exp.WriteText(cmd.OutOrStdout())
 			}
 			if err != nil {
 				return err
@@ -55,6 +61,15 @@ func newCompileCmd(opts *options) *cobra.Command {
 		})(cmd, args)
 	}
 	return cmd
+}
+
+// toolsConfig is the tool exposure of scope's path: server.tools, under an agent's own.
+func toolsConfig(h *host.Host, scope ext.Scope) exposure.Config {
+	cfg := h.Current().Config
+	if a, ok := cfg.Agents[scope.AgentName]; ok && scope.AgentName != "" {
+		return a.Tools.Under(cfg.Server.Tools)
+	}
+	return cfg.Server.Tools
 }
 
 // printView prints a view for a person: one section per part, tools first, then what else a
