@@ -43,7 +43,7 @@ func newCompileCmd(opts *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			exp := exposure.NewReport(toolsConfig(h, scope), v)
+			exp := exposure.NewReport(toolsConfig(h, scope.AgentName), v)
 			if out.json {
 				reportProblems(cmd, opts, v)
 				err = printJSON(cmd.OutOrStdout(), struct {
@@ -63,10 +63,11 @@ func newCompileCmd(opts *options) *cobra.Command {
 	return cmd
 }
 
-// toolsConfig is the tool exposure of scope's path: server.tools, under an agent's own.
-func toolsConfig(h *host.Host, scope ext.Scope) exposure.Config {
+// toolsConfig is the tool exposure of agent's path (the pool's for ""): server.tools, under
+// the agent's own tools key.
+func toolsConfig(h *host.Host, agent string) exposure.Config {
 	cfg := h.Current().Config
-	if a, ok := cfg.Agents[scope.AgentName]; ok && scope.AgentName != "" {
+	if a, ok := cfg.Agents[agent]; ok && agent != "" {
 		return a.Tools.Under(cfg.Server.Tools)
 	}
 	return cfg.Server.Tools
