@@ -61,3 +61,36 @@ server:
 		}
 	}
 }
+
+// chat offers the model tools by server.tools: in search mode the search and call tools and
+// load_skill, not every upstream tool.
+func TestChatSearchMode(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	cfg, err := os.ReadFile(f.config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, f.config, string(cfg)+"server:\n  tools: {mode: search}\n")
+	cmd := exec.Command("agentpool", f.args()...)
+	cmd.Env, cmd.Dir, cmd.Stdin = f.env, t.TempDir(), strings.NewReader("hello\n")
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "ok: hello") {
+		t.Fatalf("chat: %v\n%s", err, out)
+	}
+	reqs := requests(t, f.model)
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests, want 1", len(reqs))
+	}
+	var offered []string
+	for _, tool := range reqs[0].Tools {
+		offered = append(offered, tool.Function.Name)
+	}
+	for _, want := range []string{"search_tools", "call_tool", "load_skill"} {
+		if !slices.Contains(offered, want) {
+			t.Errorf("the model was not offered %s: %v", want, offered)
+		}
+	}
+	if slices.Contains(offered, "fault__echo") {
+		t.Errorf("search mode offered the upstream tools: %v", offered)
+	}
+}
