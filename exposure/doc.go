@@ -12,7 +12,13 @@
 //   - Only the view's tools are searched and called: a tool left out of the view (pin drift
 //     blocked, hidden text blocked, allow/deny) is unreachable through both tools.
 //   - Activation is per session and bounded (Config.MaxActive): past it the least recently
-//     used tool (activated or called) is deactivated. A tool no longer in the view drops out.
+//     used tool (activated or called) is deactivated. A tool no longer in the view is not
+//     listed. A fixed session (one shared by clients, as a stateless server is) activates
+//     nothing; the call tool is its way in.
+//   - In search mode a tool of the view that is neither always on nor activated is not
+//     callable by its bare name (Lists): what a session lists is what it calls directly.
+//   - In search mode search_tools and call_tool take the place of a view's tools of those
+//     names (a prefix "" server's), which are then unreachable; other modes list them as usual.
 //   - The search index is shared by every session of a Catalog and rebuilt per server:
 //     a reloaded server re-indexes only its own tools.
 //

@@ -12,7 +12,7 @@ import (
 )
 
 // The names of agentpool's own tools in search mode. In that mode they take the place of a
-// view's tool of the same name, which stays reachable through CallTool.
+// view's tool of the same name, which is then unreachable.
 const (
 	SearchTool = "search_tools"
 	CallTool   = "call_tool"
