@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // The fields a doc is indexed by, each with its own weight and length normalisation.
@@ -43,6 +44,7 @@ type posting struct {
 // shard is the docs of one server and their postings. It is never changed once built, so
 // Indexes share it.
 type shard struct {
+	server   string
 	docs     []Doc
 	lens     [][numFields]uint32
 	total    [numFields]int64
@@ -53,8 +55,22 @@ type shard struct {
 // Search; With makes a new one. The zero Index is not usable: start from New.
 type Index struct {
 	shards map[string]*shard
+	list   []*shard // shards, by server
+	base   []int    // base[i] numbers list[i]'s first doc among all the Index's docs
 	nDocs  int
 	total  [numFields]int64
+
+	// words maps each word to its postings in every shard, merged from the shards on the
+	// first Search: a search then looks a word up once, not once per server, and With stays
+	// the cost of the one server it indexes.
+	wordsOnce sync.Once
+	words     map[string][]shardPostings
+}
+
+// shardPostings is one word's postings in the shard list[shard].
+type shardPostings struct {
+	shard int32
+	ps    []posting
 }
 
 // New returns an empty Index.
@@ -79,10 +95,17 @@ func (ix *Index) With(server string, docs []Doc) *Index {
 	}
 	out := &Index{shards: shards}
 	for _, s := range shards {
+		out.list = append(out.list, s)
 		out.nDocs += len(s.docs)
 		for f := range numFields {
 			out.total[f] += s.total[f]
 		}
+	}
+	slices.SortFunc(out.list, func(a, b *shard) int { return strings.Compare(a.server, b.server) })
+	n := 0
+	for _, s := range out.list {
+		out.base = append(out.base, n)
+		n += len(s.docs)
 	}
 	return out
 }
@@ -92,7 +115,7 @@ func buildShard(server string, in []Doc) *shard {
 	for i, d := range in {
 		last[d.Key] = i
 	}
-	s := &shard{postings: map[string][]posting{}}
+	s := &shard{server: server, postings: map[string][]posting{}}
 	var buf []string
 	for i, d := range in {
 		if last[d.Key] != i {
@@ -186,27 +209,28 @@ func (ix *Index) Search(query string, opt Options) []Hit {
 	for f := range numFields {
 		avg[f] = float64(ix.total[f]) / float64(ix.nDocs)
 	}
-	idf := make([]float64, len(terms))
-	for i, t := range terms {
-		df := 0
-		for _, s := range ix.shards {
-			df += len(s.postings[t.word])
-		}
-		idf[i] = t.weight * math.Log(1+(float64(ix.nDocs)-float64(df)+0.5)/(float64(df)+0.5))
+	ix.wordsOnce.Do(ix.mergeWords)
+	selected := make([]bool, len(ix.list))
+	for i, s := range ix.list {
+		selected[i] = len(opt.Servers) == 0 || slices.Contains(opt.Servers, s.server)
 	}
-	top := topK{limit: limit}
-	var scores []float64
-	for server, s := range ix.shards {
-		if len(opt.Servers) > 0 && !slices.Contains(opt.Servers, server) {
+	scores := make([]float64, ix.nDocs)
+	for _, t := range terms {
+		found := ix.words[t.word]
+		df := 0
+		for _, sp := range found {
+			df += len(sp.ps)
+		}
+		if df == 0 {
 			continue
 		}
-		if cap(scores) < len(s.docs) {
-			scores = make([]float64, len(s.docs))
-		}
-		scores = scores[:len(s.docs)]
-		clear(scores)
-		for i, t := range terms {
-			for _, p := range s.postings[t.word] {
+		idf := t.weight * math.Log(1+(float64(ix.nDocs)-float64(df)+0.5)/(float64(df)+0.5))
+		for _, sp := range found {
+			if !selected[sp.shard] {
+				continue
+			}
+			s, base := ix.list[sp.shard], ix.base[sp.shard]
+			for _, p := range sp.ps {
 				var tf float64
 				lens := &s.lens[p.doc]
 				for f := range numFields {
@@ -216,10 +240,16 @@ func (ix *Index) Search(query string, opt Options) []Hit {
 					fp := fieldTuning[f]
 					tf += fp.weight * float64(p.tf[f]) / (1 - fp.b + fp.b*float64(lens[f])/avg[f])
 				}
-				scores[p.doc] += idf[i] * tf / (k1 + tf)
+				scores[base+int(p.doc)] += idf * tf / (k1 + tf)
 			}
 		}
-		for d, sc := range scores {
+	}
+	top := topK{limit: limit}
+	for i, s := range ix.list {
+		if !selected[i] {
+			continue
+		}
+		for d, sc := range scores[ix.base[i] : ix.base[i]+len(s.docs)] {
 			if sc <= 0 {
 				continue
 			}
@@ -231,6 +261,20 @@ func (ix *Index) Search(query string, opt Options) []Hit {
 		}
 	}
 	return top.hits
+}
+
+// mergeWords fills ix.words from the shards' postings.
+func (ix *Index) mergeWords() {
+	n := 0
+	for _, s := range ix.list {
+		n = max(n, len(s.postings))
+	}
+	ix.words = make(map[string][]shardPostings, n)
+	for i, s := range ix.list {
+		for w, ps := range s.postings {
+			ix.words[w] = append(ix.words[w], shardPostings{int32(i), ps})
+		}
+	}
 }
 
 // topK keeps the best limit hits seen, best first.
@@ -274,12 +318,31 @@ type term struct {
 	weight float64
 }
 
-// queryTerms returns the distinct words of query, each with its weight.
+// queryTerms returns the distinct words of query, each with its weight: 1 for its own words,
+// synonymWeight for those the synonym table and the form of its words (a web address, a file
+// name) add.
 func queryTerms(query string) []term {
 	var out []term
-	for _, w := range words(query, nil) {
-		if !slices.ContainsFunc(out, func(t term) bool { return t.word == w }) {
-			out = append(out, term{word: w, weight: 1})
+	add := func(w string, weight float64) {
+		i := slices.IndexFunc(out, func(t term) bool { return t.word == w })
+		if i < 0 {
+			out = append(out, term{word: w, weight: weight})
+		} else if out[i].weight < weight {
+			out[i].weight = weight
+		}
+	}
+	own := words(query, nil)
+	for _, w := range own {
+		add(w, 1)
+	}
+	for _, w := range own {
+		for _, s := range synonyms[w] {
+			add(s, synonymWeight)
+		}
+	}
+	for _, f := range strings.Fields(query) {
+		for _, w := range lookWords(f) {
+			add(w, synonymWeight)
 		}
 	}
 	return out

@@ -139,8 +139,9 @@ func TestParamsOf(t *testing.T) {
 func TestWords(t *testing.T) {
 	for in, want := range map[string][]string{
 		"browser_take_screenshot": {"browser", "tak", "screenshot"},
-		"getFileContents":         {"get", "fil", "content"},
-		"HTTPServer v2":           {"http", "server", "v2"},
+		"getFileContents":         {"get", "fil", "content", "getfilecontent"},
+		"HTTPServer v2":           {"http", "server", "httpserver", "v2"},
+		"GitHub":                  {"git", "hub", "github"},
 		"fs.read-files/now":       {"fs", "read", "fil", "now"},
 		"creating created create": {"creat", "creat", "creat"},
 		"queries running stopped": {"query", "run", "stop"},

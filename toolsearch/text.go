@@ -9,23 +9,35 @@ import (
 // no meaning for a search. A word ends at any rune that is not a letter or a digit, and at a
 // change of case inside an identifier: "getFileContents" is get, file, contents, and
 // "HTTPServer" is http, server.
+//
+// An identifier split at case changes also yields itself whole ("GitHub" is git, hub and
+// github), so that it meets the same name written in one case ("github").
 func words(s string, out []string) []string {
 	var cur []rune
+	start, parts := 0, 0 // where the identifier began in rs, and how many words it gave
 	flush := func() {
 		if len(cur) == 0 {
 			return
 		}
 		w := strings.ToLower(string(cur))
 		cur = cur[:0]
+		parts++
 		if stopWords[w] {
 			return
 		}
 		out = append(out, stem(w))
 	}
 	rs := []rune(s)
+	whole := func(end int) {
+		flush()
+		if parts > 1 {
+			out = append(out, stem(strings.ToLower(string(rs[start:end]))))
+		}
+		start, parts = end+1, 0
+	}
 	for i, r := range rs {
 		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
-			flush()
+			whole(i)
 			continue
 		}
 		if len(cur) > 0 && unicode.IsUpper(r) {
@@ -37,7 +49,7 @@ func words(s string, out []string) []string {
 		}
 		cur = append(cur, r)
 	}
-	flush()
+	whole(len(rs))
 	return out
 }
 
