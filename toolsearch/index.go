@@ -52,7 +52,7 @@ type shard struct {
 }
 
 // Index holds the docs of every server. It is immutable once built and safe for concurrent
-// Search; With makes a new one. The zero Index is not usable: start from New.
+// Search; With makes a new one. The zero Index is empty, like New's.
 type Index struct {
 	shards map[string]*shard
 	list   []*shard // shards, by server

@@ -52,6 +52,13 @@ func TestSearchRanksByWords(t *testing.T) {
 	if got := New().Search("graph", Options{}); got != nil {
 		t.Errorf("an empty index = %v, want nil", keys(got))
 	}
+	var zero Index
+	if got := zero.Search("graph", Options{}); got != nil || zero.Len() != 0 {
+		t.Errorf("the zero index = %v, Len %d; want nil, 0", keys(got), zero.Len())
+	}
+	if got := zero.With("memory", []Doc{{Key: "k", Name: "read_graph"}}).Search("graph", Options{}); len(got) != 1 {
+		t.Errorf("With on the zero index: %v", keys(got))
+	}
 }
 
 func TestSearchOptions(t *testing.T) {
