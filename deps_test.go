@@ -45,10 +45,13 @@ var allowedImports = map[string][]string{
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin", "manifest"},
 
 	// Consumers of views: never host, config or a capability package.
-	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe"},
+	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe", "exposure"},
+	// exposure: tool exposure modes (all, search, auto) over a view, with the shared search
+	// index; the gateway, agents and config (for its keys) use it.
+	"exposure": {"view", "ext", "toolsearch"},
 	// gateway/internal/mcpconv: the view's and ext's types as the go-sdk's.
 	"gateway/internal/mcpconv": {"view", "ext"},
-	"agent":                    {"view", "ext"},
+	"agent":                    {"view", "ext", "exposure"},
 	"view":                     {"ext", "hiddentext"},
 
 	// gateway/internal/stdioframe: the stdio stream below the go-sdk.
@@ -67,7 +70,7 @@ var allowedImports = map[string][]string{
 	// Configuration: the file format. It imports the kinds' packages only for their config
 	// structs (each kind owns its keys and validation); building is host's. DESIGN.md's
 	// dependency block does not name config; this is the rule it follows.
-	"config": {"skill", "command", "mcpcap", "plugin", "frontmatter", "internal/regfile", "decl"},
+	"config": {"skill", "command", "mcpcap", "plugin", "frontmatter", "internal/regfile", "decl", "exposure"},
 
 	// Capabilities.
 	"mcpcap":  {"connpool", "ext", "decl", "internal/wire", "hiddentext"},

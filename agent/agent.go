@@ -10,6 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
 )
@@ -73,6 +74,10 @@ type Options struct {
 	// Observer, when set, receives the run's events. It is called from the run's goroutines,
 	// concurrently for the calls of one step, and must not block.
 	Observer func(Event)
+	// Tools is how the model is offered the view's tools (package exposure): all of them (the
+	// zero Config), or in search mode the always-on ones with a search tool whose finds are
+	// offered from the next step on, for the rest of the agent's conversation, and a call tool.
+	Tools exposure.Config
 }
 
 // Agent runs turns of one agent at one scope. It is safe for concurrent use, though runs of
@@ -80,6 +85,7 @@ type Options struct {
 type Agent struct {
 	o     Options
 	cache *view.Cache
+	exp   *exposure.Session // the tools offered (Options.Tools) and those activated
 	turns atomic.Int64
 }
 
@@ -123,7 +129,7 @@ func New(opts Options) (*Agent, error) {
 	if c == nil {
 		c = view.NewCache(o.Registry, nil)
 	}
-	return &Agent{o: o, cache: c}, nil
+	return &Agent{o: o, cache: c, exp: exposure.NewSession(o.Tools, nil, false)}, nil
 }
 
 // Scope returns the agent's scope.
@@ -245,7 +251,7 @@ func (a *Agent) Run(ctx context.Context, in *Input) (*Result, error) {
 			}
 			return finish(StopError, fmt.Errorf("agent %s: %w", scope.AgentName, err))
 		}
-		if v != st.view {
+		if v != st.view || st.relist.Swap(false) {
 			a.prepare(ctx, &st, v, in.Prompt)
 			for _, p := range st.problems {
 				if !problems[p] {
@@ -323,6 +329,7 @@ type stepState struct {
 	origins      map[string]ext.Origin
 	instructions Instructions
 	problems     []string
+	relist       atomic.Bool // a search activated tools: the next step offers them
 }
 
 func (a *Agent) prepare(ctx context.Context, st *stepState, v *view.View, prompt string) {
@@ -338,7 +345,7 @@ func (a *Agent) prepare(ctx context.Context, st *stepState, v *view.View, prompt
 	for _, t := range own {
 		st.own[t.def.Name] = t
 	}
-	for _, t := range v.Tools {
+	for _, t := range a.exp.Tools(v) {
 		if _, taken := st.own[t.Name]; taken {
 			st.problems = append(st.problems, fmt.Sprintf("%s: tool %s: not offered: the agent's own tool has that name", t.Capability, t.Name))
 			continue
@@ -417,6 +424,17 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 	if !isObject(args) {
 		return errorMessage(m, fmt.Sprintf("tool %s: the arguments are not a JSON object: %s", c.Name, truncate(string(args), 200))), true
 	}
+	call := &ext.ToolCall{Name: c.Name, Arguments: args}
+	if r, relist, ok := a.exp.CallOwn(st.view, call); ok {
+		if relist {
+			st.relist.Store(true)
+		}
+		return resultMessage(m, r), true
+	}
+	call, bad := a.exp.Unwrap(st.view, call)
+	if bad != nil {
+		return resultMessage(m, bad), true
+	}
 	if t, own := st.own[c.Name]; own {
 		r, err := t.run(ctx, st.view, args)
 		if err != nil {
@@ -424,11 +442,11 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 		}
 		return resultMessage(m, r), true
 	}
-	r, err := st.view.CallTool(ctx, &ext.ToolCall{Name: c.Name, Arguments: args})
+	r, err := st.view.CallTool(ctx, call)
 	if err != nil {
 		if errors.Is(err, ext.ErrNotFound) {
-			if _, offered := st.view.Tool(c.Name); !offered {
-				return errorMessage(m, fmt.Sprintf("tool %s: no such tool in this step's toolset", c.Name)), true
+			if _, offered := st.view.Tool(call.Name); !offered {
+				return errorMessage(m, fmt.Sprintf("tool %s: no such tool in this step's toolset", call.Name)), true
 			}
 		}
 		return errorMessage(m, fmt.Sprintf("tool %s failed: %v", c.Name, err)), false

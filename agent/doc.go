@@ -1,7 +1,7 @@
 // Package agent runs agents on the registry (RFC-0051 "AgentFactory"): a model-agnostic Model, a
 // run loop whose every step sees the view of its scope as it is now, resource tools for the
 // model, and delegation to subagents whose agent-scoped capabilities live as long as they run.
-// It imports view and ext only; adapters to LLM SDKs are sub-packages (agent/openai,
+// It imports view, ext and exposure only; adapters to LLM SDKs are sub-packages (agent/openai,
 // agent/anthropic, agent/eino) that translate Request and Response.
 //
 //	a, err := agent.New(agent.Options{
@@ -30,6 +30,10 @@
 //     A tool's failure becomes an error result for the model, never the run's end; the agent
 //     never retries a call.
 //   - Input.TurnCapabilities are registered at LevelTurn for the run and closed when it ends.
+//
+// Options.Tools chooses how the view's tools are offered (package exposure): all of them, or in
+// search mode the always-on ones with search_tools and call_tool; what a search finds is offered
+// from the next step on, for the agent's whole conversation.
 //
 // # Tools the agent adds
 //

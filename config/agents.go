@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/mcpcap"
 )
 
@@ -30,6 +31,9 @@ type Agent struct {
 	// the pool's tools included.
 	AllowTools []string `yaml:"allow_tools"`
 	DenyTools  []string `yaml:"deny_tools"`
+	// Tools is how the agent's path and its run loop (chat, acp) list tools; an unset field
+	// takes server.tools' (exposure.Config.Under).
+	Tools exposure.Config `yaml:"tools"`
 }
 
 // AgentSkills is an agent's skills section: skill roots of its own, ahead of the pool's.
@@ -89,6 +93,7 @@ func (as Agents) Validate(key string) error {
 		}
 		a := as[name]
 		errs = append(errs, a.MCPServers.Validate(at+".mcp_servers"))
+		errs = append(errs, validateTools(at+".tools", &a.Tools)...)
 		for _, list := range []struct {
 			key      string
 			patterns []string

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/mcpcap"
 )
 
@@ -63,6 +64,9 @@ type Server struct {
 	// specification): HTTP clients need an access token its issuer signed for agentpool.
 	// Token stays usable beside it.
 	Auth *ServerAuth `yaml:"auth"`
+	// Tools is how the pool's path (/mcp, stdio) lists tools: mode all, search or auto, the
+	// always-on tools, the activation cap and auto's threshold (package exposure).
+	Tools exposure.Config `yaml:"tools"`
 }
 
 // ServerAuth is server.auth: agentpool as an OAuth 2.1 protected resource. Clients such as
@@ -153,7 +157,7 @@ const DefaultServerAddr = "127.0.0.1:7433"
 
 // Validate returns every problem of s, keyed under key.
 func (s *Server) Validate(key string) error {
-	var errs []error
+	errs := validateTools(key+".tools", &s.Tools)
 	if s.Addr != "" {
 		if _, port, err := net.SplitHostPort(s.Addr); err != nil {
 			errs = append(errs, keyErrorf(key+".addr", "want host:port (127.0.0.1:7433), got %q", s.Addr))

@@ -22,15 +22,20 @@ var skillFiles = &mcp.ResourceTemplate{
 // apply makes the server hold v: it removes what v no longer has and adds what is new or
 // changed, comparing each item's wire form with what the server holds. Unchanged items are
 // left alone, and once all is done one list_changed of each kind it touched is sent
-// (listchanged.go; templates count as resources), none for kinds it did not touch.
+// (listchanged.go; templates count as resources), none for kinds it did not touch. A nil v
+// applies the current view again (the session's listed tools changed).
 func (s *session) apply(v *view.View) {
 	s.applyMu.Lock()
 	defer s.applyMu.Unlock()
+	if v == nil {
+		v = s.view.Load()
+	}
 	s.view.Store(v) // first: a tool added below must route through the view that has it
 
-	tools := make(map[string]*mcp.Tool, len(v.Tools))
-	for i := range v.Tools {
-		t := mcpconv.Tool(&v.Tools[i])
+	listed := s.exp.Tools(v)
+	tools := make(map[string]*mcp.Tool, len(listed))
+	for i := range listed {
+		t := mcpconv.Tool(&listed[i])
 		tools[t.Name] = t
 	}
 	var changedTools, changedPrompts, changedResources, changedTemplates bool

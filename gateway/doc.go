@@ -12,7 +12,7 @@
 //	srv := &http.Server{Addr: "127.0.0.1:7433", Handler: gateway.Mux(g, nil)}
 //	// or, for one client on stdin/stdout: g.Serve(ctx, &mcp.StdioTransport{}) (or an mcp.IOTransport)
 //
-// It imports view, ext, frontmatter, the go-sdk and prometheus only: what it needs from the
+// It imports view, ext, exposure, frontmatter, the go-sdk and prometheus only: what it needs from the
 // host (opening and closing a session's own servers, upstream state for metrics) is handed to
 // it as functions; the status page, which reads the host itself, is package status. A Gateway, Routes and Metrics are safe for concurrent use.
 //
@@ -28,6 +28,10 @@
 // (its watcher's events become resources/updated; a SKILL.md's also under skill://<skill>; a
 // folder's, past 16 files, for each subscribed URI under it), and completion of skill://{+path}
 // merges the local skill sources' completions, at most 100 values.
+//
+// Which of the view's tools a session lists is Options.Tools' (package exposure): all of them,
+// or in search mode the always-on ones with search_tools, whose finds the session activates
+// (tools/list_changed), and call_tool, which calls any tool of the view.
 //
 // A session opens at initialize: Options.OpenSession runs, and the session's own servers must be
 // ready within Options.OpenTimeout (default 30 s) or it is refused with ErrNotReady and their

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -118,6 +119,10 @@ type Options struct {
 	// stops working). OpenSession and CloseSession are not called, nor are IdleTimeout and
 	// MaxSessions used. Serve (stdio) is unaffected.
 	Stateless bool
+
+	// Tools is how sessions list tools (package exposure): every tool (the zero Config), or
+	// the always-on ones with a search tool that activates what it finds, and a call tool.
+	Tools exposure.Config
 }
 
 // A Gateway serves a scope's view as MCP servers: one mcp.Server per client session, over
@@ -141,7 +146,8 @@ type Gateway struct {
 	closing     context.Context    // done at Close: sessions still opening give up
 	stopOpening context.CancelFunc // ends closing
 
-	stateless *statelessServer // Options.Stateless; nil otherwise
+	stateless *statelessServer  // Options.Stateless; nil otherwise
+	catalog   *exposure.Catalog // the search index its sessions share
 }
 
 // New returns a Gateway over opts.Registry.
@@ -189,7 +195,7 @@ func New(opts Options) (*Gateway, error) {
 		opts.MaxBodyBytes = DefaultMaxBodyBytes
 	}
 	g := &Gateway{opts: opts, reg: opts.Registry, cache: opts.Cache, log: opts.Logger,
-		sessions: make(map[string]*session)}
+		sessions: make(map[string]*session), catalog: exposure.NewCatalog()}
 	g.closing, g.stopOpening = context.WithCancel(context.Background())
 	g.userChecks = chain(g.requireHost, g.requireOrigin, g.requireToken)
 	g.operatorChecks = chain(g.requireHost, g.requireOrigin, g.requireOperator)

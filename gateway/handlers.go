@@ -22,6 +22,16 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	s.calls.Add(1)
 	call := &ext.ToolCall{Name: req.Params.Name, Arguments: req.Params.Arguments, Meta: mcpconv.RawMeta(req.Params.Meta)}
 	v := s.view.Load()
+	if res, relist, ok := s.exp.CallOwn(v, call); ok {
+		if relist {
+			s.apply(nil)
+		}
+		return mcpconv.ToolResult(res)
+	}
+	call, bad := s.exp.Unwrap(v, call)
+	if bad != nil {
+		return mcpconv.ToolResult(bad)
+	}
 	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})
 	out := &s.out
 	if s.stateless {

@@ -97,7 +97,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 	}
 	v := s.view.Load()
 	p, local, err := v.Route(params.Name)
-	if err != nil {
+	if err != nil || !s.exp.Lists(v, params.Name) {
 		return false
 	}
 	rc, ok := p.(ext.RawToolCaller)

@@ -10,6 +10,7 @@ import (
 	"time"
 	"unique"
 
+	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -28,6 +29,7 @@ type session struct {
 	scope  ext.Scope
 	server *mcp.Server
 	view   atomic.Pointer[view.View] // what handlers route through; replaced by apply
+	exp    *exposure.Session         // which tools of the view are listed (Options.Tools)
 	// stateless: the server statelessServer shares among every client, id "", never ended,
 	// with no client to ask, no request id naming one call.
 	stateless bool
@@ -194,6 +196,7 @@ func (s *session) fill(ctx context.Context, opts mcp.ServerOptions, receiving ..
 		cancel()
 		return err
 	}
+	s.exp = exposure.NewSession(g.opts.Tools, g.catalog, s.stateless)
 	s.apply(v)
 	s.syncLogs(ctx)
 	s.watchDone = make(chan struct{})

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/view"
 	sdk "github.com/coder/acp-go-sdk"
@@ -48,6 +49,8 @@ type Options struct {
 	Cache *view.Cache
 	// AgentName is the agent of every session: each session's scope is {its id, AgentName}.
 	AgentName string
+	// Tools is how each session's agent offers the view's tools (agent.Options.Tools).
+	Tools exposure.Config
 	// Instructions is the agent's own system prompt.
 	Instructions string
 	// MaxSteps bounds the model steps of one turn (agent.DefaultMaxSteps).

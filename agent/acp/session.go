@@ -101,7 +101,7 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 		return sdk.NewSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": strings.Join(problems, "; ")})
 	}
 	a, err := agent.New(agent.Options{Model: o.Model, Registry: o.Registry, Cache: c.srv.cache, Scope: s.scope,
-		Instructions: o.Instructions, MaxSteps: o.MaxSteps, Observer: s.observe})
+		Instructions: o.Instructions, MaxSteps: o.MaxSteps, Observer: s.observe, Tools: o.Tools})
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}

@@ -62,6 +62,7 @@ func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io
 	defer closeHost(h)
 	so := acp.Options{
 		Model: model, Registry: h.Registry, AgentName: acpAgent, Logger: logger, Version: version,
+		Tools:        toolsConfig(h, o.agent),
 		OpenSession:  h.OpenSession,
 		CloseSession: h.CloseSession,
 		AddServer: func(ctx context.Context, id string, s acp.MCPServer) error {

@@ -78,7 +78,7 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 	scope.AgentName = cmp.Or(scope.AgentName, poolAgent)
 
 	p := newChatPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), isTerminal(cmd.InOrStdin()))
-	a, err := agent.New(agent.Options{Model: model, Registry: h.Registry, Cache: cache, Scope: scope, Observer: p.event})
+	a, err := agent.New(agent.Options{Model: model, Registry: h.Registry, Cache: cache, Scope: scope, Observer: p.event, Tools: toolsConfig(h, shown.AgentName)})
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/mcpcap"
@@ -45,14 +46,19 @@ func newCompileCmd(opts *options) *cobra.Command {
 				return err
 			}
 			lazy := mcpcap.LazyServers(h.Registry.Visible(scope))
+			exp := exposure.NewReport(toolsConfig(h, scope.AgentName), v)
 			if out.json {
 				reportProblems(cmd, opts, v)
 				err = printJSON(cmd.OutOrStdout(), struct {
 					*view.View
-					LazyServers []mcpcap.LazyServer `json:"lazy_servers"`
-				}{jsonView(v), orEmpty(lazy)})
+					LazyServers  []mcpcap.LazyServer `json:"lazy_servers"`
+					ToolExposure exposure.Report     `json:"tool_exposure"`
+				}{jsonView(v), orEmpty(lazy), exp})
 			} else if err = printView(cmd, opts, v); err == nil { // its problems section reports them
-				err = printLazy(cmd, lazy)
+				if err = printLazy(cmd, lazy); err == nil {
+					fmt.Fprintf(cmd.OutOrStdout(), "\n## tool exposure\n")
+					err = exp.WriteText(cmd.OutOrStdout())
+				}
 			}
 			if err != nil {
 				return err
@@ -61,6 +67,16 @@ func newCompileCmd(opts *options) *cobra.Command {
 		})(cmd, args)
 	}
 	return cmd
+}
+
+// toolsConfig is the tool exposure of agent's path (the pool's for ""): server.tools, under
+// the agent's own tools key.
+func toolsConfig(h *host.Host, agent string) exposure.Config {
+	cfg := h.Current().Config
+	if a, ok := cfg.Agents[agent]; ok && agent != "" {
+		return a.Tools.Under(cfg.Server.Tools)
+	}
+	return cfg.Server.Tools
 }
 
 // printView prints a view for a person: one section per part, tools first, then what else a

@@ -124,6 +124,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 		MaxBodyBytes:   so.maxBody,
 		MaxInflight:    cfg.Server.MaxInflight, // no flag
 		Stateless:      cfg.Server.Stateless,   // HTTP only; no flag
+		Tools:          cfg.Server.Tools,       // no flag
 	}
 	// No flags: with auth, and a GET stream, only, which stdio has not.
 	base.MaxSessionsPerUser, base.SessionGrace = cfg.Server.MaxSessionsPerUser, cfg.Server.SessionGrace
@@ -228,6 +229,7 @@ func agentGateway(h *host.Host, base gateway.Options, name string) (gateway.Opti
 		return base, err
 	}
 	base.Scope = ext.Scope{AgentName: name}
+	base.Tools = a.Config.Tools.Under(h.Current().Config.Server.Tools)
 	base.Cache = view.NewCache(h.Registry, &view.CacheOptions{Compile: liveAgentViewOptions(h, a)})
 	base.OpenSession = func(ctx context.Context, id string) error { return h.OpenAgentSession(ctx, id, name) }
 	return base, nil

@@ -1,0 +1,66 @@
+package config
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/exposure"
+)
+
+// server.tools and agents.<name>.tools decode into exposure.Config; an agent's unset fields
+// are server.tools' once combined with Under.
+func TestToolsKeys(t *testing.T) {
+	data := `
+server:
+  tools:
+    mode: auto
+    always_on: [load_skill, "github__search_*"]
+    always_on_servers: [memory]
+    max_active: 8
+    auto_tools: 40
+    auto_bytes: 100000
+agents:
+  coder:
+    tools: {mode: search}
+`
+	cfg, err := Parse("agentpool.yaml", []byte(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := exposure.Config{Mode: exposure.ModeAuto, AlwaysOn: []string{"load_skill", "github__search_*"}, AlwaysOnServers: []string{"memory"}, MaxActive: 8, AutoTools: 40, AutoBytes: 100000}
+	if got := cfg.Server.Tools; got.Mode != want.Mode || !slices.Equal(got.AlwaysOn, want.AlwaysOn) || !slices.Equal(got.AlwaysOnServers, want.AlwaysOnServers) || got.MaxActive != 8 || got.AutoTools != 40 || got.AutoBytes != 100000 {
+		t.Errorf("server.tools = %+v, want %+v", got, want)
+	}
+	agent := cfg.Agents["coder"].Tools.Under(cfg.Server.Tools)
+	if agent.Mode != exposure.ModeSearch || agent.MaxActive != 8 || !slices.Equal(agent.AlwaysOn, want.AlwaysOn) {
+		t.Errorf("agents.coder.tools under server.tools = %+v", agent)
+	}
+}
+
+// A bad mode, pattern or negative number is reported under its key and line.
+func TestToolsKeysErrors(t *testing.T) {
+	data := `
+server:
+  tools:
+    mode: lazy
+    max_active: -1
+agents:
+  coder:
+    tools:
+      always_on: ["[x"]
+`
+	_, err := Parse("agentpool.yaml", []byte(data))
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`agentpool.yaml:4:11: server.tools.mode: want all, search or auto, got "lazy"`,
+		`server.tools.max_active: must not be negative, got -1`,
+		`agents.coder.tools.always_on[0]: bad pattern "[x"`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+}
