@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentpool/agentpool/ext"
 )
@@ -38,6 +39,29 @@ func instructions(members []member) Instructions {
 		}
 	}
 	return Instructions{Static: strings.Join(static, "\n\n"), Dynamic: strings.Join(dynamic, "\n\n")}
+}
+
+// Catalogue is one capability's catalogue kept within a budget (ext.Catalogue), its size that
+// of the text the view serves.
+type Catalogue struct {
+	// Capability is the name of the capability whose static instructions it is.
+	Capability string `json:"capability"`
+	ext.Catalogue
+}
+
+// catalogues returns the members' catalogues, never nil.
+func catalogues(members []member) []Catalogue {
+	out := []Catalogue{}
+	for i := range members {
+		m := &members[i]
+		if m.ins.Catalogue == nil || strings.TrimSpace(m.ins.Static) == "" {
+			continue
+		}
+		c := Catalogue{Capability: m.reg.Capability.Name(), Catalogue: *m.ins.Catalogue}
+		c.Chars, c.Bytes = utf8.RuneCountInString(m.ins.Static), len(m.ins.Static)
+		out = append(out, c)
+	}
+	return out
 }
 
 // label marks text from a remote origin with where it came from. A closing tag inside the
