@@ -49,6 +49,25 @@ type Catalogue struct {
 	ext.Catalogue
 }
 
+// String describes the catalogue on one line: "skills: 7760 of 8000 characters (7812 bytes),
+// 22 listed, 4 cut: a, b, c, d", or "…: 9100 characters, no budget (…)" and "…, none cut".
+func (c Catalogue) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d", c.Capability, c.Chars)
+	if c.Budget > 0 {
+		fmt.Fprintf(&b, " of %d characters", c.Budget)
+	} else {
+		b.WriteString(" characters, no budget")
+	}
+	fmt.Fprintf(&b, " (%d bytes), %d listed, ", c.Bytes, c.Listed)
+	if len(c.Cut) == 0 {
+		b.WriteString("none cut")
+	} else {
+		fmt.Fprintf(&b, "%d cut: %s", len(c.Cut), strings.Join(c.Cut, ", "))
+	}
+	return b.String()
+}
+
 // catalogues returns the members' catalogues, never nil.
 func catalogues(members []member) []Catalogue {
 	out := []Catalogue{}
