@@ -3,13 +3,17 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"unicode/utf8"
 
+	sdk "github.com/coder/acp-go-sdk"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -131,6 +135,95 @@ func TestServeCatalogueBudget(t *testing.T) {
 		rr, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "skill://" + name + "/SKILL.md"})
 		if err != nil || len(rr.Contents) != 1 || !strings.Contains(rr.Contents[0].Text, "description:") {
 			t.Errorf("read skill://%s/SKILL.md (cut): %v", name, err)
+		}
+	}
+}
+
+// checkSystemCatalogue checks the skill catalogue of a model request's system prompt: within
+// budget characters, with the closing line when it cut (budget > 0), every corpus skill when
+// it has no budget.
+func checkSystemCatalogue(t *testing.T, what, system string, budget int) {
+	t.Helper()
+	i := strings.Index(system, "The following skills provide")
+	if i < 0 {
+		t.Fatalf("%s: the system prompt holds no skill catalogue:\n%s", what, system)
+	}
+	catalogue, _, _ := strings.Cut(system[i:], "where one is offered, finds skills too.")
+	catalogue, _, _ = strings.Cut(catalogue, "\n\n<instructions") // anything after it
+	block, _, _ := strings.Cut(catalogue, "</available-skills>")
+	names := strings.Count(block, "<name>")
+	if budget == 0 {
+		if names != 26 || strings.Contains(catalogue, "more skills are not listed") {
+			t.Errorf("%s: %d skills in the catalogue without a budget, want 26:\n%s", what, names, catalogue)
+		}
+		return
+	}
+	full := catalogue + "where one is offered, finds skills too."
+	if n := utf8.RuneCountInString(full); n > budget || !strings.Contains(full, "\n"+strconv.Itoa(26-names)+" more skills are not listed here: ") {
+		t.Errorf("%s: catalogue of %d characters listing %d skills, budget %d:\n%s", what, n, names, budget, full)
+	}
+}
+
+// The agent run loop's system prompt has the same catalogue, within the same budget: `chat`
+// and `acp` with skills.catalogue_budget, and as an agent whose own budget is no limit.
+func TestAgentLoopCatalogueBudget(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, "skills:\n  watch: false\n  catalogue_budget: 3000\nagents:\n  all:\n    skills: {catalogue_budget: 0}\n")
+	model := newModelServer(t, func(last modelMessage) modelReply { return modelReply{Text: "ok"} })
+	bin, err := exec.LookPath("agentpool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	common := []string{"--no-default-roots", "--skills-dir", sharedCorpus(t), "--config", cfg}
+	env := append(os.Environ(), "HOME="+dir, "OPENAI_API_KEY=", "OPENAI_BASE_URL=")
+	lastSystem := func() string {
+		reqs := requests(t, model)
+		return reqs[len(reqs)-1].system()
+	}
+	for _, agent := range [][]string{nil, {"--agent", "all"}} {
+		budget := 3000
+		if agent != nil {
+			budget = 0
+		}
+		chat := exec.Command(bin, append(append(slices.Clone(common), "chat", "--base-url", model.URL, "--model", "m"), agent...)...)
+		chat.Env, chat.Dir = env, dir
+		chat.Stdin = strings.NewReader("hello\n")
+		if out, err := chat.CombinedOutput(); err != nil {
+			t.Fatalf("chat %v: %v\n%s", agent, err, out)
+		}
+		checkSystemCatalogue(t, fmt.Sprint("chat ", agent), lastSystem(), budget)
+
+		acp := exec.Command(bin, append(append(slices.Clone(common), "acp", "--base-url", model.URL, "--model", "m"), agent...)...)
+		acp.Env, acp.Dir = env, dir
+		stdin, err := acp.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		stdout, err := acp.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := acp.Start(); err != nil {
+			t.Fatal(err)
+		}
+		conn := sdk.NewClientSideConnection(acpGoClient{}, stdin, stdout)
+		ctx := context.Background()
+		if _, err := conn.Initialize(ctx, sdk.InitializeRequest{ProtocolVersion: sdk.ProtocolVersionNumber}); err != nil {
+			t.Fatal(err)
+		}
+		s, err := conn.NewSession(ctx, sdk.NewSessionRequest{Cwd: dir, McpServers: []sdk.McpServer{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := conn.Prompt(ctx, sdk.PromptRequest{SessionId: s.SessionId, Prompt: []sdk.ContentBlock{sdk.TextBlock("hello")}}); err != nil {
+			t.Fatal(err)
+		}
+		checkSystemCatalogue(t, fmt.Sprint("acp ", agent), lastSystem(), budget)
+		stdin.Close()
+		if err := acp.Wait(); err != nil {
+			t.Errorf("agentpool acp %v: %v", agent, err)
 		}
 	}
 }
