@@ -50,7 +50,8 @@ type Catalogue struct {
 }
 
 // String describes the catalogue on one line: "skills: 7760 of 8000 characters (7812 bytes),
-// 22 listed, 4 cut: a, b, c, d", or "…: 9100 characters, no budget (…)" and "…, none cut".
+// 22 listed, 4 cut: a, b, c, d", or "…: 9100 characters, no budget (…)" and "…, none cut";
+// past 20 skills cut, the first 20 and "and N more".
 func (c Catalogue) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: %d", c.Capability, c.Chars)
@@ -63,10 +64,17 @@ func (c Catalogue) String() string {
 	if len(c.Cut) == 0 {
 		b.WriteString("none cut")
 	} else {
-		fmt.Fprintf(&b, "%d cut: %s", len(c.Cut), strings.Join(c.Cut, ", "))
+		names := c.Cut[:min(len(c.Cut), maxCutNamed)]
+		fmt.Fprintf(&b, "%d cut: %s", len(c.Cut), strings.Join(names, ", "))
+		if more := len(c.Cut) - len(names); more > 0 {
+			fmt.Fprintf(&b, " and %d more", more)
+		}
 	}
 	return b.String()
 }
+
+// maxCutNamed bounds the skills String names: a large collection cuts thousands.
+const maxCutNamed = 20
 
 // catalogues returns the members' catalogues, never nil.
 func catalogues(members []member) []Catalogue {
