@@ -40,6 +40,17 @@ type Agent struct {
 type AgentSkills struct {
 	// Dirs are the agent's skill roots; watched, debounced and bounded as skills.* says.
 	Dirs []string `yaml:"dirs" config:"expand,path"`
+	// CatalogueBudget is the agent's skills.catalogue_budget; nil means the pool's.
+	CatalogueBudget *int `yaml:"catalogue_budget"`
+}
+
+// CatalogueBudget returns the skill catalogue budget of the views of agent (the pool's when
+// agent is "" or sets none): skills.catalogue_budget, as skill.Config.Budget gives it.
+func (c *Config) CatalogueBudget(agent string) int {
+	if a, ok := c.Agents[agent]; ok && a.Skills.CatalogueBudget != nil {
+		return *a.Skills.CatalogueBudget
+	}
+	return c.Skills.Budget()
 }
 
 // AllowsTool reports whether a tool is in the agent's view (AllowTools, DenyTools), given
@@ -103,6 +114,9 @@ func (as Agents) Validate(key string) error {
 					errs = append(errs, keyErrorf(fmt.Sprintf("%s.%s[%d]", at, list.key, i), "bad pattern %q: %v", p, err))
 				}
 			}
+		}
+		if b := a.Skills.CatalogueBudget; b != nil && *b < 0 {
+			errs = append(errs, keyErrorf(at+".skills.catalogue_budget", "must not be negative (0 is no limit), got %d", *b))
 		}
 		for _, t := range a.AllowTools {
 			if slices.Contains(a.DenyTools, t) {

@@ -9,6 +9,7 @@
 //	  watch: true               # hot reload (default true)
 //	  debounce: 500ms
 //	  max_folders: 2000
+//	  catalogue_budget: 8000    # characters of the skill catalogue (default 8000; 0: no limit)
 //	commands:                   # command.Config
 //	  dirs: [./commands]        # configured command roots
 //	mcp_servers:                # mcpcap.Servers: name → decl.Server
@@ -45,6 +46,7 @@
 //	    mcp_servers:            # the agent's own servers, same keys as mcp_servers
 //	      github: {url: https://api.example/mcp, scope: session}
 //	    skills: {dirs: [./review-skills]}   # the agent's own skill roots, ahead of the pool's
+//	                                        # (and catalogue_budget: the pool's when unset)
 //	    allow_tools: ["github__*", load_skill]  # optional: path.Match patterns on final tool names
 //	    deny_tools: ["*__delete_*"]             # deny wins; both filter the agent's whole view
 //	server:                     # Server: agentpool serve (a flag given overrides its key)

@@ -70,6 +70,8 @@ type Instructor interface {
 type Instructions struct {
 	Static  string `json:"static,omitempty"`
 	Dynamic string `json:"dynamic,omitempty"`
+	// Catalogue, when set, describes Static as a catalogue kept within a budget.
+	Catalogue *Catalogue `json:"catalogue,omitempty"`
 }
 
 // TurnInstructor is implemented by capabilities whose dynamic instructions depend on the turn,

@@ -38,7 +38,9 @@ type Agent struct {
 	Config config.Agent
 	// Skills is the agent's skill manager ("agent-skills"): its own skill folders, then every
 	// root of the pool's manager, which it replaces in the agent's view (see Include). Nil
-	// when the agent names no skill folder: it sees the pool's manager.
+	// when the agent names no skill folder and has the pool's catalogue budget
+	// (config.Config.CatalogueBudget): it sees the pool's manager. An agent with a budget of
+	// its own has a manager of its own, over the pool's roots when it names no folder.
 	Skills *skill.Manager
 
 	sessionServers []string // its session-scoped servers, built per session
@@ -60,9 +62,9 @@ func (st *State) agent(name string) (*Agent, error) {
 }
 
 // Include reports whether a registration belongs in the agent's view: everything its scope
-// sees, except, when the agent has skill folders of its own, the pool's skill manager and the
-// session's skills' servers, which its own manager and servers replace (they hold the same
-// skills and more). A view offers one catalogue and one load_skill; two managers would offer
+// sees, except, when the agent has a skill manager of its own (Skills), the pool's skill
+// manager and the session's skills' servers, which its own manager and servers replace (they
+// hold the same skills and more). A view offers one catalogue and one load_skill; two managers would offer
 // two, and the pool's could not load the agent's skills. Pass it as view.Options.Include.
 func (a *Agent) Include(r ext.Registration) bool {
 	if a.Skills == nil {
@@ -105,10 +107,12 @@ type agentSkillsDecl struct {
 	Watch      bool
 	Debounce   time.Duration
 	MaxFolders int
+	Budget     int
 }
 
 // planAgents declares each agent, in name order: its definition, its pool-scoped servers
-// (shared by every session of the agent) and, when it has skill folders, its skill manager,
+// (shared by every session of the agent) and, when it has skill folders or a catalogue budget
+// other than the pool's, its skill manager,
 // all at its static slot. Its session-scoped servers are recorded for OpenAgentSession.
 func planAgents(pl *planner) error {
 	h, st := pl.h, pl.st
@@ -129,11 +133,12 @@ func planAgents(pl *planner) error {
 			}
 			pl.add(h.serverEntry(Key{ext.LevelAgent, slot, s}, owner, owner+".mcp_servers."+s, st.hiddenText(spec), connpool.GlobalPartition, agentPinsOf(st, spec)))
 		}
-		if len(cfg.Skills.Dirs) == 0 {
+		budget := st.Config.CatalogueBudget(name)
+		if len(cfg.Skills.Dirs) == 0 && budget == st.Config.Skills.Budget() {
 			continue
 		}
 		d := agentSkillsDecl{Dirs: cfg.Skills.Dirs, Watch: st.Config.Skills.Watching(h.opts.Watch),
-			Debounce: st.Config.Skills.Debounce, MaxFolders: st.Config.Skills.MaxFolders}
+			Debounce: st.Config.Skills.Debounce, MaxFolders: st.Config.Skills.MaxFolders, Budget: budget}
 		pl.add(&Entry{Key: Key{ext.LevelAgent, slot, agentSkills}, Owner: owner, Source: owner + ".skills", Decl: d,
 			After: []Key{skillsKey}, Opts: []ext.RegisterOption{localOrigin},
 			start: func(_ context.Context, b *batch) (ext.Capability, error) {
@@ -151,6 +156,7 @@ func planAgents(pl *planner) error {
 					Watch:           d.Watch,
 					Debounce:        d.Debounce,
 					MaxFolders:      d.MaxFolders,
+					CatalogueBudget: d.Budget,
 					Logger:          h.logger,
 					Matcher:         h.opts.matcher(),
 				})

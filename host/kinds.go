@@ -75,6 +75,7 @@ func planSkills(pl *planner) error {
 				Watch:           d.Watch,
 				Debounce:        d.Debounce,
 				MaxFolders:      d.MaxFolders,
+				CatalogueBudget: d.Section.Budget(),
 				Logger:          h.logger,
 				Matcher:         h.opts.matcher(),
 				// No Children: a skill's servers are each session's (OpenSession), not the pool's.

@@ -21,6 +21,17 @@ type Config struct {
 	// MaxFolders bounds the folders read per root (Options.MaxFolders); zero means
 	// DefaultMaxFolders.
 	MaxFolders int `yaml:"max_folders"`
+	// CatalogueBudget bounds the skill catalogue of the system prompt, in characters
+	// (Options.CatalogueBudget); nil means DefaultCatalogueBudget, 0 no limit.
+	CatalogueBudget *int `yaml:"catalogue_budget"`
+}
+
+// Budget returns the catalogue budget: CatalogueBudget, or DefaultCatalogueBudget when unset.
+func (c Config) Budget() int {
+	if c.CatalogueBudget == nil {
+		return DefaultCatalogueBudget
+	}
+	return *c.CatalogueBudget
 }
 
 // Watching reports whether to watch the files when the caller asks for it (want): the config
@@ -37,6 +48,9 @@ func (c *Config) Validate(key string) error {
 	}
 	if c.MaxFolders < 0 {
 		errs = append(errs, keyErrorf(key+".max_folders", "must not be negative, got %d", c.MaxFolders))
+	}
+	if c.CatalogueBudget != nil && *c.CatalogueBudget < 0 {
+		errs = append(errs, keyErrorf(key+".catalogue_budget", "must not be negative (0 is no limit), got %d", *c.CatalogueBudget))
 	}
 	return errors.Join(errs...)
 }

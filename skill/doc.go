@@ -45,7 +45,9 @@
 //     ext.Registry.ResolveURI. A URI naming no skill stays not found; SuggestSkill names the
 //     URI it may have meant when a skill's name matches as load_skill compares names.
 //   - Instructions: a static <available-skills> catalogue (name and description, sorted,
-//     XML-escaped) and a dynamic part with the always-active skills and those Options.Matcher
+//     XML-escaped; with Options.CatalogueBudget, only the skills that fit in that many
+//     characters, taken by root precedence then name, and one closing line counting the
+//     others and naming load_skill and the skill:// resources as the way to them) and a dynamic part with the always-active skills and those Options.Matcher
 //     picks for a turn. load_skill returns a skill's body with its folder's URI and up to 50
 //     files; a name no skill has exactly is compared without case, "-", "_" and spaces (one
 //     match is loaded, several are an error naming them), and an unknown name is an error

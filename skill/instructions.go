@@ -8,13 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentpool/agentpool/ext"
-	"github.com/agentpool/agentpool/hiddentext"
 )
-
-// catalogueIntro tells the model what the catalogue is and how to use it.
-const catalogueIntro = "The following skills provide specialized instructions for specific tasks. " +
-	"When a task matches a skill's description, call the load_skill tool with the skill's name to load " +
-	"its full instructions before proceeding."
 
 // maxListedFiles caps the files named in a load_skill result.
 const maxListedFiles = 50
@@ -24,7 +18,11 @@ const maxListedFiles = 50
 // Static is an <available-skills> block naming each skill (name and description, sorted by
 // name, XML-escaped) after a one-paragraph explanation; it changes only when the skills do,
 // so prompt caches can keep it. Descriptions lose their hidden text (hiddentext.Sanitize). It is empty when there are no skills. Skills marked
-// disable-model-invocation are left out.
+// disable-model-invocation are left out. With Options.CatalogueBudget, the block lists the
+// skills that fit in that many characters, taken in order of precedence (their root's place
+// in Roots) then name, and ends with a line counting the others and saying how to load them
+// (load_skill, the skill:// resources); the same skills give the same bytes. Catalogue
+// reports the budget, the size and the skills cut; it is nil when Static is empty.
 //
 // Dynamic holds a <skill_content name="..."> block with the full body of each always-active
 // skill. A body that cannot be read is left out and logged; an empty body, and a skill marked
@@ -34,7 +32,8 @@ func (m *Manager) Instructions(ctx context.Context) (ext.Instructions, error) {
 		return ext.Instructions{}, err
 	}
 	st := m.state.Load()
-	return ext.Instructions{Static: catalogue(st.skills), Dynamic: m.dynamic(st, nil)}, nil
+	static, cat := catalogue(st.skills, m.opts.CatalogueBudget, m.rank)
+	return ext.Instructions{Static: static, Dynamic: m.dynamic(st, nil), Catalogue: cat}, nil
 }
 
 // TurnInstructions returns the dynamic instructions for one turn: the always-active skills and
@@ -51,34 +50,6 @@ func (m *Manager) TurnInstructions(ctx context.Context, prompt string) (string, 
 		picked = m.opts.Matcher(prompt, entries(st.skills, true))
 	}
 	return m.dynamic(st, picked), nil
-}
-
-// catalogue renders the <available-skills> block.
-func catalogue(skills []*Skill) string {
-	var b strings.Builder
-	n := 0
-	for _, s := range skills {
-		if s.DisableModelInvocation {
-			continue
-		}
-		if n == 0 {
-			b.WriteString(catalogueIntro)
-			b.WriteString("\n\n<available-skills>\n")
-		}
-		n++
-		b.WriteString("  <skill>\n    <name>")
-		b.WriteString(xmlEscape(s.Name))
-		b.WriteString("</name>\n    <description>")
-		// Hidden text goes before escaping: an escaped HTML comment is no longer one to find.
-		desc, _ := hiddentext.Sanitize(s.Description)
-		b.WriteString(xmlEscape(desc))
-		b.WriteString("</description>\n  </skill>\n")
-	}
-	if n == 0 {
-		return ""
-	}
-	b.WriteString("</available-skills>")
-	return b.String()
 }
 
 // dynamic renders the always-active skills, then the picked ones, each once. A skill the model

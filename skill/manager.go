@@ -54,6 +54,11 @@ type Options struct {
 	// Logger receives problems that are not diagnostics (a child failing, a rescan error).
 	// Nil discards them.
 	Logger *slog.Logger
+	// CatalogueBudget bounds the catalogue of Instructions.Static, in characters (Unicode
+	// code points): past it, skills are left out as Instructions says. Zero means no limit;
+	// negative is taken as zero. The config's skills.catalogue_budget gives
+	// DefaultCatalogueBudget when unset (Config.Budget).
+	CatalogueBudget int
 	// Matcher picks, for a turn's prompt, the names of the skills whose full content goes into
 	// that turn's dynamic instructions. Nil selects none beyond the always-active skills.
 	Matcher func(prompt string, skills []ext.SkillEntry) []string
@@ -138,6 +143,7 @@ func NewManager(opts *Options) (*Manager, error) {
 	if m.opts.Debounce <= 0 {
 		m.opts.Debounce = DefaultDebounce
 	}
+	m.opts.CatalogueBudget = max(m.opts.CatalogueBudget, 0)
 	for i, r := range slices.Concat(m.opts.Roots, m.opts.DefaultRoots) {
 		if i < len(m.opts.Roots) {
 			r = ExpandHome(r)

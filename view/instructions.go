@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/agentpool/agentpool/ext"
 )
@@ -38,6 +39,56 @@ func instructions(members []member) Instructions {
 		}
 	}
 	return Instructions{Static: strings.Join(static, "\n\n"), Dynamic: strings.Join(dynamic, "\n\n")}
+}
+
+// Catalogue is one capability's catalogue kept within a budget (ext.Catalogue), its size that
+// of the text the view serves.
+type Catalogue struct {
+	// Capability is the name of the capability whose static instructions it is.
+	Capability string `json:"capability"`
+	ext.Catalogue
+}
+
+// String describes the catalogue on one line: "skills: 7760 of 8000 characters (7812 bytes),
+// 22 listed, 4 cut: a, b, c, d", or "…: 9100 characters, no budget (…)" and "…, none cut";
+// past 20 skills cut, the first 20 and "and N more".
+func (c Catalogue) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s: %d", c.Capability, c.Chars)
+	if c.Budget > 0 {
+		fmt.Fprintf(&b, " of %d characters", c.Budget)
+	} else {
+		b.WriteString(" characters, no budget")
+	}
+	fmt.Fprintf(&b, " (%d bytes), %d listed, ", c.Bytes, c.Listed)
+	if len(c.Cut) == 0 {
+		b.WriteString("none cut")
+	} else {
+		names := c.Cut[:min(len(c.Cut), maxCutNamed)]
+		fmt.Fprintf(&b, "%d cut: %s", len(c.Cut), strings.Join(names, ", "))
+		if more := len(c.Cut) - len(names); more > 0 {
+			fmt.Fprintf(&b, " and %d more", more)
+		}
+	}
+	return b.String()
+}
+
+// maxCutNamed bounds the skills String names: a large collection cuts thousands.
+const maxCutNamed = 20
+
+// catalogues returns the members' catalogues, never nil.
+func catalogues(members []member) []Catalogue {
+	out := []Catalogue{}
+	for i := range members {
+		m := &members[i]
+		if m.ins.Catalogue == nil || strings.TrimSpace(m.ins.Static) == "" {
+			continue
+		}
+		c := Catalogue{Capability: m.reg.Capability.Name(), Catalogue: *m.ins.Catalogue}
+		c.Chars, c.Bytes = utf8.RuneCountInString(m.ins.Static), len(m.ins.Static)
+		out = append(out, c)
+	}
+	return out
 }
 
 // label marks text from a remote origin with where it came from. A closing tag inside the

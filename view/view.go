@@ -44,6 +44,9 @@ type View struct {
 	Templates []Template `json:"templates"`
 	// Instructions are the system prompt parts; see Instructions.
 	Instructions Instructions `json:"instructions"`
+	// Catalogues are the catalogues kept within a budget among the static instructions (a
+	// skill manager's), in Visible order: the budget, the size served and what was cut.
+	Catalogues []Catalogue `json:"catalogues"`
 	// Collisions are the names two sources both offered, and how each was resolved.
 	Collisions []Collision `json:"collisions"`
 	// Problems are the capabilities, or the parts of them, left out of this view and why.
@@ -187,6 +190,7 @@ func Compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, opts *Opti
 	v.assembleSkills(members)
 	v.assembleResources(members)
 	v.Instructions = instructions(members)
+	v.Catalogues = catalogues(members)
 	if v.Collisions == nil {
 		v.Collisions = []Collision{}
 	}

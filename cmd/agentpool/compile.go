@@ -27,7 +27,8 @@ func newCompileCmd(opts *options) *cobra.Command {
 		Long: "compile is the view an agent or a gateway client gets for a scope: every tool once, under its\n" +
 			"final name, with the capability and origin that serve it; the system prompt's static part\n" +
 			"(byte-stable while nothing changes) and dynamic part (always-active skills and, with\n" +
-			"--prompt, the skills selected for that prompt); collisions between sources and how each\n" +
+			"--prompt, the skills selected for that prompt); the skill catalogue's budget, size and the\n" +
+			"skills it cut (skills.catalogue_budget); collisions between sources and how each\n" +
 			"was resolved; the tool names mapped to ^[a-zA-Z0-9_-]{1,64}$ (listed → served); and the\n" +
 			"capabilities left out, with why.",
 		Args: cobra.NoArgs,
@@ -107,6 +108,10 @@ func printView(cmd *cobra.Command, opts *options, v *view.View) error {
 	for _, s := range v.Skills {
 		fmt.Fprintf(w, "%s\t%s\t%s\n", cell(s.Name), cell(s.Capability), s.Source)
 	}
+	section("skill catalogue", len(v.Catalogues))
+	for _, c := range v.Catalogues {
+		fmt.Fprintln(w, cell(c.String()))
+	}
 	section("collisions", len(v.Collisions))
 	for _, c := range v.Collisions {
 		fmt.Fprintln(w, cell(c.String()))
@@ -154,6 +159,7 @@ func jsonView(v *view.View) *view.View {
 	c.Collisions = orEmpty(c.Collisions)
 	c.Problems = orEmpty(c.Problems)
 	c.HiddenText = orEmpty(c.HiddenText)
+	c.Catalogues = orEmpty(c.Catalogues)
 	return &c
 }
 
