@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,6 +227,17 @@ type Guard struct {
 	tools map[string]cachedTool
 	drift []Drift
 	err   error
+	// last is the last tools listing checked and what it kept out, valid while cached is
+	// the record it was checked against.
+	last *lastListing
+}
+
+// lastListing is a tools listing as checked: listed again unchanged against the same pin
+// file, it is served as it was without digesting or comparing anything.
+type lastListing struct {
+	tools   []ext.ToolEntry
+	blocked map[string]error
+	against *cachedRecord
 }
 
 // cachedRecord is a record as read, with the file's identity when read: listing again does
@@ -310,6 +322,9 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 	if g.mode == Off {
 		return upstream, nil
 	}
+	if blocked, ok := g.sameListing(upstream); ok {
+		return serveTools(upstream, blocked)
+	}
 	drift, err := g.check(g.toolDefs(upstream), KindTool)
 	if err != nil {
 		if g.mode != Block {
@@ -322,6 +337,17 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 		return nil, blocked
 	}
 	blocked := g.blocked(drift, KindTool)
+	g.mu.Lock()
+	if g.err == nil && g.cached != nil {
+		g.last = &lastListing{tools: upstream, blocked: blocked, against: g.cached}
+	}
+	g.mu.Unlock()
+	return serveTools(upstream, blocked)
+}
+
+// serveTools returns upstream without the tools blocked names, and a copy of blocked (nil
+// when empty).
+func serveTools(upstream []ext.ToolEntry, blocked map[string]error) ([]ext.ToolEntry, map[string]error) {
 	if len(blocked) == 0 {
 		return upstream, nil
 	}
@@ -331,7 +357,32 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 			served = append(served, t)
 		}
 	}
-	return served, blocked
+	return served, maps.Clone(blocked)
+}
+
+// sameListing returns what the last tools listing kept out when upstream lists the same
+// tools in the same order and the pin file is the one that listing was checked against.
+func (g *Guard) sameListing(upstream []ext.ToolEntry) (map[string]error, bool) {
+	p, err := g.b.store.path(g.key)
+	if err != nil {
+		return nil, false
+	}
+	g.mu.Lock()
+	last, cached, failed := g.last, g.cached, g.err != nil
+	g.mu.Unlock()
+	if last == nil || failed || cached == nil || last.against != cached || len(last.tools) != len(upstream) {
+		return nil, false
+	}
+	for i := range upstream {
+		if !sameTool(last.tools[i], upstream[i]) {
+			return nil, false
+		}
+	}
+	info, err := os.Stat(p)
+	if err != nil || !sameFile(cached.info, info) {
+		return nil, false
+	}
+	return last.blocked, true
 }
 
 // Prompts checks a prompts listing (Name as the server names each prompt, Arguments in
