@@ -478,20 +478,18 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 		}
 	}
 	if err != nil {
-		g.mu.Lock()
-		said := g.err != nil && g.err.Error() == err.Error()
-		g.mu.Unlock()
-		g.setDrift(kind, nil, err)
-		if !said { // once, not at every listing
-			level := slog.LevelWarn
-			if g.mode == Block {
-				level = slog.LevelError // every definition of the server is kept out
-			}
-			g.b.log.Log(context.Background(), level, "pins unreadable", "server", g.server, "policy", string(g.mode), "err", err)
-		}
-		return nil, err
+		return nil, g.failed(kind, err)
 	}
 	drift := Compare(defs, r.Pinned, kind)
+	if len(drift) > 0 && r.partial { // the diffs need the pinned texts
+		if r, err = g.loadFull(); err != nil {
+			return nil, g.failed(kind, err)
+		}
+		if r == nil { // reset meanwhile: pinned afresh below
+			r = &Record{}
+		}
+		drift = Compare(defs, r.Pinned, kind)
+	}
 	if !sameKindPending(r, kind, drift) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
 			// Compared again under the lock: another process may have approved or reset
@@ -517,6 +515,23 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 		g.b.report(g, d)
 	}
 	return drift, nil
+}
+
+// failed records err, why the pins of kind could not be read or written, reports it once and
+// returns it.
+func (g *Guard) failed(kind string, err error) error {
+	g.mu.Lock()
+	said := g.err != nil && g.err.Error() == err.Error()
+	g.mu.Unlock()
+	g.setDrift(kind, nil, err)
+	if !said { // once, not at every listing
+		level := slog.LevelWarn
+		if g.mode == Block {
+			level = slog.LevelError // every definition of the server is kept out
+		}
+		g.b.log.Log(context.Background(), level, "pins unreadable", "server", g.server, "policy", string(g.mode), "err", err)
+	}
+	return err
 }
 
 // pinKind pins defs, a first listing of kind, in cur (a new record when nil) and returns it.
@@ -561,6 +576,29 @@ func (g *Guard) load() (*Record, error) {
 	g.mu.Unlock()
 	if statErr == nil && c != nil && sameFile(c.info, info) {
 		return c.r, nil
+	}
+	r, err := readFile(p, true)
+	if err != nil || r == nil {
+		return r, err
+	}
+	if r.legacy { // written without its index: written again with it
+		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
+			r = cur
+			return cur, cur != nil && cur.legacy, nil
+		})
+		if err != nil || r == nil {
+			return r, err
+		}
+	}
+	g.remember(r)
+	return r, nil
+}
+
+// loadFull returns the record with its definitions' texts, read from the file.
+func (g *Guard) loadFull() (*Record, error) {
+	p, err := g.b.store.path(g.key)
+	if err != nil {
+		return nil, err
 	}
 	r, err := loadFile(p)
 	if err != nil || r == nil {
