@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
+	"os"
 	"slices"
 	"strings"
 )
@@ -104,4 +106,32 @@ func decodeIndex(head []byte) (index, error) {
 		return x, fmt.Errorf("index line: %v", err)
 	}
 	return x, nil
+}
+
+// readHead returns the start of the file p through its index line, or the whole file when it
+// has no index line.
+func readHead(p string) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	buf := make([]byte, 0, 64<<10)
+	for {
+		n, err := f.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if len(buf) >= len(indexPrefix) && !bytes.HasPrefix(buf, indexPrefix) {
+			rest, err := io.ReadAll(f)
+			return append(buf, rest...), err
+		}
+		if bytes.IndexByte(buf[len(buf)-n:], '\n') >= 0 || err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, len(buf))
+		}
+	}
 }

@@ -133,7 +133,11 @@ func loadFile(p string) (*Record, error) { return readFile(p, false) }
 // index gives a partial record read from the index alone; otherwise the record is decoded
 // and must agree with its index.
 func readFile(p string, indexOnly bool) (*Record, error) {
-	data, err := os.ReadFile(p)
+	read := os.ReadFile
+	if indexOnly {
+		read = readHead
+	}
+	data, err := read(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
