@@ -1,7 +1,6 @@
 package pin
 
 import (
-	"maps"
 	"slices"
 	"strings"
 )
@@ -45,8 +44,9 @@ func Compare(listing []Definition, pinned map[string]Definition, kinds ...string
 	seen := make(map[string]bool, len(listing))
 	for i := range listing {
 		d := &listing[i]
-		seen[d.ID()] = true
-		old, ok := pinned[d.ID()]
+		id := d.ID()
+		seen[id] = true
+		old, ok := pinned[id]
 		switch {
 		case !ok:
 			out = append(out, Drift{Status: New, New: d})
@@ -54,8 +54,8 @@ func Compare(listing []Definition, pinned map[string]Definition, kinds ...string
 			out = append(out, Diff(old, *d))
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(pinned)) {
-		if old := pinned[id]; !seen[id] && slices.Contains(kinds, old.Kind) {
+	for id, old := range pinned { // in ID order once sorted below
+		if !seen[id] && slices.Contains(kinds, old.Kind) {
 			out = append(out, Drift{Status: Removed, Old: &old})
 		}
 	}

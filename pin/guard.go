@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -226,6 +227,17 @@ type Guard struct {
 	tools map[string]cachedTool
 	drift []Drift
 	err   error
+	// last is the last tools listing checked and what it kept out, valid while cached is
+	// the record it was checked against.
+	last *lastListing
+}
+
+// lastListing is a tools listing as checked: listed again unchanged against the same pin
+// file, it is served as it was without digesting or comparing anything.
+type lastListing struct {
+	tools   []ext.ToolEntry
+	blocked map[string]error
+	against *cachedRecord
 }
 
 // cachedRecord is a record as read, with the file's identity when read: listing again does
@@ -310,11 +322,25 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 	if g.mode == Off {
 		return upstream, nil
 	}
+	if blocked, ok := g.sameListing(upstream); ok {
+		return serveTools(upstream, blocked)
+	}
 	names := make([]string, len(upstream))
 	for i, t := range upstream {
 		names[i] = t.Name
 	}
 	blocked := g.checkNamed(g.toolDefs(upstream), names, KindTool)
+	g.mu.Lock()
+	if g.err == nil && g.cached != nil {
+		g.last = &lastListing{tools: upstream, blocked: blocked, against: g.cached}
+	}
+	g.mu.Unlock()
+	return serveTools(upstream, blocked)
+}
+
+// serveTools returns upstream without the tools blocked names, and a copy of blocked (nil
+// when empty).
+func serveTools(upstream []ext.ToolEntry, blocked map[string]error) ([]ext.ToolEntry, map[string]error) {
 	if len(blocked) == 0 {
 		return upstream, nil
 	}
@@ -324,7 +350,32 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 			served = append(served, t)
 		}
 	}
-	return served, blocked
+	return served, maps.Clone(blocked)
+}
+
+// sameListing returns what the last tools listing kept out when upstream lists the same
+// tools in the same order and the pin file is the one that listing was checked against.
+func (g *Guard) sameListing(upstream []ext.ToolEntry) (map[string]error, bool) {
+	p, err := g.b.store.path(g.key)
+	if err != nil {
+		return nil, false
+	}
+	g.mu.Lock()
+	last, cached, failed := g.last, g.cached, g.err != nil
+	g.mu.Unlock()
+	if last == nil || failed || cached == nil || last.against != cached || len(last.tools) != len(upstream) {
+		return nil, false
+	}
+	for i := range upstream {
+		if !sameTool(last.tools[i], upstream[i]) {
+			return nil, false
+		}
+	}
+	info, err := os.Stat(p)
+	if err != nil || !sameFile(cached.info, info) {
+		return nil, false
+	}
+	return last.blocked, true
 }
 
 // Prompts checks a prompts listing (Name as the server names each prompt, Arguments in
@@ -420,20 +471,18 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 		}
 	}
 	if err != nil {
-		g.mu.Lock()
-		said := g.err != nil && g.err.Error() == err.Error()
-		g.mu.Unlock()
-		g.setDrift(kind, nil, err)
-		if !said { // once, not at every listing
-			level := slog.LevelWarn
-			if g.mode == Block {
-				level = slog.LevelError // every definition of the server is kept out
-			}
-			g.b.log.Log(context.Background(), level, "pins unreadable", "server", g.server, "policy", string(g.mode), "err", err)
-		}
-		return nil, err
+		return nil, g.failed(kind, err)
 	}
 	drift := Compare(defs, r.Pinned, kind)
+	if len(drift) > 0 && r.partial { // the diffs need the pinned texts
+		if r, err = g.loadFull(); err != nil {
+			return nil, g.failed(kind, err)
+		}
+		if r == nil { // reset meanwhile: pinned afresh below
+			r = &Record{}
+		}
+		drift = Compare(defs, r.Pinned, kind)
+	}
 	if !sameKindPending(r, kind, drift) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
 			// Compared again under the lock: another process may have approved or reset
@@ -459,6 +508,23 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 		g.b.report(g, d)
 	}
 	return drift, nil
+}
+
+// failed records err, why the pins of kind could not be read or written, reports it once and
+// returns it.
+func (g *Guard) failed(kind string, err error) error {
+	g.mu.Lock()
+	said := g.err != nil && g.err.Error() == err.Error()
+	g.mu.Unlock()
+	g.setDrift(kind, nil, err)
+	if !said { // once, not at every listing
+		level := slog.LevelWarn
+		if g.mode == Block {
+			level = slog.LevelError // every definition of the server is kept out
+		}
+		g.b.log.Log(context.Background(), level, "pins unreadable", "server", g.server, "policy", string(g.mode), "err", err)
+	}
+	return err
 }
 
 // pinKind pins defs, a first listing of kind, in cur (a new record when nil) and returns it.
@@ -504,16 +570,46 @@ func (g *Guard) load() (*Record, error) {
 	if statErr == nil && c != nil && sameFile(c.info, info) {
 		return c.r, nil
 	}
+	r, err := readFile(p, true)
+	if err != nil || r == nil || statErr != nil {
+		return r, err
+	}
+	if r.legacy { // written without its index: written again with it
+		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
+			r = cur
+			return cur, cur != nil && cur.legacy, nil
+		})
+		if err != nil || r == nil {
+			return r, err
+		}
+		g.remember(r)
+		return r, nil
+	}
+	g.cache(r, info)
+	return r, nil
+}
+
+// loadFull returns the record with its definitions' texts, read from the file.
+func (g *Guard) loadFull() (*Record, error) {
+	p, err := g.b.store.path(g.key)
+	if err != nil {
+		return nil, err
+	}
+	info, statErr := os.Stat(p)
 	r, err := loadFile(p)
 	if err != nil || r == nil || statErr != nil {
 		return r, err
 	}
-	// info is from before the read: a file replaced meanwhile differs from it at the next
-	// listing, which reads it again.
+	g.cache(r, info)
+	return r, nil
+}
+
+// cache caches r as the content of the guard's file when it was info. info is from before the
+// read: a file replaced meanwhile differs from it at the next listing, which reads it again.
+func (g *Guard) cache(r *Record, info os.FileInfo) {
 	g.mu.Lock()
 	g.cached = &cachedRecord{r: r, info: info}
 	g.mu.Unlock()
-	return r, nil
 }
 
 // remember caches r as the content of the guard's file now.

@@ -37,6 +37,12 @@ type Record struct {
 	Removed []string              `json:"removed,omitempty"`
 	// Listed are the kinds of listing pinned so far (a record without it pinned tools).
 	Listed []string `json:"listed,omitempty"`
+
+	// partial is set on a record read from its file's index: its definitions hold their
+	// kind, name and digest only.
+	partial bool
+	// legacy is set on a record read from a file without an index.
+	legacy bool
 }
 
 // Drift returns the record's drift: Pending against Pinned, and Removed.
@@ -121,8 +127,17 @@ func (s *Store) Load(key string) (*Record, error) {
 	return loadFile(p)
 }
 
-func loadFile(p string) (*Record, error) {
-	data, err := os.ReadFile(p)
+func loadFile(p string) (*Record, error) { return readFile(p, false) }
+
+// readFile reads the record in p, nil when there is none. With indexOnly, a file with an
+// index gives a partial record read from the index alone; otherwise the record is decoded
+// and must agree with its index.
+func readFile(p string, indexOnly bool) (*Record, error) {
+	read := os.ReadFile
+	if indexOnly {
+		read = readHead
+	}
+	data, err := read(p)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -131,13 +146,33 @@ func loadFile(p string) (*Record, error) {
 	}
 	// A corrupt file's server is unknown: Reset removes it by its key.
 	reset := "fix it, or remove it with `agentpool pins reset " + strings.TrimSuffix(filepath.Base(p), ".json") + "`"
+	corrupt := func(why string) error {
+		return fmt.Errorf("pin: %s: %w: %s (%s)", p, ErrCorrupt, why, reset)
+	}
+	head, body, indexed := splitFile(data)
+	var x index
+	if indexed {
+		if x, err = decodeIndex(head); err != nil {
+			return nil, corrupt(err.Error())
+		}
+		if indexOnly {
+			if x.Server == "" {
+				return nil, corrupt("no server name")
+			}
+			return x.record(), nil
+		}
+	}
 	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("pin: %s: %w: %v (%s)", p, ErrCorrupt, err, reset)
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, corrupt(err.Error())
 	}
 	if r.Server == "" {
-		return nil, fmt.Errorf("pin: %s: %w: no server name (%s)", p, ErrCorrupt, reset)
+		return nil, corrupt("no server name")
 	}
+	if indexed && !x.agrees(&r) {
+		return nil, corrupt("its index line does not match its record")
+	}
+	r.legacy = !indexed
 	return &r, nil
 }
 
@@ -185,11 +220,11 @@ func writeFile(p string, r *Record) error {
 		}
 		return nil
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
+	data, err := encodeFile(r)
 	if err != nil {
 		return fmt.Errorf("pin: %w", err)
 	}
-	if err := renameio.WriteFile(p, append(data, '\n')); err != nil {
+	if err := renameio.WriteFile(p, data); err != nil {
 		return fmt.Errorf("pin: %w", err)
 	}
 	return nil
