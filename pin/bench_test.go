@@ -38,8 +38,8 @@ func listing500(tb testing.TB) []byte {
 // recorded: "first" is a process's first listing (a fresh Book and Guard, every tool
 // digested), "repeat" a later listing of the same tools. The baseline, interleaved in the same
 // loop, is the decoding of the listing's JSON that every listing does without pins; "digest"
-// is the digesting of the 500 tools alone, the part of "first" that grows with the tools'
-// size. Each is reported in µs per listing (target: first and repeat at most 1000 µs), and
+// is the canonical digesting of the 500 tools alone, which "first" avoids for tools whose raw
+// digest is pinned. Each is reported in µs per listing (target: first and repeat at most 1000 µs), and
 // first and repeat as a ratio to the baseline.
 func BenchmarkGuardListing500(b *testing.B) {
 	data := listing500(b)

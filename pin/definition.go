@@ -31,6 +31,20 @@ type Definition struct {
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 	// Digest is the SHA-256, hex, of the RFC 8785 canonical form of the fields above.
 	Digest string `json:"digest"`
+	// Raw is the SHA-256, hex, of the fields as the server sent them (raw.go): a cache that
+	// finds Digest without canonicalising, not covered by Digest and never compared as a pin.
+	Raw string `json:"raw,omitempty"`
+
+	// lazy, set on a definition found by its raw digest, which then holds its kind, name,
+	// digest and raw digest only, makes the whole definition (fill).
+	lazy func() Definition
+}
+
+// fill makes d whole when it was found by its raw digest.
+func (d *Definition) fill() {
+	if d.lazy != nil {
+		*d = d.lazy()
+	}
 }
 
 // ID is the definition's name within its server: "<kind>/<name>".

@@ -20,8 +20,9 @@
 //     processes keep each other's changes. Key digests where the server is declared, its name,
 //     type, command, arguments and URL: never its env, headers or auth, whose values are
 //     secrets (rotating one keeps the pins). A file holds the definitions' public text only.
-//     It is two JSON values: on its first line an index (format 2: the kinds listed and the
-//     digests of the pinned and pending definitions), then the record with the texts. A
+//     It is two JSON values: on its first line an index (format 2: the kinds listed, the
+//     digests of the pinned and pending definitions and the raw digests of the pinned ones),
+//     then the record with the texts. A
 //     listing is compared with the index; the record is decoded when something drifted, for
 //     a change and for `agentpool pins`. A file whose index does not match its record is
 //     ErrCorrupt; a file of the record alone (written before the index) is read and, at a
@@ -30,8 +31,13 @@
 //     definition it lists; the file records which kinds were pinned (Listed), so a kind the
 //     server starts listing later is new, not pinned silently. A later listing is
 //     compared (Compare): a definition whose digest differs is changed, one not pinned is new,
-//     one pinned but not listed removed. A tools listing equal, tool by tool, to the last
-//     one a Guard checked against an unchanged file is served as it was, with no digesting. What differs is recorded in the file as pending (so
+//     one pinned but not listed removed. A definition's raw digest (a SHA-256 of its fields
+//     as the server sent them, kept beside its pin) finds its digest without canonicalising
+//     when it is unchanged; it is a cache, and the pins stay the canonical digests. A listing
+//     of any kind equal, entry by entry, to the last one a Guard checked against an
+//     unchanged file is served as it was, with no digesting. Tools, Prompts and Templates
+//     keep the listing they are given: the caller does not modify it afterwards. What
+//     differs is recorded in the file as pending (so
 //     `agentpool pins list` shows it with its diffs without connecting) and reported once per
 //     definition and digest (Book's log and onDrift).
 //   - Policy (Mode): Off does nothing; Warn serves what the server lists; Block keeps changed

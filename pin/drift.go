@@ -43,15 +43,18 @@ func Compare(listing []Definition, pinned map[string]Definition, kinds ...string
 	var out []Drift
 	seen := make(map[string]bool, len(listing))
 	for i := range listing {
-		d := &listing[i]
-		id := d.ID()
+		id := listing[i].ID()
 		seen[id] = true
 		old, ok := pinned[id]
-		switch {
-		case !ok:
-			out = append(out, Drift{Status: New, New: d})
-		case old.Digest != d.Digest:
-			out = append(out, Diff(old, *d))
+		if ok && old.Digest == listing[i].Digest {
+			continue
+		}
+		d := listing[i] // whole, when it was found by its raw digest
+		d.fill()
+		if ok {
+			out = append(out, Diff(old, d))
+		} else {
+			out = append(out, Drift{Status: New, New: &d})
 		}
 	}
 	for id, old := range pinned { // in ID order once sorted below

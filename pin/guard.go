@@ -1,7 +1,6 @@
 package pin
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -9,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,7 +16,6 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/decl"
-	"github.com/agentpool/agentpool/ext"
 )
 
 // Mode is a server's pin policy, the pins key.
@@ -222,22 +219,12 @@ type Guard struct {
 	mu       sync.Mutex
 	onChange func()
 	cached   *cachedRecord
-	// tools are the definitions of the last tools listing by name, with the entries they were
-	// made from: a tool listed again unchanged is not digested again.
-	tools map[string]cachedTool
-	drift []Drift
-	err   error
-	// last is the last tools listing checked and what it kept out, valid while cached is
+	tools    toolCache
+	drift    []Drift
+	err      error
+	// last is, by kind, the last listing checked and what it kept out, valid while cached is
 	// the record it was checked against.
-	last *lastListing
-}
-
-// lastListing is a tools listing as checked: listed again unchanged against the same pin
-// file, it is served as it was without digesting or comparing anything.
-type lastListing struct {
-	tools   []ext.ToolEntry
-	blocked map[string]error
-	against *cachedRecord
+	last map[string]*lastListing
 }
 
 // cachedRecord is a record as read, with the file's identity when read: listing again does
@@ -245,54 +232,6 @@ type lastListing struct {
 type cachedRecord struct {
 	r    *Record
 	info os.FileInfo
-}
-
-type cachedTool struct {
-	t   ext.ToolEntry
-	def Definition
-}
-
-// toolDefs returns the definitions of upstream, digesting only the tools that differ from the
-// last listing's.
-func (g *Guard) toolDefs(upstream []ext.ToolEntry) []Definition {
-	g.mu.Lock()
-	prev := g.tools
-	g.mu.Unlock()
-	next := make(map[string]cachedTool, len(upstream))
-	defs := make([]Definition, len(upstream))
-	for i, t := range upstream {
-		if c, ok := prev[t.Name]; ok && sameTool(c.t, t) {
-			defs[i] = c.def
-		} else {
-			defs[i] = Tool(t)
-		}
-		next[t.Name] = cachedTool{t: t, def: defs[i]}
-	}
-	g.mu.Lock()
-	g.tools = next
-	g.mu.Unlock()
-	return defs
-}
-
-// sameTool says whether a and b have the same digested fields, byte for byte.
-func sameTool(a, b ext.ToolEntry) bool {
-	if a.Name != b.Name || a.Title != b.Title || a.Description != b.Description ||
-		!bytes.Equal(a.InputSchema, b.InputSchema) || !bytes.Equal(a.OutputSchema, b.OutputSchema) {
-		return false
-	}
-	x, y := a.Annotations, b.Annotations
-	if x == nil || y == nil {
-		return x == y
-	}
-	return x.Title == y.Title && x.ReadOnlyHint == y.ReadOnlyHint && x.IdempotentHint == y.IdempotentHint &&
-		sameBool(x.DestructiveHint, y.DestructiveHint) && sameBool(x.OpenWorldHint, y.OpenWorldHint)
-}
-
-func sameBool(a, b *bool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // OnChange sets the function called when the store changes (Book.Changed).
@@ -312,115 +251,6 @@ func (g *Guard) Close() error {
 
 // Mode returns the guard's policy.
 func (g *Guard) Mode() Mode { return g.mode }
-
-// Tools checks a tools listing (named as the server names them): on the first listing of the
-// server it pins every tool; later it compares. It returns the tools to serve — all of them
-// under Warn, all but the changed and new ones under Block — and, by the server's name for
-// it, the error a call to each tool kept out gets. A pin file that cannot be read keeps every
-// tool out under Block (fails closed) and is reported under Warn.
-func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]error) {
-	if g.mode == Off {
-		return upstream, nil
-	}
-	if blocked, ok := g.sameListing(upstream); ok {
-		return serveTools(upstream, blocked)
-	}
-	names := make([]string, len(upstream))
-	for i, t := range upstream {
-		names[i] = t.Name
-	}
-	blocked := g.checkNamed(g.toolDefs(upstream), names, KindTool)
-	g.mu.Lock()
-	if g.err == nil && g.cached != nil {
-		g.last = &lastListing{tools: upstream, blocked: blocked, against: g.cached}
-	}
-	g.mu.Unlock()
-	return serveTools(upstream, blocked)
-}
-
-// serveTools returns upstream without the tools blocked names, and a copy of blocked (nil
-// when empty).
-func serveTools(upstream []ext.ToolEntry, blocked map[string]error) ([]ext.ToolEntry, map[string]error) {
-	if len(blocked) == 0 {
-		return upstream, nil
-	}
-	served := make([]ext.ToolEntry, 0, len(upstream))
-	for _, t := range upstream {
-		if blocked[t.Name] == nil {
-			served = append(served, t)
-		}
-	}
-	return served, maps.Clone(blocked)
-}
-
-// sameListing returns what the last tools listing kept out when upstream lists the same
-// tools in the same order and the pin file is the one that listing was checked against.
-func (g *Guard) sameListing(upstream []ext.ToolEntry) (map[string]error, bool) {
-	p, err := g.b.store.path(g.key)
-	if err != nil {
-		return nil, false
-	}
-	g.mu.Lock()
-	last, cached, failed := g.last, g.cached, g.err != nil
-	g.mu.Unlock()
-	if last == nil || failed || cached == nil || last.against != cached || len(last.tools) != len(upstream) {
-		return nil, false
-	}
-	for i := range upstream {
-		if !sameTool(last.tools[i], upstream[i]) {
-			return nil, false
-		}
-	}
-	info, err := os.Stat(p)
-	if err != nil || !sameFile(cached.info, info) {
-		return nil, false
-	}
-	return last.blocked, true
-}
-
-// Prompts checks a prompts listing (Name as the server names each prompt, Arguments in
-// order) as Tools checks tools. It returns, by the server's name for it, the error a
-// prompts/get of each prompt kept out gets; the caller serves the others.
-func (g *Guard) Prompts(upstream []ext.CommandEntry) map[string]error {
-	if g.mode == Off {
-		return nil
-	}
-	defs := make([]Definition, len(upstream))
-	names := make([]string, len(upstream))
-	for i, p := range upstream {
-		defs[i], names[i] = Prompt(p.Name, p.Title, p.Description, p.Arguments), p.Name
-	}
-	return g.checkNamed(defs, names, KindPrompt)
-}
-
-// Templates checks a resource-templates listing as Tools checks tools. It returns, by name,
-// why each template kept out is; the caller serves the others.
-func (g *Guard) Templates(upstream []ext.ResourceTemplateEntry) map[string]error {
-	if g.mode == Off {
-		return nil
-	}
-	defs := make([]Definition, len(upstream))
-	names := make([]string, len(upstream))
-	for i, t := range upstream {
-		defs[i], names[i] = Template(t), t.Name
-	}
-	return g.checkNamed(defs, names, KindTemplate)
-}
-
-func (g *Guard) checkNamed(defs []Definition, names []string, kind string) map[string]error {
-	drift, err := g.check(defs, kind)
-	if err != nil {
-		if g.mode != Block {
-			return nil
-		}
-		blocked := make(map[string]error, len(names))
-		for _, n := range names {
-			blocked[n] = fmt.Errorf("mcp server %q: %s %q kept out: %w", g.server, kindWord(kind), n, err)
-		}
-		return blocked
-	}
-	return g.blocked(drift, kind)
-}
 
 func kindWord(kind string) string {
 	if kind == KindTemplate {
@@ -452,11 +282,15 @@ func (g *Guard) blocked(drift []Drift, kind string) map[string]error {
 	return blocked
 }
 
-// check compares defs (a complete listing of kind) with the pins, pinning them when the
-// server has none, recording what differs as pending, and reporting it. It returns the drift
-// of kind.
-func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
+// check compares the definitions defsOf makes of a complete listing of kind (against the
+// record read) with the pins, pinning them when the server has none, recording what differs
+// as pending, and reporting it. It returns the drift of kind.
+func (g *Guard) check(kind string, defsOf func(r *Record) []Definition) ([]Drift, error) {
 	r, err := g.load()
+	var defs []Definition
+	if err == nil {
+		defs = defsOf(r)
+	}
 	if err == nil && !listed(r, kind) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
 			if listed(cur, kind) {
@@ -483,7 +317,7 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 		}
 		drift = Compare(defs, r.Pinned, kind)
 	}
-	if !sameKindPending(r, kind, drift) {
+	if !sameKindPending(r, kind, drift) || rawless(r, defs) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
 			// Compared again under the lock: another process may have approved or reset
 			// since r was read, and what it wrote stands.
@@ -494,6 +328,7 @@ func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
 				drift = Compare(defs, cur.Pinned, kind)
 			}
 			setPending(cur, kind, drift)
+			keepRaw(cur, defs)
 			r = cur
 			return cur, true, nil
 		})
@@ -538,6 +373,7 @@ func pinKind(cur *Record, g *Guard, defs []Definition, kind string) *Record {
 		cur.Pinned = map[string]Definition{}
 	}
 	for _, d := range defs {
+		d.fill()
 		cur.Pinned[d.ID()] = d
 	}
 	cur.Listed = append(cur.Listed, kind)

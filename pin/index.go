@@ -9,6 +9,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // A pin file is two JSON values, one after the other: on its first line the record's digest
@@ -33,6 +34,8 @@ type index struct {
 	Pinned  map[string]string `json:"pinned"`
 	Pending map[string]string `json:"pending,omitempty"`
 	Removed []string          `json:"removed,omitempty"`
+	// Raw are the raw digests of the pinned definitions that have one, by ID.
+	Raw map[string]string `json:"raw,omitempty"`
 }
 
 func indexOf(r *Record) index {
@@ -48,31 +51,39 @@ func indexOf(r *Record) index {
 	if len(r.Pending) > 0 {
 		x.Pending = digests(r.Pending)
 	}
+	for id, d := range r.Pinned {
+		if d.Raw != "" {
+			if x.Raw == nil {
+				x.Raw = make(map[string]string, len(r.Pinned))
+			}
+			x.Raw[id] = d.Raw
+		}
+	}
 	return x
 }
 
 // record returns the record x indexes with each definition's kind, name and digest only.
 func (x index) record() *Record {
-	stubs := func(m map[string]string) map[string]Definition {
+	stubs := func(m, raw map[string]string) map[string]Definition {
 		if m == nil {
 			return nil
 		}
 		out := make(map[string]Definition, len(m))
 		for id, digest := range m {
 			kind, name, _ := strings.Cut(id, "/")
-			out[id] = Definition{Kind: kind, Name: name, Digest: digest}
+			out[id] = Definition{Kind: kind, Name: name, Digest: digest, Raw: raw[id]}
 		}
 		return out
 	}
-	return &Record{Server: x.Server, Origin: x.Origin, Listed: x.Listed, Pinned: stubs(x.Pinned),
-		Pending: stubs(x.Pending), Removed: x.Removed, partial: true}
+	return &Record{Server: x.Server, Origin: x.Origin, Listed: x.Listed, Pinned: stubs(x.Pinned, x.Raw),
+		Pending: stubs(x.Pending, nil), Removed: x.Removed, partial: true}
 }
 
 // agrees says whether x is the index of r.
 func (x index) agrees(r *Record) bool {
 	y := indexOf(r)
 	return x.Server == y.Server && x.Origin == y.Origin && slices.Equal(x.Listed, y.Listed) &&
-		maps.Equal(x.Pinned, y.Pinned) && maps.Equal(x.Pending, y.Pending) && slices.Equal(x.Removed, y.Removed)
+		maps.Equal(x.Pinned, y.Pinned) && maps.Equal(x.Pending, y.Pending) && slices.Equal(x.Removed, y.Removed) && maps.Equal(x.Raw, y.Raw)
 }
 
 // encodeFile returns the file of r: its index line, then r indented.
@@ -101,6 +112,9 @@ func splitFile(data []byte) (head, body []byte, indexed bool) {
 
 // decodeIndex decodes an index line.
 func decodeIndex(head []byte) (index, error) {
+	if x, ok := scanIndex(head); ok {
+		return x, nil
+	}
 	var x index
 	if err := json.Unmarshal(head, &x); err != nil {
 		return x, fmt.Errorf("index line: %v", err)
@@ -108,15 +122,23 @@ func decodeIndex(head []byte) (index, error) {
 	return x, nil
 }
 
+// heads holds the buffers readHead reads into: a 500-tool index line is about 100 KB, and a
+// fresh buffer that size is cleared on every allocation.
+var heads = sync.Pool{New: func() any { return new([]byte) }}
+
 // readHead returns the start of the file p through its index line, or the whole file when it
-// has no index line.
+// has no index line, in a buffer from heads that the caller returns with putHead when done.
 func readHead(p string) ([]byte, error) {
 	f, err := os.Open(p)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	buf := make([]byte, 0, 64<<10)
+	bp := heads.Get().(*[]byte)
+	buf := (*bp)[:0]
+	if cap(buf) < 64<<10 {
+		buf = make([]byte, 0, 64<<10)
+	}
 	for {
 		n, err := f.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -133,5 +155,12 @@ func readHead(p string) ([]byte, error) {
 		if len(buf) == cap(buf) {
 			buf = slices.Grow(buf, len(buf))
 		}
+	}
+}
+
+// putHead returns a buffer readHead returned to heads.
+func putHead(buf []byte) {
+	if cap(buf) <= 4<<20 {
+		heads.Put(&buf)
 	}
 }

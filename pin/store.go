@@ -138,6 +138,9 @@ func readFile(p string, indexOnly bool) (*Record, error) {
 		read = readHead
 	}
 	data, err := read(p)
+	if indexOnly && data != nil {
+		defer putHead(data) // what is read from it is copied
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
