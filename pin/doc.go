@@ -14,7 +14,10 @@
 //     annotations; a prompt's name, title, description and arguments; a resource template's
 //     name, title, description, URI template, MIME type and annotations. Its digest is the
 //     SHA-256 of its RFC 8785 canonical JSON (Canonical), so a schema re-serialised in
-//     another key order or number form is the same definition.
+//     another key order or number form is the same definition. A tool or prompt is known by
+//     its name, a resource template by its URI template (Definition.ID): two templates may
+//     share a name or have none. A record written when templates were known by name is read
+//     with them re-keyed by the URI template their pin holds, digests unchanged.
 //   - A server's pins are one file, <Key>.json, in the store's folder (0700), written 0600 and
 //     atomically, every change under the folder's lock (.lock), so concurrent agentpool
 //     processes keep each other's changes. Key digests where the server is declared, its name,

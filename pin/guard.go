@@ -259,8 +259,8 @@ func kindWord(kind string) string {
 	return kind
 }
 
-// blocked returns, by name, the error of each changed or new definition of kind in drift
-// under Block; nil otherwise.
+// blocked returns, by key (a tool's or prompt's name, a template's URI template), the error
+// of each changed or new definition of kind in drift under Block; nil otherwise.
 func (g *Guard) blocked(drift []Drift, kind string) map[string]error {
 	if g.mode != Block || len(drift) == 0 {
 		return nil
@@ -268,15 +268,12 @@ func (g *Guard) blocked(drift []Drift, kind string) map[string]error {
 	var blocked map[string]error
 	for _, d := range drift {
 		if d.New != nil && d.New.Kind == kind {
-			what := "changed since it was pinned"
-			if d.Status == New {
-				what = "is new since the server was pinned"
-			}
 			if blocked == nil {
 				blocked = map[string]error{}
 			}
-			blocked[d.New.Name] = fmt.Errorf("mcp server %q: %s %q %s: %w; review it with `agentpool pins list %s`, allow it with `agentpool pins approve %s %s`",
-				g.server, kindWord(kind), d.New.Name, what, ErrBlocked, g.server, g.server, d.New.Name)
+			key := d.New.key()
+			blocked[key] = fmt.Errorf("mcp server %q: %s %q %s: %w; review it with `agentpool pins list %s`, allow it with `agentpool pins approve %s %s`",
+				g.server, kindWord(kind), key, d.what(), ErrBlocked, g.server, g.server, shellWord(key))
 		}
 	}
 	return blocked

@@ -70,8 +70,15 @@ func (x index) record() *Record {
 		}
 		out := make(map[string]Definition, len(m))
 		for id, digest := range m {
-			kind, name, _ := strings.Cut(id, "/")
-			out[id] = Definition{Kind: kind, Name: name, Digest: digest, Raw: raw[id]}
+			d := Definition{Digest: digest, Raw: raw[id]}
+			var key string
+			d.Kind, key, _ = strings.Cut(id, "/")
+			if d.Kind == KindTemplate {
+				d.URI = key // its name is in the record
+			} else {
+				d.Name = key
+			}
+			out[id] = d
 		}
 		return out
 	}

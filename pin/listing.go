@@ -90,8 +90,9 @@ func (g *Guard) Prompts(upstream []ext.CommandEntry) map[string]error {
 	return maps.Clone(blocked)
 }
 
-// Templates checks a resource-templates listing as Tools checks tools. It returns, by name,
-// why each template kept out is; the caller serves the others.
+// Templates checks a resource-templates listing as Tools checks tools, each template pinned
+// by its URI template. It returns, by URI template, why each template kept out is; the
+// caller serves the others.
 func (g *Guard) Templates(upstream []ext.ResourceTemplateEntry) map[string]error {
 	if g.mode == Off {
 		return nil
@@ -99,15 +100,15 @@ func (g *Guard) Templates(upstream []ext.ResourceTemplateEntry) map[string]error
 	if blocked, ok := sameAsLast(g, KindTemplate, upstream, sameTemplate); ok {
 		return maps.Clone(blocked)
 	}
-	names := make([]string, len(upstream))
+	uris := make([]string, len(upstream))
 	for i, t := range upstream {
-		names[i] = t.Name
+		uris[i] = t.URITemplate
 	}
-	blocked := g.checkNamed(KindTemplate, names, func(r *Record) []Definition {
+	blocked := g.checkNamed(KindTemplate, uris, func(r *Record) []Definition {
 		var rd rawDigester
 		defs := make([]Definition, len(upstream))
 		for i, t := range upstream {
-			defs[i] = byRaw(r, KindTemplate+"/"+t.Name, rd.template(&t), func() Definition { return Template(t) })
+			defs[i] = byRaw(r, KindTemplate+"/"+t.URITemplate, rd.template(&t), func() Definition { return Template(t) })
 		}
 		return defs
 	})
@@ -165,7 +166,7 @@ func (g *Guard) toolDefs(upstream []ext.ToolEntry, r *Record) []Definition {
 func byRaw(r *Record, id, raw string, full func() Definition) Definition {
 	if r != nil {
 		if old, ok := r.Pinned[id]; ok && old.Raw == raw && listed(r, old.Kind) {
-			return Definition{Kind: old.Kind, Name: old.Name, Digest: old.Digest, Raw: raw, lazy: func() Definition {
+			return Definition{Kind: old.Kind, Name: old.Name, URI: old.URI, Digest: old.Digest, Raw: raw, lazy: func() Definition {
 				d := full()
 				d.Raw = raw
 				return d

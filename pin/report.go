@@ -121,12 +121,32 @@ func (s *Store) Run(verb string, args []string) (string, error) {
 // the config's name.
 func (d Drift) Line(server string) string {
 	def := d.Def()
-	what := "changed since it was pinned"
+	return fmt.Sprintf("%s %q %s; review it with agentpool pins list %s", kindWord(def.Kind), def.key(), d.what(), server)
+}
+
+// what says what happened to the definition since it was pinned.
+func (d Drift) what() string {
 	switch d.Status {
 	case New:
-		what = "is new since the server was pinned"
+		return "is new since the server was pinned"
 	case Removed:
-		what = "was removed since it was pinned"
+		return "was removed since it was pinned"
 	}
-	return fmt.Sprintf("%s %q %s; review it with agentpool pins list %s", kindWord(def.Kind), def.Name, what, server)
+	return "changed since it was pinned"
+}
+
+// shellWord returns s as one word for a POSIX shell: as it is when it holds only characters
+// no shell treats specially, single-quoted otherwise.
+func shellWord(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=@%+,", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

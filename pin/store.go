@@ -68,7 +68,7 @@ func (r *Record) Drift() []Drift {
 // Removed holds of them; no names means all. It returns how many it approved.
 func (r *Record) approve(names []string, now time.Time) int {
 	match := func(d Definition) bool {
-		return len(names) == 0 || slices.Contains(names, d.Name) || slices.Contains(names, d.ID())
+		return len(names) == 0 || slices.ContainsFunc(names, d.namedBy)
 	}
 	n := 0
 	for id, d := range r.Pending {
@@ -172,6 +172,7 @@ func readFile(p string, indexOnly bool) (*Record, error) {
 	if r.Server == "" {
 		return nil, corrupt("no server name")
 	}
+	keyTemplatesByURI(&r)
 	if indexed && !x.agrees(&r) {
 		return nil, corrupt("its index line does not match its record")
 	}
@@ -313,7 +314,7 @@ func notDrifted(entries []Entry, names []string) []string {
 				continue // a file that does not parse names nothing
 			}
 			for _, d := range e.Record.Drift() {
-				if def := d.Def(); def.Name == n || def.ID() == n {
+				if d.Def().namedBy(n) {
 					found = true
 				}
 			}
