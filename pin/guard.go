@@ -279,14 +279,22 @@ func (g *Guard) blocked(drift []Drift, kind string) map[string]error {
 	return blocked
 }
 
-// check compares the definitions defsOf makes of a complete listing of kind (against the
-// record read) with the pins, pinning them when the server has none, recording what differs
-// as pending, and reporting it. It returns the drift of kind.
-func (g *Guard) check(kind string, defsOf func(r *Record) []Definition) ([]Drift, error) {
-	r, err := g.load()
+// check compares l (a complete listing of its kind) with the pins, pinning it when the
+// server has none of its kind, recording what differs as pending, and reporting it. It
+// returns the drift of l's kind.
+func (g *Guard) check(l *listing) ([]Drift, error) {
+	kind, digest := l.kind, l.digest()
+	r, err := g.load(kind, digest)
+	if err == nil && r.cleanFor(kind, digest) { // this very listing matched these pins
+		g.setDrift(kind, nil, nil)
+		return nil, nil
+	}
+	if err == nil && r != nil && r.shallow {
+		r, err = g.loadIndex()
+	}
 	var defs []Definition
 	if err == nil {
-		defs = defsOf(r)
+		defs = l.makeDefs(r)
 	}
 	if err == nil && !listed(r, kind) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
@@ -295,6 +303,7 @@ func (g *Guard) check(kind string, defsOf func(r *Record) []Definition) ([]Drift
 				return cur, false, nil
 			}
 			r = pinKind(cur, g, defs, kind)
+			r.setClean(kind, digest)
 			return r, true, nil
 		})
 		if err == nil {
@@ -314,7 +323,7 @@ func (g *Guard) check(kind string, defsOf func(r *Record) []Definition) ([]Drift
 		}
 		drift = Compare(defs, r.Pinned, kind)
 	}
-	if !sameKindPending(r, kind, drift) || rawless(r, defs) {
+	if !sameKindPending(r, kind, drift) || rawless(r, defs) || (len(drift) == 0 && !r.cleanFor(kind, digest)) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
 			// Compared again under the lock: another process may have approved or reset
 			// since r was read, and what it wrote stands.
@@ -326,6 +335,9 @@ func (g *Guard) check(kind string, defsOf func(r *Record) []Definition) ([]Drift
 			}
 			setPending(cur, kind, drift)
 			keepRaw(cur, defs)
+			if len(drift) == 0 {
+				cur.setClean(kind, digest)
+			}
 			r = cur
 			return cur, true, nil
 		})
@@ -390,8 +402,9 @@ func listed(r *Record, kind string) bool {
 	return slices.Contains(r.Listed, kind)
 }
 
-// load returns the record, reading the file only when it changed since the last read.
-func (g *Guard) load() (*Record, error) {
+// load returns the record, reading the file only when it changed since the last read, and
+// then only its clean listings when they hold digest (a listing's) for kind.
+func (g *Guard) load(kind, digest string) (*Record, error) {
 	p, err := g.b.store.path(g.key)
 	if err != nil {
 		return nil, err
@@ -400,9 +413,30 @@ func (g *Guard) load() (*Record, error) {
 	g.mu.Lock()
 	c := g.cached
 	g.mu.Unlock()
-	if statErr == nil && c != nil && sameFile(c.info, info) {
+	if statErr == nil && c != nil && sameFile(c.info, info) && (!c.r.shallow || c.r.cleanFor(kind, digest)) {
 		return c.r, nil
 	}
+	if statErr == nil {
+		if r := readClean(p, kind, digest); r != nil {
+			g.cache(r, info)
+			return r, nil
+		}
+	}
+	return g.readIndex(p, info, statErr)
+}
+
+// loadIndex returns the record as its file's index has it.
+func (g *Guard) loadIndex() (*Record, error) {
+	p, err := g.b.store.path(g.key)
+	if err != nil {
+		return nil, err
+	}
+	info, statErr := os.Stat(p)
+	return g.readIndex(p, info, statErr)
+}
+
+// readIndex reads the record in p from its index; info and statErr are p's from before.
+func (g *Guard) readIndex(p string, info os.FileInfo, statErr error) (*Record, error) {
 	r, err := readFile(p, true)
 	if err != nil || r == nil || statErr != nil {
 		return r, err

@@ -27,7 +27,9 @@ var indexPrefix = []byte(`{"format":2,`)
 // index is what a listing is compared with: the record's kinds listed and the digests of its
 // pinned and pending definitions, by ID.
 type index struct {
-	Format  int               `json:"format"`
+	Format int `json:"format"`
+	// Clean is the record's Clean, first: a listing that matches reads no further.
+	Clean   map[string]string `json:"clean,omitempty"`
 	Server  string            `json:"server"`
 	Origin  string            `json:"origin"`
 	Listed  []string          `json:"listed,omitempty"`
@@ -46,7 +48,7 @@ func indexOf(r *Record) index {
 		}
 		return out
 	}
-	x := index{Format: indexFormat, Server: r.Server, Origin: r.Origin, Listed: r.Listed,
+	x := index{Format: indexFormat, Clean: r.Clean, Server: r.Server, Origin: r.Origin, Listed: r.Listed,
 		Pinned: digests(r.Pinned), Removed: r.Removed}
 	if len(r.Pending) > 0 {
 		x.Pending = digests(r.Pending)
@@ -82,7 +84,7 @@ func (x index) record() *Record {
 		}
 		return out
 	}
-	return &Record{Server: x.Server, Origin: x.Origin, Listed: x.Listed, Pinned: stubs(x.Pinned, x.Raw),
+	return &Record{Server: x.Server, Origin: x.Origin, Listed: x.Listed, Clean: x.Clean, Pinned: stubs(x.Pinned, x.Raw),
 		Pending: stubs(x.Pending, nil), Removed: x.Removed, partial: true}
 }
 
@@ -90,11 +92,13 @@ func (x index) record() *Record {
 func (x index) agrees(r *Record) bool {
 	y := indexOf(r)
 	return x.Server == y.Server && x.Origin == y.Origin && slices.Equal(x.Listed, y.Listed) &&
-		maps.Equal(x.Pinned, y.Pinned) && maps.Equal(x.Pending, y.Pending) && slices.Equal(x.Removed, y.Removed) && maps.Equal(x.Raw, y.Raw)
+		maps.Equal(x.Pinned, y.Pinned) && maps.Equal(x.Pending, y.Pending) && slices.Equal(x.Removed, y.Removed) && maps.Equal(x.Raw, y.Raw) &&
+		maps.Equal(x.Clean, y.Clean)
 }
 
 // encodeFile returns the file of r: its index line, then r indented.
 func encodeFile(r *Record) ([]byte, error) {
+	r.pruneClean()
 	head, err := json.Marshal(indexOf(r))
 	if err != nil {
 		return nil, err

@@ -43,6 +43,8 @@ func scanIndex(b []byte) (x index, ok bool) {
 			x.Pending = s.strMap(x.Pending)
 		case "raw":
 			x.Raw = s.strMap(x.Raw)
+		case "clean":
+			x.Clean = s.strMap(x.Clean)
 		default:
 			return x, false
 		}

@@ -13,7 +13,7 @@ func FuzzScanIndex(f *testing.F) {
 		Removed: []string{"tool/y"}, Raw: map[string]string{"tool/send": "01"}})
 	for _, s := range []string{string(full), `{"format":2,"server":"s","origin":"user","pinned":{}}`,
 		`{"format":2,"server":"s","pinned":null,"listed":[]}`, `{"format":2,"server":"s","pinned":{"a":"b"},"pinned":{"c":"d"}}`,
-		`{"format":02}`, `{"format":2,"server":"t\u00e9"}`, `{}`, `{"Server":"s"}`, `{"format":2} `, `{"format":2,"listed":null,"raw":null}`} {
+		`{"format":02}`, `{"format":2,"server":"t\u00e9"}`, `{}`, `{"Server":"s"}`, `{"format":2} `, `{"format":2,"listed":null,"raw":null}`, `{"format":2,"clean":{"tool":"ab:cd"},"server":"s"}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

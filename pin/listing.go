@@ -38,11 +38,40 @@ func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]err
 	if blocked, ok := sameAsLast(g, KindTool, upstream, sameTool); ok {
 		return serveTools(upstream, blocked)
 	}
-	names := make([]string, len(upstream))
-	for i, t := range upstream {
-		names[i] = t.Name
+	g.mu.Lock()
+	prev := g.tools
+	g.mu.Unlock()
+	var own []ext.ToolEntry // upstream's copy the definitions' texts are made from, when needed
+	l := listing{kind: KindTool, keys: make([]string, len(upstream)), raws: make([]string, len(upstream)),
+		full: func(i int) Definition { return Tool(own[i]) }}
+	l.before = func() { own = slices.Clone(upstream) }
+	from := make([]int, len(upstream)) // 1 + where the last listing had the tool unchanged, or 0
+	var rd rawDigester
+	for i := range upstream {
+		t := &upstream[i]
+		l.keys[i] = t.Name
+		if j, ok := prev.at[t.Name]; ok && sameTool(&prev.entries[j], t) {
+			from[i], l.raws[i] = j+1, prev.defs[j].Raw
+		} else {
+			l.raws[i] = rd.tool(t)
+		}
 	}
-	blocked := g.checkNamed(KindTool, names, func(r *Record) []Definition { return g.toolDefs(upstream, r) })
+	l.have = func(i int) (Definition, bool) {
+		if from[i] == 0 {
+			return Definition{}, false
+		}
+		return prev.defs[from[i]-1], true
+	}
+	blocked := g.checkNamed(&l)
+	if l.defs != nil {
+		at := make(map[string]int, len(l.keys))
+		for i, k := range l.keys {
+			at[k] = i
+		}
+		g.mu.Lock()
+		g.tools = toolCache{entries: own, defs: l.defs, at: at}
+		g.mu.Unlock()
+	}
 	g.setLast(KindTool, upstream, blocked)
 	return serveTools(upstream, blocked)
 }
@@ -72,21 +101,15 @@ func (g *Guard) Prompts(upstream []ext.CommandEntry) map[string]error {
 	if blocked, ok := sameAsLast(g, KindPrompt, upstream, samePrompt); ok {
 		return maps.Clone(blocked)
 	}
-	names := make([]string, len(upstream))
-	for i, p := range upstream {
-		names[i] = p.Name
+	own := slices.Clone(upstream)
+	l := listing{kind: KindPrompt, keys: make([]string, len(own)), raws: make([]string, len(own)),
+		full: func(i int) Definition { p := &own[i]; return Prompt(p.Name, p.Title, p.Description, p.Arguments) }}
+	var rd rawDigester
+	for i := range own {
+		l.keys[i], l.raws[i] = own[i].Name, rd.prompt(&own[i])
 	}
-	blocked := g.checkNamed(KindPrompt, names, func(r *Record) []Definition {
-		var rd rawDigester
-		defs := make([]Definition, len(upstream))
-		for i, p := range upstream {
-			defs[i] = byRaw(r, KindPrompt+"/"+p.Name, rd.prompt(&p), func() Definition {
-				return Prompt(p.Name, p.Title, p.Description, p.Arguments)
-			})
-		}
-		return defs
-	})
-	g.setLast(KindPrompt, slices.Clone(upstream), blocked)
+	blocked := g.checkNamed(&l)
+	g.setLast(KindPrompt, own, blocked)
 	return maps.Clone(blocked)
 }
 
@@ -100,64 +123,77 @@ func (g *Guard) Templates(upstream []ext.ResourceTemplateEntry) map[string]error
 	if blocked, ok := sameAsLast(g, KindTemplate, upstream, sameTemplate); ok {
 		return maps.Clone(blocked)
 	}
-	uris := make([]string, len(upstream))
-	for i, t := range upstream {
-		uris[i] = t.URITemplate
+	own := slices.Clone(upstream)
+	l := listing{kind: KindTemplate, keys: make([]string, len(own)), raws: make([]string, len(own)),
+		full: func(i int) Definition { return Template(own[i]) }}
+	var rd rawDigester
+	for i := range own {
+		l.keys[i], l.raws[i] = own[i].URITemplate, rd.template(&own[i])
 	}
-	blocked := g.checkNamed(KindTemplate, uris, func(r *Record) []Definition {
-		var rd rawDigester
-		defs := make([]Definition, len(upstream))
-		for i, t := range upstream {
-			defs[i] = byRaw(r, KindTemplate+"/"+t.URITemplate, rd.template(&t), func() Definition { return Template(t) })
-		}
-		return defs
-	})
-	g.setLast(KindTemplate, slices.Clone(upstream), blocked)
+	blocked := g.checkNamed(&l)
+	g.setLast(KindTemplate, own, blocked)
 	return maps.Clone(blocked)
 }
 
-// checkNamed checks the listing of kind whose entries the server names names, defs making its
-// definitions against the record read, and returns by name what is kept out.
-func (g *Guard) checkNamed(kind string, names []string, defs func(r *Record) []Definition) map[string]error {
-	drift, err := g.check(kind, defs)
+// listing is one listing of a kind as a Guard checks it: each entry's key (what it is blocked
+// by: a name, a template's URI template) and raw digest, and how to make its definition.
+type listing struct {
+	kind       string
+	keys, raws []string
+	// full makes entry i's definition; have, when set, gives it when the guard kept it;
+	// before, when set, runs before any definition is made.
+	full   func(i int) Definition
+	have   func(i int) (Definition, bool)
+	before func()
+	// defs are the definitions made (makeDefs), nil while none were needed.
+	defs []Definition
+}
+
+// digest is the listing's digest: a SHA-256 over its kind and its entries' raw digests, in
+// order.
+func (l *listing) digest() string {
+	var rd rawDigester
+	rd.str(l.kind)
+	for _, r := range l.raws {
+		rd.str(r)
+	}
+	return rd.sum()
+}
+
+// makeDefs returns the listing's definitions against r: those found by their raw digest among
+// r's pins make their texts only when needed.
+func (l *listing) makeDefs(r *Record) []Definition {
+	if l.before != nil {
+		l.before()
+	}
+	defs := make([]Definition, len(l.keys))
+	for i := range defs {
+		if l.have != nil {
+			if d, ok := l.have(i); ok {
+				defs[i] = d
+				continue
+			}
+		}
+		defs[i] = byRaw(r, l.kind+"/"+l.keys[i], l.raws[i], func() Definition { return l.full(i) })
+	}
+	l.defs = defs
+	return defs
+}
+
+// checkNamed checks l and returns by key what is kept out.
+func (g *Guard) checkNamed(l *listing) map[string]error {
+	drift, err := g.check(l)
 	if err != nil {
 		if g.mode != Block {
 			return nil
 		}
-		blocked := make(map[string]error, len(names))
-		for _, n := range names {
-			blocked[n] = fmt.Errorf("mcp server %q: %s %q kept out: %w", g.server, kindWord(kind), n, err)
+		blocked := make(map[string]error, len(l.keys))
+		for _, k := range l.keys {
+			blocked[k] = fmt.Errorf("mcp server %q: %s %q kept out: %w", g.server, kindWord(l.kind), k, err)
 		}
 		return blocked
 	}
-	return g.blocked(drift, kind)
-}
-
-// toolDefs returns the definitions of upstream against r, digesting only the tools that
-// differ from the last listing's and, of those, canonicalising only the ones whose raw digest
-// is not pinned. It keeps its own copy of upstream, which the definitions' texts are made
-// from when needed.
-func (g *Guard) toolDefs(upstream []ext.ToolEntry, r *Record) []Definition {
-	own := slices.Clone(upstream)
-	g.mu.Lock()
-	prev := g.tools
-	g.mu.Unlock()
-	at := make(map[string]int, len(own))
-	defs := make([]Definition, len(own))
-	var rd rawDigester
-	for i := range own {
-		t := &own[i]
-		if j, ok := prev.at[t.Name]; ok && sameTool(&prev.entries[j], t) {
-			defs[i] = prev.defs[j]
-		} else {
-			defs[i] = byRaw(r, KindTool+"/"+t.Name, rd.tool(t), func() Definition { return Tool(*t) })
-		}
-		at[t.Name] = i
-	}
-	g.mu.Lock()
-	g.tools = toolCache{entries: own, defs: defs, at: at}
-	g.mu.Unlock()
-	return defs
+	return g.blocked(drift, l.kind)
 }
 
 // byRaw returns the definition id whose raw digest is raw: when r pins id with that raw

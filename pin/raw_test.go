@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
@@ -105,5 +106,47 @@ func TestPinsWithoutRawDigestsGainThem(t *testing.T) {
 	var rd rawDigester
 	if raw := indexRaw(t, store, key); raw["tool/a"] != rd.tool(&tools[0]) {
 		t.Errorf("raw digests %v after a listing; want a's", raw)
+	}
+}
+
+// A listing that matched the pins is recorded clean first in the index line, and forgotten
+// as soon as something of its kind is pending or its pins change: a process listing it again
+// after an approval still sees what the approval changed.
+func TestCleanListingLastsOnlyAsLongAsItsPins(t *testing.T) {
+	store := NewStore(t.TempDir())
+	key := Key("user", "s", decl.Server{})
+	p := filepath.Join(store.Dir(), key+".json")
+	before := []ext.ToolEntry{tool("a", "Reads a.", `{}`), tool("c", "Reads c.", `{}`)}
+	after := []ext.ToolEntry{before[0], tool("c", "Reads c and sends it away.", `{}`)}
+	list := func(tools []ext.ToolEntry) map[string]error {
+		g := NewBook(store, nil, nil).Guard(key, "s", "user", Block)
+		defer g.Close()
+		_, blocked := g.Tools(tools)
+		return blocked
+	}
+	clean := func() bool {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return bytes.HasPrefix(data, []byte(`{"format":2,"clean":{"tool":`))
+	}
+	if b := list(before); len(b) != 0 || !clean() {
+		t.Fatalf("first listing: blocked %v, clean %v", b, clean())
+	}
+	if b := list(before); len(b) != 0 {
+		t.Fatalf("the clean listing again: blocked %v", b)
+	}
+	if b := list(after); len(b) != 1 || b["c"] == nil || clean() {
+		t.Fatalf("c changed: blocked %v, clean %v; want c kept out and no clean listing", b, clean())
+	}
+	if _, err := store.Approve("s", []string{"c"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if b := list(before); len(b) != 1 || b["c"] == nil {
+		t.Errorf("the listing clean before the approval: blocked %v; want c, changed since", b)
+	}
+	if b := list(after); len(b) != 0 || !clean() {
+		t.Errorf("the approved listing: blocked %v, clean %v", b, clean())
 	}
 }

@@ -38,9 +38,15 @@ type Record struct {
 	// Listed are the kinds of listing pinned so far (a record without it pinned tools).
 	Listed []string `json:"listed,omitempty"`
 
+	// Clean are, by kind, the last listing that matched the pins of its kind exactly, with
+	// the pins it matched (clean.go).
+	Clean map[string]string `json:"clean,omitempty"`
+
 	// partial is set on a record read from its file's index: its definitions hold their
 	// kind, name and digest only.
 	partial bool
+	// shallow is set on a record read from its index line's clean listings alone.
+	shallow bool
 	// legacy is set on a record read from a file without an index.
 	legacy bool
 }
