@@ -105,32 +105,38 @@ func (b *Book) Guard(key, name, origin string, mode Mode) *Guard {
 
 // Changed tells the guards that the store changed (an approval, a reset): each guard whose
 // file is among paths (all of them when none are given) and differs from what it last read
-// or wrote runs its OnChange function.
+// or wrote runs its OnChange function. Each file is looked at once, however many guards
+// share it.
 func (b *Book) Changed(paths ...string) {
 	names := map[string]bool{}
 	for _, p := range paths {
 		names[filepath.Base(p)] = true
 	}
 	b.mu.Lock()
-	gs := make([]*Guard, 0, len(b.guards))
+	byKey := map[string][]*Guard{}
 	for g := range b.guards {
 		if len(paths) == 0 || names[g.key+".json"] {
-			gs = append(gs, g)
+			byKey[g.key] = append(byKey[g.key], g)
 		}
 	}
 	b.mu.Unlock()
-	for _, g := range gs {
-		p, _ := b.store.path(g.key)
-		info, err := os.Stat(p)
-		g.mu.Lock()
-		same := len(paths) > 0 && g.cached != nil && err == nil && sameFile(g.cached.info, info)
-		if !same {
-			g.cached = nil
+	for key, gs := range byKey {
+		var info os.FileInfo
+		if len(paths) > 0 {
+			p, _ := b.store.path(key)
+			info, _ = os.Stat(p)
 		}
-		f := g.onChange
-		g.mu.Unlock()
-		if f != nil && !same {
-			f()
+		for _, g := range gs {
+			g.mu.Lock()
+			same := info != nil && g.cached != nil && sameFile(g.cached.info, info)
+			if !same {
+				g.cached = nil
+			}
+			f := g.onChange
+			g.mu.Unlock()
+			if f != nil && !same {
+				f()
+			}
 		}
 	}
 }
@@ -292,58 +298,47 @@ func (g *Guard) check(l *listing) ([]Drift, error) {
 	if err == nil && r != nil && r.shallow {
 		r, err = g.loadIndex()
 	}
-	var defs []Definition
-	if err == nil {
-		defs = l.makeDefs(r)
-	}
-	if err == nil && !listed(r, kind) {
-		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
-			if listed(cur, kind) {
-				r = cur // another process pinned it first
-				return cur, false, nil
-			}
-			r = pinKind(cur, g, defs, kind)
-			r.setClean(kind, digest)
-			return r, true, nil
-		})
-		if err == nil {
-			g.remember(r)
-		}
-	}
 	if err != nil {
 		return nil, g.failed(kind, err)
 	}
-	drift := Compare(defs, r.Pinned, kind)
-	if len(drift) > 0 && r.partial { // the diffs need the pinned texts
-		if r, err = g.loadFull(); err != nil {
-			return nil, g.failed(kind, err)
-		}
-		if r == nil { // reset meanwhile: pinned afresh below
-			r = &Record{}
-		}
+	defs := l.makeDefs(r)
+	var drift []Drift
+	if listed(r, kind) {
 		drift = Compare(defs, r.Pinned, kind)
+		if len(drift) > 0 && r.partial { // the diffs need the pinned texts
+			if r, err = g.loadFull(); err != nil {
+				return nil, g.failed(kind, err)
+			}
+			drift = Compare(defs, r.Pinned, kind) // r nil (reset meanwhile): pinned below
+		}
 	}
-	if !sameKindPending(r, kind, drift) || rawless(r, defs) || (len(drift) == 0 && !r.cleanFor(kind, digest)) {
+	if stale(r, kind, digest, defs, drift) {
+		first := !listed(r, kind)
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
-			// Compared again under the lock: another process may have approved or reset
-			// since r was read, and what it wrote stands.
-			if !listed(cur, kind) { // reset meanwhile: this listing is pinned afresh
-				cur = pinKind(cur, g, defs, kind)
-				drift = nil
-			} else {
+			// Compared again under the lock: another process may have pinned, approved or
+			// reset since r was read, and what it wrote stands.
+			if listed(cur, kind) {
 				drift = Compare(defs, cur.Pinned, kind)
+			} else { // this listing is the first of its kind: pinned
+				cur, drift = pinKind(cur, g, defs, kind), nil
+			}
+			r = cur
+			if !stale(cur, kind, digest, defs, drift) {
+				return cur, false, nil
 			}
 			setPending(cur, kind, drift)
 			keepRaw(cur, defs)
 			if len(drift) == 0 {
 				cur.setClean(kind, digest)
 			}
-			r = cur
 			return cur, true, nil
 		})
-		if err != nil {
+		switch {
+		case err != nil && first: // nothing pinned: nothing to compare with
+			return nil, g.failed(kind, err)
+		case err != nil:
 			g.b.log.Error("pins not saved", "server", g.server, "err", err)
-		} else {
+		default:
 			g.remember(r)
 		}
 	}
@@ -352,6 +347,14 @@ func (g *Guard) check(l *listing) ([]Drift, error) {
 		g.b.report(g, d)
 	}
 	return drift, nil
+}
+
+// stale says whether r, against which defs (the listing of kind with digest) drifted by
+// drift, needs writing: the kind not pinned yet, pending other than drift, a raw digest to
+// keep, or a clean listing to record.
+func stale(r *Record, kind, digest string, defs []Definition, drift []Drift) bool {
+	return !listed(r, kind) || !sameKindPending(r, kind, drift) || rawless(r, defs) ||
+		(len(drift) == 0 && !r.cleanFor(kind, digest))
 }
 
 // failed records err, why the pins of kind could not be read or written, reports it once and

@@ -207,11 +207,21 @@ func (s *Store) Update(key string, fn func(r *Record) (next *Record, write bool,
 	if err != nil {
 		return err
 	}
+	return s.locked(func() error { return update(p, fn) })
+}
+
+// locked runs fn under the store's lock.
+func (s *Store) locked(fn func() error) error {
 	unlock, err := s.lock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	return fn()
+}
+
+// update is Update of the file p, the lock held.
+func update(p string, fn func(r *Record) (next *Record, write bool, err error)) error {
 	r, err := loadFile(p)
 	if err != nil {
 		return err
@@ -273,89 +283,96 @@ func (s *Store) List(server string) ([]Entry, error) {
 	return out, nil
 }
 
-// Approve pins, in every record of server, the pending definitions named (by name or ID; none
-// named: all of them) and forgets the removed ones named. It returns how many it approved;
-// naming something that is not pending is an error naming it, and approves nothing.
+// Approve pins, in every record of server, the pending definitions named (by name or ID, a
+// resource template by URI template; none named: all of them) and forgets the removed ones
+// named. It reads and writes the records under the store's lock, once. It returns how many it
+// approved; naming something that is not pending is an error naming it, and approves nothing.
 func (s *Store) Approve(server string, names []string, now time.Time) (int, error) {
-	entries, err := s.List(server)
-	if err != nil {
-		return 0, err
-	}
-	if len(entries) == 0 {
-		return 0, fmt.Errorf("pin: no pins for server %q", server)
-	}
-	if missing := notDrifted(entries, names); len(missing) > 0 {
-		return 0, fmt.Errorf("pin: server %q has nothing pending named %q", server, missing)
-	}
 	total := 0
-	for _, e := range entries {
-		if e.Err != nil {
-			return total, e.Err
-		}
-		err := s.Update(e.Key, func(r *Record) (*Record, bool, error) {
-			if r == nil {
-				return nil, false, nil
-			}
-			n := r.approve(names, now)
-			total += n
-			return r, n > 0, nil
-		})
+	err := s.locked(func() error {
+		entries, err := s.List(server)
 		if err != nil {
-			return total, err
+			return err
 		}
-	}
-	if total == 0 && len(names) > 0 {
-		return 0, fmt.Errorf("pin: server %q has nothing pending named %s", server, strings.Join(names, ", "))
-	}
-	return total, nil
+		if len(entries) == 0 {
+			return fmt.Errorf("pin: no pins for server %q", server)
+		}
+		for _, e := range entries {
+			if e.Err != nil {
+				return e.Err
+			}
+		}
+		if missing := notDrifted(entries, names); len(missing) > 0 {
+			return fmt.Errorf("pin: server %q has nothing pending named %q", server, missing)
+		}
+		for _, e := range entries {
+			n := e.Record.approve(names, now)
+			if n == 0 {
+				continue
+			}
+			p, _ := s.path(e.Key)
+			if err := writeFile(p, e.Record); err != nil {
+				return err
+			}
+			total += n
+		}
+		if total == 0 && len(names) > 0 {
+			return fmt.Errorf("pin: server %q has nothing pending named %s", server, strings.Join(names, ", "))
+		}
+		return nil
+	})
+	return total, err
 }
 
-// notDrifted returns the names that name no drift of entries' records.
+// notDrifted returns the names that name nothing pending or removed in entries' records.
 func notDrifted(entries []Entry, names []string) []string {
 	var out []string
 	for _, n := range names {
-		found := false
-		for _, e := range entries {
-			if e.Record == nil {
-				continue // a file that does not parse names nothing
-			}
-			for _, d := range e.Record.Drift() {
-				if d.Def().namedBy(n) {
-					found = true
-				}
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(entries, func(e Entry) bool { return e.Record != nil && e.Record.drifted(n) }) {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
-// Reset removes every record of server: its next listing is pinned afresh. It returns how
-// many it removed. A corrupt file is removed too when it is named by key.
-func (s *Store) Reset(server string) (int, error) {
-	entries, err := s.List("")
-	if err != nil {
-		return 0, err
-	}
-	unlock, err := s.lock()
-	if err != nil {
-		return 0, err
-	}
-	defer unlock()
-	n := 0
-	for _, e := range entries {
-		if (e.Record != nil && e.Record.Server == server) || (e.Err != nil && e.Key == server) {
-			p, _ := s.path(e.Key)
-			if err := writeFile(p, nil); err != nil {
-				return n, err
-			}
-			n++
+// drifted says whether n names something pending or removed in r.
+func (r *Record) drifted(n string) bool {
+	for _, d := range r.Pending {
+		if d.namedBy(n) {
+			return true
 		}
 	}
-	if n == 0 {
-		return 0, fmt.Errorf("pin: no pins for server %q", server)
+	for _, id := range r.Removed {
+		if d, ok := r.Pinned[id]; ok && d.namedBy(n) {
+			return true
+		}
 	}
-	return n, nil
+	return false
+}
+
+// Reset removes every record of server: its next listing is pinned afresh. It reads and
+// removes them under the store's lock. It returns how many it removed. A corrupt file is
+// removed too when it is named by key.
+func (s *Store) Reset(server string) (int, error) {
+	n := 0
+	err := s.locked(func() error {
+		entries, err := s.List("")
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if (e.Record != nil && e.Record.Server == server) || (e.Err != nil && e.Key == server) {
+				p, _ := s.path(e.Key)
+				if err := writeFile(p, nil); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			return fmt.Errorf("pin: no pins for server %q", server)
+		}
+		return nil
+	})
+	return n, err
 }
