@@ -53,7 +53,9 @@
 //     KEY` that removes it: under Block every definition of that server is kept out (fails
 //     closed), under Warn it is reported.
 //   - Approve moves pending definitions to the pins and forgets removed ones (a name that
-//     names no drift is an error, and nothing is approved); Reset deletes a
+//     names no drift is an error, and nothing is approved); ApproveHere does so in the
+//     records a folder's serve uses only (Here: another project's server of the same name
+//     keeps its own), as `agentpool pins approve` does; Reset deletes a
 //     server's file (its next listing pins afresh). Book.Changed tells each Guard the store
 //     changed, so a running host re-lists and serves what was approved.
 //   - Diffs: WordDiff (description and title, word by word) and SchemaDiff (JSON Pointer

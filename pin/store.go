@@ -288,11 +288,33 @@ func (s *Store) List(server string) ([]Entry, error) {
 // named. It reads and writes the records under the store's lock, once. It returns how many it
 // approved; naming something that is not pending is an error naming it, and approves nothing.
 func (s *Store) Approve(server string, names []string, now time.Time) (int, error) {
+	return s.approve(server, nil, names, now)
+}
+
+// Here says which pin files are this folder's for a server name: the keys a serve here pins
+// it under (the host's PinKeys).
+type Here func(server string) []string
+
+// ApproveHere is Approve of the records of server that here names only: the server as this
+// folder declares it, not another project's server of the same name. None named is an error.
+func (s *Store) ApproveHere(here Here, server string, names []string, now time.Time) (int, error) {
+	keys := here(server)
+	if len(keys) == 0 {
+		return 0, fmt.Errorf("pin: no server %q is declared here: approve it in the folder of the project that declares it, with the --config that serve uses", server)
+	}
+	return s.approve(server, keys, names, now)
+}
+
+// approve is Approve of the records of server whose keys are among keys (nil: all).
+func (s *Store) approve(server string, keys, names []string, now time.Time) (int, error) {
 	total := 0
 	err := s.locked(func() error {
 		entries, err := s.List(server)
 		if err != nil {
 			return err
+		}
+		if keys != nil {
+			entries = slices.DeleteFunc(entries, func(e Entry) bool { return !slices.Contains(keys, e.Key) })
 		}
 		if len(entries) == 0 {
 			return fmt.Errorf("pin: no pins for server %q", server)

@@ -113,7 +113,7 @@ func newRootCmd() *cobra.Command {
 		newConfigCmd(opts),
 		newPluginsCmd(opts),
 		newLoginCmd(opts),
-		newPinsCmd(),
+		newPinsCmd(opts),
 	)
 	refuseUnknown(root)
 	return root
