@@ -45,7 +45,9 @@
 //     keep the listing they are given: the caller does not modify it afterwards. What
 //     differs is recorded in the file as pending (so
 //     `agentpool pins list` shows it with its diffs without connecting) and reported once per
-//     definition and digest (Book's log and onDrift).
+//     definition and digest (Book's log and onDrift); drift a file already holds pending
+//     when a process starts was reported by the process that recorded it, and is not
+//     reported again (it stays in Book.Drift, for the status page and the metric).
 //   - Policy (Mode): Off does nothing; Warn serves what the server lists; Block keeps changed
 //     and new definitions out (Guard.Tools, Guard.Prompts, Guard.Templates), and a call to one
 //     (tools/call, prompts/get) fails with ErrBlocked naming `agentpool pins approve SERVER

@@ -312,6 +312,7 @@ func (g *Guard) check(l *listing) ([]Drift, error) {
 			drift = Compare(defs, r.Pinned, kind) // r nil (reset meanwhile): pinned below
 		}
 	}
+	prior := r // as the file was before this listing: what it holds pending was reported
 	if stale(r, kind, digest, defs, drift) {
 		first := !listed(r, kind)
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
@@ -344,9 +345,25 @@ func (g *Guard) check(l *listing) ([]Drift, error) {
 	}
 	g.setDrift(kind, drift, nil)
 	for _, d := range drift {
-		g.b.report(g, d)
+		if !standing(prior, d) {
+			g.b.report(g, d)
+		}
 	}
 	return drift, nil
+}
+
+// standing says whether r, as read before a listing, already records d as pending or
+// removed: the process that recorded it reported it, and it stands unapproved.
+func standing(r *Record, d Drift) bool {
+	if r == nil {
+		return false
+	}
+	if d.Status == Removed {
+		return slices.Contains(r.Removed, d.Old.ID())
+	}
+	p, ok := r.Pending[d.New.ID()]
+	_, pinned := r.Pinned[d.New.ID()]
+	return ok && p.Digest == d.New.Digest && pinned == (d.Status == Changed)
 }
 
 // stale says whether r, against which defs (the listing of kind with digest) drifted by
