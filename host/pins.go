@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"time"
 
 	"github.com/agentpool/agentpool/decl"
@@ -60,6 +61,29 @@ func (h *Host) manifests(name string, spec decl.Server, ps pinSpec) []mcpcap.Opt
 		return nil
 	}
 	return []mcpcap.Option{mcpcap.WithManifests(h.opts.Manifests.Entry(pin.Key(ps.Origin, name, spec), name))}
+}
+
+// PinKeys returns the pin keys (pin.Key) the current state's servers called name are pinned
+// under — what a serve in this folder uses for its config's, trusted project's or plugin's
+// server of that name, and for each agent's — without repeats; none when no server has that
+// name.
+func (h *Host) PinKeys(name string) []string {
+	st := h.Current()
+	var keys []string
+	add := func(spec decl.Server, ps pinSpec) {
+		if k := pin.Key(ps.Origin, name, spec); !slices.Contains(keys, k) {
+			keys = append(keys, k)
+		}
+	}
+	if spec, ok := st.Config.MCPServers[name]; ok {
+		add(spec, pinsOf(st, name, spec))
+	}
+	for _, agent := range st.Config.Agents.Names() {
+		if spec, ok := st.Config.Agents[agent].MCPServers[name]; ok {
+			add(spec, agentPinsOf(st, spec))
+		}
+	}
+	return keys
 }
 
 // pinsDebounce is how long the pin store's folder is quiet before its changes are acted on.

@@ -21,8 +21,8 @@ type Guard interface {
 }
 
 // ListingGuard is a Guard that checks the server's prompts and resource-templates listings
-// too (package pin's Guard is one). Each returns, by the server's name for it, why each
-// definition kept out is; the Cap serves the others.
+// too (package pin's Guard is one). Each returns why each definition kept out is, by the
+// server's name for a prompt and by URI template for a template; the Cap serves the others.
 type ListingGuard interface {
 	Prompts(upstream []ext.CommandEntry) (blocked map[string]error)
 	Templates(upstream []ext.ResourceTemplateEntry) (blocked map[string]error)
@@ -132,5 +132,5 @@ func (c *Cap) guardTemplates(ts []ext.ResourceTemplateEntry) []ext.ResourceTempl
 	if len(blocked) == 0 {
 		return ts
 	}
-	return slices.DeleteFunc(ts, func(t ext.ResourceTemplateEntry) bool { return blocked[t.Name] != nil })
+	return slices.DeleteFunc(ts, func(t ext.ResourceTemplateEntry) bool { return blocked[t.URITemplate] != nil })
 }

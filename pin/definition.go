@@ -31,10 +31,41 @@ type Definition struct {
 	Annotations json.RawMessage `json:"annotations,omitempty"`
 	// Digest is the SHA-256, hex, of the RFC 8785 canonical form of the fields above.
 	Digest string `json:"digest"`
+	// URI is a resource template's URI template, which names it among its server's
+	// templates (ID): two templates may share a name, or have none. Not covered by Digest
+	// (Schema holds it).
+	URI string `json:"uri,omitempty"`
+	// Raw is the SHA-256, hex, of the fields as the server sent them (raw.go): a cache that
+	// finds Digest without canonicalising, not covered by Digest and never compared as a pin.
+	Raw string `json:"raw,omitempty"`
+
+	// lazy, set on a definition found by its raw digest, which then holds its kind, name,
+	// digest and raw digest only, makes the whole definition (fill).
+	lazy func() Definition
 }
 
-// ID is the definition's name within its server: "<kind>/<name>".
-func (d Definition) ID() string { return d.Kind + "/" + d.Name }
+// fill makes d whole when it was found by its raw digest.
+func (d *Definition) fill() {
+	if d.lazy != nil {
+		*d = d.lazy()
+	}
+}
+
+// ID is the definition's name within its server: "<kind>/<name>", or for a resource
+// template "template/<URI template>".
+func (d Definition) ID() string { return d.Kind + "/" + d.key() }
+
+// key is what names d among its server's definitions of its kind: its name, or a template's
+// URI template. `agentpool pins approve` takes it.
+func (d Definition) key() string {
+	if d.Kind == KindTemplate {
+		return d.URI
+	}
+	return d.Name
+}
+
+// namedBy says whether n names d for `agentpool pins approve`: its key or its ID.
+func (d Definition) namedBy(n string) bool { return d.key() == n || d.ID() == n }
 
 // seal sets d.Digest. A schema that is not JSON is digested as the string it is, so that it
 // still tells such schemas apart.
@@ -120,6 +151,38 @@ func Template(t ext.ResourceTemplateEntry) Definition {
 		URITemplate string `json:"uriTemplate"`
 		MIMEType    string `json:"mimeType,omitempty"`
 	}{t.URITemplate, t.MIMEType})
-	return Definition{Kind: KindTemplate, Name: t.Name, Title: t.Title, Description: t.Description,
+	d := Definition{Kind: KindTemplate, Name: t.Name, Title: t.Title, Description: t.Description,
 		Schema: schema, Annotations: t.Annotations}.seal()
+	d.URI = t.URITemplate
+	return d
+}
+
+// keyTemplatesByURI re-keys, in a record written when resource templates were pinned by
+// name, each template by its URI template (read from its Schema); digests do not change.
+func keyTemplatesByURI(r *Record) {
+	rekey := func(m map[string]Definition) map[string]string {
+		moved := map[string]string{}
+		for id, d := range m {
+			if d.Kind != KindTemplate || d.URI != "" {
+				continue
+			}
+			var s struct {
+				URITemplate string `json:"uriTemplate"`
+			}
+			_ = json.Unmarshal(d.Schema, &s) // a template's schema is what Template wrote
+			d.URI = s.URITemplate
+			delete(m, id)
+			m[d.ID()] = d
+			moved[id] = d.ID()
+		}
+		return moved
+	}
+	moved := rekey(r.Pinned)
+	rekey(r.Pending)
+	for i, id := range r.Removed {
+		if to, ok := moved[id]; ok {
+			r.Removed[i] = to
+		}
+	}
+	slices.Sort(r.Removed)
 }

@@ -1,7 +1,6 @@
 package pin
 
 import (
-	"maps"
 	"slices"
 	"strings"
 )
@@ -44,18 +43,22 @@ func Compare(listing []Definition, pinned map[string]Definition, kinds ...string
 	var out []Drift
 	seen := make(map[string]bool, len(listing))
 	for i := range listing {
-		d := &listing[i]
-		seen[d.ID()] = true
-		old, ok := pinned[d.ID()]
-		switch {
-		case !ok:
-			out = append(out, Drift{Status: New, New: d})
-		case old.Digest != d.Digest:
-			out = append(out, Diff(old, *d))
+		id := listing[i].ID()
+		seen[id] = true
+		old, ok := pinned[id]
+		if ok && old.Digest == listing[i].Digest {
+			continue
+		}
+		d := listing[i] // whole, when it was found by its raw digest
+		d.fill()
+		if ok {
+			out = append(out, Diff(old, d))
+		} else {
+			out = append(out, Drift{Status: New, New: &d})
 		}
 	}
-	for _, id := range slices.Sorted(maps.Keys(pinned)) {
-		if old := pinned[id]; !seen[id] && slices.Contains(kinds, old.Kind) {
+	for id, old := range pinned { // in ID order once sorted below
+		if !seen[id] && slices.Contains(kinds, old.Kind) {
 			out = append(out, Drift{Status: Removed, Old: &old})
 		}
 	}

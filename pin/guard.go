@@ -1,7 +1,6 @@
 package pin
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -17,7 +16,6 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/decl"
-	"github.com/agentpool/agentpool/ext"
 )
 
 // Mode is a server's pin policy, the pins key.
@@ -107,32 +105,38 @@ func (b *Book) Guard(key, name, origin string, mode Mode) *Guard {
 
 // Changed tells the guards that the store changed (an approval, a reset): each guard whose
 // file is among paths (all of them when none are given) and differs from what it last read
-// or wrote runs its OnChange function.
+// or wrote runs its OnChange function. Each file is looked at once, however many guards
+// share it.
 func (b *Book) Changed(paths ...string) {
 	names := map[string]bool{}
 	for _, p := range paths {
 		names[filepath.Base(p)] = true
 	}
 	b.mu.Lock()
-	gs := make([]*Guard, 0, len(b.guards))
+	byKey := map[string][]*Guard{}
 	for g := range b.guards {
 		if len(paths) == 0 || names[g.key+".json"] {
-			gs = append(gs, g)
+			byKey[g.key] = append(byKey[g.key], g)
 		}
 	}
 	b.mu.Unlock()
-	for _, g := range gs {
-		p, _ := b.store.path(g.key)
-		info, err := os.Stat(p)
-		g.mu.Lock()
-		same := len(paths) > 0 && g.cached != nil && err == nil && sameFile(g.cached.info, info)
-		if !same {
-			g.cached = nil
+	for key, gs := range byKey {
+		var info os.FileInfo
+		if len(paths) > 0 {
+			p, _ := b.store.path(key)
+			info, _ = os.Stat(p)
 		}
-		f := g.onChange
-		g.mu.Unlock()
-		if f != nil && !same {
-			f()
+		for _, g := range gs {
+			g.mu.Lock()
+			same := info != nil && g.cached != nil && sameFile(g.cached.info, info)
+			if !same {
+				g.cached = nil
+			}
+			f := g.onChange
+			g.mu.Unlock()
+			if f != nil && !same {
+				f()
+			}
 		}
 	}
 }
@@ -221,11 +225,12 @@ type Guard struct {
 	mu       sync.Mutex
 	onChange func()
 	cached   *cachedRecord
-	// tools are the definitions of the last tools listing by name, with the entries they were
-	// made from: a tool listed again unchanged is not digested again.
-	tools map[string]cachedTool
-	drift []Drift
-	err   error
+	tools    toolCache
+	drift    []Drift
+	err      error
+	// last is, by kind, the last listing checked and what it kept out, valid while cached is
+	// the record it was checked against.
+	last map[string]*lastListing
 }
 
 // cachedRecord is a record as read, with the file's identity when read: listing again does
@@ -233,54 +238,6 @@ type Guard struct {
 type cachedRecord struct {
 	r    *Record
 	info os.FileInfo
-}
-
-type cachedTool struct {
-	t   ext.ToolEntry
-	def Definition
-}
-
-// toolDefs returns the definitions of upstream, digesting only the tools that differ from the
-// last listing's.
-func (g *Guard) toolDefs(upstream []ext.ToolEntry) []Definition {
-	g.mu.Lock()
-	prev := g.tools
-	g.mu.Unlock()
-	next := make(map[string]cachedTool, len(upstream))
-	defs := make([]Definition, len(upstream))
-	for i, t := range upstream {
-		if c, ok := prev[t.Name]; ok && sameTool(c.t, t) {
-			defs[i] = c.def
-		} else {
-			defs[i] = Tool(t)
-		}
-		next[t.Name] = cachedTool{t: t, def: defs[i]}
-	}
-	g.mu.Lock()
-	g.tools = next
-	g.mu.Unlock()
-	return defs
-}
-
-// sameTool says whether a and b have the same digested fields, byte for byte.
-func sameTool(a, b ext.ToolEntry) bool {
-	if a.Name != b.Name || a.Title != b.Title || a.Description != b.Description ||
-		!bytes.Equal(a.InputSchema, b.InputSchema) || !bytes.Equal(a.OutputSchema, b.OutputSchema) {
-		return false
-	}
-	x, y := a.Annotations, b.Annotations
-	if x == nil || y == nil {
-		return x == y
-	}
-	return x.Title == y.Title && x.ReadOnlyHint == y.ReadOnlyHint && x.IdempotentHint == y.IdempotentHint &&
-		sameBool(x.DestructiveHint, y.DestructiveHint) && sameBool(x.OpenWorldHint, y.OpenWorldHint)
-}
-
-func sameBool(a, b *bool) bool {
-	if a == nil || b == nil {
-		return a == b
-	}
-	return *a == *b
 }
 
 // OnChange sets the function called when the store changes (Book.Changed).
@@ -301,76 +258,6 @@ func (g *Guard) Close() error {
 // Mode returns the guard's policy.
 func (g *Guard) Mode() Mode { return g.mode }
 
-// Tools checks a tools listing (named as the server names them): on the first listing of the
-// server it pins every tool; later it compares. It returns the tools to serve — all of them
-// under Warn, all but the changed and new ones under Block — and, by the server's name for
-// it, the error a call to each tool kept out gets. A pin file that cannot be read keeps every
-// tool out under Block (fails closed) and is reported under Warn.
-func (g *Guard) Tools(upstream []ext.ToolEntry) ([]ext.ToolEntry, map[string]error) {
-	if g.mode == Off {
-		return upstream, nil
-	}
-	names := make([]string, len(upstream))
-	for i, t := range upstream {
-		names[i] = t.Name
-	}
-	blocked := g.checkNamed(g.toolDefs(upstream), names, KindTool)
-	if len(blocked) == 0 {
-		return upstream, nil
-	}
-	served := make([]ext.ToolEntry, 0, len(upstream))
-	for _, t := range upstream {
-		if blocked[t.Name] == nil {
-			served = append(served, t)
-		}
-	}
-	return served, blocked
-}
-
-// Prompts checks a prompts listing (Name as the server names each prompt, Arguments in
-// order) as Tools checks tools. It returns, by the server's name for it, the error a
-// prompts/get of each prompt kept out gets; the caller serves the others.
-func (g *Guard) Prompts(upstream []ext.CommandEntry) map[string]error {
-	if g.mode == Off {
-		return nil
-	}
-	defs := make([]Definition, len(upstream))
-	names := make([]string, len(upstream))
-	for i, p := range upstream {
-		defs[i], names[i] = Prompt(p.Name, p.Title, p.Description, p.Arguments), p.Name
-	}
-	return g.checkNamed(defs, names, KindPrompt)
-}
-
-// Templates checks a resource-templates listing as Tools checks tools. It returns, by name,
-// why each template kept out is; the caller serves the others.
-func (g *Guard) Templates(upstream []ext.ResourceTemplateEntry) map[string]error {
-	if g.mode == Off {
-		return nil
-	}
-	defs := make([]Definition, len(upstream))
-	names := make([]string, len(upstream))
-	for i, t := range upstream {
-		defs[i], names[i] = Template(t), t.Name
-	}
-	return g.checkNamed(defs, names, KindTemplate)
-}
-
-func (g *Guard) checkNamed(defs []Definition, names []string, kind string) map[string]error {
-	drift, err := g.check(defs, kind)
-	if err != nil {
-		if g.mode != Block {
-			return nil
-		}
-		blocked := make(map[string]error, len(names))
-		for _, n := range names {
-			blocked[n] = fmt.Errorf("mcp server %q: %s %q kept out: %w", g.server, kindWord(kind), n, err)
-		}
-		return blocked
-	}
-	return g.blocked(drift, kind)
-}
-
 func kindWord(kind string) string {
 	if kind == KindTemplate {
 		return "resource template"
@@ -378,8 +265,8 @@ func kindWord(kind string) string {
 	return kind
 }
 
-// blocked returns, by name, the error of each changed or new definition of kind in drift
-// under Block; nil otherwise.
+// blocked returns, by key (a tool's or prompt's name, a template's URI template), the error
+// of each changed or new definition of kind in drift under Block; nil otherwise.
 func (g *Guard) blocked(drift []Drift, kind string) map[string]error {
 	if g.mode != Block || len(drift) == 0 {
 		return nil
@@ -387,78 +274,121 @@ func (g *Guard) blocked(drift []Drift, kind string) map[string]error {
 	var blocked map[string]error
 	for _, d := range drift {
 		if d.New != nil && d.New.Kind == kind {
-			what := "changed since it was pinned"
-			if d.Status == New {
-				what = "is new since the server was pinned"
-			}
 			if blocked == nil {
 				blocked = map[string]error{}
 			}
-			blocked[d.New.Name] = fmt.Errorf("mcp server %q: %s %q %s: %w; review it with `agentpool pins list %s`, allow it with `agentpool pins approve %s %s`",
-				g.server, kindWord(kind), d.New.Name, what, ErrBlocked, g.server, g.server, d.New.Name)
+			key := d.New.key()
+			blocked[key] = fmt.Errorf("mcp server %q: %s %q %s: %w; review it with `agentpool pins list %s`, allow it with `agentpool pins approve %s %s`",
+				g.server, kindWord(kind), key, d.what(), ErrBlocked, g.server, g.server, shellWord(key))
 		}
 	}
 	return blocked
 }
 
-// check compares defs (a complete listing of kind) with the pins, pinning them when the
-// server has none, recording what differs as pending, and reporting it. It returns the drift
-// of kind.
-func (g *Guard) check(defs []Definition, kind string) ([]Drift, error) {
-	r, err := g.load()
-	if err == nil && !listed(r, kind) {
-		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
-			if listed(cur, kind) {
-				r = cur // another process pinned it first
-				return cur, false, nil
-			}
-			r = pinKind(cur, g, defs, kind)
-			return r, true, nil
-		})
-		if err == nil {
-			g.remember(r)
-		}
+// check compares l (a complete listing of its kind) with the pins, pinning it when the
+// server has none of its kind, recording what differs as pending, and reporting it. It
+// returns the drift of l's kind.
+func (g *Guard) check(l *listing) ([]Drift, error) {
+	kind, digest := l.kind, l.digest()
+	r, err := g.load(kind, digest)
+	if err == nil && r.cleanFor(kind, digest) { // this very listing matched these pins
+		g.setDrift(kind, nil, nil)
+		return nil, nil
+	}
+	if err == nil && r != nil && r.shallow {
+		r, err = g.loadIndex()
 	}
 	if err != nil {
-		g.mu.Lock()
-		said := g.err != nil && g.err.Error() == err.Error()
-		g.mu.Unlock()
-		g.setDrift(kind, nil, err)
-		if !said { // once, not at every listing
-			level := slog.LevelWarn
-			if g.mode == Block {
-				level = slog.LevelError // every definition of the server is kept out
-			}
-			g.b.log.Log(context.Background(), level, "pins unreadable", "server", g.server, "policy", string(g.mode), "err", err)
-		}
-		return nil, err
+		return nil, g.failed(kind, err)
 	}
-	drift := Compare(defs, r.Pinned, kind)
-	if !sameKindPending(r, kind, drift) {
+	defs := l.makeDefs(r)
+	var drift []Drift
+	if listed(r, kind) {
+		drift = Compare(defs, r.Pinned, kind)
+		if len(drift) > 0 && r.partial { // the diffs need the pinned texts
+			if r, err = g.loadFull(); err != nil {
+				return nil, g.failed(kind, err)
+			}
+			drift = Compare(defs, r.Pinned, kind) // r nil (reset meanwhile): pinned below
+		}
+	}
+	prior := r // as the file was before this listing: what it holds pending was reported
+	if stale(r, kind, digest, defs, drift) {
+		first := !listed(r, kind)
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
-			// Compared again under the lock: another process may have approved or reset
-			// since r was read, and what it wrote stands.
-			if !listed(cur, kind) { // reset meanwhile: this listing is pinned afresh
-				cur = pinKind(cur, g, defs, kind)
-				drift = nil
-			} else {
+			// Compared again under the lock: another process may have pinned, approved or
+			// reset since r was read, and what it wrote stands.
+			if listed(cur, kind) {
 				drift = Compare(defs, cur.Pinned, kind)
+			} else { // this listing is the first of its kind: pinned
+				cur, drift = pinKind(cur, g, defs, kind), nil
+			}
+			r = cur
+			if !stale(cur, kind, digest, defs, drift) {
+				return cur, false, nil
 			}
 			setPending(cur, kind, drift)
-			r = cur
+			keepRaw(cur, defs)
+			if len(drift) == 0 {
+				cur.setClean(kind, digest)
+			}
 			return cur, true, nil
 		})
-		if err != nil {
+		switch {
+		case err != nil && first: // nothing pinned: nothing to compare with
+			return nil, g.failed(kind, err)
+		case err != nil:
 			g.b.log.Error("pins not saved", "server", g.server, "err", err)
-		} else {
+		default:
 			g.remember(r)
 		}
 	}
 	g.setDrift(kind, drift, nil)
 	for _, d := range drift {
-		g.b.report(g, d)
+		if !standing(prior, d) {
+			g.b.report(g, d)
+		}
 	}
 	return drift, nil
+}
+
+// standing says whether r, as read before a listing, already records d as pending or
+// removed: the process that recorded it reported it, and it stands unapproved.
+func standing(r *Record, d Drift) bool {
+	if r == nil {
+		return false
+	}
+	if d.Status == Removed {
+		return slices.Contains(r.Removed, d.Old.ID())
+	}
+	p, ok := r.Pending[d.New.ID()]
+	_, pinned := r.Pinned[d.New.ID()]
+	return ok && p.Digest == d.New.Digest && pinned == (d.Status == Changed)
+}
+
+// stale says whether r, against which defs (the listing of kind with digest) drifted by
+// drift, needs writing: the kind not pinned yet, pending other than drift, a raw digest to
+// keep, or a clean listing to record.
+func stale(r *Record, kind, digest string, defs []Definition, drift []Drift) bool {
+	return !listed(r, kind) || !sameKindPending(r, kind, drift) || rawless(r, defs) ||
+		(len(drift) == 0 && !r.cleanFor(kind, digest))
+}
+
+// failed records err, why the pins of kind could not be read or written, reports it once and
+// returns it.
+func (g *Guard) failed(kind string, err error) error {
+	g.mu.Lock()
+	said := g.err != nil && g.err.Error() == err.Error()
+	g.mu.Unlock()
+	g.setDrift(kind, nil, err)
+	if !said { // once, not at every listing
+		level := slog.LevelWarn
+		if g.mode == Block {
+			level = slog.LevelError // every definition of the server is kept out
+		}
+		g.b.log.Log(context.Background(), level, "pins unreadable", "server", g.server, "policy", string(g.mode), "err", err)
+	}
+	return err
 }
 
 // pinKind pins defs, a first listing of kind, in cur (a new record when nil) and returns it.
@@ -472,6 +402,7 @@ func pinKind(cur *Record, g *Guard, defs []Definition, kind string) *Record {
 		cur.Pinned = map[string]Definition{}
 	}
 	for _, d := range defs {
+		d.fill()
 		cur.Pinned[d.ID()] = d
 	}
 	cur.Listed = append(cur.Listed, kind)
@@ -491,8 +422,9 @@ func listed(r *Record, kind string) bool {
 	return slices.Contains(r.Listed, kind)
 }
 
-// load returns the record, reading the file only when it changed since the last read.
-func (g *Guard) load() (*Record, error) {
+// load returns the record, reading the file only when it changed since the last read, and
+// then only its clean listings when they hold digest (a listing's) for kind.
+func (g *Guard) load(kind, digest string) (*Record, error) {
 	p, err := g.b.store.path(g.key)
 	if err != nil {
 		return nil, err
@@ -501,19 +433,70 @@ func (g *Guard) load() (*Record, error) {
 	g.mu.Lock()
 	c := g.cached
 	g.mu.Unlock()
-	if statErr == nil && c != nil && sameFile(c.info, info) {
+	if statErr == nil && c != nil && sameFile(c.info, info) && (!c.r.shallow || c.r.cleanFor(kind, digest)) {
 		return c.r, nil
 	}
+	if statErr == nil {
+		if r := readClean(p, kind, digest); r != nil {
+			g.cache(r, info)
+			return r, nil
+		}
+	}
+	return g.readIndex(p, info, statErr)
+}
+
+// loadIndex returns the record as its file's index has it.
+func (g *Guard) loadIndex() (*Record, error) {
+	p, err := g.b.store.path(g.key)
+	if err != nil {
+		return nil, err
+	}
+	info, statErr := os.Stat(p)
+	return g.readIndex(p, info, statErr)
+}
+
+// readIndex reads the record in p from its index; info and statErr are p's from before.
+func (g *Guard) readIndex(p string, info os.FileInfo, statErr error) (*Record, error) {
+	r, err := readFile(p, true)
+	if err != nil || r == nil || statErr != nil {
+		return r, err
+	}
+	if r.legacy { // written without its index: written again with it
+		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
+			r = cur
+			return cur, cur != nil && cur.legacy, nil
+		})
+		if err != nil || r == nil {
+			return r, err
+		}
+		g.remember(r)
+		return r, nil
+	}
+	g.cache(r, info)
+	return r, nil
+}
+
+// loadFull returns the record with its definitions' texts, read from the file.
+func (g *Guard) loadFull() (*Record, error) {
+	p, err := g.b.store.path(g.key)
+	if err != nil {
+		return nil, err
+	}
+	info, statErr := os.Stat(p)
 	r, err := loadFile(p)
 	if err != nil || r == nil || statErr != nil {
 		return r, err
 	}
-	// info is from before the read: a file replaced meanwhile differs from it at the next
-	// listing, which reads it again.
+	g.cache(r, info)
+	return r, nil
+}
+
+// cache caches r as the content of the guard's file when it was info. info is from before the
+// read: a file replaced meanwhile differs from it at the next listing, which reads it again.
+func (g *Guard) cache(r *Record, info os.FileInfo) {
 	g.mu.Lock()
 	g.cached = &cachedRecord{r: r, info: info}
 	g.mu.Unlock()
-	return r, nil
 }
 
 // remember caches r as the content of the guard's file now.

@@ -263,8 +263,12 @@ func TestSameToolCoversEveryAnnotation(t *testing.T) {
 		default:
 			t.Fatalf("field %s of kind %s: teach sameTool to compare it", typ.Field(i).Name, f.Kind())
 		}
-		if sameTool(a, b) {
+		if sameTool(&a, &b) {
 			t.Errorf("sameTool ignores annotations.%s", typ.Field(i).Name)
+		}
+		var rd rawDigester
+		if rd.tool(&a) == rd.tool(&b) {
+			t.Errorf("the raw digest ignores annotations.%s", typ.Field(i).Name)
 		}
 		if Tool(a).Digest == Tool(b).Digest {
 			t.Errorf("the digest ignores annotations.%s", typ.Field(i).Name)
@@ -430,14 +434,14 @@ func TestGuardPromptsAndTemplates(t *testing.T) {
 	if len(bp) != 2 || !errors.Is(bp["exfil"], ErrBlocked) {
 		t.Errorf("blocked prompts %v, want draft and exfil", bp)
 	}
-	if err := bt["all"]; len(bt) != 1 || !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), "resource template \"all\" is new") {
+	if err := bt["file:///{path*}"]; len(bt) != 1 || !errors.Is(err, ErrBlocked) || !strings.Contains(err.Error(), "resource template \"file:///{path*}\" is new") {
 		t.Errorf("blocked templates %v, want all", bt)
 	}
-	if got := strings.Join(reported, ", "); got != "changed prompt/draft, new prompt/exfil, removed prompt/gone, new template/all" {
+	if got := strings.Join(reported, ", "); got != "changed prompt/draft, new prompt/exfil, removed prompt/gone, new template/file:///{path*}" {
 		t.Errorf("reported %s", got)
 	}
 
-	if n, err := store.Approve("mail", []string{"draft", "all"}, time.Now()); n != 2 || err != nil {
+	if n, err := store.Approve("mail", []string{"draft", "file:///{path*}"}, time.Now()); n != 2 || err != nil {
 		t.Fatalf("Approve: %d, %v", n, err)
 	}
 	book.Changed()

@@ -12,13 +12,28 @@ import (
 // FormatList returns entries for a person: per server, its pinned definitions, then each
 // drift with its diffs (a description's word diff, [-removed-] {+added+}; a schema's JSON
 // Pointer paths), and each file that could not be read with its error.
-func FormatList(entries []Entry) string {
+func FormatList(entries []Entry) string { return FormatListHere(entries, nil) }
+
+// FormatListHere is FormatList saying which records are this folder's (here; nil: none
+// said): those a serve here uses.
+func FormatListHere(entries []Entry, here Here) string {
 	var b strings.Builder
-	writeList(&b, entries)
+	writeList(&b, entries, here)
 	return b.String()
 }
 
-func writeList(w io.Writer, entries []Entry) {
+// whose says where the record's server is declared, for a person.
+func whose(r *Record) string {
+	switch {
+	case r.Origin == "user":
+		return "your config"
+	case strings.HasPrefix(r.Origin, "plugin "):
+		return oneLine(r.Origin)
+	}
+	return "project " + oneLine(r.Origin)
+}
+
+func writeList(w io.Writer, entries []Entry, here Here) {
 	if len(entries) == 0 {
 		fmt.Fprintln(w, "no pins yet: a server's first listing is pinned")
 		return
@@ -30,7 +45,11 @@ func writeList(w io.Writer, entries []Entry) {
 		}
 		r := e.Record
 		drift := r.Drift()
-		fmt.Fprintf(w, "%s (%s): %d pinned %s, %d drifted\n", oneLine(r.Server), oneLine(r.Origin), len(r.Pinned), r.PinnedAt.Format("2006-01-02 15:04"), len(drift))
+		where := whose(r)
+		if here != nil && slices.Contains(here(r.Server), e.Key) {
+			where += ", this folder's"
+		}
+		fmt.Fprintf(w, "%s (%s): %d pinned %s, %d drifted\n", oneLine(r.Server), where, len(r.Pinned), r.PinnedAt.Format("2006-01-02 15:04"), len(drift))
 		for _, id := range slices.Sorted(maps.Keys(r.Pinned)) {
 			if _, pending := r.Pending[id]; !pending && !slices.Contains(r.Removed, id) {
 				fmt.Fprintf(w, "  pinned  %s\n", oneLine(id))
@@ -93,14 +112,25 @@ func oneLine(s string) string {
 }
 
 // Run runs the `agentpool pins` command verb with args and returns what it prints: "list
-// [SERVER]" (FormatList), "approve SERVER [NAME…]" (Approve), "reset SERVER" (Reset). A command that fails prints nothing: its error says why.
-func (s *Store) Run(verb string, args []string) (string, error) {
+// [SERVER]" (FormatList), "approve SERVER [NAME…]" (Approve), "reset SERVER" (Reset). A
+// command that fails prints nothing: its error says why.
+func (s *Store) Run(verb string, args []string) (string, error) { return s.RunHere(nil, verb, args) }
+
+// RunHere is Run in a folder, here saying which records are its own (nil: Run): list says
+// which they are, and approve reaches them only (ApproveHere).
+func (s *Store) RunHere(here Here, verb string, args []string) (string, error) {
 	switch {
 	case verb == "list" && len(args) <= 1:
 		es, err := s.List(append(args, "")[0])
-		return FormatList(es), err
+		return FormatListHere(es, here), err
 	case verb == "approve" && len(args) >= 1:
-		n, err := s.Approve(args[0], args[1:], time.Now().UTC())
+		approve := s.Approve
+		if here != nil {
+			approve = func(server string, names []string, now time.Time) (int, error) {
+				return s.ApproveHere(here, server, names, now)
+			}
+		}
+		n, err := approve(args[0], args[1:], time.Now().UTC())
 		if err != nil {
 			return "", err
 		}
@@ -121,12 +151,32 @@ func (s *Store) Run(verb string, args []string) (string, error) {
 // the config's name.
 func (d Drift) Line(server string) string {
 	def := d.Def()
-	what := "changed since it was pinned"
+	return fmt.Sprintf("%s %q %s; review it with agentpool pins list %s", kindWord(def.Kind), def.key(), d.what(), server)
+}
+
+// what says what happened to the definition since it was pinned.
+func (d Drift) what() string {
 	switch d.Status {
 	case New:
-		what = "is new since the server was pinned"
+		return "is new since the server was pinned"
 	case Removed:
-		what = "was removed since it was pinned"
+		return "was removed since it was pinned"
 	}
-	return fmt.Sprintf("%s %q %s; review it with agentpool pins list %s", kindWord(def.Kind), def.Name, what, server)
+	return "changed since it was pinned"
+}
+
+// shellWord returns s as one word for a POSIX shell: as it is when it holds only characters
+// no shell treats specially, single-quoted otherwise.
+func shellWord(s string) string {
+	safe := s != ""
+	for _, c := range s {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.ContainsRune("-_./:=@%+,", c)) {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -37,6 +37,18 @@ type Record struct {
 	Removed []string              `json:"removed,omitempty"`
 	// Listed are the kinds of listing pinned so far (a record without it pinned tools).
 	Listed []string `json:"listed,omitempty"`
+
+	// Clean are, by kind, the last listing that matched the pins of its kind exactly, with
+	// the pins it matched (clean.go).
+	Clean map[string]string `json:"clean,omitempty"`
+
+	// partial is set on a record read from its file's index: its definitions hold their
+	// kind, name and digest only.
+	partial bool
+	// shallow is set on a record read from its index line's clean listings alone.
+	shallow bool
+	// legacy is set on a record read from a file without an index.
+	legacy bool
 }
 
 // Drift returns the record's drift: Pending against Pinned, and Removed.
@@ -62,7 +74,7 @@ func (r *Record) Drift() []Drift {
 // Removed holds of them; no names means all. It returns how many it approved.
 func (r *Record) approve(names []string, now time.Time) int {
 	match := func(d Definition) bool {
-		return len(names) == 0 || slices.Contains(names, d.Name) || slices.Contains(names, d.ID())
+		return len(names) == 0 || slices.ContainsFunc(names, d.namedBy)
 	}
 	n := 0
 	for id, d := range r.Pending {
@@ -121,8 +133,20 @@ func (s *Store) Load(key string) (*Record, error) {
 	return loadFile(p)
 }
 
-func loadFile(p string) (*Record, error) {
-	data, err := os.ReadFile(p)
+func loadFile(p string) (*Record, error) { return readFile(p, false) }
+
+// readFile reads the record in p, nil when there is none. With indexOnly, a file with an
+// index gives a partial record read from the index alone; otherwise the record is decoded
+// and must agree with its index.
+func readFile(p string, indexOnly bool) (*Record, error) {
+	read := os.ReadFile
+	if indexOnly {
+		read = readHead
+	}
+	data, err := read(p)
+	if indexOnly && data != nil {
+		defer putHead(data) // what is read from it is copied
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -131,13 +155,34 @@ func loadFile(p string) (*Record, error) {
 	}
 	// A corrupt file's server is unknown: Reset removes it by its key.
 	reset := "fix it, or remove it with `agentpool pins reset " + strings.TrimSuffix(filepath.Base(p), ".json") + "`"
+	corrupt := func(why string) error {
+		return fmt.Errorf("pin: %s: %w: %s (%s)", p, ErrCorrupt, why, reset)
+	}
+	head, body, indexed := splitFile(data)
+	var x index
+	if indexed {
+		if x, err = decodeIndex(head); err != nil {
+			return nil, corrupt(err.Error())
+		}
+		if indexOnly {
+			if x.Server == "" {
+				return nil, corrupt("no server name")
+			}
+			return x.record(), nil
+		}
+	}
 	var r Record
-	if err := json.Unmarshal(data, &r); err != nil {
-		return nil, fmt.Errorf("pin: %s: %w: %v (%s)", p, ErrCorrupt, err, reset)
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, corrupt(err.Error())
 	}
 	if r.Server == "" {
-		return nil, fmt.Errorf("pin: %s: %w: no server name (%s)", p, ErrCorrupt, reset)
+		return nil, corrupt("no server name")
 	}
+	keyTemplatesByURI(&r)
+	if indexed && !x.agrees(&r) {
+		return nil, corrupt("its index line does not match its record")
+	}
+	r.legacy = !indexed
 	return &r, nil
 }
 
@@ -162,11 +207,21 @@ func (s *Store) Update(key string, fn func(r *Record) (next *Record, write bool,
 	if err != nil {
 		return err
 	}
+	return s.locked(func() error { return update(p, fn) })
+}
+
+// locked runs fn under the store's lock.
+func (s *Store) locked(fn func() error) error {
 	unlock, err := s.lock()
 	if err != nil {
 		return err
 	}
 	defer unlock()
+	return fn()
+}
+
+// update is Update of the file p, the lock held.
+func update(p string, fn func(r *Record) (next *Record, write bool, err error)) error {
 	r, err := loadFile(p)
 	if err != nil {
 		return err
@@ -185,11 +240,11 @@ func writeFile(p string, r *Record) error {
 		}
 		return nil
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
+	data, err := encodeFile(r)
 	if err != nil {
 		return fmt.Errorf("pin: %w", err)
 	}
-	if err := renameio.WriteFile(p, append(data, '\n')); err != nil {
+	if err := renameio.WriteFile(p, data); err != nil {
 		return fmt.Errorf("pin: %w", err)
 	}
 	return nil
@@ -228,89 +283,118 @@ func (s *Store) List(server string) ([]Entry, error) {
 	return out, nil
 }
 
-// Approve pins, in every record of server, the pending definitions named (by name or ID; none
-// named: all of them) and forgets the removed ones named. It returns how many it approved;
-// naming something that is not pending is an error naming it, and approves nothing.
+// Approve pins, in every record of server, the pending definitions named (by name or ID, a
+// resource template by URI template; none named: all of them) and forgets the removed ones
+// named. It reads and writes the records under the store's lock, once. It returns how many it
+// approved; naming something that is not pending is an error naming it, and approves nothing.
 func (s *Store) Approve(server string, names []string, now time.Time) (int, error) {
-	entries, err := s.List(server)
-	if err != nil {
-		return 0, err
-	}
-	if len(entries) == 0 {
-		return 0, fmt.Errorf("pin: no pins for server %q", server)
-	}
-	if missing := notDrifted(entries, names); len(missing) > 0 {
-		return 0, fmt.Errorf("pin: server %q has nothing pending named %q", server, missing)
-	}
-	total := 0
-	for _, e := range entries {
-		if e.Err != nil {
-			return total, e.Err
-		}
-		err := s.Update(e.Key, func(r *Record) (*Record, bool, error) {
-			if r == nil {
-				return nil, false, nil
-			}
-			n := r.approve(names, now)
-			total += n
-			return r, n > 0, nil
-		})
-		if err != nil {
-			return total, err
-		}
-	}
-	if total == 0 && len(names) > 0 {
-		return 0, fmt.Errorf("pin: server %q has nothing pending named %s", server, strings.Join(names, ", "))
-	}
-	return total, nil
+	return s.approve(server, nil, names, now)
 }
 
-// notDrifted returns the names that name no drift of entries' records.
+// Here says which pin files are this folder's for a server name: the keys a serve here pins
+// it under (the host's PinKeys).
+type Here func(server string) []string
+
+// ApproveHere is Approve of the records of server that here names only: the server as this
+// folder declares it, not another project's server of the same name. None named is an error.
+func (s *Store) ApproveHere(here Here, server string, names []string, now time.Time) (int, error) {
+	keys := here(server)
+	if len(keys) == 0 {
+		return 0, fmt.Errorf("pin: no server %q is declared here: approve it in the folder of the project that declares it, with the --config that serve uses", server)
+	}
+	return s.approve(server, keys, names, now)
+}
+
+// approve is Approve of the records of server whose keys are among keys (nil: all).
+func (s *Store) approve(server string, keys, names []string, now time.Time) (int, error) {
+	total := 0
+	err := s.locked(func() error {
+		entries, err := s.List(server)
+		if err != nil {
+			return err
+		}
+		if keys != nil {
+			entries = slices.DeleteFunc(entries, func(e Entry) bool { return !slices.Contains(keys, e.Key) })
+		}
+		if len(entries) == 0 {
+			return fmt.Errorf("pin: no pins for server %q", server)
+		}
+		for _, e := range entries {
+			if e.Err != nil {
+				return e.Err
+			}
+		}
+		if missing := notDrifted(entries, names); len(missing) > 0 {
+			return fmt.Errorf("pin: server %q has nothing pending named %q", server, missing)
+		}
+		for _, e := range entries {
+			n := e.Record.approve(names, now)
+			if n == 0 {
+				continue
+			}
+			p, _ := s.path(e.Key)
+			if err := writeFile(p, e.Record); err != nil {
+				return err
+			}
+			total += n
+		}
+		if total == 0 && len(names) > 0 {
+			return fmt.Errorf("pin: server %q has nothing pending named %s", server, strings.Join(names, ", "))
+		}
+		return nil
+	})
+	return total, err
+}
+
+// notDrifted returns the names that name nothing pending or removed in entries' records.
 func notDrifted(entries []Entry, names []string) []string {
 	var out []string
 	for _, n := range names {
-		found := false
-		for _, e := range entries {
-			if e.Record == nil {
-				continue // a file that does not parse names nothing
-			}
-			for _, d := range e.Record.Drift() {
-				if def := d.Def(); def.Name == n || def.ID() == n {
-					found = true
-				}
-			}
-		}
-		if !found {
+		if !slices.ContainsFunc(entries, func(e Entry) bool { return e.Record != nil && e.Record.drifted(n) }) {
 			out = append(out, n)
 		}
 	}
 	return out
 }
 
-// Reset removes every record of server: its next listing is pinned afresh. It returns how
-// many it removed. A corrupt file is removed too when it is named by key.
-func (s *Store) Reset(server string) (int, error) {
-	entries, err := s.List("")
-	if err != nil {
-		return 0, err
-	}
-	unlock, err := s.lock()
-	if err != nil {
-		return 0, err
-	}
-	defer unlock()
-	n := 0
-	for _, e := range entries {
-		if (e.Record != nil && e.Record.Server == server) || (e.Err != nil && e.Key == server) {
-			p, _ := s.path(e.Key)
-			if err := writeFile(p, nil); err != nil {
-				return n, err
-			}
-			n++
+// drifted says whether n names something pending or removed in r.
+func (r *Record) drifted(n string) bool {
+	for _, d := range r.Pending {
+		if d.namedBy(n) {
+			return true
 		}
 	}
-	if n == 0 {
-		return 0, fmt.Errorf("pin: no pins for server %q", server)
+	for _, id := range r.Removed {
+		if d, ok := r.Pinned[id]; ok && d.namedBy(n) {
+			return true
+		}
 	}
-	return n, nil
+	return false
+}
+
+// Reset removes every record of server: its next listing is pinned afresh. It reads and
+// removes them under the store's lock. It returns how many it removed. A corrupt file is
+// removed too when it is named by key.
+func (s *Store) Reset(server string) (int, error) {
+	n := 0
+	err := s.locked(func() error {
+		entries, err := s.List("")
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			if (e.Record != nil && e.Record.Server == server) || (e.Err != nil && e.Key == server) {
+				p, _ := s.path(e.Key)
+				if err := writeFile(p, nil); err != nil {
+					return err
+				}
+				n++
+			}
+		}
+		if n == 0 {
+			return fmt.Errorf("pin: no pins for server %q", server)
+		}
+		return nil
+	})
+	return n, err
 }

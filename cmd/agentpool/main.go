@@ -114,7 +114,7 @@ func newRootCmd() *cobra.Command {
 		newConfigCmd(opts),
 		newPluginsCmd(opts),
 		newLoginCmd(opts),
-		newPinsCmd(),
+		newPinsCmd(opts),
 	)
 	refuseUnknown(root)
 	return root

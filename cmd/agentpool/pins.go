@@ -4,11 +4,14 @@ import (
 	"fmt"
 
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/pin"
 	"github.com/spf13/cobra"
 )
 
-// newPinsCmd is `agentpool pins list|approve|reset` over the user's pin store (pin.Store.Run).
-func newPinsCmd() *cobra.Command {
+// newPinsCmd is `agentpool pins list|approve|reset` over the user's pin store
+// (pin.Store.RunHere): list and approve know which records are this folder's from the host
+// a serve here would build.
+func newPinsCmd(opts *options) *cobra.Command {
 	cmd := &cobra.Command{Use: "pins", Short: "What your MCP servers' tools said when first listed, and what changed since"}
 	for _, sub := range []struct {
 		use, short string
@@ -23,7 +26,16 @@ func newPinsCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			out, err := st.Run(c.Name(), args)
+			var here pin.Here
+			if c.Name() != "reset" {
+				h, _, err := buildHost(c.Context(), opts, false)
+				if err != nil {
+					return err
+				}
+				defer closeHost(h)
+				here = h.PinKeys
+			}
+			out, err := st.RunHere(here, c.Name(), args)
 			fmt.Fprint(c.OutOrStdout(), out)
 			return err
 		}})
