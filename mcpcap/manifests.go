@@ -77,6 +77,9 @@ func (c *Cap) cachedTools() *toolSet {
 		upstream, blocked = c.guard.Tools(upstream)
 	}
 	ts := c.buildToolSet(upstream, true)
+	for _, info := range ts.byName {
+		info.cached = true
+	}
 	ts.cached = listed
 	if listed.IsZero() {
 		ts.cached = time.Unix(0, 0) // listed at an unknown time: still from the cache
