@@ -106,7 +106,8 @@
 //
 // With Options.Manifests (NewManifests: $XDG_CACHE_HOME/agentpool/manifests), every server
 // records what it lists under the key its pins have (pin.Key, with the origin "" for skills'
-// and ACP clients' servers), and a lazy server without static tools is listed from that
+// and ACP clients' servers) joined with its cwd when it sets one, and a lazy server without
+// static tools is listed from that
 // record until its first call starts it (mcpcap.WithManifests).
 //
 // Agents get their own level, skill manager and tool filter (Agent.Include, Agent.AllowsTool);

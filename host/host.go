@@ -68,9 +68,9 @@ type Options struct {
 	// against the definitions the user approved (the pins keys choose the policy); nil pins
 	// nothing.
 	Pins *pin.Book
-	// Manifests caches what every MCP server lists, per declaration (pin.Key), so that a lazy
-	// server without static tools is listed without starting it (mcpcap.WithManifests); nil
-	// caches nothing.
+	// Manifests caches what every MCP server lists, per declaration (pin.Key and cwd), so
+	// that a lazy server without static tools is listed without starting it
+	// (mcpcap.WithManifests); nil caches nothing.
 	Manifests *manifest.Store
 }
 

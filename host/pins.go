@@ -2,6 +2,8 @@ package host
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -55,12 +57,24 @@ func NewManifests(log *slog.Logger) *manifest.Store {
 }
 
 // manifests returns the mcpcap option that caches the listings of the server name, declared
-// by spec where ps says, under the pins' key: none without Options.Manifests.
+// by spec where ps says, under manifestKey: none without Options.Manifests.
 func (h *Host) manifests(name string, spec decl.Server, ps pinSpec) []mcpcap.Option {
 	if h.opts.Manifests == nil {
 		return nil
 	}
-	return []mcpcap.Option{mcpcap.WithManifests(h.opts.Manifests.Entry(pin.Key(ps.Origin, name, spec), name))}
+	return []mcpcap.Option{mcpcap.WithManifests(h.opts.Manifests.Entry(manifestKey(ps.Origin, name, spec), name))}
+}
+
+// manifestKey is the manifest cache's key of the server name declared at origin by spec: its
+// pins' key (pin.Key), with its working folder when it has one, since the folder picks the
+// program (./server, a relative argument) as much as the command does.
+func manifestKey(origin, name string, spec decl.Server) string {
+	key := pin.Key(origin, name, spec)
+	if spec.Cwd == "" {
+		return key
+	}
+	sum := sha256.Sum256([]byte(key + "\x00" + spec.Cwd))
+	return hex.EncodeToString(sum[:])
 }
 
 // PinKeys returns the pin keys (pin.Key) the current state's servers called name are pinned

@@ -51,8 +51,10 @@ type Cap struct {
 	// schemes are the URI schemes of the last resource listing, kept across reconnects so that
 	// ResourceSchemes can answer without connecting.
 	schemes atomic.Pointer[[]string]
-	// cacheTried is set once a dormant Lazy Cap looked for its tools in its manifest.
-	cacheTried atomic.Bool
+	// cacheSem serialises reading the manifest (a context-aware mutex); cacheTried, under it,
+	// is set once a dormant Lazy Cap looked for its tools there.
+	cacheSem   chan struct{}
+	cacheTried bool
 	// staleTools is set by a tools list_changed: the next access re-lists.
 	staleTools atomic.Bool
 	// connectSem serialises connect attempts (a context-aware mutex).
@@ -123,6 +125,7 @@ func New(cfg Config, opts ...Option) (*Cap, error) {
 		guard:      o.guard,
 		manifests:  o.manifests,
 		connectSem: make(chan struct{}, 1),
+		cacheSem:   make(chan struct{}, 1),
 		stop:       make(chan struct{}),
 		closeDone:  make(chan struct{}),
 	}

@@ -25,7 +25,9 @@
 //     of mcp://<name>/…); without static tools, the tools its manifest holds (WithManifests:
 //     what the server listed in an earlier run, checked by the Guard as a listing is), and
 //     with neither its first listing connects. Once connected, a tools listing that differs
-//     from what it served emits tools_changed. ToolsSource says which it serves.
+//     from what it served emits tools_changed, and a call of a tool listed from the manifest
+//     is made as the live listing serves it (not found, or blocked by the Guard, otherwise).
+//     ToolsSource says which it serves.
 //   - WithManifests records every tools, prompts and resource templates listing of the
 //     server, as the server sent it, for the next run.
 //   - A dead server is reconnected by the next access, never in the background, with

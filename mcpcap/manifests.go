@@ -62,11 +62,18 @@ func (c *Cap) ToolsSource() ToolsSource {
 }
 
 // cachedTools stores, once, the tool set a dormant Lazy Cap without static tools serves from
-// its manifest, and returns it; nil when there is none.
+// its manifest, and returns it (or the tools stored meanwhile); nil when there are none. A
+// listing made while the manifest is read waits for that read.
 func (c *Cap) cachedTools() *toolSet {
-	if c.manifests == nil || !c.dormant() || !c.cacheTried.CompareAndSwap(false, true) {
+	if c.manifests == nil || !c.dormant() {
 		return nil
 	}
+	c.cacheSem <- struct{}{}
+	defer func() { <-c.cacheSem }()
+	if ts := c.tools.Load(); ts != nil || c.cacheTried {
+		return ts
+	}
+	c.cacheTried = true
 	upstream, listed, ok := c.manifests.Tools()
 	if !ok {
 		return nil
@@ -77,13 +84,16 @@ func (c *Cap) cachedTools() *toolSet {
 		upstream, blocked = c.guard.Tools(upstream)
 	}
 	ts := c.buildToolSet(upstream, true)
+	for _, info := range ts.byName {
+		info.cached = true
+	}
 	ts.cached = listed
 	if listed.IsZero() {
 		ts.cached = time.Unix(0, 0) // listed at an unknown time: still from the cache
 	}
 	ts.blocked = c.servedBlocked(blocked)
 	if !c.tools.CompareAndSwap(nil, ts) {
-		return nil
+		return c.tools.Load()
 	}
 	return ts
 }
@@ -91,11 +101,16 @@ func (c *Cap) cachedTools() *toolSet {
 // uncacheTools drops the tools a dormant Lazy Cap serves from its manifest, so that the next
 // listing reads and checks them again.
 func (c *Cap) uncacheTools() {
+	if c.manifests == nil {
+		return
+	}
+	c.cacheSem <- struct{}{}
+	defer func() { <-c.cacheSem }()
 	ts := c.tools.Load()
 	if ts == nil || ts.cached.IsZero() || !c.dormant() {
 		return
 	}
-	c.cacheTried.Store(false)
+	c.cacheTried = false
 	c.tools.CompareAndSwap(ts, nil)
 }
 

@@ -204,3 +204,30 @@ func newPoolCapOpts(t *testing.T, cfg Config, opts ...Option) *Cap {
 	t.Cleanup(func() { c.Close(context.Background()) })
 	return c
 }
+
+// A call of a tool listed from the cache is checked against the live listing its start
+// brings: a definition the server changed since, which the pins block, is not called.
+func TestCachedToolCallGuardedByLiveListing(t *testing.T) {
+	ctx := context.Background()
+	server, started := startMarked(t)
+	key := pin.Key("user", "fault", server.Server)
+	store := manifest.NewStore(t.TempDir(), nil)
+	book := pin.NewBook(pin.NewStore(t.TempDir()), nil, nil)
+	// The pins and the cache hold an echo the live server no longer defines so.
+	old := []ext.ToolEntry{{Name: "echo", Description: "Echo."}}
+	book.Guard(key, "fault", "user", pin.Block).Tools(old)
+	store.Entry(key, "fault").ListedTools(old)
+
+	c := newPoolCapOpts(t, Config{Name: "fault", Server: server, Lazy: true},
+		WithManifests(store.Entry(key, "fault")), WithGuard(book.Guard(key, "fault", "user", pin.Block)))
+	if tools, err := c.Tools(ctx); err != nil || !slices.Equal(toolNames(tools), []string{"echo"}) {
+		t.Fatalf("tools = %v, %v; want the cached echo", toolNames(tools), err)
+	}
+	res, err := c.CallTool(ctx, &ext.ToolCall{Name: "echo", Arguments: json.RawMessage(`{"text":"x"}`)})
+	if !started() {
+		t.Fatal("the call did not start the server")
+	}
+	if !errors.Is(err, pin.ErrBlocked) {
+		t.Fatalf("call of a tool whose live definition the pins block = %+v, %v; want pin.ErrBlocked", res, err)
+	}
+}

@@ -26,6 +26,7 @@ type toolSet struct {
 type toolInfo struct {
 	upstream string // the server's name for the tool
 	safe     bool   // readOnlyHint or idempotentHint: a lost call may be repeated
+	cached   bool   // listed from the manifest: the live listing decides at the call
 }
 
 // served returns the name the Cap serves the server's tool name under: with its Prefix.
@@ -261,6 +262,16 @@ func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, do func(ctx cont
 	if err != nil {
 		return err
 	}
+	if info.cached {
+		// The start brought the live listing, checked by the Guard: it decides, not the cache.
+		ts, err := c.toolSet(ctx)
+		if err != nil {
+			return err
+		}
+		if info, err = c.toolIn(ts, name); err != nil {
+			return err
+		}
+	}
 	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
 	defer cancel()
 	params := &mcp.CallToolParams{Name: info.upstream}
@@ -339,6 +350,11 @@ func (c *Cap) lookupTool(ctx context.Context, name string) (*toolInfo, error) {
 	if err != nil {
 		return nil, err
 	}
+	return c.toolIn(ts, name)
+}
+
+// toolIn returns the tool served as name in ts, or why there is none.
+func (c *Cap) toolIn(ts *toolSet, name string) (*toolInfo, error) {
 	if info := ts.byName[name]; info != nil {
 		return info, nil
 	}
