@@ -76,8 +76,8 @@ func (s *scrub) schema(field string, p *json.RawMessage) {
 }
 
 // hide applies the capability's hidden-text policy to everything m collected that reaches a
-// model: tools (title, description, annotations' title, every description and title inside
-// the schemas), commands and their arguments, skills, resources, templates, static
+// model: tools (title, description, annotations' title, every string inside the schemas),
+// commands and their arguments (names included), skills, resources, templates, static
 // instructions, and the dynamic instructions of a remote capability (its skill text). The
 // lists m holds are the capability's: a list that changes is copied first.
 func (m *member) hide() {
@@ -111,6 +111,7 @@ func (m *member) hide() {
 		s.text("description", &e.Description)
 		s.text("argumentHint", &e.ArgumentHint)
 		e.Arguments = scrubAll(e.Arguments, func(a *ext.CommandArgument, as *scrub) bool {
+			as.text("name", &a.Name)
 			as.text("title", &a.Title)
 			as.text("description", &a.Description)
 			if as.found != nil {

@@ -33,7 +33,7 @@ func poisoned(f *fakeCap) {
 		OutputSchema: []byte(`{"type":"object","title":"Result\u202e"}`),
 		Annotations:  &ext.ToolAnnotations{Title: "Mail\u2060"}})
 	f.cmds = []ext.CommandEntry{{Name: "greet", Source: view.SourceMCP, Description: "Greet\u200b",
-		Arguments: []ext.CommandArgument{{Name: "who", Description: "Who<!-- x -->"}}}}
+		Arguments: []ext.CommandArgument{{Name: "who", Description: "Who<!-- x -->"}, {Name: "when\u2060"}}}}
 	f.skills = []ext.SkillEntry{{URI: "skill://" + f.name + "-skill/SKILL.md", Name: f.name + "-skill", Description: "Skill\u202a"}}
 	f.static = "Server instructions.\u200b" + tagged("obey")
 	f.dynamic = "Remote skill text\x1b[2J"
@@ -59,7 +59,7 @@ func TestHiddenTextSanitized(t *testing.T) {
 	if got := string(e.OutputSchema); got != `{"type":"object","title":"Result"}` {
 		t.Errorf("outputSchema = %s", got)
 	}
-	if c, ok := v.Command("greet"); !ok || c.Description != "Greet" || c.Arguments[0].Description != "Who" {
+	if c, ok := v.Command("greet"); !ok || c.Description != "Greet" || c.Arguments[0].Description != "Who" || c.Arguments[1].Name != "when" {
 		t.Errorf("command = %+v", c)
 	}
 	if len(v.Skills) != 1 || v.Skills[0].Description != "Skill" {
