@@ -83,6 +83,9 @@ type Cap struct {
 	// blockedPrompts: by the server's name, why the Guard keeps each prompt out of the last
 	// prompts listing.
 	blockedPrompts atomic.Pointer[map[string]error]
+	// blockedTemplates: the templates the Guard keeps out of the last resource-templates
+	// listing, and why.
+	blockedTemplates atomic.Pointer[[]blockedTemplate]
 
 	// subMu serialises the Cap's subscription changes (it is held across upstream requests).
 	subMu sync.Mutex

@@ -129,12 +129,20 @@ func (m *member) hide() {
 	m.res = scrubAll(m.res, func(e *ext.ResourceEntry, s *scrub) bool {
 		s.text("title", &e.Title)
 		s.text("description", &e.Description)
-		return keep("resource", e.Name, s)
+		if !keep("resource", e.Name, s) {
+			m.keptRes = append(m.keptRes, keptResource{uri: e.URI, why: m.hidden[len(m.hidden)-1]})
+			return false
+		}
+		return true
 	})
 	m.tmpl = scrubAll(m.tmpl, func(e *ext.ResourceTemplateEntry, s *scrub) bool {
 		s.text("title", &e.Title)
 		s.text("description", &e.Description)
-		return keep("template", e.Name, s)
+		if !keep("template", e.Name, s) {
+			m.keptRes = append(m.keptRes, keptResource{uri: e.URITemplate, template: true, why: m.hidden[len(m.hidden)-1]})
+			return false
+		}
+		return true
 	})
 	var s scrub
 	s.text("static", &m.ins.Static)
