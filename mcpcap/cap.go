@@ -86,6 +86,8 @@ type Cap struct {
 	// blockedTemplates: the templates the Guard keeps out of the last resource-templates
 	// listing, and why.
 	blockedTemplates atomic.Pointer[[]blockedTemplate]
+	// blockedSkills: the skills the Guard keeps out of the last skills listing, and why.
+	blockedSkills atomic.Pointer[[]blockedSkill]
 
 	// subMu serialises the Cap's subscription changes (it is held across upstream requests).
 	subMu sync.Mutex

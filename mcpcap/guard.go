@@ -62,7 +62,7 @@ func (c *Cap) BlockedTools() []string {
 
 // Recheck lists the server's tools again at the next access and emits tools_changed, as a
 // tools list_changed of the server does: the Guard's approvals changed. With a ListingGuard
-// it does the same for prompts and resources.
+// it does the same for prompts and resources, and with a SkillGuard for skills.
 func (c *Cap) Recheck() {
 	if c.isClosed() {
 		return
@@ -79,6 +79,12 @@ func (c *Cap) Recheck() {
 	c.emit(ext.PromptsChanged, "")
 	c.emit(ext.CommandsChanged, "")
 	c.emit(ext.ResourcesChanged, "")
+	if _, ok := c.guard.(SkillGuard); ok {
+		c.mu.Lock()
+		c.skillList.drop()
+		c.mu.Unlock()
+		c.emit(ext.SkillsChanged, "")
+	}
 }
 
 // guardPrompts returns list without the prompts the Cap's ListingGuard keeps out, and
@@ -162,19 +168,23 @@ func (c *Cap) guardTemplates(ts []ext.ResourceTemplateEntry) []ext.ResourceTempl
 var _ ext.ResourceBlocker = (*Cap)(nil)
 
 // BlockedResource returns why reading uri (the server's URI or mcp://<server>/<uri>) is
-// refused when a template the Cap's Guard kept out of the last listing matches it, or nil. It
+// refused when a template the Cap's Guard kept out of the last listing matches it, or it is a
+// file of a skill the Guard kept out (SkillGuard), or nil. It
 // does not ask whether the server serves uri otherwise: the caller asks it for a URI nothing
 // served has.
 func (c *Cap) BlockedResource(uri string) error {
 	uri, ok := c.unwrapURI(uri)
-	b := c.blockedTemplates.Load()
-	if !ok || b == nil {
+	if !ok {
 		return nil
+	}
+	b := c.blockedTemplates.Load()
+	if b == nil {
+		return c.blockedSkill(uri)
 	}
 	for _, t := range *b {
 		if t.match != nil && t.match.Match(uri) != nil {
 			return t.err
 		}
 	}
-	return nil
+	return c.blockedSkill(uri)
 }
