@@ -168,22 +168,19 @@ func (c *Cap) guardTemplates(ts []ext.ResourceTemplateEntry) []ext.ResourceTempl
 var _ ext.ResourceBlocker = (*Cap)(nil)
 
 // BlockedResource returns why reading uri (the server's URI or mcp://<server>/<uri>) is
-// refused when a template the Cap's Guard kept out of the last listing matches it, or it is a
-// file of a skill the Guard kept out (SkillGuard), or nil. It
-// does not ask whether the server serves uri otherwise: the caller asks it for a URI nothing
-// served has.
+// refused when a template the Cap's Guard kept out of the last listing matches it, or uri is
+// a file of a skill the Guard kept out (SkillGuard); nil otherwise. It does not ask whether
+// the server serves uri otherwise: the caller asks it for a URI nothing served has.
 func (c *Cap) BlockedResource(uri string) error {
 	uri, ok := c.unwrapURI(uri)
 	if !ok {
 		return nil
 	}
-	b := c.blockedTemplates.Load()
-	if b == nil {
-		return c.blockedSkill(uri)
-	}
-	for _, t := range *b {
-		if t.match != nil && t.match.Match(uri) != nil {
-			return t.err
+	if b := c.blockedTemplates.Load(); b != nil {
+		for _, t := range *b {
+			if t.match != nil && t.match.Match(uri) != nil {
+				return t.err
+			}
 		}
 	}
 	return c.blockedSkill(uri)

@@ -48,31 +48,29 @@ func (v *View) ReadResource(ctx context.Context, uri string) ([]ext.ResourceCont
 }
 
 // BlockedResource returns why reading uri is refused, wrapping ext.ErrNotFound and ErrKeptOut:
-// no resource or template of the view names uri (its own URI, or mcp://<capability>/<uri>),
-// and a resource or template the view left out (hidden_text: block) names it, or a template a
-// capability keeps out matches it (ext.ResourceBlocker). nil otherwise. It reads nothing.
+// a resource or template the view left out (hidden_text: block) names uri (its own URI, or
+// mcp://<capability>/<uri>), or a template a capability keeps out matches it
+// (ext.ResourceBlocker), and no resource or template of the view names it. nil otherwise. It
+// reads nothing, and looks at the view's resources only when something is kept out.
 func (v *View) BlockedResource(uri string) error {
-	if v.serves(uri) {
-		return nil
-	}
 	for i := range v.caps {
 		m := &v.caps[i]
-		own, ok := strings.CutPrefix(uri, "mcp://"+m.reg.Capability.Name()+"/")
-		if ok && v.serves(own) {
-			return nil
-		}
-		if !ok {
+		own, named := strings.CutPrefix(uri, "mcp://"+m.reg.Capability.Name()+"/")
+		if !named {
 			own = uri
 		}
+		var why error
 		for _, k := range m.keptRes {
 			if names(k, own) {
-				return &keptOutError{uri: uri, why: fmt.Errorf("capability %q: %s", k.why.Capability, k.why)}
+				why = fmt.Errorf("capability %q: %s", k.why.Capability, k.why)
+				break
 			}
 		}
-		if b, ok := m.reg.Capability.(ext.ResourceBlocker); ok {
-			if why := b.BlockedResource(uri); why != nil {
-				return &keptOutError{uri: uri, why: why}
-			}
+		if b, ok := m.reg.Capability.(ext.ResourceBlocker); ok && why == nil {
+			why = b.BlockedResource(uri)
+		}
+		if why != nil && !v.serves(own) {
+			return &keptOutError{uri: uri, why: why}
 		}
 	}
 	return nil
