@@ -117,6 +117,15 @@ type ResourceTemplateSource interface {
 	ListResourceTemplates(ctx context.Context) ([]ResourceTemplateEntry, error)
 }
 
+// ResourceBlocker is an optional interface of a ResourceSource that keeps some of its resource
+// templates or skills out of its listings (definitions that changed since the user approved
+// them, package pin): BlockedResource returns why reading uri (as ReadResource takes it) is
+// refused when a template kept out matches it or it is a file of a skill kept out, or nil. A view asks it for a URI nothing it
+// lists serves, so the caller learns why.
+type ResourceBlocker interface {
+	BlockedResource(uri string) error
+}
+
 // SchemeSource is implemented by resource sources that learn their URI schemes at run time, such
 // as an MCP server serving its own "test://" or "file://" resources. ResolveURI asks the visible
 // SchemeSources about a scheme that no registration (WithSchemes) names. Schemes are lower case.

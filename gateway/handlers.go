@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -75,17 +76,27 @@ func (s *session) readResource(ctx context.Context, req *mcp.ReadResourceRequest
 	uri := req.Params.URI
 	ctx = ext.WithClient(ctx, caller{s: s, ss: req.Session, ctx: ctx})
 	cs, err := s.view.Load().ReadResource(ctx, uri)
-	if errors.Is(err, ext.ErrNotFound) {
-		nf := mcp.ResourceNotFoundError(uri).(*jsonrpc.Error)
-		if near := (*ext.NotFoundError)(nil); errors.As(err, &near) {
-			nf.Message += " (" + near.Hint() + ")"
-		}
-		return nil, nf
-	}
 	if err != nil {
-		return nil, rpcError(err)
+		return nil, resourceError(uri, err)
 	}
 	return &mcp.ReadResourceResult{Contents: mcpconv.Contents(cs)}, nil
+}
+
+// resourceError is the JSON-RPC error of a failed read of uri: ext.ErrNotFound is the
+// go-sdk's resource-not-found error, with a "did you mean" hint (ext.NotFoundError) or why
+// the URI is kept out (view.ErrKeptOut) when there is one.
+func resourceError(uri string, err error) error {
+	if !errors.Is(err, ext.ErrNotFound) {
+		return rpcError(err)
+	}
+	nf := mcp.ResourceNotFoundError(uri).(*jsonrpc.Error)
+	if near := (*ext.NotFoundError)(nil); errors.As(err, &near) {
+		nf.Message += " (" + near.Hint() + ")"
+	}
+	if errors.Is(err, view.ErrKeptOut) {
+		nf.Message += ": " + err.Error()
+	}
+	return nf
 }
 
 // complete routes completion/complete to the capability behind the prompt or template named,

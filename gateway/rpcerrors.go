@@ -38,9 +38,10 @@ func encodableErrors(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // blockedCalls answers a tools/call of a tool the view keeps out (view.View.Blocked: a
-// definition that changed since the user approved it), or a prompts/get of such a prompt
-// (view.View.BlockedCommand), with the reason, where the go-sdk would say only "unknown tool"
-// or "unknown prompt".
+// definition that changed since the user approved it), a prompts/get of such a prompt
+// (view.View.BlockedCommand), or a resources/read of a URI only definitions kept out name
+// (view.View.BlockedResource), with the reason, where the go-sdk would say only "unknown
+// tool", "unknown prompt" or "Resource not found".
 func (s *session) blockedCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
@@ -51,6 +52,11 @@ func (s *session) blockedCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		if r, ok := req.(*mcp.GetPromptRequest); ok && r.Params != nil {
 			if err := s.view.Load().BlockedCommand(r.Params.Name); err != nil {
 				return nil, rpcError(err)
+			}
+		}
+		if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
+			if err := s.view.Load().BlockedResource(r.Params.URI); err != nil {
+				return nil, resourceError(r.Params.URI, err)
 			}
 		}
 		return next(ctx, method, req)

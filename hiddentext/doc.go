@@ -55,8 +55,10 @@
 // result therefore has no findings, and Sanitize of it returns it unchanged. Invalid UTF-8 is
 // left as it is: it is not a hidden character, and JSON turns it into U+FFFD anyway.
 //
-// SanitizeSchema does the same for the "description" and "title" strings inside a JSON schema
-// (a tool's input or output schema), leaving every other byte as it was. Policy names what a
+// SanitizeSchema does the same for every string inside a JSON schema (a tool's input or
+// output schema), key or value: descriptions and titles, enum, const, default and examples
+// values, property names and the names a required list holds. It leaves every other byte as it
+// was. Policy names what a
 // consumer does with a definition that holds hidden text: PolicySanitize (remove it, report)
 // or PolicyBlock (leave the definition out, report); package view applies it.
 //

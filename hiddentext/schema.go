@@ -15,68 +15,58 @@ const (
 	PolicyBlock Policy = "block"
 )
 
-// SanitizeSchema returns the JSON document raw with every string value of a "description" or
-// "title" key, at any depth, sanitized (Sanitize), and the findings; the offsets of a finding
-// are within its string. Only those strings are rewritten (as JSON strings, "<", ">" and "&"
-// not escaped); every other byte of raw is kept, so key order and formatting survive. raw is
-// returned itself when nothing was found, and when it is not JSON this can read (an
-// unterminated string).
+// SanitizeSchema returns the JSON document raw with every string in it, key or value, at any
+// depth, sanitized (Sanitize), and the findings; the offsets of a finding are within its
+// string. A model reads the whole schema: descriptions and titles, and equally enum, const,
+// default and examples values, property names and the names a required list holds. Only the
+// strings that held hidden text are rewritten (as JSON strings, "<", ">" and "&" not escaped);
+// every other byte of raw is kept, so key order and formatting survive. raw is returned itself
+// when nothing was found, and when it is not JSON this can read (an unterminated string).
 func SanitizeSchema(raw []byte) ([]byte, []Finding) {
-	if !bytes.Contains(raw, []byte(`"description"`)) && !bytes.Contains(raw, []byte(`"title"`)) &&
-		!bytes.Contains(raw, []byte(`\u`)) {
+	if plainJSON(raw) {
 		return raw, nil
 	}
 	var out []byte
 	var found []Finding
-	last, text, value := 0, false, false // text: the next value is a description or title
+	last := 0
 	for i := 0; i < len(raw); {
-		switch c := raw[i]; c {
-		case '"':
-			end := stringEnd(raw, i)
-			if end < 0 {
-				return raw, nil
-			}
-			j := end
-			for j < len(raw) && (raw[j] == ' ' || raw[j] == '\t' || raw[j] == '\n' || raw[j] == '\r') {
-				j++
-			}
-			if !value && j < len(raw) && raw[j] == ':' {
-				k := raw[i+1 : end-1]
-				if bytes.IndexByte(k, '\\') >= 0 {
-					var u string
-					_ = json.Unmarshal(raw[i:end], &u)
-					k = []byte(u)
-				}
-				text = string(k) == "description" || string(k) == "title"
-				i = end
-				continue
-			}
-			if value && text && !plainString(raw[i+1:end-1]) {
-				var s string
-				if json.Unmarshal(raw[i:end], &s) == nil {
-					if clean, f := Sanitize(s); f != nil {
-						out = append(out, raw[last:i]...)
-						out = appendString(out, clean)
-						last = end
-						found = append(found, f...)
-					}
-				}
-			}
-			value, text, i = false, false, end
-		case ':':
-			value = true
+		if raw[i] != '"' {
 			i++
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			value, text = false, false
-			i++
+			continue
 		}
+		end := stringEnd(raw, i)
+		if end < 0 {
+			return raw, nil
+		}
+		if !plainString(raw[i+1 : end-1]) {
+			var s string
+			if json.Unmarshal(raw[i:end], &s) == nil {
+				if clean, f := Sanitize(s); f != nil {
+					out = append(out, raw[last:i]...)
+					out = appendString(out, clean)
+					last = end
+					found = append(found, f...)
+				}
+			}
+		}
+		i = end
 	}
 	if out == nil {
 		return raw, nil
 	}
 	return append(out, raw[last:]...), found
+}
+
+// plainJSON reports whether raw holds nothing to find in any of its strings, without reading
+// them: printable ASCII and JSON whitespace, no escape, no "<!--".
+func plainJSON(raw []byte) bool {
+	for i, c := range raw {
+		if c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r' || c >= 0x7f || c == '\\' ||
+			c == '<' && bytes.HasPrefix(raw[i:], []byte("<!--")) {
+			return false
+		}
+	}
+	return true
 }
 
 // stringEnd returns the index after the JSON string starting at raw[i] (a '"'), or -1 when it

@@ -2,6 +2,9 @@ package hiddentext_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentpool/agentpool/hiddentext"
@@ -19,15 +22,15 @@ func TestSanitizeSchema(t *testing.T) {
 	want := `{"type": "object", "title": "Mail",
   "properties": {
     "description": {"type": "string", "description": "Body of the mail"},
-    "title": {"type":"string","title":"Subject","enum":["a\u200bb"]},
+    "title": {"type":"string","title":"Subject","enum":["ab"]},
     "to": {"type": "array", "items": {"description": "A recipient "}}
   },
   "required": ["title", "description"], "examples": [{"description": "kept as data? no: it is a description key"}]}`
 	if string(out) != want {
 		t.Fatalf("SanitizeSchema =\n%s\nwant\n%s", out, want)
 	}
-	if len(found) != 6 {
-		t.Fatalf("findings %v, want 6", found)
+	if len(found) != 7 {
+		t.Fatalf("findings %v, want 7", found)
 	}
 	if !json.Valid(out) {
 		t.Fatal("result is not JSON")
@@ -62,5 +65,48 @@ func TestSanitizeSchemaCleanAllocatesNothing(t *testing.T) {
 	raw := []byte(`{"type":"object","title":"Search","properties":{"query":{"type":"string","description":"what to look for"},"mode":{"type":"string","enum":["fast","exact"],"description":"how hard to look"}},"required":["query"]}`)
 	if n := testing.AllocsPerRun(100, func() { hiddentext.SanitizeSchema(raw) }); n != 0 {
 		t.Fatalf("SanitizeSchema allocates %v times on a clean schema", n)
+	}
+}
+
+// TestSanitizeSchemaEveryString is the schema side of the hidden-text table: each injection
+// in each place of a schema a model reads (not only descriptions and titles: enum, const,
+// default and examples values, property names and the names required lists) is found with its
+// class, and removed with nothing else changed.
+func TestSanitizeSchemaEveryString(t *testing.T) {
+	places := []struct{ name, schema string }{
+		{"description", `{"type":"object","description":"Send mail%s now"}`},
+		{"title", `{"type":"object","properties":{"to":{"type":"string","title":"To%s"}}}`},
+		{"enum value", `{"type":"object","properties":{"mode":{"type":"string","enum":["fast","exact%s"]}}}`},
+		{"const value", `{"type":"object","properties":{"kind":{"const":"mail%s"}}}`},
+		{"default value", `{"type":"object","properties":{"cc":{"type":"string","default":"team@example.com%s"}}}`},
+		{"default object", `{"type":"object","properties":{"opts":{"type":"object","default":{"note%s":"x"}}}}`},
+		{"examples value", `{"type":"object","properties":{"q":{"type":"string","examples":["weather in Paris%s"]}}}`},
+		{"property name", `{"type":"object","properties":{"body%s":{"type":"string"}},"required":["body%[1]s"]}`},
+		{"nested property name", `{"type":"object","properties":{"a":{"type":"array","items":{"type":"object","properties":{"b%s":{}}}}}}`},
+	}
+	for _, p := range places {
+		for _, in := range injections {
+			if strings.TrimLeft(in.text, " x\U0001f3f3") != in.text {
+				continue // its lead is text, kept after sanitizing: covered by the text table
+			}
+			t.Run(p.name+"/"+in.name, func(t *testing.T) {
+				enc, _ := json.Marshal(in.text)
+				raw := fmt.Sprintf(p.schema, string(enc[1:len(enc)-1]))
+				want := strings.ReplaceAll(p.schema, "%[1]s", "")
+				want = strings.ReplaceAll(want, "%s", "")
+				if !json.Valid([]byte(raw)) {
+					t.Fatalf("test schema %s is not JSON", raw)
+				}
+				out, found := hiddentext.SanitizeSchema([]byte(raw))
+				if string(out) != want {
+					t.Errorf("SanitizeSchema(%s) =\n%s\nwant\n%s", raw, out, want)
+				}
+				if !slices.ContainsFunc(found, func(f hiddentext.Finding) bool {
+					return f.Class == in.class && f.Hidden == in.hidden
+				}) {
+					t.Errorf("SanitizeSchema(%s): no %s finding with hidden %q; found %v", raw, in.class, in.hidden, found)
+				}
+			})
+		}
 	}
 }

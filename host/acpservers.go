@@ -10,6 +10,9 @@ import (
 	"github.com/agentpool/agentpool/mcpcap"
 )
 
+// acpOrigin is where a client's session server is declared, for its pins (pin.Key).
+const acpOrigin = "acp client"
+
 // AddSessionServer adds an MCP server that a client declared for its own session (an ACP
 // editor's session/new mcpServers) to the session sessionID, which OpenSession (or
 // OpenAgentSession) opened: it is registered at the session's scope, leases its client in the
@@ -18,7 +21,10 @@ import (
 //
 // The declaration is the user's own (the editor runs as the user), so no trust decision
 // applies; it is validated as a config entry would be, and extensions.allowed_commands holds
-// for it. A name the session already sees (a configured server, "skills", a reserved name) is
+// for it. Its definitions are pinned (with Options.Pins) under the config's pins key, else
+// warn, keyed by its name and what it runs, not by the session: a client declaring the same
+// server in every session is compared with what its first session saw. Its text is checked
+// for hidden text under extensions.hidden_text. A name the session already sees (a configured server, "skills", a reserved name) is
 // refused rather than shadowing it — in a session OpenAgentSession opened, the agent's own
 // servers included. On error nothing is registered.
 func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spec decl.Server) error {
@@ -51,7 +57,8 @@ func (h *Host) AddSessionServer(ctx context.Context, sessionID, name string, spe
 	if taken {
 		return fmt.Errorf("%s.%s: the session has a capability of that name already", key, name)
 	}
-	c, err := h.newServer(name, h.Current().hiddenText(spec), partitions[len(partitions)-1], pinSpec{})
+	st := h.Current()
+	c, err := h.newServer(name, st.hiddenText(spec), partitions[len(partitions)-1], policyOf(st, spec, acpOrigin, decl.PinsWarn))
 	if err != nil {
 		return fmt.Errorf("%s.%s: %w", key, name, err)
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/agentpool/agentpool/manifest"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/pin"
+	"github.com/agentpool/agentpool/skill"
 	"github.com/agentpool/agentpool/trust"
 )
 
@@ -149,6 +150,19 @@ func pinsOf(st *State, name string, spec decl.Server) pinSpec {
 // user's config, so it is the user's, whatever name a project's or a plugin's server shares.
 func agentPinsOf(st *State, spec decl.Server) pinSpec {
 	return policyOf(st, spec, "user", decl.PinsWarn)
+}
+
+// skillPinsOf returns the pin spec of a skill's own server d: pinned as the user's servers
+// are, under the config's pins key, else warn, wherever the skill was found. The policy is
+// the user's: a pins key in the skill's declaration, which a project's or a plugin's skill
+// could write, is not read. The origin is the declaring file, so that two skills' servers
+// of one name are pinned apart.
+func skillPinsOf(st *State, d skill.ServerDecl) pinSpec {
+	mode := decl.PinsWarn
+	if st != nil && st.Config != nil && st.Config.Pins != "" {
+		mode = string(st.Config.Pins)
+	}
+	return pinSpec{Origin: "skill " + d.Source, Mode: pin.Mode(mode)}
 }
 
 // policyOf returns the pin spec of a server declared at origin with spec: its own pins key,

@@ -104,7 +104,7 @@ func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, 
 	spec.Prefix = &raw
 	st := h.Current()
 	spec = st.skillSandboxed(spec, filepath.Dir(d.Source), st != nil && st.Project.Trusted() && st.Project.declares(d))
-	c, err := h.newServer(skillName+"."+d.Name, st.hiddenText(spec), partition, pinSpec{})
+	c, err := h.newServer(skillName+"."+d.Name, st.hiddenText(spec), partition, skillPinsOf(st, d))
 	if err != nil {
 		return nil, err
 	}

@@ -88,6 +88,11 @@ type Cap struct {
 	// blockedPrompts: by the server's name, why the Guard keeps each prompt out of the last
 	// prompts listing.
 	blockedPrompts atomic.Pointer[map[string]error]
+	// blockedTemplates: the templates the Guard keeps out of the last resource-templates
+	// listing, and why.
+	blockedTemplates atomic.Pointer[[]blockedTemplate]
+	// blockedSkills: the skills the Guard keeps out of the last skills listing, and why.
+	blockedSkills atomic.Pointer[[]blockedSkill]
 
 	// subMu serialises the Cap's subscription changes (it is held across upstream requests).
 	subMu sync.Mutex

@@ -58,7 +58,10 @@
 //     what the Guard keeps out is neither listed nor callable (BlockedTool gives the reason,
 //     which the view and the gateway pass on to a caller), and Recheck lists again when the
 //     Guard's approvals change. A ListingGuard checks the prompts and resource-templates
-//     listings too (BlockedCommand gives a kept-out prompt's reason).
+//     listings too (BlockedCommand gives a kept-out prompt's reason, BlockedResource the
+//     reason a URI that only a kept-out template matches cannot be read). A SkillGuard checks
+//     the skills too, by each SKILL.md as read: a skill kept out is in no skills or resources
+//     listing, and none of its files can be read.
 //   - decl.Server is a server as the config declares it. CheckCommand applies
 //     extensions.allowed_commands to the resolved executable (not its args or env); a skill's
 //     relative command must stay inside its folder. %v shows no env, header, auth or URL

@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/yosida95/uritemplate/v3"
 )
 
 // Guard checks each tools listing of a server against the definitions the user approved
@@ -61,8 +62,8 @@ func (c *Cap) BlockedTools() []string {
 
 // Recheck lists the server's tools again at the next access and emits tools_changed, as a
 // tools list_changed of the server does: the Guard's approvals changed. A dormant Lazy Cap
-// serving its manifest's tools reads and checks them again, still without connecting. With a ListingGuard
-// it does the same for prompts and resources.
+// serving its manifest's tools reads and checks them again, still without connecting. With a
+// ListingGuard it does the same for prompts and resources, and with a SkillGuard for skills.
 func (c *Cap) Recheck() {
 	if c.isClosed() {
 		return
@@ -80,6 +81,12 @@ func (c *Cap) Recheck() {
 	c.emit(ext.PromptsChanged, "")
 	c.emit(ext.CommandsChanged, "")
 	c.emit(ext.ResourcesChanged, "")
+	if _, ok := c.guard.(SkillGuard); ok {
+		c.mu.Lock()
+		c.skillList.drop()
+		c.mu.Unlock()
+		c.emit(ext.SkillsChanged, "")
+	}
 }
 
 // guardPrompts returns list without the prompts the Cap's ListingGuard keeps out, and
@@ -122,15 +129,51 @@ func (c *Cap) blockedPrompt(name string) error {
 	return nil
 }
 
-// guardTemplates returns ts without the templates the Cap's ListingGuard keeps out.
+// blockedTemplate is a resource template the Cap's Guard keeps out, and why.
+type blockedTemplate struct {
+	match *uritemplate.Template // nil when the template does not parse
+	err   error
+}
+
+// guardTemplates returns ts without the templates the Cap's ListingGuard keeps out, and
+// remembers them (BlockedResource).
 func (c *Cap) guardTemplates(ts []ext.ResourceTemplateEntry) []ext.ResourceTemplateEntry {
 	lg, ok := c.guard.(ListingGuard)
 	if !ok {
 		return ts
 	}
 	blocked := lg.Templates(ts)
+	var kept []blockedTemplate
+	for _, t := range ts {
+		if err := blocked[t.Name]; err != nil {
+			m, _ := uritemplate.New(t.URITemplate)
+			kept = append(kept, blockedTemplate{match: m, err: err})
+		}
+	}
+	c.blockedTemplates.Store(&kept)
 	if len(blocked) == 0 {
 		return ts
 	}
 	return slices.DeleteFunc(ts, func(t ext.ResourceTemplateEntry) bool { return blocked[t.URITemplate] != nil })
+}
+
+var _ ext.ResourceBlocker = (*Cap)(nil)
+
+// BlockedResource returns why reading uri (the server's URI or mcp://<server>/<uri>) is
+// refused when a template the Cap's Guard kept out of the last listing matches it, or uri is
+// a file of a skill the Guard kept out (SkillGuard); nil otherwise. It does not ask whether
+// the server serves uri otherwise: the caller asks it for a URI nothing served has.
+func (c *Cap) BlockedResource(uri string) error {
+	uri, ok := c.unwrapURI(uri)
+	if !ok {
+		return nil
+	}
+	if b := c.blockedTemplates.Load(); b != nil {
+		for _, t := range *b {
+			if t.match != nil && t.match.Match(uri) != nil {
+				return t.err
+			}
+		}
+	}
+	return c.blockedSkill(uri)
 }

@@ -53,7 +53,7 @@ func (c *Cap) ListResources(ctx context.Context) ([]ext.ResourceEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rc.entries, nil
+	return c.withoutBlockedSkills(ctx, rc.entries)
 }
 
 // ListResourceTemplates returns the server's resource templates (resources/templates/list).
@@ -84,7 +84,7 @@ func (c *Cap) ResourceExists(ctx context.Context, uri string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return rc.has(uri), nil
+	return rc.has(uri) && c.blockedSkill(uri) == nil, nil
 }
 
 func (rc *resourceCache) has(uri string) bool {
@@ -108,6 +108,9 @@ func (c *Cap) ReadResource(ctx context.Context, uri string) ([]ext.ResourceConte
 	orig, ok := c.unwrapURI(uri)
 	if !ok {
 		return nil, fmt.Errorf("mcp server %q: read %s: %w", c.cfg.Name, uri, ext.ErrNotFound)
+	}
+	if err := c.blockedSkill(orig); err != nil {
+		return nil, fmt.Errorf("mcp server %q: read %s: %w: %w", c.cfg.Name, uri, ext.ErrNotFound, err)
 	}
 	return c.read(ctx, orig)
 }

@@ -238,6 +238,7 @@ func (c *Cap) skills(ctx context.Context) (*skillCache, error) {
 				c.log.Warn("skills/list failed; using skill:// resources only", "err", err)
 			}
 		}
+		c.guardSkills(ctx, sc)
 		return sc, nil
 	})
 }

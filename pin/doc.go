@@ -12,7 +12,9 @@
 //
 //   - A Definition is a tool's name, title, description, input and output schema and
 //     annotations; a prompt's name, title, description and arguments; a resource template's
-//     name, title, description, URI template, MIME type and annotations. Its digest is the
+//     name, title, description, URI template, MIME type and annotations; a skill an MCP server
+//     serves (KindSkill, Guard.Skills: SEP-2640), its name, description, SKILL.md URI and the
+//     SHA-256 of its SKILL.md as read (not its text). Its digest is the
 //     SHA-256 of its RFC 8785 canonical JSON (Canonical), so a schema re-serialised in
 //     another key order or number form is the same definition. A tool or prompt is known by
 //     its name, a resource template by its URI template (Definition.ID): two templates may

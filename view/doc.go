@@ -49,7 +49,9 @@
 //     skill left out; every collision is in View.Collisions. Options.Tools filters served
 //     names afterwards.
 //   - Prompts are the commands; skill files are read through ext.Registry.ResolveURI, which
-//     applies the same precedence.
+//     applies the same precedence. What a policy keeps out of the view cannot be read by URI
+//     either: a resource or template left out under hidden_text: block, or a template a
+//     server's pins keep out (BlockedResource), unless the view serves the URI otherwise.
 //   - Failures: a capability that is degraded or closed contributes nothing, and a listing
 //     that fails leaves out that part; each is a Problem. Compile never fails because a
 //     capability did.

@@ -3,6 +3,7 @@ package view_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -21,6 +22,7 @@ type fakeCap struct {
 	cmds     []ext.CommandEntry
 	skills   []ext.SkillEntry
 	res      []ext.ResourceEntry
+	tmpl     []ext.ResourceTemplateEntry // a template "x://p/{v}" matches every URI starting "x://p/"
 	static   string
 	dynamic  string
 	health   ext.HealthState
@@ -157,5 +159,16 @@ func (f *fakeCap) ResourceExists(_ context.Context, uri string) (bool, error) {
 			return true, nil
 		}
 	}
+	for _, t := range f.tmpl {
+		if prefix, _, _ := strings.Cut(t.URITemplate, "{"); strings.HasPrefix(uri, prefix) {
+			return true, nil
+		}
+	}
 	return false, nil
+}
+
+func (f *fakeCap) ListResourceTemplates(context.Context) ([]ext.ResourceTemplateEntry, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]ext.ResourceTemplateEntry(nil), f.tmpl...), nil
 }

@@ -76,8 +76,8 @@ func (s *scrub) schema(field string, p *json.RawMessage) {
 }
 
 // hide applies the capability's hidden-text policy to everything m collected that reaches a
-// model: tools (title, description, annotations' title, every description and title inside
-// the schemas), commands and their arguments, skills, resources, templates, static
+// model: tools (title, description, annotations' title, every string inside the schemas),
+// commands and their arguments (names included), skills, resources, templates, static
 // instructions, and the dynamic instructions of a remote capability (its skill text). The
 // lists m holds are the capability's: a list that changes is copied first.
 func (m *member) hide() {
@@ -111,6 +111,7 @@ func (m *member) hide() {
 		s.text("description", &e.Description)
 		s.text("argumentHint", &e.ArgumentHint)
 		e.Arguments = scrubAll(e.Arguments, func(a *ext.CommandArgument, as *scrub) bool {
+			as.text("name", &a.Name)
 			as.text("title", &a.Title)
 			as.text("description", &a.Description)
 			if as.found != nil {
@@ -128,12 +129,20 @@ func (m *member) hide() {
 	m.res = scrubAll(m.res, func(e *ext.ResourceEntry, s *scrub) bool {
 		s.text("title", &e.Title)
 		s.text("description", &e.Description)
-		return keep("resource", e.Name, s)
+		if !keep("resource", e.Name, s) {
+			m.keptRes = append(m.keptRes, keptResource{uri: e.URI, why: m.hidden[len(m.hidden)-1]})
+			return false
+		}
+		return true
 	})
 	m.tmpl = scrubAll(m.tmpl, func(e *ext.ResourceTemplateEntry, s *scrub) bool {
 		s.text("title", &e.Title)
 		s.text("description", &e.Description)
-		return keep("template", e.Name, s)
+		if !keep("template", e.Name, s) {
+			m.keptRes = append(m.keptRes, keptResource{uri: e.URITemplate, template: true, why: m.hidden[len(m.hidden)-1]})
+			return false
+		}
+		return true
 	})
 	var s scrub
 	s.text("static", &m.ins.Static)

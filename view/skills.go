@@ -1,7 +1,6 @@
 package view
 
 import (
-	"context"
 	"slices"
 	"strings"
 
@@ -97,11 +96,4 @@ func (v *View) assembleResources(members []member) {
 	if v.Templates == nil {
 		v.Templates = []Template{}
 	}
-}
-
-// ReadResource reads uri through the registry's routing at the view's scope (skill://,
-// mcp://<server>/…, and upstream schemes): resources are read where they live now, so a file
-// of a skill edited since the compile is read as it is.
-func (v *View) ReadResource(ctx context.Context, uri string) ([]ext.ResourceContents, error) {
-	return v.reg.ResolveURI(ctx, uri, v.Scope)
 }

@@ -139,6 +139,8 @@ type member struct {
 	out   bool // left out of the view (unhealthy or unreachable): asked nothing more
 	// hidden are the definitions hide sanitized or blocked.
 	hidden []HiddenText
+	// keptRes are the resources and templates hide left out (hidden_text: block).
+	keptRes []keptResource
 }
 
 // Compile asks every capability reg makes visible at scope for what it contributes and

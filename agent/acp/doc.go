@@ -20,7 +20,9 @@
 //   - session/new: OpenSession, then each declared server through Options.AddServer (stdio,
 //     http, sse), then a first compile. A server refused or failing to start is listed in
 //     _meta.agentpool.problems and the session goes on without it, unless every declared
-//     server was refused. The cwd given is not used.
+//     server was refused. The cwd given is not used. What AddServer does with a server is the
+//     host's: agentpool's host pins its definitions (warn by default) and checks its text for
+//     hidden text, as for the user's own servers.
 //   - Commands: the view's commands are sent as available_commands_update after session/new
 //     and whenever the view's list changes. A prompt "/name args" naming one runs it; a "/"
 //     naming none is the user's text.

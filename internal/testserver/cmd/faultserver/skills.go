@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -107,8 +108,12 @@ func (s fixtureSkill) entry() *skillEntry {
 
 // addSkills serves fixtureSkills: every file as a skill:// resource (SKILL.md with the name,
 // description and MIME type SEP-2640 asks for) plus the skills/list and skills/get methods.
+// $FAULT_SKILL_NOTE, when set, is appended to remote-review's SKILL.md.
 // The caller declares the extension in the server's capabilities.
 func addSkills(s *mcp.Server) error {
+	if note := os.Getenv("FAULT_SKILL_NOTE"); note != "" {
+		fixtureSkills[0].files["SKILL.md"] += "\n" + note + "\n"
+	}
 	unlisted := map[string]string{} // URI → content of files served by the template only
 	for _, sk := range fixtureSkills {
 		for _, f := range sk.order {

@@ -1,0 +1,101 @@
+package view
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/yosida95/uritemplate/v3"
+)
+
+// ErrKeptOut is wrapped, beside ext.ErrNotFound, by the error of reading a resource that a
+// capability's policy keeps out of the view: a resource or template left out under
+// hidden_text: block, or a template a server's pins keep out (ext.ResourceBlocker). The error
+// says which definition and why.
+var ErrKeptOut = errors.New("kept out of the view")
+
+// keptResource is a resource (uri) or a resource template (uri is its URI template) that the
+// view left out, and the report saying why.
+type keptResource struct {
+	uri      string
+	template bool
+	why      HiddenText
+}
+
+// keptOutError is a read refused because what it names is kept out of the view.
+type keptOutError struct {
+	uri string
+	why error
+}
+
+func (e *keptOutError) Error() string {
+	return fmt.Sprintf("read %s: %v: %v", e.uri, ErrKeptOut, e.why)
+}
+
+func (e *keptOutError) Unwrap() []error { return []error{ext.ErrNotFound, ErrKeptOut, e.why} }
+
+// ReadResource reads uri through the registry's routing at the view's scope (skill://,
+// mcp://<server>/…, and upstream schemes): resources are read where they live now, so a file
+// of a skill edited since the compile is read as it is. A URI kept out of the view
+// (BlockedResource) is refused with that error.
+func (v *View) ReadResource(ctx context.Context, uri string) ([]ext.ResourceContents, error) {
+	if err := v.BlockedResource(uri); err != nil {
+		return nil, err
+	}
+	return v.reg.ResolveURI(ctx, uri, v.Scope)
+}
+
+// BlockedResource returns why reading uri is refused, wrapping ext.ErrNotFound and ErrKeptOut:
+// a resource or template the view left out (hidden_text: block) names uri (its own URI, or
+// mcp://<capability>/<uri>), or a template a capability keeps out matches it
+// (ext.ResourceBlocker), and no resource or template of the view names it. nil otherwise. It
+// reads nothing, and looks at the view's resources only when something is kept out.
+func (v *View) BlockedResource(uri string) error {
+	for i := range v.caps {
+		m := &v.caps[i]
+		own, named := strings.CutPrefix(uri, "mcp://"+m.reg.Capability.Name()+"/")
+		if !named {
+			own = uri
+		}
+		var why error
+		for _, k := range m.keptRes {
+			if names(k, own) {
+				why = fmt.Errorf("capability %q: %s", k.why.Capability, k.why)
+				break
+			}
+		}
+		if b, ok := m.reg.Capability.(ext.ResourceBlocker); ok && why == nil {
+			why = b.BlockedResource(uri)
+		}
+		if why != nil && !v.serves(own) {
+			return &keptOutError{uri: uri, why: why}
+		}
+	}
+	return nil
+}
+
+// serves reports whether a resource or template of the view names uri.
+func (v *View) serves(uri string) bool {
+	for _, r := range v.Resources {
+		if r.URI == uri {
+			return true
+		}
+	}
+	for _, t := range v.Templates {
+		if names(keptResource{uri: t.URITemplate, template: true}, uri) {
+			return true
+		}
+	}
+	return false
+}
+
+// names reports whether k's URI is uri, or k's template matches it.
+func names(k keptResource, uri string) bool {
+	if !k.template {
+		return k.uri == uri
+	}
+	t, err := uritemplate.New(k.uri)
+	return err == nil && t.Match(uri) != nil
+}
