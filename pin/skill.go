@@ -2,6 +2,7 @@ package pin
 
 import (
 	"encoding/json"
+	"slices"
 
 	"github.com/agentpool/agentpool/ext"
 )
@@ -27,6 +28,7 @@ func (g *Guard) Skills(skills []ext.SkillEntry, sha256 []string) map[string]erro
 	if g.mode == Off {
 		return nil
 	}
+	skills, sha256 = slices.Clone(skills), slices.Clone(sha256) // the definitions may be made later
 	l := listing{kind: KindSkill, keys: make([]string, len(skills)), raws: make([]string, len(skills)),
 		full: func(i int) Definition {
 			return Skill(skills[i].Name, skills[i].Description, skills[i].URI, sha256[i])
