@@ -91,7 +91,7 @@ mcp_servers:
 
 func TestBuildRejectsDisallowedSkillServer(t *testing.T) {
 	h := buildHost(t, "x.yaml", "extensions: {allowed_commands: [node]}\n", Options{})
-	_, err := h.skillServer(context.Background(), nil, "p#1", "pdf", skillDecl("/bin/sh"), h.Current().Config.Extensions.AllowedCommands, os.LookupEnv)
+	_, err := h.skillServer(context.Background(), nil, "p#1", "pdf", skillDecl("/bin/sh"), false, h.Current().Config.Extensions.AllowedCommands, os.LookupEnv)
 	if err == nil || !strings.Contains(err.Error(), "allowed_commands") {
 		t.Fatalf("err = %v", err)
 	}

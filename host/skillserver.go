@@ -33,12 +33,13 @@ const skillServers = "skill-servers"
 func (h *Host) skillServerFactory(st *State, m *skill.Manager, userRoots map[string]bool, parent ext.Capability, partition string) skill.ChildFactory {
 	allowed, plugins, p := st.Config.Extensions.AllowedCommands, st.plugins.all, st.Project
 	return func(ctx context.Context, skillName string, d skill.ServerDecl) (ext.Capability, error) {
-		if p.Trusted() && (p.declares(d) && !userSkill(m, userRoots, skillName, d) || projectPluginSkill(plugins, m, skillName)) {
+		project := p.Trusted() && (p.declares(d) && !userSkill(m, userRoots, skillName, d) || projectPluginSkill(plugins, m, skillName))
+		if project {
 			if err := p.permit(skillServerDecl(skillName, d)); err != nil {
 				return nil, err
 			}
 		}
-		return h.skillServer(ctx, parent, partition, skillName, d, allowed, skillVars(plugins, m, skillName))
+		return h.skillServer(ctx, parent, partition, skillName, d, project, allowed, skillVars(plugins, m, skillName))
 	}
 }
 
@@ -72,8 +73,9 @@ func userSkill(m *skill.Manager, userRoots map[string]bool, skillName string, d 
 // leases its client in partition and is recorded as a registry child of parent (none when
 // parent is nil); the declaration's ${VAR} references are expanded (lookup gives their
 // values) and it is validated as a
-// config entry would be, and allowed (extensions.allowed_commands) applies.
-func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, skillName string, d skill.ServerDecl, allowed []string, lookup func(string) (string, bool)) (ext.Capability, error) {
+// config entry would be, and allowed (extensions.allowed_commands) applies. project says the
+// server is a trusted project's (its default sandbox is the project's), as trust decided it.
+func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, skillName string, d skill.ServerDecl, project bool, allowed []string, lookup func(string) (string, bool)) (ext.Capability, error) {
 	spec := d.Server
 	key := "mcp-servers." + d.Name
 	var timeoutErr error
@@ -103,7 +105,7 @@ func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, 
 	raw := ""
 	spec.Prefix = &raw
 	st := h.Current()
-	spec = st.skillSandboxed(spec, filepath.Dir(d.Source), st != nil && st.Project.Trusted() && st.Project.declares(d))
+	spec = st.skillSandboxed(spec, filepath.Dir(d.Source), project)
 	c, err := h.newServer(skillName+"."+d.Name, st.hiddenText(spec), partition, skillPinsOf(st, d))
 	if err != nil {
 		return nil, err

@@ -124,7 +124,7 @@ func TestSkillServerTimeoutIsADuration(t *testing.T) {
 	for _, bad := range []any{30, 1.5, "soon", "30", true} {
 		d := skillDecl("/nonexistent/server")
 		d.Extra = map[string]any{"timeout": bad}
-		c, err := h.skillServer(ctx, nil, "p#1", "pdf", d, nil, os.LookupEnv)
+		c, err := h.skillServer(ctx, nil, "p#1", "pdf", d, false, nil, os.LookupEnv)
 		if err == nil {
 			_ = c.Close(ctx)
 		}
@@ -134,7 +134,7 @@ func TestSkillServerTimeoutIsADuration(t *testing.T) {
 	}
 	d := skillDecl("/nonexistent/server")
 	d.Extra = map[string]any{"timeout": "2s"}
-	c, err := h.skillServer(ctx, nil, "p#1", "pdf", d, nil, os.LookupEnv)
+	c, err := h.skillServer(ctx, nil, "p#1", "pdf", d, false, nil, os.LookupEnv)
 	if err != nil {
 		t.Fatal(err)
 	}
