@@ -141,7 +141,8 @@ func systemPrefix(dir string) bool {
 }
 
 // runtime adds a runtime's binary bin (any name on the server's PATH or a path) and its install
-// prefix (bin's folder's parent): readable, and executable unless a system prefix.
+// prefix (bin's folder's parent): readable, and executable unless a system prefix; a prefix
+// that would cover the home folder (the root, the home folder or a parent of it) is not added.
 func (g *grants) runtime(t target, bin string) {
 	path := bin
 	if !filepath.IsAbs(bin) {
@@ -154,12 +155,20 @@ func (g *grants) runtime(t target, bin string) {
 	for _, p := range []string{path, realPath(path)} {
 		g.exec = append(g.exec, p)
 		prefix := filepath.Dir(filepath.Dir(p))
-		if systemPrefix(prefix) {
+		switch {
+		case coversHome(prefix, t.home): // /bin/node, ~/bin/node: the binary alone
+		case systemPrefix(prefix):
 			g.read = append(g.read, prefix)
-		} else {
+		default:
 			g.exec = append(g.exec, prefix)
 		}
 	}
+}
+
+// coversHome reports whether granting dir would grant the home folder: dir is the root, the
+// home folder or one of its parents.
+func coversHome(dir, home string) bool {
+	return dir == "/" || home != "" && (dir == home || strings.HasPrefix(home, dir+"/"))
 }
 
 // script adds the code the server runs: the command itself when it is a script (a #! line),
