@@ -290,3 +290,33 @@ func TestRuntimePrefixNotHome(t *testing.T) {
 		}
 	})
 }
+
+// The code a runtime runs is granted up to its package, never the home folder: a script in a
+// folder of the home folder without a package of its own, below a stray ~/package.json, does
+// not give the server ~/.ssh.
+func TestCodeRootNotHome(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	secret := filepath.Join(home, ".ssh", "id_rsa")
+	script := filepath.Join(home, "tools", "srv", "server.js")
+	for _, f := range []string{secret, script, filepath.Join(home, "package.json")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := child(t, "read:"+secret)
+	cmd.Args = append(cmd.Args, script)
+	p := Resolve("n", &decl.Sandbox{Profile: decl.ProfileNode}, cmd)
+	if !contains(p.Read, filepath.Dir(script)) {
+		t.Errorf("read %v lacks the script's folder %s", p.Read, filepath.Dir(script))
+	}
+	if out, ok := run(t, p, cmd); ok {
+		t.Errorf("a script in %s: the server read %s: %s", filepath.Dir(script), secret, out)
+	}
+}
