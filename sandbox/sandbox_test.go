@@ -92,6 +92,7 @@ func TestConfinement(t *testing.T) {
 		"write:" + filepath.Join(outside, "new"),
 		"connect:" + other,
 		"mptcp:" + other,
+		"uring-mptcp:" + other,
 		"bind:127.0.0.1:0",
 		"bind:" + free,
 		"signal:" + strconv.Itoa(os.Getpid()),
