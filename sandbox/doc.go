@@ -26,7 +26,8 @@
 // as far as the kernel's Landlock ABI reaches (best effort down the levels; Launch.ABI says
 // which level). Landlock's TCP rules do not see multipath TCP sockets, which Go's listeners
 // open by default: a seccomp filter makes creating one fail (EPROTONOSUPPORT, so programs fall
-// back to plain TCP) and refuses system calls made through another architecture's calling
+// back to plain TCP), makes io_uring_setup fail (ENOSYS: io_uring creates sockets unseen by
+// the filter) and refuses system calls made through another architecture's calling
 // convention. `network: none` adds a new user namespace (the caller's uid and gid mapped
 // to themselves) and a new network namespace with no interface up.
 //

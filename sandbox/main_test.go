@@ -30,7 +30,8 @@ func TestMain(m *testing.M) {
 }
 
 // try does what action says: read:PATH, write:PATH, tmp (write in TMPDIR), connect:ADDR,
-// mptcp:ADDR (connect with multipath TCP),
+// mptcp:ADDR (connect with multipath TCP), uring-mptcp:ADDR (the same, its socket made
+// through io_uring),
 // bind:ADDR, signal:PID (signal 0), exec:PATH.
 func try(action string) error {
 	verb, arg, _ := strings.Cut(action, ":")
@@ -68,6 +69,8 @@ func try(action string) error {
 			c.Close()
 		}
 		return err
+	case "uring-mptcp":
+		return uringMPTCP(arg)
 	case "exec":
 		return exec.Command(arg, "-c", "true").Run()
 	}

@@ -141,7 +141,8 @@ func systemPrefix(dir string) bool {
 }
 
 // runtime adds a runtime's binary bin (any name on the server's PATH or a path) and its install
-// prefix (bin's folder's parent): readable, and executable unless a system prefix.
+// prefix (bin's folder's parent): readable, and executable unless a system prefix; a prefix
+// that would cover the home folder (the root, the home folder or a parent of it) is not added.
 func (g *grants) runtime(t target, bin string) {
 	path := bin
 	if !filepath.IsAbs(bin) {
@@ -154,22 +155,31 @@ func (g *grants) runtime(t target, bin string) {
 	for _, p := range []string{path, realPath(path)} {
 		g.exec = append(g.exec, p)
 		prefix := filepath.Dir(filepath.Dir(p))
-		if systemPrefix(prefix) {
+		switch {
+		case coversHome(prefix, t.home): // /bin/node, ~/bin/node: the binary alone
+		case systemPrefix(prefix):
 			g.read = append(g.read, prefix)
-		} else {
+		default:
 			g.exec = append(g.exec, prefix)
 		}
 	}
 }
 
+// coversHome reports whether granting dir would grant the home folder: dir is the root, the
+// home folder or one of its parents.
+func coversHome(dir, home string) bool {
+	return dir == "/" || home != "" && (dir == home || strings.HasPrefix(home, dir+"/"))
+}
+
 // script adds the code the server runs: the command itself when it is a script (a #! line),
 // else the runtime's first argument that is a file. The code of a file is the folder above its
 // outermost node_modules, or else the folder of its nearest package.json or pyproject.toml,
-// or else its own folder.
+// or else its own folder; never a folder that covers the home folder (see coversHome): the
+// search stops below it, and a file whose own folder covers it is its code alone.
 func (g *grants) script(t target) {
 	if interpreter(t.path) != "" {
 		for _, f := range []string{t.path, realPath(t.path)} {
-			g.read = append(g.read, codeRoot(f))
+			g.read = append(g.read, codeRoot(f, t.home))
 		}
 		return
 	}
@@ -185,18 +195,21 @@ func (g *grants) script(t target) {
 			return
 		}
 		for _, f := range []string{p, realPath(p)} {
-			g.read = append(g.read, codeRoot(f))
+			g.read = append(g.read, codeRoot(f, t.home))
 		}
 		return
 	}
 }
 
-func codeRoot(file string) string {
+func codeRoot(file, home string) string {
 	dir := filepath.Dir(file)
-	if i := strings.Index(dir+"/", "/node_modules/"); i >= 0 {
+	if coversHome(dir, home) {
+		return file
+	}
+	if i := strings.Index(dir+"/", "/node_modules/"); i >= 0 && !coversHome(dir[:i], home) {
 		return dir[:i]
 	}
-	for d := dir; d != "/" && d != "."; d = filepath.Dir(d) {
+	for d := dir; d != "/" && d != "." && !coversHome(d, home); d = filepath.Dir(d) {
 		for _, marker := range []string{"package.json", "pyproject.toml"} {
 			if _, err := os.Stat(filepath.Join(d, marker)); err == nil {
 				return d

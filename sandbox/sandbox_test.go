@@ -92,6 +92,7 @@ func TestConfinement(t *testing.T) {
 		"write:" + filepath.Join(outside, "new"),
 		"connect:" + other,
 		"mptcp:" + other,
+		"uring-mptcp:" + other,
 		"bind:127.0.0.1:0",
 		"bind:" + free,
 		"signal:" + strconv.Itoa(os.Getpid()),
@@ -233,5 +234,90 @@ func TestNodeServer(t *testing.T) {
 	out, _ := cmd.Output()
 	if !strings.Contains(string(out), `"serverInfo"`) {
 		t.Fatalf("no initialize answer: %s\nstderr: %s", out, stderr.String())
+	}
+}
+
+// A runtime's install prefix (its binary's folder's parent) is granted only when it is not
+// the root nor the home folder or one of its folders' parents: node in ~/bin, or started as
+// /bin/node, does not give the server ~/.ssh.
+func TestRuntimePrefixNotHome(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	secret := filepath.Join(home, ".ssh", "id_rsa")
+	if err := os.MkdirAll(filepath.Dir(secret), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(secret, []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(home, "bin")
+	if err := os.Mkdir(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(self, filepath.Join(bin, "node")); err != nil {
+		t.Fatal(err)
+	}
+	node := &decl.Sandbox{Profile: decl.ProfileNode}
+
+	t.Run("home", func(t *testing.T) {
+		cmd := child(t, "read:"+secret)
+		cmd.Env = append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"))
+		if out, ok := run(t, Resolve("n", node, cmd), cmd); ok {
+			t.Errorf("node in %s: the server read %s: %s", bin, secret, out)
+		}
+	})
+	t.Run("root", func(t *testing.T) {
+		if _, err := os.Stat("/bin/node"); err != nil {
+			t.Skip("no /bin/node")
+		}
+		cmd := exec.Command("/bin/node", "-e", "require('fs').readFileSync(process.argv[1]); console.log('ok')", secret)
+		cmd.Env = []string{"PATH=" + os.Getenv("PATH")}
+		l, err := Command(Resolve("n", node, cmd), cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Cleanup()
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if out, err := cmd.Output(); err == nil || !strings.Contains(stderr.String(), "EACCES") {
+			t.Errorf("/bin/node reading %s: err %v, %s %s", secret, err, out, stderr.String())
+		}
+	})
+}
+
+// The code a runtime runs is granted up to its package, never the home folder: a script in a
+// folder of the home folder without a package of its own, below a stray ~/package.json, does
+// not give the server ~/.ssh.
+func TestCodeRootNotHome(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	secret := filepath.Join(home, ".ssh", "id_rsa")
+	script := filepath.Join(home, "tools", "srv", "server.js")
+	for _, f := range []string{secret, script, filepath.Join(home, "package.json")} {
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("{}"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := child(t, "read:"+secret)
+	cmd.Args = append(cmd.Args, script)
+	p := Resolve("n", &decl.Sandbox{Profile: decl.ProfileNode}, cmd)
+	if !contains(p.Read, filepath.Dir(script)) {
+		t.Errorf("read %v lacks the script's folder %s", p.Read, filepath.Dir(script))
+	}
+	if out, ok := run(t, p, cmd); ok {
+		t.Errorf("a script in %s: the server read %s: %s", filepath.Dir(script), secret, out)
 	}
 }

@@ -10,10 +10,13 @@ import (
 // Landlock's TCP rules check TCP sockets only: a multipath TCP socket (IPPROTO_MPTCP, which
 // Go's listeners use by default) binds and connects past them. So a sandboxed process may not
 // create one: socket(…, IPPROTO_MPTCP) fails with EPROTONOSUPPORT, and programs fall back to
-// plain TCP, which the rules cover. The filter also refuses every system call made through
+// plain TCP, which the rules cover. io_uring creates sockets without a system call the filter
+// sees, so io_uring_setup fails with ENOSYS (as on a kernel without io_uring; programs fall
+// back to plain system calls). The filter also refuses every system call made through
 // another architecture's calling convention (i386's int 0x80 or x32 on amd64), which it could not check.
 const (
-	ipprotoMPTCP = 262
+	ipprotoMPTCP    = 262
+	sysIoUringSetup = 425 // the same number on every architecture
 
 	prSetSeccomp      = 22
 	seccompModeFilter = 2
@@ -41,15 +44,16 @@ func denyMPTCP() error {
 	}
 	prog := []syscall.SockFilter{
 		/* 0 */ {Code: bpfLdWAbs, K: offArch},
-		/* 1 */ {Code: bpfJeqK, Jt: 0, Jf: 7, K: auditArch}, // another architecture's call: 9
+		/* 1 */ {Code: bpfJeqK, Jt: 0, Jf: 8, K: auditArch}, // another architecture's call: 10
 		/* 2 */ {Code: bpfLdWAbs, K: offNr},
-		/* 3 */ {Code: bpfJgeK, Jt: 5, Jf: 0, K: x32Bit}, // an x32 call: 9
-		/* 4 */ {Code: bpfJeqK, Jt: 0, Jf: 3, K: uint32(syscall.SYS_SOCKET)},
-		/* 5 */ {Code: bpfLdWAbs, K: offArg2Low},
-		/* 6 */ {Code: bpfJeqK, Jt: 0, Jf: 1, K: ipprotoMPTCP},
-		/* 7 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.EPROTONOSUPPORT)},
-		/* 8 */ {Code: bpfRetK, K: seccompRetAllow},
-		/* 9 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.ENOSYS)},
+		/* 3 */ {Code: bpfJgeK, Jt: 6, Jf: 0, K: x32Bit}, // an x32 call: 10
+		/* 4 */ {Code: bpfJeqK, Jt: 5, Jf: 0, K: sysIoUringSetup}, // 10
+		/* 5 */ {Code: bpfJeqK, Jt: 0, Jf: 3, K: uint32(syscall.SYS_SOCKET)},
+		/* 6 */ {Code: bpfLdWAbs, K: offArg2Low},
+		/* 7 */ {Code: bpfJeqK, Jt: 0, Jf: 1, K: ipprotoMPTCP},
+		/* 8 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.EPROTONOSUPPORT)},
+		/* 9 */ {Code: bpfRetK, K: seccompRetAllow},
+		/* 10 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.ENOSYS)},
 	}
 	fprog := syscall.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSeccomp, seccompModeFilter, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
