@@ -68,7 +68,7 @@ func TestProjectTrust(t *testing.T) {
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
 	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, Trust: store}
 
-	h := buildHost(t, "", "{}", opts)
+	h := buildHost(t, "", "sandbox: off\n", opts)
 	if h.Current().Project == nil || h.Current().Project.Trusted() || h.Current().Project.Verdict.Status != trust.Untrusted {
 		t.Fatalf("project: %+v, want untrusted", h.Current().Project)
 	}
@@ -83,7 +83,7 @@ func TestProjectTrust(t *testing.T) {
 	if err := store.Trust(h.Current().Project.Dir, trust.Digests(h.Current().Project.Decls), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	h = buildHost(t, "", "{}", opts)
+	h = buildHost(t, "", "sandbox: off\n", opts)
 	caps, tools = listAll(t, h, "s2")
 	if h.Current().Skills.Skill("proj") == nil || !slices.Contains(tools, "proj__echo") || !exists(marker) {
 		t.Fatalf("trusted: capabilities %v, tools %v, marker %v; want the project's skill and its server", caps, tools, exists(marker))
@@ -95,7 +95,7 @@ func TestProjectTrust(t *testing.T) {
 
 	// A changed command: untrusted again, naming what changed.
 	markerSkill(t, filepath.Join(project, ".agents/skills"), "proj", marker, bin+" ")
-	h = buildHost(t, "", "{}", opts)
+	h = buildHost(t, "", "sandbox: off\n", opts)
 	if v := h.Current().Project.Verdict; v.Status != trust.Changed || len(v.New) != 1 || v.New[0].Name != "proj.srv" {
 		t.Fatalf("changed: %+v, want Changed naming proj.srv", v)
 	}
@@ -106,7 +106,7 @@ func TestProjectTrust(t *testing.T) {
 	// TrustProject: trusted for this host only, nothing recorded.
 	o2 := opts
 	o2.TrustProject = true
-	h = buildHost(t, "", "{}", o2)
+	h = buildHost(t, "", "sandbox: off\n", o2)
 	if _, tools := listAll(t, h, "s4"); !slices.Contains(tools, "proj__echo") || !exists(marker) {
 		t.Fatalf("--trust-project: tools %v, marker %v", tools, exists(marker))
 	}
