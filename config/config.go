@@ -45,6 +45,10 @@ type Config struct {
 	// block (decl.PinsOff …). Empty: warn for the user's own servers and plugins' servers,
 	// block for a trusted project's.
 	Pins Pins `yaml:"pins"`
+	// Sandbox is the sandbox of every stdio server of the user's own config whose declaration
+	// has no sandbox key (decl.Sandbox); nil: none. Skills' and plugins' servers get it too,
+	// with their own folder readable.
+	Sandbox *decl.Sandbox `yaml:"sandbox"`
 	// Import lists JSON files whose mcpServers (Claude Desktop, Claude Code, Cursor) or
 	// servers (VS Code) are added to mcp_servers; the file's own servers win a name both use.
 	Import []string `yaml:"import" config:"expand,path"`
@@ -354,6 +358,9 @@ func (c *Config) Validate() error {
 		if s, ok := section.(commandChecker); ok {
 			errs = append(errs, s.CheckCommands(key, c.Extensions.AllowedCommands))
 		}
+	}
+	if c.Sandbox != nil {
+		errs = append(errs, c.Sandbox.Validate("sandbox"))
 	}
 	errs = append(errs, c.checkAgentServers())
 	errs = append(errs, c.checkStateless())

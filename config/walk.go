@@ -51,6 +51,35 @@ func tagsOf(f reflect.StructField) fieldTags {
 
 var durationType = reflect.TypeFor[time.Duration]()
 
+// yamlUnmarshalerType is go-yaml's InterfaceUnmarshaler, which a type with a form of its own
+// implements.
+var yamlUnmarshalerType = reflect.TypeFor[interface {
+	UnmarshalYAML(func(any) error) error
+}]()
+
+// ownForm decodes n, not a mapping, into a value of t, a type with a form of its own besides
+// the mapping (decl.Sandbox's `off`, decl.Network's list), and reports what it refuses at n's
+// position, replacing n with null (see shape).
+func (w *walker) ownForm(n ast.Node, t reflect.Type, key string, set func(ast.Node)) {
+	if n = w.resolve(n); n == nil {
+		return
+	}
+	v := reflect.New(t).Interface().(interface{ UnmarshalYAML(func(any) error) error })
+	if err := v.UnmarshalYAML(func(dst any) error { return nodeToValue(n, dst) }); err != nil {
+		w.p.unread(n, key, "%v", err)
+		set(ast.Null(token.New("null", "null", n.GetToken().Position)))
+	}
+}
+
+// isMapping reports whether n is a mapping.
+func isMapping(n ast.Node) bool {
+	switch unwrap(n).(type) {
+	case *ast.MappingNode, *ast.MappingValueNode:
+		return true
+	}
+	return false
+}
+
 // walker applies the rules above, collecting problems.
 type walker struct {
 	p      *problems
@@ -99,6 +128,10 @@ func (w *walker) walk(n ast.Node, t reflect.Type, key string, tags fieldTags, se
 	}
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
+	}
+	if reflect.PointerTo(t).Implements(yamlUnmarshalerType) && !isMapping(w.resolve(n)) {
+		w.ownForm(n, t, key, set)
+		return
 	}
 	if !w.shape(n, t, key, set) {
 		return

@@ -105,6 +105,8 @@ type Server struct {
 	HiddenText string `yaml:"hidden_text" json:"hidden_text,omitempty"`
 	// Pins is the pin policy (PinsOff, PinsWarn, PinsBlock); "" means the config's default.
 	Pins string `yaml:"pins" json:"pins,omitempty"`
+	// Sandbox confines a stdio server (package sandbox); nil means the config's default.
+	Sandbox *Sandbox `yaml:"sandbox" json:"sandbox,omitempty"`
 }
 
 // Values of Server.HiddenText (hiddentext.PolicySanitize and hiddentext.PolicyBlock).

@@ -96,6 +96,12 @@ func (s *Server) Validate(key string) error {
 	if err := ValidatePins(s.Pins); err != nil {
 		add(key+".pins", "%v", err)
 	}
+	if s.Sandbox != nil {
+		if s.Type != TypeStdio && s.Type != "" {
+			add(key+".sandbox", "sandbox is only for stdio servers, not %s", s.Type)
+		}
+		errs = append(errs, s.Sandbox.Validate(key+".sandbox"))
+	}
 	if s.Retry.Attempts < 0 || s.Retry.Attempts > MaxAttempts {
 		// Backoff doubles per attempt: beyond MaxAttempts the delay overflows time.Duration.
 		add(key+".retry.attempts", "must be between 0 (the default, %d) and %d, got %d", DefaultAttempts, MaxAttempts, s.Retry.Attempts)

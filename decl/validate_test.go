@@ -1,6 +1,7 @@
 package decl
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -74,6 +75,9 @@ func TestServerValidate(t *testing.T) {
 			[]string{"s.auth.client_secret", "s.auth.redirect_port", "s.auth.client_metadata_url"}},
 		{"auth and authorization header", Server{URL: "https://h/mcp", Headers: map[string]string{"Authorization": "Bearer x"}, Auth: &Auth{Type: "authorization_code"}},
 			[]string{"s.headers"}},
+		{"sandbox", Server{Command: "x", Sandbox: &Sandbox{Read: []string{"~/p", ""}, Network: Network{Mode: NetworkList, Allow: []string{"h:1", "h"}}, Profile: "ruby"}},
+			[]string{"s.sandbox.read[1]", "s.sandbox.network[1]", "s.sandbox.profile"}},
+		{"sandbox on http", Server{URL: "https://h/mcp", Sandbox: &Sandbox{Off: true}}, []string{"s.sandbox"}},
 		{"patterns", Server{Command: "x", AllowTools: []string{"ok*", "[bad"}, DenyTools: []string{"ok*", "\\"}},
 			[]string{"s.allow_tools[1]", "s.deny_tools[1]", "s.deny_tools"}},
 	}
@@ -120,5 +124,28 @@ func TestServerValidatePoolChecksWithoutPrefix(t *testing.T) {
 	err := s.Validate("mcp_servers.a")
 	if err == nil || err.Error() != `mcp_servers.a: invalid header "bad name"` {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// A sandbox reads from JSON as from YAML: an object, or "off"; network a word or a list.
+func TestSandboxJSON(t *testing.T) {
+	var s Server
+	if err := json.Unmarshal([]byte(`{"command":"x","sandbox":{"read":["/a"],"network":["h:80"]}}`), &s); err != nil {
+		t.Fatal(err)
+	}
+	want := &Sandbox{Read: []string{"/a"}, Network: Network{Mode: NetworkList, Allow: []string{"h:80"}}}
+	if diff := cmp.Diff(want, s.Sandbox); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+	b, _ := json.Marshal(s.Sandbox)
+	var back Sandbox
+	if err := json.Unmarshal(b, &back); err != nil || !cmp.Equal(*want, back) {
+		t.Errorf("round trip of %s = %+v, %v", b, back, err)
+	}
+	if err := json.Unmarshal([]byte(`"off"`), &back); err != nil || !back.Off {
+		t.Errorf(`"off" = %+v, %v`, back, err)
+	}
+	if json.Unmarshal([]byte(`"on"`), &back) == nil {
+		t.Error(`"on" accepted`)
 	}
 }

@@ -242,8 +242,9 @@ func TestBuildFailureClosesWhatItBuilt(t *testing.T) {
 // in the kinds table and every entry a section, so a kind added on one side only fails here.
 func TestKindsCoverConfigSections(t *testing.T) {
 	hostOwn := map[string]bool{"pool": true, "extensions": true, "server": true, // the host's and the server's own sections
-		"import": true, // the loader's: what it imports is in mcp_servers
-		"pins":   true} // the host's: the default pin policy of mcp_servers
+		"import":  true, // the loader's: what it imports is in mcp_servers
+		"pins":    true, // the host's: the default pin policy of mcp_servers
+		"sandbox": true} // the host's: the default sandbox of mcp_servers
 	var sections []string
 	typ := reflect.TypeFor[config.Config]()
 	for i := range typ.NumField() {
