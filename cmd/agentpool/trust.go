@@ -228,6 +228,9 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 			}
 			fmt.Fprintf(w, "    cwd: %s\n", cell(cwd))
 		}
+		if d.Sandbox != nil && d.URL == "" {
+			fmt.Fprintf(w, "    sandbox: %s\n", cell(d.Sandbox.String()))
+		}
 		if d.Auth != nil {
 			printAuth(w, d.Auth, unshown[d.Where])
 		}
