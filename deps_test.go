@@ -33,8 +33,9 @@ var allowedImports = map[string][]string{
 	// is the composition root that picks a model adapter (agent itself never imports one);
 	// agent/acp: `acp` serves it to editors.
 	// bearer: `serve` verifies OAuth bearer tokens with it and hands gateway its Verify.
-	// internal/connlimit: serve's listener cap. status: serve's status page.
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status"},
+	// internal/connlimit: serve's listener cap. status: serve's status page. sandbox: the
+	// entry point sandboxed servers start through (sandbox.Main).
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status", "sandbox"},
 
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
@@ -82,11 +83,14 @@ var allowedImports = map[string][]string{
 	// server's declaration (decl.Server) with its name.
 	"ext":         {"internal/regfile"},
 	"ext/exttest": {"ext"}, // a test helper library, like testing/fstest
-	"connpool":    {"decl", "internal/wire"},
+	"connpool":    {"decl", "internal/wire", "sandbox"},
 	"fswatch":     nil,
 	"frontmatter": nil,
 	"cmdline":     nil,
 	"trust":       {"decl"}, // the user's trust decisions
+	// sandbox: confines a stdio server (Landlock, namespaces) through a re-executed entry
+	// point; connpool starts sandboxed servers with it (the standard library and x/sys only).
+	"sandbox": {"decl"},
 	// pin: pinned definitions (canonical digests of what a server lists, the pin store, drift);
 	// mcpcap gets a Guard through an interface of its own, injected by host.
 	"pin": {"ext", "decl"},

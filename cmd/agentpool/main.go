@@ -34,6 +34,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentpool/agentpool/sandbox"
 	"github.com/spf13/cobra"
 )
 
@@ -273,4 +274,7 @@ func diverted(sig os.Signal) bool {
 	return true
 }
 
-func main() { os.Exit(run()) }
+func main() {
+	sandbox.Main() // a sandboxed server's start: applies its sandbox and becomes the server
+	os.Exit(run())
+}

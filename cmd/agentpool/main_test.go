@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/sandbox"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -19,6 +20,7 @@ import (
 const testParallel = 4
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // this binary starts the sandboxed servers of the agentpool it runs as
 	// No test may read or write the real user's configuration (their config, their trust
 	// decisions): the test process and every process it starts see a config folder that does
 	// not exist, unless a test gives its own. The processes testscript re-executes this binary

@@ -1,0 +1,42 @@
+// Package sandbox confines a stdio MCP server to the files, the network and the programs it
+// needs (DESIGN.md "Context budget, pins, sandbox"), with what an unprivileged Linux process
+// has: Landlock rules and, for no network at all, a user and network namespace of its own.
+//
+// A declaration (decl.Sandbox) becomes a Policy for one command (Resolve): its paths made
+// absolute (~ is the home folder, a relative path is against the server's cwd) and its
+// runtime's own files added by a profile (node and npx: node's install, the npm cache;
+// python and uvx: the interpreter's prefix, site-packages, uv's cache and interpreters;
+// static: the binary). Every policy also reads the system's libraries and programs' files
+// (/usr, /lib…), the /etc files a runtime needs (name resolution, certificates, users), and
+// /proc/self, reads and writes /dev/null, may execute its own command, the dynamic loader
+// and /usr/bin/env (for #! lines), and gets a private temporary folder, a fresh folder under
+// os.TempDir given as TMPDIR, removed when the server ends (Launch.Cleanup).
+//
+// Command rewrites an *exec.Cmd to start through this program's own executable with a hidden
+// entry point, as Codex's Linux sandbox re-executes itself: the child, before it runs
+// anything of the server's, applies the rules to itself and then executes the server in its
+// place (same pid, same process group). Programs that use Command must call Main first thing
+// in main, and so must the test main of a package whose tests start sandboxed commands. The
+// policy travels in an environment variable that the entry point removes before the server
+// runs.
+//
+// What is applied: Landlock filesystem rules (read, write, execute), TCP rules (binding is
+// never allowed; with a network list, connecting only to its ports, whatever the host, for
+// Landlock's rules are per port), and the scoping of abstract unix sockets and signals, each
+// as far as the kernel's Landlock ABI reaches (best effort down the levels; Launch.ABI says
+// which level). Landlock's TCP rules do not see multipath TCP sockets, which Go's listeners
+// open by default: a seccomp filter makes creating one fail (EPROTONOSUPPORT, so programs fall
+// back to plain TCP) and refuses system calls made through another architecture's calling
+// convention. `network: none` adds a new user namespace (the caller's uid and gid mapped
+// to themselves) and a new network namespace with no interface up.
+//
+// Where the kernel lacks what a policy needs (Landlock at all, its TCP rules for a network
+// list, user namespaces for none) and the policy is Required, Command refuses with an error
+// wrapping ErrUnavailable whose message is one line naming the server, what is missing and
+// `required: false`; not Required, it applies what the kernel has.
+//
+// For tests, AGENTPOOL_SANDBOX_SIMULATE makes Probe report a kernel without Landlock
+// ("no-landlock") or without user namespaces ("no-userns"), comma-separated.
+//
+// Elsewhere than on Linux, Probe reports nothing available and Main does nothing.
+package sandbox

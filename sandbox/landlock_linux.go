@@ -1,0 +1,180 @@
+package sandbox
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"syscall"
+	"unsafe"
+
+	"github.com/agentpool/agentpool/decl"
+
+	"golang.org/x/sys/unix"
+)
+
+// The Landlock system calls and their constants (<linux/landlock.h>); the numbers are the
+// same on every architecture.
+const (
+	sysCreateRuleset = 444
+	sysAddRule       = 445
+	sysRestrictSelf  = 446
+
+	createRulesetVersion = 1 << 0
+	rulePathBeneath      = 1
+	ruleNetPort          = 2
+
+	fsExecute    = 1 << 0
+	fsWriteFile  = 1 << 1
+	fsReadFile   = 1 << 2
+	fsReadDir    = 1 << 3
+	fsRemoveDir  = 1 << 4
+	fsRemoveFile = 1 << 5
+	fsMakeChar   = 1 << 6
+	fsMakeDir    = 1 << 7
+	fsMakeReg    = 1 << 8
+	fsMakeSock   = 1 << 9
+	fsMakeFifo   = 1 << 10
+	fsMakeBlock  = 1 << 11
+	fsMakeSym    = 1 << 12
+	fsRefer      = 1 << 13 // ABI 2
+	fsTruncate   = 1 << 14 // ABI 3
+	fsIoctlDev   = 1 << 15 // ABI 5
+
+	netBindTCP    = 1 << 0 // ABI 4
+	netConnectTCP = 1 << 1 // ABI 4
+
+	scopeAbstractUnix = 1 << 0 // ABI 6
+	scopeSignal       = 1 << 1 // ABI 6
+
+	prSetNoNewPrivs = 38
+)
+
+// Rights a rule grants, before masking by what the ABI handles.
+const (
+	rightsRead  = fsReadFile | fsReadDir
+	rightsExec  = rightsRead | fsExecute
+	rightsWrite = rightsRead | fsWriteFile | fsRemoveDir | fsRemoveFile | fsMakeChar | fsMakeDir |
+		fsMakeReg | fsMakeSock | fsMakeFifo | fsMakeBlock | fsMakeSym | fsRefer | fsTruncate | fsIoctlDev
+	// rightsFile are the rights that apply to a file rather than a folder.
+	rightsFile = fsExecute | fsWriteFile | fsReadFile | fsTruncate | fsIoctlDev
+)
+
+// handledFS returns the filesystem rights ABI abi handles.
+func handledFS(abi int) uint64 {
+	h := uint64(1<<13 - 1)
+	if abi >= 2 {
+		h |= fsRefer
+	}
+	if abi >= 3 {
+		h |= fsTruncate
+	}
+	if abi >= 5 {
+		h |= fsIoctlDev
+	}
+	return h
+}
+
+// kernelABI asks the kernel for its Landlock ABI version (0: none).
+func kernelABI() int {
+	v, _, errno := syscall.Syscall(sysCreateRuleset, 0, 0, createRulesetVersion)
+	if errno != 0 {
+		return 0
+	}
+	return int(v)
+}
+
+// restrict applies p's Landlock rules, at ABI abi, to the calling thread, which must then
+// execute the server itself (execve keeps the thread's domain; the other threads die).
+func restrict(p *Policy, abi int) error {
+	if abi < 1 {
+		return nil
+	}
+	handled := handledFS(abi)
+	var attr [3]uint64 // handled_access_fs, handled_access_net, scoped
+	attr[0] = handled
+	if abi >= 4 {
+		attr[1] = netBindTCP
+		if p.Network == decl.NetworkNone || p.Network == decl.NetworkList {
+			attr[1] |= netConnectTCP
+		}
+	}
+	if abi >= 6 {
+		attr[2] = scopeAbstractUnix | scopeSignal
+	}
+	fd, _, errno := syscall.Syscall(sysCreateRuleset, uintptr(unsafe.Pointer(&attr[0])), unsafe.Sizeof(attr), 0)
+	if errno != 0 {
+		return fmt.Errorf("landlock_create_ruleset: %w", errno)
+	}
+	defer syscall.Close(int(fd))
+	for _, list := range []struct {
+		paths  []string
+		rights uint64
+	}{{p.Read, rightsRead}, {p.Exec, rightsExec}, {p.Write, rightsWrite}} {
+		for _, path := range list.paths {
+			if err := addPath(int(fd), path, list.rights&handled); err != nil {
+				return err
+			}
+		}
+	}
+	if attr[1]&netConnectTCP != 0 {
+		for _, port := range p.Ports {
+			var rule [16]byte // allowed_access, port
+			binary.NativeEndian.PutUint64(rule[0:], netConnectTCP)
+			binary.NativeEndian.PutUint64(rule[8:], uint64(port))
+			if _, _, errno := syscall.Syscall6(sysAddRule, fd, ruleNetPort, uintptr(unsafe.Pointer(&rule[0])), 0, 0, 0); errno != 0 {
+				return fmt.Errorf("landlock rule for TCP port %d: %w", port, errno)
+			}
+		}
+	}
+	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
+		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
+	}
+	if err := denyMPTCP(); err != nil {
+		return err
+	}
+	if _, _, errno := syscall.RawSyscall(sysRestrictSelf, fd, 0, 0); errno != 0 {
+		return fmt.Errorf("landlock_restrict_self: %w", errno)
+	}
+	return nil
+}
+
+// addPath grants rights beneath path; a path that does not exist is skipped, and a file gets
+// only the rights that apply to files.
+func addPath(rulesetFD int, path string, rights uint64) error {
+	if path == "" {
+		return nil
+	}
+	fd, err := syscall.Open(path, unix.O_PATH|syscall.O_CLOEXEC, 0)
+	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EACCES) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("landlock rule for %s: %w", path, err)
+	}
+	defer syscall.Close(fd)
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("landlock rule for %s: %w", path, err)
+	}
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		rights &= rightsFile
+	}
+	if rights == 0 {
+		return nil
+	}
+	var rule [12]byte // allowed_access, parent_fd: packed
+	binary.NativeEndian.PutUint64(rule[0:], rights)
+	binary.NativeEndian.PutUint32(rule[8:], uint32(int32(fd)))
+	if _, _, errno := syscall.Syscall6(sysAddRule, uintptr(rulesetFD), rulePathBeneath, uintptr(unsafe.Pointer(&rule[0])), 0, 0, 0); errno != 0 {
+		return fmt.Errorf("landlock rule for %s: %w", path, errno)
+	}
+	return nil
+}
+
+// probeKernel asks the kernel for Landlock and tries a user namespace with a network
+// namespace, starting `true` in them.
+func probeKernel() Support {
+	s := Support{LandlockABI: min(kernelABI(), MaxABI)}
+	s.UserNS = tryUserNS()
+	return s
+}

@@ -1,0 +1,75 @@
+package sandbox
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// actionEnv makes the test binary a child that tries one thing (see try) instead of
+// running the tests.
+const actionEnv = "SANDBOX_TEST_ACTION"
+
+func TestMain(m *testing.M) {
+	Main()
+	if a, ok := os.LookupEnv(actionEnv); ok {
+		if err := try(a); err != nil {
+			fmt.Printf("denied: %v\n", err)
+			os.Exit(1)
+		}
+		fmt.Println("ok")
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// try does what action says: read:PATH, write:PATH, tmp (write in TMPDIR), connect:ADDR,
+// mptcp:ADDR (connect with multipath TCP),
+// bind:ADDR, signal:PID (signal 0), exec:PATH.
+func try(action string) error {
+	verb, arg, _ := strings.Cut(action, ":")
+	switch verb {
+	case "read":
+		_, err := os.ReadFile(arg)
+		return err
+	case "write":
+		return os.WriteFile(arg, []byte("x"), 0o600)
+	case "tmp":
+		return os.WriteFile(filepath.Join(os.TempDir(), "f"), []byte("x"), 0o600)
+	case "connect":
+		c, err := net.Dial("tcp", arg)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "bind":
+		l, err := net.Listen("tcp", arg)
+		if err == nil {
+			l.Close()
+		}
+		return err
+	case "signal":
+		pid, err := strconv.Atoi(arg)
+		if err != nil {
+			return err
+		}
+		return syscall.Kill(pid, 0)
+	case "mptcp": // connect as a multipath TCP socket
+		d := net.Dialer{}
+		d.SetMultipathTCP(true)
+		c, err := d.Dial("tcp", arg)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "exec":
+		return exec.Command(arg, "-c", "true").Run()
+	}
+	return fmt.Errorf("unknown action %q", action)
+}

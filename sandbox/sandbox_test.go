@@ -1,0 +1,213 @@
+package sandbox
+
+import (
+	"errors"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/decl"
+)
+
+// child returns the test binary as a child that does action, with a minimal environment.
+func child(t *testing.T, action string) *exec.Cmd {
+	t.Helper()
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), actionEnv + "=" + action}
+	return cmd
+}
+
+// run starts cmd, sandboxed by p when p is not nil, and returns its output and whether it
+// reported success.
+func run(t *testing.T, p *Policy, cmd *exec.Cmd) (string, bool) {
+	t.Helper()
+	if p != nil {
+		l, err := Command(p, cmd)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Cleanup()
+	}
+	out, err := cmd.Output()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		t.Fatal(err)
+	}
+	if ee != nil && ee.ExitCode() != 1 {
+		t.Fatalf("%s: exit %d: %s %s", cmd.Args, ee.ExitCode(), out, ee.Stderr)
+	}
+	return strings.TrimSpace(string(out)), err == nil
+}
+
+func listen(t *testing.T) (net.Listener, string) {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	return l, l.Addr().String()
+}
+
+func port(t *testing.T, addr string) uint16 {
+	_, p, _ := net.SplitHostPort(addr)
+	n, err := strconv.Atoi(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return uint16(n)
+}
+
+// A sandboxed child cannot read or write outside its paths, connect to a port it was not
+// given, bind a port, signal a process outside its sandbox nor run a shell; the same child
+// unsandboxed can do each, and sandboxed it still does what its policy allows.
+func TestConfinement(t *testing.T) {
+	if s := Probe(); s.LandlockABI < 6 {
+		t.Skipf("the kernel's Landlock ABI is %d; these rules need 6", s.LandlockABI)
+	}
+	allowed, outside := t.TempDir(), t.TempDir()
+	for _, d := range []string{allowed, outside} {
+		if err := os.WriteFile(filepath.Join(d, "secret"), []byte("s"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, given := listen(t)
+	_, other := listen(t)
+	fl, free := listen(t)
+	fl.Close()
+	s := &decl.Sandbox{Read: []string{allowed}, Network: decl.Network{Mode: decl.NetworkList, Allow: []string{given}}}
+	policy := func(cmd *exec.Cmd) *Policy { return Resolve("hostile", s, cmd) }
+
+	for _, action := range []string{
+		"read:" + filepath.Join(outside, "secret"),
+		"write:" + filepath.Join(outside, "new"),
+		"connect:" + other,
+		"mptcp:" + other,
+		"bind:127.0.0.1:0",
+		"bind:" + free,
+		"signal:" + strconv.Itoa(os.Getpid()),
+		"exec:/bin/sh",
+	} {
+		t.Run(strings.SplitN(action, ":", 2)[0], func(t *testing.T) {
+			if out, ok := run(t, nil, child(t, action)); !ok {
+				t.Fatalf("unsandboxed %s: %s", action, out)
+			}
+			cmd := child(t, action)
+			if out, ok := run(t, policy(cmd), cmd); ok || !strings.Contains(out, "denied") {
+				t.Errorf("sandboxed %s: %s", action, out)
+			}
+		})
+	}
+	for _, action := range []string{"read:" + filepath.Join(allowed, "secret"), "tmp", "connect:" + given} {
+		cmd := child(t, action)
+		if out, ok := run(t, policy(cmd), cmd); !ok {
+			t.Errorf("sandboxed %s, which the policy allows: %s", action, out)
+		}
+	}
+}
+
+// network: none leaves the child without a network: not even loopback reaches this
+// process's listener.
+func TestNetworkNone(t *testing.T) {
+	if !Probe().UserNS {
+		t.Skip("no unprivileged user namespaces")
+	}
+	_, addr := listen(t)
+	cmd := child(t, "connect:"+addr)
+	p := Resolve("offline", &decl.Sandbox{Network: decl.Network{Mode: decl.NetworkNone}}, cmd)
+	l, err := Command(p, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Cleanup()
+	if !l.NetNS {
+		t.Error("Launch.NetNS false for network: none")
+	}
+	out, _ := cmd.Output()
+	if !strings.Contains(string(out), "denied") {
+		t.Errorf("connect from network: none: %s", out)
+	}
+}
+
+// On a kernel without Landlock (simulated), a required sandbox refuses in one line naming the
+// server, what is missing and required: false, and leaves the command as it was; not
+// required, the command runs with what the kernel has.
+func TestWithoutLandlock(t *testing.T) {
+	t.Setenv(simulateEnv, "no-landlock")
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret")
+	if err := os.WriteFile(secret, []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := child(t, "read:"+secret)
+	path := cmd.Path
+	_, err := Command(Resolve("files", &decl.Sandbox{}, cmd), cmd)
+	if !errors.Is(err, ErrUnavailable) {
+		t.Fatalf("err = %v, want ErrUnavailable", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{`"files"`, "Landlock", "required: false"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("%q lacks %q", msg, want)
+		}
+	}
+	if strings.Contains(msg, "\n") || cmd.Path != path {
+		t.Errorf("message %q on more than one line, or command rewritten to %s", msg, cmd.Path)
+	}
+
+	no := false
+	cmd = child(t, "read:"+secret)
+	p := Resolve("files", &decl.Sandbox{Required: &no}, cmd)
+	l, err := Command(p, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Cleanup()
+	if l.ABI != 0 || l.Missing == "" {
+		t.Errorf("launch %+v, want ABI 0 and what is missing", l)
+	}
+	if out, ok := run(t, nil, cmd); !ok {
+		t.Errorf("not required, without Landlock: %s", out)
+	}
+}
+
+// Resolve makes paths absolute (~ the home folder, relative against the cwd), reads the cwd,
+// and gives a node server node's binary.
+func TestResolve(t *testing.T) {
+	home, _ := os.UserHomeDir()
+	cwd := t.TempDir()
+	cmd := exec.Command("node", "server.js")
+	cmd.Dir = cwd
+	p := Resolve("n", &decl.Sandbox{Read: []string{"~/projects", "data"}, Write: []string{"~"}}, cmd)
+	for _, want := range []string{filepath.Join(home, "projects"), filepath.Join(cwd, "data"), cwd} {
+		if !contains(p.Read, want) {
+			t.Errorf("read %v lacks %s", p.Read, want)
+		}
+	}
+	if !contains(p.Write, home) {
+		t.Errorf("write %v lacks %s", p.Write, home)
+	}
+	if node, err := exec.LookPath("node"); err == nil && !contains(p.Exec, node) {
+		t.Errorf("exec %v lacks node at %s", p.Exec, node)
+	}
+	if !p.Required || p.Network != "" {
+		t.Errorf("required %v, network %q: want required, all", p.Required, p.Network)
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, e := range list {
+		if e == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,60 @@
+package sandbox
+
+import (
+	"fmt"
+	"runtime"
+	"syscall"
+	"unsafe"
+)
+
+// Landlock's TCP rules check TCP sockets only: a multipath TCP socket (IPPROTO_MPTCP, which
+// Go's listeners use by default) binds and connects past them. So a sandboxed process may not
+// create one: socket(…, IPPROTO_MPTCP) fails with EPROTONOSUPPORT, and programs fall back to
+// plain TCP, which the rules cover. The filter also refuses every system call made through
+// another architecture's calling convention (i386's int 0x80 or x32 on amd64), which it could not check.
+const (
+	ipprotoMPTCP = 262
+
+	prSetSeccomp      = 22
+	seccompModeFilter = 2
+
+	seccompRetAllow = 0x7fff0000
+	seccompRetErrno = 0x00050000
+
+	bpfLdWAbs  = syscall.BPF_LD | syscall.BPF_W | syscall.BPF_ABS
+	bpfJeqK    = syscall.BPF_JMP | syscall.BPF_JEQ | syscall.BPF_K
+	bpfJgeK    = syscall.BPF_JMP | syscall.BPF_JGE | syscall.BPF_K
+	x32Bit     = 0x40000000 // __X32_SYSCALL_BIT: amd64's x32 calls
+	bpfRetK    = syscall.BPF_RET | syscall.BPF_K
+	offNr      = 0  // seccomp_data.nr
+	offArch    = 4  // seccomp_data.arch
+	offArg2Low = 32 // seccomp_data.args[2], its low half (little-endian)
+)
+
+// auditArch is this architecture's AUDIT_ARCH_* value; 0 where the filter is not installed.
+var auditArch = map[string]uint32{"amd64": 0xc000003e, "arm64": 0xc00000b7}[runtime.GOARCH]
+
+// denyMPTCP installs the filter on the calling thread (no_new_privs must be set).
+func denyMPTCP() error {
+	if auditArch == 0 {
+		return nil
+	}
+	prog := []syscall.SockFilter{
+		/* 0 */ {Code: bpfLdWAbs, K: offArch},
+		/* 1 */ {Code: bpfJeqK, Jt: 0, Jf: 7, K: auditArch}, // another architecture's call: 9
+		/* 2 */ {Code: bpfLdWAbs, K: offNr},
+		/* 3 */ {Code: bpfJgeK, Jt: 5, Jf: 0, K: x32Bit}, // an x32 call: 9
+		/* 4 */ {Code: bpfJeqK, Jt: 0, Jf: 3, K: uint32(syscall.SYS_SOCKET)},
+		/* 5 */ {Code: bpfLdWAbs, K: offArg2Low},
+		/* 6 */ {Code: bpfJeqK, Jt: 0, Jf: 1, K: ipprotoMPTCP},
+		/* 7 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.EPROTONOSUPPORT)},
+		/* 8 */ {Code: bpfRetK, K: seccompRetAllow},
+		/* 9 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.ENOSYS)},
+	}
+	fprog := syscall.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
+	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSeccomp, seccompModeFilter, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
+		return fmt.Errorf("seccomp filter: %w", errno)
+	}
+	runtime.KeepAlive(prog)
+	return nil
+}
