@@ -40,7 +40,7 @@ var allowedImports = map[string][]string{
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
 	// they meet, under the CLI; neither imports it, and the gateway still never sees the host.
-	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill", "pin"},
+	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill", "pin", "decl", "sandbox"},
 
 	// The composition root at run time; nobody below imports it.
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin"},

@@ -2,11 +2,13 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/status"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -42,11 +44,16 @@ func newCompileCmd(opts *options) *cobra.Command {
 			if err != nil {
 				return err
 			}
+			boxes := status.HostSandboxes(h, scope)
 			if out.json {
 				reportProblems(cmd, opts, v)
-				err = printJSON(cmd.OutOrStdout(), jsonView(v))
+				err = printJSON(cmd.OutOrStdout(), struct {
+					*view.View
+					Sandboxes []status.Sandbox `json:"sandboxes"`
+				}{jsonView(v), boxes})
 			} else {
 				err = printView(cmd, opts, v) // its problems section reports them
+				printSandboxes(cmd.OutOrStdout(), boxes)
 			}
 			if err != nil {
 				return err
@@ -108,6 +115,24 @@ func printView(cmd *cobra.Command, opts *options, v *view.View) error {
 	fmt.Fprintf(out, "\n## instructions: static (%d bytes)\n%s\n", len(v.Instructions.Static), strings.TrimSpace(v.Instructions.Static))
 	fmt.Fprintf(out, "\n## instructions: dynamic (%d bytes)\n%s\n", len(v.Instructions.Dynamic), strings.TrimSpace(v.Instructions.Dynamic))
 	return nil
+}
+
+// printSandboxes prints each stdio server's sandbox and what the kernel applies of it, or why
+// it refuses to start the server.
+func printSandboxes(out io.Writer, boxes []status.Sandbox) {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "\n## sandboxes (%d)\n", len(boxes))
+	for _, b := range boxes {
+		switch {
+		case b.Refused != "":
+			fmt.Fprintf(w, "%s\t%s\trefused: %s\n", cell(b.Server), cell(b.Text), cell(b.Refused))
+		case b.Applied != "":
+			fmt.Fprintf(w, "%s\t%s\t%s\n", cell(b.Server), cell(b.Text), b.Applied)
+		default:
+			fmt.Fprintf(w, "%s\t%s\n", cell(b.Server), cell(b.Text))
+		}
+	}
+	_ = w.Flush()
 }
 
 // jsonView is v for --json with every list [] rather than null when empty, as the list
