@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentpool/agentpool/sandbox"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -169,6 +170,9 @@ func (c *client) start(ctx context.Context) error {
 	switch c.cfg.transportType() {
 	case TypeStdio:
 		proc, err := spawn(c.cfg, c.pool.opts.StderrBytes, c.pool.opts.Subreaper, c.pool.starter.start, c.pool.goTracked)
+		if errors.Is(err, sandbox.ErrUnavailable) { // one line: it names the server already
+			return fmt.Errorf("connpool: %w (%w): %w", ErrStart, ErrPermanent, err)
+		}
 		if err != nil {
 			what := fmt.Sprintf("spawn %q", c.cfg.Command)
 			if c.cfg.Cwd != "" {

@@ -43,6 +43,10 @@ type ServerConfig struct {
 	//   - Auth, when set, makes the client of an HTTP server an OAuth client: it gets a token
 	//     when the server answers 401 and puts it on every request to the server's origin.
 	//     Nil: no OAuth (a static Authorization in Headers still works).
+	//   - Sandbox, when set and not off, confines a stdio server (package sandbox): it starts
+	//     through the sandbox's entry point, so the program must call sandbox.Main first.
+	//     Where the kernel lacks what a required sandbox needs, Get fails with an error
+	//     wrapping ErrStart, ErrPermanent and sandbox.ErrUnavailable.
 	//   - StartupTimeout bounds spawn + connect + initialize; zero means DefaultStartTimeout.
 	//     It is not part of the fingerprint.
 	//
@@ -60,6 +64,14 @@ func (c ServerConfig) transportType() string {
 		return TypeStreamableHTTP
 	}
 	return TypeStdio
+}
+
+// sandbox returns the server's sandbox, nil when it has none or it is off.
+func (c ServerConfig) sandbox() *decl.Sandbox {
+	if c.Sandbox == nil || c.Sandbox.Off {
+		return nil
+	}
+	return c.Sandbox
 }
 
 func (c ServerConfig) startTimeout() time.Duration {
@@ -83,7 +95,7 @@ func (c ServerConfig) label() string {
 
 // Fingerprint returns a stable hash (hex) of everything that identifies the
 // server: the effective type, command, args, env, env passthrough names, cwd,
-// URL, headers and OAuth settings.
+// URL, headers, OAuth settings and sandbox (none when off).
 // Name and StartupTimeout are excluded, and what only the capability reads. Map order does not matter; argument
 // order does. Equal fingerprints mean the pool may share one client.
 func (c ServerConfig) Fingerprint() string {
@@ -108,8 +120,9 @@ func (c ServerConfig) Fingerprint() string {
 		Cwd, URL      string
 		Headers       []kv
 		Passthrough   []string
-		Auth          []string `json:",omitempty"`
-	}{c.transportType(), c.Command, args, sorted(c.Env), c.Cwd, c.URL, sorted(c.Headers), pass, authFingerprint(c.Auth)})
+		Auth          []string      `json:",omitempty"`
+		Sandbox       *decl.Sandbox `json:",omitempty"`
+	}{c.transportType(), c.Command, args, sorted(c.Env), c.Cwd, c.URL, sorted(c.Headers), pass, authFingerprint(c.Auth), c.sandbox()})
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:16])
 }

@@ -9,6 +9,7 @@ import (
 	"sync/atomic"
 
 	"github.com/agentpool/agentpool/internal/wire"
+	"github.com/agentpool/agentpool/sandbox"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -118,6 +119,16 @@ func (c *Conn) PID() int {
 		return 0
 	}
 	return c.c.proc.pid
+}
+
+// Sandbox returns what confines the stdio server (its Landlock ABI level, its network
+// namespace, what the kernel lacked of a policy that was not required); nil for a server
+// without a sandbox and for HTTP servers.
+func (c *Conn) Sandbox() *sandbox.Launch {
+	if c.c.proc == nil {
+		return nil
+	}
+	return c.c.proc.sandbox
 }
 
 // Observe registers fn to receive every notification the server sends while

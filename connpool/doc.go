@@ -63,6 +63,15 @@
 // with calls in flight on the connection (Conn.Track, or WithPeer before any call); several or
 // none fail it with CodeUnroutable (ErrAmbiguousPeer, ErrNoPeer).
 //
+// # Sandboxed servers
+//
+// A stdio server whose declaration has a sandbox starts through package sandbox's entry point
+// (this program re-executed: it must call sandbox.Main first), which confines itself and then
+// becomes the server: the same pid and process group, so Pdeathsig, the guard and the group
+// kills apply to it unchanged. Conn.Sandbox says what was applied. A required sandbox the
+// kernel cannot apply fails the start at once and for good (ErrPermanent wrapping
+// sandbox.ErrUnavailable), in one line; no process is started.
+//
 // Platform: Linux; other Unix systems work without Subreaper and Pdeathsig. Rationale and
 // measurements: docs/design/connpool.md.
 package connpool

@@ -14,11 +14,13 @@ import (
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/internal/testwait"
+	"github.com/agentpool/agentpool/sandbox"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 )
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // the sandboxed servers' entry point: this binary starts them
 	goleak.VerifyTestMain(m)
 }
 

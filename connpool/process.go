@@ -10,6 +10,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/agentpool/agentpool/sandbox"
 )
 
 // process is one stdio server spawned in its own process group. Its pid is
@@ -28,6 +30,8 @@ type process struct {
 
 	reap bool // reap the group with wait4(-pgid) (subreaper mode)
 
+	sandbox *sandbox.Launch // what confines it; nil: not sandboxed
+
 	guard  *exec.Cmd // the group's guard (see startGuard); nil if it could not start
 	guardW *os.File  // our write end of the guard's stdin: closing it ends the group
 
@@ -39,8 +43,9 @@ type process struct {
 }
 
 // spawn starts cfg.Command in a new process group with its stdin, stdout and
-// stderr on pipes, and the group's guard. start starts a command (the pool's
-// starter); goStart starts the process goroutines (tracked by the pool).
+// stderr on pipes, and the group's guard; confined by cfg.Sandbox when set (and
+// not off), through the sandbox's entry point. start starts a command (the
+// pool's starter); goStart starts the process goroutines (tracked by the pool).
 func spawn(cfg ServerConfig, stderrBytes int, reap bool, start func(*exec.Cmd) error, goStart func(func())) (*process, error) {
 	stdinR, stdinW, err := os.Pipe()
 	if err != nil {
@@ -64,10 +69,21 @@ func spawn(cfg ServerConfig, stderrBytes int, reap bool, start func(*exec.Cmd) e
 	// still holds a pipe open.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = stdinR, stdoutW, stderrW
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	var launch *sandbox.Launch
+	if sb := cfg.Sandbox; sb != nil && !sb.Off {
+		launch, err = sandbox.Command(sandbox.Resolve(cfg.label(), sb, cmd), cmd)
+		if err != nil {
+			closeAll(stdinR, stdinW, stdoutR, stdoutW, stderrR, stderrW)
+			return nil, err
+		}
+	}
 	err = start(cmd)
 	closeAll(stdinR, stdoutW, stderrW) // the child's ends
 	if err != nil {
 		closeAll(stdinW, stdoutR, stderrR)
+		if launch != nil {
+			launch.Cleanup()
+		}
 		return nil, err
 	}
 	p := &process{
@@ -76,6 +92,7 @@ func spawn(cfg ServerConfig, stderrBytes int, reap bool, start func(*exec.Cmd) e
 		stdin:      stdinW,
 		stdout:     stdoutR,
 		stderr:     newRing(stderrBytes),
+		sandbox:    launch,
 		reap:       reap,
 		exited:     make(chan struct{}),
 		stderrDone: make(chan struct{}),
@@ -116,9 +133,11 @@ func startGuard(pgid int) (*exec.Cmd, *os.File) {
 
 // permanentSpawnError reports whether err, from starting a command, means
 // that starting it again cannot succeed until something outside changes: the
-// command (or its cwd) does not exist, or may not be executed.
+// command (or its cwd) does not exist, or may not be executed, or the kernel
+// lacks what its required sandbox needs.
 func permanentSpawnError(err error) bool {
-	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission)
+	return errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) ||
+		errors.Is(err, sandbox.ErrUnavailable)
 }
 
 func closeAll(fs ...*os.File) {
@@ -141,6 +160,9 @@ func (p *process) wait() {
 	}
 	if p.reap {
 		reapGroup(p.pid, 5*time.Second)
+	}
+	if p.sandbox != nil {
+		p.sandbox.Cleanup()
 	}
 	close(p.exited)
 }
