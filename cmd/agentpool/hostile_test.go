@@ -3,10 +3,14 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -90,19 +94,26 @@ func (b *hostileBed) attempts() []hostileAttempt {
 	}
 }
 
-// serveHostile starts `agentpool --no-default-roots --config CFG serve --stdio` with HOME set
-// to bed's, the config serving the hostile server (with prefix "") under the extra keys in
-// server (indented as the server's keys), and connects a client; everything ends with the
-// test. It returns the client and serve's stderr.
+// serveHostile serves the hostile server (with prefix "") under the extra keys in server
+// (indented as the server's keys) through `serve --stdio` with HOME set to bed's; see
+// serveConfig.
 func serveHostile(t *testing.T, b *hostileBed, server string) (*mcp.ClientSession, *syncBuffer) {
 	t.Helper()
 	hostile := testserver.BuildHostile(t)
+	return serveConfig(t, b.home, "mcp_servers:\n  hostile:\n    command: "+hostile+"\n    prefix: \"\"\n"+server)
+}
+
+// serveConfig starts `agentpool --no-default-roots --config CFG serve --stdio` with HOME set
+// to home and CFG holding yaml, in a new working folder, and connects a client; everything
+// ends with the test. It returns the client and serve's stderr.
+func serveConfig(t *testing.T, home, yaml string) (*mcp.ClientSession, *syncBuffer) {
+	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "agentpool.yaml")
-	writeFile(t, cfg, "mcp_servers:\n  hostile:\n    command: "+hostile+"\n    prefix: \"\"\n"+server)
+	writeFile(t, cfg, yaml)
 	cmd := exec.Command("agentpool", "--no-default-roots", "--config", cfg, "serve", "--stdio")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "HOME="+b.home)
+	cmd.Env = append(os.Environ(), "HOME="+home)
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
@@ -191,5 +202,47 @@ func TestHostileServerUnsandboxed(t *testing.T) {
 	})
 	if ws, ok := b.sleeper.ProcessState.Sys().(syscall.WaitStatus); !ok || ws.Signal() != syscall.SIGTERM {
 		t.Errorf("the sleeping process ended with %v, want SIGTERM", b.sleeper.ProcessState)
+	}
+}
+
+// denied reports whether an error text is the system refusing an access (EACCES, EPERM), as
+// Landlock and a namespace without the address answer, rather than a missing file or a
+// refused connection that says nothing about a sandbox.
+func denied(text string) bool {
+	for _, s := range []string{"permission denied", "operation not permitted", "cannot assign requested address", "network is unreachable"} {
+		if strings.Contains(text, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestHostileServerSandboxed: the same server, sandboxed to read one folder and connect to
+// one listed address, fails at every attempt inside the server, and the tool says why; the
+// listed address connects. Nothing happened outside: no file was written and the user's
+// process still runs.
+func TestHostileServerSandboxed(t *testing.T) {
+	t.Parallel()
+	b := newHostileBed(t)
+	cs, stderr := serveHostile(t, b, fmt.Sprintf("    sandbox: {read: [%s], network: [%q]}\n", b.allowed, b.given))
+	for _, a := range b.attempts() {
+		out := try(t, cs, a)
+		switch {
+		case out.OK:
+			t.Errorf("%s: succeeded in the sandbox", a.what)
+		case !denied(out.Error):
+			t.Errorf("%s: failed with %q, want the sandbox's denial", a.what, out.Error)
+		}
+	}
+	if out := try(t, cs, hostileAttempt{"connect to the listed address", "connect", map[string]any{"addr": b.given}}); !out.OK {
+		t.Errorf("connect to the listed %s: %s; serve's stderr:\n%s", b.given, out.Error, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(b.outside, "dropped.txt")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the write outside left a file (stat: %v)", err)
+	}
+	select {
+	case <-b.exited:
+		t.Errorf("the user's process ended: %v", b.sleeper.ProcessState)
+	default:
 	}
 }
