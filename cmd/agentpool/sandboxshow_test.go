@@ -15,7 +15,7 @@ import (
 )
 
 // `agentpool trust` shows, under each stdio server the project declares, the sandbox it
-// would run in, and for one that declares none, that it runs unconfined.
+// would run in and what this kernel applies of it (the Landlock ABI level).
 func TestTrustShowsSandbox(t *testing.T) {
 	t.Parallel()
 	r := newTrustRepo(t)
@@ -41,8 +41,12 @@ func TestTrustShowsSandbox(t *testing.T) {
 			}
 		}
 	}
-	if !containsLine(cfgsrv, "    sandbox: read none; write .; network none; profile auto") {
-		t.Errorf("trust's lines under cfgsrv: %q; want its sandbox; output:\n%s", cfgsrv, stdout)
+	applied, err := sandbox.Preview("cfgsrv", &decl.Sandbox{Network: decl.Network{Mode: decl.NetworkNone}})
+	if err != nil {
+		t.Fatalf("this kernel cannot sandbox: %v", err)
+	}
+	if want := "    sandbox: read none; write .; network none; profile auto (" + applied.String() + ")"; !containsLine(cfgsrv, want) {
+		t.Errorf("trust's lines under cfgsrv: %q; want %q; output:\n%s", cfgsrv, want, stdout)
 	}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/status"
 	"github.com/agentpool/agentpool/trust"
 	"github.com/spf13/cobra"
 )
@@ -229,7 +231,11 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 			fmt.Fprintf(w, "    cwd: %s\n", cell(cwd))
 		}
 		if d.Sandbox != nil && d.URL == "" {
-			fmt.Fprintf(w, "    sandbox: %s\n", cell(d.Sandbox.String()))
+			if b := status.SandboxOf(d.Name, d.Sandbox); b.Sandbox == nil {
+				fmt.Fprintln(w, "    sandbox: off")
+			} else {
+				fmt.Fprintf(w, "    sandbox: %s (%s)\n", cell(b.Text), cell(cmp.Or(b.Refused, b.Applied)))
+			}
 		}
 		if d.Auth != nil {
 			printAuth(w, d.Auth, unshown[d.Where])
