@@ -138,9 +138,10 @@ var allowedImports = map[string][]string{
 	// A real OpenID provider (testdata/oidc, oidc-provider from npm) for tests (go-sdk and x/oauth2 only).
 	"internal/oidctest": nil,
 	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
-	"internal/conformanceclient":          {"mcpcap", "connpool", "ext", "internal/authredirect", "decl"},
-	"internal/testserver/cmd/faultserver": nil,
-	"internal/testserver/cmd/driftserver": nil,
+	"internal/conformanceclient":            {"mcpcap", "connpool", "ext", "internal/authredirect", "decl"},
+	"internal/testserver/cmd/faultserver":   nil,
+	"internal/testserver/cmd/driftserver":   nil,
+	"internal/testserver/cmd/hostileserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
 
