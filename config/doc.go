@@ -24,6 +24,8 @@
 //	      client_id: agentpool
 //	      client_secret: ${API_SECRET}
 //	pins: warn                  # Pins: the default pin policy; unset: warn, block for a trusted project's servers
+//	sandbox:                    # decl.Sandbox: the default sandbox of the user's stdio servers; unset: none
+//	  read: [~/projects]        # (per server: sandbox: {read, write, network, exec, profile, required} or off)
 //	pool:                       # Pool
 //	  max_clients: 20           # per partition: the shared servers, and each session's own
 //	  max_total_clients: 4096   # all partitions together

@@ -74,12 +74,27 @@ type reflector struct {
 	defs map[string]*jsonschema.Schema
 }
 
+// Types with a form of their own besides the mapping.
+var (
+	networkType = reflect.TypeFor[decl.Network]()
+	sandboxType = reflect.TypeFor[decl.Sandbox]()
+)
+
 func (r *reflector) schema(t reflect.Type) *jsonschema.Schema {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if t == durationType {
 		return &jsonschema.Schema{Type: "string", Pattern: durationPattern}
+	}
+	if t == networkType { // none, all or a list of host:port (decl.Network's own form)
+		return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+			{Type: "string", Enum: []any{decl.NetworkNone, decl.NetworkAll}},
+			{Type: "array", Items: &jsonschema.Schema{Type: "string"}}}}
+	}
+	if t == sandboxType && r.defs["decl.Sandbox"] == nil { // a mapping, or off
+		r.defs["decl.Sandbox"] = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+			r.define(t), {Type: "string", Enum: []any{"off"}}}}
 	}
 	switch t.Kind() {
 	case reflect.String:

@@ -127,7 +127,7 @@ func planAgents(pl *planner) error {
 				a.sessionServers = append(a.sessionServers, s)
 				continue
 			}
-			pl.add(h.serverEntry(Key{ext.LevelAgent, slot, s}, owner, owner+".mcp_servers."+s, st.hiddenText(spec), connpool.GlobalPartition, agentPinsOf(st, spec)))
+			pl.add(h.serverEntry(Key{ext.LevelAgent, slot, s}, owner, owner+".mcp_servers."+s, st.userSandboxed(st.hiddenText(spec)), connpool.GlobalPartition, agentPinsOf(st, spec)))
 		}
 		if len(cfg.Skills.Dirs) == 0 {
 			continue

@@ -169,7 +169,7 @@ func planServers(pl *planner) error {
 			st.sessionServers = append(st.sessionServers, name)
 			continue
 		}
-		pl.add(pl.h.serverEntry(Key{Level: ext.LevelPool, Name: name}, key, key, st.hiddenText(spec), connpool.GlobalPartition, pinsOf(st, name, spec)))
+		pl.add(pl.h.serverEntry(Key{Level: ext.LevelPool, Name: name}, key, key, st.sandboxed(name, st.hiddenText(spec)), connpool.GlobalPartition, pinsOf(st, name, spec)))
 	}
 	return nil
 }

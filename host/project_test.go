@@ -395,7 +395,9 @@ func TestProjectInspectedWithUserBounds(t *testing.T) {
 		}
 	}
 	markerSkill(t, filepath.Join(project, ".agents/skills"), "zz", marker, bin)
-	h := buildHost(t, "", "skills:\n  max_folders: 5000\n", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true})
+	// sandbox: off: the server is a shell wrapper that touches a file outside the project,
+	// which the project's default sandbox would refuse.
+	h := buildHost(t, "", "skills:\n  max_folders: 5000\nsandbox: off\n", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true})
 	if _, tools := listAll(t, h, "s"); !slices.Contains(tools, "zz__echo") || !exists(marker) {
 		t.Errorf("tools %v, marker %v; want the trusted project's zz server started", tools, exists(marker))
 	}

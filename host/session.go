@@ -137,7 +137,7 @@ func (h *Host) sessionEntries(st *State, id, partition, agent string) []*Entry {
 	for _, name := range st.sessionServers {
 		key := "mcp_servers." + name
 		spec := st.Config.MCPServers[name]
-		out = append(out, h.serverEntry(Key{ext.LevelSession, slot, name}, key, key, st.hiddenText(spec), partition, pinsOf(st, name, spec)))
+		out = append(out, h.serverEntry(Key{ext.LevelSession, slot, name}, key, key, st.sandboxed(name, st.hiddenText(spec)), partition, pinsOf(st, name, spec)))
 	}
 	a := st.agents[agent]
 	if a == nil {
@@ -166,7 +166,7 @@ func (h *Host) sessionEntries(st *State, id, partition, agent string) []*Entry {
 	}
 	for _, name := range a.sessionServers {
 		spec := a.Config.MCPServers[name]
-		out = append(out, h.serverEntry(Key{ext.LevelAgent, aslot, name}, owner, owner+".mcp_servers."+name, st.hiddenText(spec), partition, agentPinsOf(st, spec)))
+		out = append(out, h.serverEntry(Key{ext.LevelAgent, aslot, name}, owner, owner+".mcp_servers."+name, st.userSandboxed(st.hiddenText(spec)), partition, agentPinsOf(st, spec)))
 	}
 	return out
 }

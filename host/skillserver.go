@@ -102,7 +102,9 @@ func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, 
 	// Raw tool names: the skill manager lists them as "<skill>__<tool>" (ext.ToolName).
 	raw := ""
 	spec.Prefix = &raw
-	c, err := h.newServer(skillName+"."+d.Name, h.Current().hiddenText(spec), partition, pinSpec{})
+	st := h.Current()
+	spec = st.skillSandboxed(spec, filepath.Dir(d.Source), st != nil && st.Project.Trusted() && st.Project.declares(d))
+	c, err := h.newServer(skillName+"."+d.Name, st.hiddenText(spec), partition, pinSpec{})
 	if err != nil {
 		return nil, err
 	}

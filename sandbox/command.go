@@ -90,7 +90,8 @@ func missing(p *Policy, s Support) string {
 //
 // When the kernel lacks what p needs and p.Required, Command changes nothing and returns an
 // error wrapping ErrUnavailable, one line naming the server, what is missing and
-// `required: false`. A command that cannot be found is cmd.Err, or an error wrapping
+// `required: false`. When p is not required and nothing of it can be applied (no Landlock,
+// and no namespace to make), Command changes nothing either and says so in Launch.Missing. A command that cannot be found is cmd.Err, or an error wrapping
 // fs.ErrNotExist: starting again cannot help.
 func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 	if cmd.Err != nil {
@@ -100,6 +101,10 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 	l := &Launch{ABI: sup.LandlockABI, Missing: missing(p, sup)}
 	if l.Missing != "" && p.Required {
 		return nil, refusal(p, l.Missing)
+	}
+	netNS := p.Network == decl.NetworkNone && sup.UserNS
+	if l.ABI == 0 && !netNS {
+		return l, nil // nothing to apply: the command runs as it is
 	}
 	path := commandPath(cmd, cmd.Dir)
 	if _, err := os.Stat(path); err != nil {
@@ -121,7 +126,7 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 		l.Cleanup()
 		return nil, err
 	}
-	if p.Network == decl.NetworkNone && sup.UserNS {
+	if netNS {
 		l.NetNS = true
 		newNamespaces(cmd)
 	}

@@ -162,10 +162,20 @@ func (g *grants) runtime(t target, bin string) {
 	}
 }
 
-// script adds the code a runtime's first argument that is a file names: the folder above its
+// script adds the code the server runs: the command itself when it is a script (a #! line),
+// else the runtime's first argument that is a file. The code of a file is the folder above its
 // outermost node_modules, or else the folder of its nearest package.json or pyproject.toml,
 // or else its own folder.
 func (g *grants) script(t target) {
+	if interpreter(t.path) != "" {
+		for _, f := range []string{t.path, realPath(t.path)} {
+			g.read = append(g.read, codeRoot(f))
+		}
+		return
+	}
+	if len(t.args) == 0 {
+		return
+	}
 	for _, a := range t.args[1:] {
 		if strings.HasPrefix(a, "-") {
 			continue

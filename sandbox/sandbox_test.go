@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/internal/testserver"
 )
 
 // child returns the test binary as a child that does action, with a minimal environment.
@@ -210,4 +211,27 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// A node server started by its bin (a #! script) works sandboxed with nothing given: the node
+// profile reads its package and runs node, and it answers initialize.
+func TestNodeServer(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	bin := testserver.NPMBin(t, "mcp-server-everything")
+	cmd := exec.Command(bin, "stdio")
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir()}
+	l, err := Command(Resolve("everything", &decl.Sandbox{}, cmd), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Cleanup()
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, _ := cmd.Output()
+	if !strings.Contains(string(out), `"serverInfo"`) {
+		t.Fatalf("no initialize answer: %s\nstderr: %s", out, stderr.String())
+	}
 }

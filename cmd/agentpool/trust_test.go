@@ -51,6 +51,10 @@ Front body.
 	writeFile(t, filepath.Join(r.dir, ".claude/skills/jsonskill/mcp.json"), string(mcpJSON))
 	writeFile(t, filepath.Join(r.dir, ".claude/commands/projcmd.md"), "---\ndescription: A project command.\n---\nDo $ARGUMENTS.\n")
 	r.writeConfig(t, "")
+	// The servers are shell wrappers that touch markers and run the fault server outside the
+	// project, which a trusted project's default sandbox would refuse: the user's config turns
+	// it off (the sandbox's own tests are elsewhere).
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "sandbox: off\n")
 	return r
 }
 
@@ -272,9 +276,9 @@ func regexpMatch(re, s string) bool { return regexp.MustCompile(re).MatchString(
 func TestUserConfigAndPrecedence(t *testing.T) {
 	t.Parallel()
 	r := newTrustRepo(t)
-	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"),
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "sandbox: off\n"+
 		"mcp_servers:\n  mine:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"+
-			"  cfgsrv2:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: u, description: Mine too.}]\n")
+		"  cfgsrv2:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: u, description: Mine too.}]\n")
 	r.writeConfig(t, "")
 	f, err := os.OpenFile(filepath.Join(r.dir, "agentpool.yaml"), os.O_APPEND|os.O_WRONLY, 0)
 	if err != nil {

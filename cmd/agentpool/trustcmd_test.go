@@ -127,7 +127,7 @@ func TestEnvPassthroughAsksAgain(t *testing.T) {
 func TestUserAllowListHoldsInTrustedProject(t *testing.T) {
 	t.Parallel()
 	r := newTrustRepo(t)
-	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "extensions:\n  allowed_commands: [true]\n")
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "sandbox: off\nextensions:\n  allowed_commands: [true]\n")
 	if _, stderr, code := r.run(t, "trust"); code != 0 {
 		t.Fatalf("trust: %s", stderr)
 	}

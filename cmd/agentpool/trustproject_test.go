@@ -32,7 +32,7 @@ func TestTrustedProjectDiagnosticsOnce(t *testing.T) {
 func TestTrustSaysShadowedServer(t *testing.T) {
 	t.Parallel()
 	r := newTrustRepo(t)
-	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"),
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "sandbox: off\n"+
 		"mcp_servers:\n  cfgsrv:\n    command: /nonexistent/server\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n")
 	stdout, stderr, code := r.run(t, "trust")
 	if code != 0 {
@@ -77,7 +77,7 @@ func TestTrustedProjectMissingSkillDir(t *testing.T) {
 func TestTrustWithUserBounds(t *testing.T) {
 	t.Parallel()
 	r := newTrustRepo(t)
-	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "skills:\n  max_folders: 5000\n")
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "sandbox: off\nskills:\n  max_folders: 5000\n")
 	for i := range 2100 {
 		if err := os.MkdirAll(filepath.Join(r.dir, ".agents/skills/many", fmt.Sprintf("a%04d", i)), 0o755); err != nil {
 			t.Fatal(err)
