@@ -47,6 +47,7 @@ func FromHost(h *host.Host, agents []string, counts Counts) Report {
 		if cfg.MCPServers[name].Scope == mcpcap.ScopeSession {
 			s := Server{Name: name, State: "per session", Sandbox: stdioSandbox(name, cfg.MCPServers[name])}
 			for _, c := range h.SessionServers(name) { // summed over the sessions' instances
+				s.Sandbox = stdioSandbox(name, c.Config().Server.Server) // with its default filled in
 				st := c.Status()
 				if st.PID != 0 {
 					s.PIDs = append(s.PIDs, st.PID)
