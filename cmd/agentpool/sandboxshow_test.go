@@ -15,7 +15,8 @@ import (
 )
 
 // `agentpool trust` shows, under each stdio server the project declares, the sandbox it
-// would run in and what this kernel applies of it (the Landlock ABI level).
+// would run in (its own, else the project's default unless the user's config turns defaults
+// off) and what this kernel applies of it (the Landlock ABI level).
 func TestTrustShowsSandbox(t *testing.T) {
 	t.Parallel()
 	r := newTrustRepo(t)
@@ -29,18 +30,7 @@ func TestTrustShowsSandbox(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("trust: exit %d: %s", code, stderr)
 	}
-	lines := strings.Split(stdout, "\n")
-	var cfgsrv []string
-	for i, l := range lines {
-		if strings.HasPrefix(l, "  cfgsrv ") {
-			for _, m := range lines[i+1:] {
-				if !strings.HasPrefix(m, "    ") {
-					break
-				}
-				cfgsrv = append(cfgsrv, m)
-			}
-		}
-	}
+	cfgsrv := serverLines(stdout, "cfgsrv")
 	applied, err := sandbox.Preview("cfgsrv", &decl.Sandbox{Network: decl.Network{Mode: decl.NetworkNone}})
 	if err != nil {
 		t.Fatalf("this kernel cannot sandbox: %v", err)
@@ -48,6 +38,37 @@ func TestTrustShowsSandbox(t *testing.T) {
 	if want := "    sandbox: read none; write .; network none; profile auto (" + applied.String() + ")"; !containsLine(cfgsrv, want) {
 		t.Errorf("trust's lines under cfgsrv: %q; want %q; output:\n%s", cfgsrv, want, stdout)
 	}
+	// The user's config turns default sandboxes off (newTrustRepo): a server without a key runs
+	// unconfined. Without that, it runs in the project's default sandbox, and trust says so.
+	if lines := serverLines(stdout, "front.srv"); !containsLine(lines, "    sandbox: off") {
+		t.Errorf("trust's lines under front.srv with the user's sandbox: off: %q; want sandbox: off", lines)
+	}
+	writeFile(t, filepath.Join(r.xdg, "agentpool", "agentpool.yaml"), "")
+	stdout, stderr, code = r.run(t, "trust")
+	if code != 0 {
+		t.Fatalf("trust: exit %d: %s", code, stderr)
+	}
+	project, _ := sandbox.Preview("front.srv", &decl.Sandbox{Write: []string{r.dir}})
+	if want := "    sandbox: the project's default: read none; write " + r.dir + "; network all; exec " + r.dir + "; profile auto; not required (" + project.String() + ")"; !containsLine(serverLines(stdout, "front.srv"), want) {
+		t.Errorf("trust's lines under front.srv: %q; want %q", serverLines(stdout, "front.srv"), want)
+	}
+}
+
+// serverLines returns the indented lines trust prints under the server name.
+func serverLines(stdout, name string) []string {
+	lines := strings.Split(stdout, "\n")
+	var out []string
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  "+name+" ") {
+			for _, m := range lines[i+1:] {
+				if !strings.HasPrefix(m, "    ") {
+					break
+				}
+				out = append(out, m)
+			}
+		}
+	}
+	return out
 }
 
 // containsLine reports whether one of lines starts with prefix.
