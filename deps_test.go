@@ -40,7 +40,7 @@ var allowedImports = map[string][]string{
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
 	// they meet, under the CLI; neither imports it, and the gateway still never sees the host.
-	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill", "pin"},
+	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill", "pin", "decl", "sandbox"},
 
 	// The composition root at run time; nobody below imports it.
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin", "manifest"},
@@ -147,9 +147,10 @@ var allowedImports = map[string][]string{
 	// A real OpenID provider (testdata/oidc, oidc-provider from npm) for tests (go-sdk and x/oauth2 only).
 	"internal/oidctest": nil,
 	// The conformance suite's client: an mcp_servers entry through mcpcap and connpool.
-	"internal/conformanceclient":          {"mcpcap", "connpool", "ext", "internal/authredirect", "decl"},
-	"internal/testserver/cmd/faultserver": nil,
-	"internal/testserver/cmd/driftserver": nil,
+	"internal/conformanceclient":            {"mcpcap", "connpool", "ext", "internal/authredirect", "decl"},
+	"internal/testserver/cmd/faultserver":   nil,
+	"internal/testserver/cmd/driftserver":   nil,
+	"internal/testserver/cmd/hostileserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
 

@@ -2,11 +2,15 @@ package connpool
 
 import (
 	"context"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/decl"
 )
 
 // BenchmarkShared64VsPrivate64 measures 64 concurrent callers of a 10 ms
@@ -88,4 +92,56 @@ func BenchmarkGetRelease(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(pooled.Seconds()/direct.Seconds(), "x-baseline")
+}
+
+// BenchmarkSpawnSandboxed measures the time from spawning a stdio server (the faultserver) to
+// its answer to initialize, in a sandbox that reads its own folder and, separately, in one
+// with network none too (a user and network namespace of its own), against the same server
+// unsandboxed, interleaved in the same run so that load from other processes hits each alike.
+// x-unsandboxed is the ratio of the medians, sandboxed ÷ unsandboxed (target ≤ 1.10);
+// x-unsandboxed-nonet the same for network none; p50-*-ms are the medians.
+func BenchmarkSpawnSandboxed(b *testing.B) {
+	ctx := context.Background()
+	p := New(&Options{Subreaper: true, KillGrace: 500 * time.Millisecond})
+	defer p.Close(ctx)
+	plain := faultCfg(b)
+	boxed := faultCfg(b)
+	boxed.Sandbox = &decl.Sandbox{Read: []string{filepath.Dir(plain.Command)}}
+	nonet := faultCfg(b)
+	nonet.Sandbox = &decl.Sandbox{Read: []string{filepath.Dir(plain.Command)}, Network: decl.Network{Mode: decl.NetworkNone}}
+	spawn := func(cfg ServerConfig, partition string) time.Duration {
+		start := time.Now()
+		c, err := p.Get(ctx, cfg, partition)
+		took := time.Since(start)
+		if err != nil {
+			b.Fatal(err)
+		}
+		p.Release(c)
+		if err := p.ClosePartition(ctx, partition); err != nil {
+			b.Fatal(err)
+		}
+		return took
+	}
+	spawn(nonet, "warm") // the kernel's support is probed once per process
+	var sandboxed, isolated, unsandboxed []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		n := strconv.Itoa(i)
+		unsandboxed = append(unsandboxed, spawn(plain, "plain-"+n))
+		sandboxed = append(sandboxed, spawn(boxed, "boxed-"+n))
+		isolated = append(isolated, spawn(nonet, "nonet-"+n))
+	}
+	b.StopTimer()
+	ps, pn, pu := median(sandboxed), median(isolated), median(unsandboxed)
+	b.ReportMetric(ps.Seconds()/pu.Seconds(), "x-unsandboxed")
+	b.ReportMetric(pn.Seconds()/pu.Seconds(), "x-unsandboxed-nonet")
+	b.ReportMetric(float64(ps.Microseconds())/1000, "p50-sandboxed-ms")
+	b.ReportMetric(float64(pn.Microseconds())/1000, "p50-nonet-ms")
+	b.ReportMetric(float64(pu.Microseconds())/1000, "p50-unsandboxed-ms")
+}
+
+// median returns the middle of ds (the upper one of an even count); ds is sorted in place.
+func median(ds []time.Duration) time.Duration {
+	slices.Sort(ds)
+	return ds[len(ds)/2]
 }

@@ -100,7 +100,7 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 	sup := Probe()
 	l := &Launch{ABI: sup.LandlockABI, Missing: missing(p, sup)}
 	if l.Missing != "" && p.Required {
-		return nil, fmt.Errorf("server %q: %w: the kernel lacks %s (set sandbox.required: false to start it without)", p.Server, ErrUnavailable, l.Missing)
+		return nil, refusal(p, l.Missing)
 	}
 	netNS := p.Network == decl.NetworkNone && sup.UserNS
 	if l.ABI == 0 && !netNS {

@@ -3,7 +3,8 @@
 //
 //   - / is a read-only HTML page (GET and HEAD; anything else 405) behind the pool Gateway's
 //     operator checks (Host, Origin, the static server token; never a user's OAuth token): the
-//     host's servers with their state, processes, tools, calls and next retry; skill and plugin
+//     host's servers with their state, processes, tools, calls, next retry and sandbox (what
+//     the kernel applies of it, or why it refuses to start the server); skill and plugin
 //     diagnostics; the last reload; the tools, commands and collisions a client sees (the
 //     newest session's view, bounded to 10 s); every Gateway's sessions by an 8-character id
 //     prefix. Every value is escaped, control characters are shown as symbols, and no script

@@ -37,6 +37,7 @@ func FromHost(h *host.Host, agents []string, counts Counts) Report {
 		if counts != nil {
 			s.Calls, s.Errors, s.Counted = counts(st.Name)
 		}
+		s.Sandbox = stdioSandbox(label, c.Config().Server.Server)
 		return s
 	}
 	for _, c := range servers {
@@ -44,8 +45,9 @@ func FromHost(h *host.Host, agents []string, counts Counts) Report {
 	}
 	for _, name := range cfg.MCPServers.Names() {
 		if cfg.MCPServers[name].Scope == mcpcap.ScopeSession {
-			s := Server{Name: name, State: "per session"}
+			s := Server{Name: name, State: "per session", Sandbox: stdioSandbox(name, cfg.MCPServers[name])}
 			for _, c := range h.SessionServers(name) { // summed over the sessions' instances
+				s.Sandbox = stdioSandbox(name, c.Config().Server.Server) // with its default filled in
 				st := c.Status()
 				if st.PID != 0 {
 					s.PIDs = append(s.PIDs, st.PID)

@@ -102,6 +102,9 @@ type Server struct {
 	// Calls and Errors count the server's tool calls and the failed ones, when Counted.
 	Calls, Errors int64
 	Counted       bool
+	// Sandbox is a stdio server's sandbox and what the kernel applies of it; nil for a server
+	// reached over HTTP.
+	Sandbox *Sandbox
 }
 
 // SkillDiagnostic is one problem found in a skill (or a skill root, when Skill is "").

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/mcpcap"
+	"github.com/agentpool/agentpool/status"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -48,18 +50,21 @@ func newCompileCmd(opts *options) *cobra.Command {
 			}
 			lazy := mcpcap.LazyServers(h.Registry.Visible(scope))
 			exp := exposure.NewReport(toolsConfig(h, scope.AgentName), v)
+			boxes := status.HostSandboxes(h, scope)
 			if out.json {
 				reportProblems(cmd, opts, v)
 				err = printJSON(cmd.OutOrStdout(), struct {
 					*view.View
 					LazyServers  []mcpcap.LazyServer `json:"lazy_servers"`
 					ToolExposure exposure.Report     `json:"tool_exposure"`
-				}{jsonView(v), orEmpty(lazy), exp})
+					Sandboxes    []status.Sandbox    `json:"sandboxes"`
+				}{jsonView(v), orEmpty(lazy), exp, boxes})
 			} else if err = printView(cmd, opts, v); err == nil { // its problems section reports them
 				if err = printLazy(cmd, lazy); err == nil {
 					fmt.Fprintf(cmd.OutOrStdout(), "\n## tool exposure\n")
 					err = exp.WriteText(cmd.OutOrStdout())
 				}
+				printSandboxes(cmd.OutOrStdout(), boxes)
 			}
 			if err != nil {
 				return err
@@ -145,6 +150,24 @@ func printLazy(cmd *cobra.Command, lazy []mcpcap.LazyServer) error {
 		fmt.Fprintf(w, "%s\t%s\n", cell(l.Name), l.Describe(time.Now()))
 	}
 	return w.Flush()
+}
+
+// printSandboxes prints each stdio server's sandbox and what the kernel applies of it, or why
+// it refuses to start the server.
+func printSandboxes(out io.Writer, boxes []status.Sandbox) {
+	w := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	fmt.Fprintf(w, "\n## sandboxes (%d)\n", len(boxes))
+	for _, b := range boxes {
+		switch {
+		case b.Refused != "":
+			fmt.Fprintf(w, "%s\t%s\trefused: %s\n", cell(b.Server), cell(b.Text), cell(b.Refused))
+		case b.Applied != "":
+			fmt.Fprintf(w, "%s\t%s\t%s\n", cell(b.Server), cell(b.Text), b.Applied)
+		default:
+			fmt.Fprintf(w, "%s\t%s\n", cell(b.Server), cell(b.Text))
+		}
+	}
+	_ = w.Flush()
 }
 
 // jsonView is v for --json with every list [] rather than null when empty, as the list

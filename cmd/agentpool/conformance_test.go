@@ -131,23 +131,25 @@ func startDirect(t *testing.T, bin string) string {
 }
 
 // startServe runs `agentpool serve` fronting the conformance server as a session-scoped stdio
-// upstream with prefix "" and returns its URL; SIGTERM ends it when the test does. Every
-// scenario is a session with its own upstream process (the suite never ends its sessions), so
-// the pool's cap on live clients is raised above the number of scenarios.
-func startServe(t *testing.T, upstream string) string {
+// upstream with prefix "" and the server keys in extra (indented as the server's keys), and
+// returns its URL; SIGTERM ends it when the test does. Every scenario is a session with its
+// own upstream process (the suite never ends its sessions), so the pool's cap on live clients
+// is raised above the number of scenarios.
+func startServe(t *testing.T, upstream, extra string) string {
 	t.Helper()
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "agentpool.yaml")
-	writeFile(t, cfg, "pool:\n  max_clients: 200\nmcp_servers:\n  everything:\n    command: "+upstream+"\n    prefix: \"\"\n    scope: session\n")
+	writeFile(t, cfg, "pool:\n  max_clients: 200\nmcp_servers:\n  everything:\n    command: "+upstream+"\n    prefix: \"\"\n    scope: session\n"+extra)
 	url, _ := startServeHTTP(t, dir, "--no-default-roots", "--config", cfg)
 	return url
 }
 
 // TestConformanceThroughServe runs the official MCP conformance suite's server scenarios
-// against the go-sdk conformance server directly and through `agentpool serve`, and requires
-// the same result: every check that passes directly passes through the gateway (40 of 40 with
-// conformance 0.1.13 and go-sdk v1.8.0). A check that differs is printed with its scenario
-// and the suite's error message.
+// against the go-sdk conformance server directly, through `agentpool serve`, and through serve
+// with the upstream in a sandbox that grants it only its own folder to read, and requires the
+// same result: every check that passes directly passes through the gateway, sandboxed or not
+// (40 of 40 with conformance 0.1.13 and go-sdk v1.8.0). A check that differs is printed with
+// its scenario and the suite's error message.
 func TestConformanceThroughServe(t *testing.T) {
 	t.Parallel()
 	suite := conformanceBin(t)
@@ -157,10 +159,26 @@ func TestConformanceThroughServe(t *testing.T) {
 	if len(direct) == 0 {
 		t.Fatalf("the suite reported no checks against the conformance server directly:\n%s", directOut)
 	}
-	through, throughOut := runConformance(t, suite, startServe(t, upstream))
-	t.Logf("conformance: %d of %d checks pass directly, %d of %d through agentpool serve",
-		passed(direct), len(direct), passed(through), len(through))
+	for _, through := range []struct{ label, extra string }{
+		{"agentpool serve", ""},
+		{"agentpool serve with a sandboxed upstream", "    sandbox: {read: [" + filepath.Dir(upstream) + "]}\n"},
+	} {
+		checks, out := runConformance(t, suite, startServe(t, upstream, through.extra))
+		t.Logf("conformance: %d of %d checks pass directly, %d of %d through %s",
+			passed(direct), len(direct), passed(checks), len(checks), through.label)
+		if differ := conformanceDiffer(direct, checks); len(differ) > 0 {
+			t.Errorf("%d checks differ through %s:\n  %s\n\nthe suite's output through it:\n%s",
+				len(differ), through.label, strings.Join(differ, "\n  "), tail(out, 4000))
+		}
+	}
+	if passed(direct) != len(direct) {
+		t.Logf("baseline: not every check passes directly:\n%s", tail(directOut, 2000))
+	}
+}
 
+// conformanceDiffer lists the checks that pass directly and not through serve, and those
+// only one of the runs has, each with its scenario and the suite's error message.
+func conformanceDiffer(direct, through map[string]conformanceCheck) []string {
 	ids := make([]string, 0, len(direct))
 	for id := range direct {
 		ids = append(ids, id)
@@ -184,13 +202,7 @@ func TestConformanceThroughServe(t *testing.T) {
 			differ = append(differ, fmt.Sprintf("%s: %s through serve (SUCCESS directly): %s", id, g.Status, g.ErrorMessage))
 		}
 	}
-	if len(differ) > 0 {
-		t.Errorf("%d checks differ through agentpool serve:\n  %s\n\nthe suite's output through serve:\n%s",
-			len(differ), strings.Join(differ, "\n  "), tail(throughOut, 4000))
-	}
-	if passed(direct) != len(direct) {
-		t.Logf("baseline: not every check passes directly:\n%s", tail(directOut, 2000))
-	}
+	return differ
 }
 
 // tail returns the last n bytes of s.

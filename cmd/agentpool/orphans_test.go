@@ -16,10 +16,12 @@ import (
 	"github.com/agentpool/agentpool/internal/testwait"
 )
 
-// TestNoOrphansAfterKill: `kill -9` of an agentpool process holding three stdio servers, one
-// of them behind `sh -c` (a grandchild: dash does not exec the last command), leaves none of
-// them running. The servers linger after their stdin closes, so only the kill of agentpool's
-// death can end them: Pdeathsig for its children, and the group's guard for the grandchild.
+// TestNoOrphansAfterKill: `kill -9` of an agentpool process holding five stdio servers, one
+// of them behind `sh -c` (a grandchild: dash does not exec the last command) and two
+// sandboxed (one in a network namespace of its own, whose user namespace changes the
+// credentials Pdeathsig is kept across), leaves none of them running. The servers linger
+// after their stdin closes, so only the kill of agentpool's death can end them: Pdeathsig for
+// its children, and the group's guard for the grandchild.
 func TestNoOrphansAfterKill(t *testing.T) {
 	t.Parallel()
 	fault := testserver.Build(t)
@@ -39,7 +41,15 @@ func TestNoOrphansAfterKill(t *testing.T) {
   c:
     command: sh
     args: [-c, %q]
-`, fault, marker, fault, marker, server("c"))
+  d:
+    command: %s
+    args: [--linger, 1m, --ignore-sigterm, --stderr, %s-d]
+    sandbox: {read: [%s]}
+  e:
+    command: %s
+    args: [--linger, 1m, --ignore-sigterm, --stderr, %s-e]
+    sandbox: {read: [%s], network: none}
+`, fault, marker, fault, marker, server("c"), fault, marker, dir, fault, marker, dir)
 	if err := os.WriteFile(cfg, []byte(yaml), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +78,8 @@ func TestNoOrphansAfterKill(t *testing.T) {
 			servers++
 		}
 	}
-	if servers != 3 {
-		t.Fatalf("%d faultserver processes carry the marker (pids %v), want 3; stderr:\n%s", servers, pids, stderr)
+	if servers != 5 {
+		t.Fatalf("%d faultserver processes carry the marker (pids %v), want 5; stderr:\n%s", servers, pids, stderr)
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -19,6 +20,7 @@ import (
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/host"
+	"github.com/agentpool/agentpool/status"
 	"github.com/agentpool/agentpool/trust"
 	"github.com/spf13/cobra"
 )
@@ -80,7 +82,7 @@ func newTrustCmd(opts *options) *cobra.Command {
 					}
 				}
 			}
-			printDecls(w, p.Dir, p.Decls, fresh, unshown, p.Config, shadowed)
+			printDecls(w, p.Dir, p.Decls, fresh, unshown, p.Config, shadowed, host.ProjectSandbox(user, p.Dir))
 			if err := store.Trust(p.Dir, trust.Digests(p.Decls), time.Now()); err != nil {
 				return err
 			}
@@ -183,7 +185,7 @@ func inspectDir(args []string, maxFolders int) (*host.Project, *trust.Store, err
 // their ${VAR} references expanded) is not printed either, nor its cwd: they may hold the value
 // of a variable. A server of the project's config
 // (cfg) named in shadowed is marked not used: the user's own config has a server of that name.
-func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, unshown map[string]bool, cfg *config.Config, shadowed map[string]bool) {
+func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bool, unshown map[string]bool, cfg *config.Config, shadowed map[string]bool, box *decl.Sandbox) {
 	if len(decls) == 0 {
 		fmt.Fprintln(w, "it declares no server")
 		return
@@ -228,9 +230,27 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 			}
 			fmt.Fprintf(w, "    cwd: %s\n", cell(cwd))
 		}
+		if d.URL == "" {
+			printSandbox(w, d, box)
+		}
 		if d.Auth != nil {
 			printAuth(w, d.Auth, unshown[d.Where])
 		}
+	}
+}
+
+// printSandbox prints the sandbox d's stdio server runs in: its own, else the project's
+// default box, with what the kernel applies of it.
+func printSandbox(w io.Writer, d trust.Decl, box *decl.Sandbox) {
+	whose := ""
+	if d.Sandbox == nil && box != nil {
+		whose = "the project's default: "
+		d.Sandbox = box
+	}
+	if b := status.SandboxOf(d.Name, d.Sandbox); b.Sandbox == nil {
+		fmt.Fprintln(w, "    sandbox: off")
+	} else {
+		fmt.Fprintf(w, "    sandbox: %s%s (%s)\n", whose, cell(b.Text), cell(cmp.Or(b.Refused, b.Applied)))
 	}
 }
 
