@@ -318,18 +318,19 @@ func (g *Guard) check(l *listing) ([]Drift, error) {
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
 			// Compared again under the lock: another process may have pinned, approved or
 			// reset since r was read, and what it wrote stands.
-			if listed(cur, kind) {
-				drift = Compare(defs, cur.Pinned, kind)
-			} else { // this listing is the first of its kind: pinned
+			pinned := !listed(cur, kind)
+			if pinned { // this listing is the first of its kind: pinned
 				cur, drift = pinKind(cur, g, defs, kind), nil
+			} else {
+				drift = Compare(defs, cur.Pinned, kind)
 			}
 			r = cur
-			if !stale(cur, kind, digest, defs, drift) {
+			if !pinned && !stale(cur, kind, digest, defs, drift) {
 				return cur, false, nil
 			}
 			setPending(cur, kind, drift)
 			keepRaw(cur, defs)
-			if len(drift) == 0 {
+			if len(drift) == 0 && digest != "" {
 				cur.setClean(kind, digest)
 			}
 			return cur, true, nil
@@ -366,12 +367,12 @@ func standing(r *Record, d Drift) bool {
 	return ok && p.Digest == d.New.Digest && pinned == (d.Status == Changed)
 }
 
-// stale says whether r, against which defs (the listing of kind with digest) drifted by
-// drift, needs writing: the kind not pinned yet, pending other than drift, a raw digest to
-// keep, or a clean listing to record.
+// stale says whether r, against which defs (the listing of kind with digest, "" for none)
+// drifted by drift, needs writing: the kind not pinned yet, pending other than drift, a raw
+// digest to keep, or a clean listing to record.
 func stale(r *Record, kind, digest string, defs []Definition, drift []Drift) bool {
 	return !listed(r, kind) || !sameKindPending(r, kind, drift) || rawless(r, defs) ||
-		(len(drift) == 0 && !r.cleanFor(kind, digest))
+		(len(drift) == 0 && digest != "" && !r.cleanFor(kind, digest))
 }
 
 // failed records err, why the pins of kind could not be read or written, reports it once and

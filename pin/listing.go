@@ -150,8 +150,16 @@ type listing struct {
 }
 
 // digest is the listing's digest: a SHA-256 over its kind and its entries' raw digests, in
-// order.
+// order; "" when two entries share a key, since only one of them can be pinned and such a
+// listing is never clean.
 func (l *listing) digest() string {
+	seen := make(map[string]struct{}, len(l.keys))
+	for _, k := range l.keys {
+		if _, dup := seen[k]; dup {
+			return ""
+		}
+		seen[k] = struct{}{}
+	}
 	var rd rawDigester
 	rd.str(l.kind)
 	for _, r := range l.raws {
