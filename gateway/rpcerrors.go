@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,12 +40,14 @@ func encodableErrors(next mcp.MethodHandler) mcp.MethodHandler {
 
 // blockedCalls answers a tools/call of a tool the view keeps out (view.View.Blocked: a
 // definition that changed since the user approved it), or a prompts/get of such a prompt
-// (view.View.BlockedCommand), with the reason, where the go-sdk would say only "unknown tool"
-// or "unknown prompt".
+// (view.View.BlockedCommand), or of a tool of the view the session does not list (search
+// mode: exposure.Session.NotListed), with the reason, where the go-sdk would say only
+// "unknown tool" or "unknown prompt".
 func (s *session) blockedCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
-			if err := s.view.Load().Blocked(r.Params.Name); err != nil {
+			v := s.view.Load()
+			if err := cmp.Or(v.Blocked(r.Params.Name), s.exp.NotListed(v, r.Params.Name)); err != nil {
 				return nil, rpcError(err)
 			}
 		}
