@@ -442,6 +442,11 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 		}
 		return resultMessage(m, r), true
 	}
+	if call.Name == c.Name { // by its name, not through the call tool: only what is offered
+		if err := a.exp.NotListed(st.view, c.Name); err != nil {
+			return errorMessage(m, err.Error()), true
+		}
+	}
 	r, err := st.view.CallTool(ctx, call)
 	if err != nil {
 		if errors.Is(err, ext.ErrNotFound) {

@@ -33,7 +33,8 @@
 //
 // Options.Tools chooses how the view's tools are offered (package exposure): all of them, or in
 // search mode the always-on ones with search_tools and call_tool; what a search finds is offered
-// from the next step on, for the agent's whole conversation.
+// from the next step on, for the agent's whole conversation; a view's tool not offered is
+// refused by its name (call_tool reaches it).
 //
 // # Tools the agent adds
 //

@@ -2,6 +2,7 @@ package agent_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 
 	"github.com/agentpool/agentpool/agent"
@@ -33,5 +34,24 @@ func TestSearchModeOffersFoundTools(t *testing.T) {
 		if r := res.Messages[i]; r.IsError || r.Text() != want {
 			t.Errorf("result %d = %+v, want %s", i, r, want)
 		}
+	}
+}
+
+// In search mode a tool of the view neither always on nor found is not offered, and a call of
+// it by its name is an error result pointing to the call and search tools; the call tool
+// reaches it.
+func TestSearchModeRefusesUnofferedByName(t *testing.T) {
+	f := newFake("f").add("weather", echo).add("stocks", echo)
+	m := newScript(
+		call("stocks", `{"sym":"X"}`),
+		answer("done"),
+	)
+	a, _ := setup(t, m, &agent.Options{Tools: exposure.Config{Mode: exposure.ModeSearch}}, f)
+	res, err := a.Run(context.Background(), &agent.Input{Prompt: "hi"})
+	if err != nil || res.Stop != agent.StopDone {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	if r := res.Messages[2]; !r.IsError || !strings.Contains(r.Text(), exposure.CallTool) || !strings.Contains(r.Text(), exposure.SearchTool) {
+		t.Errorf("stocks called by its name = %+v, want an error naming %s and %s", r, exposure.CallTool, exposure.SearchTool)
 	}
 }

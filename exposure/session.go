@@ -89,6 +89,18 @@ func (s *Session) Lists(v *view.View, name string) bool {
 	return i >= 0
 }
 
+// NotListed returns why the session refuses a call of the tool name of v by that name: in
+// ModeSearch, for a tool of v that is neither always on nor activated, an error wrapping
+// ext.ErrNotFound that names the call tool and the search tool. Nil for any other name (v
+// has no such tool, or the session lists it; a listed tool is counted as used, as by Lists).
+func (s *Session) NotListed(v *view.View, name string) error {
+	if _, ok := v.Tool(name); !ok || name == SearchTool || name == CallTool || s.Lists(v, name) {
+		return nil
+	}
+	return fmt.Errorf("tool %q: %w: not listed in this session (search mode): call it through %s with {name, arguments}, or find it with %s",
+		name, ext.ErrNotFound, CallTool, SearchTool)
+}
+
 // Tools returns the tools the session lists for v: every tool of v in ModeAll; in ModeSearch
 // the always-on and activated tools of v, in v's order, then the search and call tools.
 func (s *Session) Tools(v *view.View) []view.Tool {

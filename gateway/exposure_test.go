@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/agentpool/agentpool/exposure"
@@ -130,5 +131,23 @@ func TestSearchModeBlocked(t *testing.T) {
 		if err == nil && !res.IsError {
 			t.Errorf("call_tool reached blocked tool %s: %+v", name, res)
 		}
+	}
+}
+
+// A tool of the view the session does not list (never found, or deactivated past max_active)
+// called by its name is refused with the way to it: the call tool, or a search to list it.
+func TestSearchModeNotListedSaysHow(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.Tools = exposure.Config{Mode: exposure.ModeSearch, MaxActive: 1} })
+	cs, _ := connect(t, f.url+"/mcp", nil)
+	search(t, cs, "the server's process id", 1)
+	search(t, cs, "returns its text unchanged", 1) // fault__pid is deactivated
+	for _, name := range []string{"fault__pid", "fault__state_get"} {
+		_, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name})
+		if err == nil || !strings.Contains(err.Error(), name) || !strings.Contains(err.Error(), exposure.CallTool) || !strings.Contains(err.Error(), exposure.SearchTool) {
+			t.Errorf("call %s by its name: %v, want an error naming it, %s and %s", name, err, exposure.CallTool, exposure.SearchTool)
+		}
+	}
+	if _, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "fault__nope"}); err == nil || strings.Contains(err.Error(), exposure.CallTool) {
+		t.Errorf("call of a tool the view lacks: %v, want unknown tool", err)
 	}
 }

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -38,14 +39,16 @@ func encodableErrors(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 // blockedCalls answers a tools/call of a tool the view keeps out (view.View.Blocked: a
-// definition that changed since the user approved it), a prompts/get of such a prompt
-// (view.View.BlockedCommand), or a resources/read of a URI only definitions kept out name
-// (view.View.BlockedResource), with the reason, where the go-sdk would say only "unknown
+// definition that changed since the user approved it), a tools/call of a tool of the view the
+// session does not list (search mode: exposure.Session.NotListed), a prompts/get of a prompt
+// kept out (view.View.BlockedCommand), or a resources/read of a URI only definitions kept out
+// name (view.View.BlockedResource), with the reason, where the go-sdk would say only "unknown
 // tool", "unknown prompt" or "Resource not found".
 func (s *session) blockedCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
-			if err := s.view.Load().Blocked(r.Params.Name); err != nil {
+			v := s.view.Load()
+			if err := cmp.Or(v.Blocked(r.Params.Name), s.exp.NotListed(v, r.Params.Name)); err != nil {
 				return nil, rpcError(err)
 			}
 		}

@@ -372,14 +372,14 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 	}
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
 	opts := Options{ProjectDir: proj, ProjectConfig: pc, HomeDir: home, Trust: store}
-	h := buildHost(t, "", "{}", opts)
+	h := buildHost(t, "", "sandbox: off\n", opts)
 	if !slices.ContainsFunc(h.Current().Project.Decls, func(d trust.Decl) bool { return d.Name == "p.conf.srv" }) {
 		t.Fatalf("the plugin skill's server is not among the project's declarations %+v", h.Current().Project.Decls)
 	}
 	if err := store.Trust(h.Current().Project.Dir, trust.Digests(h.Current().Project.Decls), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	h = buildHost(t, "", "{}", opts)
+	h = buildHost(t, "", "sandbox: off\n", opts)
 	if !h.Current().Project.Trusted() {
 		t.Fatalf("verdict %+v, want trusted", h.Current().Project.Verdict)
 	}
