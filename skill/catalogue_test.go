@@ -3,6 +3,7 @@ package skill
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -164,5 +165,35 @@ func TestCatalogueBudgetByteStable(t *testing.T) {
 	})
 	if c := staticOf(t, m); c.Static != a.Static {
 		t.Errorf("a reload that changed nothing listed changed the catalogue:\n%s\n---\n%s", a.Static, c.Static)
+	}
+}
+
+// The closing line of a catalogue that cut more skills than a load_skill error lists promises
+// only what that error holds: a cut skill the error leaves out is not said to be among "the
+// names of every skill".
+func TestCatalogueBudgetClosingLineHolds(t *testing.T) {
+	root := t.TempDir()
+	var names []string
+	for i := range maxListedSkills + 20 {
+		n := fmt.Sprintf("skill-%03d", i)
+		names = append(names, n)
+		write(t, root, filepath.Join(n, "SKILL.md"), "---\nname: "+n+"\ndescription: Skill number "+n+".\n---\nBody.\n")
+	}
+	m := newTestManager(t, &Options{Roots: []string{root}, CatalogueBudget: 1500})
+	ins := staticOf(t, m)
+	if len(ins.Catalogue.Cut) <= maxListedSkills {
+		t.Fatalf("cut %d skills, want more than %d", len(ins.Catalogue.Cut), maxListedSkills)
+	}
+	lines := strings.Split(ins.Static, "\n")
+	last := lines[len(lines)-1]
+	res, err := m.CallTool(context.Background(), &ext.ToolCall{Name: LoadSkillTool, Arguments: json.RawMessage(`{"name":"no-such-thing-at-all"}`)})
+	if err != nil || !res.IsError {
+		t.Fatalf("load_skill of an unknown name = %v, %v", res, err)
+	}
+	answer := res.Content[0].Text
+	for _, name := range ins.Catalogue.Cut {
+		if !strings.Contains(answer, name) && (strings.Contains(last, "every skill") || !strings.Contains(last, fmt.Sprintf("first %d skill names", maxListedSkills))) {
+			t.Fatalf("the closing line says %q, but a load_skill error does not name %s:\n%s", last, name, answer)
+		}
 	}
 }
