@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -196,4 +197,31 @@ func TestCatalogueBudgetClosingLineHolds(t *testing.T) {
 			t.Fatalf("the closing line says %q, but a load_skill error does not name %s:\n%s", last, name, answer)
 		}
 	}
+}
+
+// A cut skill of a namespaced root is found as the closing line says: its SKILL.md is read at
+// the URI the line gives for its name.
+func TestCatalogueBudgetClosingLineNamespaced(t *testing.T) {
+	user, plugin := t.TempDir(), t.TempDir()
+	write(t, user, filepath.Join("mine", "SKILL.md"), "---\nname: mine\ndescription: The user's skill.\n---\nBody.\n")
+	write(t, plugin, filepath.Join("tool", "SKILL.md"), "---\nname: tool\ndescription: The plugin's skill, "+strings.Repeat("described at length ", 40)+".\n---\nBody.\n")
+	opts := &Options{Roots: []string{user}, NamespacedRoots: []NamespacedRoot{{Namespace: "plug", Dir: plugin}}}
+	m := newTestManager(t, opts)
+	opts.CatalogueBudget = utf8.RuneCountInString(catalogueIntro+catalogueOpen+catalogueClose+"\n"+catalogueMore(1)) +
+		utf8.RuneCountInString(catalogueEntry(m.Skill("mine")))
+	ins := staticOf(t, newTestManager(t, opts))
+	if !slices.Equal(ins.Catalogue.Cut, []string{"plug:tool"}) {
+		t.Fatalf("cut %v, want plug:tool", ins.Catalogue.Cut)
+	}
+	lines := strings.Split(ins.Static, "\n")
+	last := lines[len(lines)-1]
+	for _, uri := range regexp.MustCompile(`skill://\S*SKILL\.md`).FindAllString(last, -1) {
+		for ph, part := range map[string]string{"<name>": "plug:tool", "<plugin>": "plug", "<skill>": "tool"} {
+			uri = strings.ReplaceAll(uri, ph, part)
+		}
+		if strings.Contains(uri, "plug") && readText(m, uri) != "" {
+			return
+		}
+	}
+	t.Errorf("no URI the closing line gives reads plug:tool's SKILL.md: %q", last)
 }
