@@ -110,6 +110,12 @@ type agentSkillsDecl struct {
 	Budget     int
 }
 
+// ownsSkills reports whether agent has a skill manager of its own: it names skill folders, or
+// its catalogue budget is not the pool's.
+func ownsSkills(cfg *config.Config, agent string) bool {
+	return len(cfg.Agents[agent].Skills.Dirs) > 0 || cfg.CatalogueBudget(agent) != cfg.Skills.Budget()
+}
+
 // planAgents declares each agent, in name order: its definition, its pool-scoped servers
 // (shared by every session of the agent) and, when it has skill folders or a catalogue budget
 // other than the pool's, its skill manager,
@@ -133,10 +139,10 @@ func planAgents(pl *planner) error {
 			}
 			pl.add(h.serverEntry(Key{ext.LevelAgent, slot, s}, owner, owner+".mcp_servers."+s, st.userSandboxed(st.hiddenText(spec)), connpool.GlobalPartition, agentPinsOf(st, spec)))
 		}
-		budget := st.Config.CatalogueBudget(name)
-		if len(cfg.Skills.Dirs) == 0 && budget == st.Config.Skills.Budget() {
+		if !ownsSkills(st.Config, name) {
 			continue
 		}
+		budget := st.Config.CatalogueBudget(name)
 		d := agentSkillsDecl{Dirs: cfg.Skills.Dirs, Watch: st.Config.Skills.Watching(h.opts.Watch),
 			Debounce: st.Config.Skills.Debounce, MaxFolders: st.Config.Skills.MaxFolders, Budget: budget}
 		pl.add(&Entry{Key: Key{ext.LevelAgent, slot, agentSkills}, Owner: owner, Source: owner + ".skills", Decl: d,

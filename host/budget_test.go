@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/agentpool/agentpool/config"
@@ -76,5 +77,28 @@ agents:
 	}
 	if c := catalogueOf(t, h, ext.Scope{}); c.Budget != 0 || len(c.Cut) != 0 {
 		t.Errorf("after the reload: %+v, want no limit", c)
+	}
+}
+
+// An agent with a catalogue budget of its own and no skill folders has its own skill manager
+// in place of the pool's: its sessions have that manager's skills' servers in place of the
+// pool's, as an agent with skill folders does.
+func TestCatalogueBudgetAgentSkillServers(t *testing.T) {
+	dir := t.TempDir()
+	writeSkill(t, filepath.Join(dir, "pool"), "common")
+	h := buildHost(t, filepath.Join(dir, "x.yaml"), `
+skills: {dirs: [./pool]}
+agents:
+  tight:
+    skills: {catalogue_budget: 300}
+`, Options{})
+	ctx := context.Background()
+	if err := h.OpenAgentSession(ctx, "s1", "tight"); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = h.CloseSession(ctx, "s1") })
+	names := visibleNames(t, h, ext.Scope{SessionID: "s1", AgentName: "tight"})
+	if !slices.Contains(names, agentSkills) || !slices.Contains(names, agentSkillServers) {
+		t.Errorf("tight's view holds %v: want its own skills and its skills' servers", names)
 	}
 }

@@ -145,7 +145,7 @@ func (h *Host) sessionEntries(st *State, id, partition, agent string) []*Entry {
 	}
 	aslot := ext.Scope{SessionID: id, AgentName: agent}
 	owner := "agents." + agent
-	if len(a.Config.Skills.Dirs) > 0 {
+	if ownsSkills(st.Config, agent) {
 		own := Key{ext.LevelAgent, ext.Scope{AgentName: agent}, agentSkills}
 		out = append(out, &Entry{Key: Key{ext.LevelAgent, aslot, agentSkillServers}, Owner: owner, Source: owner + ".skills",
 			Decl: sessionSkillsDecl{partition, allowed}, After: []Key{skillsKey, own}, Restart: true,

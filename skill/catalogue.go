@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -113,9 +114,12 @@ func catalogueEntry(s *Skill) string {
 
 // catalogueReach says how a skill the catalogue does not list is reached. It holds for every
 // client: load_skill and the skill:// resources are always served, a tool search only in some
-// modes, which the text says.
-const catalogueReach = "load one by name with the load_skill tool (a name it does not know is answered with " +
-	"the names of every skill), or find it among the resources as skill://<name>/SKILL.md; a tool search, " +
+// modes, which the text says. A load_skill error names close names and at most
+// maxListedSkills skills (loadSkill), and a namespaced skill's URI is not skill://<name>/
+// (state.byURI), which the text says too.
+var catalogueReach = "load one by name with the load_skill tool (a name it does not know is answered with " +
+	"close names and the first " + strconv.Itoa(maxListedSkills) + " skill names), or find it among the resources as " +
+	"skill://<name>/SKILL.md (a name <plugin>:<skill> as skill://<plugin>/<skill>/SKILL.md); a tool search, " +
 	"where one is offered, finds skills too."
 
 // catalogueMore is the line ending a catalogue that left n skills out.

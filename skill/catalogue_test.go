@@ -3,8 +3,10 @@ package skill
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -165,4 +167,61 @@ func TestCatalogueBudgetByteStable(t *testing.T) {
 	if c := staticOf(t, m); c.Static != a.Static {
 		t.Errorf("a reload that changed nothing listed changed the catalogue:\n%s\n---\n%s", a.Static, c.Static)
 	}
+}
+
+// The closing line of a catalogue that cut more skills than a load_skill error lists promises
+// only what that error holds: a cut skill the error leaves out is not said to be among "the
+// names of every skill".
+func TestCatalogueBudgetClosingLineHolds(t *testing.T) {
+	root := t.TempDir()
+	var names []string
+	for i := range maxListedSkills + 20 {
+		n := fmt.Sprintf("skill-%03d", i)
+		names = append(names, n)
+		write(t, root, filepath.Join(n, "SKILL.md"), "---\nname: "+n+"\ndescription: Skill number "+n+".\n---\nBody.\n")
+	}
+	m := newTestManager(t, &Options{Roots: []string{root}, CatalogueBudget: 1500})
+	ins := staticOf(t, m)
+	if len(ins.Catalogue.Cut) <= maxListedSkills {
+		t.Fatalf("cut %d skills, want more than %d", len(ins.Catalogue.Cut), maxListedSkills)
+	}
+	lines := strings.Split(ins.Static, "\n")
+	last := lines[len(lines)-1]
+	res, err := m.CallTool(context.Background(), &ext.ToolCall{Name: LoadSkillTool, Arguments: json.RawMessage(`{"name":"no-such-thing-at-all"}`)})
+	if err != nil || !res.IsError {
+		t.Fatalf("load_skill of an unknown name = %v, %v", res, err)
+	}
+	answer := res.Content[0].Text
+	for _, name := range ins.Catalogue.Cut {
+		if !strings.Contains(answer, name) && (strings.Contains(last, "every skill") || !strings.Contains(last, fmt.Sprintf("first %d skill names", maxListedSkills))) {
+			t.Fatalf("the closing line says %q, but a load_skill error does not name %s:\n%s", last, name, answer)
+		}
+	}
+}
+
+// A cut skill of a namespaced root is found as the closing line says: its SKILL.md is read at
+// the URI the line gives for its name.
+func TestCatalogueBudgetClosingLineNamespaced(t *testing.T) {
+	user, plugin := t.TempDir(), t.TempDir()
+	write(t, user, filepath.Join("mine", "SKILL.md"), "---\nname: mine\ndescription: The user's skill.\n---\nBody.\n")
+	write(t, plugin, filepath.Join("tool", "SKILL.md"), "---\nname: tool\ndescription: The plugin's skill, "+strings.Repeat("described at length ", 40)+".\n---\nBody.\n")
+	opts := &Options{Roots: []string{user}, NamespacedRoots: []NamespacedRoot{{Namespace: "plug", Dir: plugin}}}
+	m := newTestManager(t, opts)
+	opts.CatalogueBudget = utf8.RuneCountInString(catalogueIntro+catalogueOpen+catalogueClose+"\n"+catalogueMore(1)) +
+		utf8.RuneCountInString(catalogueEntry(m.Skill("mine")))
+	ins := staticOf(t, newTestManager(t, opts))
+	if !slices.Equal(ins.Catalogue.Cut, []string{"plug:tool"}) {
+		t.Fatalf("cut %v, want plug:tool", ins.Catalogue.Cut)
+	}
+	lines := strings.Split(ins.Static, "\n")
+	last := lines[len(lines)-1]
+	for _, uri := range regexp.MustCompile(`skill://\S*SKILL\.md`).FindAllString(last, -1) {
+		for ph, part := range map[string]string{"<name>": "plug:tool", "<plugin>": "plug", "<skill>": "tool"} {
+			uri = strings.ReplaceAll(uri, ph, part)
+		}
+		if strings.Contains(uri, "plug") && readText(m, uri) != "" {
+			return
+		}
+	}
+	t.Errorf("no URI the closing line gives reads plug:tool's SKILL.md: %q", last)
 }
