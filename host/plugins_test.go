@@ -400,7 +400,7 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 
 	// Trusted again, then a server added while the host runs: refused.
 	markerSkill(t, filepath.Join(plug, "skills"), "conf", marker, bin)
-	h = buildHost(t, "", "{}", opts)
+	h = buildHost(t, "", "sandbox: off\n", opts)
 	if !h.Current().Project.Trusted() {
 		t.Fatalf("verdict %+v, want trusted again", h.Current().Project.Verdict)
 	}
