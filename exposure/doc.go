@@ -21,8 +21,8 @@
 //     names (a prefix "" server's), which are then unreachable; other modes list them as usual.
 //   - The search index is shared by every session of a Catalog and rebuilt per server:
 //     a reloaded server re-indexes only its own tools. Each tool is indexed with its server's
-//     instructions (View.ServerInstructions); a lazy server has none until it is connected, and
-//     its tools are re-indexed once it has.
+//     instructions (View.ServerInstructions); a lazy server's are not cached with its manifest,
+//     so its tools are indexed without them until a view compiled after it connected.
 //
 // Rationale: docs/design/exposure.md.
 package exposure
