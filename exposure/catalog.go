@@ -76,14 +76,17 @@ func (c *Catalog) Index(v *view.View) *toolsearch.Index {
 	return ix
 }
 
-// docsOf returns v's tools by server (capability) and its skills under "".
+// docsOf returns v's tools by server (capability), each with its server's instructions, and
+// its skills under "".
 func docsOf(v *view.View) map[string][]toolsearch.Doc {
 	docs := map[string][]toolsearch.Doc{}
+	ins := v.ServerInstructions()
 	for i := range v.Tools {
 		t := &v.Tools[i]
 		docs[t.Capability] = append(docs[t.Capability], toolsearch.Doc{
 			Key: t.Name, Kind: toolsearch.KindTool, Name: t.Name, Title: t.Entry.Title,
 			Description: t.Entry.Description, Params: toolsearch.ParamsOf(t.Entry.InputSchema),
+			ServerInstructions: ins[t.Capability],
 		})
 	}
 	for i := range v.Skills {
@@ -97,7 +100,7 @@ func docsOf(v *view.View) map[string][]toolsearch.Doc {
 func fingerprint(docs []toolsearch.Doc) string {
 	h := sha256.New()
 	for _, d := range docs {
-		h.Write([]byte(d.Key + "\x00" + d.Name + "\x00" + d.Title + "\x00" + d.Description + "\x00"))
+		h.Write([]byte(d.Key + "\x00" + d.Name + "\x00" + d.Title + "\x00" + d.Description + "\x00" + d.ServerInstructions + "\x00"))
 		for _, p := range d.Params {
 			h.Write([]byte(p.Name + "\x01" + p.Description + "\x01"))
 		}

@@ -20,7 +20,9 @@
 //   - In search mode search_tools and call_tool take the place of a view's tools of those
 //     names (a prefix "" server's), which are then unreachable; other modes list them as usual.
 //   - The search index is shared by every session of a Catalog and rebuilt per server:
-//     a reloaded server re-indexes only its own tools.
+//     a reloaded server re-indexes only its own tools. Each tool is indexed with its server's
+//     instructions (View.ServerInstructions); a lazy server's are not cached with its manifest,
+//     so its tools are indexed without them until a view compiled after it connected.
 //
 // Rationale: docs/design/exposure.md.
 package exposure

@@ -60,7 +60,8 @@
 //     from="mcp://<server>">. Dynamic holds the always-active part and the skills selected for
 //     the turn (Options.Prompt, View.TurnInstructions). View.Catalogues reports each static
 //     part that is a catalogue kept within a budget (ext.Instructions.Catalogue): the budget,
-//     the size served, the entries cut.
+//     the size served, the entries cut. View.ServerInstructions gives each MCP server's own
+//     text apart, unlabelled, for a search index.
 //   - Cache: a view is recompiled only when the registry's ext.Stamp for its scope changed, and
 //     a view with Problems after CacheOptions.RetryProblems (default 5 s); a cached Get does
 //     not allocate. A Cache is safe for concurrent use.

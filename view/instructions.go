@@ -41,6 +41,21 @@ func instructions(members []member) Instructions {
 	return Instructions{Static: strings.Join(static, "\n\n"), Dynamic: strings.Join(dynamic, "\n\n")}
 }
 
+// ServerInstructions returns, by capability name, what each MCP server of the view (a
+// capability of remote origin) answered in initialize as its instructions, hidden text removed
+// as in Instructions.Static but not labelled; a server that answered none, or is not connected
+// yet, is absent. Never nil.
+func (v *View) ServerInstructions() map[string]string {
+	out := map[string]string{}
+	for i := range v.caps {
+		m := &v.caps[i]
+		if s := strings.TrimSpace(m.ins.Static); s != "" && m.reg.Origin.Remote() {
+			out[m.reg.Capability.Name()] = s
+		}
+	}
+	return out
+}
+
 // Catalogue is one capability's catalogue kept within a budget (ext.Catalogue), its size that
 // of the text the view serves.
 type Catalogue struct {

@@ -62,3 +62,44 @@ agents:
 		}
 	}
 }
+
+// One compile --json shows together what the context budget decided for a path: the tool
+// exposure's mode and always-on tools, and the skill catalogue's budget and the skills it cut.
+func TestCompileJSONShowsContextBudget(t *testing.T) {
+	t.Parallel()
+	bin := testserver.Build(t)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "agentpool.yaml")
+	writeFile(t, cfg, `
+skills:
+  watch: false
+  catalogue_budget: 3000
+mcp_servers:
+  fault: {command: `+bin+`}
+server:
+  tools: {mode: search, always_on: [load_skill, fault__echo]}
+`)
+	stdout, stderr, err := runCLI(t, "--no-default-roots", "--config", cfg, "--skills-dir", sharedCorpus(t), "compile", "--json")
+	if err != nil {
+		t.Fatalf("compile --json: %v\n%s", err, stderr)
+	}
+	var v struct {
+		ToolExposure exposure.Report `json:"tool_exposure"`
+		Catalogues   []struct {
+			Capability string
+			Budget     int
+			Listed     int
+			Cut        []string
+		} `json:"catalogues"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &v); err != nil {
+		t.Fatalf("compile --json output: %v\n%s", err, stdout)
+	}
+	if r := v.ToolExposure; r.Mode != exposure.ModeSearch || r.Applies != exposure.ModeSearch || !slices.Equal(r.AlwaysOn, []string{"fault__echo", "load_skill"}) {
+		t.Errorf("tool_exposure = %+v, want search with fault__echo and load_skill always on", r)
+	}
+	if len(v.Catalogues) != 1 || v.Catalogues[0].Capability != "skills" || v.Catalogues[0].Budget != 3000 ||
+		v.Catalogues[0].Listed == 0 || len(v.Catalogues[0].Cut) == 0 {
+		t.Errorf("catalogues = %+v, want the skills' within 3000 characters, some cut", v.Catalogues)
+	}
+}

@@ -3,10 +3,13 @@
 // searches, waits for notifications/tools/list_changed, lists again, calls the first tool found
 // by its name and then through the call tool.
 //
-//   node testdata/clientmatrix/search.mjs --http URL --query WORDS --args JSON [--args2 JSON] [--timeout MS]
+//   node testdata/clientmatrix/search.mjs --http URL --query WORDS --args JSON [--args2 JSON]
+//     [--through-first] [--pause] [--timeout MS]
 //
 // --args are the arguments of the call by name, --args2 (default --args) of the call through
-// the call tool.
+// the call tool. --through-first calls through the call tool before calling by name. --pause
+// prints the line "searched" once it has searched and re-listed, and waits for a line on stdin
+// before it calls.
 // It prints one JSON line: {listed, found, list_changed, relisted, direct, through} or {error}.
 
 import { parseArgs } from 'node:util';
@@ -22,6 +25,8 @@ const { values: args } = parseArgs({
     query: { type: 'string' },
     args: { type: 'string', default: '{}' },
     args2: { type: 'string' },
+    'through-first': { type: 'boolean', default: false },
+    pause: { type: 'boolean', default: false },
     timeout: { type: 'string', default: '60000' },
   },
 });
@@ -53,10 +58,21 @@ try {
   }
   report.list_changed = changed;
   report.relisted = await names();
+  if (args.pause) {
+    console.log('searched');
+    await new Promise((resolve) => process.stdin.once('data', resolve));
+    process.stdin.pause();
+  }
   const first = report.found[0];
-  const toolArgs = JSON.parse(args.args);
-  report.direct = text(await client.callTool({ name: first, arguments: toolArgs }, undefined, { timeout }));
-  report.through = text(await client.callTool({ name: 'call_tool', arguments: { name: first, arguments: JSON.parse(args.args2 ?? args.args) } }, undefined, { timeout }));
+  const direct = async () => {
+    report.direct = text(await client.callTool({ name: first, arguments: JSON.parse(args.args) }, undefined, { timeout }));
+  };
+  const through = async () => {
+    report.through = text(await client.callTool({ name: 'call_tool', arguments: { name: first, arguments: JSON.parse(args.args2 ?? args.args) } }, undefined, { timeout }));
+  };
+  for (const call of args['through-first'] ? [through, direct] : [direct, through]) {
+    await call();
+  }
   await transport.terminateSession();
   await client.close();
 } catch (err) {
