@@ -76,8 +76,9 @@ func pendingOf(r *Record, kind string) bool {
 }
 
 // readClean returns a shallow record of the file p — its clean listings alone — when its index
-// line records listing as clean for kind; nil otherwise, or when p cannot be read (the caller
-// reads it whole then, and meets the error). It reads the start of the file only.
+// line records listing as clean for kind and the file's size (from the same open file) is the
+// one the line records; nil otherwise, or when p cannot be read (the caller reads it then, and
+// meets the error). It reads the start of the file only.
 func readClean(p, kind, listing string) *Record {
 	f, err := os.Open(p)
 	if err != nil {
@@ -86,25 +87,36 @@ func readClean(p, kind, listing string) *Record {
 	defer f.Close()
 	var buf [1024]byte // three kinds' clean listings take about 450 bytes
 	n, _ := io.ReadFull(f, buf[:])
-	r := &Record{Clean: cleanOf(buf[:n]), shallow: true}
+	size, clean := cleanOf(buf[:n])
+	r := &Record{Clean: clean, shallow: true}
 	if !r.cleanFor(kind, listing) {
 		return nil
+	}
+	if info, err := f.Stat(); err != nil || info.Size() != int64(size) {
+		return nil // torn or extended: read whole, it is corrupt
 	}
 	return r
 }
 
-// cleanPrefix starts an index line that records clean listings (index's field order).
-var cleanPrefix = []byte(`{"format":2,"clean":`)
+// cleanPrefix starts an index line that records the file's size and clean listings (index's
+// field order).
+var cleanPrefix = []byte(`{"format":2,"size":`)
 
-// cleanOf reads the clean listings at the start of an index line, without reading the rest.
-func cleanOf(head []byte) map[string]string {
+// cleanOf reads the file's size and the clean listings at the start of an index line,
+// without reading the rest.
+func cleanOf(head []byte) (size int, clean map[string]string) {
 	if !bytes.HasPrefix(head, cleanPrefix) {
-		return nil
+		return 0, nil
 	}
 	s := indexScanner{b: head, i: len(cleanPrefix)}
+	size = s.int()
+	if s.bad || !bytes.HasPrefix(head[s.i:], []byte(`,"clean":`)) {
+		return 0, nil
+	}
+	s.i += len(`,"clean":`)
 	m := s.strMap(nil)
 	if s.bad {
-		return nil
+		return 0, nil
 	}
-	return m
+	return size, m
 }

@@ -25,16 +25,17 @@
 //     processes keep each other's changes. Key digests where the server is declared, its name,
 //     type, command, arguments and URL: never its env, headers or auth, whose values are
 //     secrets (rotating one keeps the pins). A file holds the definitions' public text only.
-//     It is two JSON values: on its first line an index (format 2: first the listings last
-//     found clean, then the kinds listed, the digests of the pinned and pending definitions
+//     It is two JSON values: on its first line an index (format 2: first the file's size,
+//     then the listings last found clean, then the kinds listed, the digests of the pinned and pending definitions
 //     and the raw digests of the pinned ones), then the record with the texts. A listing
 //     whose digest (over its entries' raw digests) is recorded clean for its kind, against
 //     the pins it matched, is served with no more read than that; a clean listing is dropped
 //     whenever the pins of its kind change or something of its kind is pending. A
 //     listing is compared with the index; the record is decoded when something drifted, for
-//     a change and for `agentpool pins`. A file whose index does not match its record is
-//     ErrCorrupt; a file of the record alone (written before the index) is read and, at a
-//     guard's first read, written again with its index.
+//     a change and for `agentpool pins`. A file whose index does not match its record, or
+//     whose size is not the one its index records, is ErrCorrupt, clean listings or not; a
+//     file of the record alone (written before the index), or whose index does not record
+//     its size, is read and, at a guard's first read, written again with both.
 //   - The first listing of each kind (tools, prompts, resource templates) pins every
 //     definition it lists; the file records which kinds were pinned (Listed), so a kind the
 //     server starts listing later is new, not pinned silently. A later listing is

@@ -462,7 +462,7 @@ func (g *Guard) readIndex(p string, info os.FileInfo, statErr error) (*Record, e
 	if err != nil || r == nil || statErr != nil {
 		return r, err
 	}
-	if r.legacy { // written without its index: written again with it
+	if r.legacy { // written without its index or its size: written again with them
 		err = g.b.store.Update(g.key, func(cur *Record) (*Record, bool, error) {
 			r = cur
 			return cur, cur != nil && cur.legacy, nil

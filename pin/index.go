@@ -28,6 +28,9 @@ var indexPrefix = []byte(`{"format":2,`)
 // pinned and pending definitions, by ID.
 type index struct {
 	Format int `json:"format"`
+	// Size is the file's length in bytes, this line included: a torn or extended file is
+	// corrupt, and the clean listings after it are not trusted (clean.go).
+	Size int `json:"size,omitempty"`
 	// Clean is the record's Clean, first: a listing that matches reads no further.
 	Clean   map[string]string `json:"clean,omitempty"`
 	Server  string            `json:"server"`
@@ -99,13 +102,21 @@ func (x index) agrees(r *Record) bool {
 // encodeFile returns the file of r: its index line, then r indented.
 func encodeFile(r *Record) ([]byte, error) {
 	r.pruneClean()
-	head, err := json.Marshal(indexOf(r))
-	if err != nil {
-		return nil, err
-	}
 	body, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return nil, err
+	}
+	x := indexOf(r)
+	var head []byte
+	for { // the size counts its own digits: at most three rounds
+		if head, err = json.Marshal(x); err != nil {
+			return nil, err
+		}
+		size := len(head) + 1 + len(body) + 1
+		if size == x.Size {
+			break
+		}
+		x.Size = size
 	}
 	out := make([]byte, 0, len(head)+len(body)+2)
 	out = append(append(out, head...), '\n')
@@ -138,13 +149,25 @@ func decodeIndex(head []byte) (index, error) {
 var heads = sync.Pool{New: func() any { return new([]byte) }}
 
 // readHead returns the start of the file p through its index line, or the whole file when it
-// has no index line, in a buffer from heads that the caller returns with putHead when done.
-func readHead(p string) ([]byte, error) {
+// has no index line, in a buffer from heads that the caller returns with putHead when done,
+// and the file's size.
+func readHead(p string) (data []byte, size int64, err error) {
 	f, err := os.Open(p)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, 0, err
+	}
+	data, err = readLine(f)
+	return data, info.Size(), err
+}
+
+// readLine returns f's start through its first line when f starts with an index line, else
+// all of f, in a buffer from heads.
+func readLine(f *os.File) ([]byte, error) {
 	bp := heads.Get().(*[]byte)
 	buf := (*bp)[:0]
 	if cap(buf) < 64<<10 {

@@ -29,6 +29,8 @@ func scanIndex(b []byte) (x index, ok bool) {
 		switch key {
 		case "format":
 			x.Format = s.int()
+		case "size":
+			x.Size = s.int()
 		case "server":
 			x.Server = s.str()
 		case "origin":

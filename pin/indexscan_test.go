@@ -13,7 +13,8 @@ func FuzzScanIndex(f *testing.F) {
 		Removed: []string{"tool/y"}, Raw: map[string]string{"tool/send": "01"}})
 	for _, s := range []string{string(full), `{"format":2,"server":"s","origin":"user","pinned":{}}`,
 		`{"format":2,"server":"s","pinned":null,"listed":[]}`, `{"format":2,"server":"s","pinned":{"a":"b"},"pinned":{"c":"d"}}`,
-		`{"format":02}`, `{"format":2,"server":"t\u00e9"}`, `{}`, `{"Server":"s"}`, `{"format":2} `, `{"format":2,"listed":null,"raw":null}`, `{"format":2,"clean":{"tool":"ab:cd"},"server":"s"}`} {
+		`{"format":02}`, `{"format":2,"server":"t\u00e9"}`, `{}`, `{"Server":"s"}`, `{"format":2} `, `{"format":2,"listed":null,"raw":null}`, `{"format":2,"clean":{"tool":"ab:cd"},"server":"s"}`,
+		`{"format":2,"size":1234,"clean":{"tool":"ab:cd"},"server":"s"}`, `{"format":2,"size":01}`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
@@ -41,8 +42,10 @@ func TestScanIndexReadsWhatIsWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	head, _, _ := splitFile(data)
+	want := indexOf(r)
+	want.Size = len(data)
 	x, ok := scanIndex(head)
-	if !ok || !reflect.DeepEqual(x, indexOf(r)) {
-		t.Errorf("scanIndex(%s) = %+v, %v; want %+v", head, x, ok, indexOf(r))
+	if !ok || !reflect.DeepEqual(x, want) {
+		t.Errorf("scanIndex(%s) = %+v, %v; want %+v", head, x, ok, want)
 	}
 }

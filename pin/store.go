@@ -47,7 +47,8 @@ type Record struct {
 	partial bool
 	// shallow is set on a record read from its index line's clean listings alone.
 	shallow bool
-	// legacy is set on a record read from a file without an index.
+	// legacy is set on a record read from a file without an index, or with an index that
+	// does not record the file's size: a guard writes it again with both.
 	legacy bool
 }
 
@@ -139,13 +140,17 @@ func loadFile(p string) (*Record, error) { return readFile(p, false) }
 // index gives a partial record read from the index alone; otherwise the record is decoded
 // and must agree with its index.
 func readFile(p string, indexOnly bool) (*Record, error) {
-	read := os.ReadFile
+	var data []byte
+	var size int64
+	var err error
 	if indexOnly {
-		read = readHead
-	}
-	data, err := read(p)
-	if indexOnly && data != nil {
-		defer putHead(data) // what is read from it is copied
+		data, size, err = readHead(p)
+		if data != nil {
+			defer putHead(data) // what is read from it is copied
+		}
+	} else {
+		data, err = os.ReadFile(p)
+		size = int64(len(data))
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -164,11 +169,16 @@ func readFile(p string, indexOnly bool) (*Record, error) {
 		if x, err = decodeIndex(head); err != nil {
 			return nil, corrupt(err.Error())
 		}
+		if x.Size != 0 && int64(x.Size) != size {
+			return nil, corrupt(fmt.Sprintf("its index line records %d bytes, the file has %d: torn or extended", x.Size, size))
+		}
 		if indexOnly {
 			if x.Server == "" {
 				return nil, corrupt("no server name")
 			}
-			return x.record(), nil
+			r := x.record()
+			r.legacy = x.Size == 0
+			return r, nil
 		}
 	}
 	var r Record
@@ -182,7 +192,7 @@ func readFile(p string, indexOnly bool) (*Record, error) {
 	if indexed && !x.agrees(&r) {
 		return nil, corrupt("its index line does not match its record")
 	}
-	r.legacy = !indexed
+	r.legacy = !indexed || x.Size == 0
 	return &r, nil
 }
 
