@@ -145,7 +145,7 @@ func (c *Cap) guardTemplates(ts []ext.ResourceTemplateEntry) []ext.ResourceTempl
 	blocked := lg.Templates(ts)
 	var kept []blockedTemplate
 	for _, t := range ts {
-		if err := blocked[t.Name]; err != nil {
+		if err := blocked[t.URITemplate]; err != nil {
 			m, _ := uritemplate.New(t.URITemplate)
 			kept = append(kept, blockedTemplate{match: m, err: err})
 		}

@@ -38,14 +38,14 @@ func TestServePinsBlockTemplateRead(t *testing.T) {
 	})
 	for _, uri := range []string{"file:///hosts", "mcp://mail/file:///hosts"} {
 		got, err := c.read(uri)
-		if err == nil || !strings.Contains(err.Error(), "agentpool pins approve mail all") {
-			t.Errorf("resources/read %s = %q, %v; want an error naming agentpool pins approve mail all", uri, got, err)
+		if err == nil || !strings.Contains(err.Error(), "agentpool pins approve mail 'file:///{path}'") {
+			t.Errorf("resources/read %s = %q, %v; want an error naming agentpool pins approve mail 'file:///{path}'", uri, got, err)
 		}
 	}
 	if got, err := c.read("mail:///inbox"); err != nil || got != "mail:///inbox" {
 		t.Errorf("resources/read of the pinned template's URI = %q, %v", got, err)
 	}
-	r.run(t, "pins", "approve", "mail", "all")
+	r.run(t, "--config", r.config, "pins", "approve", "mail", "file:///{path}") // templates are pinned by URI template
 	testwait.For(t, "the approved template listed", func() bool { return slices.Contains(c.templates(t), "all") })
 	if got, err := c.read("file:///hosts"); err != nil || got != "file:///hosts" {
 		t.Errorf("resources/read after the approval = %q, %v", got, err)
