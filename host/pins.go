@@ -80,7 +80,8 @@ func manifestKey(origin, name string, spec decl.Server) string {
 
 // PinKeys returns the pin keys (pin.Key) the current state's servers called name are pinned
 // under — what a serve in this folder uses for its config's, trusted project's or plugin's
-// server of that name, and for each agent's — without repeats; none when no server has that
+// server of that name, for each agent's, and for a skill's own server ("<skill>.<server>") —
+// without repeats; none when no server has that
 // name.
 func (h *Host) PinKeys(name string) []string {
 	st := h.Current()
@@ -96,6 +97,15 @@ func (h *Host) PinKeys(name string) []string {
 	for _, agent := range st.Config.Agents.Names() {
 		if spec, ok := st.Config.Agents[agent].MCPServers[name]; ok {
 			add(spec, agentPinsOf(st, spec))
+		}
+	}
+	if st.Skills != nil {
+		for _, s := range st.Skills.Skills() {
+			for _, d := range s.Servers {
+				if s.Name+"."+d.Name == name {
+					add(expandSkillServer(d, d.Server, skillVars(st.plugins.all, st.Skills, s.Name)), skillPinsOf(st, d))
+				}
+			}
 		}
 	}
 	return keys

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/connpool"
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/skill"
@@ -94,10 +95,7 @@ func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, 
 	}
 	// ${VAR} as in the config (the declaration d, as written, is what trust fingerprints); a
 	// relative cwd is the skill folder's, once expanded.
-	spec, expandErr := config.ExpandServer(spec, key, lookup)
-	if spec.Cwd != "" && !filepath.IsAbs(spec.Cwd) {
-		spec.Cwd = filepath.Join(filepath.Dir(d.Source), spec.Cwd)
-	}
+	spec, expandErr := expandSkillServerErr(d, spec, lookup)
 	if err := errors.Join(timeoutErr, expandErr, spec.Validate(key), mcpcap.CheckCommand(spec, key, allowed, filepath.Dir(d.Source))); err != nil {
 		return nil, fmt.Errorf("%s:%d: %w", d.Source, d.Line, err)
 	}
@@ -165,4 +163,21 @@ func (s *sessionSkills) Close(ctx context.Context) error {
 		s.forget()
 	}
 	return err
+}
+
+// expandSkillServerErr expands spec, the declaration d of a skill's server, as the config's are
+// (${VAR} from lookup), a relative cwd then taken from the skill folder.
+func expandSkillServerErr(d skill.ServerDecl, spec decl.Server, lookup func(string) (string, bool)) (decl.Server, error) {
+	spec, err := config.ExpandServer(spec, "mcp-servers."+d.Name, lookup)
+	if spec.Cwd != "" && !filepath.IsAbs(spec.Cwd) {
+		spec.Cwd = filepath.Join(filepath.Dir(d.Source), spec.Cwd)
+	}
+	return spec, err
+}
+
+// expandSkillServer is expandSkillServerErr for what is pinned: the declaration as far as it
+// expands (an error is the server's own to report when it starts).
+func expandSkillServer(d skill.ServerDecl, spec decl.Server, lookup func(string) (string, bool)) decl.Server {
+	spec, _ = expandSkillServerErr(d, spec, lookup)
+	return spec
 }
