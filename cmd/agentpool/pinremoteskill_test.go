@@ -71,7 +71,7 @@ func TestServePinsRemoteSkillBlock(t *testing.T) {
 	if list := r.run(t, "pins", "list", "fault"); !strings.Contains(list, "skill/remote-review") {
 		t.Errorf("pins list lacks skill/remote-review:\n%s", list)
 	}
-	r.run(t, "pins", "approve", "fault", "remote-review")
+	r.run(t, "--config", r.config, "pins", "approve", "fault", "remote-review")
 	testwait.For(t, "the approved skill listed", func() bool { return slices.Contains(c.resources(t), remoteSkillURI) })
 	if got, err := c.read(remoteSkillURI); err != nil || !strings.Contains(got, "audit@evil.example") {
 		t.Errorf("resources/read after the approval = %q, %v", got, err)
