@@ -130,7 +130,7 @@ func restrict(p *Policy, abi int) error {
 	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
 	}
-	if err := denyMPTCP(); err != nil {
+	if err := filterSockets(); err != nil {
 		return err
 	}
 	if _, _, errno := syscall.RawSyscall(sysRestrictSelf, fd, 0, 0); errno != 0 {

@@ -140,6 +140,43 @@ func TestConfinement(t *testing.T) {
 	}
 }
 
+// A sandboxed child cannot connect to a unix socket by path, even in a folder it may write
+// (ssh-agent's, the D-Bus session bus, docker.sock), and the refusal is EACCES; unsandboxed it
+// can. socketpair, which pipes and runtimes' own IPC use, still works.
+func TestUnixSocket(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "agent.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	s := &decl.Sandbox{Write: []string{dir}}
+	if out, ok := run(t, nil, child(t, "unix:"+sock)); !ok {
+		t.Fatalf("unsandboxed connect to %s: %s", sock, out)
+	}
+	cmd := child(t, "unix:"+sock)
+	if out, ok := run(t, Resolve("agent", s, cmd), cmd); ok || !strings.Contains(out, "permission denied") {
+		t.Errorf("sandboxed connect to %s: %s, want permission denied", sock, out)
+	}
+	cmd = child(t, "socketpair")
+	if out, ok := run(t, Resolve("agent", s, cmd), cmd); !ok {
+		t.Errorf("sandboxed socketpair: %s", out)
+	}
+}
+
 // network: none leaves the child without a network: not even loopback reaches this
 // process's listener.
 func TestNetworkNone(t *testing.T) {
