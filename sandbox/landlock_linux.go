@@ -83,8 +83,9 @@ func kernelABI() int {
 	return int(v)
 }
 
-// restrict applies p's Landlock rules, at ABI abi, to the calling thread, which must then
-// execute the server itself (execve keeps the thread's domain; the other threads die).
+// restrict applies p's Landlock rules, at ABI abi, with no_new_privs and the seccomp filter,
+// to the calling thread (locked to its goroutine), which then starts or executes the server
+// itself: the server inherits the thread's restrictions, and no other thread has them.
 func restrict(p *Policy, abi int) error {
 	if abi < 1 {
 		return nil
@@ -129,7 +130,7 @@ func restrict(p *Policy, abi int) error {
 	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
 		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
 	}
-	if err := denyMPTCP(); err != nil {
+	if err := filterSockets(); err != nil {
 		return err
 	}
 	if _, _, errno := syscall.RawSyscall(sysRestrictSelf, fd, 0, 0); errno != 0 {

@@ -32,7 +32,8 @@ func TestMain(m *testing.M) {
 // try does what action says: read:PATH, write:PATH, tmp (write in TMPDIR), connect:ADDR,
 // mptcp:ADDR (connect with multipath TCP), uring-mptcp:ADDR (the same, its socket made
 // through io_uring),
-// bind:ADDR, signal:PID (signal 0), exec:PATH.
+// bind:ADDR, signal:PID (signal 0), exec:PATH, unix:PATH (connect to a unix socket),
+// socketpair.
 func try(action string) error {
 	verb, arg, _ := strings.Cut(action, ":")
 	switch verb {
@@ -67,6 +68,19 @@ func try(action string) error {
 		c, err := d.Dial("tcp", arg)
 		if err == nil {
 			c.Close()
+		}
+		return err
+	case "unix":
+		c, err := net.Dial("unix", arg)
+		if err == nil {
+			c.Close()
+		}
+		return err
+	case "socketpair":
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+		if err == nil {
+			syscall.Close(fds[0])
+			syscall.Close(fds[1])
 		}
 		return err
 	case "uring-mptcp":

@@ -1,13 +1,16 @@
 package sandbox
 
 import (
+	"bytes"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/agentpool/agentpool/decl"
@@ -30,14 +33,18 @@ func child(t *testing.T, action string) *exec.Cmd {
 // reported success.
 func run(t *testing.T, p *Policy, cmd *exec.Cmd) (string, bool) {
 	t.Helper()
+	var out []byte
+	var err error
 	if p != nil {
-		l, err := Command(p, cmd)
-		if err != nil {
-			t.Fatal(err)
+		l, cerr := Command(p, cmd)
+		if cerr != nil {
+			t.Fatal(cerr)
 		}
 		defer l.Cleanup()
+		out, err = output(l, cmd)
+	} else {
+		out, err = cmd.Output()
 	}
-	out, err := cmd.Output()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
@@ -46,6 +53,25 @@ func run(t *testing.T, p *Policy, cmd *exec.Cmd) (string, bool) {
 		t.Fatalf("%s: exit %d: %s %s", cmd.Args, ee.ExitCode(), out, ee.Stderr)
 	}
 	return strings.TrimSpace(string(out)), err == nil
+}
+
+// output is cmd.Output for a command that Command returned l for: started by l.Start.
+func output(l *Launch, cmd *exec.Cmd) ([]byte, error) {
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout = &stdout
+	captured := cmd.Stderr == nil
+	if captured {
+		cmd.Stderr = &stderr
+	}
+	if err := l.Start(cmd, nil); err != nil {
+		return nil, err
+	}
+	err := cmd.Wait()
+	var ee *exec.ExitError
+	if captured && errors.As(err, &ee) {
+		ee.Stderr = stderr.Bytes()
+	}
+	return stdout.Bytes(), err
 }
 
 func listen(t *testing.T) (net.Listener, string) {
@@ -116,6 +142,90 @@ func TestConfinement(t *testing.T) {
 	}
 }
 
+// A sandboxed child cannot connect to a unix socket by path, even in a folder it may write
+// (ssh-agent's, the D-Bus session bus, docker.sock), and the refusal is EACCES; unsandboxed it
+// can. socketpair, which pipes and runtimes' own IPC use, still works.
+func TestUnixSocket(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "agent.sock")
+	l, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	s := &decl.Sandbox{Write: []string{dir}}
+	if out, ok := run(t, nil, child(t, "unix:"+sock)); !ok {
+		t.Fatalf("unsandboxed connect to %s: %s", sock, out)
+	}
+	cmd := child(t, "unix:"+sock)
+	if out, ok := run(t, Resolve("agent", s, cmd), cmd); ok || !strings.Contains(out, "permission denied") {
+		t.Errorf("sandboxed connect to %s: %s, want permission denied", sock, out)
+	}
+	cmd = child(t, "socketpair")
+	if out, ok := run(t, Resolve("agent", s, cmd), cmd); !ok {
+		t.Errorf("sandboxed socketpair: %s", out)
+	}
+}
+
+// The confinement binds the thread that starts the server and nothing else of this process:
+// while a confined server runs and after it ends, this process's goroutines still create unix
+// sockets and read outside the server's paths.
+func TestConfinementStaysOnItsThread(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	dir := t.TempDir()
+	secret := filepath.Join(dir, "secret")
+	if err := os.WriteFile(secret, []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	free := func(when string) {
+		var wg sync.WaitGroup
+		for i := range 50 {
+			wg.Go(func() {
+				sock := filepath.Join(dir, fmt.Sprintf("%s-%d.sock", when, i))
+				l, err := net.Listen("unix", sock)
+				if err != nil {
+					t.Errorf("%s: unix socket in this process: %v", when, err)
+					return
+				}
+				l.Close()
+				if _, err := os.ReadFile(secret); err != nil {
+					t.Errorf("%s: read in this process: %v", when, err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	cmd := child(t, "read:"+secret)
+	l, err := Command(Resolve("s", &decl.Sandbox{}, cmd), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stdout = new(bytes.Buffer)
+	if err := l.Start(cmd, nil); err != nil {
+		t.Fatal(err)
+	}
+	free("while the server runs")
+	if err := cmd.Wait(); err == nil {
+		t.Errorf("the confined server read %s", secret)
+	}
+	l.Cleanup()
+	free("after it ended")
+}
+
 // network: none leaves the child without a network: not even loopback reaches this
 // process's listener.
 func TestNetworkNone(t *testing.T) {
@@ -133,7 +243,7 @@ func TestNetworkNone(t *testing.T) {
 	if !l.NetNS {
 		t.Error("Launch.NetNS false for network: none")
 	}
-	out, _ := cmd.Output()
+	out, _ := output(l, cmd)
 	if !strings.Contains(string(out), "denied") {
 		t.Errorf("connect from network: none: %s", out)
 	}
@@ -231,7 +341,7 @@ func TestNodeServer(t *testing.T) {
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	out, _ := cmd.Output()
+	out, _ := output(l, cmd)
 	if !strings.Contains(string(out), `"serverInfo"`) {
 		t.Fatalf("no initialize answer: %s\nstderr: %s", out, stderr.String())
 	}
@@ -286,7 +396,7 @@ func TestRuntimePrefixNotHome(t *testing.T) {
 		defer l.Cleanup()
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		if out, err := cmd.Output(); err == nil || !strings.Contains(stderr.String(), "EACCES") {
+		if out, err := output(l, cmd); err == nil || !strings.Contains(stderr.String(), "EACCES") {
 			t.Errorf("/bin/node reading %s: err %v, %s %s", secret, err, out, stderr.String())
 		}
 	})

@@ -10,12 +10,16 @@ import (
 // Landlock's TCP rules check TCP sockets only: a multipath TCP socket (IPPROTO_MPTCP, which
 // Go's listeners use by default) binds and connects past them. So a sandboxed process may not
 // create one: socket(…, IPPROTO_MPTCP) fails with EPROTONOSUPPORT, and programs fall back to
-// plain TCP, which the rules cover. io_uring creates sockets without a system call the filter
+// plain TCP, which the rules cover. Landlock (up to ABI 7) does not confine connecting to a
+// unix socket by path either (ssh-agent's, the D-Bus session bus, docker.sock), so
+// socket(AF_UNIX, …) fails with EACCES; socketpair, which cannot reach anything outside,
+// stays allowed. io_uring creates sockets without a system call the filter
 // sees, so io_uring_setup fails with ENOSYS (as on a kernel without io_uring; programs fall
 // back to plain system calls). The filter also refuses every system call made through
 // another architecture's calling convention (i386's int 0x80 or x32 on amd64), which it could not check.
 const (
 	ipprotoMPTCP    = 262
+	afUnix          = 1
 	sysIoUringSetup = 425 // the same number on every architecture
 
 	prSetSeccomp      = 22
@@ -31,29 +35,33 @@ const (
 	bpfRetK    = syscall.BPF_RET | syscall.BPF_K
 	offNr      = 0  // seccomp_data.nr
 	offArch    = 4  // seccomp_data.arch
-	offArg2Low = 32 // seccomp_data.args[2], its low half (little-endian)
+	offArg0Low = 16 // seccomp_data.args[0], its low half (little-endian)
+	offArg2Low = 32 // seccomp_data.args[2], its low half
 )
 
 // auditArch is this architecture's AUDIT_ARCH_* value; 0 where the filter is not installed.
 var auditArch = map[string]uint32{"amd64": 0xc000003e, "arm64": 0xc00000b7}[runtime.GOARCH]
 
-// denyMPTCP installs the filter on the calling thread (no_new_privs must be set).
-func denyMPTCP() error {
+// filterSockets installs the filter on the calling thread (no_new_privs must be set).
+func filterSockets() error {
 	if auditArch == 0 {
 		return nil
 	}
 	prog := []syscall.SockFilter{
 		/* 0 */ {Code: bpfLdWAbs, K: offArch},
-		/* 1 */ {Code: bpfJeqK, Jt: 0, Jf: 8, K: auditArch}, // another architecture's call: 10
+		/* 1 */ {Code: bpfJeqK, Jt: 0, Jf: 10, K: auditArch}, // another architecture's call: 12
 		/* 2 */ {Code: bpfLdWAbs, K: offNr},
-		/* 3 */ {Code: bpfJgeK, Jt: 6, Jf: 0, K: x32Bit}, // an x32 call: 10
-		/* 4 */ {Code: bpfJeqK, Jt: 5, Jf: 0, K: sysIoUringSetup}, // 10
-		/* 5 */ {Code: bpfJeqK, Jt: 0, Jf: 3, K: uint32(syscall.SYS_SOCKET)},
-		/* 6 */ {Code: bpfLdWAbs, K: offArg2Low},
-		/* 7 */ {Code: bpfJeqK, Jt: 0, Jf: 1, K: ipprotoMPTCP},
-		/* 8 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.EPROTONOSUPPORT)},
-		/* 9 */ {Code: bpfRetK, K: seccompRetAllow},
-		/* 10 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.ENOSYS)},
+		/* 3 */ {Code: bpfJgeK, Jt: 8, Jf: 0, K: x32Bit}, // an x32 call: 12
+		/* 4 */ {Code: bpfJeqK, Jt: 7, Jf: 0, K: sysIoUringSetup}, // 12
+		/* 5 */ {Code: bpfJeqK, Jt: 0, Jf: 5, K: uint32(syscall.SYS_SOCKET)}, // else 11
+		/* 6 */ {Code: bpfLdWAbs, K: offArg0Low},
+		/* 7 */ {Code: bpfJeqK, Jt: 5, Jf: 0, K: afUnix}, // 13
+		/* 8 */ {Code: bpfLdWAbs, K: offArg2Low},
+		/* 9 */ {Code: bpfJeqK, Jt: 0, Jf: 1, K: ipprotoMPTCP},
+		/* 10 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.EPROTONOSUPPORT)},
+		/* 11 */ {Code: bpfRetK, K: seccompRetAllow},
+		/* 12 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.ENOSYS)},
+		/* 13 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.EACCES)},
 	}
 	fprog := syscall.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
 	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSeccomp, seccompModeFilter, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
