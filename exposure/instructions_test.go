@@ -49,3 +49,33 @@ func TestSearchReadsServerInstructions(t *testing.T) {
 		t.Errorf("search of the server's instructions found %+v, want a kv tool first", f.Tools)
 	}
 }
+
+// Two visible servers of one name (a pool server and an agent's own): neither's tools are
+// indexed with the other's instructions.
+func TestSearchKeepsInstructionsToTheirServer(t *testing.T) {
+	reg := ext.NewRegistry(nil)
+	t.Cleanup(func() { reg.Close(context.Background()) })
+	pool := &server{name: "kv", tools: map[string]string{"get": "Read a value by key."}}
+	agent := &instructed{server: server{name: "kv", tools: map[string]string{"put": "Write a value under a key."}}, ins: "A Redis cache: store and fetch strings."}
+	remote := ext.WithOrigin(ext.Origin{Kind: ext.OriginRemote, Location: "mcp://kv"})
+	if err := reg.Register(pool, ext.LevelPool, ext.Scope{}, remote); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.Register(agent, ext.LevelAgent, ext.Scope{AgentName: "a"}, remote); err != nil {
+		t.Fatal(err)
+	}
+	v, err := view.Compile(context.Background(), reg, ext.Scope{AgentName: "a"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := v.Tool("kv__get"); !ok {
+		t.Fatalf("view lists %v, want the pool server's kv__get", names(v.Tools))
+	}
+	s := exposure.NewSession(exposure.Config{Mode: exposure.ModeSearch}, exposure.NewCatalog(), false)
+	f, _ := s.Search(v, exposure.SearchArgs{Query: "redis cache"})
+	for _, m := range f.Tools {
+		if m.Name == "kv__get" {
+			t.Errorf("found %+v: the pool server's kv__get by the agent's server's instructions", f.Tools)
+		}
+	}
+}

@@ -44,13 +44,22 @@ func instructions(members []member) Instructions {
 // ServerInstructions returns, by capability name, what each MCP server of the view (a
 // capability of remote origin) answered in initialize as its instructions, hidden text removed
 // as in Instructions.Static but not labelled; a server that answered none, or is not connected
-// yet, is absent. Never nil.
+// yet, is absent, and so is a name two visible capabilities share (at different levels), since a
+// tool's capability name could not tell whose words they are. Never nil.
 func (v *View) ServerInstructions() map[string]string {
-	out := map[string]string{}
+	out, shared := map[string]string{}, map[string]bool{}
 	for i := range v.caps {
 		m := &v.caps[i]
+		name := m.reg.Capability.Name()
+		_, seen := shared[name]
+		shared[name] = seen
 		if s := strings.TrimSpace(m.ins.Static); s != "" && m.reg.Origin.Remote() {
-			out[m.reg.Capability.Name()] = s
+			out[name] = s
+		}
+	}
+	for name, twice := range shared {
+		if twice {
+			delete(out, name)
 		}
 	}
 	return out
