@@ -14,3 +14,11 @@ func ProjectSandbox(user *config.Config, dir string) *decl.Sandbox {
 	}
 	return projectSandbox(dir)
 }
+
+// Sandboxed returns spec, the server name of st's config declares, with the sandbox it runs
+// under: its own sandbox key (none when off), else the default of where it is declared (the
+// config's top-level sandbox, a plugin's or a trusted project's). The status page shows it for
+// a session-scoped server none of whose instances runs yet.
+func (st *State) Sandboxed(name string, spec decl.Server) decl.Server {
+	return st.sandboxed(name, spec)
+}

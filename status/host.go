@@ -45,7 +45,7 @@ func FromHost(h *host.Host, agents []string, counts Counts) Report {
 	}
 	for _, name := range cfg.MCPServers.Names() {
 		if cfg.MCPServers[name].Scope == mcpcap.ScopeSession {
-			s := Server{Name: name, State: "per session", Sandbox: stdioSandbox(name, cfg.MCPServers[name])}
+			s := Server{Name: name, State: "per session", Sandbox: stdioSandbox(name, st.Sandboxed(name, cfg.MCPServers[name]))}
 			for _, c := range h.SessionServers(name) { // summed over the sessions' instances
 				s.Sandbox = stdioSandbox(name, c.Config().Server.Server) // with its default filled in
 				st := c.Status()

@@ -19,7 +19,9 @@ type Sandbox struct {
 	Text string `json:"text"`
 	// ABI is the Landlock ABI level the rules are applied at; 0: none.
 	ABI int `json:"landlock_abi"`
-	// Applied says what is applied ("landlock ABI 7, no network"), "" when nothing is.
+	// Applied says what is applied ("landlock ABI 7, no network") and what the kernel lacks of
+	// a sandbox that is not required ("no landlock, lacking Landlock (the kernel has none)"
+	// when nothing is applied); "" for no sandbox or a refused one.
 	Applied string `json:"applied,omitempty"`
 	// Refused is the one line saying why the server does not start (the kernel lacks what its
 	// required sandbox needs), or "".

@@ -157,3 +157,22 @@ func TestStatusPageShowsSandbox(t *testing.T) {
 		t.Errorf("the status page's row of open: %q; want its sandbox off", r)
 	}
 }
+
+// The status page shows a session-scoped server's sandbox as its sessions would run it, the
+// config's default filled in, before any session has started one.
+func TestStatusPageShowsSessionServerDefaultSandbox(t *testing.T) {
+	t.Parallel()
+	cfg := filepath.Join(t.TempDir(), "agentpool.yaml")
+	writeFile(t, cfg, `sandbox: {read: [~/projects], network: none}
+mcp_servers:
+  persession:
+    command: `+testserver.Build(t)+`
+    scope: session
+`)
+	base, _ := startServeLogged(t, cfg)
+	waitReady(t, base)
+	page := html.UnescapeString(httpGet(t, base+"/"))
+	if r := row(page, "server", "<code>persession</code>"); !strings.Contains(r, "read ~/projects; write none; network none; profile auto") {
+		t.Errorf("the status page's row of persession: %q; want the config's default sandbox", r)
+	}
+}

@@ -231,7 +231,7 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 			fmt.Fprintf(w, "    cwd: %s\n", cell(cwd))
 		}
 		if d.URL == "" {
-			printSandbox(w, d, box)
+			printSandbox(w, d, box, unshown[d.Where])
 		}
 		if d.Auth != nil {
 			printAuth(w, d.Auth, unshown[d.Where])
@@ -240,16 +240,22 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 }
 
 // printSandbox prints the sandbox d's stdio server runs in: its own, else the project's
-// default box, with what the kernel applies of it.
-func printSandbox(w io.Writer, d trust.Decl, box *decl.Sandbox) {
+// default box, with what the kernel applies of it. With hidden (d could only be read expanded)
+// its own sandbox's paths are not printed: they may hold the value of a variable.
+func printSandbox(w io.Writer, d trust.Decl, box *decl.Sandbox, hidden bool) {
 	whose := ""
 	if d.Sandbox == nil && box != nil {
 		whose = "the project's default: "
 		d.Sandbox = box
+		hidden = false
 	}
-	if b := status.SandboxOf(d.Name, d.Sandbox); b.Sandbox == nil {
+	b := status.SandboxOf(d.Name, d.Sandbox)
+	switch {
+	case b.Sandbox == nil:
 		fmt.Fprintln(w, "    sandbox: off")
-	} else {
+	case hidden:
+		fmt.Fprintf(w, "    sandbox: (not shown: its ${VAR} references could not be kept as written) (%s)\n", cell(cmp.Or(b.Refused, b.Applied)))
+	default:
 		fmt.Fprintf(w, "    sandbox: %s%s (%s)\n", whose, cell(b.Text), cell(cmp.Or(b.Refused, b.Applied)))
 	}
 }

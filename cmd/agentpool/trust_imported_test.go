@@ -82,3 +82,23 @@ Body.
 		}
 	}
 }
+
+// The sandbox paths of a server that could only be read expanded are not printed either:
+// they may hold the value of a variable as much as its cwd.
+func TestTrustPrintsNoExpandedSandboxPath(t *testing.T) {
+	r := newTrustRepo(t)
+	t.Setenv("AGENTPOOL_REVIEW_TOKEN", "s3cr3t-t0ken-value")
+	t.Setenv("AGENTPOOL_REVIEW_HOST", "api.example.invalid")
+	writeFile(t, filepath.Join(r.dir, "agentpool.yaml"), "import: [.mcp.json]\nmcp_servers:\n  own:\n    command: sh\n    sandbox:\n      read: [\"/tmp/${AGENTPOOL_REVIEW_TOKEN}\"]\n      required: false\n")
+	writeFile(t, filepath.Join(r.dir, ".mcp.json"), `{"mcpServers": {"remote": {"url": "https://${AGENTPOOL_REVIEW_HOST}/mcp"}}}`)
+	stdout, stderr, code := r.run(t, "trust")
+	if code != 0 {
+		t.Fatalf("trust: %s", stderr)
+	}
+	if strings.Contains(stdout+stderr, "s3cr3t-t0ken-value") {
+		t.Errorf("trust printed the value of a variable:\n%s%s", stdout, stderr)
+	}
+	if lines := serverLines(stdout, "own"); !containsLine(lines, "    sandbox: (") {
+		t.Errorf("trust's lines under own: %q; want its sandbox without its paths; output:\n%s", lines, stdout)
+	}
+}
