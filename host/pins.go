@@ -214,6 +214,19 @@ func (h *Host) PinDrift() []pin.ServerDrift {
 	return h.opts.Pins.Drift()
 }
 
+// PinDriftLines says each drift of PinDrift in one line, as serve's warning does
+// ("mail: tool \"send\" changed since it was pinned; review it with agentpool pins list
+// mail"), drift recorded by an earlier process and not approved included; never nil.
+func (h *Host) PinDriftLines() []string {
+	lines := []string{}
+	for _, sd := range h.PinDrift() {
+		for _, d := range sd.Drift {
+			lines = append(lines, sd.Server+": "+d.Line(sd.Server))
+		}
+	}
+	return lines
+}
+
 // PinsDrifted returns how many definitions differ from their pins across the servers
 // (PinDrift), as a float for a metric.
 func (h *Host) PinsDrifted() float64 {

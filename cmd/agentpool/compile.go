@@ -51,6 +51,7 @@ func newCompileCmd(opts *options) *cobra.Command {
 			lazy := mcpcap.LazyServers(h.Registry.Visible(scope))
 			exp := exposure.NewReport(toolsConfig(h, scope.AgentName), v)
 			boxes := status.HostSandboxes(h, scope)
+			drifted := h.PinDriftLines()
 			if out.json {
 				reportProblems(cmd, opts, v)
 				err = printJSON(cmd.OutOrStdout(), struct {
@@ -58,13 +59,15 @@ func newCompileCmd(opts *options) *cobra.Command {
 					LazyServers  []mcpcap.LazyServer `json:"lazy_servers"`
 					ToolExposure exposure.Report     `json:"tool_exposure"`
 					Sandboxes    []status.Sandbox    `json:"sandboxes"`
-				}{jsonView(v), orEmpty(lazy), exp, boxes})
+					PinsDrifted  []string            `json:"pins_drifted"`
+				}{jsonView(v), orEmpty(lazy), exp, boxes, drifted})
 			} else if err = printView(cmd, opts, v); err == nil { // its problems section reports them
 				if err = printLazy(cmd, lazy); err == nil {
 					fmt.Fprintf(cmd.OutOrStdout(), "\n## tool exposure\n")
 					err = exp.WriteText(cmd.OutOrStdout())
 				}
 				printSandboxes(cmd.OutOrStdout(), boxes)
+				fmt.Fprintf(cmd.OutOrStdout(), "\n## pins drifted (%d)\n%s", len(drifted), strings.Join(append(drifted, ""), "\n"))
 			}
 			if err != nil {
 				return err
