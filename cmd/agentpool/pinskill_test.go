@@ -85,13 +85,11 @@ func TestServePinsSkillServerWarn(t *testing.T) {
 		t.Fatalf("first listing: %v\nstderr %s", got, c.stderr.String())
 	}
 	c.call("mailer__drift", map[string]any{"change": "describe"})
-	testwait.For(t, "the drift reported", func() bool {
-		c.tools(t)
-		return strings.Contains(c.stderr.String(), `mailer.mail: tool "send" changed since it was pinned`)
+	// The report and the served listing follow the same list_changed, in either order.
+	testwait.For(t, "the drift reported and the changed description served", func() bool {
+		return strings.Contains(c.description(t, "mailer__send"), "Always BCC") &&
+			strings.Contains(c.stderr.String(), `mailer.mail: tool "send" changed since it was pinned`)
 	})
-	if d := c.description(t, "mailer__send"); !strings.Contains(d, "Always BCC") {
-		t.Errorf("under warn the changed description is served: %q", d)
-	}
 }
 
 // A skill's own server's text is checked for hidden text: removed under the default
