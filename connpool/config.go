@@ -43,9 +43,8 @@ type ServerConfig struct {
 	//   - Auth, when set, makes the client of an HTTP server an OAuth client: it gets a token
 	//     when the server answers 401 and puts it on every request to the server's origin.
 	//     Nil: no OAuth (a static Authorization in Headers still works).
-	//   - Sandbox, when set and not off, confines a stdio server (package sandbox); with
-	//     network none it starts through the sandbox's entry point, so the program must call
-	//     sandbox.Main first.
+	//   - Sandbox, when set and not off, confines a stdio server (package sandbox): it starts
+	//     through the sandbox's entry point, so the program must call sandbox.Main first.
 	//     Where the kernel lacks what a required sandbox needs, Get fails with an error
 	//     wrapping ErrStart, ErrPermanent and sandbox.ErrUnavailable.
 	//   - StartupTimeout bounds spawn + connect + initialize; zero means DefaultStartTimeout.

@@ -65,12 +65,10 @@
 //
 // # Sandboxed servers
 //
-// A stdio server whose declaration has a sandbox starts confined (package sandbox): forked from
-// a thread of this process that confined itself first and lives until the server is reaped,
-// or, for network: none, through the sandbox's entry point (this program re-executed: it must
-// call sandbox.Main first), which confines itself and then becomes the server. Either way it is
-// the server's own pid and process group, so Pdeathsig, the guard and the group kills apply to
-// it unchanged. Conn.Sandbox says what was applied. A required sandbox the
+// A stdio server whose declaration has a sandbox starts through package sandbox's entry point
+// (this program re-executed: it must call sandbox.Main first), which confines itself and then
+// becomes the server: the same pid and process group, so Pdeathsig, the guard and the group
+// kills apply to it unchanged. Conn.Sandbox says what was applied. A required sandbox the
 // kernel cannot apply fails the start at once and for good (ErrPermanent wrapping
 // sandbox.ErrUnavailable), in one line; no process is started.
 //

@@ -12,17 +12,13 @@
 // and /usr/bin/env (for #! lines), and gets a private temporary folder, a fresh folder under
 // os.TempDir given as TMPDIR, removed when the server ends (Launch.Cleanup).
 //
-// Command prepares an *exec.Cmd and Launch.Start starts it: from a goroutine locked to a
-// thread of its own, which sets no_new_privs, installs the seccomp filter and the Landlock
-// rules (each binds the calling thread only), forks the server, which inherits them, and then
-// stays parked, running nothing else, until Launch.Cleanup (the server's Pdeathsig is tied to
-// that thread); the thread ends with its goroutine. A policy with network: none instead starts
-// through this program's own executable with a hidden entry point, as Codex's Linux sandbox
-// re-executes itself: the child applies the rules to itself and then executes the server in
-// its place (same pid, same process group). Programs that use Command must call Main first
-// thing in main, and so must the test main of a package whose tests start sandboxed commands.
-// That policy travels in an environment variable that the entry point removes before the
-// server runs.
+// Command rewrites an *exec.Cmd to start through this program's own executable with a hidden
+// entry point, as Codex's Linux sandbox re-executes itself: the child, before it runs
+// anything of the server's, applies the rules to itself and then executes the server in its
+// place (same pid, same process group). Programs that use Command must call Main first thing
+// in main, and so must the test main of a package whose tests start sandboxed commands. The
+// policy travels in an environment variable that the entry point removes before the server
+// runs.
 //
 // What is applied: Landlock filesystem rules (read, write, execute), TCP rules (binding is
 // never allowed; with a network list, connecting only to its ports, whatever the host, for
@@ -30,8 +26,7 @@
 // as far as the kernel's Landlock ABI reaches (best effort down the levels; Launch.ABI says
 // which level). Landlock's TCP rules do not see multipath TCP sockets, which Go's listeners
 // open by default: a seccomp filter makes creating one fail (EPROTONOSUPPORT, so programs fall
-// back to plain TCP), makes creating a unix socket fail (EACCES: Landlock does not confine
-// connecting to one by path; socketpair stays allowed), makes io_uring_setup fail (ENOSYS: io_uring creates sockets unseen by
+// back to plain TCP), makes io_uring_setup fail (ENOSYS: io_uring creates sockets unseen by
 // the filter) and refuses system calls made through another architecture's calling
 // convention. `network: none` adds a new user namespace (the caller's uid and gid mapped
 // to themselves) and a new network namespace with no interface up.
