@@ -44,7 +44,7 @@ type process struct {
 
 // spawn starts cfg.Command in a new process group with its stdin, stdout and
 // stderr on pipes, and the group's guard; confined by cfg.Sandbox when set (and
-// not off), through sandbox.Launch.Start. start starts a command (the
+// not off), through the sandbox's entry point. start starts a command (the
 // pool's starter); goStart starts the process goroutines (tracked by the pool).
 func spawn(cfg ServerConfig, stderrBytes int, reap bool, start func(*exec.Cmd) error, goStart func(func())) (*process, error) {
 	stdinR, stdinW, err := os.Pipe()
@@ -77,14 +77,7 @@ func spawn(cfg ServerConfig, stderrBytes int, reap bool, start func(*exec.Cmd) e
 			return nil, err
 		}
 	}
-	if launch != nil {
-		// A confined start forks from the sandbox's own thread, which lives until the
-		// server is reaped (Launch.Cleanup): Pdeathsig is tied to it, not the pool's.
-		setPdeathsig(cmd.SysProcAttr)
-		err = launch.Start(cmd, start)
-	} else {
-		err = start(cmd)
-	}
+	err = start(cmd)
 	closeAll(stdinR, stdoutW, stderrW) // the child's ends
 	if err != nil {
 		closeAll(stdinW, stdoutR, stderrR)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 
 	"github.com/agentpool/agentpool/decl"
 )
@@ -40,38 +39,11 @@ type Launch struct {
 	Missing string
 	// TmpDir is the server's private temporary folder (its TMPDIR).
 	TmpDir string
-
-	policy  *Policy       // applied by Start on a thread of its own; nil: Start just starts
-	release chan struct{} // closed by Cleanup: that thread's end
-	once    sync.Once
 }
 
-// Start starts cmd, the command Command returned l for. When Command left the policy to
-// Start (every policy but one with network: none), cmd starts from a thread of this process
-// that first confines itself (no_new_privs, the seccomp filter, the Landlock rules: each binds
-// that thread only, and the server inherits them) and then stays, running nothing else, until
-// Cleanup: that thread is cmd's parent, so a Pdeathsig set on cmd fires only when Cleanup ends
-// it. Otherwise start starts cmd (nil: cmd.Start). A policy that cannot be applied fails the
-// start, with nothing started.
-func (l *Launch) Start(cmd *exec.Cmd, start func(*exec.Cmd) error) error {
-	if l.policy != nil {
-		return startConfined(l.policy, l.ABI, cmd, l.release)
-	}
-	if start == nil {
-		return cmd.Start()
-	}
-	return start(cmd)
-}
-
-// Cleanup ends the thread that started the server (see Start) and removes the private
-// temporary folder. Call it once the server has exited, or when it could not start; it is
+// Cleanup removes the private temporary folder. Call it once the server has exited; it is
 // idempotent.
 func (l *Launch) Cleanup() {
-	l.once.Do(func() {
-		if l.release != nil {
-			close(l.release)
-		}
-	})
 	if l.TmpDir != "" {
 		_ = os.RemoveAll(l.TmpDir)
 	}
@@ -109,13 +81,12 @@ func missing(p *Policy, s Support) string {
 	return strings.Join(m, " and ")
 }
 
-// Command prepares cmd, built by exec.Command with its Dir, Env and SysProcAttr set (or
-// nil), to start confined by p: start it with Launch.Start, never cmd.Start, and call
-// Launch.Cleanup once it has exited. cmd must not have been started. Command sets TMPDIR in
-// cmd.Env to a new private folder (Launch.Cleanup removes it). For network none it rewrites
-// cmd to start through this program's executable, which applies p and then executes the
-// command in its place (see the package doc), and sets the user and network namespace flags
-// in cmd.SysProcAttr; the caller's other attributes (Setpgid, Pdeathsig) stay.
+// Command rewrites cmd, built by exec.Command with its Dir, Env and SysProcAttr set (or
+// nil), to start through this program's executable, which applies p and then executes the
+// command in its place (see the package doc). cmd must not have been started. Command sets
+// TMPDIR in cmd.Env to a new private folder (Launch.Cleanup removes it) and, for network
+// none, the user and network namespace flags in cmd.SysProcAttr; the caller's other
+// attributes (Setpgid, Pdeathsig) stay.
 //
 // When the kernel lacks what p needs and p.Required, Command changes nothing and returns an
 // error wrapping ErrUnavailable, one line naming the server, what is missing and
@@ -139,6 +110,10 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("server %q: command %s: %w", p.Server, path, fs.ErrNotExist)
 	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("server %q: sandbox: this program's executable: %w", p.Server, err)
+	}
 	tmp, err := os.MkdirTemp("", "agentpool-sandbox-")
 	if err != nil {
 		return nil, fmt.Errorf("server %q: sandbox: private temporary folder: %w", p.Server, err)
@@ -146,28 +121,20 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 	l.TmpDir = tmp
 	applied := *p
 	applied.Write = append(append([]string(nil), p.Write...), tmp)
-	env := cmd.Env
-	if env == nil {
-		env = os.Environ()
-	}
-	env = withVar(env, "TMPDIR", tmp)
-	if !netNS {
-		cmd.Env = env
-		l.policy, l.release = &applied, make(chan struct{})
-		return l, nil
-	}
-	self, err := os.Executable()
-	if err != nil {
-		l.Cleanup()
-		return nil, fmt.Errorf("server %q: sandbox: this program's executable: %w", p.Server, err)
-	}
 	payload, err := json.Marshal(launch{Policy: &applied, ABI: l.ABI})
 	if err != nil {
 		l.Cleanup()
 		return nil, err
 	}
-	l.NetNS = true
-	newNamespaces(cmd)
+	if netNS {
+		l.NetNS = true
+		newNamespaces(cmd)
+	}
+	env := cmd.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = withVar(env, "TMPDIR", tmp)
 	cmd.Env = append(env, policyEnv+"="+string(payload))
 	cmd.Args = append([]string{self, entryArg, path}, cmd.Args...)
 	cmd.Path = self

@@ -83,9 +83,8 @@ func kernelABI() int {
 	return int(v)
 }
 
-// restrict applies p's Landlock rules, at ABI abi, with no_new_privs and the seccomp filter,
-// to the calling thread (locked to its goroutine), which then starts or executes the server
-// itself: the server inherits the thread's restrictions, and no other thread has them.
+// restrict applies p's Landlock rules, at ABI abi, to the calling thread, which must then
+// execute the server itself (execve keeps the thread's domain; the other threads die).
 func restrict(p *Policy, abi int) error {
 	if abi < 1 {
 		return nil

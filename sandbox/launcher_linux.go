@@ -37,28 +37,6 @@ func Main() {
 	fail(fmt.Errorf("execute %s: %w", path, err))
 }
 
-// startConfined starts cmd from a new thread that first applies p, at ABI abi, to itself, and
-// then waits for release; the thread never runs anything else, and ends when this returns
-// still locked to it (or at once, when the start fails).
-func startConfined(p *Policy, abi int, cmd *exec.Cmd, release <-chan struct{}) error {
-	errc := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread() // never unlocked: a confined thread must end with its goroutine
-		if err := restrict(p, abi); err != nil {
-			errc <- fmt.Errorf("server %q: sandbox: %w", p.Server, err)
-			return
-		}
-		// forkExec clones from the calling thread: the server inherits its confinement.
-		if err := cmd.Start(); err != nil {
-			errc <- err
-			return
-		}
-		errc <- nil
-		<-release
-	}()
-	return <-errc
-}
-
 func fail(err error) {
 	fmt.Fprintf(os.Stderr, "agentpool sandbox: %v\n", err)
 	os.Exit(126)

@@ -15,7 +15,3 @@ func probeKernel() Support { return Support{} }
 func restrict(*Policy, int) error { return errors.New("sandbox: Linux only") }
 
 func newNamespaces(*exec.Cmd) {}
-
-func startConfined(*Policy, int, *exec.Cmd, <-chan struct{}) error {
-	return errors.New("sandbox: Linux only")
-}

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bytes"
 	"errors"
 	"net"
 	"os"
@@ -31,18 +30,14 @@ func child(t *testing.T, action string) *exec.Cmd {
 // reported success.
 func run(t *testing.T, p *Policy, cmd *exec.Cmd) (string, bool) {
 	t.Helper()
-	var out []byte
-	var err error
 	if p != nil {
-		l, cerr := Command(p, cmd)
-		if cerr != nil {
-			t.Fatal(cerr)
+		l, err := Command(p, cmd)
+		if err != nil {
+			t.Fatal(err)
 		}
 		defer l.Cleanup()
-		out, err = output(l, cmd)
-	} else {
-		out, err = cmd.Output()
 	}
+	out, err := cmd.Output()
 	var ee *exec.ExitError
 	if err != nil && !errors.As(err, &ee) {
 		t.Fatal(err)
@@ -51,25 +46,6 @@ func run(t *testing.T, p *Policy, cmd *exec.Cmd) (string, bool) {
 		t.Fatalf("%s: exit %d: %s %s", cmd.Args, ee.ExitCode(), out, ee.Stderr)
 	}
 	return strings.TrimSpace(string(out)), err == nil
-}
-
-// output is cmd.Output for a command that Command returned l for: started by l.Start.
-func output(l *Launch, cmd *exec.Cmd) ([]byte, error) {
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout = &stdout
-	captured := cmd.Stderr == nil
-	if captured {
-		cmd.Stderr = &stderr
-	}
-	if err := l.Start(cmd, nil); err != nil {
-		return nil, err
-	}
-	err := cmd.Wait()
-	var ee *exec.ExitError
-	if captured && errors.As(err, &ee) {
-		ee.Stderr = stderr.Bytes()
-	}
-	return stdout.Bytes(), err
 }
 
 func listen(t *testing.T) (net.Listener, string) {
@@ -194,7 +170,7 @@ func TestNetworkNone(t *testing.T) {
 	if !l.NetNS {
 		t.Error("Launch.NetNS false for network: none")
 	}
-	out, _ := output(l, cmd)
+	out, _ := cmd.Output()
 	if !strings.Contains(string(out), "denied") {
 		t.Errorf("connect from network: none: %s", out)
 	}
@@ -292,7 +268,7 @@ func TestNodeServer(t *testing.T) {
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
-	out, _ := output(l, cmd)
+	out, _ := cmd.Output()
 	if !strings.Contains(string(out), `"serverInfo"`) {
 		t.Fatalf("no initialize answer: %s\nstderr: %s", out, stderr.String())
 	}
@@ -347,7 +323,7 @@ func TestRuntimePrefixNotHome(t *testing.T) {
 		defer l.Cleanup()
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
-		if out, err := output(l, cmd); err == nil || !strings.Contains(stderr.String(), "EACCES") {
+		if out, err := cmd.Output(); err == nil || !strings.Contains(stderr.String(), "EACCES") {
 			t.Errorf("/bin/node reading %s: err %v, %s %s", secret, err, out, stderr.String())
 		}
 	})
