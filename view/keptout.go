@@ -53,11 +53,15 @@ func (v *View) ReadResource(ctx context.Context, uri string) ([]ext.ResourceCont
 // (ext.ResourceBlocker), and no resource or template of the view names it. nil otherwise. It
 // reads nothing, and looks at the view's resources only when something is kept out.
 func (v *View) BlockedResource(uri string) error {
+	server, inner := routed(uri)
 	for i := range v.caps {
 		m := &v.caps[i]
-		own, named := strings.CutPrefix(uri, "mcp://"+m.reg.Capability.Name()+"/")
-		if !named {
-			own = uri
+		own, asked := inner, inner
+		if server != "" {
+			if server != m.reg.Capability.Name() {
+				own = uri
+			}
+			asked = "mcp://" + server + "/" + inner
 		}
 		var why error
 		for _, k := range m.keptRes {
@@ -67,7 +71,7 @@ func (v *View) BlockedResource(uri string) error {
 			}
 		}
 		if b, ok := m.reg.Capability.(ext.ResourceBlocker); ok && why == nil {
-			why = b.BlockedResource(uri)
+			why = b.BlockedResource(asked)
 		}
 		if why != nil && !v.serves(own) {
 			return &keptOutError{uri: uri, why: why}
@@ -76,10 +80,33 @@ func (v *View) BlockedResource(uri string) error {
 	return nil
 }
 
+// routed returns uri in the form the registry routes it (ext.Registry.ResolveURI) with its
+// scheme in lower case, or for mcp://<server>/<uri> the server (its name percent-decoded) and
+// the URI it is asked for, its scheme in lower case too; server is "" for any other scheme.
+func routed(uri string) (server, own string) {
+	u, err := ext.ParseURI(uri)
+	if err != nil || u.Scheme != "mcp" {
+		return "", lowerScheme(uri)
+	}
+	_, rest, _ := strings.Cut(uri, "://")
+	_, inner, _ := strings.Cut(rest, "/")
+	return u.Authority, lowerScheme(inner)
+}
+
+// lowerScheme returns uri (or a URI template) with its scheme in lower case; uri as it is
+// when it has none.
+func lowerScheme(uri string) string {
+	scheme, _, ok := strings.Cut(uri, ":")
+	if !ok || strings.ContainsAny(scheme, "/?#{") {
+		return uri
+	}
+	return strings.ToLower(scheme) + uri[len(scheme):]
+}
+
 // serves reports whether a resource or template of the view names uri.
 func (v *View) serves(uri string) bool {
 	for _, r := range v.Resources {
-		if r.URI == uri {
+		if lowerScheme(r.URI) == uri {
 			return true
 		}
 	}
@@ -91,11 +118,12 @@ func (v *View) serves(uri string) bool {
 	return false
 }
 
-// names reports whether k's URI is uri, or k's template matches it.
+// names reports whether k's URI is uri, or k's template matches it, uri's scheme and k's
+// compared in lower case (uri's already is).
 func names(k keptResource, uri string) bool {
 	if !k.template {
-		return k.uri == uri
+		return lowerScheme(k.uri) == uri
 	}
-	t, err := uritemplate.New(k.uri)
+	t, err := uritemplate.New(lowerScheme(k.uri))
 	return err == nil && t.Match(uri) != nil
 }
