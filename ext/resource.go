@@ -120,8 +120,8 @@ type ResourceTemplateSource interface {
 // ResourceBlocker is an optional interface of a ResourceSource that keeps some of its resource
 // templates or skills out of its listings (definitions that changed since the user approved
 // them, package pin): BlockedResource returns why reading uri (as ReadResource takes it) is
-// refused when a template kept out matches it or it is a file of a skill kept out, or nil. A view asks it for a URI nothing it
-// lists serves, so the caller learns why.
+// refused when a template kept out matches it or it is a file of a skill kept out, or nil. A view asks it about a URI
+// whose read found nothing, so the caller learns why.
 type ResourceBlocker interface {
 	BlockedResource(uri string) error
 }

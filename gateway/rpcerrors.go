@@ -42,8 +42,9 @@ func encodableErrors(next mcp.MethodHandler) mcp.MethodHandler {
 // definition that changed since the user approved it), a tools/call of a tool of the view the
 // session does not list (search mode: exposure.Session.NotListed), a prompts/get of a prompt
 // kept out (view.View.BlockedCommand), or a resources/read of a URI only definitions kept out
-// name (view.View.BlockedResource), with the reason, where the go-sdk would say only "unknown
-// tool", "unknown prompt" or "Resource not found".
+// name (view.View.BlockedResource, and view.View.KeptOut when the read found nothing), with
+// the reason, where the go-sdk would say only "unknown tool", "unknown prompt" or "Resource
+// not found".
 func (s *session) blockedCalls(next mcp.MethodHandler) mcp.MethodHandler {
 	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 		if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
@@ -58,9 +59,17 @@ func (s *session) blockedCalls(next mcp.MethodHandler) mcp.MethodHandler {
 			}
 		}
 		if r, ok := req.(*mcp.ReadResourceRequest); ok && r.Params != nil {
-			if err := s.view.Load().BlockedResource(r.Params.URI); err != nil {
+			v := s.view.Load()
+			if err := v.BlockedResource(r.Params.URI); err != nil {
 				return nil, resourceError(r.Params.URI, err)
 			}
+			res, err := next(ctx, method, req)
+			if je := (*jsonrpc.Error)(nil); errors.As(err, &je) && je.Code == mcp.CodeResourceNotFound {
+				if kept := v.KeptOut(r.Params.URI); kept != nil {
+					return nil, resourceError(r.Params.URI, kept)
+				}
+			}
+			return res, err
 		}
 		return next(ctx, method, req)
 	}

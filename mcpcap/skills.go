@@ -126,10 +126,11 @@ func (c *Cap) SkillExists(ctx context.Context, uri string) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	return sc.has(uri), nil
+	return sc.has(uri) && c.blockedSkill(uri) == nil, nil
 }
 
-// ReadSkill reads a skill file the server lists. An unlisted URI is ext.ErrNotFound; a URI
+// ReadSkill reads a skill file the server lists. An unlisted URI, or a file of a skill the
+// Cap's SkillGuard keeps out (whatever other skill's root holds it), is ext.ErrNotFound; a URI
 // with "..", an encoded dot segment, a backslash or a NUL is ext.ErrPathTraversal.
 func (c *Cap) ReadSkill(ctx context.Context, uri string) ([]ext.ResourceContents, error) {
 	if c.isClosed() {
@@ -148,6 +149,9 @@ func (c *Cap) ReadSkill(ctx context.Context, uri string) ([]ext.ResourceContents
 	}
 	if !sc.has(orig) {
 		return nil, fmt.Errorf("mcp server %q: read skill %s: %w", c.cfg.Name, uri, ext.ErrNotFound)
+	}
+	if err := c.blockedSkill(orig); err != nil {
+		return nil, fmt.Errorf("mcp server %q: read skill %s: %w: %w", c.cfg.Name, uri, ext.ErrNotFound, err)
 	}
 	return c.read(ctx, orig)
 }

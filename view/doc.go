@@ -50,8 +50,10 @@
 //     names afterwards.
 //   - Prompts are the commands; skill files are read through ext.Registry.ResolveURI, which
 //     applies the same precedence. What a policy keeps out of the view cannot be read by URI
-//     either: a resource or template left out under hidden_text: block, or a template a
-//     server's pins keep out (BlockedResource), unless the view serves the URI otherwise.
+//     either: a resource or template left out under hidden_text: block (BlockedResource),
+//     unless the view serves the URI otherwise. What a server's pins keep out the server
+//     refuses itself; a read that found nothing gives the reason (KeptOut), and a URI another
+//     capability serves is read from it.
 //   - Failures: a capability that is degraded or closed contributes nothing, and a listing
 //     that fails leaves out that part; each is a Problem. Compile never fails because a
 //     capability did.

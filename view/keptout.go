@@ -39,47 +39,94 @@ func (e *keptOutError) Unwrap() []error { return []error{ext.ErrNotFound, ErrKep
 // ReadResource reads uri through the registry's routing at the view's scope (skill://,
 // mcp://<server>/…, and upstream schemes): resources are read where they live now, so a file
 // of a skill edited since the compile is read as it is. A URI kept out of the view
-// (BlockedResource) is refused with that error.
+// (BlockedResource) is refused with that error. A URI no capability has, and that a template
+// or skill a capability keeps out names (ext.ResourceBlocker), is refused with its reason.
 func (v *View) ReadResource(ctx context.Context, uri string) ([]ext.ResourceContents, error) {
 	if err := v.BlockedResource(uri); err != nil {
 		return nil, err
 	}
-	return v.reg.ResolveURI(ctx, uri, v.Scope)
+	cs, err := v.reg.ResolveURI(ctx, uri, v.Scope)
+	if errors.Is(err, ext.ErrNotFound) {
+		if kept := v.KeptOut(uri); kept != nil {
+			return nil, kept
+		}
+	}
+	return cs, err
 }
 
 // BlockedResource returns why reading uri is refused, wrapping ext.ErrNotFound and ErrKeptOut:
 // a resource or template the view left out (hidden_text: block) names uri (its own URI, or
-// mcp://<capability>/<uri>), or a template a capability keeps out matches it
-// (ext.ResourceBlocker), and no resource or template of the view names it. nil otherwise. It
-// reads nothing, and looks at the view's resources only when something is kept out.
+// mcp://<capability>/<uri>), compared as the registry routes it (scheme in lower case, the
+// server of mcp:// percent-decoded), and no resource or template of the view names it. nil
+// otherwise. It reads nothing, and looks at the view's resources only when something is
+// kept out. What a capability's own pins keep out, the capability refuses itself: ReadResource
+// gives the reason when the read finds nothing.
 func (v *View) BlockedResource(uri string) error {
+	server, inner := routed(uri)
 	for i := range v.caps {
 		m := &v.caps[i]
-		own, named := strings.CutPrefix(uri, "mcp://"+m.reg.Capability.Name()+"/")
-		if !named {
+		if len(m.keptRes) == 0 {
+			continue
+		}
+		own := inner
+		if server != "" && server != m.reg.Capability.Name() {
 			own = uri
 		}
-		var why error
 		for _, k := range m.keptRes {
-			if names(k, own) {
-				why = fmt.Errorf("capability %q: %s", k.why.Capability, k.why)
-				break
+			if names(k, own) && !v.serves(own) {
+				return &keptOutError{uri: uri, why: fmt.Errorf("capability %q: %s", k.why.Capability, k.why)}
 			}
-		}
-		if b, ok := m.reg.Capability.(ext.ResourceBlocker); ok && why == nil {
-			why = b.BlockedResource(uri)
-		}
-		if why != nil && !v.serves(own) {
-			return &keptOutError{uri: uri, why: why}
 		}
 	}
 	return nil
 }
 
+// KeptOut returns why uri, which no capability has, cannot be read, wrapping ext.ErrNotFound
+// and ErrKeptOut: a template or skill a capability keeps out names it (ext.ResourceBlocker:
+// a definition changed since the user approved it); nil when none does. It is the reason for
+// a read that found nothing, never a refusal of a URI another capability serves.
+func (v *View) KeptOut(uri string) error {
+	server, inner := routed(uri)
+	if server != "" {
+		inner = "mcp://" + server + "/" + inner
+	}
+	for i := range v.caps {
+		if b, ok := v.caps[i].reg.Capability.(ext.ResourceBlocker); ok {
+			if why := b.BlockedResource(inner); why != nil {
+				return &keptOutError{uri: uri, why: why}
+			}
+		}
+	}
+	return nil
+}
+
+// routed returns uri in the form the registry routes it (ext.Registry.ResolveURI) with its
+// scheme in lower case, or for mcp://<server>/<uri> the server (its name percent-decoded) and
+// the URI it is asked for, its scheme in lower case too; server is "" for any other scheme.
+func routed(uri string) (server, own string) {
+	u, err := ext.ParseURI(uri)
+	if err != nil || u.Scheme != "mcp" {
+		return "", lowerScheme(uri)
+	}
+	_, rest, _ := strings.Cut(uri, "://")
+	_, inner, _ := strings.Cut(rest, "/")
+	return u.Authority, lowerScheme(inner)
+}
+
+// lowerScheme returns uri (or a URI template) with its scheme in lower case; uri as it is
+// when it has none.
+func lowerScheme(uri string) string {
+	scheme, _, ok := strings.Cut(uri, ":")
+	if !ok || strings.ContainsAny(scheme, "/?#{") {
+		return uri
+	}
+	return strings.ToLower(scheme) + uri[len(scheme):]
+}
+
 // serves reports whether a resource or template of the view names uri.
 func (v *View) serves(uri string) bool {
 	for _, r := range v.Resources {
-		if r.URI == uri {
+		if lowerScheme(r.URI) == uri {
 			return true
 		}
 	}
@@ -91,11 +138,12 @@ func (v *View) serves(uri string) bool {
 	return false
 }
 
-// names reports whether k's URI is uri, or k's template matches it.
+// names reports whether k's URI is uri, or k's template matches it, uri's scheme and k's
+// compared in lower case (uri's already is).
 func names(k keptResource, uri string) bool {
 	if !k.template {
-		return k.uri == uri
+		return lowerScheme(k.uri) == uri
 	}
-	t, err := uritemplate.New(k.uri)
+	t, err := uritemplate.New(lowerScheme(k.uri))
 	return err == nil && t.Match(uri) != nil
 }
