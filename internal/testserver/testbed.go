@@ -3,7 +3,6 @@ package testserver
 import (
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"testing"
 )
 
@@ -45,28 +44,11 @@ func TestBed(t testing.TB) []BedServer {
 	}
 }
 
-var (
-	goEverythingOnce sync.Once
-	goEverythingPath string
-	goEverythingErr  string
-)
+var goEverything = sibling{name: "go-sdk-everything", pkg: "github.com/modelcontextprotocol/go-sdk/examples/server/everything"}
 
 // buildGoSDKEverything compiles the go-sdk's example server "everything" (the module this
 // module requires, from the module cache) once per test process, beside the faultserver.
 func buildGoSDKEverything(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Dir(Build(t))
-	goEverythingOnce.Do(func() {
-		path := filepath.Join(dir, "go-sdk-everything")
-		cmd := exec.Command("go", "build", "-o", path, "github.com/modelcontextprotocol/go-sdk/examples/server/everything")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			goEverythingErr = "go-sdk everything: go build: " + err.Error() + "\n" + string(out)
-			return
-		}
-		goEverythingPath = path
-	})
-	if goEverythingErr != "" {
-		t.Fatal(goEverythingErr)
-	}
-	return goEverythingPath
+	return goEverything.build(t)
 }

@@ -1,0 +1,35 @@
+package testserver
+
+import (
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// sibling is a Go program built once per test process into the faultserver's directory (so
+// Build's sweep removes it with the rest).
+type sibling struct {
+	name, pkg string // the binary's file name; the package to build
+	once      sync.Once
+	path, err string
+}
+
+// build compiles s once and returns its path; a build failure fails t. It is safe for
+// concurrent use.
+func (s *sibling) build(t testing.TB) string {
+	t.Helper()
+	dir := filepath.Dir(Build(t))
+	s.once.Do(func() {
+		path := filepath.Join(dir, s.name)
+		if out, err := exec.Command("go", "build", "-o", path, s.pkg).CombinedOutput(); err != nil {
+			s.err = s.name + ": go build: " + err.Error() + "\n" + string(out)
+			return
+		}
+		s.path = path
+	})
+	if s.err != "" {
+		t.Fatal(s.err)
+	}
+	return s.path
+}
