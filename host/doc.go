@@ -99,8 +99,8 @@
 // declared, its name and what it runs; its policy is its own pins key, else the config's,
 // else block for a project's server and warn for the others (an agent's servers are the
 // user's, whatever a project's or plugin's server of the same name). A skill's own server,
-// "<skill>.<server>", is pinned under the config's pins key, else warn, keyed by the file that
-// declares it; a pins key in the skill's declaration is not read. An ACP client's servers
+// "<skill>.<server>", is pinned under the config's pins key, else block for a trusted project's
+// skill and warn for the others, keyed by the file that declares it; a pins key in the skill's declaration is not read. An ACP client's servers
 // (AddSessionServer) are pinned under the config's pins key, else warn, keyed by name and
 // command, not by session. With Options.Watch the pin folder is followed, and a server whose
 // pins change (agentpool pins approve) lists again.

@@ -103,7 +103,7 @@ func (h *Host) PinKeys(name string) []string {
 		for _, s := range st.Skills.Skills() {
 			for _, d := range s.Servers {
 				if s.Name+"."+d.Name == name {
-					add(expandSkillServer(d, d.Server, skillVars(st.plugins.all, st.Skills, s.Name)), skillPinsOf(st, d))
+					add(expandSkillServer(d, d.Server, skillVars(st.plugins.all, st.Skills, s.Name)), skillPinsOf(st, d, false))
 				}
 			}
 		}
@@ -162,13 +162,16 @@ func agentPinsOf(st *State, spec decl.Server) pinSpec {
 	return policyOf(st, spec, "user", decl.PinsWarn)
 }
 
-// skillPinsOf returns the pin spec of a skill's own server d: pinned as the user's servers
-// are, under the config's pins key, else warn, wherever the skill was found. The policy is
-// the user's: a pins key in the skill's declaration, which a project's or a plugin's skill
-// could write, is not read. The origin is the declaring file, so that two skills' servers
-// of one name are pinned apart.
-func skillPinsOf(st *State, d skill.ServerDecl) pinSpec {
+// skillPinsOf returns the pin spec of a skill's own server d: pinned under the config's pins
+// key, else block when project says the server is a trusted project's (as the project's
+// declared servers are), else warn. The policy is the user's: a pins key in the skill's
+// declaration, which a project's or a plugin's skill could write, is not read. The origin is
+// the declaring file, so that two skills' servers of one name are pinned apart.
+func skillPinsOf(st *State, d skill.ServerDecl, project bool) pinSpec {
 	mode := decl.PinsWarn
+	if project {
+		mode = decl.PinsBlock
+	}
 	if st != nil && st.Config != nil && st.Config.Pins != "" {
 		mode = string(st.Config.Pins)
 	}

@@ -104,7 +104,7 @@ func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, 
 	spec.Prefix = &raw
 	st := h.Current()
 	spec = st.skillSandboxed(spec, filepath.Dir(d.Source), project)
-	c, err := h.newServer(skillName+"."+d.Name, st.hiddenText(spec), partition, skillPinsOf(st, d))
+	c, err := h.newServer(skillName+"."+d.Name, st.hiddenText(spec), partition, skillPinsOf(st, d, project))
 	if err != nil {
 		return nil, err
 	}
