@@ -109,7 +109,8 @@
 //
 // With Options.Manifests (NewManifests: $XDG_CACHE_HOME/agentpool/manifests), every server
 // records what it lists under the key its pins have (pin.Key, with the origin "" for skills'
-// and ACP clients' servers) joined with its cwd when it sets one, and a lazy server without
+// and ACP clients' servers) joined with its cwd, env and headers when it sets them (hashed),
+// and a lazy server without
 // static tools is listed from that
 // record until its first call starts it (mcpcap.WithManifests).
 //

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/internal/testserver"
 	"github.com/agentpool/agentpool/manifest"
@@ -56,5 +57,26 @@ agents:
 	}
 	if got, err := tools("b"); err == nil {
 		t.Fatalf("agent b's tools = %v; want its server's start to fail (there is no ./srv in its folder), not agent a's tools", got)
+	}
+}
+
+// A declaration changed only in its environment or headers (a toolset picked by a variable or a
+// header, a read-only flag) is another server: its tools are not served from the other's
+// cached manifest.
+func TestManifestKeyCoversEnvAndHeaders(t *testing.T) {
+	base := decl.Server{Type: decl.TypeStdio, Command: "github-mcp", Env: map[string]string{"TOOLSETS": "repos"}}
+	other := base
+	other.Env = map[string]string{"TOOLSETS": "repos,issues"}
+	if manifestKey("user", "github", base) == manifestKey("user", "github", other) {
+		t.Error("two declarations differing in env share a manifest key")
+	}
+	h1 := decl.Server{Type: decl.TypeStreamableHTTP, URL: "https://x.example/mcp", Headers: map[string]string{"X-MCP-Readonly": "true"}}
+	h2 := h1
+	h2.Headers = map[string]string{"X-MCP-Readonly": "false"}
+	if manifestKey("user", "gh", h1) == manifestKey("user", "gh", h2) {
+		t.Error("two declarations differing in headers share a manifest key")
+	}
+	if manifestKey("user", "github", base) != manifestKey("user", "github", base) {
+		t.Error("one declaration, two keys")
 	}
 }

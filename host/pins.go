@@ -4,7 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"io"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -66,16 +69,25 @@ func (h *Host) manifests(name string, spec decl.Server, ps pinSpec) []mcpcap.Opt
 	return []mcpcap.Option{mcpcap.WithManifests(h.opts.Manifests.Entry(manifestKey(ps.Origin, name, spec), name))}
 }
 
-// manifestKey is the manifest cache's key of the server name declared at origin by spec: its
-// pins' key (pin.Key), with its working folder when it has one, since the folder picks the
-// program (./server, a relative argument) as much as the command does.
+// manifestKey is the manifest cache's key of the server name declared at origin by spec: a
+// SHA-256 of its pins' key (pin.Key) with its working folder, environment and headers, since
+// each of them can pick another program or another tool set (./server, TOOLSETS=…, a
+// read-only header) as much as the command does. A declaration with none of them keeps the
+// pins' key. Values are hashed, never written: the key names a file.
 func manifestKey(origin, name string, spec decl.Server) string {
 	key := pin.Key(origin, name, spec)
-	if spec.Cwd == "" {
+	if spec.Cwd == "" && len(spec.Env) == 0 && len(spec.Headers) == 0 {
 		return key
 	}
-	sum := sha256.Sum256([]byte(key + "\x00" + spec.Cwd))
-	return hex.EncodeToString(sum[:])
+	h := sha256.New()
+	io.WriteString(h, key+"\x00"+spec.Cwd)
+	for _, m := range []map[string]string{spec.Env, spec.Headers} {
+		io.WriteString(h, "\x01")
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			fmt.Fprintf(h, "%d:%s%d:%s", len(k), k, len(m[k]), m[k])
+		}
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // PinKeys returns the pin keys (pin.Key) the current state's servers called name are pinned
