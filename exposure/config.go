@@ -187,17 +187,29 @@ type Report struct {
 	AutoBytes    int `json:"auto_bytes"`
 	Tools        int `json:"tools"`
 	ListingBytes int `json:"listing_bytes"`
+	// Shadowed are the view's tools named like search mode's own (search_tools, call_tool):
+	// hidden whenever search mode applies, so auto and search report them (a prefix on their
+	// server brings them back).
+	Shadowed []string `json:"shadowed"`
 }
 
 // NewReport returns c's Report for v.
 func NewReport(c Config, v *view.View) Report {
 	c = c.WithDefaults()
-	return Report{
+	r := Report{
 		Mode: c.Mode, Applies: c.Applies(v), AlwaysOn: orEmpty(c.AlwaysOnTools(v)),
 		AlwaysOnPatterns: orEmpty(c.AlwaysOn), AlwaysOnServers: orEmpty(c.AlwaysOnServers),
 		MaxActive: c.MaxActive, AutoTools: c.AutoTools, AutoBytes: c.AutoBytes,
-		Tools: len(v.Tools), ListingBytes: ListingBytes(v),
+		Tools: len(v.Tools), ListingBytes: ListingBytes(v), Shadowed: []string{},
 	}
+	if c.Mode != ModeAll {
+		for _, t := range v.Tools {
+			if t.Name == SearchTool || t.Name == CallTool {
+				r.Shadowed = append(r.Shadowed, t.Name)
+			}
+		}
+	}
+	return r
 }
 
 // WriteText writes r for a person: the mode, what applies, the threshold and the always-on
@@ -213,6 +225,9 @@ func (r Report) WriteText(w io.Writer) error {
 	}
 	_, err := fmt.Fprintf(w, "mode: %s\napplies: %s\nalways on: %s (patterns %s; servers %s)\nmax active: %d\n",
 		r.Mode, applies, always, strings.Join(r.AlwaysOnPatterns, ", "), strings.Join(r.AlwaysOnServers, ", "), r.MaxActive)
+	if err == nil && len(r.Shadowed) > 0 {
+		_, err = fmt.Fprintf(w, "hidden in search mode: %s (named like its own tools: give their server a prefix)\n", strings.Join(r.Shadowed, ", "))
+	}
 	return err
 }
 
