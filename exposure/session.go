@@ -235,7 +235,9 @@ func (s *Session) Search(v *view.View, a SearchArgs) (Found, bool) {
 			continue
 		}
 		f.Tools = append(f.Tools, Match{Name: t.Name, Server: t.Capability, Title: t.Entry.Title, Description: t.Entry.Description, InputSchema: t.Entry.InputSchema})
-		names = append(names, t.Name)
+		if !s.cfg.IsAlwaysOn(&t) { // listed anyway: no activation slot
+			names = append(names, t.Name)
+		}
 	}
 	changed := s.activate(names)
 	f.Activated = !s.fixed && len(names) > 0

@@ -47,3 +47,17 @@ func TestReportNamesShadowedTools(t *testing.T) {
 		t.Errorf("all mode: shadowed %v, want none", r.Shadowed)
 	}
 }
+
+// A search that finds an always-on tool does not spend an activation on it: it is listed
+// anyway, and activating it would push out a tool the session found.
+func TestAlwaysOnTakesNoActiveSlot(t *testing.T) {
+	v := compile(t, weather, git)
+	s := exposure.NewSession(exposure.Config{Mode: exposure.ModeSearch, MaxActive: 1, AlwaysOn: []string{"weather__forecast"}}, nil, false)
+	if f, _ := s.Search(v, exposure.SearchArgs{Query: "commit history", Limit: 1}); len(f.Tools) != 1 {
+		t.Fatalf("search: %+v", f)
+	}
+	s.Search(v, exposure.SearchArgs{Query: "weather forecast", Limit: 1})
+	if got := s.Active(); !slices.Equal(got, []string{"git__log"}) {
+		t.Errorf("active %v, want [git__log] kept: the always-on forecast needs no slot", got)
+	}
+}
