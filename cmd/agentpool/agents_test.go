@@ -174,24 +174,7 @@ func TestServeStdioAgentBinary(t *testing.T) {
 	cfg := agentsConfig(t, "")
 	cmd := exec.Command("agentpool", "--no-default-roots", "--config", cfg, "serve", "--stdio", "--agent", "a")
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: out, Writer: in}, nil)
-	if err != nil {
-		_ = cmd.Process.Kill()
-		waitExit(t, cmd, "serve --stdio --agent")
-		t.Fatal(err)
-	}
+	cs, in, _ := connectStdio(t, cmd, nil)
 	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -114,26 +114,7 @@ func serveConfig(t *testing.T, home, yaml string) (*mcp.ClientSession, *syncBuff
 	cmd := exec.Command("agentpool", "--no-default-roots", "--config", cfg, "serve", "--stdio")
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+home)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: out, Writer: in}, nil)
-	if err != nil {
-		_ = cmd.Process.Kill()
-		waitExit(t, cmd, "serve --stdio")
-		t.Fatalf("connect: %v; stderr:\n%s", err, stderr)
-	}
+	cs, in, stderr := connectStdio(t, cmd, nil)
 	t.Cleanup(func() {
 		_ = in.Close()
 		waitExit(t, cmd, "serve --stdio")

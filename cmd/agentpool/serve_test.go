@@ -182,26 +182,7 @@ func TestServeEmbeddedDefault(t *testing.T) {
 	cmd := exec.Command("agentpool", "serve", "--stdio")
 	cmd.Dir = project
 	cmd.Env = append(os.Environ(), "HOME="+home, "TMPDIR="+tmp)
-	stderr := &syncBuffer{}
-	cmd.Stderr = stderr
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
-	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: out, Writer: in}, nil)
-	if err != nil {
-		_ = cmd.Process.Kill()
-		waitExit(t, cmd, "serve --stdio")
-		t.Fatalf("connect: %v; stderr:\n%s", err, stderr)
-	}
+	cs, in, stderr := connectStdio(t, cmd, nil)
 	ctx := context.Background()
 	prompts, err := cs.ListPrompts(ctx, nil)
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -33,6 +34,24 @@ func serveStdioLogged(t *testing.T, opts *mcp.ClientOptions, args ...string) (*m
 	cmd := exec.Command("agentpool", args...)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(), "HOME="+t.TempDir())
+	cs, in, stderr := connectStdio(t, cmd, opts)
+	t.Cleanup(func() {
+		_ = in.Close()
+		waitExit(t, cmd, "serve --stdio")
+		_ = cs.Close()
+		if code := cmd.ProcessState.ExitCode(); code != 0 {
+			t.Errorf("serve exit code %d; stderr:\n%s", code, stderr)
+		}
+	})
+	return cs, stderr
+}
+
+// connectStdio starts cmd, an `agentpool serve --stdio`, and connects a client with opts to
+// it over its stdin and stdout. It returns the client, serve's stdin (closing it ends serve)
+// and what serve writes on stderr, as it comes; when the client cannot connect it kills serve
+// and fails t with that stderr.
+func connectStdio(t *testing.T, cmd *exec.Cmd, opts *mcp.ClientOptions) (*mcp.ClientSession, io.WriteCloser, *syncBuffer) {
+	t.Helper()
 	stderr := &syncBuffer{}
 	cmd.Stderr = stderr
 	in, err := cmd.StdinPipe()
@@ -46,22 +65,13 @@ func serveStdioLogged(t *testing.T, opts *mcp.ClientOptions, args ...string) (*m
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts)
-	cs, err := client.Connect(context.Background(), &mcp.IOTransport{Reader: out, Writer: in}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).Connect(context.Background(), &mcp.IOTransport{Reader: out, Writer: in}, nil)
 	if err != nil {
 		_ = cmd.Process.Kill()
-		waitExit(t, cmd, "serve --stdio")
+		waitExit(t, cmd, strings.Join(cmd.Args[1:], " "))
 		t.Fatalf("connect: %v; stderr:\n%s", err, stderr)
 	}
-	t.Cleanup(func() {
-		_ = in.Close()
-		waitExit(t, cmd, "serve --stdio")
-		_ = cs.Close()
-		if code := cmd.ProcessState.ExitCode(); code != 0 {
-			t.Errorf("serve exit code %d; stderr:\n%s", code, stderr)
-		}
-	})
-	return cs, stderr
+	return cs, in, stderr
 }
 
 // serveTwoSkills serves skills hello-world and other from a new root through `serve --stdio`
