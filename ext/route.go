@@ -16,11 +16,13 @@ import (
 // segments must not climb above the first segment of the skill path. The capability that
 // serves the URI confines it again, on disk, to the skill's real root.
 func checkSkillURI(raw string) error {
-	_, rest, ok := strings.Cut(raw, "://")
-	if !ok {
+	// The scheme ends at the first colon (RFC 3986); "//" must follow it at once, so the part
+	// checked is the part ParseURI reads, whatever "://" comes later.
+	colon := strings.IndexByte(raw, ':')
+	if colon < 0 || !strings.HasPrefix(raw[colon+1:], "//") {
 		return fmt.Errorf("%w %q: a skill URI is skill://<skill-path>/<file-path>", ErrInvalidURI, raw)
 	}
-	s := rest
+	s := raw[colon+3:]
 	for i := 0; ; i++ {
 		d := percentDecodeLenient(s)
 		if d == s {
