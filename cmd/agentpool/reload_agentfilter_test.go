@@ -27,10 +27,10 @@ func TestServeReloadAgentFilterOnly(t *testing.T) {
 	}
 	replaceFile(t, path, shared+"agents:\n  c:\n    deny_tools: [shared__echo]\n")
 	waitReload(t, "the reload applied", func() bool { return strings.Contains(log.String(), `msg="config reloaded" file=`) })
-	// The host follows the file once serve says so: the next list is the new one.
-	if got := toolsOf(t, c); slices.Contains(got, "shared__echo") {
-		t.Errorf("agent c still lists shared__echo after deny_tools named it: %v", got)
-	}
+	// The session applies the new view on its own goroutine once the reload is announced
+	// (and then tells its client tools/list_changed), so the listing follows shortly after
+	// serve's line, not necessarily at once.
+	waitReload(t, "agent c's listing without shared__echo", func() bool { return !slices.Contains(toolsOf(t, c), "shared__echo") })
 	res, err := c.CallTool(context.Background(), &mcp.CallToolParams{Name: "shared__echo", Arguments: map[string]any{"text": "x"}})
 	if err == nil && !res.IsError {
 		t.Errorf("agent c called shared__echo after deny_tools named it: %+v", res.Content)
