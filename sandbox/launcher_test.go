@@ -1,0 +1,125 @@
+package sandbox
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/decl"
+)
+
+// secretOutside writes a file in a folder of its own and returns its path.
+func secretOutside(t *testing.T) string {
+	t.Helper()
+	secret := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(secret, []byte("s"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return secret
+}
+
+// With $AGENTPOOL_SANDBOX_LAUNCHER set, a sandboxed command starts through that launcher,
+// which confines it: a file outside its paths cannot be read, one inside can.
+func TestLauncher(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	want := os.Getenv(LauncherEnv)
+	if want == "" {
+		t.Fatalf("$%s is not set: TestMain sets it", LauncherEnv)
+	}
+	secret := secretOutside(t)
+	cmd := child(t, "read:"+secret)
+	l, err := Command(Resolve("l", &decl.Sandbox{}, cmd), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Cleanup()
+	if l.Launcher != ByLauncher || cmd.Path != want || cmd.Args[0] != want {
+		t.Fatalf("launcher %q, path %s, args %q: want %s through %s", l.Launcher, cmd.Path, cmd.Args, ByLauncher, want)
+	}
+	if strings.Contains(l.String(), "re-exec") {
+		t.Errorf("String %q speaks of re-executing", l.String())
+	}
+	if out, ok := run(t, nil, cmd); ok || !strings.Contains(out, "denied") {
+		t.Errorf("through the launcher, reading %s: %s", secret, out)
+	}
+	allowed := filepath.Dir(secret)
+	cmd = child(t, "read:"+secret)
+	if out, ok := run(t, Resolve("l", &decl.Sandbox{Read: []string{allowed}}, cmd), cmd); !ok {
+		t.Errorf("through the launcher, reading %s, which the policy allows: %s", secret, out)
+	}
+}
+
+// Without a launcher, a sandboxed command starts through this program re-executed (Main),
+// confined the same, and the Launch says it took the slower way.
+func TestReExecFallback(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	t.Setenv(LauncherEnv, "")
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	secret := secretOutside(t)
+	cmd := child(t, "read:"+secret)
+	l, err := Command(Resolve("l", &decl.Sandbox{}, cmd), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Cleanup()
+	if l.Launcher != ByReExec || cmd.Path != self {
+		t.Fatalf("launcher %q, path %s: want %s of %s", l.Launcher, cmd.Path, ByReExec, self)
+	}
+	if !strings.Contains(l.String(), "re-executing agentpool") {
+		t.Errorf("String %q does not say the start re-executes agentpool", l.String())
+	}
+	if out, ok := run(t, nil, cmd); ok || !strings.Contains(out, "denied") {
+		t.Errorf("re-executed, reading %s: %s", secret, out)
+	}
+}
+
+// A launcher named by $AGENTPOOL_SANDBOX_LAUNCHER that is not there refuses the start, naming
+// the variable and the path, as an error starting again cannot mend.
+func TestLauncherMissing(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	missing := filepath.Join(t.TempDir(), "agentpool-sandbox")
+	t.Setenv(LauncherEnv, missing)
+	cmd := child(t, "tmp")
+	path := cmd.Path
+	_, err := Command(Resolve("l", &decl.Sandbox{}, cmd), cmd)
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), LauncherEnv) || !strings.Contains(err.Error(), missing) {
+		t.Fatalf("err = %v, want fs.ErrNotExist naming $%s and %s", err, LauncherEnv, missing)
+	}
+	if cmd.Path != path {
+		t.Errorf("command rewritten to %s", cmd.Path)
+	}
+}
+
+// Preview says which way a server would start: through the launcher quietly, re-executing
+// agentpool with a word on the slower start.
+func TestPreviewLauncher(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	l, err := Preview("p", &decl.Sandbox{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l.Launcher != ByLauncher || strings.Contains(l.String(), "re-exec") {
+		t.Errorf("with a launcher: %q, %q", l.Launcher, l.String())
+	}
+	t.Setenv(LauncherEnv, "")
+	if l, err = Preview("p", &decl.Sandbox{}); err != nil {
+		t.Fatal(err)
+	}
+	if l.Launcher != ByReExec || !strings.Contains(l.String(), "re-executing agentpool") {
+		t.Errorf("without a launcher: %q, %q", l.Launcher, l.String())
+	}
+}
