@@ -125,7 +125,7 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 		return nil, fmt.Errorf("server %q: sandbox: %w", p.Server, err)
 	}
 	l.Launcher = by
-	tmp, err := os.MkdirTemp("", "agentpool-sandbox-")
+	tmp, err := newTmpDir()
 	if err != nil {
 		return nil, fmt.Errorf("server %q: sandbox: private temporary folder: %w", p.Server, err)
 	}

@@ -1,0 +1,66 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/agentpool/agentpool/decl"
+)
+
+// A private temporary folder is named after the process that made it: its pid and its start
+// time.
+func TestTmpDirNamesItsOwner(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	t.Setenv("TMPDIR", t.TempDir())
+	cmd := child(t, "tmp")
+	l, err := Command(Resolve("t", &decl.Sandbox{}, cmd), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Cleanup()
+	want := tmpPrefix + strconv.Itoa(os.Getpid()) + "." + startTime(os.Getpid()) + "-"
+	if got := filepath.Base(l.TmpDir); !strings.HasPrefix(got, want) {
+		t.Errorf("private TMPDIR %s, want a name starting %s", got, want)
+	}
+}
+
+// SweepStale removes the private temporary folders of processes that are gone, or whose pid
+// now belongs to a process started at another time, and keeps those of live owners and
+// folders it did not name.
+func TestSweepStale(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	self := strconv.Itoa(os.Getpid())
+	mine := startTime(os.Getpid())
+	if mine == "" {
+		t.Skip("no /proc")
+	}
+	dirs := map[string]bool{ // name: kept
+		tmpPrefix + self + "." + mine + "-1":                          true,
+		tmpPrefix + strconv.Itoa(gone.Process.Pid) + ".12345-2":       false,
+		tmpPrefix + self + "." + mine + "0-3":                         false, // the pid reused
+		tmpPrefix + "123456789":                                       true,  // not named by owner
+		"other-" + strconv.Itoa(gone.Process.Pid) + "." + mine + "-4": true,
+	}
+	for d := range dirs {
+		if err := os.MkdirAll(filepath.Join(tmp, d, "sub"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sweepStale(tmp)
+	for d, kept := range dirs {
+		if _, err := os.Stat(filepath.Join(tmp, d)); (err == nil) != kept {
+			t.Errorf("%s: stat %v, want kept %v", d, err, kept)
+		}
+	}
+}
