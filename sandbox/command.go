@@ -41,7 +41,7 @@ type Launch struct {
 	// TmpDir is the server's private temporary folder (its TMPDIR).
 	TmpDir string
 	// Launcher says what applies the rules: ByLauncher or ByReExec; "" when nothing is
-	// applied (the command runs as it is) or for a Preview.
+	// applied (the command runs as it is).
 	Launcher string
 }
 
@@ -91,9 +91,10 @@ func missing(p *Policy, s Support) string {
 // Command rewrites cmd, built by exec.Command with its Dir, Env and SysProcAttr set (or
 // nil), to start through a launcher, which applies p and then executes the command in its
 // place (see the package doc). The launcher is the program $AGENTPOOL_SANDBOX_LAUNCHER names
-// when it is set and not empty (an error when that is not an executable file), else agentpool-sandbox in the
-// folder of this program's executable, else this program's executable itself, which must call
-// Main first thing (Launch.Launcher says which). cmd must not have been started. Command sets
+// when it is set and not empty (an error wrapping fs.ErrNotExist when that is not an
+// executable file), else agentpool-sandbox in the folder of this program's executable, else
+// this program's executable itself, which must call Main first thing (Launch.Launcher says
+// which). cmd must not have been started. Command sets
 // TMPDIR in cmd.Env to a new private folder (Launch.Cleanup removes it) and, for network
 // none, the user and network namespace flags in cmd.SysProcAttr; the caller's other
 // attributes (Setpgid, Pdeathsig) stay.
