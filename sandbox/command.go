@@ -91,8 +91,8 @@ func missing(p *Policy, s Support) string {
 // Command rewrites cmd, built by exec.Command with its Dir, Env and SysProcAttr set (or
 // nil), to start through a launcher, which applies p and then executes the command in its
 // place (see the package doc). The launcher is the program $AGENTPOOL_SANDBOX_LAUNCHER names
-// when it is set and not empty (an error wrapping fs.ErrNotExist when that is not an
-// executable file), else agentpool-sandbox in the folder of this program's executable, else
+// when it is set and not empty (a relative path from this program's working folder; an error
+// wrapping fs.ErrNotExist when that is not an executable file), else agentpool-sandbox in the folder of this program's executable, else
 // this program's executable itself, which must call Main first thing (Launch.Launcher says
 // which). cmd must not have been started. Command sets
 // TMPDIR in cmd.Env to a new private folder (Launch.Cleanup removes it) and, for network
@@ -161,10 +161,13 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 // findLauncher returns the program that applies a policy and how it does (see Command).
 func findLauncher() (path, by string, err error) {
 	if env, ok := os.LookupEnv(LauncherEnv); ok && env != "" {
-		if !isExecutable(env) {
+		// The child resolves a relative path from the server's folder: resolve it here, from
+		// the folder it is checked in.
+		abs, err := filepath.Abs(env)
+		if err != nil || !isExecutable(abs) {
 			return "", "", fmt.Errorf("launcher $%s=%s: not an executable file: %w", LauncherEnv, env, fs.ErrNotExist)
 		}
-		return env, ByLauncher, nil
+		return abs, ByLauncher, nil
 	}
 	self, err := os.Executable()
 	if err != nil {

@@ -123,3 +123,32 @@ func TestPreviewLauncher(t *testing.T) {
 		t.Errorf("without a launcher: %q, %q", l.Launcher, l.String())
 	}
 }
+
+// A relative $AGENTPOOL_SANDBOX_LAUNCHER names the launcher from this program's working
+// folder, the one checked, whatever folder the server starts in: a program of that name in
+// the server's folder does not start in its place.
+func TestLauncherRelative(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	real := os.Getenv(LauncherEnv)
+	if real == "" {
+		t.Skipf("$%s is not set", LauncherEnv)
+	}
+	here, serverDir := t.TempDir(), t.TempDir()
+	if err := os.Symlink(real, filepath.Join(here, ByLauncher)); err != nil {
+		t.Fatal(err)
+	}
+	// In the server's folder, a program of the launcher's name that runs the server as it is.
+	if err := os.WriteFile(filepath.Join(serverDir, ByLauncher), []byte("#!/bin/sh\nexec \"$2\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(here)
+	t.Setenv(LauncherEnv, ByLauncher)
+	secret := secretOutside(t)
+	cmd := child(t, "read:"+secret)
+	cmd.Dir = serverDir
+	if out, ok := run(t, Resolve("l", &decl.Sandbox{}, cmd), cmd); ok || !strings.Contains(out, "denied") {
+		t.Errorf("with $%s=%s and the server in %s, reading %s: %s", LauncherEnv, ByLauncher, serverDir, secret, out)
+	}
+}
