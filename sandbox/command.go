@@ -92,8 +92,10 @@ func missing(p *Policy, s Support) string {
 // nil), to start through a launcher, which applies p and then executes the command in its
 // place (see the package doc). The launcher is the program $AGENTPOOL_SANDBOX_LAUNCHER names
 // when it is set and not empty (a relative path from this program's working folder; an error
-// wrapping fs.ErrNotExist when that is not an executable file), else agentpool-sandbox in the folder of this program's executable, else
-// this program's executable itself, which must call Main first thing (Launch.Launcher says
+// wrapping fs.ErrNotExist when that is not an executable file), else agentpool-sandbox in
+// the folder of this program's executable when it and the link that names it (if one does)
+// are this user's or root's and no one else may write it, else this program's executable
+// itself, which must call Main first thing (Launch.Launcher says
 // which). cmd must not have been started. Command sets
 // TMPDIR in cmd.Env to a new private folder (Launch.Cleanup removes it) and, for network
 // none, the user and network namespace flags in cmd.SysProcAttr; the caller's other
@@ -173,7 +175,7 @@ func findLauncher() (path, by string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("this program's executable: %w", err)
 	}
-	if beside := filepath.Join(filepath.Dir(self), ByLauncher); isExecutable(beside) {
+	if beside := filepath.Join(filepath.Dir(self), ByLauncher); isExecutable(beside) && onlyOursToChange(beside) {
 		return beside, ByLauncher, nil
 	}
 	return self, ByReExec, nil

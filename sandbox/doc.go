@@ -18,7 +18,8 @@
 // launch: the child, before it runs anything of the server's, applies the rules to itself and
 // then executes the server in its place (same pid, same process group). The launcher is the
 // agentpool-sandbox program (cmd/agentpool-sandbox), found at $AGENTPOOL_SANDBOX_LAUNCHER or
-// beside this program's executable; without one, this program's own executable is
+// beside this program's executable (when no other user could have put it there or changed
+// it); without one, this program's own executable is
 // re-executed with a hidden first argument, as Codex's Linux sandbox re-executes itself, a
 // slower start that Launch.Launcher and Launch.String report. Programs that use Command must
 // call Main first thing in main for that fallback, and so must the test main of a package

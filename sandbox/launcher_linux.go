@@ -46,3 +46,13 @@ func probeKernel() Support {
 	s.UserNS = tryUserNS()
 	return s
 }
+
+// onlyOursToChange reports whether path, and the file it links to when it is a link, belong
+// to this process's user or to root, and the file is not writable by every user: whether
+// another user could have planted or changed it.
+func onlyOursToChange(path string) bool {
+	ours := func(uid uint32) bool { return uid == 0 || int(uid) == os.Geteuid() }
+	var link, file syscall.Stat_t
+	return syscall.Lstat(path, &link) == nil && ours(link.Uid) &&
+		syscall.Stat(path, &file) == nil && ours(file.Uid) && file.Mode&0o002 == 0
+}

@@ -152,3 +152,71 @@ func TestLauncherRelative(t *testing.T) {
 		t.Errorf("with $%s=%s and the server in %s, reading %s: %s", LauncherEnv, ByLauncher, serverDir, secret, out)
 	}
 }
+
+// A program named agentpool-sandbox beside this program's executable is taken for the
+// launcher only when no other user could have put it there or changed it: one that another
+// user owns (or a link another user made), or that anyone may write, is passed over for the
+// re-executed fallback, and the server is confined all the same.
+func TestLauncherBesideUntrusted(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside := filepath.Join(filepath.Dir(self), ByLauncher)
+	if _, err := os.Lstat(beside); err == nil {
+		t.Skipf("%s exists", beside)
+	}
+	t.Setenv(LauncherEnv, "")
+	unconfined := []byte("#!/bin/sh\nexec \"$2\"\n") // runs the server as it is
+	plants := map[string]func() error{
+		"writable by anyone": func() error {
+			if err := os.WriteFile(beside, unconfined, 0o755); err != nil {
+				return err
+			}
+			return os.Chmod(beside, 0o777)
+		},
+	}
+	if os.Getuid() == 0 {
+		const nobody = 65534
+		plants["another user's"] = func() error {
+			if err := os.WriteFile(beside, unconfined, 0o755); err != nil {
+				return err
+			}
+			return os.Chown(beside, nobody, nobody)
+		}
+		plants["another user's link"] = func() error {
+			script := filepath.Join(t.TempDir(), "script")
+			if err := os.WriteFile(script, unconfined, 0o755); err != nil {
+				return err
+			}
+			if err := os.Symlink(script, beside); err != nil {
+				return err
+			}
+			return os.Lchown(beside, nobody, nobody)
+		}
+	}
+	for name, plant := range plants {
+		t.Run(name, func(t *testing.T) {
+			t.Cleanup(func() { os.Remove(beside) })
+			if err := plant(); err != nil {
+				t.Fatal(err)
+			}
+			secret := secretOutside(t)
+			cmd := child(t, "read:"+secret)
+			l, err := Command(Resolve("l", &decl.Sandbox{}, cmd), cmd)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer l.Cleanup()
+			if l.Launcher != ByReExec || cmd.Path != self {
+				t.Errorf("launcher %q, path %s: want %s of %s", l.Launcher, cmd.Path, ByReExec, self)
+			}
+			if out, ok := run(t, nil, cmd); ok || !strings.Contains(out, "denied") {
+				t.Errorf("reading %s: %s", secret, out)
+			}
+		})
+	}
+}

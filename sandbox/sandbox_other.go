@@ -14,3 +14,5 @@ func newNamespaces(*exec.Cmd) {}
 func startTime(int) string { return "" }
 
 func ownDir(string) bool { return false }
+
+func onlyOursToChange(string) bool { return false }
