@@ -11,8 +11,9 @@
 // /proc/self, reads and writes /dev/null, may execute its own command, the dynamic loader
 // and /usr/bin/env (for #! lines), and gets a private temporary folder, a fresh folder under
 // os.TempDir given as TMPDIR, removed when the server ends (Launch.Cleanup). The folder is named
-// after the process that made it (its pid and start time), so that one left behind by a
-// process killed before it could remove it is found and removed later (SweepStale).
+// after the process that made it (its pid, start time and pid namespace), so that one left
+// behind by a process killed before it could remove it is found and removed later
+// (SweepStale).
 //
 // Command rewrites an *exec.Cmd to start through a launcher, the entry point of package
 // launch: the child, before it runs anything of the server's, applies the rules to itself and

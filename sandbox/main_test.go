@@ -88,6 +88,8 @@ func try(action string) error {
 		return err
 	case "uring-mptcp":
 		return uringMPTCP(arg)
+	case "tmpdir-in-pidns": // make a private TMPDIR, say where, and live until stdin closes
+		return tmpDirInPidNS()
 	case "exec":
 		return exec.Command(arg, "-c", "true").Run()
 	}

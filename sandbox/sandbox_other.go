@@ -13,6 +13,8 @@ func newNamespaces(*exec.Cmd) {}
 
 func startTime(int) string { return "" }
 
+func pidNS() string { return "" }
+
 func ownDir(string) bool { return false }
 
 func onlyOursToChange(string) bool { return false }

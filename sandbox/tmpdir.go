@@ -9,27 +9,33 @@ import (
 	"sync"
 )
 
-// tmpPrefix starts the name of each private temporary folder, followed by the pid and the
-// start time (/proc's clock ticks since boot) of the process that made it:
-// "agentpool-sandbox-<pid>.<start>-<random>".
+// tmpPrefix starts the name of each private temporary folder, followed by the pid, the
+// start time (/proc's clock ticks since boot) and the pid namespace of the process that made
+// it: "agentpool-sandbox-<pid>.<start>.<pidns>-<random>". A pid means a process in its own
+// namespace only, and processes in other ones (containers, sandboxes) may share the folder.
 const tmpPrefix = "agentpool-sandbox-"
 
 // newTmpDir makes a private temporary folder under os.TempDir, named after this process.
 func newTmpDir() (string, error) {
-	return os.MkdirTemp("", fmt.Sprintf("%s%d.%s-", tmpPrefix, os.Getpid(), startTime(os.Getpid())))
+	return os.MkdirTemp("", fmt.Sprintf("%s%d.%s.%s-", tmpPrefix, os.Getpid(), startTime(os.Getpid()), pidNS()))
 }
 
 var sweepOnce sync.Once
 
 // SweepStale removes, once per process, the private temporary folders under os.TempDir left
 // by processes that ended without removing them (killed with SIGKILL, their servers with
-// them): those named after a process that is gone, or whose pid now belongs to a process
-// started at another time. Folders of live processes, of other users, and folders it did not
-// name are kept. A pool calls it when it starts.
+// them): those named after a process of this pid namespace that is gone, or whose pid now
+// belongs to a process started at another time. Folders of live processes, of other pid
+// namespaces, of other users, and folders it did not name are kept. A pool calls it when it
+// starts.
 func SweepStale() { sweepOnce.Do(func() { sweepStale(os.TempDir()) }) }
 
 // sweepStale is SweepStale in tmp, every time.
 func sweepStale(tmp string) {
+	ns := pidNS()
+	if ns == "" {
+		return // which pids are whose is unknown
+	}
 	entries, err := os.ReadDir(tmp)
 	if err != nil {
 		return
@@ -40,9 +46,13 @@ func sweepStale(tmp string) {
 			continue
 		}
 		owner, _, ok := strings.Cut(rest, "-")
-		pidText, start, ok2 := strings.Cut(owner, ".")
-		pid, err := strconv.Atoi(pidText)
-		if !ok || !ok2 || err != nil || pid <= 0 || start == "" {
+		f := strings.Split(owner, ".") // pid, start, pid namespace
+		if !ok || len(f) != 3 || f[1] == "" || f[2] != ns {
+			continue
+		}
+		pid, err := strconv.Atoi(f[0])
+		start := f[1]
+		if err != nil || pid <= 0 {
 			continue
 		}
 		if startTime(pid) == start {

@@ -26,6 +26,21 @@ func startTime(pid int) string {
 	return f[19]
 }
 
+// pidNS is the identity of this process's pid namespace (its inode number); "" when /proc
+// does not say.
+func pidNS() string {
+	link, err := os.Readlink("/proc/self/ns/pid")
+	if err != nil {
+		return ""
+	}
+	ino, ok := strings.CutPrefix(link, "pid:[")
+	ino, ok2 := strings.CutSuffix(ino, "]")
+	if !ok || !ok2 {
+		return ""
+	}
+	return ino
+}
+
 // ownDir reports whether path is a folder (not a link) of this process's user.
 func ownDir(path string) bool {
 	var st syscall.Stat_t
