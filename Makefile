@@ -14,8 +14,9 @@ NPM_DIR := testdata/npm
 
 test: deps vet unit fuzz
 
+# The sandbox launcher goes beside agentpool, where agentpool looks for it.
 build:
-	$(GO) build -o bin/agentpool ./cmd/agentpool
+	$(GO) build -o bin/ ./cmd/agentpool ./cmd/agentpool-sandbox
 
 deps: sysdeps
 	@if [ -f $(NPM_DIR)/package-lock.json ]; then \

@@ -93,7 +93,13 @@ var allowedImports = map[string][]string{
 	"trust":       {"decl"}, // the user's trust decisions
 	// sandbox: confines a stdio server (Landlock, namespaces) through a re-executed entry
 	// point; connpool starts sandboxed servers with it (the standard library and x/sys only).
-	"sandbox": {"decl"},
+	"sandbox": {"decl", "sandbox/launch"},
+	// sandbox/launch: the entry point that applies a sandbox and executes the server, shared by
+	// the launcher and sandbox.Main (the standard library's light packages and x/sys only: its
+	// program's initialisation is part of every sandboxed start).
+	"sandbox/launch": nil,
+	// The sandbox launcher: the entry point alone.
+	"cmd/agentpool-sandbox": {"sandbox/launch"},
 	// pin: pinned definitions (canonical digests of what a server lists, the pin store, drift);
 	// mcpcap gets a Guard through an interface of its own, injected by host.
 	"pin": {"ext", "decl"},

@@ -99,7 +99,10 @@ func BenchmarkGetRelease(b *testing.B) {
 // with network none too (a user and network namespace of its own), against the same server
 // unsandboxed, interleaved in the same run so that load from other processes hits each alike.
 // x-unsandboxed is the ratio of the medians, sandboxed ÷ unsandboxed (target ≤ 1.10);
-// x-unsandboxed-nonet the same for network none; p50-*-ms are the medians.
+// x-unsandboxed-nonet the same for network none; p50-*-ms are the medians. The sandboxed
+// servers start through the agentpool-sandbox launcher, which TestMain builds; with
+// AGENTPOOL_SANDBOX_LAUNCHER set empty they start through this test binary re-executed, the
+// fallback.
 func BenchmarkSpawnSandboxed(b *testing.B) {
 	ctx := context.Background()
 	p := New(&Options{Subreaper: true, KillGrace: 500 * time.Millisecond})

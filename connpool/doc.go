@@ -66,9 +66,11 @@
 // # Sandboxed servers
 //
 // A stdio server whose declaration has a sandbox starts through package sandbox's entry point
-// (this program re-executed: it must call sandbox.Main first), which confines itself and then
-// becomes the server: the same pid and process group, so Pdeathsig, the guard and the group
-// kills apply to it unchanged. Conn.Sandbox says what was applied. A required sandbox the
+// (the agentpool-sandbox launcher, or this program re-executed: it must call sandbox.Main
+// first), which confines itself and then becomes the server: the same pid and process group,
+// so Pdeathsig, the guard and the group kills apply to it unchanged. Conn.Sandbox says what was
+// applied. The first pool of a process removes the private temporary folders that the
+// sandboxed servers of an agentpool killed with SIGKILL left behind. A required sandbox the
 // kernel cannot apply fails the start at once and for good (ErrPermanent wrapping
 // sandbox.ErrUnavailable), in one line; no process is started.
 //

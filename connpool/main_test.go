@@ -20,7 +20,8 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	sandbox.Main() // the sandboxed servers' entry point: this binary starts them
+	sandbox.Main()                  // the sandboxed servers' entry point: this binary starts them
+	testserver.UseSandboxLauncher() // sandboxed servers start as an installed agentpool's do
 	goleak.VerifyTestMain(m)
 }
 

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/agentpool/agentpool/sandbox"
 )
 
 // Pool is the SessionConnectionPool: it starts MCP clients on demand, shares
@@ -38,9 +40,12 @@ type Pool struct {
 
 // New returns a pool configured by opts (nil means defaults). It starts no
 // goroutine and no process. With Options.Subreaper a failure to become a
-// subreaper is logged and the pool works without it.
+// subreaper is logged and the pool works without it. The first pool of a
+// process removes the sandboxes' private temporary folders that processes
+// gone without removing them left behind (sandbox.SweepStale).
 func New(opts *Options) *Pool {
 	o := opts.withDefaults()
+	sandbox.SweepStale() // the private folders of sandboxed servers of an agentpool killed -9
 	if o.Subreaper {
 		if err := becomeSubreaper(); err != nil {
 			o.Logger.Warn("connpool: cannot become child subreaper", "err", err)

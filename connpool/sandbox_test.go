@@ -44,8 +44,8 @@ func TestSandboxedServer(t *testing.T) {
 			c := mustGet(t, p, cfg, GlobalPartition)
 			mustCall(t, c, "echo", map[string]any{"text": "hi"})
 			l := c.Sandbox()
-			if l == nil || l.ABI != s.LandlockABI || l.NetNS != (network == decl.NetworkNone) {
-				t.Fatalf("Sandbox() = %+v, want ABI %d", l, s.LandlockABI)
+			if l == nil || l.ABI != s.LandlockABI || l.NetNS != (network == decl.NetworkNone) || l.Launcher != sandbox.ByLauncher {
+				t.Fatalf("Sandbox() = %+v, want ABI %d through the launcher", l, s.LandlockABI)
 			}
 			pid := c.PID()
 			if nnp, sc := procStatus(t, pid, "NoNewPrivs"), procStatus(t, pid, "Seccomp"); nnp != "1" || sc != "2" {

@@ -1,32 +1,33 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/sandbox/launch"
 )
 
 // ErrUnavailable is wrapped by Command's error when the kernel lacks what a required policy
 // needs.
 var ErrUnavailable = errors.New("sandbox unavailable")
 
-// entryArg is os.Args[1] of the entry point; policyEnv carries the launch to it.
-const (
-	entryArg  = "__agentpool-sandbox"
-	policyEnv = "AGENTPOOL_SANDBOX_POLICY"
-)
+// LauncherEnv names the environment variable that gives the launcher's path (see Command).
+const LauncherEnv = "AGENTPOOL_SANDBOX_LAUNCHER"
 
-// launch is what the entry point receives: the policy and the Landlock ABI to apply it at.
-type launch struct {
-	Policy *Policy `json:"policy"`
-	ABI    int     `json:"abi"`
-}
+// The ways a sandboxed command starts (Launch.Launcher).
+const (
+	// ByLauncher: through the agentpool-sandbox launcher, a program that does nothing else.
+	ByLauncher = "agentpool-sandbox"
+	// ByReExec: through this program's own executable re-executed (Main), the fallback, whose
+	// start costs this program's initialisation.
+	ByReExec = "re-exec"
+)
 
 // Launch is a command rewritten by Command: what is applied to it.
 type Launch struct {
@@ -39,6 +40,9 @@ type Launch struct {
 	Missing string
 	// TmpDir is the server's private temporary folder (its TMPDIR).
 	TmpDir string
+	// Launcher says what applies the rules: ByLauncher or ByReExec; "" when nothing is
+	// applied (the command runs as it is).
+	Launcher string
 }
 
 // Cleanup removes the private temporary folder. Call it once the server has exited; it is
@@ -63,6 +67,9 @@ func (l *Launch) String() string {
 	if l.Missing != "" {
 		parts = append(parts, "lacking "+l.Missing)
 	}
+	if l.Launcher == ByReExec {
+		parts = append(parts, "started by re-executing agentpool (no agentpool-sandbox launcher found: slower start)")
+	}
 	return strings.Join(parts, ", ")
 }
 
@@ -82,8 +89,14 @@ func missing(p *Policy, s Support) string {
 }
 
 // Command rewrites cmd, built by exec.Command with its Dir, Env and SysProcAttr set (or
-// nil), to start through this program's executable, which applies p and then executes the
-// command in its place (see the package doc). cmd must not have been started. Command sets
+// nil), to start through a launcher, which applies p and then executes the command in its
+// place (see the package doc). The launcher is the program $AGENTPOOL_SANDBOX_LAUNCHER names
+// when it is set and not empty (a relative path from this program's working folder; an error
+// wrapping fs.ErrNotExist when that is not an executable file), else agentpool-sandbox in
+// the folder of this program's executable when it and the link that names it (if one does)
+// are this user's or root's and no one else may write it, else this program's executable
+// itself, which must call Main first thing (Launch.Launcher says
+// which). cmd must not have been started. Command sets
 // TMPDIR in cmd.Env to a new private folder (Launch.Cleanup removes it) and, for network
 // none, the user and network namespace flags in cmd.SysProcAttr; the caller's other
 // attributes (Setpgid, Pdeathsig) stay.
@@ -110,18 +123,24 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("server %q: command %s: %w", p.Server, path, fs.ErrNotExist)
 	}
-	self, err := os.Executable()
+	launcher, by, err := findLauncher()
 	if err != nil {
-		return nil, fmt.Errorf("server %q: sandbox: this program's executable: %w", p.Server, err)
+		return nil, fmt.Errorf("server %q: sandbox: %w", p.Server, err)
 	}
-	tmp, err := os.MkdirTemp("", "agentpool-sandbox-")
+	l.Launcher = by
+	tmp, err := newTmpDir()
 	if err != nil {
 		return nil, fmt.Errorf("server %q: sandbox: private temporary folder: %w", p.Server, err)
 	}
 	l.TmpDir = tmp
-	applied := *p
-	applied.Write = append(append([]string(nil), p.Write...), tmp)
-	payload, err := json.Marshal(launch{Policy: &applied, ABI: l.ABI})
+	payload, err := launch.Encode(launch.Rules{
+		ABI:     l.ABI,
+		Read:    p.Read,
+		Write:   append(append([]string(nil), p.Write...), tmp),
+		Exec:    p.Exec,
+		Connect: p.Network == decl.NetworkNone || p.Network == decl.NetworkList,
+		Ports:   p.Ports,
+	})
 	if err != nil {
 		l.Cleanup()
 		return nil, err
@@ -135,10 +154,37 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 		env = os.Environ()
 	}
 	env = withVar(env, "TMPDIR", tmp)
-	cmd.Env = append(env, policyEnv+"="+string(payload))
-	cmd.Args = append([]string{self, entryArg, path}, cmd.Args...)
-	cmd.Path = self
+	cmd.Env = append(env, launch.Env+"="+payload)
+	cmd.Args = append([]string{launcher, launch.EntryArg, path}, cmd.Args...)
+	cmd.Path = launcher
 	return l, nil
+}
+
+// findLauncher returns the program that applies a policy and how it does (see Command).
+func findLauncher() (path, by string, err error) {
+	if env, ok := os.LookupEnv(LauncherEnv); ok && env != "" {
+		// The child resolves a relative path from the server's folder: resolve it here, from
+		// the folder it is checked in.
+		abs, err := filepath.Abs(env)
+		if err != nil || !isExecutable(abs) {
+			return "", "", fmt.Errorf("launcher $%s=%s: not an executable file: %w", LauncherEnv, env, fs.ErrNotExist)
+		}
+		return abs, ByLauncher, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return "", "", fmt.Errorf("this program's executable: %w", err)
+	}
+	if beside := filepath.Join(filepath.Dir(self), ByLauncher); isExecutable(beside) && onlyOursToChange(beside) {
+		return beside, ByLauncher, nil
+	}
+	return self, ByReExec, nil
+}
+
+// isExecutable reports whether path is a regular file with an execute permission bit set.
+func isExecutable(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o111 != 0
 }
 
 // withVar returns env with k set to v (replacing any value it had).

@@ -10,15 +10,22 @@
 // (/usr, /lib…), the /etc files a runtime needs (name resolution, certificates, users), and
 // /proc/self, reads and writes /dev/null, may execute its own command, the dynamic loader
 // and /usr/bin/env (for #! lines), and gets a private temporary folder, a fresh folder under
-// os.TempDir given as TMPDIR, removed when the server ends (Launch.Cleanup).
+// os.TempDir given as TMPDIR, removed when the server ends (Launch.Cleanup). The folder is named
+// after the process that made it (its pid, start time and pid namespace), so that one left
+// behind by a process killed before it could remove it is found and removed later
+// (SweepStale).
 //
-// Command rewrites an *exec.Cmd to start through this program's own executable with a hidden
-// entry point, as Codex's Linux sandbox re-executes itself: the child, before it runs
-// anything of the server's, applies the rules to itself and then executes the server in its
-// place (same pid, same process group). Programs that use Command must call Main first thing
-// in main, and so must the test main of a package whose tests start sandboxed commands. The
-// policy travels in an environment variable that the entry point removes before the server
-// runs.
+// Command rewrites an *exec.Cmd to start through a launcher, the entry point of package
+// launch: the child, before it runs anything of the server's, applies the rules to itself and
+// then executes the server in its place (same pid, same process group). The launcher is the
+// agentpool-sandbox program (cmd/agentpool-sandbox), found at $AGENTPOOL_SANDBOX_LAUNCHER or
+// beside this program's executable (when no other user could have put it there or changed
+// it); without one, this program's own executable is
+// re-executed with a hidden first argument, as Codex's Linux sandbox re-executes itself, a
+// slower start that Launch.Launcher and Launch.String report. Programs that use Command must
+// call Main first thing in main for that fallback, and so must the test main of a package
+// whose tests start sandboxed commands. The policy travels in an environment variable that
+// the entry point removes before the server runs.
 //
 // What is applied: Landlock filesystem rules (read, write, execute), TCP rules (binding is
 // never allowed; with a network list, connecting only to its ports, whatever the host, for

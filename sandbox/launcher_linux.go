@@ -1,46 +1,19 @@
 package sandbox
 
 import (
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
-	"runtime"
 	"syscall"
+
+	"github.com/agentpool/agentpool/sandbox/launch"
 )
 
-// Main is the entry point Command's commands start in: when this process was started by
-// Command it applies the policy and executes the server in its place, and never returns
-// (a failure exits with status 126 after one line on stderr, which the server's stderr
-// shows). Otherwise it returns at once. Call it first thing in main (and in a test main).
-func Main() {
-	if len(os.Args) < 4 || os.Args[1] != entryArg {
-		return
-	}
-	payload, ok := os.LookupEnv(policyEnv)
-	if !ok {
-		return
-	}
-	// The rules bind the thread that applies them; execve from that same thread carries
-	// them into the server.
-	runtime.LockOSThread()
-	os.Unsetenv(policyEnv)
-	var l launch
-	if err := json.Unmarshal([]byte(payload), &l); err != nil || l.Policy == nil {
-		fail(fmt.Errorf("bad policy: %v", err))
-	}
-	if err := restrict(l.Policy, l.ABI); err != nil {
-		fail(err)
-	}
-	path, argv := os.Args[2], os.Args[3:]
-	err := syscall.Exec(path, argv, os.Environ())
-	fail(fmt.Errorf("execute %s: %w", path, err))
-}
-
-func fail(err error) {
-	fmt.Fprintf(os.Stderr, "agentpool sandbox: %v\n", err)
-	os.Exit(126)
-}
+// Main is the entry point of the re-executed program, the fallback where no agentpool-sandbox
+// launcher is found (see Command): when this process was started by Command it applies the
+// policy and executes the server in its place, and never returns (a failure exits with status
+// 126 after one line on stderr, which the server's stderr shows). Otherwise it returns at
+// once. Call it first thing in main (and in a test main).
+func Main() { launch.Main() }
 
 // newNamespaces makes cmd start in a new user namespace, mapping this process's uid and
 // gid to themselves, with a new network namespace.
@@ -64,4 +37,22 @@ func tryUserNS() bool {
 	cmd := exec.Command(t)
 	newNamespaces(cmd)
 	return cmd.Run() == nil
+}
+
+// probeKernel asks the kernel for Landlock and tries a user namespace with a network
+// namespace, starting `true` in them.
+func probeKernel() Support {
+	s := Support{LandlockABI: min(launch.KernelABI(), MaxABI)}
+	s.UserNS = tryUserNS()
+	return s
+}
+
+// onlyOursToChange reports whether path, and the file it links to when it is a link, belong
+// to this process's user or to root, and the file is not writable by every user: whether
+// another user could have planted or changed it.
+func onlyOursToChange(path string) bool {
+	ours := func(uid uint32) bool { return uid == 0 || int(uid) == os.Geteuid() }
+	var link, file syscall.Stat_t
+	return syscall.Lstat(path, &link) == nil && ours(link.Uid) &&
+		syscall.Stat(path, &file) == nil && ours(file.Uid) && file.Mode&0o002 == 0
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentpool/agentpool/internal/testserver"
 )
 
 // actionEnv makes the test binary a child that tries one thing (see try) instead of
@@ -26,6 +28,7 @@ func TestMain(m *testing.M) {
 		fmt.Println("ok")
 		os.Exit(0)
 	}
+	testserver.UseSandboxLauncher() // sandboxed children start as an installed agentpool's do
 	os.Exit(m.Run())
 }
 
@@ -85,6 +88,8 @@ func try(action string) error {
 		return err
 	case "uring-mptcp":
 		return uringMPTCP(arg)
+	case "tmpdir-in-pidns": // make a private TMPDIR, say where, and live until stdin closes
+		return tmpDirInPidNS()
 	case "exec":
 		return exec.Command(arg, "-c", "true").Run()
 	}

@@ -7,9 +7,10 @@ import (
 )
 
 // Preview is what Command would apply, on this kernel, to the server named server with the
-// sandbox s, without starting anything: the Launch (with no TmpDir; NetNS as Command would
-// set it), or Command's refusal, an error wrapping ErrUnavailable, when s is required and the
-// kernel lacks what it needs. A nil s, or `sandbox: off`, is nil, nil: no sandbox. Commands
+// sandbox s, without starting anything: the Launch (with no TmpDir; NetNS and Launcher as
+// Command would set them), or Command's refusal: an error wrapping ErrUnavailable when s is
+// required and the kernel lacks what it needs, or one naming $AGENTPOOL_SANDBOX_LAUNCHER
+// when that names no executable file. A nil s, or `sandbox: off`, is nil, nil: no sandbox. Commands
 // and the status page show it beside a server's sandbox.
 func Preview(server string, s *decl.Sandbox) (*Launch, error) {
 	if s == nil || s.Off {
@@ -22,6 +23,13 @@ func Preview(server string, s *decl.Sandbox) (*Launch, error) {
 		return nil, refusal(p, l.Missing)
 	}
 	l.NetNS = p.Network == decl.NetworkNone && sup.UserNS
+	if l.ABI > 0 || l.NetNS {
+		_, by, err := findLauncher()
+		if err != nil {
+			return nil, fmt.Errorf("server %q: sandbox: %w", server, err)
+		}
+		l.Launcher = by
+	}
 	return l, nil
 }
 

@@ -52,7 +52,7 @@ func uringMPTCP(addr string) error {
 	sqe[0] = opSocket
 	*(*int32)(unsafe.Pointer(&sqe[4])) = syscall.AF_INET
 	*(*uint64)(unsafe.Pointer(&sqe[8])) = syscall.SOCK_STREAM
-	*u32(sqe, 24) = ipprotoMPTCP
+	*u32(sqe, 24) = 262 // IPPROTO_MPTCP
 	tail := atomic.LoadUint32(u32(ring, p.sqOff.tail))
 	*u32(ring, p.sqOff.array+(tail&*u32(ring, p.sqOff.mask))*4) = 0
 	atomic.StoreUint32(u32(ring, p.sqOff.tail), tail+1)

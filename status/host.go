@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/agentpool/agentpool/ext"
 	"github.com/agentpool/agentpool/host"
@@ -38,6 +39,7 @@ func FromHost(h *host.Host, agents []string, counts Counts) Report {
 			s.Calls, s.Errors, s.Counted = counts(st.Name)
 		}
 		s.Sandbox = stdioSandbox(label, c.Config().Server.Server)
+		refuse(&s)
 		return s
 	}
 	for _, c := range servers {
@@ -157,4 +159,14 @@ func pinDrift(h *host.Host) []PinDrift {
 		out = append(out, p)
 	}
 	return out
+}
+
+// refuse shows a server whose required sandbox this kernel cannot apply as what it is, a
+// failure no retry mends: State "refused", the one-line reason as its LastError and no next
+// attempt.
+func refuse(s *Server) {
+	if s.Sandbox == nil || s.Sandbox.Refused == "" || s.State == string(mcpcap.StateClosed) {
+		return
+	}
+	s.State, s.LastError, s.NextAttempt = "refused", s.Sandbox.Refused, time.Time{}
 }

@@ -80,8 +80,9 @@ type Plugin struct {
 type Server struct {
 	Name string
 	// State is "connected", "connecting" (starting, or reconnecting), "lazy" (not connected
-	// yet, by configuration), "idle", "degraded", "closed" or "per session" (a session-scoped
-	// server: one per session).
+	// yet, by configuration), "idle", "degraded", "refused" (its required sandbox cannot be
+	// applied on this kernel: it never starts, LastError says why, nothing retries it),
+	// "closed" or "per session" (a session-scoped server: one per session).
 	State string
 	// LastError is the last connection or transport error (package connpool redacts URL
 	// credentials; no env or header value is in it).

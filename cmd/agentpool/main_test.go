@@ -29,6 +29,7 @@ func TestMain(m *testing.M) {
 		os.Setenv("AGENTPOOL_TEST_PARENT", "1")
 		os.Setenv("XDG_CONFIG_HOME", "/nonexistent/agentpool-test-config")
 		os.Setenv("XDG_CACHE_HOME", "/nonexistent/agentpool-test-cache")
+		testserver.UseSandboxLauncher() // sandboxed servers start as an installed agentpool's do
 	}
 	if filepath.Base(os.Args[0]) != "agentpool" { // the test binary, not a script's command
 		flag.Parse()

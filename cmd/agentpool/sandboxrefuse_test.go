@@ -12,7 +12,7 @@ import (
 
 // On a kernel without Landlock (simulated), a server whose sandbox is required does not start,
 // and the one line saying why is in `tools list`'s warning, serve's warning and on the status
-// page; the unsandboxed server works. Not parallel: the simulation is in the environment.
+// page, which shows it refused for good (no retry countdown); the unsandboxed server works. Not parallel: the simulation is in the environment.
 func TestSandboxRefusedWithoutLandlock(t *testing.T) {
 	t.Setenv("AGENTPOOL_SANDBOX_SIMULATE", "no-landlock")
 	cfg := sandboxConfig(t)
@@ -29,7 +29,12 @@ func TestSandboxRefusedWithoutLandlock(t *testing.T) {
 	base, said := startServeLogged(t, cfg)
 	testwait.Within(t, time.Minute, "serve's warning for boxed", func() bool { return why.MatchString(said.String()) })
 	page := html.UnescapeString(httpGet(t, base+"/"))
-	if r := row(page, "server", "<code>boxed</code>"); !why.MatchString(r) {
+	r := row(page, "server", "<code>boxed</code>")
+	if !why.MatchString(r) {
 		t.Errorf("the status page's row of boxed: %q; want a line matching %s", r, why)
+	}
+	// A refusal is for good: no "degraded", no retry countdown.
+	if !strings.Contains(r, `<span class="badge bad">refused</span>`) || strings.Contains(r, "degraded") || strings.Contains(r, "retry in") || strings.Contains(r, "next retry") {
+		t.Errorf("the status page's row of boxed: %q; want it refused, neither degraded nor retried", r)
 	}
 }

@@ -19,17 +19,26 @@ type sibling struct {
 // concurrent use.
 func (s *sibling) build(t testing.TB) string {
 	t.Helper()
-	dir := filepath.Dir(Build(t))
+	path, err := s.make()
+	if err != "" {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// make is build for callers without a testing.TB: the path, or what went wrong.
+func (s *sibling) make() (string, string) {
+	fault, err := build()
+	if err != "" {
+		return "", err
+	}
 	s.once.Do(func() {
-		path := filepath.Join(dir, s.name)
+		path := filepath.Join(filepath.Dir(fault), s.name)
 		if out, err := exec.Command("go", "build", "-o", path, s.pkg).CombinedOutput(); err != nil {
 			s.err = s.name + ": go build: " + err.Error() + "\n" + string(out)
 			return
 		}
 		s.path = path
 	})
-	if s.err != "" {
-		t.Fatal(s.err)
-	}
-	return s.path
+	return s.path, s.err
 }

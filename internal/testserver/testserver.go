@@ -36,6 +36,15 @@ const dirPrefix = "faultserver-"
 // concurrent use.
 func Build(t testing.TB) string {
 	t.Helper()
+	path, err := build()
+	if err != "" {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// build is Build for callers without a testing.TB: the path, or what went wrong.
+func build() (string, string) {
 	buildOnce.Do(func() {
 		sweepStale(os.TempDir())
 		dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-", dirPrefix, os.Getpid()))
@@ -51,10 +60,7 @@ func Build(t testing.TB) string {
 		}
 		buildPath = path
 	})
-	if buildErr != "" {
-		t.Fatal(buildErr)
-	}
-	return buildPath
+	return buildPath, buildErr
 }
 
 // sweepStale removes the build directories under tmp whose owning process no

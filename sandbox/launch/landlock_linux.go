@@ -1,4 +1,4 @@
-package sandbox
+package launch
 
 import (
 	"encoding/binary"
@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"syscall"
 	"unsafe"
-
-	"github.com/agentpool/agentpool/decl"
 
 	"golang.org/x/sys/unix"
 )
@@ -74,8 +72,8 @@ func handledFS(abi int) uint64 {
 	return h
 }
 
-// kernelABI asks the kernel for its Landlock ABI version (0: none).
-func kernelABI() int {
+// KernelABI asks the kernel for its Landlock ABI version (0: none).
+func KernelABI() int {
 	v, _, errno := syscall.Syscall(sysCreateRuleset, 0, 0, createRulesetVersion)
 	if errno != 0 {
 		return 0
@@ -83,9 +81,11 @@ func kernelABI() int {
 	return int(v)
 }
 
-// restrict applies p's Landlock rules, at ABI abi, to the calling thread, which must then
-// execute the server itself (execve keeps the thread's domain; the other threads die).
-func restrict(p *Policy, abi int) error {
+// restrict applies r's Landlock rules, at ABI r.ABI, and the seccomp filter to the calling
+// thread, which must then execute the server itself (execve keeps the thread's domain; the
+// other threads die).
+func restrict(r *Rules) error {
+	abi := r.ABI
 	if abi < 1 {
 		return nil
 	}
@@ -94,7 +94,7 @@ func restrict(p *Policy, abi int) error {
 	attr[0] = handled
 	if abi >= 4 {
 		attr[1] = netBindTCP
-		if p.Network == decl.NetworkNone || p.Network == decl.NetworkList {
+		if r.Connect {
 			attr[1] |= netConnectTCP
 		}
 	}
@@ -109,7 +109,7 @@ func restrict(p *Policy, abi int) error {
 	for _, list := range []struct {
 		paths  []string
 		rights uint64
-	}{{p.Read, rightsRead}, {p.Exec, rightsExec}, {p.Write, rightsWrite}} {
+	}{{r.Read, rightsRead}, {r.Exec, rightsExec}, {r.Write, rightsWrite}} {
 		for _, path := range list.paths {
 			if err := addPath(int(fd), path, list.rights&handled); err != nil {
 				return err
@@ -117,7 +117,7 @@ func restrict(p *Policy, abi int) error {
 		}
 	}
 	if attr[1]&netConnectTCP != 0 {
-		for _, port := range p.Ports {
+		for _, port := range r.Ports {
 			var rule [16]byte // allowed_access, port
 			binary.NativeEndian.PutUint64(rule[0:], netConnectTCP)
 			binary.NativeEndian.PutUint64(rule[8:], uint64(port))
@@ -169,12 +169,4 @@ func addPath(rulesetFD int, path string, rights uint64) error {
 		return fmt.Errorf("landlock rule for %s: %w", path, errno)
 	}
 	return nil
-}
-
-// probeKernel asks the kernel for Landlock and tries a user namespace with a network
-// namespace, starting `true` in them.
-func probeKernel() Support {
-	s := Support{LandlockABI: min(kernelABI(), MaxABI)}
-	s.UserNS = tryUserNS()
-	return s
 }
