@@ -26,6 +26,9 @@ type Sandbox struct {
 	// Refused is the one line saying why the server does not start (the kernel lacks what its
 	// required sandbox needs), or "".
 	Refused string `json:"refused,omitempty"`
+	// Dropped is the warning line naming what the host refused of the sandbox a declaration the
+	// user did not write asked for (decl.Sandbox.Dropped), or "".
+	Dropped string `json:"dropped,omitempty"`
 }
 
 // SandboxOf describes the sandbox s of the stdio server named server (nil or off: none).
@@ -34,6 +37,9 @@ func SandboxOf(server string, s *decl.Sandbox) Sandbox {
 		s = nil
 	}
 	out := Sandbox{Server: server, Sandbox: s, Text: s.String()}
+	if s != nil {
+		out.Dropped = s.Dropped
+	}
 	l, err := sandbox.Preview(server, s)
 	switch {
 	case err != nil:
