@@ -4,9 +4,10 @@
 //
 // A declaration (decl.Sandbox) becomes a Policy for one command (Resolve): its paths made
 // absolute (~ is the home folder, a relative path is against the server's cwd) and its
-// runtime's own files added by a profile (node and npx: node's install, the npm cache;
-// python and uvx: the interpreter's prefix, site-packages, uv's cache and interpreters;
-// static: the binary). Every policy also reads the system's libraries and programs' files
+// runtime's own files added by a profile (node and npx: node's install, the npm cache,
+// ~/.local/lib/node_modules; python and uvx: the interpreter's prefix, ~/.local/lib/pythonX.Y,
+// uv's cache and interpreters; static: the binary). A runtime installed in ~/.local/bin gets
+// its binary and those folders, never the rest of ~/.local. Every policy also reads the system's libraries and programs' files
 // (/usr, /lib…), the /etc files a runtime needs (name resolution, certificates, users), and
 // /proc/self, reads and writes /dev/null, may execute its own command, the dynamic loader
 // and /usr/bin/env (for #! lines), and gets a private temporary folder, a fresh folder under

@@ -358,3 +358,53 @@ func TestCodeRootNotHome(t *testing.T) {
 		t.Errorf("a script in %s: the server read %s: %s", filepath.Dir(script), secret, out)
 	}
 }
+
+// A runtime installed under ~/.local (node or python3 in ~/.local/bin) is granted its binary
+// and the folders that runtime uses there (node's ~/.local/lib/node_modules, python's
+// ~/.local/lib/pythonX.Y), not all of ~/.local: a file in ~/.local/share/other or
+// ~/.local/lib/other stays unreadable.
+func TestRuntimeInDotLocal(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	local := filepath.Join(home, ".local")
+	secrets := []string{filepath.Join(local, "share", "other", "secret"), filepath.Join(local, "lib", "other", "secret")}
+	site := filepath.Join(local, "lib", "python3.12", "site-packages", "mod.py")
+	for _, f := range append([]string{site}, secrets...) {
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("s"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(local, "bin")
+	if err := os.MkdirAll(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"node", "python3"} {
+		if err := os.Symlink(self, filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, profile := range []string{decl.ProfileNode, decl.ProfilePython} {
+		for _, secret := range secrets {
+			cmd := child(t, "read:"+secret)
+			cmd.Env = append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"))
+			if out, ok := run(t, Resolve("n", &decl.Sandbox{Profile: profile}, cmd), cmd); ok {
+				t.Errorf("%s in %s: the server read %s: %s", profile, bin, secret, out)
+			}
+		}
+	}
+	cmd := child(t, "read:"+site)
+	cmd.Env = append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"))
+	if out, ok := run(t, Resolve("n", &decl.Sandbox{Profile: decl.ProfilePython}, cmd), cmd); !ok {
+		t.Errorf("python in %s: the server could not read its user site-packages %s: %s", bin, site, out)
+	}
+}
