@@ -32,13 +32,21 @@
 // convention. `network: none` adds a new user namespace (the caller's uid and gid mapped
 // to themselves) and a new network namespace with no interface up.
 //
+// A network list confines TCP only: Landlock has no rule for UDP (DNS included) nor for other
+// protocols, which a list leaves open; only `network: none` closes them.
+//
 // Where the kernel lacks what a policy needs (Landlock at all, its TCP rules for a network
 // list, user namespaces for none) and the policy is Required, Command refuses with an error
-// wrapping ErrUnavailable whose message is one line naming the server, what is missing and
-// `required: false`; not Required, it applies what the kernel has.
+// wrapping ErrUnavailable whose message is one line naming the server, what is missing
+// ("network list not enforced: Landlock ABI 3 < 4") and `required: false`; not Required, it
+// applies what the kernel has and Launch.Missing says what it lacks. Below ABI 4 binding a
+// port cannot be denied either: Launch.String says so ("bind not denied: Landlock ABI 3 < 4")
+// for every policy with a network, which still starts when Required (Landlock's filesystem
+// rules are its floor).
 //
 // For tests, AGENTPOOL_SANDBOX_SIMULATE makes Probe report a kernel without Landlock
-// ("no-landlock") or without user namespaces ("no-userns"), comma-separated.
+// ("no-landlock"), without user namespaces ("no-userns") or with Landlock at most at ABI N
+// ("abi=N", which Command then applies), comma-separated.
 //
 // Elsewhere than on Linux, Probe reports nothing available and Main does nothing.
 package sandbox

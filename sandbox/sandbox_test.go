@@ -408,3 +408,50 @@ func TestRuntimeInDotLocal(t *testing.T) {
 		t.Errorf("python in %s: the server could not read its user site-packages %s: %s", bin, site, out)
 	}
 }
+
+// Below Landlock ABI 4 (simulated: ABI 3) a port list cannot be enforced and binding cannot be
+// denied: a required sandbox with a list refuses, saying the list is not enforced; one not
+// required, and one with the network allowed, start, and what they say they apply names what is
+// not enforced; the child can indeed bind.
+func TestBelowABI4(t *testing.T) {
+	if Probe().LandlockABI < 4 {
+		t.Skip("the kernel's Landlock is below ABI 4")
+	}
+	t.Setenv(simulateEnv, "abi=3")
+	if got := Probe().LandlockABI; got != 3 {
+		t.Fatalf("simulated ABI %d, want 3", got)
+	}
+	list := decl.Network{Mode: decl.NetworkList, Allow: []string{"127.0.0.1:443"}}
+	cmd := child(t, "bind:127.0.0.1:0")
+	_, err := Command(Resolve("web", &decl.Sandbox{Network: list}, cmd), cmd)
+	if want := "network list not enforced: Landlock ABI 3 < 4"; !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), want) {
+		t.Errorf("required, with a network list: err %v, want ErrUnavailable saying %q", err, want)
+	}
+	if _, err := Preview("web", &decl.Sandbox{Network: list}); err == nil || !strings.Contains(err.Error(), "network list not enforced") {
+		t.Errorf("Preview, required, with a network list: err %v", err)
+	}
+	no := false
+	for _, c := range []struct {
+		s    *decl.Sandbox
+		want string
+	}{
+		{&decl.Sandbox{Network: list, Required: &no}, "network list not enforced: Landlock ABI 3 < 4"},
+		{&decl.Sandbox{}, "bind not denied: Landlock ABI 3 < 4"},
+	} {
+		cmd := child(t, "bind:127.0.0.1:0")
+		l, err := Command(Resolve("web", c.s, cmd), cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", c.s, err)
+		}
+		if !strings.Contains(l.String(), c.want) {
+			t.Errorf("%s: launch says %q, want %q", c.s, l, c.want)
+		}
+		if p, err := Preview("web", c.s); err != nil || !strings.Contains(p.String(), c.want) {
+			t.Errorf("%s: Preview says %v, %v, want %q", c.s, p, err, c.want)
+		}
+		if out, ok := run(t, nil, cmd); !ok {
+			t.Errorf("%s: at ABI 3 the child could not bind: %s", c.s, out)
+		}
+		l.Cleanup()
+	}
+}
