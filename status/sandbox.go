@@ -63,7 +63,8 @@ func Sandboxes(caps []*mcpcap.Cap) []Sandbox {
 }
 
 // HostSandboxes describes the sandbox of each stdio server h shows at scope (the servers
-// `agentpool compile` compiles), in registration order.
+// `agentpool compile` compiles), in registration order, then of each stdio server the skills
+// declare (host.State.SkillServers), whether or not a session runs it.
 func HostSandboxes(h *host.Host, scope ext.Scope) []Sandbox {
 	var caps []*mcpcap.Cap
 	for _, c := range h.Registry.Visible(scope) {
@@ -71,7 +72,17 @@ func HostSandboxes(h *host.Host, scope ext.Scope) []Sandbox {
 			caps = append(caps, mc)
 		}
 	}
-	return Sandboxes(caps)
+	out := Sandboxes(caps)
+	shown := map[string]bool{}
+	for _, b := range out {
+		shown[b.Server] = true
+	}
+	for _, s := range h.Current().SkillServers() {
+		if b := stdioSandbox(s.Name, s.Server); b != nil && !shown[s.Name] {
+			out = append(out, *b)
+		}
+	}
+	return out
 }
 
 // stdioSandbox describes the sandbox of srv, named name, when it is a stdio server; nil
