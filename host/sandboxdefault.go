@@ -6,6 +6,7 @@ import (
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/trust"
 )
 
@@ -46,4 +47,41 @@ func ProjectDeclSandbox(box *decl.Sandbox, d trust.Decl) *decl.Sandbox {
 		ceiling = folderSandbox(box, filepath.Dir(d.Where)) // a skill's folder
 	}
 	return st.foreignSandboxed(d.Name, d.Where, spec, ceiling).Sandbox
+}
+
+// WrittenSandboxPaths maps each sandbox path of st's config (its top-level sandbox and its
+// servers' own, a trusted project's included) that ${VAR} expansion changed to its form as
+// written (decl.Sandbox.AddWritten), for showing sandboxes as declared
+// (decl.Sandbox.Shown). It reads the config files again (config.Config.Declared).
+func (st *State) WrittenSandboxPaths() map[string]string {
+	paths := map[string]string{}
+	if st == nil || st.Config == nil {
+		return paths
+	}
+	add := func(c *config.Config) {
+		if c == nil {
+			return
+		}
+		var written mcpcap.Servers
+		for _, name := range c.MCPServers.Names() {
+			s := c.MCPServers[name].Sandbox
+			if s == nil {
+				continue
+			}
+			if written == nil {
+				if written = c.Declared(); written == nil {
+					break
+				}
+			}
+			if w, ok := written[name]; ok {
+				s.AddWritten(w.Sandbox, paths)
+			}
+		}
+		c.Sandbox.AddWritten(c.DeclaredSandbox(), paths)
+	}
+	add(st.Config)
+	if st.Project != nil {
+		add(st.Project.Config)
+	}
+	return paths
 }

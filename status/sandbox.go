@@ -64,7 +64,8 @@ func Sandboxes(caps []*mcpcap.Cap) []Sandbox {
 
 // HostSandboxes describes the sandbox of each stdio server h shows at scope (the servers
 // `agentpool compile` compiles), in registration order, then of each stdio server the skills
-// declare (host.State.SkillServers), whether or not a session runs it.
+// declare (host.State.SkillServers), whether or not a session runs it. Paths are shown as
+// declared: a ${VAR} reference of the config is shown unexpanded.
 func HostSandboxes(h *host.Host, scope ext.Scope) []Sandbox {
 	var caps []*mcpcap.Cap
 	for _, c := range h.Registry.Visible(scope) {
@@ -77,12 +78,26 @@ func HostSandboxes(h *host.Host, scope ext.Scope) []Sandbox {
 	for _, b := range out {
 		shown[b.Server] = true
 	}
-	for _, s := range h.Current().SkillServers() {
+	st := h.Current()
+	for _, s := range st.SkillServers() {
 		if b := stdioSandbox(s.Name, s.Server); b != nil && !shown[s.Name] {
 			out = append(out, *b)
 		}
 	}
+	paths := st.WrittenSandboxPaths()
+	for i := range out {
+		out[i].asWritten(paths)
+	}
 	return out
+}
+
+// asWritten shows b's paths as declared, ${VAR} references unexpanded where paths maps them
+// (host.State.WrittenSandboxPaths).
+func (b *Sandbox) asWritten(paths map[string]string) {
+	if b != nil && b.Sandbox != nil {
+		b.Sandbox = b.Sandbox.Shown(paths)
+		b.Text = b.Sandbox.String()
+	}
 }
 
 // stdioSandbox describes the sandbox of srv, named name, when it is a stdio server; nil
