@@ -82,6 +82,19 @@ func (c *Config) Declared() mcpcap.Servers {
 	return declared(c.Path, c.data, c.imports)
 }
 
+// DeclaredSandbox returns the top-level sandbox as written, ${VAR} references not expanded, as
+// Declared reads the servers (reading the file's text again); nil when the config has none,
+// was not made by Parse, or the second reading fails.
+func (c *Config) DeclaredSandbox() *decl.Sandbox {
+	if len(c.data) == 0 || c.Sandbox == nil {
+		return nil
+	}
+	if d := declaredConfig(c.Path, c.data, nil); d != nil {
+		return d.Sandbox
+	}
+	return nil
+}
+
 // Pool configures the MCP connection pool (connpool.Options).
 type Pool struct {
 	// MaxClients bounds the live clients of each pool partition (the shared servers, and each
@@ -262,6 +275,15 @@ func ImportsOf(err error) []string {
 // declared parses data, which Parse accepted, again with ${VAR} references kept as written
 // (see Config.Declared); nil when that cannot be read.
 func declared(name string, data []byte, imports []*importedFile) mcpcap.Servers {
+	if cfg := declaredConfig(name, data, imports); cfg != nil {
+		return cfg.MCPServers
+	}
+	return nil
+}
+
+// declaredConfig is data, which Parse accepted, parsed again with ${VAR} references kept as
+// written, its imports merged (see declared); nil when that cannot be read.
+func declaredConfig(name string, data []byte, imports []*importedFile) *Config {
 	file, err := parser.ParseBytes(bytes.TrimPrefix(data, []byte("\ufeff")), 0)
 	if err != nil {
 		return nil
@@ -290,7 +312,7 @@ func declared(name string, data []byte, imports []*importedFile) mcpcap.Servers 
 	}
 	cfg.Agents = nil // an agent's name clash was an error of Parse
 	cfg.merge(files)
-	return cfg.MCPServers
+	return &cfg
 }
 
 // onlyDocument returns the body of the file's one YAML document (nil when it is empty). A

@@ -50,6 +50,10 @@ type Sandbox struct {
 	// Required, nil meaning true, refuses to start the server where the kernel cannot apply
 	// the sandbox; false starts it with what the kernel can apply (possibly nothing).
 	Required *bool `yaml:"required" json:"required,omitempty"`
+	// Dropped is what the host refused of a declaration the user did not write (Within), as
+	// one warning line naming the server and its file; set by the host, never read from a
+	// file, and no part of what is applied.
+	Dropped string `yaml:"-" json:"-"`
 }
 
 // IsRequired reports whether the sandbox must be applied in full for the server to start.

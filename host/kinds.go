@@ -246,6 +246,9 @@ func (h *Host) newServer(name string, spec decl.Server, partition string, pins p
 	if err != nil {
 		return nil, err
 	}
+	if b := spec.Sandbox; b != nil && b.Dropped != "" {
+		h.logger.Warn(b.Dropped)
+	}
 	if cfg.Prefix == nil {
 		prefix := ext.ToolName(name, "")
 		cfg.Prefix = &prefix

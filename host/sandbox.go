@@ -1,7 +1,11 @@
 package host
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/agentpool/agentpool/decl"
 )
@@ -11,16 +15,21 @@ import (
 // it is declared. The user's own servers get the config's top-level sandbox (none when unset
 // or off); a plugin's the same with the plugin's folder readable; a trusted project's the
 // project folder read-write (not required) and nothing else of the home folder, network
-// allowed, unless the top-level sandbox is off. HTTP servers have none.
+// allowed, unless the top-level sandbox is off. A plugin's or a project's own sandbox key may
+// only narrow that default (foreignSandboxed). HTTP servers have none.
 func (st *State) sandboxed(name string, spec decl.Server) decl.Server {
 	switch {
 	case st == nil || st.Config == nil:
 		return spec
 	case st.projectServers[name] && st.Project != nil:
-		return st.withSandbox(spec, projectSandbox(st.Project.Dir))
+		file := ""
+		if st.Project.Config != nil {
+			file = st.Project.Config.Path
+		}
+		return st.foreignSandboxed(name, file, spec, projectSandbox(st.Project.Dir))
 	case st.plugins.servers[name] != "":
 		if pi := st.plugins.all.Get(st.plugins.servers[name]); pi != nil && pi.Plugin != nil {
-			return st.withSandbox(spec, folderSandbox(st.Config.Sandbox, pi.Dir))
+			return st.foreignSandboxed(name, pi.Sources[name], spec, folderSandbox(st.Config.Sandbox, pi.Dir))
 		}
 	}
 	return st.withSandbox(spec, st.Config.Sandbox)
@@ -35,10 +44,10 @@ func (st *State) userSandboxed(spec decl.Server) decl.Server {
 	return st.withSandbox(spec, st.Config.Sandbox)
 }
 
-// skillSandboxed returns spec, a skill's own server whose skill lives in folder, with its
-// sandbox: its own key, else the default (the project's for a trusted project's skill, else
-// the config's) with the skill's folder readable.
-func (st *State) skillSandboxed(spec decl.Server, folder string, project bool) decl.Server {
+// skillSandboxed returns spec, the server name of a skill whose SKILL.md is file, with its
+// sandbox: the default (the project's for a trusted project's skill, else the config's) with
+// the skill's folder readable, narrowed by its own key (foreignSandboxed).
+func (st *State) skillSandboxed(name, file string, spec decl.Server, project bool) decl.Server {
 	if st == nil || st.Config == nil {
 		return spec
 	}
@@ -46,7 +55,33 @@ func (st *State) skillSandboxed(spec decl.Server, folder string, project bool) d
 	if project && st.Project != nil {
 		def = projectSandbox(st.Project.Dir)
 	}
-	return st.withSandbox(spec, folderSandbox(def, folder))
+	return st.foreignSandboxed(name, file, spec, folderSandbox(def, filepath.Dir(file)))
+}
+
+// foreignSandboxed returns spec, the stdio server name that file declares and the user did not
+// write, with its sandbox: ceiling (the default the user's config, or the built-in one, gives
+// it; none when the top-level sandbox is off) narrowed by spec's own key, which may not remove
+// or widen it (decl.Sandbox.Within). What it refuses is the sandbox's Dropped line.
+func (st *State) foreignSandboxed(name, file string, spec decl.Server, ceiling *decl.Sandbox) decl.Server {
+	if spec.Type != decl.TypeStdio && spec.Command == "" {
+		return spec
+	}
+	if st.Config.Sandbox != nil && st.Config.Sandbox.Off {
+		ceiling = nil
+	}
+	home, _ := os.UserHomeDir()
+	cwd := spec.Cwd
+	if cwd == "" {
+		cwd, _ = os.Getwd()
+	}
+	box, refused := spec.Sandbox.Within(ceiling, home, cwd)
+	if len(refused) > 0 {
+		c := *box
+		c.Dropped = fmt.Sprintf("server %q (%s): sandbox kept within the default your config gives it: refused %s", name, file, strings.Join(refused, ", "))
+		box = &c
+	}
+	spec.Sandbox = box
+	return spec
 }
 
 // withSandbox returns spec with def as its sandbox when it has no sandbox key and is a stdio

@@ -42,8 +42,8 @@ func TestSandboxDefaults(t *testing.T) {
 		{"plugin", st.sandboxed("plug.s", stdio), &decl.Sandbox{Read: []string{"~/projects", "/plugins/plug"}}},
 		{"project", st.sandboxed("proj", stdio), project},
 		{"agent", st.userSandboxed(stdio), def},
-		{"skill", st.skillSandboxed(stdio, "/skills/pdf", false), &decl.Sandbox{Read: []string{"~/projects", "/skills/pdf"}}},
-		{"project skill", st.skillSandboxed(stdio, "/work/proj/skills/pdf", true), &decl.Sandbox{Write: project.Write, Exec: project.Exec, Required: &no, Read: []string{"/work/proj/skills/pdf"}}},
+		{"skill", st.skillSandboxed("pdf.s", "/skills/pdf/SKILL.md", stdio, false), &decl.Sandbox{Read: []string{"~/projects", "/skills/pdf"}}},
+		{"project skill", st.skillSandboxed("pdf.s", "/work/proj/skills/pdf/SKILL.md", stdio, true), &decl.Sandbox{Write: project.Write, Exec: project.Exec, Required: &no, Read: []string{"/work/proj/skills/pdf"}}},
 	} {
 		if diff := cmp.Diff(c.want, c.got.Sandbox); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
@@ -54,7 +54,7 @@ func TestSandboxDefaults(t *testing.T) {
 	}
 
 	st.Config.Sandbox = &decl.Sandbox{Off: true}
-	for _, got := range []decl.Server{st.sandboxed("u", stdio), st.sandboxed("proj", stdio), st.skillSandboxed(stdio, "/s", true)} {
+	for _, got := range []decl.Server{st.sandboxed("u", stdio), st.sandboxed("proj", stdio), st.skillSandboxed("s.s", "/s/SKILL.md", stdio, true)} {
 		if got.Sandbox != nil {
 			t.Errorf("top-level sandbox: off, got %+v", got.Sandbox)
 		}
@@ -62,6 +62,75 @@ func TestSandboxDefaults(t *testing.T) {
 	st.Config.Sandbox = nil
 	if got := st.sandboxed("u", stdio); got.Sandbox != nil {
 		t.Errorf("no top-level sandbox: user server got %+v", got.Sandbox)
+	}
+}
+
+// A sandbox key the user did not write (a trusted project's, a plugin's, a skill's server) may
+// narrow the default the user's config gives the server but not remove or widen it: what it
+// asks beyond that is refused, on one line naming the server and the file. The user's own
+// servers keep their own key; the top-level sandbox: off leaves no ceiling.
+func TestForeignSandboxCeiling(t *testing.T) {
+	def := &decl.Sandbox{Read: []string{"/home/u/projects"}, Network: decl.Network{Mode: decl.NetworkList, Allow: []string{"api.example.com:443"}}}
+	st := &State{
+		Config:         &config.Config{Sandbox: def},
+		Project:        &Project{Dir: "/work/proj", Config: &config.Config{Path: "/work/proj/agentpool.yaml"}},
+		projectServers: map[string]bool{"proj": true},
+		plugins: pluginParts{
+			servers: map[string]string{"plug.s": "plug"},
+			all: &Plugins{List: []*PluginInfo{{
+				Plugin:  &plugin.Plugin{Name: "plug", Dir: "/plugins/plug"},
+				Sources: map[string]string{"plug.s": "/plugins/plug/.mcp.json"},
+			}}},
+		},
+	}
+	no := false
+	with := func(s *decl.Sandbox) decl.Server { return decl.Server{Type: decl.TypeStdio, Command: "x", Sandbox: s} }
+	wide := &decl.Sandbox{
+		Read:     []string{"/home/u/projects/a", "/home/u/.ssh"},
+		Write:    []string{"/work/proj/out", "/home/u"},
+		Network:  decl.Network{Mode: decl.NetworkAll},
+		Required: &no,
+	}
+	for _, c := range []struct {
+		name    string
+		got     decl.Server
+		want    *decl.Sandbox
+		refused string
+	}{
+		{"project off", st.sandboxed("proj", with(&decl.Sandbox{Off: true})),
+			&decl.Sandbox{Write: []string{"/work/proj"}, Exec: []string{"/work/proj"}, Required: &no},
+			`server "proj" (/work/proj/agentpool.yaml): sandbox kept within the default your config gives it: refused sandbox: off`},
+		{"project wide", st.sandboxed("proj", with(wide)),
+			&decl.Sandbox{Write: []string{"/work/proj/out"}, Network: decl.Network{Mode: decl.NetworkAll}, Required: &no},
+			`server "proj" (/work/proj/agentpool.yaml): sandbox kept within the default your config gives it: refused read /home/u/projects/a, read /home/u/.ssh, write /home/u`},
+		{"plugin wide", st.sandboxed("plug.s", with(wide)),
+			&decl.Sandbox{Read: []string{"/home/u/projects/a"}, Network: def.Network},
+			`server "plug.s" (/plugins/plug/.mcp.json): sandbox kept within the default your config gives it: refused read /home/u/.ssh, write /work/proj/out, write /home/u, network all, required: false`},
+		{"skill off", st.skillSandboxed("pdf.s", "/skills/pdf/SKILL.md", with(&decl.Sandbox{Off: true}), false),
+			&decl.Sandbox{Read: []string{"/home/u/projects", "/skills/pdf"}, Network: def.Network},
+			`server "pdf.s" (/skills/pdf/SKILL.md): sandbox kept within the default your config gives it: refused sandbox: off`},
+		{"skill narrower", st.skillSandboxed("pdf.s", "/skills/pdf/SKILL.md", with(&decl.Sandbox{Read: []string{"/skills/pdf/data"}, Network: decl.Network{Mode: decl.NetworkNone}}), false),
+			&decl.Sandbox{Read: []string{"/skills/pdf/data"}, Network: decl.Network{Mode: decl.NetworkNone}}, ""},
+		{"user's own off", st.sandboxed("u", with(&decl.Sandbox{Off: true})), nil, ""},
+	} {
+		var refused string
+		if c.got.Sandbox != nil {
+			refused = c.got.Sandbox.Dropped
+			c.got.Sandbox.Dropped = ""
+		}
+		if diff := cmp.Diff(c.want, c.got.Sandbox); diff != "" {
+			t.Errorf("%s (-want +got):\n%s", c.name, diff)
+		}
+		if refused != c.refused {
+			t.Errorf("%s: refused %q, want %q", c.name, refused, c.refused)
+		}
+	}
+	if len(wide.Read) != 2 || len(def.Read) != 1 {
+		t.Errorf("a declaration was changed: %+v, %+v", wide, def)
+	}
+	st.Config.Sandbox = &decl.Sandbox{Off: true}
+	if got := st.sandboxed("plug.s", with(wide)); !cmp.Equal(got.Sandbox, wide) {
+		t.Errorf("top-level sandbox: off: the plugin's own sandbox became %+v", got.Sandbox)
 	}
 }
 

@@ -103,7 +103,7 @@ func (h *Host) skillServer(_ context.Context, parent ext.Capability, partition, 
 	raw := ""
 	spec.Prefix = &raw
 	st := h.Current()
-	spec = st.skillSandboxed(spec, filepath.Dir(d.Source), project)
+	spec = st.skillSandboxed(skillName+"."+d.Name, d.Source, spec, project)
 	c, err := h.newServer(skillName+"."+d.Name, st.hiddenText(spec), partition, skillPinsOf(st, d, project))
 	if err != nil {
 		return nil, err

@@ -63,6 +63,8 @@ func (l *Launch) String() string {
 	}
 	if l.NetNS {
 		parts = append(parts, "no network")
+	} else if l.ABI > 0 && l.ABI < 4 {
+		parts = append(parts, fmt.Sprintf("bind not denied: Landlock ABI %d < 4", l.ABI))
 	}
 	if l.Missing != "" {
 		parts = append(parts, "lacking "+l.Missing)
@@ -80,7 +82,7 @@ func missing(p *Policy, s Support) string {
 	case s.LandlockABI < 1:
 		m = append(m, "Landlock (the kernel has none)")
 	case p.Network == decl.NetworkList && s.LandlockABI < 4:
-		m = append(m, fmt.Sprintf("Landlock TCP rules for the network list (ABI 4; the kernel has ABI %d)", s.LandlockABI))
+		m = append(m, fmt.Sprintf("Landlock TCP rules (network list not enforced: Landlock ABI %d < 4)", s.LandlockABI))
 	}
 	if p.Network == decl.NetworkNone && !s.UserNS {
 		m = append(m, "unprivileged user and network namespaces for network: none")

@@ -4,9 +4,10 @@
 //
 // A declaration (decl.Sandbox) becomes a Policy for one command (Resolve): its paths made
 // absolute (~ is the home folder, a relative path is against the server's cwd) and its
-// runtime's own files added by a profile (node and npx: node's install, the npm cache;
-// python and uvx: the interpreter's prefix, site-packages, uv's cache and interpreters;
-// static: the binary). Every policy also reads the system's libraries and programs' files
+// runtime's own files added by a profile (node and npx: node's install, the npm cache,
+// ~/.local/lib/node_modules; python and uvx: the interpreter's prefix, ~/.local/lib/pythonX.Y,
+// uv's cache and interpreters; static: the binary). A runtime installed in ~/.local/bin gets
+// its binary and those folders, never the rest of ~/.local. Every policy also reads the system's libraries and programs' files
 // (/usr, /lib…), the /etc files a runtime needs (name resolution, certificates, users), and
 // /proc/self, reads and writes /dev/null, may execute its own command, the dynamic loader
 // and /usr/bin/env (for #! lines), and gets a private temporary folder, a fresh folder under
@@ -38,13 +39,21 @@
 // convention. `network: none` adds a new user namespace (the caller's uid and gid mapped
 // to themselves) and a new network namespace with no interface up.
 //
+// A network list confines TCP only: Landlock has no rule for UDP (DNS included) nor for other
+// protocols, which a list leaves open; only `network: none` closes them.
+//
 // Where the kernel lacks what a policy needs (Landlock at all, its TCP rules for a network
 // list, user namespaces for none) and the policy is Required, Command refuses with an error
-// wrapping ErrUnavailable whose message is one line naming the server, what is missing and
-// `required: false`; not Required, it applies what the kernel has.
+// wrapping ErrUnavailable whose message is one line naming the server, what is missing
+// ("network list not enforced: Landlock ABI 3 < 4") and `required: false`; not Required, it
+// applies what the kernel has and Launch.Missing says what it lacks. Below ABI 4 binding a
+// port cannot be denied either: Launch.String says so ("bind not denied: Landlock ABI 3 < 4")
+// for every policy with a network, which still starts when Required (Landlock's filesystem
+// rules are its floor).
 //
 // For tests, AGENTPOOL_SANDBOX_SIMULATE makes Probe report a kernel without Landlock
-// ("no-landlock") or without user namespaces ("no-userns"), comma-separated.
+// ("no-landlock"), without user namespaces ("no-userns") or with Landlock at most at ABI N
+// ("abi=N", which Command then applies), comma-separated.
 //
 // Elsewhere than on Linux, Probe reports nothing available and Main does nothing.
 package sandbox

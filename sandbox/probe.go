@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -40,6 +41,12 @@ func Probe() Support {
 			s.LandlockABI = 0
 		case "no-userns":
 			s.UserNS = false
+		default:
+			if n, ok := strings.CutPrefix(strings.TrimSpace(w), "abi="); ok {
+				if v, err := strconv.Atoi(n); err == nil && v >= 0 && v < s.LandlockABI {
+					s.LandlockABI = v
+				}
+			}
 		}
 	}
 	return s

@@ -142,7 +142,9 @@ func systemPrefix(dir string) bool {
 
 // runtime adds a runtime's binary bin (any name on the server's PATH or a path) and its install
 // prefix (bin's folder's parent): readable, and executable unless a system prefix; a prefix
-// that would cover the home folder (the root, the home folder or a parent of it) is not added.
+// that would cover the home folder (the root, the home folder or a parent of it) is not added,
+// nor ~/.local, shared by every program installed for the user: its runtime's own folders
+// there are the profile's to add (localLib).
 func (g *grants) runtime(t target, bin string) {
 	path := bin
 	if !filepath.IsAbs(bin) {
@@ -156,7 +158,7 @@ func (g *grants) runtime(t target, bin string) {
 		g.exec = append(g.exec, p)
 		prefix := filepath.Dir(filepath.Dir(p))
 		switch {
-		case coversHome(prefix, t.home): // /bin/node, ~/bin/node: the binary alone
+		case coversHome(prefix, t.home) || prefix == t.inHome(".local"): // /bin/node, ~/bin/node, ~/.local/bin/node: the binary alone
 		case systemPrefix(prefix):
 			g.read = append(g.read, prefix)
 		default:
@@ -219,9 +221,20 @@ func codeRoot(file, home string) string {
 	return dir
 }
 
+// localLib returns the folders of ~/.local/lib that match pattern and exist: a runtime's
+// packages installed for the user (node's global node_modules, python's pythonX.Y).
+func (t target) localLib(pattern string) []string {
+	if t.home == "" {
+		return nil
+	}
+	dirs, _ := filepath.Glob(filepath.Join(t.home, ".local", "lib", pattern))
+	return dirs
+}
+
 // nodeProfile: node (the command, or node on the server's PATH) and its install, the npm
-// cache (written by npx), ~/.npmrc, and the script run. npm and npx run a package's bin
-// through sh, so for them sh may be executed too.
+// cache (written by npx), ~/.npmrc, the user's global packages (~/.local/lib/node_modules)
+// when present, and the script run. npm and npx run a package's bin through sh, so for them
+// sh may be executed too.
 func nodeProfile(t target) grants {
 	var g grants
 	g.runtime(t, "node")
@@ -235,6 +248,7 @@ func nodeProfile(t target) grants {
 		}
 	}
 	g.read = append(g.read, t.inHome(".npmrc"))
+	g.exec = append(g.exec, t.localLib("node_modules")...)
 	if name := filepath.Base(t.path); name == "npx" || name == "npm" {
 		g.exec = append(g.exec, "/bin/sh", "/usr/bin/sh")
 	}
@@ -243,8 +257,8 @@ func nodeProfile(t target) grants {
 }
 
 // pythonProfile: the interpreter (the command, or python3 on the server's PATH) and its prefix,
-// a virtual environment's base interpreter, the user's site-packages, uv's cache (written)
-// and its interpreters and tools, and the script run.
+// a virtual environment's base interpreter, the user's site-packages (~/.local/lib/pythonX.Y,
+// when present), uv's cache (written) and its interpreters and tools, and the script run.
 func pythonProfile(t target) grants {
 	var g grants
 	g.runtime(t, "python3")
@@ -254,7 +268,7 @@ func pythonProfile(t target) grants {
 			g.runtime(t, filepath.Join(home, "python3"))
 		}
 	}
-	g.read = append(g.read, t.inHome(".local", "lib"))
+	g.read = append(g.read, t.localLib("python3*")...)
 	for _, c := range []string{t.getenv("UV_CACHE_DIR"), t.inHome(".cache", "uv")} {
 		if c != "" {
 			g.write = append(g.write, c)

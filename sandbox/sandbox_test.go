@@ -358,3 +358,100 @@ func TestCodeRootNotHome(t *testing.T) {
 		t.Errorf("a script in %s: the server read %s: %s", filepath.Dir(script), secret, out)
 	}
 }
+
+// A runtime installed under ~/.local (node or python3 in ~/.local/bin) is granted its binary
+// and the folders that runtime uses there (node's ~/.local/lib/node_modules, python's
+// ~/.local/lib/pythonX.Y), not all of ~/.local: a file in ~/.local/share/other or
+// ~/.local/lib/other stays unreadable.
+func TestRuntimeInDotLocal(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	local := filepath.Join(home, ".local")
+	secrets := []string{filepath.Join(local, "share", "other", "secret"), filepath.Join(local, "lib", "other", "secret")}
+	site := filepath.Join(local, "lib", "python3.12", "site-packages", "mod.py")
+	for _, f := range append([]string{site}, secrets...) {
+		if err := os.MkdirAll(filepath.Dir(f), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte("s"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(local, "bin")
+	if err := os.MkdirAll(bin, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"node", "python3"} {
+		if err := os.Symlink(self, filepath.Join(bin, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, profile := range []string{decl.ProfileNode, decl.ProfilePython} {
+		for _, secret := range secrets {
+			cmd := child(t, "read:"+secret)
+			cmd.Env = append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"))
+			if out, ok := run(t, Resolve("n", &decl.Sandbox{Profile: profile}, cmd), cmd); ok {
+				t.Errorf("%s in %s: the server read %s: %s", profile, bin, secret, out)
+			}
+		}
+	}
+	cmd := child(t, "read:"+site)
+	cmd.Env = append(cmd.Env, "PATH="+bin+":"+os.Getenv("PATH"))
+	if out, ok := run(t, Resolve("n", &decl.Sandbox{Profile: decl.ProfilePython}, cmd), cmd); !ok {
+		t.Errorf("python in %s: the server could not read its user site-packages %s: %s", bin, site, out)
+	}
+}
+
+// Below Landlock ABI 4 (simulated: ABI 3) a port list cannot be enforced and binding cannot be
+// denied: a required sandbox with a list refuses, saying the list is not enforced; one not
+// required, and one with the network allowed, start, and what they say they apply names what is
+// not enforced; the child can indeed bind.
+func TestBelowABI4(t *testing.T) {
+	if Probe().LandlockABI < 4 {
+		t.Skip("the kernel's Landlock is below ABI 4")
+	}
+	t.Setenv(simulateEnv, "abi=3")
+	if got := Probe().LandlockABI; got != 3 {
+		t.Fatalf("simulated ABI %d, want 3", got)
+	}
+	list := decl.Network{Mode: decl.NetworkList, Allow: []string{"127.0.0.1:443"}}
+	cmd := child(t, "bind:127.0.0.1:0")
+	_, err := Command(Resolve("web", &decl.Sandbox{Network: list}, cmd), cmd)
+	if want := "network list not enforced: Landlock ABI 3 < 4"; !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), want) {
+		t.Errorf("required, with a network list: err %v, want ErrUnavailable saying %q", err, want)
+	}
+	if _, err := Preview("web", &decl.Sandbox{Network: list}); err == nil || !strings.Contains(err.Error(), "network list not enforced") {
+		t.Errorf("Preview, required, with a network list: err %v", err)
+	}
+	no := false
+	for _, c := range []struct {
+		s    *decl.Sandbox
+		want string
+	}{
+		{&decl.Sandbox{Network: list, Required: &no}, "network list not enforced: Landlock ABI 3 < 4"},
+		{&decl.Sandbox{}, "bind not denied: Landlock ABI 3 < 4"},
+	} {
+		cmd := child(t, "bind:127.0.0.1:0")
+		l, err := Command(Resolve("web", c.s, cmd), cmd)
+		if err != nil {
+			t.Fatalf("%s: %v", c.s, err)
+		}
+		if !strings.Contains(l.String(), c.want) {
+			t.Errorf("%s: launch says %q, want %q", c.s, l, c.want)
+		}
+		if p, err := Preview("web", c.s); err != nil || !strings.Contains(p.String(), c.want) {
+			t.Errorf("%s: Preview says %v, %v, want %q", c.s, p, err, c.want)
+		}
+		if out, ok := run(t, nil, cmd); !ok {
+			t.Errorf("%s: at ABI 3 the child could not bind: %s", c.s, out)
+		}
+		l.Cleanup()
+	}
+}

@@ -22,7 +22,9 @@ type Counts func(server string) (calls, errs int64, ok bool)
 // FromHost is what h knows for the status page: each pool server's status (lazy ones not yet
 // connected as "lazy"), each session-scoped server as "per session" with its processes, tools
 // and reconnects summed over the sessions' instances, the servers agents declare of their own,
-// the skill manager's diagnostics with the skill whose folder holds the file, and the plugins.
+// each stdio server the skills declare as "skill's, per session" (sandboxes shown as declared,
+// ${VAR} unexpanded), the skill
+// manager's diagnostics with the skill whose folder holds the file, and the plugins.
 // counts, when set, fills in each server's calls and errors. It reads h.Current once.
 func FromHost(h *host.Host, agents []string, counts Counts) Report {
 	var r Report
@@ -67,6 +69,13 @@ func FromHost(h *host.Host, agents []string, counts Counts) Report {
 		for _, c := range byAgent[a] {
 			r.Servers = append(r.Servers, status("agents."+a+"."+c.Status().Name, c))
 		}
+	}
+	for _, sk := range st.SkillServers() {
+		r.Servers = append(r.Servers, Server{Name: sk.Name, State: "skill's, per session", Sandbox: stdioSandbox(sk.Name, sk.Server)})
+	}
+	paths := st.WrittenSandboxPaths()
+	for i := range r.Servers {
+		r.Servers[i].Sandbox.asWritten(paths)
 	}
 	skills := skillMgr.Skills()
 	for _, d := range skillMgr.Diagnostics() {

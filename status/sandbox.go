@@ -26,6 +26,9 @@ type Sandbox struct {
 	// Refused is the one line saying why the server does not start (the kernel lacks what its
 	// required sandbox needs), or "".
 	Refused string `json:"refused,omitempty"`
+	// Dropped is the warning line naming what the host refused of the sandbox a declaration the
+	// user did not write asked for (decl.Sandbox.Dropped), or "".
+	Dropped string `json:"dropped,omitempty"`
 }
 
 // SandboxOf describes the sandbox s of the stdio server named server (nil or off: none).
@@ -34,6 +37,9 @@ func SandboxOf(server string, s *decl.Sandbox) Sandbox {
 		s = nil
 	}
 	out := Sandbox{Server: server, Sandbox: s, Text: s.String()}
+	if s != nil {
+		out.Dropped = s.Dropped
+	}
 	l, err := sandbox.Preview(server, s)
 	switch {
 	case err != nil:
@@ -57,7 +63,9 @@ func Sandboxes(caps []*mcpcap.Cap) []Sandbox {
 }
 
 // HostSandboxes describes the sandbox of each stdio server h shows at scope (the servers
-// `agentpool compile` compiles), in registration order.
+// `agentpool compile` compiles), in registration order, then of each stdio server the skills
+// declare (host.State.SkillServers), whether or not a session runs it. Paths are shown as
+// declared: a ${VAR} reference of the config is shown unexpanded.
 func HostSandboxes(h *host.Host, scope ext.Scope) []Sandbox {
 	var caps []*mcpcap.Cap
 	for _, c := range h.Registry.Visible(scope) {
@@ -65,7 +73,31 @@ func HostSandboxes(h *host.Host, scope ext.Scope) []Sandbox {
 			caps = append(caps, mc)
 		}
 	}
-	return Sandboxes(caps)
+	out := Sandboxes(caps)
+	shown := map[string]bool{}
+	for _, b := range out {
+		shown[b.Server] = true
+	}
+	st := h.Current()
+	for _, s := range st.SkillServers() {
+		if b := stdioSandbox(s.Name, s.Server); b != nil && !shown[s.Name] {
+			out = append(out, *b)
+		}
+	}
+	paths := st.WrittenSandboxPaths()
+	for i := range out {
+		out[i].asWritten(paths)
+	}
+	return out
+}
+
+// asWritten shows b's paths as declared, ${VAR} references unexpanded where paths maps them
+// (host.State.WrittenSandboxPaths).
+func (b *Sandbox) asWritten(paths map[string]string) {
+	if b != nil && b.Sandbox != nil {
+		b.Sandbox = b.Sandbox.Shown(paths)
+		b.Text = b.Sandbox.String()
+	}
 }
 
 // stdioSandbox describes the sandbox of srv, named name, when it is a stdio server; nil

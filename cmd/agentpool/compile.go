@@ -169,6 +169,9 @@ func printSandboxes(out io.Writer, boxes []status.Sandbox) {
 		default:
 			fmt.Fprintf(w, "%s\t%s\n", cell(b.Server), cell(b.Text))
 		}
+		if b.Dropped != "" {
+			fmt.Fprintf(w, "  warning: %s\n", cell(b.Dropped))
+		}
 	}
 	_ = w.Flush()
 }

@@ -244,6 +244,7 @@ func printDecls(w io.Writer, dir string, decls []trust.Decl, fresh map[string]bo
 // its own sandbox's paths are not printed: they may hold the value of a variable.
 func printSandbox(w io.Writer, d trust.Decl, box *decl.Sandbox, hidden bool) {
 	whose := ""
+	d.Sandbox = host.ProjectDeclSandbox(box, d)
 	if d.Sandbox == nil && box != nil {
 		whose = "the project's default: "
 		d.Sandbox = box
@@ -257,6 +258,12 @@ func printSandbox(w io.Writer, d trust.Decl, box *decl.Sandbox, hidden bool) {
 		fmt.Fprintf(w, "    sandbox: (not shown: its ${VAR} references could not be kept as written) (%s)\n", cell(cmp.Or(b.Refused, b.Applied)))
 	default:
 		fmt.Fprintf(w, "    sandbox: %s%s (%s)\n", whose, cell(b.Text), cell(cmp.Or(b.Refused, b.Applied)))
+	}
+	switch {
+	case b.Dropped != "" && hidden:
+		fmt.Fprintln(w, "    warning: its sandbox asks for more than the default your config gives it: refused (not shown)")
+	case b.Dropped != "":
+		fmt.Fprintf(w, "    warning: %s\n", cell(b.Dropped))
 	}
 }
 
