@@ -6,9 +6,9 @@ import (
 )
 
 // The process benchmarks measure `agentpool serve --http` as users run it, a process of its
-// own (startServe), from outside: what /proc says the process spent. Each has its baseline in
-// the same run: the faultserver served directly over go-sdk streamable HTTP (its --http mode,
-// a process of its own) to the same go-sdk clients, the two sides taking turns.
+// own (startServe), from outside: what /proc says the process spent and holds, and what its
+// clients wait. Each has its baseline in the same run: the faultserver served directly over
+// go-sdk streamable HTTP (its --http mode, a process of its own) to the same clients.
 
 // cpuSide is a side of a CPU comparison: its clients and the process whose CPU time is
 // counted while they call.
@@ -82,4 +82,20 @@ func BenchmarkServeProcessCPUStdioUpstream(b *testing.B) {
 func BenchmarkServeProcessCPUHTTPUpstream(b *testing.B) {
 	u, pid := benchFaultHTTPProc(b)
 	benchProcessCPU(b, "{url: "+u+"}", u, pid)
+}
+
+// BenchmarkServeProcessHTTPUpstreamP50 is BenchmarkHTTPUpstreamP50 with the gateway as
+// `agentpool serve --http` in a process of its own (target: p50-ratio ≤ 1.5).
+func BenchmarkServeProcessHTTPUpstreamP50(b *testing.B) {
+	u := benchFaultHTTP(b)
+	gw, direct := callSides(b, "{url: "+u+"}", u, 1, true)
+	benchP50(b, gw, direct)
+}
+
+// BenchmarkServeProcessHTTPUpstreamThroughput32 is BenchmarkHTTPUpstreamThroughput32 with the
+// gateway as `agentpool serve --http` in a process of its own.
+func BenchmarkServeProcessHTTPUpstreamThroughput32(b *testing.B) {
+	u := benchFaultHTTP(b)
+	gw, direct := callSides(b, "{url: "+u+"}", u, throughputSessions, true)
+	benchThroughput(b, gw, direct, throughputPer)
 }
