@@ -26,25 +26,31 @@ func (c *cpuSide) round(b *testing.B, per int) {
 }
 
 // perCall is the process's CPU time per call, in microseconds.
-func (c *cpuSide) perCall() float64 {
-	return float64(c.cpu) / float64(time.Microsecond) / float64(c.calls)
+func (c *cpuSide) perCall() float64 { return cpuPerCall(c.cpu, c.calls) }
+
+// cpuPerCall is cpu ÷ calls, in microseconds.
+func cpuPerCall(cpu time.Duration, calls int) float64 {
+	return float64(cpu) / float64(time.Microsecond) / float64(calls)
 }
 
 // benchProcessCPU connects throughputSessions clients to `agentpool serve --http` fronting
 // spec and as many directly to the faultserver at directURL (process directPID), then runs
 // rounds of throughputPer calls on every session, the sides taking turns, and reports:
 //
-//   - serve-cpu-us/call: the serve process's CPU time (user + system, from /proc) over its
-//     side's rounds ÷ the calls made; the serve process only, not its stdio upstream;
-//   - direct-cpu-us/call: the same of the direct server's process over its side's rounds;
+//   - serve-cpu-us/call: the serve process's CPU time (user + system, from /proc) over the
+//     whole timed run, both sides' rounds, ÷ the calls made through it, so that nothing it
+//     does after answering escapes the count; the serve process only, not its stdio upstream;
+//   - direct-cpu-us/call: the direct server's process's CPU time over its own side's rounds
+//     only (with an HTTP upstream it is serve's upstream too) ÷ the calls made to it;
 //   - x-direct-cpu: their ratio, serve ÷ direct;
 //   - gw-calls/s, direct-calls/s and tput-ratio, as the throughput benchmarks.
 func benchProcessCPU(b *testing.B, spec, directURL string, directPID int) {
 	p := startServe(b, spec)
-	gw := &cpuSide{side: &side{name: "gateway", tool: benchTool, sessions: benchConnect(b, p.url, benchHTTPClient(b), throughputSessions)}, pid: p.pid}
+	gw := &side{name: "gateway", tool: benchTool, sessions: benchConnect(b, p.url, benchHTTPClient(b), throughputSessions)}
 	direct := &cpuSide{side: &side{name: "direct", tool: "echo", sessions: benchConnect(b, directURL, benchHTTPClient(b), throughputSessions)}, pid: directPID}
 	gw.warm(b)
 	direct.warm(b)
+	serveBefore := procCPU(b, p.pid)
 	i := 0
 	for b.Loop() {
 		if i%2 == 0 {
@@ -56,9 +62,10 @@ func benchProcessCPU(b *testing.B, spec, directURL string, directPID int) {
 		}
 		i++
 	}
-	b.ReportMetric(gw.perCall(), "serve-cpu-us/call")
+	serve := cpuPerCall(procCPU(b, p.pid)-serveBefore, gw.calls)
+	b.ReportMetric(serve, "serve-cpu-us/call")
 	b.ReportMetric(direct.perCall(), "direct-cpu-us/call")
-	b.ReportMetric(gw.perCall()/direct.perCall(), "x-direct-cpu")
+	b.ReportMetric(serve/direct.perCall(), "x-direct-cpu")
 	b.ReportMetric(gw.rate(), "gw-calls/s")
 	b.ReportMetric(direct.rate(), "direct-calls/s")
 	b.ReportMetric(gw.rate()/direct.rate(), "tput-ratio")
