@@ -52,6 +52,13 @@ func benchGateway(b testing.TB, spec string, set func(*gateway.Options)) (*gatew
 // and returns its MCP endpoint URL; the process is killed when b ends.
 func benchFaultHTTP(b testing.TB) string {
 	b.Helper()
+	u, _ := benchFaultHTTPProc(b)
+	return u
+}
+
+// benchFaultHTTPProc is benchFaultHTTP, also returning the process's pid.
+func benchFaultHTTPProc(b testing.TB) (string, int) {
+	b.Helper()
 	cmd := exec.Command(testserver.Build(b), "--http", "127.0.0.1:0")
 	out, err := cmd.StdoutPipe()
 	if err != nil {
@@ -75,10 +82,10 @@ func benchFaultHTTP(b testing.TB) string {
 		if !strings.HasPrefix(u, "http://127.0.0.1:") {
 			b.Fatalf("faultserver printed %q", u)
 		}
-		return u
+		return u, cmd.Process.Pid
 	case <-time.After(20 * time.Second):
 		b.Fatal("faultserver --http printed no URL")
-		return ""
+		return "", 0
 	}
 }
 
