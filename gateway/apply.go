@@ -39,7 +39,7 @@ func (s *session) apply(v *view.View) {
 		tools[t.Name] = t
 	}
 	var changedTools, changedPrompts, changedResources, changedTemplates bool
-	s.held.tools, changedTools = reconcile(s, "tool", s.held.tools, tools, s.server.RemoveTools, func(t *mcp.Tool) {
+	s.held.tools, changedTools = reconcile(s, "tool", s.held.tools, tools, &toolForms, s.server.RemoveTools, func(t *mcp.Tool) {
 		s.server.AddTool(t, s.callTool)
 	})
 
@@ -48,7 +48,7 @@ func (s *session) apply(v *view.View) {
 		p := mcpconv.Prompt(&v.Commands[i])
 		prompts[p.Name] = p
 	}
-	s.held.prompts, changedPrompts = reconcile(s, "prompt", s.held.prompts, prompts, s.server.RemovePrompts, func(p *mcp.Prompt) {
+	s.held.prompts, changedPrompts = reconcile(s, "prompt", s.held.prompts, prompts, &promptForms, s.server.RemovePrompts, func(p *mcp.Prompt) {
 		s.server.AddPrompt(p, s.getPrompt)
 	})
 
@@ -57,7 +57,7 @@ func (s *session) apply(v *view.View) {
 		r := mcpconv.Resource(&v.Resources[i])
 		resources[r.URI] = r
 	}
-	s.held.resources, changedResources = reconcile(s, "resource", s.held.resources, resources, s.server.RemoveResources, func(r *mcp.Resource) {
+	s.held.resources, changedResources = reconcile(s, "resource", s.held.resources, resources, &resourceForms, s.server.RemoveResources, func(r *mcp.Resource) {
 		s.server.AddResource(r, s.readResource)
 	})
 
@@ -69,7 +69,7 @@ func (s *session) apply(v *view.View) {
 	if _, taken := templates[skillFiles.URITemplate]; len(v.Skills) > 0 && !taken {
 		templates[skillFiles.URITemplate] = skillFiles
 	}
-	s.held.templates, changedTemplates = reconcile(s, "resource template", s.held.templates, templates, s.server.RemoveResourceTemplates, func(t *mcp.ResourceTemplate) {
+	s.held.templates, changedTemplates = reconcile(s, "resource template", s.held.templates, templates, &templateForms, s.server.RemoveResourceTemplates, func(t *mcp.ResourceTemplate) {
 		s.server.AddResourceTemplate(t, s.readResource)
 	})
 	var notify []string
@@ -91,9 +91,10 @@ func (s *session) apply(v *view.View) {
 // the go-sdk refuses (it panics on an input schema that is not an object, an invalid URI or
 // template) is logged and left out; it is tried again only when it changes.
 //
-// The fingerprints are interned (unique.Make): sessions that hold the same items share one copy
-// of each wire form, so an idle session costs a map of handles, not the JSON of its whole view.
-func reconcile[T any](s *session, kind string, held map[string]unique.Handle[string], want map[string]T, remove func(...string), add func(T)) (map[string]unique.Handle[string], bool) {
+// The fingerprints are interned (unique.Make), and so are the items added (forms): sessions
+// that hold the same items share one copy of each wire form and of each item, so an idle
+// session costs a map of handles and its server's index, not its whole view.
+func reconcile[T any](s *session, kind string, held map[string]unique.Handle[string], want map[string]*T, forms *mcpconv.Shared[T], remove func(...string), add func(*T)) (map[string]unique.Handle[string], bool) {
 	next := make(map[string]unique.Handle[string], len(want))
 	changed := false
 	var gone []string
@@ -121,6 +122,7 @@ func reconcile[T any](s *session, kind string, held map[string]unique.Handle[str
 			continue
 		}
 		changed = true
+		item = forms.Share(fp, item)
 		err = guard(func() { add(item) })
 		if testHookChange != nil {
 			testHookChange()
@@ -132,6 +134,14 @@ func reconcile[T any](s *session, kind string, held map[string]unique.Handle[str
 	}
 	return next, changed
 }
+
+// The items sessions hold, shared (reconcile).
+var (
+	toolForms     mcpconv.Shared[mcp.Tool]
+	promptForms   mcpconv.Shared[mcp.Prompt]
+	resourceForms mcpconv.Shared[mcp.Resource]
+	templateForms mcpconv.Shared[mcp.ResourceTemplate]
+)
 
 // testHookChange, when set by a test, runs after each add or remove of an apply.
 var testHookChange func()

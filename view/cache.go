@@ -16,7 +16,8 @@ import (
 // scope — so an event invalidates exactly the scopes that see the capability that sent it.
 //
 // Views are compiled without a prompt: use View.TurnInstructions for a turn's selected skills.
-// Concurrent Gets of a stale scope compile it once. A Cache is safe for concurrent use.
+// Concurrent Gets of a stale scope compile it once. Views of scopes that see the same tools
+// share one Tools list (views are immutable). A Cache is safe for concurrent use.
 type Cache struct {
 	reg   *ext.Registry
 	retry time.Duration
@@ -24,6 +25,7 @@ type Cache struct {
 
 	mu      sync.Mutex
 	entries map[ext.Scope]*cacheEntry
+	tools   toolSets // the tool lists of recent views, shared by scopes that see the same tools
 }
 
 type cacheEntry struct {
@@ -94,6 +96,7 @@ func (c *Cache) Get(ctx context.Context, scope ext.Scope) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.tools.share(v)
 	e.view, e.stamp, e.at = v, stamp, time.Now()
 	return v, nil
 }

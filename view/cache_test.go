@@ -116,3 +116,39 @@ func TestCacheForgetSession(t *testing.T) {
 		t.Fatalf("Len after ForgetSession = %d, want 1 (session t's)", c.Len())
 	}
 }
+
+// Scopes that see the same tools hold one list of them, however many sessions there are; a
+// scope that sees another tool, or the same name from another capability, has its own.
+func TestCacheScopesShareIdenticalTools(t *testing.T) {
+	r := newRegistry(t)
+	register(t, r, newFake("a", ext.OriginRemote, "a__one", "a__two"), ext.LevelPool, ext.Scope{})
+	register(t, r, newFake("c", ext.OriginRemote, "c__one"), ext.LevelSession, ext.Scope{SessionID: "C"})
+	register(t, r, newFake("d", ext.OriginRemote, "c__one"), ext.LevelSession, ext.Scope{SessionID: "D"})
+	c := view.NewCache(r, nil)
+	get := func(id string) *view.View {
+		t.Helper()
+		v, err := c.Get(context.Background(), ext.Scope{SessionID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	a, b, cv, d := get("A"), get("B"), get("C"), get("D")
+	if &a.Tools[0] != &b.Tools[0] {
+		t.Error("two sessions seeing the same tools hold a list each")
+	}
+	if len(cv.Tools) != 3 || &cv.Tools[0] == &a.Tools[0] {
+		t.Errorf("session C's tools %v share session A's list", cv.Tools)
+	}
+	if &cv.Tools[0] == &d.Tools[0] {
+		t.Error("sessions whose tool of one name comes from different capabilities share a list")
+	}
+	for _, v := range []*view.View{a, b, cv, d} {
+		if tool, ok := v.Tool("a__one"); !ok || tool.Name != "a__one" {
+			t.Errorf("%s: a__one = %+v, %v", v.Scope, tool, ok)
+		}
+	}
+	if tool, ok := d.Tool("c__one"); !ok || tool.Capability != "d" {
+		t.Errorf("session D's c__one = %+v, %v; want capability d's", tool, ok)
+	}
+}

@@ -94,7 +94,7 @@ func (v *View) nameTools(byName map[string]*Tool, keep func(...string) bool) {
 		qualified = append(qualified, q)
 	}
 	served := servedNames(qualified)
-	v.tools = make(map[string]*Tool, len(byName))
+	v.Tools = make([]Tool, 0, len(byName))
 	for q, t := range byName {
 		name := served[q]
 		if keep != nil && !keep(tokeep(name, q)...) {
@@ -104,13 +104,14 @@ func (v *View) nameTools(byName map[string]*Tool, keep func(...string) bool) {
 			t.Qualified = q
 		}
 		t.Name, t.Entry.Name = name, name
-		v.tools[name] = t
-	}
-	v.Tools = make([]Tool, 0, len(v.tools))
-	for _, t := range v.tools {
 		v.Tools = append(v.Tools, *t)
 	}
 	slices.SortFunc(v.Tools, func(a, b Tool) int { return strings.Compare(a.Name, b.Name) })
+	// The map points into the list: a view, held by every session, holds each tool once.
+	v.tools = make(map[string]*Tool, len(v.Tools))
+	for i := range v.Tools {
+		v.tools[v.Tools[i].Name] = &v.Tools[i]
+	}
 }
 
 // tokeep is what a tool filter is given: the served name, and the qualified one when it

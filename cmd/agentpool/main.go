@@ -184,6 +184,7 @@ const sameSignal = 500 * time.Millisecond
 // command's context, so servers are stopped and the host closed; a second one, later than
 // sameSignal, kills at once.
 func run() int {
+	defer startCPUProfile()()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
