@@ -5,11 +5,15 @@ import (
 	"errors"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
+	"github.com/agentpool/agentpool/agent"
 	"github.com/agentpool/agentpool/agent/anthropic"
+	"github.com/agentpool/agentpool/agent/internal/adaptertest"
+	"github.com/agentpool/agentpool/ext"
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/google/go-cmp/cmp"
 )
@@ -80,7 +84,7 @@ func TestRetriesSpent(t *testing.T) {
 	fail := status(529, "overloaded_error", "Overloaded", "Retry-After", "0")
 	s := newMessageServer(t, fail, fail, fail, reply("end_turn", textBlock(0, "never")))
 	_, err := s.model(t, anthropic.Options{}).Stream(context.Background(), req("hi"), nil)
-	if err == nil || !strings.HasSuffix(err.Error(), "status 529 (overloaded_error): Overloaded (retried 2 times)") {
+	if err == nil || !strings.HasSuffix(err.Error(), "status 529 (overloaded_error): Overloaded (after 3 attempts)") {
 		t.Fatalf("err = %v, want the 529 and the retries", err)
 	}
 	if n := len(s.requests()); n != 3 {
@@ -159,4 +163,31 @@ func TestCancel(t *testing.T) {
 			}
 		})
 	})
+}
+
+// Each retry reaches the run's observer as an EventRetry saying what failed, the wait and the
+// attempt to come.
+func TestRetryReported(t *testing.T) {
+	s := newMessageServer(t, status(http.StatusTooManyRequests, "rate_limit_error", "slow down", "Retry-After", "0"), reply("end_turn", textBlock(0, "ok")))
+	var mu sync.Mutex
+	var retries []string
+	a, err := agent.New(agent.Options{Model: s.model(t, anthropic.Options{}), Registry: adaptertest.Registry(t),
+		Scope: ext.Scope{SessionID: "s1", AgentName: "main"}, Observer: func(e agent.Event) {
+			if e.Kind == agent.EventRetry {
+				mu.Lock()
+				retries = append(retries, e.Text)
+				mu.Unlock()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Run(context.Background(), &agent.Input{Prompt: "hi"}); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if d := cmp.Diff([]string{"status 429 (rate_limit_error): slow down; retrying in 0s (attempt 2 of 3)"}, retries); d != "" {
+		t.Errorf("retry events (-want +got):\n%s", d)
+	}
 }

@@ -122,9 +122,9 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text 
 		}
 		wait, retry := m.retryWait(err, attempt, emitted)
 		if !retry {
-			return nil, m.fail(err, attempt-1)
+			return nil, m.fail(err, attempt)
 		}
-		reportRetry(ctx, attempt, wait, m.fail(err, 0))
+		agent.RetryingOf(ctx, attempt, m.retries+1, wait, errors.New(brief(err)))
 		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():

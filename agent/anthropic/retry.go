@@ -1,7 +1,6 @@
 package anthropic
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -15,9 +14,6 @@ import (
 
 // maxBackoff bounds the wait before a retry the endpoint gave no Retry-After for.
 const maxBackoff = 8 * time.Second
-
-// reportRetry tells the run that the request is retried after wait because of err.
-func reportRetry(ctx context.Context, attempt int, wait time.Duration, err error) {}
 
 // retryWait says whether a request that failed with err, on its attempt-th try, is retried,
 // and after how long: a Retry-After (retry-after-ms first) as given, else 0.5 s doubled per
@@ -99,46 +95,47 @@ type failure struct {
 func (f *failure) Error() string { return f.msg }
 func (f *failure) Unwrap() error { return f.err }
 
-// fail describes a failed request in one line: the model and endpoint, the status, the
-// error's type and the endpoint's own message for an API error, what to check where a status
-// says it, and how many times the request was retried.
-func (m *Model) fail(err error, retried int) error {
-	var msg string
+// fail describes a failed request in one line: the model and endpoint, what failed (brief),
+// and how many attempts were made when more than one.
+func (m *Model) fail(err error, attempts int) error {
+	msg := "anthropic: " + m.where + ": " + brief(err)
+	if attempts > 1 {
+		msg += fmt.Sprintf(" (after %d attempts)", attempts)
+	}
+	return &failure{msg: msg, err: err}
+}
+
+// brief says what a failed attempt met: for an API error the status (or that the error came
+// in the stream), the error's type, the endpoint's message and what to check for a 401 or 404;
+// otherwise the error, its URL without credentials.
+func brief(err error) string {
 	var apiErr *sdk.Error
-	switch {
-	case errors.As(err, &apiErr):
-		why := apiErr.Message
-		if why == "" {
-			why = http.StatusText(apiErr.StatusCode)
-		}
-		what := "status " + strconv.Itoa(apiErr.StatusCode)
-		if apiErr.StatusCode >= 200 && apiErr.StatusCode < 300 {
-			what = "error in the stream"
-		}
-		if t := apiErr.Type(); t != "" {
-			what += " (" + string(t) + ")"
-		}
-		msg = what + ": " + why
-		switch apiErr.StatusCode {
-		case http.StatusUnauthorized:
-			msg += "; check the API key ($ANTHROPIC_API_KEY)"
-		case http.StatusNotFound:
-			msg += "; check the model name and the base URL"
-		}
-	default:
+	if !errors.As(err, &apiErr) {
 		var ue *url.Error // net/http's names the request's URL, a user name as it is
 		if errors.As(err, &ue) {
 			ue.URL = shownURL(ue.URL)
 		}
-		msg = err.Error()
+		return err.Error()
 	}
-	switch {
-	case retried == 1:
-		msg += " (retried once)"
-	case retried > 1:
-		msg += fmt.Sprintf(" (retried %d times)", retried)
+	why := apiErr.Message
+	if why == "" {
+		why = http.StatusText(apiErr.StatusCode)
 	}
-	return &failure{msg: "anthropic: " + m.where + ": " + msg, err: err}
+	what := "status " + strconv.Itoa(apiErr.StatusCode)
+	if apiErr.StatusCode >= 200 && apiErr.StatusCode < 300 {
+		what = "error in the stream"
+	}
+	if t := apiErr.Type(); t != "" {
+		what += " (" + string(t) + ")"
+	}
+	msg := what + ": " + why
+	switch apiErr.StatusCode {
+	case http.StatusUnauthorized:
+		msg += "; check the API key ($ANTHROPIC_API_KEY)"
+	case http.StatusNotFound:
+		msg += "; check the model name and the base URL"
+	}
+	return msg
 }
 
 // shownURL is u as errors show it: without its user info (a proxy's credentials, a token as the
