@@ -111,9 +111,16 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 // the order of their blocks, each with its input_json_delta pieces concatenated. A request
 // that failed before any text reached delta is retried as Options says.
 func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text string)) (*agent.Response, error) {
+	return m.StreamReasoning(ctx, req, delta, nil)
+}
+
+// StreamReasoning is Stream with the pieces of thinking blocks (thinking_delta) passed to
+// thought when it is not nil (agent.ReasoningStreamer). The thinking is not in the Response.
+// A request that failed after text or thinking reached the caller is not retried.
+func (m *Model) StreamReasoning(ctx context.Context, req *agent.Request, delta, thought func(text string)) (*agent.Response, error) {
 	params := Params(m.model, m.maxTokens, req)
 	for attempt := 1; ; attempt++ {
-		resp, emitted, err := m.stream(ctx, params, delta)
+		resp, emitted, err := m.stream(ctx, params, delta, thought)
 		if err == nil {
 			return m.check(resp)
 		}
@@ -144,9 +151,9 @@ type block struct {
 	startInput string // the input of content_block_start, for a server that sends it whole
 }
 
-// stream makes one streaming request. emitted reports whether text reached delta, after
-// which the request is not retried.
-func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, delta func(string)) (_ *agent.Response, emitted bool, _ error) {
+// stream makes one streaming request. emitted reports whether text or thinking reached the
+// caller, after which the request is not retried.
+func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, delta, thought func(string)) (_ *agent.Response, emitted bool, _ error) {
 	s := m.client.Messages.NewStreaming(ctx, params)
 	defer s.Close()
 	var text strings.Builder
@@ -162,9 +169,12 @@ func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, delta f
 			b := &block{index: ev.Index, kind: cb.Type, id: cb.ID, name: cb.Name, startInput: cb.JSON.Input.Raw()}
 			blocks = append(blocks, b)
 			open[ev.Index] = b
-			if cb.Type == "text" && cb.Text != "" {
+			switch cb.Type {
+			case "text":
 				text.WriteString(cb.Text)
 				emitted = emit(delta, cb.Text) || emitted
+			case "thinking":
+				emitted = emit(thought, cb.Thinking) || emitted
 			}
 		case "content_block_delta":
 			b := open[ev.Index]
@@ -177,6 +187,8 @@ func (m *Model) stream(ctx context.Context, params sdk.MessageNewParams, delta f
 				emitted = emit(delta, ev.Delta.Text) || emitted
 			case "input_json_delta":
 				b.args.WriteString(ev.Delta.PartialJSON)
+			case "thinking_delta":
+				emitted = emit(thought, ev.Delta.Thinking) || emitted
 			}
 		case "message_stop":
 			stopped = true

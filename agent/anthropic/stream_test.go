@@ -183,3 +183,29 @@ func TestRunEndToEnd(t *testing.T) {
 		t.Errorf("last message sent %+v, want the tool's result", last)
 	}
 }
+
+// A thinking block's pieces go to thought, apart from the answer, and are not in the
+// Response.
+func TestStreamReasoning(t *testing.T) {
+	thinking := []string{`{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":"","signature":""}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"The user wants "}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"a greeting."}}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"sig"}}`,
+		`{"type":"content_block_stop","index":0}`}
+	s := newMessageServer(t, reply("end_turn", thinking, textBlock(1, "Hello", "!")))
+	var text, thoughts []string
+	resp, err := s.model(t, anthropic.Options{}).StreamReasoning(context.Background(), req("hi"),
+		func(d string) { text = append(text, d) }, func(d string) { thoughts = append(thoughts, d) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := cmp.Diff(&agent.Response{Text: "Hello!"}, resp); d != "" {
+		t.Errorf("response (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"Hello", "!"}, text); d != "" {
+		t.Errorf("text (-want +got):\n%s", d)
+	}
+	if d := cmp.Diff([]string{"The user wants ", "a greeting."}, thoughts); d != "" {
+		t.Errorf("thoughts (-want +got):\n%s", d)
+	}
+}
