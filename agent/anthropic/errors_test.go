@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -189,5 +190,29 @@ func TestRetryReported(t *testing.T) {
 	defer mu.Unlock()
 	if d := cmp.Diff([]string{"status 429 (rate_limit_error): slow down; retrying in 0s (attempt 2 of 3)"}, retries); d != "" {
 		t.Errorf("retry events (-want +got):\n%s", d)
+	}
+}
+
+// A base URL may carry credentials (user info for a proxy, a key in the query); the errors
+// name the endpoint without them, whether it answered with an error or could not be reached.
+func TestEndpointCredentialsNotInErrors(t *testing.T) {
+	s := newMessageServer(t, status(http.StatusBadRequest, "invalid_request_error", "bad"), status(http.StatusBadRequest, "invalid_request_error", "bad"))
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	for _, base := range []string{s.srv.URL, down.URL} {
+		host := strings.TrimPrefix(base, "http://")
+		u := "http://user:sk-password@" + host + "/?key=sk-query-key"
+		_, err := s.model(t, anthropic.Options{BaseURL: u, MaxRetries: -1}).Generate(context.Background(), req("hi"))
+		if err == nil {
+			t.Fatalf("%s: no error", u)
+		}
+		for _, secret := range []string{"sk-password", "sk-query-key"} {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("the error for %s shows %s: %v", u, secret, err)
+			}
+		}
+		if !strings.Contains(err.Error(), host) {
+			t.Errorf("the error for %s does not name the endpoint: %v", u, err)
+		}
 	}
 }

@@ -107,13 +107,13 @@ func (m *Model) fail(err error, attempts int) error {
 
 // brief says what a failed attempt met: for an API error the status (or that the error came
 // in the stream), the error's type, the endpoint's message and what to check for a 401 or 404;
-// otherwise the error, its URL without credentials.
+// for a request that got no answer, the transport's error; otherwise the error.
 func brief(err error) string {
 	var apiErr *sdk.Error
 	if !errors.As(err, &apiErr) {
-		var ue *url.Error // net/http's names the request's URL, a user name as it is
+		var ue *url.Error // its URL is the endpoint's, which the error names already
 		if errors.As(err, &ue) {
-			ue.URL = shownURL(ue.URL)
+			return ue.Err.Error()
 		}
 		return err.Error()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"sync"
@@ -126,7 +127,10 @@ func TestMalformedResponse(t *testing.T) {
 		{"a JSON message, not a stream", status(http.StatusOK, "x", "y"), "without server-sent events"},
 		{"cut before message_stop", stream(append([]string{start}, textBlock(0, "partial")...)...), "before message_stop"},
 		{"a delta for no block", stream(start, `{"type":"content_block_delta","index":3,"delta":{"type":"text_delta","text":"x"}}`, `{"type":"message_stop"}`), "never started"},
-		{"an event not JSON", stream(start, `{"type":"content_block_start","index":`), ""},
+		{"an event not JSON", func(w http.ResponseWriter) {
+			stream(start)(w)
+			io.WriteString(w, "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":\n\n")
+		}, "unexpected end of JSON input"},
 		{"a tool_use without a name", reply("tool_use", toolBlock(0, "toolu_a", "")), "has no name"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
