@@ -216,3 +216,20 @@ func TestEndpointCredentialsNotInErrors(t *testing.T) {
 		}
 	}
 }
+
+// A Retry-After too long for a time.Duration is beyond any MaxRetryWait: the error is
+// returned, the request is not made again at once.
+func TestRetryAfterBeyondDurationIsReturned(t *testing.T) {
+	for _, h := range [][]string{{"Retry-After", "99999999999"}, {"Retry-After", "+Inf"}, {"Retry-After-Ms", "1e300"}} {
+		t.Run(h[0]+"="+h[1], func(t *testing.T) {
+			s := newMessageServer(t, status(http.StatusTooManyRequests, "rate_limit_error", "come back much later", h...), reply("end_turn", textBlock(0, "never")))
+			_, err := s.model(t, anthropic.Options{}).Stream(context.Background(), req("hi"), nil)
+			if err == nil || !strings.HasSuffix(err.Error(), "status 429 (rate_limit_error): come back much later") {
+				t.Fatalf("err = %v, want the 429 and its message", err)
+			}
+			if n := len(s.requests()); n != 1 {
+				t.Errorf("%d requests, want 1: a Retry-After beyond MaxRetryWait is not waited for", n)
+			}
+		})
+	}
+}

@@ -3,6 +3,7 @@ package anthropic
 import (
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -69,7 +70,7 @@ func retryable(err error) bool {
 func retryAfter(h http.Header) (time.Duration, bool) {
 	if v := h.Get("Retry-After-Ms"); v != "" {
 		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms >= 0 {
-			return time.Duration(ms * float64(time.Millisecond)), true
+			return duration(ms, time.Millisecond), true
 		}
 	}
 	v := h.Get("Retry-After")
@@ -77,12 +78,21 @@ func retryAfter(h http.Header) (time.Duration, bool) {
 		return 0, false
 	}
 	if s, err := strconv.ParseFloat(v, 64); err == nil && s >= 0 {
-		return time.Duration(s * float64(time.Second)), true
+		return duration(s, time.Second), true
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		return max(0, time.Until(t)), true
 	}
 	return 0, false
+}
+
+// duration is n units, or the longest Duration when that is more than a Duration holds (a
+// float conversion out of range would give a negative one).
+func duration(n float64, unit time.Duration) time.Duration {
+	if d := n * float64(unit); d < math.MaxInt64 {
+		return time.Duration(d)
+	}
+	return math.MaxInt64
 }
 
 // failure is a failed request's error: one line saying what failed and why, wrapping the
