@@ -233,3 +233,28 @@ func TestRetryAfterBeyondDurationIsReturned(t *testing.T) {
 		})
 	}
 }
+
+// However many retries are allowed, the wait without Retry-After doubles up to its bound and
+// stays there.
+func TestRetryBackoffStaysBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const retries = 70
+		var replies []func(w http.ResponseWriter)
+		for range retries {
+			replies = append(replies, status(529, "overloaded_error", "Overloaded"))
+		}
+		s := newInMemoryServer(append(replies, reply("end_turn", textBlock(0, "ok")))...)
+		if _, err := s.model(t, anthropic.Options{MaxRetries: retries}).Stream(context.Background(), req("hi"), nil); err != nil {
+			t.Fatal(err)
+		}
+		gaps := s.gaps()
+		if len(gaps) != retries {
+			t.Fatalf("%d retries, want %d", len(gaps), retries)
+		}
+		for i, g := range gaps[4:] {
+			if g != 8*time.Second {
+				t.Fatalf("wait before attempt %d: %v, want the bound 8s", i+6, g)
+			}
+		}
+	})
+}

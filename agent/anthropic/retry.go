@@ -25,7 +25,7 @@ func (m *Model) retryWait(err error, attempt int, emitted bool) (time.Duration, 
 	if emitted || attempt > m.retries || !retryable(err) {
 		return 0, false
 	}
-	wait := min(time.Duration(500*float64(time.Millisecond)*float64(int(1)<<(attempt-1))), maxBackoff)
+	wait := min(500*time.Millisecond<<min(attempt-1, 5), maxBackoff) // 0.5 s<<5 is past maxBackoff already
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) && apiErr.Response != nil {
 		if d, ok := retryAfter(apiErr.Response.Header); ok {
