@@ -258,3 +258,25 @@ func TestRetryBackoffStaysBounded(t *testing.T) {
 		}
 	})
 }
+
+// A base URL that does not parse is refused or failed on without showing what it holds: a
+// user name and password, a key in the query.
+func TestUnparsableEndpointCredentialsNotInErrors(t *testing.T) {
+	for _, u := range []string{"http://user:sk-password@host:notaport/", "http://host/?key=sk-query-key\x7f"} {
+		m, err := anthropic.New(anthropic.Options{BaseURL: u, Model: "claude-test", APIKey: "test-key", MaxRetries: -1})
+		if err == nil {
+			_, err = m.Generate(context.Background(), req("hi"))
+		}
+		if err == nil {
+			t.Fatalf("%q: no error", u)
+		}
+		for _, secret := range []string{"sk-password", "sk-query-key"} {
+			if strings.Contains(err.Error(), secret) {
+				t.Errorf("the error for %q shows %s: %v", u, secret, err)
+			}
+		}
+		if !strings.Contains(err.Error(), "base URL") {
+			t.Errorf("the error for %q does not say the base URL is wrong: %v", u, err)
+		}
+	}
+}

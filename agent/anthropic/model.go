@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -68,11 +69,15 @@ var (
 	_ agent.StreamingModel = (*Model)(nil)
 )
 
-// New returns a Model for opts. The SDK's own retries are off: the Model retries, so that
-// each wait is reported to the run (agent.Retrying).
+// New returns a Model for opts, or an error when opts has no Model or a BaseURL that does not
+// parse (which the error does not show: it may hold credentials). The SDK's own retries are
+// off: the Model retries, so that each wait is reported to the run (agent.Retrying).
 func New(opts Options) (*Model, error) {
 	if opts.Model == "" {
 		return nil, errors.New("anthropic: no model name")
+	}
+	if _, err := url.Parse(opts.BaseURL); err != nil {
+		return nil, fmt.Errorf("anthropic: base URL %s: %v", shownURL(opts.BaseURL), err.(*url.Error).Err)
 	}
 	m := &Model{model: opts.Model, maxTokens: cmp.Or(opts.MaxTokens, DefaultMaxTokens),
 		retries: opts.MaxRetries, maxWait: opts.MaxRetryWait, where: fmt.Sprintf("model %q", opts.Model)}

@@ -37,8 +37,11 @@ func (m *modelFlags) open(what string, needURL bool) (agent.Model, string, error
 	if name, ok := strings.CutPrefix(m.model, "anthropic:"); ok {
 		baseURL := cmp.Or(m.baseURL, os.Getenv("ANTHROPIC_BASE_URL"), "https://api.anthropic.com")
 		model, err := anthropic.New(anthropic.Options{BaseURL: baseURL, Model: name, APIKey: m.apiKey})
-		if err != nil {
+		switch {
+		case err != nil && name == "":
 			return nil, "", errors.New(what + ": --model anthropic: needs a model name after the colon")
+		case err != nil:
+			return nil, "", errors.New(what + ": " + err.Error())
 		}
 		return model, baseURL, nil
 	}
