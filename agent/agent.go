@@ -181,6 +181,9 @@ const (
 	// EventToolResult: a tool call ended (Call, Origin, Result). Not sent for a call cut
 	// short by an interruption.
 	EventToolResult EventKind = "tool_result"
+	// EventRetry: the model's request is retried; Text says what failed and how long the wait
+	// is (Retrying).
+	EventRetry EventKind = "retry"
 )
 
 // Event is something that happened during a run, for a UI (a terminal, an ACP client).
@@ -312,6 +315,11 @@ func (a *Agent) Run(ctx context.Context, in *Input) (*Result, error) {
 }
 
 func (a *Agent) generate(ctx context.Context, req *Request, step int) (*Response, error) {
+	if a.o.Observer != nil {
+		ctx = withRetryReport(ctx, func(text string) {
+			a.observe(Event{Kind: EventRetry, Step: step, Text: text})
+		})
+	}
 	if sm, ok := a.o.Model.(StreamingModel); ok && a.o.Observer != nil {
 		return sm.Stream(ctx, req, func(text string) {
 			a.o.Observer(Event{Kind: EventDelta, Agent: a.o.Scope.AgentName, Step: step, Text: text})

@@ -1,13 +1,33 @@
-// Package anthropic adapts package agent to github.com/anthropics/anthropic-sdk-go/v2: an
-// agent.Request as Messages-API parameters (Params; Tools, System, Messages,
-// ToolResultContent) and the API's answer as an agent.Response (FromMessage). It has no Model of
-// its own: a caller with the SDK's client calls Messages.New and FromMessage.
+// Package anthropic adapts package agent to github.com/anthropics/anthropic-sdk-go/v2: a Model
+// (agent.Model, agent.StreamingModel, and StreamReasoning for thinking) for the Messages API,
+// and an agent.Request as Messages-API parameters (Params; Tools, System, Messages,
+// ToolResultContent) with the API's answer as an agent.Response (FromMessage) for callers that
+// drive the SDK themselves.
 //
-//	msg, err := client.Messages.New(ctx, anthropic.Params("claude-sonnet-4-5", 4096, req))
+//	m, err := anthropic.New(anthropic.Options{Model: "claude-sonnet-4-5"})
 //	if err != nil {
 //		return err
 //	}
-//	resp := anthropic.FromMessage(msg)
+//	a, err := agent.New(agent.Options{Model: m, Registry: reg, Scope: scope})
+//
+// The Model:
+//
+//   - Every request streams (Generate too): text deltas go to Stream's delta as they come,
+//     tool_use blocks become tool calls in block order, their input_json_delta pieces joined
+//     (no pieces: {}; pieces that are not JSON, a tool_use cut at max_tokens: a JSON string).
+//     Thinking deltas go to StreamReasoning's thought; no request asks for thinking.
+//   - It retries a 408, 409, 429, 5xx or 529, an overloaded or api error event, and a lost
+//     connection up to Options.MaxRetries times (default 2), waiting retry-after-ms, else
+//     Retry-After, else 0.5 s doubled per attempt; a Retry-After beyond Options.MaxRetryWait
+//     (default 30 s) is returned at once; nothing is retried once text or thinking reached the
+//     caller. Each retry is reported with agent.RetryingOf.
+//   - An error is one line: the model and endpoint (without credentials), the status, the
+//     error's type, the endpoint's message, what to check for a 401 or 404, and the attempts
+//     made; errors.As finds the SDK's *Error. A 2xx answer that is no Messages event stream, or
+//     one cut before message_stop, is ErrMalformedResponse. A cancelled context ends the
+//     request, or the wait before a retry, with ctx's error.
+//   - Options.APIKey empty is the SDK's credentials ($ANTHROPIC_API_KEY, …); BaseURL empty is
+//     $ANTHROPIC_BASE_URL, else Anthropic's; MaxTokens defaults to DefaultMaxTokens.
 //
 // The translation:
 //

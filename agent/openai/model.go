@@ -51,9 +51,11 @@ type Options struct {
 // Model is an agent.Model (and agent.StreamingModel) for any OpenAI-compatible
 // chat-completions endpoint. It is safe for concurrent use.
 type Model struct {
-	client sdk.Client
-	model  string
-	where  string // for errors: the model and its endpoint
+	client  sdk.Client
+	model   string
+	where   string // for errors: the model and its endpoint
+	retries int
+	maxWait time.Duration
 }
 
 var (
@@ -76,7 +78,7 @@ func New(opts Options) (*Model, error) {
 	if wait <= 0 {
 		wait = DefaultMaxRetryWait
 	}
-	ro := []option.RequestOption{option.WithMaxRetries(retries), option.WithMaxRetryDelay(wait)}
+	ro := []option.RequestOption{option.WithMaxRetries(0)} // the Model retries, so a run can say so
 	where := fmt.Sprintf("model %q", opts.Model)
 	if opts.BaseURL != "" {
 		ro = append(ro, option.WithBaseURL(opts.BaseURL))
@@ -88,18 +90,27 @@ func New(opts Options) (*Model, error) {
 	if opts.HTTPClient != nil {
 		ro = append(ro, option.WithHTTPClient(opts.HTTPClient))
 	}
-	return &Model{client: sdk.NewClient(ro...), model: opts.Model, where: where}, nil
+	return &Model{client: sdk.NewClient(ro...), model: opts.Model, where: where, retries: retries, maxWait: wait}, nil
 }
 
 // Generate sends one chat-completions request (ChatParams) and returns the first choice's
 // text and tool calls.
 func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Response, error) {
-	c, err := m.client.Chat.Completions.New(ctx, ChatParams(m.model, req))
-	if err != nil {
-		return nil, m.fail(ctx, err)
-	}
+	params := ChatParams(m.model, req)
+	return m.retrying(ctx, func() (*agent.Response, bool, error) {
+		c, err := m.client.Chat.Completions.New(ctx, params)
+		if err != nil {
+			return nil, true, err
+		}
+		resp, err := choice(c)
+		return resp, false, err
+	})
+}
+
+// choice returns a completion's first choice.
+func choice(c *sdk.ChatCompletion) (*agent.Response, error) {
 	if len(c.Choices) == 0 {
-		return nil, fmt.Errorf("openai: %s: %w: no choices in %.200s", m.where, ErrMalformedResponse, c.RawJSON())
+		return nil, fmt.Errorf("%w: no choices in %.200s", ErrMalformedResponse, c.RawJSON())
 	}
 	msg := c.Choices[0].Message
 	resp := &agent.Response{Text: msg.Content}
@@ -109,7 +120,7 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 	for _, tc := range msg.ToolCalls {
 		resp.ToolCalls = append(resp.ToolCalls, agent.ToolCall{ID: tc.ID, Name: tc.Function.Name, Arguments: rawArgs(tc.Function.Arguments)})
 	}
-	return m.check(resp)
+	return check(resp)
 }
 
 // Stream is Generate with the text streamed: it reads the server-sent chunks, passes each
@@ -117,7 +128,13 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 // and name from the first, the arguments concatenated; a delta announcing another id at an
 // index starts another call, as Ollama numbers every parallel call 0).
 func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text string)) (*agent.Response, error) {
-	s := m.client.Chat.Completions.NewStreaming(ctx, ChatParams(m.model, req))
+	params := ChatParams(m.model, req)
+	return m.retrying(ctx, func() (*agent.Response, bool, error) { return m.stream(ctx, params, delta) })
+}
+
+// stream makes one streaming request; a failure before the first chunk may be retried.
+func (m *Model) stream(ctx context.Context, params sdk.ChatCompletionNewParams, delta func(text string)) (*agent.Response, bool, error) {
+	s := m.client.Chat.Completions.NewStreaming(ctx, params)
 	defer s.Close()
 	var text strings.Builder
 	var calls []*streamedCall         // in the order they began
@@ -158,24 +175,25 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text 
 		}
 	}
 	if err := s.Err(); err != nil {
-		return nil, m.fail(ctx, err)
+		return nil, chunks == 0, err
 	}
 	if chunks == 0 {
 		// A server that ignores "stream" answers one JSON completion, which the stream
 		// reader passes over: without this, an empty answer.
-		return nil, fmt.Errorf("openai: %s: %w: the streaming request was answered without server-sent events (does the endpoint stream?)", m.where, ErrMalformedResponse)
+		return nil, false, fmt.Errorf("%w: the streaming request was answered without server-sent events (does the endpoint stream?)", ErrMalformedResponse)
 	}
 	resp := &agent.Response{Text: text.String()}
 	slices.SortStableFunc(calls, func(a, b *streamedCall) int { return cmp.Compare(a.index, b.index) })
 	prev := int64(-1)
 	for _, c := range calls {
 		if c.index != prev && c.index != prev+1 {
-			return nil, fmt.Errorf("openai: %s: %w: tool call index %d never given", m.where, ErrMalformedResponse, prev+1)
+			return nil, false, fmt.Errorf("%w: tool call index %d never given", ErrMalformedResponse, prev+1)
 		}
 		prev = c.index
 		resp.ToolCalls = append(resp.ToolCalls, agent.ToolCall{ID: c.id, Name: c.name.String(), Arguments: rawArgs(c.args.String())})
 	}
-	return m.check(resp)
+	resp, err := check(resp)
+	return resp, false, err
 }
 
 // streamedCall is a tool call being assembled from stream deltas.
@@ -186,10 +204,10 @@ type streamedCall struct {
 }
 
 // check rejects what no endpoint should answer: a tool call without a name.
-func (m *Model) check(resp *agent.Response) (*agent.Response, error) {
+func check(resp *agent.Response) (*agent.Response, error) {
 	for i, c := range resp.ToolCalls {
 		if c.Name == "" {
-			return nil, fmt.Errorf("openai: %s: %w: tool call %d (id %q) has no function name", m.where, ErrMalformedResponse, i, c.ID)
+			return nil, fmt.Errorf("%w: tool call %d (id %q) has no function name", ErrMalformedResponse, i, c.ID)
 		}
 	}
 	return resp, nil
@@ -211,7 +229,7 @@ func rawArgs(s string) json.RawMessage {
 // fail describes a failed request: the status and the endpoint's own message for an API
 // error, ErrMalformedResponse for a body that is not what the API sends, ctx's error when it
 // ended the request.
-func (m *Model) fail(ctx context.Context, err error) error {
+func (m *Model) fail(ctx context.Context, err error, attempts int) error {
 	if ctx.Err() != nil {
 		return fmt.Errorf("openai: %s: %w", m.where, ctx.Err())
 	}
@@ -221,7 +239,7 @@ func (m *Model) fail(ctx context.Context, err error) error {
 		if msg == "" {
 			msg = http.StatusText(apiErr.StatusCode)
 		}
-		return fmt.Errorf("openai: %s: status %d: %s: %w", m.where, apiErr.StatusCode, msg, err)
+		return fmt.Errorf("openai: %s: status %d: %s%s: %w", m.where, apiErr.StatusCode, msg, tried(attempts), err)
 	}
 	var ue *url.Error // net/http's names the request's URL, a user name as it is
 	if errors.As(err, &ue) {
@@ -232,7 +250,7 @@ func (m *Model) fail(ctx context.Context, err error) error {
 	if errors.As(err, &syn) || errors.As(err, &typ) {
 		return fmt.Errorf("openai: %s: %w: %v", m.where, ErrMalformedResponse, err)
 	}
-	return fmt.Errorf("openai: %s: %w", m.where, err)
+	return fmt.Errorf("openai: %s%s: %w", m.where, tried(attempts), err)
 }
 
 // shownURL is u as errors show it: without its user info (a proxy's credentials, a token as the

@@ -23,3 +23,12 @@ func TestModelFlagsClearErrors(t *testing.T) {
 		t.Errorf("endpoint from the environment: %q, %v", u, err)
 	}
 }
+
+// An anthropic:<name> model whose --base-url does not parse is refused for that, without
+// showing the URL's credentials.
+func TestModelFlagsAnthropicBadURL(t *testing.T) {
+	_, _, err := (&modelFlags{model: "anthropic:claude-test", baseURL: "http://user:sk-password@host:notaport/"}).open("chat", true)
+	if err == nil || strings.Contains(err.Error(), "sk-password") || !strings.Contains(err.Error(), "chat: anthropic: base URL") {
+		t.Errorf("err = %v, want chat: anthropic: base URL …, without the password", err)
+	}
+}

@@ -1,0 +1,68 @@
+package openai_test
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/internal/adaptertest"
+	"github.com/agentpool/agentpool/agent/openai"
+	"github.com/agentpool/agentpool/ext"
+)
+
+// A retried request is reported to the run's observer, once per retry, with what failed, the
+// wait and which attempt comes next; the final error of a request that never succeeded says
+// how many times it was tried.
+func TestRetryIsReported(t *testing.T) {
+	s := newChatServer(t,
+		raw(http.StatusTooManyRequests, `{"error":{"message":"slow down"}}`, "Retry-After", "0"),
+		raw(http.StatusInternalServerError, `{"error":{"message":"upstream broke"}}`, "Retry-After", "0"),
+		sse(`{"id":"c1","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"finally"}}]}`))
+	var mu sync.Mutex
+	var retries []string
+	a, err := agent.New(agent.Options{Model: s.model(t, openai.Options{}), Registry: adaptertest.Registry(t),
+		Scope: ext.Scope{SessionID: "s1", AgentName: "main"},
+		Observer: func(e agent.Event) {
+			if e.Kind == agent.EventRetry {
+				mu.Lock()
+				retries = append(retries, e.Text)
+				mu.Unlock()
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := a.Run(context.Background(), &agent.Input{Prompt: "hi"})
+	if err != nil || res.Text != "finally" {
+		t.Fatalf("Run = %+v, %v", res, err)
+	}
+	want := []string{
+		"429 Too Many Requests: slow down; retrying in 0s (attempt 2 of 3)",
+		"500 Internal Server Error: upstream broke; retrying in 0s (attempt 3 of 3)",
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if strings.Join(retries, "\n") != strings.Join(want, "\n") {
+		t.Errorf("retry events:\n%s\nwant:\n%s", strings.Join(retries, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+func TestRetriedErrorSaysSo(t *testing.T) {
+	busy := raw(http.StatusTooManyRequests, `{"error":{"message":"slow down"}}`, "Retry-After", "0")
+	s := newChatServer(t, busy, busy, busy)
+	_, err := s.model(t, openai.Options{}).Generate(context.Background(), req("hi"))
+	if err == nil || !strings.Contains(err.Error(), "429") || !strings.Contains(err.Error(), "slow down") || !strings.Contains(err.Error(), "after 3 attempts") {
+		t.Fatalf("err = %v, want the 429 and the 3 attempts made", err)
+	}
+	if n := len(s.requests()); n != 3 {
+		t.Errorf("%d requests, want 3", n)
+	}
+}
+
+// Outside a run, a model's retries report nothing and do not fail.
+func TestRetryingOutsideARun(t *testing.T) {
+	agent.Retrying(context.Background(), 1, 0, nil)
+}
