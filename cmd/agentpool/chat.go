@@ -2,10 +2,12 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/chat"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -77,12 +79,12 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 	shown := scope // as compile shows it
 	scope.AgentName = cmp.Or(scope.AgentName, poolAgent)
 
-	p := newChatPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), isTerminal(cmd.InOrStdin()))
-	a, err := agent.New(agent.Options{Model: model, Registry: h.Registry, Cache: cache, Scope: scope, Observer: p.event, Tools: toolsConfig(h, shown.AgentName)})
+	p := chat.NewPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), isTerminal(cmd.InOrStdin()))
+	a, err := agent.New(agent.Options{Model: model, Registry: h.Registry, Cache: cache, Scope: scope, Observer: p.Event, Tools: toolsConfig(h, shown.AgentName)})
 	if err != nil {
 		return err
 	}
-	c := &chat{agent: a, cache: cache, scope: scope, p: p, reported: map[string]bool{}}
+	c := chat.New(chat.Options{Agent: a, Cache: cache, Scope: scope, Printer: p})
 	// Compiled once before the first prompt, as a client's first listing would: the servers
 	// connect now, their problems are reported now, and a server's notifications reach the
 	// change stream from the start.
@@ -92,9 +94,9 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 	}
 	reportProblems(cmd, opts, v)
 	for _, pr := range v.Problems {
-		c.reported[pr.String()] = true
+		c.Reported([]string{pr.String()})
 	}
-	p.notice("agentpool chat: %s at %s, scope %s: %d tools, %d commands, %d skills; /help, /exit; Ctrl-C interrupts a turn",
+	p.Notice("agentpool chat: %s at %s, scope %s: %d tools, %d commands, %d skills; /help, /exit; Ctrl-C interrupts a turn",
 		co.model, redactURL(baseURL), shown, len(v.Tools), len(v.Commands), len(v.Skills))
 	// Ctrl-C is the chat's from now on: it ends a turn, not the program (until here, while
 	// servers start, it ends the program as in any command). run's handler would cancel the
@@ -106,7 +108,11 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 	changes := h.Registry.Changes(ctx, scope)
 	stop := make(chan struct{})
 	defer close(stop)
-	return c.loop(ctx, readLines(cmd.InOrStdin(), stop), ints, changes)
+	err = c.Run(ctx, chat.ReadLines(cmd.InOrStdin(), stop), ints, changes)
+	if errors.Is(err, chat.ErrEveryTurnFailed) {
+		return &exitError{code: exitFailure, msg: err.Error()}
+	}
+	return err
 }
 
 // isTerminal reports whether r is a terminal: the prompt is printed only then, so piped

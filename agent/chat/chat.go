@@ -1,4 +1,4 @@
-package main
+package chat
 
 import (
 	"bufio"
@@ -18,12 +18,27 @@ import (
 	"github.com/agentpool/agentpool/view"
 )
 
-// chat is one terminal conversation: the agent, the view cache it runs on, and the history.
-type chat struct {
+// ErrEveryTurnFailed is what Run returns when it ran turns and every one failed: a piped chat
+// whose model was never reached must not look like a conversation held.
+var ErrEveryTurnFailed = errors.New("every turn failed")
+
+// Options are what a Chat runs on. All are required.
+type Options struct {
+	// Agent runs the turns; its Observer must be Printer.Event.
+	Agent *agent.Agent
+	// Cache is the agent's view cache and Scope its scope: /help lists that view's commands.
+	Cache *view.Cache
+	Scope ext.Scope
+	// Printer writes the conversation and the notices.
+	Printer *Printer
+}
+
+// Chat is one terminal conversation: the agent, the view cache it runs on, and the history.
+type Chat struct {
 	agent   *agent.Agent
 	cache   *view.Cache
 	scope   ext.Scope
-	p       *chatPrinter
+	p       *Printer
 	history []agent.Message
 	// reported are the problems printed already, so each is said once.
 	reported map[string]bool
@@ -31,19 +46,32 @@ type chat struct {
 	turns, failed int
 }
 
-// result is how the chat ends: an error when it ran turns and every one failed (a piped
-// chat whose model was never reached must not look like a conversation held).
-func (c *chat) result() error {
+// New returns a chat on o.
+func New(o Options) *Chat {
+	return &Chat{agent: o.Agent, cache: o.Cache, scope: o.Scope, p: o.Printer, reported: map[string]bool{}}
+}
+
+// Reported marks problems as said already (those printed before the chat began), so a run
+// that meets them again does not repeat them.
+func (c *Chat) Reported(problems []string) {
+	for _, p := range problems {
+		c.reported[p] = true
+	}
+}
+
+// result is how the chat ends: ErrEveryTurnFailed when it ran turns and every one failed.
+func (c *Chat) result() error {
 	if c.turns > 0 && c.failed == c.turns {
-		return &exitError{code: exitFailure, msg: fmt.Sprintf("chat: every turn failed (%d)", c.turns)}
+		return fmt.Errorf("chat: %w (%d)", ErrEveryTurnFailed, c.turns)
 	}
 	return nil
 }
 
-// loop reads lines until /exit, the end of lines, a second Ctrl-C in a row at the prompt, or
-// the end of ctx (SIGTERM). Lines typed during a turn wait for it. Change events are printed
-// at the prompt, never in the middle of a turn's output.
-func (c *chat) loop(ctx context.Context, lines <-chan string, ints <-chan os.Signal, changes <-chan ext.ChangeEvent) error {
+// Run reads lines until /exit, the end of lines, a second Ctrl-C (ints) in a row at the
+// prompt, or the end of ctx (SIGTERM); it returns nil, or ErrEveryTurnFailed wrapped. Lines
+// typed during a turn wait for it. Change events are printed at the prompt, never in the
+// middle of a turn's output.
+func (c *Chat) Run(ctx context.Context, lines <-chan string, ints <-chan os.Signal, changes <-chan ext.ChangeEvent) error {
 	armed := false // a Ctrl-C at the prompt: the next one quits
 	c.p.prompt()
 	for {
@@ -67,7 +95,7 @@ func (c *chat) loop(ctx context.Context, lines <-chan string, ints <-chan os.Sig
 				return c.result()
 			}
 			armed = true
-			c.p.notice("(Ctrl-C again to quit; or /exit, or Ctrl-D)")
+			c.p.Notice("(Ctrl-C again to quit; or /exit, or Ctrl-D)")
 		case ev, ok := <-changes:
 			if !ok {
 				changes = nil // the registry closed it; the host is going away
@@ -83,7 +111,7 @@ func (c *chat) loop(ctx context.Context, lines <-chan string, ints <-chan os.Sig
 
 // handle runs one line: a chat command, a command expansion or a prompt. It reports whether
 // the chat ends.
-func (c *chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (quit bool) {
+func (c *Chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (quit bool) {
 	text := strings.TrimSpace(line)
 	switch {
 	case text == "":
@@ -97,7 +125,7 @@ func (c *chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (
 	}
 	name, args, _, err := cmdline.ParseLine(text)
 	if err != nil {
-		c.p.notice("%v", err)
+		c.p.Notice("%v", err)
 		return false
 	}
 	switch name {
@@ -129,7 +157,7 @@ func (e errUnknownCommand) Error() string {
 // StopInterrupted once its calls have been cancelled, and the chat goes on. The turn's
 // messages join the history whatever the ending: an interrupted or failed step is not in them
 // (package agent), so they are always a valid history.
-func (c *chat) turn(ctx context.Context, ints <-chan os.Signal, input func(context.Context) (*agent.Input, error)) {
+func (c *Chat) turn(ctx context.Context, ints <-chan os.Signal, input func(context.Context) (*agent.Input, error)) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.turns++
@@ -166,30 +194,30 @@ func (c *chat) turn(ctx context.Context, ints <-chan os.Signal, input func(conte
 	case res != nil && res.Stop == agent.StopDone: // a Ctrl-C too late to stop it changes nothing
 		c.p.answer(res.Text, res.Steps-1)
 	case interrupted || (res != nil && res.Stop == agent.StopInterrupted):
-		c.p.notice("[interrupted]")
+		c.p.Notice("[interrupted]")
 	default:
 		c.failed++
-		c.p.notice("error: %v", err)
+		c.p.Notice("error: %v", err)
 	}
 }
 
 // problems prints the problems of a run not printed before.
-func (c *chat) problems(ps []string) {
+func (c *Chat) problems(ps []string) {
 	for _, p := range ps {
 		if !c.reported[p] {
 			c.reported[p] = true
-			c.p.notice("warning: %s", oneLine(p, 200))
+			c.p.Notice("warning: %s", oneLine(p, 200))
 		}
 	}
 }
 
 // help lists chat's own commands and the view's; a view command named like one of chat's is
 // reached, and listed, by its qualified name (skill:help, file:exit).
-func (c *chat) help(ctx context.Context) {
+func (c *Chat) help(ctx context.Context) {
 	c.p.line("chat commands: /help, /exit (or /quit, Ctrl-D), //text sends /text; Ctrl-C interrupts a turn")
 	v, err := c.cache.Get(ctx, c.scope)
 	if err != nil {
-		c.p.notice("error: %v", err)
+		c.p.Notice("error: %v", err)
 		return
 	}
 	if len(v.Commands) == 0 {
@@ -239,10 +267,10 @@ func reachedAs(v *view.View, cm view.Command) string {
 	return ""
 }
 
-// readLines sends each line of r, without its line ending, until r ends (the channel is then
+// ReadLines sends each line of r, without its line ending, until r ends (the channel is then
 // closed) or stop is closed. A read blocked on a terminal is not interruptible: that goroutine
 // ends with the input or the process.
-func readLines(r io.Reader, stop <-chan struct{}) <-chan string {
+func ReadLines(r io.Reader, stop <-chan struct{}) <-chan string {
 	out := make(chan string)
 	go func() {
 		defer close(out)
