@@ -68,6 +68,9 @@ func (p *Printer) Event(e agent.Event) {
 		}
 		text := strings.Join(strings.Fields(e.Result.Text()), " ")
 		fmt.Fprintf(p.out, "[result] %s%s: %s\n", cell(e.Call.Name), mark, cell(oneLine(text, chatResultWidth)))
+	case agent.EventRetry:
+		p.endLineLocked()
+		fmt.Fprintln(p.errOut, "model: "+cell(e.Text))
 	}
 }
 
