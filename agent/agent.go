@@ -269,7 +269,7 @@ func (a *Agent) Run(ctx context.Context, in *Input) (*Result, error) {
 			return finish(StopInterrupted, ctx.Err())
 		}
 		if err != nil {
-			return finish(StopError, fmt.Errorf("agent %s: model: %w", scope.AgentName, err))
+			return finish(StopError, &ModelError{Agent: scope.AgentName, Err: err})
 		}
 		if resp == nil {
 			resp = &Response{}

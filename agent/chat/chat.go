@@ -197,6 +197,10 @@ func (c *Chat) turn(ctx context.Context, ints <-chan os.Signal, input func(conte
 		c.p.Notice("[interrupted]")
 	default:
 		c.failed++
+		var me *agent.ModelError
+		if errors.As(err, &me) {
+			err = me.Err // says the model and its endpoint: the chat has one agent
+		}
 		c.p.Notice("error: %v", err)
 	}
 }
