@@ -430,7 +430,7 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 		args = json.RawMessage(`{}`)
 	}
 	if !isObject(args) {
-		return errorMessage(m, fmt.Sprintf("tool %s: the arguments are not a JSON object: %s", c.Name, truncate(string(args), 200))), true
+		return errorMessage(m, fmt.Sprintf("tool %s: %s: %s", c.Name, notAnObject(args), truncate(string(args), 200))), true
 	}
 	call := &ext.ToolCall{Name: c.Name, Arguments: args}
 	if r, relist, ok := a.exp.CallOwn(st.view, call); ok {

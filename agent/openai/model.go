@@ -213,17 +213,14 @@ func check(resp *agent.Response) (*agent.Response, error) {
 	return resp, nil
 }
 
-// rawArgs returns a tool call's arguments. Text that is not JSON is kept, as a JSON string,
-// so the agent answers the model that its arguments are not an object instead of failing.
+// rawArgs returns a tool call's arguments as the model sent them, JSON or not: the agent
+// answers the model what is wrong with text that is not JSON, and the history (sent back as
+// it is) shows the model its own call.
 func rawArgs(s string) json.RawMessage {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
+	return json.RawMessage(s)
 }
 
 // fail describes a failed request in one level, as a user reads it: the model and its

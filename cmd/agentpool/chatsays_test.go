@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"testing"
 )
 
@@ -20,4 +21,46 @@ func TestChatRetryLine(t *testing.T) {
 	c.expect("> ")
 	c.send("hello")
 	c.expect("ok: hello")
+}
+
+// TestChatInvalidJSONArguments: a model that sends arguments that are not JSON is told exactly
+// what is wrong and where, and the history keeps its call as it sent it, so the next request
+// shows the model its own mistake rather than a rewritten one.
+func TestChatInvalidJSONArguments(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	c := startChatTerm(t, f.env, f.args()...)
+	c.expect("> ")
+	c.send("send bad json")
+	c.expect(`[tool] fault__echo {"text":"ping`)
+	c.expect("[result] fault__echo (error): tool fault__echo: the arguments are not valid JSON: unexpected end of JSON input at offset 15")
+	c.expect("the tool said ")
+	c.expect("> ")
+	c.send("hello")
+	c.expect("ok: hello")
+	c.expect("> ")
+	bodies := f.model.Requests()
+	var last struct {
+		Messages []struct {
+			Role      string `json:"role"`
+			Content   any    `json:"content"`
+			ToolCalls []struct {
+				Function struct {
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(bodies[len(bodies)-1], &last); err != nil {
+		t.Fatal(err)
+	}
+	var sent []string
+	for _, m := range last.Messages {
+		for _, tc := range m.ToolCalls {
+			sent = append(sent, tc.Function.Arguments)
+		}
+	}
+	if len(sent) != 1 || sent[0] != badArguments {
+		t.Errorf("the history sent back the call's arguments as %q, want %q as the model sent them", sent, badArguments)
+	}
 }
