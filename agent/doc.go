@@ -44,7 +44,8 @@
 // list_resources {offset} pages resources and templates (ListPageSize, default 50); delegate
 // {agent, prompt} runs a subagent (Options.Subagents) at scope {session, name} with capabilities
 // closed when it ends, one run per name and session (ErrSubagentBusy), one level deep. A view
-// tool with one of these names is not offered (Result.Problems).
+// tool with one of these names is not offered (Result.Problems). Agent.Offered returns what a
+// run's first step offers, these included, for a UI to count and list.
 //
 // Rationale: docs/design/agent.md.
 package agent

@@ -224,6 +224,9 @@ func (c *Chat) help(ctx context.Context) {
 		c.p.Notice("error: %v", err)
 		return
 	}
+	if defs, err := c.agent.Offered(ctx); err == nil {
+		c.p.line(toolsLine(defs))
+	}
 	if len(v.Commands) == 0 {
 		c.p.line("  (the view has no commands)")
 		return

@@ -96,8 +96,9 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 	for _, pr := range v.Problems {
 		c.Reported([]string{pr.String()})
 	}
-	p.Notice("agentpool chat: %s at %s, scope %s: %d tools, %d commands, %d skills; /help, /exit; Ctrl-C interrupts a turn",
-		co.model, redactURL(baseURL), shown, len(v.Tools), len(v.Commands), len(v.Skills))
+	if err := c.Greet(ctx, fmt.Sprintf("%s at %s, scope %s", co.model, redactURL(baseURL), shown)); err != nil {
+		return err
+	}
 	// Ctrl-C is the chat's from now on: it ends a turn, not the program (until here, while
 	// servers start, it ends the program as in any command). run's handler would cancel the
 	// command's context at the first SIGINT, so it hands SIGINT to the chat instead; SIGTERM

@@ -1,7 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -62,5 +66,33 @@ func TestChatInvalidJSONArguments(t *testing.T) {
 	}
 	if len(sent) != 1 || sent[0] != badArguments {
 		t.Errorf("the history sent back the call's arguments as %q, want %q as the model sent them", sent, badArguments)
+	}
+}
+
+// TestChatCountsOfferedTools: the banner and /help count the tools the model is offered, the
+// agent's own (read_resource, list_resources) with the view's: the same number the first
+// request carries.
+func TestChatCountsOfferedTools(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	cmd := exec.Command("agentpool", f.args()...)
+	cmd.Env = f.env
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader("/help\nhello\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chat: %v\n%s", err, stderr.String())
+	}
+	reqs := requests(t, f.model)
+	if len(reqs) != 1 {
+		t.Fatalf("%d requests, want 1", len(reqs))
+	}
+	n := len(reqs[0].Tools)
+	if want := fmt.Sprintf(": %d tools, ", n); !strings.Contains(stderr.String(), want) {
+		t.Errorf("the banner does not count the %d tools offered:\n%s", n, stderr.String())
+	}
+	if want := fmt.Sprintf("the model is offered %d tools", n); !strings.Contains(stdout.String(), want) {
+		t.Errorf("/help does not say %q:\n%s", want, stdout.String())
 	}
 }
