@@ -84,11 +84,13 @@ func (c *Chat) Run(ctx context.Context, lines <-chan string, ints <-chan os.Sign
 				c.p.endLine()
 				return c.result()
 			}
-			armed = false
 			c.p.typed()
-			if c.handle(ctx, line, ints) {
+			quit, interrupted := c.handle(ctx, line, ints)
+			if quit {
+				c.p.endLine()
 				return c.result()
 			}
+			armed = interrupted // a Ctrl-C that cut a turn short counts as the first
 		case <-ints:
 			if armed {
 				c.p.endLine()
@@ -111,38 +113,35 @@ func (c *Chat) Run(ctx context.Context, lines <-chan string, ints <-chan os.Sign
 
 // handle runs one line: a chat command, a command expansion or a prompt. It reports whether
 // the chat ends.
-func (c *Chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (quit bool) {
+func (c *Chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (quit, interrupted bool) {
 	text := strings.TrimSpace(line)
 	switch {
 	case text == "":
-		return false
+		return false, false
 	case strings.HasPrefix(text, "//"):
-		c.turn(ctx, ints, func(context.Context) (*agent.Input, error) { return &agent.Input{Prompt: text[1:]}, nil })
-		return false
+		return c.turn(ctx, ints, func(context.Context) (*agent.Input, error) { return &agent.Input{Prompt: text[1:]}, nil })
 	case !strings.HasPrefix(text, "/"):
-		c.turn(ctx, ints, func(context.Context) (*agent.Input, error) { return &agent.Input{Prompt: line}, nil })
-		return false
+		return c.turn(ctx, ints, func(context.Context) (*agent.Input, error) { return &agent.Input{Prompt: line}, nil })
 	}
 	name, args, _, err := cmdline.ParseLine(text)
 	if err != nil {
 		c.p.Notice("%v", err)
-		return false
+		return false, false
 	}
 	switch name {
 	case "exit", "quit": // chatOwn
-		return true
+		return true, false
 	case "help":
 		c.help(ctx)
-		return false
+		return false, false
 	}
-	c.turn(ctx, ints, func(ctx context.Context) (*agent.Input, error) {
+	return c.turn(ctx, ints, func(ctx context.Context) (*agent.Input, error) {
 		in, err := c.agent.CommandInput(ctx, &ext.CommandRequest{Name: name, Args: args})
 		if errors.Is(err, ext.ErrNotFound) {
 			return nil, errUnknownCommand{name}
 		}
 		return in, err
 	})
-	return false
 }
 
 // errUnknownCommand is a /name the view has no command for.
@@ -154,10 +153,12 @@ func (e errUnknownCommand) Error() string {
 
 // turn runs one agent turn on the input input makes (a command's expansion may ask an MCP
 // server, so it is part of the turn). Ctrl-C cancels the turn's context: the run returns with
-// StopInterrupted once its calls have been cancelled, and the chat goes on. The turn's
-// messages join the history whatever the ending: an interrupted or failed step is not in them
-// (package agent), so they are always a valid history.
-func (c *Chat) turn(ctx context.Context, ints <-chan os.Signal, input func(context.Context) (*agent.Input, error)) {
+// StopInterrupted once its calls have been cancelled, and the chat goes on; a second Ctrl-C
+// before the turn has ended quits (once it has). It reports whether the chat quits and whether
+// a Ctrl-C cut the turn short. The turn's messages join the history whatever the ending: an
+// interrupted or failed step is not in them (package agent), so they are always a valid
+// history; an interrupted turn's are marked so (agent.MarkInterrupted).
+func (c *Chat) turn(ctx context.Context, ints <-chan os.Signal, input func(context.Context) (*agent.Input, error)) (quit, interrupted bool) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.turns++
@@ -174,18 +175,22 @@ func (c *Chat) turn(ctx context.Context, ints <-chan os.Signal, input func(conte
 		in.History = c.history
 		res, err = c.agent.Run(tctx, in)
 	}()
-	interrupted := false
 	for waiting := true; waiting; {
 		select {
 		case <-done:
 			waiting = false
 		case <-ints:
+			quit = interrupted
 			interrupted = true
 			cancel()
 		}
 	}
 	if res != nil {
-		c.history = append(c.history, res.Messages...)
+		msgs := res.Messages
+		if res.Stop == agent.StopInterrupted {
+			msgs = agent.MarkInterrupted(msgs)
+		}
+		c.history = append(c.history, msgs...)
 		c.problems(res.Problems)
 	}
 	switch {
@@ -193,8 +198,11 @@ func (c *Chat) turn(ctx context.Context, ints <-chan os.Signal, input func(conte
 		c.p.endLine()
 	case res != nil && res.Stop == agent.StopDone: // a Ctrl-C too late to stop it changes nothing
 		c.p.answer(res.Text, res.Steps-1)
-	case interrupted || (res != nil && res.Stop == agent.StopInterrupted):
+	case quit:
 		c.p.Notice("[interrupted]")
+	case interrupted || (res != nil && res.Stop == agent.StopInterrupted):
+		interrupted = true
+		c.p.Notice("[interrupted] (Ctrl-C again to quit)")
 	default:
 		c.failed++
 		var me *agent.ModelError
@@ -203,6 +211,7 @@ func (c *Chat) turn(ctx context.Context, ints <-chan os.Signal, input func(conte
 		}
 		c.p.Notice("error: %v", err)
 	}
+	return quit, interrupted
 }
 
 // problems prints the problems of a run not printed before.

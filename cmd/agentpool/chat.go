@@ -45,8 +45,8 @@ on disk is seen by the next message. The conversation is kept across turns.
 Streamed text is printed as it arrives; each tool call is a line naming the tool and its
 origin, and its result one line, shortened. Notices (view changes, problems, errors) go to
 stderr. Ctrl-C during a turn interrupts that turn (its tool calls are cancelled upstream);
-what completed stays in the conversation. Ctrl-C at the prompt prints a hint, and a second
-one in a row quits. SIGTERM quits. Each retry of the model's request is a line; a model
+what completed stays in the conversation, marked interrupted. Ctrl-C at the prompt prints a
+hint, and a second one in a row quits; one that interrupted a turn counts as the first. SIGTERM quits. Each retry of the model's request is a line; a model
 error (a 429 after retries, a malformed answer) is printed and the chat goes on.
 
 The chat is one session ("chat-<pid>"): session-scoped servers start with it and stop when

@@ -5,8 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/agentpool/agentpool/agent"
 )
 
 // TestChatRetryLine: a model answering 429 is retried with a line on the terminal for each
@@ -94,5 +97,44 @@ func TestChatCountsOfferedTools(t *testing.T) {
 	}
 	if want := fmt.Sprintf("the model is offered %d tools", n); !strings.Contains(stdout.String(), want) {
 		t.Errorf("/help does not say %q:\n%s", want, stdout.String())
+	}
+}
+
+// TestChatInterruptedTurnMarked: a turn cut short by Ctrl-C is marked in the history, so the
+// next turn's model knows its last answer was cut off; and two Ctrl-C leave a running turn:
+// the first cancels it, the second quits.
+func TestChatInterruptedTurnMarked(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	c := startChatTerm(t, f.env, f.args()...)
+	c.expect("> ")
+	c.send("sleep please")
+	c.expect("[tool] fault__sleep")
+	waitLog(t, f.log, "begin ")
+	c.interrupt()
+	c.expect("[interrupted]")
+	c.expect("> ")
+	c.send("still there?")
+	c.expect("ok: still there?")
+	c.expect("> ")
+	reqs := requests(t, f.model)
+	var history []string
+	for _, m := range reqs[len(reqs)-1].Messages {
+		if m.Role != "system" {
+			history = append(history, m.Role+": "+contentText(m.Content))
+		}
+	}
+	want := []string{"user: sleep please", "assistant: " + agent.InterruptedNote, "user: still there?"}
+	if !slices.Equal(history, want) {
+		t.Errorf("the history after an interrupted turn:\n%s\nwant:\n%s", strings.Join(history, "\n"), strings.Join(want, "\n"))
+	}
+
+	c.send("sleep please")
+	c.expect("[tool] fault__sleep")
+	c.interrupt()
+	c.expect("[interrupted]")
+	c.interrupt()
+	if code := c.exitCode(); code != 0 {
+		t.Errorf("chat left by two Ctrl-C in a turn exited %d, want 0", code)
 	}
 }
