@@ -125,7 +125,7 @@ func (c *Chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (
 	}
 	name, args, _, err := cmdline.ParseLine(text)
 	if err != nil {
-		c.p.Notice("%v", err)
+		c.p.Notice("error: %v of the arguments %s (nothing sent)", err, argsOf(text))
 		return false, false
 	}
 	switch name {
@@ -306,4 +306,13 @@ func ReadLines(r io.Reader, stop <-chan struct{}) <-chan string {
 		}
 	}()
 	return out
+}
+
+// argsOf is the argument text of a command line, as cmdline.ParseLine counts its offsets.
+func argsOf(line string) string {
+	s := strings.TrimSpace(line)
+	if i := strings.IndexAny(s, " \t\n\r\v\f"); i >= 0 {
+		return strings.TrimSpace(s[i:])
+	}
+	return ""
 }

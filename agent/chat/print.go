@@ -59,7 +59,11 @@ func (p *Printer) Event(e agent.Event) {
 		p.deltaStep = e.Step
 	case agent.EventToolCall:
 		p.endLineLocked()
-		fmt.Fprintf(p.out, "[tool] %s %s (%s)\n", cell(e.Call.Name), cell(oneLine(string(e.Call.Arguments), chatArgsWidth)), cell(e.Origin.String()))
+		origin := e.Origin.String()
+		if e.Origin == (ext.Origin{}) {
+			origin = "no such tool" // the run answers the model so
+		}
+		fmt.Fprintf(p.out, "[tool] %s %s (%s)\n", cell(e.Call.Name), cell(oneLine(string(e.Call.Arguments), chatArgsWidth)), cell(origin))
 	case agent.EventToolResult:
 		p.endLineLocked()
 		mark := ""

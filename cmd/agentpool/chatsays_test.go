@@ -138,3 +138,36 @@ func TestChatInterruptedTurnMarked(t *testing.T) {
 		t.Errorf("chat left by two Ctrl-C in a turn exited %d, want 0", code)
 	}
 }
+
+// TestChatErrorLinesAndOrigins: every error is an "error: " line (a command line that does not
+// parse names where in its arguments), and every tool call names an origin, a tool the view
+// does not have too.
+func TestChatErrorLinesAndOrigins(t *testing.T) {
+	noChatLeaks(t)
+	f := newChatFixture(t)
+	cmd := exec.Command("agentpool", f.args()...)
+	cmd.Env = f.env
+	cmd.Dir = t.TempDir()
+	cmd.Stdin = strings.NewReader("/review \"unclosed\n/nope\ncall a ghost\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("chat: %v\n%s", err, stderr.String())
+	}
+	var errs []string
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		if strings.Contains(l, "unterminated") || strings.Contains(l, "unknown command") {
+			errs = append(errs, l)
+		}
+	}
+	want := []string{
+		`error: command /review: command line syntax error: unterminated double quote at byte offset 0 of the arguments "unclosed (nothing sent)`,
+		"error: unknown command /nope (nothing sent; /help lists the commands)",
+	}
+	if !slices.Equal(errs, want) {
+		t.Errorf("error lines:\n%s\nwant:\n%s", strings.Join(errs, "\n"), strings.Join(want, "\n"))
+	}
+	if want := "[tool] ghost__tool {} (no such tool)\n"; !strings.Contains(stdout.String(), want) {
+		t.Errorf("stdout lacks %q:\n%s", want, stdout.String())
+	}
+}
