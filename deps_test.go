@@ -35,7 +35,7 @@ var allowedImports = map[string][]string{
 	// bearer: `serve` verifies OAuth bearer tokens with it and hands gateway its Verify.
 	// internal/connlimit: serve's listener cap. status: serve's status page. sandbox: the
 	// entry point sandboxed servers start through (sandbox.Main).
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status", "sandbox"},
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status", "sandbox"},
 
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
@@ -67,6 +67,9 @@ var allowedImports = map[string][]string{
 	// capabilities through view and ext only; what it needs of the host (opening and closing a
 	// session, adding the editor's MCP servers) is handed to it as functions.
 	"agent/acp": {"agent", "view", "ext", "cmdline"},
+	// The terminal chat: a conversation with an agent (lines, turns, printing); like agent/acp
+	// it sees the agent, views and ext only, and the CLI hands it what it runs on.
+	"agent/chat": {"agent", "view", "ext", "cmdline"},
 
 	// Configuration: the file format. It imports the kinds' packages only for their config
 	// structs (each kind owns its keys and validation); building is host's. DESIGN.md's

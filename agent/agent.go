@@ -269,7 +269,7 @@ func (a *Agent) Run(ctx context.Context, in *Input) (*Result, error) {
 			return finish(StopInterrupted, ctx.Err())
 		}
 		if err != nil {
-			return finish(StopError, fmt.Errorf("agent %s: model: %w", scope.AgentName, err))
+			return finish(StopError, &ModelError{Agent: scope.AgentName, Err: err})
 		}
 		if resp == nil {
 			resp = &Response{}
@@ -346,24 +346,12 @@ func (a *Agent) prepare(ctx context.Context, st *stepState, v *view.View, prompt
 	for _, p := range v.Problems {
 		st.problems = append(st.problems, p.String())
 	}
-	own := a.ownTools()
-	st.own = make(map[string]ownTool, len(own))
-	st.defs = make([]ToolDef, 0, len(v.Tools)+len(own))
-	st.origins = make(map[string]ext.Origin, len(v.Tools)+len(own))
-	for _, t := range own {
-		st.own[t.def.Name] = t
-	}
-	for _, t := range a.exp.Tools(v) {
-		if _, taken := st.own[t.Name]; taken {
-			st.problems = append(st.problems, fmt.Sprintf("%s: tool %s: not offered: the agent's own tool has that name", t.Capability, t.Name))
-			continue
-		}
-		st.defs = append(st.defs, ToolDefOf(t))
-		st.origins[t.Name] = t.Origin
-	}
-	for _, t := range own {
-		st.defs = append(st.defs, t.def)
-		st.origins[t.def.Name] = t.def.Origin
+	var shadowed []string
+	st.defs, st.own, shadowed = a.offer(v)
+	st.problems = append(st.problems, shadowed...)
+	st.origins = make(map[string]ext.Origin, len(st.defs))
+	for _, d := range st.defs {
+		st.origins[d.Name] = d.Origin
 	}
 	static := strings.TrimSpace(a.o.Instructions)
 	if s := v.Instructions.Static; s != "" {
@@ -430,7 +418,7 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 		args = json.RawMessage(`{}`)
 	}
 	if !isObject(args) {
-		return errorMessage(m, fmt.Sprintf("tool %s: the arguments are not a JSON object: %s", c.Name, truncate(string(args), 200))), true
+		return errorMessage(m, fmt.Sprintf("tool %s: %s: %s", c.Name, notAnObject(args), truncate(string(args), 200))), true
 	}
 	call := &ext.ToolCall{Name: c.Name, Arguments: args}
 	if r, relist, ok := a.exp.CallOwn(st.view, call); ok {

@@ -26,7 +26,7 @@
 //   - Each step compiles the view through a view.Cache, so a change is seen by the next step.
 //   - Run always returns a Result: Messages (ready to be the next History), Text, Stop, Steps.
 //     StopMaxSteps wraps ErrMaxSteps (DefaultMaxSteps, 20); StopInterrupted returns ctx's
-//     error; StopError a model failure. An interrupted step is dropped whole.
+//     error; StopError a model failure (a *ModelError wrapping the Model's error). An interrupted step is dropped whole.
 //   - A step's tool calls run concurrently (Options.MaxParallel, default 16), answered in order.
 //     A tool's failure becomes an error result for the model, never the run's end; the agent
 //     never retries a call.
@@ -44,7 +44,8 @@
 // list_resources {offset} pages resources and templates (ListPageSize, default 50); delegate
 // {agent, prompt} runs a subagent (Options.Subagents) at scope {session, name} with capabilities
 // closed when it ends, one run per name and session (ErrSubagentBusy), one level deep. A view
-// tool with one of these names is not offered (Result.Problems).
+// tool with one of these names is not offered (Result.Problems). Agent.Offered returns what a
+// run's first step offers, these included, for a UI to count and list.
 //
 // Rationale: docs/design/agent.md.
 package agent

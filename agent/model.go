@@ -60,8 +60,24 @@ type ToolCall struct {
 	// conversation, gets "call_<step>_<n>" (with a "_<k>" suffix if that is taken too).
 	ID   string `json:"id"`
 	Name string `json:"name"`
-	// Arguments is a JSON object; empty means {}.
+	// Arguments is a JSON object; empty means {}. A model's arguments that are not JSON are
+	// kept as it sent them (the run answers the call with what is wrong); such a call is
+	// marshalled with its arguments as a JSON string.
 	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// MarshalJSON is the call as JSON; arguments that are not JSON are written as a JSON string.
+func (c ToolCall) MarshalJSON() ([]byte, error) {
+	type plain ToolCall
+	p := plain(c)
+	if len(p.Arguments) > 0 && !json.Valid(p.Arguments) {
+		b, err := json.Marshal(string(p.Arguments))
+		if err != nil {
+			return nil, err
+		}
+		p.Arguments = b
+	}
+	return json.Marshal(p)
 }
 
 // ToolDef is one tool offered to the model.

@@ -21,7 +21,9 @@
 //   - The Model retries (429, 5xx, a lost connection) up to Options.MaxRetries times (default
 //     2), waiting Retry-After unless it exceeds Options.MaxRetryWait (default 30 s); each retry
 //     is reported to the run (agent.RetryingOf: an EventRetry), and an error after retries
-//     says how many attempts were made. A stream is retried only before its first chunk. A 2xx
+//     says how many attempts were made. Errors read in one level: the model and its endpoint,
+//     the status and the endpoint's message (or why it could not be reached), the attempts,
+//     and what to do; the SDK's error stays reachable with errors.As. A stream is retried only before its first chunk. A 2xx
 //     answer that is no chat completion is ErrMalformedResponse; a refusal is the answer's text.
 //
 // Tool results, per MCP content kind; what is lossy is said in the text the model sees:

@@ -213,44 +213,64 @@ func check(resp *agent.Response) (*agent.Response, error) {
 	return resp, nil
 }
 
-// rawArgs returns a tool call's arguments. Text that is not JSON is kept, as a JSON string,
-// so the agent answers the model that its arguments are not an object instead of failing.
+// rawArgs returns a tool call's arguments as the model sent them, JSON or not: the agent
+// answers the model what is wrong with text that is not JSON, and the history (sent back as
+// it is) shows the model its own call.
 func rawArgs(s string) json.RawMessage {
 	if strings.TrimSpace(s) == "" {
 		return nil
 	}
-	if json.Valid([]byte(s)) {
-		return json.RawMessage(s)
-	}
-	b, _ := json.Marshal(s)
-	return b
+	return json.RawMessage(s)
 }
 
-// fail describes a failed request: the status and the endpoint's own message for an API
-// error, ErrMalformedResponse for a body that is not what the API sends, ctx's error when it
-// ended the request.
+// fail describes a failed request in one level, as a user reads it: the model and its
+// endpoint, what the endpoint said (the status and its message) or why it could not be
+// reached, how many attempts were made, and what to do. ErrMalformedResponse is wrapped for a
+// body that is not what the API sends, ctx's error when it ended the request, and the SDK's
+// error in every case.
 func (m *Model) fail(ctx context.Context, err error, attempts int) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("openai: %s: %w", m.where, ctx.Err())
+		return fmt.Errorf("%s: %w", m.where, ctx.Err())
 	}
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
-		msg := apiErr.Message
-		if msg == "" {
-			msg = http.StatusText(apiErr.StatusCode)
-		}
-		return fmt.Errorf("openai: %s: status %d: %s%s: %w", m.where, apiErr.StatusCode, msg, tried(attempts), err)
+		return &failure{msg: m.where + ": " + brief(err) + tried(attempts) + advice(apiErr.StatusCode), err: err}
 	}
 	var ue *url.Error // net/http's names the request's URL, a user name as it is
 	if errors.As(err, &ue) {
 		ue.URL = shownURL(ue.URL)
+		return &failure{msg: m.where + ": " + ue.Err.Error() + tried(attempts) + "; is the endpoint running, and is the base URL right?", err: err}
 	}
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syn) || errors.As(err, &typ) {
-		return fmt.Errorf("openai: %s: %w: %v", m.where, ErrMalformedResponse, err)
+		return fmt.Errorf("%s: %w: %v", m.where, ErrMalformedResponse, err)
 	}
-	return fmt.Errorf("openai: %s%s: %w", m.where, tried(attempts), err)
+	return fmt.Errorf("%s%s: %w", m.where, tried(attempts), err)
+}
+
+// failure is an error whose text is msg, wrapping err (whose own text msg says better).
+type failure struct {
+	msg string
+	err error
+}
+
+func (f *failure) Error() string { return f.msg }
+func (f *failure) Unwrap() error { return f.err }
+
+// advice says what to do about an answer of status, after "; " ("" when there is nothing to say).
+func advice(status int) string {
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return "; check the API key"
+	case status == http.StatusNotFound:
+		return "; check the model name and the base URL"
+	case status == http.StatusTooManyRequests:
+		return "; the endpoint is rate-limiting: wait, then try again"
+	case status == http.StatusRequestTimeout || status >= http.StatusInternalServerError:
+		return "; the endpoint failed: try again later"
+	}
+	return ""
 }
 
 // shownURL is u as errors show it: without its user info (a proxy's credentials, a token as the

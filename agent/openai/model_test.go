@@ -247,7 +247,7 @@ func TestRetryAfterBeyondBoundIsReturned(t *testing.T) {
 		raw(http.StatusTooManyRequests, `{"error":{"message":"come back in an hour","type":"rate_limit"}}`, "Retry-After", "3600"),
 		completion("never"))
 	_, err := s.model(t, openai.Options{MaxRetryWait: time.Second}).Generate(context.Background(), req("hi"))
-	if err == nil || !strings.Contains(err.Error(), "status 429: come back in an hour") {
+	if err == nil || !strings.Contains(err.Error(), "429 Too Many Requests: come back in an hour") {
 		t.Fatalf("err = %v, want the 429 and its message", err)
 	}
 	if n := len(s.requests()); n != 1 {

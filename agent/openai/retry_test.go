@@ -2,7 +2,9 @@ package openai_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"testing"
@@ -11,6 +13,7 @@ import (
 	"github.com/agentpool/agentpool/agent/internal/adaptertest"
 	"github.com/agentpool/agentpool/agent/openai"
 	"github.com/agentpool/agentpool/ext"
+	sdk "github.com/openai/openai-go/v3"
 )
 
 // A retried request is reported to the run's observer, once per retry, with what failed, the
@@ -65,4 +68,40 @@ func TestRetriedErrorSaysSo(t *testing.T) {
 // Outside a run, a model's retries report nothing and do not fail.
 func TestRetryingOutsideARun(t *testing.T) {
 	agent.Retrying(context.Background(), 1, 0, nil)
+}
+
+// A failure reads as one level: the model and its endpoint, what the endpoint said, how many
+// attempts were made and what to do; the SDK's own wording is not repeated, and the SDK's
+// error is still reachable with errors.As.
+func TestErrorIsOneLevel(t *testing.T) {
+	broke := raw(http.StatusInternalServerError, `{"error":{"message":"upstream broke"}}`, "Retry-After", "0")
+	s := newChatServer(t, broke, broke, broke)
+	_, err := s.model(t, openai.Options{}).Generate(context.Background(), req("hi"))
+	want := `model "local-model" at ` + s.srv.URL + `/v1: 500 Internal Server Error: upstream broke (after 3 attempts); the endpoint failed: try again later`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant  %s", err, want)
+	}
+	var apiErr *sdk.Error
+	if !errors.As(err, &apiErr) || apiErr.StatusCode != 500 {
+		t.Errorf("the SDK's error is not reachable in %v", err)
+	}
+
+	s = newChatServer(t, raw(http.StatusNotFound, `{"error":{"message":"model 'local-model' not found"}}`))
+	_, err = s.model(t, openai.Options{}).Generate(context.Background(), req("hi"))
+	want = `model "local-model" at ` + s.srv.URL + `/v1: 404 Not Found: model 'local-model' not found; check the model name and the base URL`
+	if err == nil || err.Error() != want {
+		t.Fatalf("err = %v\nwant  %s", err, want)
+	}
+
+	down := httptest.NewServer(http.NotFoundHandler())
+	down.Close()
+	m, err := openai.New(openai.Options{BaseURL: down.URL + "/v1", Model: "m", APIKey: "k", MaxRetries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = m.Generate(context.Background(), req("hi"))
+	if err == nil || !strings.HasPrefix(err.Error(), `model "m" at `+down.URL+`/v1: `) || !strings.Contains(err.Error(), "connection refused") ||
+		!strings.HasSuffix(err.Error(), "; is the endpoint running, and is the base URL right?") || strings.Contains(err.Error(), "Post ") {
+		t.Errorf("err = %v, want the endpoint, the refusal and what to check", err)
+	}
 }

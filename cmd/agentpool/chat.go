@@ -2,10 +2,12 @@ package main
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"os"
 
 	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/chat"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -43,9 +45,9 @@ on disk is seen by the next message. The conversation is kept across turns.
 Streamed text is printed as it arrives; each tool call is a line naming the tool and its
 origin, and its result one line, shortened. Notices (view changes, problems, errors) go to
 stderr. Ctrl-C during a turn interrupts that turn (its tool calls are cancelled upstream);
-what completed stays in the conversation. Ctrl-C at the prompt prints a hint, and a second
-one in a row quits. SIGTERM quits. A model error (a 429 after retries, a malformed answer)
-is printed and the chat goes on.
+what completed stays in the conversation, marked interrupted. Ctrl-C at the prompt prints a
+hint, and a second one in a row quits; one that interrupted a turn counts as the first. SIGTERM quits. Each retry of the model's request is a line; a model
+error (a 429 after retries, a malformed answer) is printed and the chat goes on.
 
 The chat is one session ("chat-<pid>"): session-scoped servers start with it and stop when
 it ends. The API key is --api-key, else $OPENAI_API_KEY (none for local servers).`,
@@ -77,12 +79,12 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 	shown := scope // as compile shows it
 	scope.AgentName = cmp.Or(scope.AgentName, poolAgent)
 
-	p := newChatPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), isTerminal(cmd.InOrStdin()))
-	a, err := agent.New(agent.Options{Model: model, Registry: h.Registry, Cache: cache, Scope: scope, Observer: p.event, Tools: toolsConfig(h, shown.AgentName)})
+	p := chat.NewPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), isTerminal(cmd.InOrStdin()))
+	a, err := agent.New(agent.Options{Model: model, Registry: h.Registry, Cache: cache, Scope: scope, Observer: p.Event, Tools: toolsConfig(h, shown.AgentName)})
 	if err != nil {
 		return err
 	}
-	c := &chat{agent: a, cache: cache, scope: scope, p: p, reported: map[string]bool{}}
+	c := chat.New(chat.Options{Agent: a, Cache: cache, Scope: scope, Printer: p})
 	// Compiled once before the first prompt, as a client's first listing would: the servers
 	// connect now, their problems are reported now, and a server's notifications reach the
 	// change stream from the start.
@@ -92,10 +94,11 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 	}
 	reportProblems(cmd, opts, v)
 	for _, pr := range v.Problems {
-		c.reported[pr.String()] = true
+		c.Reported([]string{pr.String()})
 	}
-	p.notice("agentpool chat: %s at %s, scope %s: %d tools, %d commands, %d skills; /help, /exit; Ctrl-C interrupts a turn",
-		co.model, redactURL(baseURL), shown, len(v.Tools), len(v.Commands), len(v.Skills))
+	if err := c.Greet(ctx, fmt.Sprintf("%s at %s, scope %s", co.model, redactURL(baseURL), shown)); err != nil {
+		return err
+	}
 	// Ctrl-C is the chat's from now on: it ends a turn, not the program (until here, while
 	// servers start, it ends the program as in any command). run's handler would cancel the
 	// command's context at the first SIGINT, so it hands SIGINT to the chat instead; SIGTERM
@@ -106,7 +109,11 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 	changes := h.Registry.Changes(ctx, scope)
 	stop := make(chan struct{})
 	defer close(stop)
-	return c.loop(ctx, readLines(cmd.InOrStdin(), stop), ints, changes)
+	err = c.Run(ctx, chat.ReadLines(cmd.InOrStdin(), stop), ints, changes)
+	if errors.Is(err, chat.ErrEveryTurnFailed) {
+		return &exitError{code: exitFailure, msg: err.Error()}
+	}
+	return err
 }
 
 // isTerminal reports whether r is a terminal: the prompt is printed only then, so piped

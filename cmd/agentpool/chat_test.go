@@ -38,6 +38,10 @@ func chatScript(last modelMessage) modelReply {
 		return modelReply{Text: "the tool said " + last.Content}
 	case last.Content == "use the tool":
 		return modelReply{Calls: []modelCall{{Name: "fault__echo", Args: `{"text":"ping-42"}`}}}
+	case last.Content == "call a ghost":
+		return modelReply{Calls: []modelCall{{Name: "ghost__tool", Args: `{}`}}}
+	case last.Content == "send bad json":
+		return modelReply{Calls: []modelCall{{Name: "fault__echo", Args: badArguments}}}
 	case last.Content == "rate me":
 		return modelReply{Status: http.StatusTooManyRequests}
 	case last.Content == "sleep please":
@@ -45,6 +49,9 @@ func chatScript(last modelMessage) modelReply {
 	}
 	return modelReply{Text: "ok: " + last.Content}
 }
+
+// badArguments are tool-call arguments that are not JSON: cut short.
+const badArguments = `{"text":"ping-4`
 
 func newChatFixture(t *testing.T) *chatFixture {
 	t.Helper()

@@ -1,4 +1,4 @@
-package main
+package chat
 
 import (
 	"bufio"
@@ -18,12 +18,27 @@ import (
 	"github.com/agentpool/agentpool/view"
 )
 
-// chat is one terminal conversation: the agent, the view cache it runs on, and the history.
-type chat struct {
+// ErrEveryTurnFailed is what Run returns when it ran turns and every one failed: a piped chat
+// whose model was never reached must not look like a conversation held.
+var ErrEveryTurnFailed = errors.New("every turn failed")
+
+// Options are what a Chat runs on. All are required.
+type Options struct {
+	// Agent runs the turns; its Observer must be Printer.Event.
+	Agent *agent.Agent
+	// Cache is the agent's view cache and Scope its scope: /help lists that view's commands.
+	Cache *view.Cache
+	Scope ext.Scope
+	// Printer writes the conversation and the notices.
+	Printer *Printer
+}
+
+// Chat is one terminal conversation: the agent, the view cache it runs on, and the history.
+type Chat struct {
 	agent   *agent.Agent
 	cache   *view.Cache
 	scope   ext.Scope
-	p       *chatPrinter
+	p       *Printer
 	history []agent.Message
 	// reported are the problems printed already, so each is said once.
 	reported map[string]bool
@@ -31,19 +46,32 @@ type chat struct {
 	turns, failed int
 }
 
-// result is how the chat ends: an error when it ran turns and every one failed (a piped
-// chat whose model was never reached must not look like a conversation held).
-func (c *chat) result() error {
+// New returns a chat on o.
+func New(o Options) *Chat {
+	return &Chat{agent: o.Agent, cache: o.Cache, scope: o.Scope, p: o.Printer, reported: map[string]bool{}}
+}
+
+// Reported marks problems as said already (those printed before the chat began), so a run
+// that meets them again does not repeat them.
+func (c *Chat) Reported(problems []string) {
+	for _, p := range problems {
+		c.reported[p] = true
+	}
+}
+
+// result is how the chat ends: ErrEveryTurnFailed when it ran turns and every one failed.
+func (c *Chat) result() error {
 	if c.turns > 0 && c.failed == c.turns {
-		return &exitError{code: exitFailure, msg: fmt.Sprintf("chat: every turn failed (%d)", c.turns)}
+		return fmt.Errorf("chat: %w (%d)", ErrEveryTurnFailed, c.turns)
 	}
 	return nil
 }
 
-// loop reads lines until /exit, the end of lines, a second Ctrl-C in a row at the prompt, or
-// the end of ctx (SIGTERM). Lines typed during a turn wait for it. Change events are printed
-// at the prompt, never in the middle of a turn's output.
-func (c *chat) loop(ctx context.Context, lines <-chan string, ints <-chan os.Signal, changes <-chan ext.ChangeEvent) error {
+// Run reads lines until /exit, the end of lines, a second Ctrl-C (ints) in a row at the
+// prompt, or the end of ctx (SIGTERM); it returns nil, or ErrEveryTurnFailed wrapped. Lines
+// typed during a turn wait for it. Change events are printed at the prompt, never in the
+// middle of a turn's output.
+func (c *Chat) Run(ctx context.Context, lines <-chan string, ints <-chan os.Signal, changes <-chan ext.ChangeEvent) error {
 	armed := false // a Ctrl-C at the prompt: the next one quits
 	c.p.prompt()
 	for {
@@ -56,18 +84,20 @@ func (c *chat) loop(ctx context.Context, lines <-chan string, ints <-chan os.Sig
 				c.p.endLine()
 				return c.result()
 			}
-			armed = false
 			c.p.typed()
-			if c.handle(ctx, line, ints) {
+			quit, interrupted := c.handle(ctx, line, ints)
+			if quit {
+				c.p.endLine()
 				return c.result()
 			}
+			armed = interrupted // a Ctrl-C that cut a turn short counts as the first
 		case <-ints:
 			if armed {
 				c.p.endLine()
 				return c.result()
 			}
 			armed = true
-			c.p.notice("(Ctrl-C again to quit; or /exit, or Ctrl-D)")
+			c.p.Notice("(Ctrl-C again to quit; or /exit, or Ctrl-D)")
 		case ev, ok := <-changes:
 			if !ok {
 				changes = nil // the registry closed it; the host is going away
@@ -83,38 +113,35 @@ func (c *chat) loop(ctx context.Context, lines <-chan string, ints <-chan os.Sig
 
 // handle runs one line: a chat command, a command expansion or a prompt. It reports whether
 // the chat ends.
-func (c *chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (quit bool) {
+func (c *Chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (quit, interrupted bool) {
 	text := strings.TrimSpace(line)
 	switch {
 	case text == "":
-		return false
+		return false, false
 	case strings.HasPrefix(text, "//"):
-		c.turn(ctx, ints, func(context.Context) (*agent.Input, error) { return &agent.Input{Prompt: text[1:]}, nil })
-		return false
+		return c.turn(ctx, ints, func(context.Context) (*agent.Input, error) { return &agent.Input{Prompt: text[1:]}, nil })
 	case !strings.HasPrefix(text, "/"):
-		c.turn(ctx, ints, func(context.Context) (*agent.Input, error) { return &agent.Input{Prompt: line}, nil })
-		return false
+		return c.turn(ctx, ints, func(context.Context) (*agent.Input, error) { return &agent.Input{Prompt: line}, nil })
 	}
 	name, args, _, err := cmdline.ParseLine(text)
 	if err != nil {
-		c.p.notice("%v", err)
-		return false
+		c.p.Notice("error: %v of the arguments %s (nothing sent)", err, argsOf(text))
+		return false, false
 	}
 	switch name {
 	case "exit", "quit": // chatOwn
-		return true
+		return true, false
 	case "help":
 		c.help(ctx)
-		return false
+		return false, false
 	}
-	c.turn(ctx, ints, func(ctx context.Context) (*agent.Input, error) {
+	return c.turn(ctx, ints, func(ctx context.Context) (*agent.Input, error) {
 		in, err := c.agent.CommandInput(ctx, &ext.CommandRequest{Name: name, Args: args})
 		if errors.Is(err, ext.ErrNotFound) {
 			return nil, errUnknownCommand{name}
 		}
 		return in, err
 	})
-	return false
 }
 
 // errUnknownCommand is a /name the view has no command for.
@@ -126,10 +153,12 @@ func (e errUnknownCommand) Error() string {
 
 // turn runs one agent turn on the input input makes (a command's expansion may ask an MCP
 // server, so it is part of the turn). Ctrl-C cancels the turn's context: the run returns with
-// StopInterrupted once its calls have been cancelled, and the chat goes on. The turn's
-// messages join the history whatever the ending: an interrupted or failed step is not in them
-// (package agent), so they are always a valid history.
-func (c *chat) turn(ctx context.Context, ints <-chan os.Signal, input func(context.Context) (*agent.Input, error)) {
+// StopInterrupted once its calls have been cancelled, and the chat goes on; a second Ctrl-C
+// before the turn has ended quits (once it has). It reports whether the chat quits and whether
+// a Ctrl-C cut the turn short. The turn's messages join the history whatever the ending: an
+// interrupted or failed step is not in them (package agent), so they are always a valid
+// history; an interrupted turn's are marked so (agent.MarkInterrupted).
+func (c *Chat) turn(ctx context.Context, ints <-chan os.Signal, input func(context.Context) (*agent.Input, error)) (quit, interrupted bool) {
 	tctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	c.turns++
@@ -146,18 +175,22 @@ func (c *chat) turn(ctx context.Context, ints <-chan os.Signal, input func(conte
 		in.History = c.history
 		res, err = c.agent.Run(tctx, in)
 	}()
-	interrupted := false
 	for waiting := true; waiting; {
 		select {
 		case <-done:
 			waiting = false
 		case <-ints:
+			quit = interrupted
 			interrupted = true
 			cancel()
 		}
 	}
 	if res != nil {
-		c.history = append(c.history, res.Messages...)
+		msgs := res.Messages
+		if res.Stop == agent.StopInterrupted {
+			msgs = agent.MarkInterrupted(msgs)
+		}
+		c.history = append(c.history, msgs...)
 		c.problems(res.Problems)
 	}
 	switch {
@@ -165,32 +198,43 @@ func (c *chat) turn(ctx context.Context, ints <-chan os.Signal, input func(conte
 		c.p.endLine()
 	case res != nil && res.Stop == agent.StopDone: // a Ctrl-C too late to stop it changes nothing
 		c.p.answer(res.Text, res.Steps-1)
+	case quit:
+		c.p.Notice("[interrupted]")
 	case interrupted || (res != nil && res.Stop == agent.StopInterrupted):
-		c.p.notice("[interrupted]")
+		interrupted = true
+		c.p.Notice("[interrupted] (Ctrl-C again to quit)")
 	default:
 		c.failed++
-		c.p.notice("error: %v", err)
+		var me *agent.ModelError
+		if errors.As(err, &me) {
+			err = me.Err // says the model and its endpoint: the chat has one agent
+		}
+		c.p.Notice("error: %v", err)
 	}
+	return quit, interrupted
 }
 
 // problems prints the problems of a run not printed before.
-func (c *chat) problems(ps []string) {
+func (c *Chat) problems(ps []string) {
 	for _, p := range ps {
 		if !c.reported[p] {
 			c.reported[p] = true
-			c.p.notice("warning: %s", oneLine(p, 200))
+			c.p.Notice("warning: %s", oneLine(p, 200))
 		}
 	}
 }
 
 // help lists chat's own commands and the view's; a view command named like one of chat's is
 // reached, and listed, by its qualified name (skill:help, file:exit).
-func (c *chat) help(ctx context.Context) {
+func (c *Chat) help(ctx context.Context) {
 	c.p.line("chat commands: /help, /exit (or /quit, Ctrl-D), //text sends /text; Ctrl-C interrupts a turn")
 	v, err := c.cache.Get(ctx, c.scope)
 	if err != nil {
-		c.p.notice("error: %v", err)
+		c.p.Notice("error: %v", err)
 		return
+	}
+	if defs, err := c.agent.Offered(ctx); err == nil {
+		c.p.line(toolsLine(defs))
 	}
 	if len(v.Commands) == 0 {
 		c.p.line("  (the view has no commands)")
@@ -239,10 +283,10 @@ func reachedAs(v *view.View, cm view.Command) string {
 	return ""
 }
 
-// readLines sends each line of r, without its line ending, until r ends (the channel is then
+// ReadLines sends each line of r, without its line ending, until r ends (the channel is then
 // closed) or stop is closed. A read blocked on a terminal is not interruptible: that goroutine
 // ends with the input or the process.
-func readLines(r io.Reader, stop <-chan struct{}) <-chan string {
+func ReadLines(r io.Reader, stop <-chan struct{}) <-chan string {
 	out := make(chan string)
 	go func() {
 		defer close(out)
@@ -262,4 +306,13 @@ func readLines(r io.Reader, stop <-chan struct{}) <-chan string {
 		}
 	}()
 	return out
+}
+
+// argsOf is the argument text of a command line, as cmdline.ParseLine counts its offsets.
+func argsOf(line string) string {
+	s := strings.TrimSpace(line)
+	if i := strings.IndexAny(s, " \t\n\r\v\f"); i >= 0 {
+		return strings.TrimSpace(s[i:])
+	}
+	return ""
 }

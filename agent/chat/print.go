@@ -1,4 +1,4 @@
-package main
+package chat
 
 import (
 	"fmt"
@@ -17,12 +17,12 @@ const (
 	chatResultWidth = 100
 )
 
-// chatPrinter writes a chat: the conversation (streamed text, tool calls and their results,
+// Printer writes a chat: the conversation (streamed text, tool calls and their results,
 // the prompt) on out, notices (errors, problems, changes, hints) on errOut. Model and tool
 // text is printed with its control characters escaped but newlines and tabs: what a server
 // or a model says cannot drive the terminal. It is safe for concurrent use: the agent's
 // Observer is called from the goroutines of a step's tool calls.
-type chatPrinter struct {
+type Printer struct {
 	out, errOut io.Writer
 	tty         bool
 
@@ -37,12 +37,15 @@ type chatPrinter struct {
 	lastChange string
 }
 
-func newChatPrinter(out, errOut io.Writer, tty bool) *chatPrinter {
-	return &chatPrinter{out: out, errOut: errOut, tty: tty, deltaStep: -1}
+// NewPrinter returns a printer of the conversation on out and of notices on errOut; tty says
+// whether the input is a terminal (the prompt is printed only then, so piped output is the
+// conversation alone).
+func NewPrinter(out, errOut io.Writer, tty bool) *Printer {
+	return &Printer{out: out, errOut: errOut, tty: tty, deltaStep: -1}
 }
 
-// event prints an agent event; it is the agent's Observer.
-func (p *chatPrinter) event(e agent.Event) {
+// Event prints an agent event; it is the agent's Observer.
+func (p *Printer) Event(e agent.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	switch e.Kind {
@@ -56,7 +59,11 @@ func (p *chatPrinter) event(e agent.Event) {
 		p.deltaStep = e.Step
 	case agent.EventToolCall:
 		p.endLineLocked()
-		fmt.Fprintf(p.out, "[tool] %s %s (%s)\n", cell(e.Call.Name), cell(oneLine(string(e.Call.Arguments), chatArgsWidth)), cell(e.Origin.String()))
+		origin := e.Origin.String()
+		if e.Origin == (ext.Origin{}) {
+			origin = "no such tool" // the run answers the model so
+		}
+		fmt.Fprintf(p.out, "[tool] %s %s (%s)\n", cell(e.Call.Name), cell(oneLine(string(e.Call.Arguments), chatArgsWidth)), cell(origin))
 	case agent.EventToolResult:
 		p.endLineLocked()
 		mark := ""
@@ -65,11 +72,14 @@ func (p *chatPrinter) event(e agent.Event) {
 		}
 		text := strings.Join(strings.Fields(e.Result.Text()), " ")
 		fmt.Fprintf(p.out, "[result] %s%s: %s\n", cell(e.Call.Name), mark, cell(oneLine(text, chatResultWidth)))
+	case agent.EventRetry:
+		p.endLineLocked()
+		fmt.Fprintln(p.errOut, "model: "+cell(e.Text))
 	}
 }
 
 // typed is called for each line read: on a terminal, its newline ended the prompt's line.
-func (p *chatPrinter) typed() {
+func (p *Printer) typed() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.open = false
@@ -77,14 +87,14 @@ func (p *chatPrinter) typed() {
 }
 
 // startTurn is called as a turn starts.
-func (p *chatPrinter) startTurn() {
+func (p *Printer) startTurn() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.deltaStep = -1
 }
 
 // answer ends a turn that ended with the model's answer text: printed unless it was streamed.
-func (p *chatPrinter) answer(text string, step int) {
+func (p *Printer) answer(text string, step int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.deltaStep != step && text != "" {
@@ -95,7 +105,7 @@ func (p *chatPrinter) answer(text string, step int) {
 }
 
 // prompt prints the prompt, on a terminal only.
-func (p *chatPrinter) prompt() {
+func (p *Printer) prompt() {
 	if !p.tty {
 		return
 	}
@@ -107,15 +117,15 @@ func (p *chatPrinter) prompt() {
 }
 
 // line prints one line of the conversation's output (help).
-func (p *chatPrinter) line(s string) {
+func (p *Printer) line(s string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.endLineLocked()
 	fmt.Fprintln(p.out, s)
 }
 
-// notice prints a line on errOut, on a line of its own.
-func (p *chatPrinter) notice(format string, args ...any) {
+// Notice prints a line on errOut, on a line of its own.
+func (p *Printer) Notice(format string, args ...any) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.endLineLocked()
@@ -125,7 +135,7 @@ func (p *chatPrinter) notice(format string, args ...any) {
 // changed prints one notice for ev and the events already waiting behind it in more, unless
 // the last thing printed was the same notice (a watcher's events come in bursts). It reports
 // whether it printed.
-func (p *chatPrinter) changed(ev ext.ChangeEvent, more <-chan ext.ChangeEvent) bool {
+func (p *Printer) changed(ev ext.ChangeEvent, more <-chan ext.ChangeEvent) bool {
 	caps := []string{ev.Capability}
 	for drained := false; !drained; {
 		select {
@@ -146,19 +156,19 @@ func (p *chatPrinter) changed(ev ext.ChangeEvent, more <-chan ext.ChangeEvent) b
 	p.lastChange = msg
 	p.mu.Unlock()
 	if !same {
-		p.notice("%s", msg)
+		p.Notice("%s", msg)
 	}
 	return !same
 }
 
 // endLine ends out's current line, if one is open.
-func (p *chatPrinter) endLine() {
+func (p *Printer) endLine() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.endLineLocked()
 }
 
-func (p *chatPrinter) endLineLocked() {
+func (p *Printer) endLineLocked() {
 	if p.open {
 		io.WriteString(p.out, "\n")
 		p.open = false
