@@ -181,6 +181,9 @@ const (
 	// EventToolResult: a tool call ended (Call, Origin, Result). Not sent for a call cut
 	// short by an interruption.
 	EventToolResult EventKind = "tool_result"
+	// EventThought: a piece of the model's streamed reasoning (Text), from a
+	// ReasoningStreamer. It is not part of the answer nor of the conversation's history.
+	EventThought EventKind = "thought"
 )
 
 // Event is something that happened during a run, for a UI (a terminal, an ACP client).
@@ -312,6 +315,14 @@ func (a *Agent) Run(ctx context.Context, in *Input) (*Result, error) {
 }
 
 func (a *Agent) generate(ctx context.Context, req *Request, step int) (*Response, error) {
+	if rs, ok := a.o.Model.(ReasoningStreamer); ok && a.o.Observer != nil {
+		name := a.o.Scope.AgentName
+		return rs.StreamReasoning(ctx, req, func(text string) {
+			a.o.Observer(Event{Kind: EventDelta, Agent: name, Step: step, Text: text})
+		}, func(text string) {
+			a.o.Observer(Event{Kind: EventThought, Agent: name, Step: step, Text: text})
+		})
+	}
 	if sm, ok := a.o.Model.(StreamingModel); ok && a.o.Observer != nil {
 		return sm.Stream(ctx, req, func(text string) {
 			a.o.Observer(Event{Kind: EventDelta, Agent: a.o.Scope.AgentName, Step: step, Text: text})

@@ -255,6 +255,36 @@ func TestStreamingReachesObserver(t *testing.T) {
 	}
 }
 
+type reasoner struct{ streamer }
+
+func (r reasoner) StreamReasoning(ctx context.Context, req *agent.Request, text, thought func(string)) (*agent.Response, error) {
+	thought("hmm")
+	return r.Stream(ctx, req, text)
+}
+
+// A model that streams its reasoning has it observed as thought events beside the text, and
+// the reasoning stays out of the conversation.
+func TestReasoningReachesObserver(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	obs := func(e agent.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, string(e.Kind)+":"+e.Text)
+	}
+	a, _ := setup(t, reasoner{streamer{newScript(answer("hello"))}}, &agent.Options{Observer: obs})
+	res, err := a.Run(context.Background(), &agent.Input{Prompt: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "thought:hmm delta:hel delta:lo"; strings.Join(got, " ") != want {
+		t.Errorf("events = %v, want %s", got, want)
+	}
+	if last := res.Messages[len(res.Messages)-1].Text(); last != "hello" {
+		t.Errorf("answer in history = %q, want hello", last)
+	}
+}
+
 func TestNewChecksOptions(t *testing.T) {
 	reg := ext.NewRegistry(nil)
 	defer reg.Close(context.Background())

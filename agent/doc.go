@@ -21,7 +21,8 @@
 //   - The Model is one call, Generate(Request) → Response: messages with roles, the tools with
 //     their schemas unchanged, and Instructions split into Static (the agent's own, then the
 //     view's static part: stable while nothing visible changes) and Dynamic (the skills the
-//     turn selects). StreamingModel is used when Options.Observer is set.
+//     turn selects). StreamingModel is used when Options.Observer is set, and ReasoningStreamer
+//     before it, whose reasoning is sent as EventThought.
 //   - Each step compiles the view through a view.Cache, so a change is seen by the next step.
 //   - Run always returns a Result: Messages (ready to be the next History), Text, Stop, Steps.
 //     StopMaxSteps wraps ErrMaxSteps (DefaultMaxSteps, 20); StopInterrupted returns ctx's
