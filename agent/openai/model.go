@@ -15,6 +15,7 @@ import (
 	"github.com/agentpool/agentpool/agent"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 )
 
 // ErrMalformedResponse is what Generate and Stream wrap when the endpoint answered 2xx with
@@ -57,8 +58,9 @@ type Model struct {
 }
 
 var (
-	_ agent.Model          = (*Model)(nil)
-	_ agent.StreamingModel = (*Model)(nil)
+	_ agent.Model             = (*Model)(nil)
+	_ agent.StreamingModel    = (*Model)(nil)
+	_ agent.ReasoningStreamer = (*Model)(nil)
 )
 
 // New returns a Model for opts.
@@ -117,6 +119,13 @@ func (m *Model) Generate(ctx context.Context, req *agent.Request) (*agent.Respon
 // and name from the first, the arguments concatenated; a delta announcing another id at an
 // index starts another call, as Ollama numbers every parallel call 0).
 func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text string)) (*agent.Response, error) {
+	return m.StreamReasoning(ctx, req, delta, nil)
+}
+
+// StreamReasoning is Stream with the model's reasoning passed to thought (when not nil): the
+// pieces a server streams in reasoning_content (vLLM, DeepSeek, llama.cpp) or reasoning
+// (Ollama, OpenRouter) beside the content. The reasoning is not in the response.
+func (m *Model) StreamReasoning(ctx context.Context, req *agent.Request, delta, thought func(text string)) (*agent.Response, error) {
 	s := m.client.Chat.Completions.NewStreaming(ctx, ChatParams(m.model, req))
 	defer s.Close()
 	var text strings.Builder
@@ -137,6 +146,11 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text 
 				if delta != nil {
 					delta(piece)
 				}
+			}
+		}
+		if thought != nil {
+			if piece := reasoning(d.JSON.ExtraFields); piece != "" {
+				thought(piece)
 			}
 		}
 		for _, tc := range d.ToolCalls {
@@ -176,6 +190,22 @@ func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text 
 		resp.ToolCalls = append(resp.ToolCalls, agent.ToolCall{ID: c.id, Name: c.name.String(), Arguments: rawArgs(c.args.String())})
 	}
 	return m.check(resp)
+}
+
+// reasoning returns a delta's piece of reasoning: its reasoning_content, else its reasoning
+// (a string; null or anything else is none).
+func reasoning(extra map[string]respjson.Field) string {
+	for _, k := range [...]string{"reasoning_content", "reasoning"} {
+		f, ok := extra[k]
+		if !ok || !strings.HasPrefix(f.Raw(), `"`) {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // streamedCall is a tool call being assembled from stream deltas.
