@@ -74,11 +74,13 @@ func TestTurnReportsToolCallsAndText(t *testing.T) {
 	f.client.mu.Unlock()
 	var calls, ends int
 	var text strings.Builder
+	var callID sdk.ToolCallId
 	for _, n := range updates {
 		u := n.Update
 		switch {
 		case u.ToolCall != nil:
 			calls++
+			callID = u.ToolCall.ToolCallId
 			if u.ToolCall.Title != "echo" || u.ToolCall.Status != sdk.ToolCallStatusInProgress || u.ToolCall.Kind != sdk.ToolKindRead ||
 				origin(u.ToolCall.Meta) != "mcp://box" || ends > 0 {
 				t.Errorf("tool_call %+v: want echo, in_progress, read, from mcp://box, before its end", u.ToolCall)
@@ -89,9 +91,9 @@ func TestTurnReportsToolCallsAndText(t *testing.T) {
 		case u.ToolCallUpdate != nil:
 			ends++
 			tu := u.ToolCallUpdate
-			if tu.ToolCallId != "c1" || tu.Status == nil || *tu.Status != sdk.ToolCallStatusCompleted || len(tu.Content) != 1 ||
+			if tu.ToolCallId != callID || callID == "" || tu.Status == nil || *tu.Status != sdk.ToolCallStatusCompleted || len(tu.Content) != 1 ||
 				tu.Content[0].Content == nil || tu.Content[0].Content.Content.Text.Text != `echoed {"x":1}` {
-				t.Errorf("tool_call_update %+v: want c1 completed with the result", tu)
+				t.Errorf("tool_call_update %+v: want %s completed with the result", tu, callID)
 			}
 		case u.AgentMessageChunk != nil:
 			text.WriteString(u.AgentMessageChunk.Content.Text.Text)
@@ -181,9 +183,15 @@ func TestCancelEndsTheTurn(t *testing.T) {
 	cancelled.Wait() // the tool saw its context end
 	f.client.mu.Lock()
 	defer f.client.mu.Unlock()
+	var callID sdk.ToolCallId
+	for _, n := range f.client.updates {
+		if n.Update.ToolCall != nil {
+			callID = n.Update.ToolCall.ToolCallId
+		}
+	}
 	failed := slices.ContainsFunc(f.client.updates, func(n sdk.SessionNotification) bool {
 		u := n.Update.ToolCallUpdate
-		return u != nil && u.ToolCallId == "s1" && u.Status != nil && *u.Status == sdk.ToolCallStatusFailed
+		return u != nil && callID != "" && u.ToolCallId == callID && u.Status != nil && *u.Status == sdk.ToolCallStatusFailed
 	})
 	if !failed {
 		t.Error("the cancelled call was not reported failed")

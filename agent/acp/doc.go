@@ -30,7 +30,9 @@
 //     binary resources are refused.
 //   - Updates: model text as agent_message_chunk; each tool call as tool_call (in_progress)
 //     then tool_call_update (completed or failed), with {origin, agent, tool} in
-//     _meta.agentpool.
+//     _meta.agentpool. A call's toolCallId is the session's own, "call-<n>" counted per
+//     session, never the model's: the model's ids repeat across a cancelled step and
+//     between a subagent's runs, and an editor keys its cards by toolCallId.
 //   - Stop reasons: end_turn, max_turn_requests (Options.MaxSteps), cancelled. A model failure
 //     is an error response.
 //   - session/cancel cancels the turn and its in-flight MCP calls upstream; the calls cut short

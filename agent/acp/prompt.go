@@ -15,15 +15,21 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 )
 
-// turn is what a running turn reports through: the tool calls started and not yet ended, and
-// whether the model's text was streamed.
+// turn is what a running turn reports through: the tool calls started and not yet ended, the
+// editor's id of each, and whether the model's text was streamed.
 type turn struct {
 	ctx context.Context // for the updates: not cancelled with the turn (see Prompt)
 
 	mu       sync.Mutex
 	open     map[sdk.ToolCallId]map[string]any // started, not ended: their _meta
+	ids      map[callKey]sdk.ToolCallId        // started, not ended: the editor's ids
 	streamed bool
 }
+
+// callKey is a tool call as the agent names it: a model's ids are unique within one run of
+// one agent only (a cancelled step leaves its ids free for the next turn, a subagent counts
+// its own).
+type callKey struct{ agent, id string }
 
 // Prompt runs one turn (session/prompt). A text that starts with "/name" naming one of the
 // session's commands is that command, expanded through the view (Agent.CommandInput);
@@ -68,7 +74,7 @@ func (c *conn) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 	if ctx.Err() != nil || s.ctx.Err() != nil {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
-	t := &turn{ctx: context.WithoutCancel(ctx), open: map[sdk.ToolCallId]map[string]any{}}
+	t := &turn{ctx: context.WithoutCancel(ctx), open: map[sdk.ToolCallId]map[string]any{}, ids: map[callKey]sdk.ToolCallId{}}
 	s.mu.Lock()
 	s.turn = t
 	s.mu.Unlock()
@@ -189,10 +195,6 @@ func (s *session) observe(e agent.Event) {
 	if t == nil {
 		return
 	}
-	id := sdk.ToolCallId(e.Call.ID)
-	if e.Agent != s.scope.AgentName {
-		id = sdk.ToolCallId(e.Agent + "/" + e.Call.ID) // a subagent's ids are its own
-	}
 	switch e.Kind {
 	case agent.EventDelta:
 		if e.Agent != s.scope.AgentName || e.Text == "" {
@@ -204,7 +206,9 @@ func (s *session) observe(e agent.Event) {
 		s.update(t.ctx, sdk.UpdateAgentMessageText(e.Text))
 	case agent.EventToolCall:
 		meta := callMeta(e)
+		id := s.callID()
 		t.mu.Lock()
+		t.ids[callKey{e.Agent, e.Call.ID}] = id
 		t.open[id] = meta
 		t.mu.Unlock()
 		s.update(t.ctx, sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
@@ -212,8 +216,13 @@ func (s *session) observe(e agent.Event) {
 			Status: sdk.ToolCallStatusInProgress, RawInput: rawInput(e.Call.Arguments), Meta: meta}})
 	case agent.EventToolResult:
 		t.mu.Lock()
+		id, ok := t.ids[callKey{e.Agent, e.Call.ID}]
+		delete(t.ids, callKey{e.Agent, e.Call.ID})
 		delete(t.open, id)
 		t.mu.Unlock()
+		if !ok {
+			return
+		}
 		status := sdk.ToolCallStatusCompleted
 		var content []sdk.ToolCallContent
 		var raw any
@@ -229,6 +238,15 @@ func (s *session) observe(e agent.Event) {
 		s.update(t.ctx, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
 			SessionUpdate: "tool_call_update", ToolCallId: id, Status: &status, Content: content, RawOutput: raw, Meta: callMeta(e)}})
 	}
+}
+
+// callID returns the session's next tool-call id for the editor: "call-<n>", counted per
+// session, so an id never names two calls of one session whatever ids the model gives.
+func (s *session) callID() sdk.ToolCallId {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	return sdk.ToolCallId(fmt.Sprintf("call-%d", s.calls))
 }
 
 // failOpen reports the calls a cancelled turn cut short as failed, before the prompt returns

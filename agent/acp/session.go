@@ -40,6 +40,7 @@ type session struct {
 	cancels map[uint64]context.CancelFunc // the prompts running or waiting for the turn
 	prompts uint64                        // counts the prompts, keying cancels
 	turn    *turn                         // the running turn's state; nil between turns
+	calls   uint64                        // counts the tool calls, naming them for the editor
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}

@@ -48,6 +48,7 @@ type modelReply struct {
 type modelCall struct {
 	Name string
 	Args string // JSON object
+	ID   string // the call's id; empty means call_<request>_<index>
 }
 
 // newModelServer starts a scripted endpoint on 127.0.0.1, closed at cleanup.
@@ -103,7 +104,11 @@ func (s *modelServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var calls []any
 	for i, c := range reply.Calls {
-		calls = append(calls, map[string]any{"index": i, "id": fmt.Sprintf("call_%d_%d", n, i), "type": "function",
+		id := c.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d_%d", n, i)
+		}
+		calls = append(calls, map[string]any{"index": i, "id": id, "type": "function",
 			"function": map[string]any{"name": c.Name, "arguments": c.Args}})
 	}
 	finish := "stop"

@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentpool/agentpool/internal/testserver"
+)
+
+// editorUpdate is one session update as testdata/acp/editor.mjs records it.
+type editorUpdate struct {
+	Step          int             `json:"step"`
+	SessionUpdate string          `json:"sessionUpdate"`
+	ToolCallID    string          `json:"toolCallId"`
+	Title         string          `json:"title"`
+	Kind          string          `json:"kind"`
+	Status        string          `json:"status"`
+	Locations     json.RawMessage `json:"locations"`
+	Content       json.RawMessage `json:"content"`
+	Entries       json.RawMessage `json:"entries"`
+	Meta          json.RawMessage `json:"_meta"`
+}
+
+// editorTranscript is what testdata/acp/editor.mjs prints.
+type editorTranscript struct {
+	Error      string          `json:"error"`
+	NewSession json.RawMessage `json:"newSession"`
+	Updates    []editorUpdate  `json:"updates"`
+	Permission []struct {
+		Step    int `json:"step"`
+		Request struct {
+			ToolCall editorUpdate `json:"toolCall"`
+			Options  []struct {
+				OptionID string `json:"optionId"`
+				Kind     string `json:"kind"`
+			} `json:"options"`
+		} `json:"request"`
+		Answer string `json:"answer"`
+	} `json:"permissions"`
+	Prompts []struct {
+		StopReason string `json:"stopReason"`
+	} `json:"prompts"`
+	Exit struct {
+		Code *int `json:"code"`
+	} `json:"exit"`
+}
+
+// editorStep is one prompt of an editor.mjs scenario.
+type editorStep struct {
+	Prompt      string `json:"prompt"`
+	CancelOnLog string `json:"cancelOnLog,omitempty"`
+}
+
+// editorScenario is an editor.mjs run: `agentpool acp` against model with config (a YAML
+// file's text, or none) and a session holding the fault server (as "fault", logging to log).
+type editorScenario struct {
+	model       *modelServer
+	config      string
+	permissions []string
+	steps       []editorStep
+	servers     []map[string]any // more servers for session/new
+}
+
+// runEditor runs s with the official TypeScript client and returns its transcript and the
+// fault server's log file; agentpool must have exited 0 once the editor closed its stdin.
+func runEditor(t *testing.T, s editorScenario) (editorTranscript, string) {
+	t.Helper()
+	npm := acpClientDir(t)
+	bin, err := exec.LookPath("agentpool")
+	if err != nil {
+		t.Fatal(err)
+	}
+	work := t.TempDir()
+	logFile := filepath.Join(work, "fault.log")
+	args := []string{"--no-default-roots"}
+	if s.config != "" {
+		cfgFile := filepath.Join(work, "agentpool.yaml")
+		if err := os.WriteFile(cfgFile, []byte(s.config), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--config", cfgFile)
+	}
+	args = append(args, "acp", "--base-url", s.model.URL, "--model", "local-model")
+	servers := append([]map[string]any{{"name": "fault", "command": testserver.Build(t), "args": []string{"--log", logFile}, "env": []any{}}}, s.servers...)
+	cfg, _ := json.Marshal(map[string]any{"npmDir": npm, "command": bin, "args": args, "log": logFile,
+		"mcpServers": servers, "permissions": s.permissions, "steps": s.steps})
+	script, err := filepath.Abs("testdata/acp/editor.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("node", script, string(cfg))
+	cmd.Dir = work
+	cmd.Env = append(os.Environ(), "HOME="+filepath.Join(work, "home"), "OPENAI_API_KEY=")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	runErr := cmd.Run()
+	var tr editorTranscript
+	if err := json.Unmarshal(stdout.Bytes(), &tr); err != nil || runErr != nil || tr.Error != "" {
+		t.Fatalf("editor: %v (transcript error %q, decode %v)\nstdout:\n%s\nstderr:\n%s", runErr, tr.Error, err, stdout.String(), stderr.String())
+	}
+	t.Logf("agentpool's stderr:\n%s", stderr.String())
+	if tr.Exit.Code == nil || *tr.Exit.Code != 0 {
+		t.Errorf("agentpool exited %+v after stdin closed, want 0", tr.Exit)
+	}
+	return tr, logFile
+}
+
+// toolCalls returns the tool_call updates of the transcript, in order.
+func (tr editorTranscript) toolCalls() []editorUpdate {
+	var out []editorUpdate
+	for _, u := range tr.Updates {
+		if u.SessionUpdate == "tool_call" {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// An editor keys its tool-call cards by toolCallId, which ACP wants unique within a session:
+// a cancelled step is dropped from the history, so a model reusing its ids (call_1 again in
+// the next turn) must not reopen the cancelled call's card.
+func TestACPToolCallIDsUniqueAcrossCancel(t *testing.T) {
+	t.Parallel()
+	model := newModelServer(t, func(last modelMessage) modelReply {
+		switch {
+		case last.Role == "tool":
+			return modelReply{Text: "done"}
+		case last.Content == "please sleep":
+			return modelReply{Calls: []modelCall{{ID: "call_1", Name: "fault__sleep", Args: `{"ms":600000}`}}}
+		}
+		return modelReply{Calls: []modelCall{{ID: "call_1", Name: "fault__echo", Args: `{"text":"hi"}`}}}
+	})
+	tr, _ := runEditor(t, editorScenario{model: model, steps: []editorStep{
+		{Prompt: "please sleep", CancelOnLog: "begin "}, {Prompt: "please echo"}}})
+	calls := tr.toolCalls()
+	if len(calls) != 2 || calls[0].ToolCallID == "" || calls[0].ToolCallID == calls[1].ToolCallID {
+		t.Fatalf("tool calls %+v: want two, with different ids", calls)
+	}
+	if tr.Prompts[0].StopReason != "cancelled" || tr.Prompts[1].StopReason != "end_turn" {
+		t.Errorf("stop reasons %+v, want cancelled then end_turn", tr.Prompts)
+	}
+	for _, u := range tr.Updates {
+		if u.SessionUpdate == "tool_call_update" && u.ToolCallID == calls[0].ToolCallID && u.Step == 1 {
+			t.Errorf("the second turn updated the cancelled call's card: %+v", u)
+		}
+	}
+}
