@@ -300,3 +300,53 @@ func TestCommandArgumentsThatDoNotParse(t *testing.T) {
 		t.Errorf("a line naming no command: the model got %d requests, want it once as typed", len(reqs))
 	}
 }
+
+// Options.Permission decides before annotations: a denied tool does not run and the model is
+// told why, an allowed one runs unasked, and a read-only tool set to ask is asked about.
+func TestPermissionPolicy(t *testing.T) {
+	b := newBox()
+	var ran sync.Map
+	for _, n := range []string{"rm", "ls", "echo"} {
+		b.tools[n] = func(context.Context, json.RawMessage) (*ext.ToolResult, error) {
+			ran.Store(n, true)
+			return ext.TextResult(n + " ran"), nil
+		}
+	}
+	m := &model{fn: func(req *agent.Request) (*agent.Response, error) {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == agent.RoleTool {
+			return &agent.Response{Text: "ok"}, nil
+		}
+		return &agent.Response{ToolCalls: []agent.ToolCall{{ID: "a", Name: "rm"}, {ID: "b", Name: "ls"}, {ID: "c", Name: "echo"}}}, nil
+	}}
+	policy := map[string]string{"rm": acp.PermissionDeny, "ls": acp.PermissionAllow, "echo": acp.PermissionAsk}
+	f := start(t, m, acp.Options{Permission: func(o ext.Origin, tool string) string {
+		if o.Location != "mcp://box" {
+			return ""
+		}
+		return policy[tool]
+	}}, b)
+	f.initialize(t)
+	f.prompt(t, f.newSession(t), "go")
+	if _, ok := ran.Load("rm"); ok {
+		t.Error("the denied tool ran")
+	}
+	if _, ok := ran.Load("ls"); !ok {
+		t.Error("the allowed tool did not run")
+	}
+	f.client.mu.Lock()
+	asked := slices.Clone(f.client.asked)
+	f.client.mu.Unlock()
+	if len(asked) != 1 || asked[0].ToolCall.Title == nil || *asked[0].ToolCall.Title != "echo" {
+		t.Errorf("asked %+v, want once, for echo", asked)
+	}
+	reqs := m.requests()
+	var told bool
+	for _, msg := range reqs[len(reqs)-1].Messages {
+		if msg.ToolCallID == "a" && msg.IsError && strings.Contains(msg.Text(), "denies") {
+			told = true
+		}
+	}
+	if !told {
+		t.Error("the model was not told the call was denied")
+	}
+}

@@ -33,6 +33,12 @@
 //     _meta.agentpool. A call's toolCallId is the session's own, "call-<n>" counted per
 //     session, never the model's: the model's ids repeat across a cancelled step and
 //     between a subagent's runs, and an editor keys its cards by toolCallId.
+//   - Permission: before a call of a tool that is not annotated read-only (or is annotated
+//     destructive) the editor gets session/request_permission naming the call's card, with
+//     allow once, allow always (remembered for the session) and reject. Options.Permission
+//     overrides that per tool: allow runs it unasked, deny never runs it, ask always asks.
+//     The agent's own tools are not asked about. A call rejected or denied does not run: the
+//     model gets an error result saying so, and the card ends failed.
 //   - Stop reasons: end_turn, max_turn_requests (Options.MaxSteps), cancelled. A model failure
 //     is an error response.
 //   - session/cancel cancels the turn and its in-flight MCP calls upstream; the calls cut short

@@ -41,6 +41,7 @@ type session struct {
 	prompts uint64                        // counts the prompts, keying cancels
 	turn    *turn                         // the running turn's state; nil between turns
 	calls   uint64                        // counts the tool calls, naming them for the editor
+	allowed map[string]bool               // tools allowed always: "<origin location> <name>"
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
@@ -56,7 +57,7 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 	o := c.srv.o
 	id := "acp-" + rand.Text()
 	s := &session{c: c, id: id, scope: ext.Scope{SessionID: id, AgentName: o.AgentName}, watchDone: make(chan struct{}),
-		cancels: map[uint64]context.CancelFunc{}}
+		cancels: map[uint64]context.CancelFunc{}, allowed: map[string]bool{}}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	if !c.enter() {
 		return sdk.NewSessionResponse{}, errors.New("acp: the connection is closing")
@@ -102,7 +103,7 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 		return sdk.NewSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": strings.Join(problems, "; ")})
 	}
 	a, err := agent.New(agent.Options{Model: o.Model, Registry: o.Registry, Cache: c.srv.cache, Scope: s.scope,
-		Instructions: o.Instructions, MaxSteps: o.MaxSteps, Observer: s.observe, Tools: o.Tools})
+		Instructions: o.Instructions, MaxSteps: o.MaxSteps, Observer: s.observe, Permit: s.permit, Tools: o.Tools})
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}

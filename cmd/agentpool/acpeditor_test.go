@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/agentpool/agentpool/internal/testserver"
@@ -146,6 +147,59 @@ func TestACPToolCallIDsUniqueAcrossCancel(t *testing.T) {
 	for _, u := range tr.Updates {
 		if u.SessionUpdate == "tool_call_update" && u.ToolCallID == calls[0].ToolCallID && u.Step == 1 {
 			t.Errorf("the second turn updated the cancelled call's card: %+v", u)
+		}
+	}
+}
+
+// session/request_permission comes before a tool that is not read-only (fault__count is
+// destructive), never before a read-only one (fault__echo); a rejected call does not run and
+// the model is told the user declined; "allow always" is remembered for the session.
+func TestACPPermission(t *testing.T) {
+	t.Parallel()
+	model := newModelServer(t, func(last modelMessage) modelReply {
+		switch {
+		case last.Role == "tool":
+			return modelReply{Text: "tool: " + last.Content}
+		case last.Content == "please echo":
+			return modelReply{Calls: []modelCall{{Name: "fault__echo", Args: `{"text":"hi"}`}}}
+		}
+		return modelReply{Calls: []modelCall{{Name: "fault__count", Args: `{}`}}}
+	})
+	tr, logFile := runEditor(t, editorScenario{model: model,
+		permissions: []string{"reject_once", "allow_always"},
+		steps:       []editorStep{{Prompt: "please echo"}, {Prompt: "count 1"}, {Prompt: "count 2"}, {Prompt: "count 3"}}})
+	if len(tr.Permission) != 2 || tr.Permission[0].Step != 1 || tr.Permission[1].Step != 2 {
+		t.Fatalf("permission requests %+v: want one in the second turn and one in the third only", tr.Permission)
+	}
+	calls := tr.toolCalls()
+	for i, p := range tr.Permission {
+		kinds := map[string]bool{}
+		for _, o := range p.Request.Options {
+			kinds[o.Kind] = true
+		}
+		if !kinds["allow_once"] || !kinds["allow_always"] || !kinds["reject_once"] {
+			t.Errorf("request %d options %+v: want allow_once, allow_always, reject_once", i, p.Request.Options)
+		}
+		if len(calls) != 4 || p.Request.ToolCall.ToolCallID != calls[i+1].ToolCallID {
+			t.Errorf("request %d is for call %q, want the card of the count call (%+v)", i, p.Request.ToolCall.ToolCallID, calls)
+		}
+	}
+	log, _ := os.ReadFile(logFile)
+	if n := strings.Count(string(log), "count "); n != 2 {
+		t.Errorf("the fault server counted %d times, want 2 (the rejected call must not run):\n%s", n, log)
+	}
+	var told bool
+	for _, b := range model.Requests() {
+		if strings.Contains(string(b), "declined") {
+			told = true
+		}
+	}
+	if !told {
+		t.Error("the model was never told the user declined the call")
+	}
+	for _, u := range tr.Updates {
+		if u.SessionUpdate == "tool_call_update" && u.Step == 1 && u.Status != "failed" {
+			t.Errorf("the rejected call's card: %+v, want failed", u)
 		}
 	}
 }
