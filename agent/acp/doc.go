@@ -33,6 +33,11 @@
 //     _meta.agentpool. A call's toolCallId is the session's own, "call-<n>" counted per
 //     session, never the model's: the model's ids repeat across a cancelled step and
 //     between a subagent's runs, and an editor keys its cards by toolCallId.
+//   - A card's title is the tool's title, else its name made readable ("run cmd (ed)" for
+//     ed__run_cmd); its kind is read for a read-only tool (search or fetch when its name
+//     says so), else what the name's words say (delete, execute, move, edit, fetch, search,
+//     read), else other; its locations are the absolute paths and file:// URIs of the
+//     arguments' keys naming a path, file or uri.
 //   - Permission: before a call of a tool that is not annotated read-only (or is annotated
 //     destructive) the editor gets session/request_permission naming the call's card, with
 //     allow once, allow always (remembered for the session) and reject. Options.Permission

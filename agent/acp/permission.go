@@ -66,11 +66,17 @@ func (s *session) permit(ctx context.Context, e agent.Event, tool agent.ToolDef)
 		id = t.ids[callKey{e.Agent, e.Call.ID}]
 		t.mu.Unlock()
 	}
+	if tool.Annotations == nil || tool.Annotations.Title == "" {
+		if d := s.toolDef(e); d.Annotations != nil {
+			tool.Annotations = d.Annotations // with the tool's own title
+		}
+	}
 	title, kind := toolTitle(tool), toolKind(tool)
 	resp, err := s.c.client().RequestPermission(ctx, sdk.RequestPermissionRequest{
 		SessionId: sdk.SessionId(s.id),
 		ToolCall: sdk.ToolCallUpdate{ToolCallId: id, Title: &title, Kind: &kind,
-			Status: sdk.Ptr(sdk.ToolCallStatusPending), RawInput: rawInput(e.Call.Arguments)},
+			Status: sdk.Ptr(sdk.ToolCallStatusPending), RawInput: rawInput(e.Call.Arguments),
+			Locations: locations(e.Call.Arguments)},
 		Options: []sdk.PermissionOption{
 			{Kind: sdk.PermissionOptionKindAllowOnce, Name: "Allow", OptionId: optionAllow},
 			{Kind: sdk.PermissionOptionKindAllowAlways, Name: "Always allow " + title, OptionId: optionAllowAlways},
@@ -107,15 +113,4 @@ func readOnly(t agent.ToolDef) bool {
 	}
 	a := t.Annotations
 	return a != nil && a.ReadOnlyHint && (a.DestructiveHint == nil || !*a.DestructiveHint)
-}
-
-// toolTitle is the title an editor shows for a call of t.
-func toolTitle(t agent.ToolDef) string { return t.Name }
-
-// toolKind is the ACP kind of t.
-func toolKind(t agent.ToolDef) sdk.ToolKind {
-	if readOnly(t) {
-		return sdk.ToolKindRead
-	}
-	return sdk.ToolKindOther
 }

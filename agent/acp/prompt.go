@@ -211,9 +211,11 @@ func (s *session) observe(e agent.Event) {
 		t.ids[callKey{e.Agent, e.Call.ID}] = id
 		t.open[id] = meta
 		t.mu.Unlock()
+		def := s.toolDef(e)
 		s.update(t.ctx, sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
-			SessionUpdate: "tool_call", ToolCallId: id, Title: e.Call.Name, Kind: s.kind(e),
-			Status: sdk.ToolCallStatusInProgress, RawInput: rawInput(e.Call.Arguments), Meta: meta}})
+			SessionUpdate: "tool_call", ToolCallId: id, Title: toolTitle(def), Kind: toolKind(def),
+			Locations: locations(e.Call.Arguments), Status: sdk.ToolCallStatusInProgress,
+			RawInput: rawInput(e.Call.Arguments), Meta: meta}})
 	case agent.EventToolResult:
 		t.mu.Lock()
 		id, ok := t.ids[callKey{e.Agent, e.Call.ID}]
@@ -268,23 +270,6 @@ func (s *session) update(ctx context.Context, u sdk.SessionUpdate) {
 	if err := s.c.client().SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id), Update: u}); err != nil {
 		s.c.srv.log.Debug("session update not sent", "session", s.id, "err", err)
 	}
-}
-
-// kind is the ACP tool kind: read for the agent's resource tools and tools annotated
-// read-only, other for the rest (ACP's kinds name file operations agentpool cannot tell).
-func (s *session) kind(e agent.Event) sdk.ToolKind {
-	switch e.Call.Name {
-	case "read_resource", "list_resources":
-		if e.Origin.Location == "agent" {
-			return sdk.ToolKindRead
-		}
-	}
-	if v, err := s.c.srv.cache.Get(context.Background(), s.scope); err == nil {
-		if tl, ok := v.Tool(e.Call.Name); ok && tl.Entry.Annotations != nil && tl.Entry.Annotations.ReadOnlyHint {
-			return sdk.ToolKindRead
-		}
-	}
-	return sdk.ToolKindOther
 }
 
 // callMeta is a tool call's _meta: where the tool comes from, and which agent called it.

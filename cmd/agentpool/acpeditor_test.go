@@ -203,3 +203,49 @@ func TestACPPermission(t *testing.T) {
 		}
 	}
 }
+
+// A tool-call card reads as an editor's own: the tool's title (or its name made readable,
+// with its server), a kind from the annotations and the name, and the file paths of the
+// arguments as locations (the reference filesystem server's tools).
+func TestACPToolCallCards(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "a.txt"), []byte("alpha"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	read, _ := json.Marshal(map[string]string{"path": filepath.Join(dir, "a.txt")})
+	write, _ := json.Marshal(map[string]string{"path": filepath.Join(dir, "b.txt"), "content": "beta"})
+	model := newModelServer(t, func(last modelMessage) modelReply {
+		switch {
+		case last.Role == "tool":
+			return modelReply{Text: "done"}
+		case last.Content == "read":
+			return modelReply{Calls: []modelCall{{Name: "files__read_text_file", Args: string(read)}}}
+		case last.Content == "write":
+			return modelReply{Calls: []modelCall{{Name: "files__write_file", Args: string(write)}}}
+		}
+		return modelReply{Calls: []modelCall{{Name: "fault__echo", Args: `{"text":"hi"}`}}}
+	})
+	tr, _ := runEditor(t, editorScenario{model: model, steps: []editorStep{{Prompt: "read"}, {Prompt: "write"}, {Prompt: "echo"}},
+		servers: []map[string]any{{"name": "files", "command": testserver.NPMBin(t, "mcp-server-filesystem"), "args": []string{dir}, "env": []any{}}}})
+	calls := tr.toolCalls()
+	if len(calls) != 3 {
+		t.Fatalf("tool calls %+v, want 3", calls)
+	}
+	want := []struct{ title, kind, location string }{
+		{"Read Text File", "read", filepath.Join(dir, "a.txt")},
+		{"Write File", "edit", filepath.Join(dir, "b.txt")},
+		{"echo (fault)", "read", ""},
+	}
+	for i, w := range want {
+		c := calls[i]
+		var locs []struct{ Path string }
+		json.Unmarshal(c.Locations, &locs)
+		if c.Title != w.title || c.Kind != w.kind || (w.location == "") != (len(locs) == 0) || len(locs) > 0 && locs[0].Path != w.location {
+			t.Errorf("card %d: title %q, kind %q, locations %s; want %q, %q, %q", i, c.Title, c.Kind, c.Locations, w.title, w.kind, w.location)
+		}
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "b.txt")); err != nil || string(data) != "beta" {
+		t.Errorf("the allowed write did not happen: %q, %v", data, err)
+	}
+}
