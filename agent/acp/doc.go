@@ -38,6 +38,10 @@
 //     says so), else what the name's words say (delete, execute, move, edit, fetch, search,
 //     read), else other; its locations are the absolute paths and file:// URIs of the
 //     arguments' keys naming a path, file or uri.
+//   - Each turn offers the model update_plan {plan: [{content, priority, status}]}, a turn
+//     capability of this package: a valid call is sent as a plan update (the whole plan), not
+//     as a card. A model's streamed reasoning (agent.ReasoningStreamer) is sent as
+//     agent_thought_chunk.
 //   - Permission: before a call of a tool that is not annotated read-only (or is annotated
 //     destructive) the editor gets session/request_permission naming the call's card, with
 //     allow once, allow always (remembered for the session) and reject. Options.Permission

@@ -92,6 +92,7 @@ func (c *conn) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 		return sdk.PromptResponse{}, err
 	}
 	in.History = s.history
+	in.TurnCapabilities = append(in.TurnCapabilities, planCap{s})
 	res, err := s.agent.Run(ctx, in)
 	s.history = append(s.history, res.Messages...)
 	for _, pr := range res.Problems {
@@ -204,7 +205,14 @@ func (s *session) observe(e agent.Event) {
 		t.streamed = true
 		t.mu.Unlock()
 		s.update(t.ctx, sdk.UpdateAgentMessageText(e.Text))
+	case agent.EventThought:
+		if e.Agent == s.scope.AgentName && e.Text != "" {
+			s.update(t.ctx, sdk.UpdateAgentThoughtText(e.Text))
+		}
 	case agent.EventToolCall:
+		if isPlan(e) {
+			return // shown as the plan itself
+		}
 		meta := callMeta(e)
 		id := s.callID()
 		t.mu.Lock()
@@ -217,6 +225,9 @@ func (s *session) observe(e agent.Event) {
 			Locations: locations(e.Call.Arguments), Status: sdk.ToolCallStatusInProgress,
 			RawInput: rawInput(e.Call.Arguments), Meta: meta}})
 	case agent.EventToolResult:
+		if isPlan(e) {
+			return
+		}
 		t.mu.Lock()
 		id, ok := t.ids[callKey{e.Agent, e.Call.ID}]
 		delete(t.ids, callKey{e.Agent, e.Call.ID})
@@ -241,6 +252,9 @@ func (s *session) observe(e agent.Event) {
 			SessionUpdate: "tool_call_update", ToolCallId: id, Status: &status, Content: content, RawOutput: raw, Meta: callMeta(e)}})
 	}
 }
+
+// isPlan reports whether e is about a call of update_plan.
+func isPlan(e agent.Event) bool { return e.Call.Name == planTool && e.Origin == planOrigin }
 
 // callID returns the session's next tool-call id for the editor: "call-<n>", counted per
 // session, so an id never names two calls of one session whatever ids the model gives.

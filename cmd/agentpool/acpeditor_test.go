@@ -249,3 +249,42 @@ func TestACPToolCallCards(t *testing.T) {
 		t.Errorf("the allowed write did not happen: %q, %v", data, err)
 	}
 }
+
+// The model's streamed reasoning reaches the editor as agent_thought_chunk, and a plan it
+// states through update_plan as a plan update (the tool offered under ACP), not as a card.
+func TestACPPlanAndThoughts(t *testing.T) {
+	t.Parallel()
+	model := newModelServer(t, func(last modelMessage) modelReply {
+		if last.Role == "tool" {
+			return modelReply{Text: "planned: " + last.Content}
+		}
+		return modelReply{Reasoning: "two steps are needed", Calls: []modelCall{{Name: "update_plan",
+			Args: `{"plan":[{"content":"read the file","priority":"high","status":"in_progress"},{"content":"write the answer","status":"pending"}]}`}}}
+	})
+	tr, _ := runEditor(t, editorScenario{model: model, steps: []editorStep{{Prompt: "make a plan"}}})
+	var thought string
+	var plans []json.RawMessage
+	for _, u := range tr.Updates {
+		switch u.SessionUpdate {
+		case "agent_thought_chunk":
+			var c struct{ Text string }
+			json.Unmarshal(u.Content, &c)
+			thought += c.Text
+		case "plan":
+			plans = append(plans, u.Entries)
+		}
+	}
+	if thought != "two steps are needed" {
+		t.Errorf("thoughts %q, want the model's reasoning", thought)
+	}
+	want := `[{"content":"read the file","priority":"high","status":"in_progress"},{"content":"write the answer","priority":"medium","status":"pending"}]`
+	if len(plans) != 1 || string(plans[0]) != want {
+		t.Errorf("plan updates %s, want one: %s", plans, want)
+	}
+	if calls := tr.toolCalls(); len(calls) != 0 || len(tr.Permission) != 0 {
+		t.Errorf("cards %+v and permission requests %+v for update_plan, want none", calls, tr.Permission)
+	}
+	if tr.Prompts[0].StopReason != "end_turn" {
+		t.Errorf("stop reason %q", tr.Prompts[0].StopReason)
+	}
+}

@@ -42,6 +42,8 @@ type modelReply struct {
 	Text   string
 	Calls  []modelCall
 	Status int
+	// Reasoning is streamed in reasoning_content before the text (streaming only).
+	Reasoning string
 }
 
 // modelCall is a tool call the model asks for.
@@ -136,6 +138,9 @@ func (s *modelServer) serve(w http.ResponseWriter, r *http.Request) {
 	half := len(reply.Text) / 2
 	for half > 0 && !utf8.RuneStart(reply.Text[half]) {
 		half--
+	}
+	if reply.Reasoning != "" {
+		chunk(map[string]any{"role": "assistant", "content": "", "reasoning_content": reply.Reasoning}, nil)
 	}
 	chunk(map[string]any{"role": "assistant", "content": reply.Text[:half]}, nil)
 	chunk(map[string]any{"content": reply.Text[half:]}, nil)
