@@ -18,9 +18,10 @@
 //   - Each ACP session is a Session scope {"acp-<random>", Options.AgentName} with one
 //     agent.Agent and its own history.
 //   - session/new: OpenSession, then each declared server through Options.AddServer (stdio,
-//     http, sse), then a first compile. A server refused or failing to start is listed in
-//     _meta.agentpool.problems and the session goes on without it, unless every declared
-//     server was refused. The cwd given is not used. What AddServer does with a server is the
+//     http, sse), then a first compile. A server refused or failing to start is logged (at
+//     error level), listed in _meta.agentpool.problems and told to the user as an
+//     agent_message_chunk once the session/new response is out, and the session goes on
+//     without it, unless every declared server was refused. The cwd given is not used. What AddServer does with a server is the
 //     host's: agentpool's host pins its definitions (warn by default) and checks its text for
 //     hidden text, as for the user's own servers.
 //   - Commands: the view's commands are sent as available_commands_update after session/new
@@ -30,7 +31,7 @@
 //     binary resources are refused.
 //   - Updates: model text as agent_message_chunk; each tool call as tool_call (in_progress)
 //     then tool_call_update (completed or failed), with {origin, agent, tool} in
-//     _meta.agentpool. A call's toolCallId is the session's own, "call-<n>" counted per
+//     _meta.agentpool (agent left out when internal, as agentpool acp's "_acp" is). A call's toolCallId is the session's own, "call-<n>" counted per
 //     session, never the model's: the model's ids repeat across a cancelled step and
 //     between a subagent's runs, and an editor keys its cards by toolCallId.
 //   - A card's title is the tool's title, else its name made readable ("run cmd (ed)" for

@@ -286,9 +286,15 @@ func (s *session) update(ctx context.Context, u sdk.SessionUpdate) {
 	}
 }
 
-// callMeta is a tool call's _meta: where the tool comes from, and which agent called it.
+// callMeta is a tool call's _meta: where the tool comes from, and which agent called it
+// unless that is an internal name (starting with "_", as agentpool acp's own agent is): a
+// name the user never gave means nothing to them.
 func callMeta(e agent.Event) map[string]any {
-	return map[string]any{metaKey: map[string]any{"origin": e.Origin, "agent": e.Agent, "tool": e.Call.Name}}
+	m := map[string]any{"origin": e.Origin, "tool": e.Call.Name}
+	if !strings.HasPrefix(e.Agent, "_") {
+		m["agent"] = e.Agent
+	}
+	return map[string]any{metaKey: m}
 }
 
 // rawInput is the call's arguments as JSON, or nil when they are none or not JSON.

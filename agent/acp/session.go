@@ -43,6 +43,8 @@ type session struct {
 	calls   uint64                        // counts the tool calls, naming them for the editor
 	allowed map[string]bool               // tools allowed always: "<origin location> <name>"
 
+	problems []string // what session/new left out, told to the user once the session is out
+
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
 	endOnce   sync.Once
@@ -120,8 +122,9 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 		problems = append(problems, pr.String())
 	}
 	for _, pr := range problems {
-		c.srv.log.Warn("session problem", "session", id, "problem", pr)
+		c.srv.log.Error("session problem", "session", id, "problem", pr)
 	}
+	s.problems = problems
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -202,6 +205,13 @@ func (s *session) watch(ctx context.Context, events <-chan ext.ChangeEvent, anno
 	case <-announced:
 	case <-ctx.Done():
 		return
+	}
+	if len(s.problems) > 0 {
+		text := "agentpool: this session goes on without what could not start:\n- " + strings.Join(s.problems, "\n- ") + "\n"
+		if err := s.c.client().SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id),
+			Update: sdk.UpdateAgentMessageText(text)}); err != nil {
+			s.c.srv.log.Debug("session update not sent", "session", s.id, "err", err)
+		}
 	}
 	var sent []byte
 	update := func() {

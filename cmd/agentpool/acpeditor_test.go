@@ -48,6 +48,7 @@ type editorTranscript struct {
 	Exit struct {
 		Code *int `json:"code"`
 	} `json:"exit"`
+	Stderr string `json:"-"` // agentpool's
 }
 
 // editorStep is one prompt of an editor.mjs scenario.
@@ -104,6 +105,7 @@ func runEditor(t *testing.T, s editorScenario) (editorTranscript, string) {
 		t.Fatalf("editor: %v (transcript error %q, decode %v)\nstdout:\n%s\nstderr:\n%s", runErr, tr.Error, err, stdout.String(), stderr.String())
 	}
 	t.Logf("agentpool's stderr:\n%s", stderr.String())
+	tr.Stderr = stderr.String()
 	if tr.Exit.Code == nil || *tr.Exit.Code != 0 {
 		t.Errorf("agentpool exited %+v after stdin closed, want 0", tr.Exit)
 	}
@@ -286,5 +288,41 @@ func TestACPPlanAndThoughts(t *testing.T) {
 	}
 	if tr.Prompts[0].StopReason != "end_turn" {
 		t.Errorf("stop reason %q", tr.Prompts[0].StopReason)
+	}
+}
+
+// A server of session/new that cannot start is told to the user as an agent message the
+// editor shows (not only in _meta, which editors do not show) and logged; the session goes
+// on with the other servers, and no _meta names the internal agent _acp.
+func TestACPServerProblemShown(t *testing.T) {
+	t.Parallel()
+	model := newModelServer(t, func(last modelMessage) modelReply {
+		if last.Role == "tool" {
+			return modelReply{Text: "done"}
+		}
+		return modelReply{Calls: []modelCall{{Name: "fault__echo", Args: `{"text":"hi"}`}}}
+	})
+	missing := filepath.Join(t.TempDir(), "no-such-server")
+	tr, _ := runEditor(t, editorScenario{model: model, steps: []editorStep{{Prompt: "echo"}},
+		servers: []map[string]any{{"name": "broken", "command": missing, "args": []string{}, "env": []any{}}}})
+	var shown string
+	for _, u := range tr.Updates {
+		if u.SessionUpdate == "agent_message_chunk" && u.Step == -1 {
+			var c struct{ Text string }
+			json.Unmarshal(u.Content, &c)
+			shown += c.Text
+		}
+		if strings.Contains(string(u.Meta), "_acp") {
+			t.Errorf("update %s %s: _meta names the internal agent: %s", u.SessionUpdate, u.ToolCallID, u.Meta)
+		}
+	}
+	if !strings.Contains(shown, "broken") {
+		t.Errorf("no agent message before the first prompt names the broken server: %q", shown)
+	}
+	if !strings.Contains(tr.Stderr, "broken") {
+		t.Errorf("the problem was not logged:\n%s", tr.Stderr)
+	}
+	if len(tr.toolCalls()) != 1 || tr.Prompts[0].StopReason != "end_turn" {
+		t.Errorf("the session did not go on with the fault server: %+v %+v", tr.toolCalls(), tr.Prompts)
 	}
 }
