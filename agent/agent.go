@@ -453,11 +453,10 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 		return resultMessage(m, bad), true
 	}
 	if a.o.Permit != nil {
-		def, known := st.own[call.Name].def, false
-		if _, known = st.own[call.Name]; !known {
-			if vt, ok := st.view.Tool(call.Name); ok {
-				def, known = ToolDefOf(vt), true
-			}
+		own, known := st.own[call.Name]
+		def := own.def
+		if vt, ok := st.view.Tool(call.Name); ok && !known {
+			def, known = ToolDefOf(vt), true
 		}
 		if known {
 			e := Event{Kind: EventToolCall, Agent: a.o.Scope.AgentName, Call: c, Origin: st.origins[c.Name]}

@@ -30,6 +30,8 @@
 //   - A step's tool calls run concurrently (Options.MaxParallel, default 16), answered in order.
 //     A tool's failure becomes an error result for the model, never the run's end; the agent
 //     never retries a call.
+//   - Options.Permit, when set, is asked before each call (an editor's confirmation); a call
+//     it refuses is not made and the model gets the reason as an error result.
 //   - Input.TurnCapabilities are registered at LevelTurn for the run and closed when it ends.
 //
 // Options.Tools chooses how the view's tools are offered (package exposure): all of them, or in
