@@ -74,6 +74,12 @@ type Options struct {
 	// Observer, when set, receives the run's events. It is called from the run's goroutines,
 	// concurrently for the calls of one step, and must not block.
 	Observer func(Event)
+	// Permit, when set, is asked before each tool call is made (after its EventToolCall), with
+	// that event and the tool called (through call_tool: the tool it reaches); search_tools is
+	// not asked about. An error means the call is not made: the model gets an error result
+	// saying so, with the error's text. Subagents ask it too. It may block (an editor asking
+	// its user) and should return when ctx ends.
+	Permit func(ctx context.Context, call Event, tool ToolDef) error
 	// Tools is how the model is offered the view's tools (package exposure): all of them (the
 	// zero Config), or in search mode the always-on ones with a search tool whose finds are
 	// offered from the next step on, for the rest of the agent's conversation, and a call tool.
@@ -184,6 +190,9 @@ const (
 	// EventRetry: the model's request is retried; Text says what failed and how long the wait
 	// is (Retrying).
 	EventRetry EventKind = "retry"
+	// EventThought: a piece of the model's streamed reasoning (Text), from a
+	// ReasoningStreamer. It is not part of the answer nor of the conversation's history.
+	EventThought EventKind = "thought"
 )
 
 // Event is something that happened during a run, for a UI (a terminal, an ACP client).
@@ -320,6 +329,14 @@ func (a *Agent) generate(ctx context.Context, req *Request, step int) (*Response
 			a.observe(Event{Kind: EventRetry, Step: step, Text: text})
 		})
 	}
+	if rs, ok := a.o.Model.(ReasoningStreamer); ok && a.o.Observer != nil {
+		name := a.o.Scope.AgentName
+		return rs.StreamReasoning(ctx, req, func(text string) {
+			a.o.Observer(Event{Kind: EventDelta, Agent: name, Step: step, Text: text})
+		}, func(text string) {
+			a.o.Observer(Event{Kind: EventThought, Agent: name, Step: step, Text: text})
+		})
+	}
 	if sm, ok := a.o.Model.(StreamingModel); ok && a.o.Observer != nil {
 		return sm.Stream(ctx, req, func(text string) {
 			a.o.Observer(Event{Kind: EventDelta, Agent: a.o.Scope.AgentName, Step: step, Text: text})
@@ -430,6 +447,19 @@ func (a *Agent) callTool(ctx context.Context, st *stepState, c ToolCall) (m Mess
 	call, bad := a.exp.Unwrap(st.view, call)
 	if bad != nil {
 		return resultMessage(m, bad), true
+	}
+	if a.o.Permit != nil {
+		own, known := st.own[call.Name]
+		def := own.def
+		if vt, ok := st.view.Tool(call.Name); ok && !known {
+			def, known = ToolDefOf(vt), true
+		}
+		if known {
+			e := Event{Kind: EventToolCall, Agent: a.o.Scope.AgentName, Call: c, Origin: st.origins[c.Name]}
+			if err := a.o.Permit(ctx, e, def); err != nil {
+				return errorMessage(m, fmt.Sprintf("tool %s was not run: %v", call.Name, err)), true
+			}
+		}
 	}
 	if t, own := st.own[c.Name]; own {
 		r, err := t.run(ctx, st.view, args)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -252,6 +253,73 @@ func TestStreamingReachesObserver(t *testing.T) {
 	want := "delta:hel delta:lo tool_call:echo tool_result:echo delta:hel delta:lo"
 	if strings.Join(got, " ") != want {
 		t.Errorf("events = %v, want %s", got, want)
+	}
+}
+
+type reasoner struct{ streamer }
+
+func (r reasoner) StreamReasoning(ctx context.Context, req *agent.Request, text, thought func(string)) (*agent.Response, error) {
+	thought("hmm")
+	return r.Stream(ctx, req, text)
+}
+
+// A model that streams its reasoning has it observed as thought events beside the text, and
+// the reasoning stays out of the conversation.
+func TestReasoningReachesObserver(t *testing.T) {
+	var mu sync.Mutex
+	var got []string
+	obs := func(e agent.Event) {
+		mu.Lock()
+		defer mu.Unlock()
+		got = append(got, string(e.Kind)+":"+e.Text)
+	}
+	a, _ := setup(t, reasoner{streamer{newScript(answer("hello"))}}, &agent.Options{Observer: obs})
+	res, err := a.Run(context.Background(), &agent.Input{Prompt: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "thought:hmm delta:hel delta:lo"; strings.Join(got, " ") != want {
+		t.Errorf("events = %v, want %s", got, want)
+	}
+	if last := res.Messages[len(res.Messages)-1].Text(); last != "hello" {
+		t.Errorf("answer in history = %q, want hello", last)
+	}
+}
+
+// Permit is asked before each call with the tool called; a refused call is not made and the
+// model gets an error result with the reason.
+func TestPermitRefusesACall(t *testing.T) {
+	var ran sync.Map
+	f := newFake("f").add("rm", func(context.Context, json.RawMessage) (*ext.ToolResult, error) {
+		ran.Store("rm", true)
+		return ext.TextResult("removed"), nil
+	}).add("echo", echo)
+	var mu sync.Mutex
+	var asked []string
+	permit := func(_ context.Context, e agent.Event, tool agent.ToolDef) error {
+		mu.Lock()
+		asked = append(asked, e.Call.ID+":"+tool.Name)
+		mu.Unlock()
+		if tool.Name == "rm" {
+			return errors.New("the user declined")
+		}
+		return nil
+	}
+	m := newScript(call("rm", `{}`, "echo", `{"x":1}`), answer("ok"))
+	a, _ := setup(t, m, &agent.Options{Permit: permit}, f)
+	if _, err := a.Run(context.Background(), &agent.Input{Prompt: "x"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := ran.Load("rm"); ok {
+		t.Error("the refused call was made")
+	}
+	slices.Sort(asked)
+	if strings.Join(asked, " ") != "call_0_0:rm call_0_1:echo" {
+		t.Errorf("asked %v", asked)
+	}
+	msgs := m.requests()[1].Messages
+	if r := msgs[len(msgs)-2]; !r.IsError || !strings.Contains(r.Text(), "the user declined") || msgs[len(msgs)-1].IsError {
+		t.Errorf("results %+v, want rm refused with the reason and echo made", msgs[len(msgs)-2:])
 	}
 }
 

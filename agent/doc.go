@@ -21,8 +21,9 @@
 //   - The Model is one call, Generate(Request) → Response: messages with roles, the tools with
 //     their schemas unchanged, and Instructions split into Static (the agent's own, then the
 //     view's static part: stable while nothing visible changes) and Dynamic (the skills the
-//     turn selects). StreamingModel is used when Options.Observer is set. A Model that retries
-//     a request calls Retrying, which the Observer receives as an EventRetry.
+//     turn selects). StreamingModel is used when Options.Observer is set, and ReasoningStreamer
+//     before it, whose reasoning is sent as EventThought. A Model that retries a request calls
+//     Retrying, which the Observer receives as an EventRetry.
 //   - Each step compiles the view through a view.Cache, so a change is seen by the next step.
 //   - Run always returns a Result: Messages (ready to be the next History), Text, Stop, Steps.
 //     StopMaxSteps wraps ErrMaxSteps (DefaultMaxSteps, 20); StopInterrupted returns ctx's
@@ -30,6 +31,8 @@
 //   - A step's tool calls run concurrently (Options.MaxParallel, default 16), answered in order.
 //     A tool's failure becomes an error result for the model, never the run's end; the agent
 //     never retries a call.
+//   - Options.Permit, when set, is asked before each call (an editor's confirmation); a call
+//     it refuses is not made and the model gets the reason as an error result.
 //   - Input.TurnCapabilities are registered at LevelTurn for the run and closed when it ends.
 //
 // Options.Tools chooses how the view's tools are offered (package exposure): all of them, or in

@@ -130,3 +130,13 @@ type StreamingModel interface {
 	Model
 	Stream(ctx context.Context, req *Request, delta func(text string)) (*Response, error)
 }
+
+// ReasoningStreamer is a StreamingModel that can also stream the reasoning a model produces
+// before or beside its answer (the reasoning_content of OpenAI-compatible servers, Anthropic's
+// thinking). The agent prefers it to Stream when it has an Observer: text receives the answer's
+// pieces (EventDelta), thought the reasoning's (EventThought). The reasoning is not in the
+// Response: it is shown, not kept in the conversation.
+type ReasoningStreamer interface {
+	StreamingModel
+	StreamReasoning(ctx context.Context, req *Request, text, thought func(string)) (*Response, error)
+}

@@ -18,6 +18,8 @@
 //	    args: ["-y", "@modelcontextprotocol/server-everything"]
 //	    env_passthrough: [GITHUB_TOKEN]   # variables of agentpool's environment it may see
 //	    pins: block             # off | warn | block (package pin); default: the top-level pins
+//	    permission: ask         # agentpool acp: ask | allow | deny, or {default: ask, tools: {read_*: allow}};
+//	                            # unset: ask before a tool not annotated read-only
 //	  remote:
 //	    url: https://api.example/mcp
 //	    auth:                   # mcpcap.Auth: agentpool as the server's OAuth client

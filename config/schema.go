@@ -78,6 +78,7 @@ type reflector struct {
 var (
 	networkType = reflect.TypeFor[decl.Network]()
 	sandboxType = reflect.TypeFor[decl.Sandbox]()
+	permitType  = reflect.TypeFor[decl.Permission]()
 )
 
 func (r *reflector) schema(t reflect.Type) *jsonschema.Schema {
@@ -95,6 +96,10 @@ func (r *reflector) schema(t reflect.Type) *jsonschema.Schema {
 	if t == sandboxType && r.defs["decl.Sandbox"] == nil { // a mapping, or off
 		r.defs["decl.Sandbox"] = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
 			r.define(t), {Type: "string", Enum: []any{"off"}}}}
+	}
+	if t == permitType && r.defs["decl.Permission"] == nil { // a mapping, or ask, allow, deny
+		r.defs["decl.Permission"] = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+			r.define(t), {Type: "string", Enum: []any{decl.PermissionAsk, decl.PermissionAllow, decl.PermissionDeny}}}}
 	}
 	switch t.Kind() {
 	case reflect.String:

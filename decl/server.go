@@ -108,6 +108,9 @@ type Server struct {
 	Pins string `yaml:"pins" json:"pins,omitempty"`
 	// Sandbox confines a stdio server (package sandbox); nil means the config's default.
 	Sandbox *Sandbox `yaml:"sandbox" json:"sandbox,omitempty"`
+	// Permission is what an editor's session (agentpool acp) does before a call of one of
+	// the server's tools (see Permission); nil: ask unless the tool is annotated read-only.
+	Permission *Permission `yaml:"permission" json:"permission,omitempty"`
 }
 
 // Values of Server.HiddenText (hiddentext.PolicySanitize and hiddentext.PolicyBlock).

@@ -102,6 +102,9 @@ func (s *Server) Validate(key string) error {
 		}
 		errs = append(errs, s.Sandbox.Validate(key+".sandbox"))
 	}
+	if s.Permission != nil {
+		errs = append(errs, s.Permission.Validate(key+".permission"))
+	}
 	if s.Retry.Attempts < 0 || s.Retry.Attempts > MaxAttempts {
 		// Backoff doubles per attempt: beyond MaxAttempts the delay overflows time.Duration.
 		add(key+".retry.attempts", "must be between 0 (the default, %d) and %d, got %d", DefaultAttempts, MaxAttempts, s.Retry.Attempts)

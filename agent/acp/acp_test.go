@@ -74,11 +74,13 @@ func TestTurnReportsToolCallsAndText(t *testing.T) {
 	f.client.mu.Unlock()
 	var calls, ends int
 	var text strings.Builder
+	var callID sdk.ToolCallId
 	for _, n := range updates {
 		u := n.Update
 		switch {
 		case u.ToolCall != nil:
 			calls++
+			callID = u.ToolCall.ToolCallId
 			if u.ToolCall.Title != "echo" || u.ToolCall.Status != sdk.ToolCallStatusInProgress || u.ToolCall.Kind != sdk.ToolKindRead ||
 				origin(u.ToolCall.Meta) != "mcp://box" || ends > 0 {
 				t.Errorf("tool_call %+v: want echo, in_progress, read, from mcp://box, before its end", u.ToolCall)
@@ -89,9 +91,9 @@ func TestTurnReportsToolCallsAndText(t *testing.T) {
 		case u.ToolCallUpdate != nil:
 			ends++
 			tu := u.ToolCallUpdate
-			if tu.ToolCallId != "c1" || tu.Status == nil || *tu.Status != sdk.ToolCallStatusCompleted || len(tu.Content) != 1 ||
+			if tu.ToolCallId != callID || callID == "" || tu.Status == nil || *tu.Status != sdk.ToolCallStatusCompleted || len(tu.Content) != 1 ||
 				tu.Content[0].Content == nil || tu.Content[0].Content.Content.Text.Text != `echoed {"x":1}` {
-				t.Errorf("tool_call_update %+v: want c1 completed with the result", tu)
+				t.Errorf("tool_call_update %+v: want %s completed with the result", tu, callID)
 			}
 		case u.AgentMessageChunk != nil:
 			text.WriteString(u.AgentMessageChunk.Content.Text.Text)
@@ -181,9 +183,15 @@ func TestCancelEndsTheTurn(t *testing.T) {
 	cancelled.Wait() // the tool saw its context end
 	f.client.mu.Lock()
 	defer f.client.mu.Unlock()
+	var callID sdk.ToolCallId
+	for _, n := range f.client.updates {
+		if n.Update.ToolCall != nil {
+			callID = n.Update.ToolCall.ToolCallId
+		}
+	}
 	failed := slices.ContainsFunc(f.client.updates, func(n sdk.SessionNotification) bool {
 		u := n.Update.ToolCallUpdate
-		return u != nil && u.ToolCallId == "s1" && u.Status != nil && *u.Status == sdk.ToolCallStatusFailed
+		return u != nil && callID != "" && u.ToolCallId == callID && u.Status != nil && *u.Status == sdk.ToolCallStatusFailed
 	})
 	if !failed {
 		t.Error("the cancelled call was not reported failed")
@@ -290,5 +298,55 @@ func TestCommandArgumentsThatDoNotParse(t *testing.T) {
 	f.prompt(t, id, `/usr/bin isn't slow`)
 	if reqs := m.requests(); len(reqs) != 1 || lastText(reqs[0]) != `/usr/bin isn't slow` {
 		t.Errorf("a line naming no command: the model got %d requests, want it once as typed", len(reqs))
+	}
+}
+
+// Options.Permission decides before annotations: a denied tool does not run and the model is
+// told why, an allowed one runs unasked, and a read-only tool set to ask is asked about.
+func TestPermissionPolicy(t *testing.T) {
+	b := newBox()
+	var ran sync.Map
+	for _, n := range []string{"rm", "ls", "echo"} {
+		b.tools[n] = func(context.Context, json.RawMessage) (*ext.ToolResult, error) {
+			ran.Store(n, true)
+			return ext.TextResult(n + " ran"), nil
+		}
+	}
+	m := &model{fn: func(req *agent.Request) (*agent.Response, error) {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == agent.RoleTool {
+			return &agent.Response{Text: "ok"}, nil
+		}
+		return &agent.Response{ToolCalls: []agent.ToolCall{{ID: "a", Name: "rm"}, {ID: "b", Name: "ls"}, {ID: "c", Name: "echo"}}}, nil
+	}}
+	policy := map[string]string{"rm": acp.PermissionDeny, "ls": acp.PermissionAllow, "echo": acp.PermissionAsk}
+	f := start(t, m, acp.Options{Permission: func(o ext.Origin, tool string) string {
+		if o.Location != "mcp://box" {
+			return ""
+		}
+		return policy[tool]
+	}}, b)
+	f.initialize(t)
+	f.prompt(t, f.newSession(t), "go")
+	if _, ok := ran.Load("rm"); ok {
+		t.Error("the denied tool ran")
+	}
+	if _, ok := ran.Load("ls"); !ok {
+		t.Error("the allowed tool did not run")
+	}
+	f.client.mu.Lock()
+	asked := slices.Clone(f.client.asked)
+	f.client.mu.Unlock()
+	if len(asked) != 1 || asked[0].ToolCall.Title == nil || *asked[0].ToolCall.Title != "echo" {
+		t.Errorf("asked %+v, want once, for echo", asked)
+	}
+	reqs := m.requests()
+	var told bool
+	for _, msg := range reqs[len(reqs)-1].Messages {
+		if msg.ToolCallID == "a" && msg.IsError && strings.Contains(msg.Text(), "denies") {
+			told = true
+		}
+	}
+	if !told {
+		t.Error("the model was not told the call was denied")
 	}
 }

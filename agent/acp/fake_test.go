@@ -128,6 +128,8 @@ type client struct {
 	mu      sync.Mutex
 	updates []sdk.SessionNotification
 	ch      chan sdk.SessionNotification
+	asked   []sdk.RequestPermissionRequest // the permission requests
+	answer  sdk.PermissionOptionKind       // the option picked; "" is allow once
 }
 
 func (c *client) SessionUpdate(_ context.Context, n sdk.SessionNotification) error {
@@ -155,8 +157,22 @@ func (c *client) waitFor(t *testing.T, what string, ok func(sdk.SessionUpdate) b
 	}
 }
 
-func (c *client) RequestPermission(context.Context, sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
-	return sdk.RequestPermissionResponse{}, errors.New("not asked in these tests")
+// RequestPermission records the request and answers with the option of kind answer (allow
+// once when answer is empty), or cancelled when the request offers none.
+func (c *client) RequestPermission(_ context.Context, p sdk.RequestPermissionRequest) (sdk.RequestPermissionResponse, error) {
+	c.mu.Lock()
+	c.asked = append(c.asked, p)
+	kind := c.answer
+	c.mu.Unlock()
+	if kind == "" {
+		kind = sdk.PermissionOptionKindAllowOnce
+	}
+	for _, o := range p.Options {
+		if o.Kind == kind {
+			return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Selected: &sdk.RequestPermissionOutcomeSelected{OptionId: o.OptionId}}}, nil
+		}
+	}
+	return sdk.RequestPermissionResponse{Outcome: sdk.RequestPermissionOutcome{Cancelled: &sdk.RequestPermissionOutcomeCancelled{}}}, nil
 }
 func (c *client) ReadTextFile(context.Context, sdk.ReadTextFileRequest) (sdk.ReadTextFileResponse, error) {
 	return sdk.ReadTextFileResponse{}, errors.New("no fs")

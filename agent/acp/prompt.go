@@ -15,15 +15,21 @@ import (
 	sdk "github.com/coder/acp-go-sdk"
 )
 
-// turn is what a running turn reports through: the tool calls started and not yet ended, and
-// whether the model's text was streamed.
+// turn is what a running turn reports through: the tool calls started and not yet ended, the
+// editor's id of each, and whether the model's text was streamed.
 type turn struct {
 	ctx context.Context // for the updates: not cancelled with the turn (see Prompt)
 
 	mu       sync.Mutex
 	open     map[sdk.ToolCallId]map[string]any // started, not ended: their _meta
+	ids      map[callKey]sdk.ToolCallId        // started, not ended: the editor's ids
 	streamed bool
 }
+
+// callKey is a tool call as the agent names it: a model's ids are unique within one run of
+// one agent only (a cancelled step leaves its ids free for the next turn, a subagent counts
+// its own).
+type callKey struct{ agent, id string }
 
 // Prompt runs one turn (session/prompt). A text that starts with "/name" naming one of the
 // session's commands is that command, expanded through the view (Agent.CommandInput);
@@ -68,7 +74,7 @@ func (c *conn) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 	if ctx.Err() != nil || s.ctx.Err() != nil {
 		return sdk.PromptResponse{StopReason: sdk.StopReasonCancelled}, nil
 	}
-	t := &turn{ctx: context.WithoutCancel(ctx), open: map[sdk.ToolCallId]map[string]any{}}
+	t := &turn{ctx: context.WithoutCancel(ctx), open: map[sdk.ToolCallId]map[string]any{}, ids: map[callKey]sdk.ToolCallId{}}
 	s.mu.Lock()
 	s.turn = t
 	s.mu.Unlock()
@@ -86,6 +92,7 @@ func (c *conn) Prompt(ctx context.Context, p sdk.PromptRequest) (sdk.PromptRespo
 		return sdk.PromptResponse{}, err
 	}
 	in.History = s.history
+	in.TurnCapabilities = append(in.TurnCapabilities, planCap{s})
 	res, err := s.agent.Run(ctx, in)
 	s.history = append(s.history, res.Messages...)
 	for _, pr := range res.Problems {
@@ -189,10 +196,6 @@ func (s *session) observe(e agent.Event) {
 	if t == nil {
 		return
 	}
-	id := sdk.ToolCallId(e.Call.ID)
-	if e.Agent != s.scope.AgentName {
-		id = sdk.ToolCallId(e.Agent + "/" + e.Call.ID) // a subagent's ids are its own
-	}
 	switch e.Kind {
 	case agent.EventDelta:
 		if e.Agent != s.scope.AgentName || e.Text == "" {
@@ -202,18 +205,37 @@ func (s *session) observe(e agent.Event) {
 		t.streamed = true
 		t.mu.Unlock()
 		s.update(t.ctx, sdk.UpdateAgentMessageText(e.Text))
+	case agent.EventThought:
+		if e.Agent == s.scope.AgentName && e.Text != "" {
+			s.update(t.ctx, sdk.UpdateAgentThoughtText(e.Text))
+		}
 	case agent.EventToolCall:
+		if isPlan(e) {
+			return // shown as the plan itself
+		}
 		meta := callMeta(e)
+		id := s.callID()
 		t.mu.Lock()
+		t.ids[callKey{e.Agent, e.Call.ID}] = id
 		t.open[id] = meta
 		t.mu.Unlock()
+		def := s.toolDef(e)
 		s.update(t.ctx, sdk.SessionUpdate{ToolCall: &sdk.SessionUpdateToolCall{
-			SessionUpdate: "tool_call", ToolCallId: id, Title: e.Call.Name, Kind: s.kind(e),
-			Status: sdk.ToolCallStatusInProgress, RawInput: rawInput(e.Call.Arguments), Meta: meta}})
+			SessionUpdate: "tool_call", ToolCallId: id, Title: toolTitle(def), Kind: toolKind(def),
+			Locations: locations(e.Call.Arguments), Status: sdk.ToolCallStatusInProgress,
+			RawInput: rawInput(e.Call.Arguments), Meta: meta}})
 	case agent.EventToolResult:
+		if isPlan(e) {
+			return
+		}
 		t.mu.Lock()
+		id, ok := t.ids[callKey{e.Agent, e.Call.ID}]
+		delete(t.ids, callKey{e.Agent, e.Call.ID})
 		delete(t.open, id)
 		t.mu.Unlock()
+		if !ok {
+			return
+		}
 		status := sdk.ToolCallStatusCompleted
 		var content []sdk.ToolCallContent
 		var raw any
@@ -229,6 +251,18 @@ func (s *session) observe(e agent.Event) {
 		s.update(t.ctx, sdk.SessionUpdate{ToolCallUpdate: &sdk.SessionToolCallUpdate{
 			SessionUpdate: "tool_call_update", ToolCallId: id, Status: &status, Content: content, RawOutput: raw, Meta: callMeta(e)}})
 	}
+}
+
+// isPlan reports whether e is about a call of update_plan.
+func isPlan(e agent.Event) bool { return e.Call.Name == planTool && e.Origin == planOrigin }
+
+// callID returns the session's next tool-call id for the editor: "call-<n>", counted per
+// session, so an id never names two calls of one session whatever ids the model gives.
+func (s *session) callID() sdk.ToolCallId {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	return sdk.ToolCallId(fmt.Sprintf("call-%d", s.calls))
 }
 
 // failOpen reports the calls a cancelled turn cut short as failed, before the prompt returns
@@ -252,26 +286,15 @@ func (s *session) update(ctx context.Context, u sdk.SessionUpdate) {
 	}
 }
 
-// kind is the ACP tool kind: read for the agent's resource tools and tools annotated
-// read-only, other for the rest (ACP's kinds name file operations agentpool cannot tell).
-func (s *session) kind(e agent.Event) sdk.ToolKind {
-	switch e.Call.Name {
-	case "read_resource", "list_resources":
-		if e.Origin.Location == "agent" {
-			return sdk.ToolKindRead
-		}
-	}
-	if v, err := s.c.srv.cache.Get(context.Background(), s.scope); err == nil {
-		if tl, ok := v.Tool(e.Call.Name); ok && tl.Entry.Annotations != nil && tl.Entry.Annotations.ReadOnlyHint {
-			return sdk.ToolKindRead
-		}
-	}
-	return sdk.ToolKindOther
-}
-
-// callMeta is a tool call's _meta: where the tool comes from, and which agent called it.
+// callMeta is a tool call's _meta: where the tool comes from, and which agent called it
+// unless that is an internal name (starting with "_", as agentpool acp's own agent is): a
+// name the user never gave means nothing to them.
 func callMeta(e agent.Event) map[string]any {
-	return map[string]any{metaKey: map[string]any{"origin": e.Origin, "agent": e.Agent, "tool": e.Call.Name}}
+	m := map[string]any{"origin": e.Origin, "tool": e.Call.Name}
+	if !strings.HasPrefix(e.Agent, "_") {
+		m["agent"] = e.Agent
+	}
+	return map[string]any{metaKey: m}
 }
 
 // rawInput is the call's arguments as JSON, or nil when they are none or not JSON.

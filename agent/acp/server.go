@@ -65,6 +65,10 @@ type Options struct {
 	// session's scope (after OpenSession). Nil: the client's servers are refused, and
 	// initialize says no http or sse server is supported.
 	AddServer func(ctx context.Context, sessionID string, s MCPServer) error
+	// Permission, when set, says what happens before a call of a tool, by where the tool comes
+	// from and its name: PermissionAsk, PermissionAllow, PermissionDeny, or "" for the default
+	// (a tool annotated read-only and not destructive runs, any other is asked about).
+	Permission func(origin ext.Origin, tool string) string
 	// Logger receives session lifecycle messages and problems; nil discards them.
 	Logger *slog.Logger
 	// Name and Version are the agentInfo sent at initialize ("agentpool", "dev" by default).

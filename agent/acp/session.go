@@ -40,6 +40,10 @@ type session struct {
 	cancels map[uint64]context.CancelFunc // the prompts running or waiting for the turn
 	prompts uint64                        // counts the prompts, keying cancels
 	turn    *turn                         // the running turn's state; nil between turns
+	calls   uint64                        // counts the tool calls, naming them for the editor
+	allowed map[string]bool               // tools allowed always: "<origin location> <name>"
+
+	problems []string // what session/new left out, told to the user once the session is out
 
 	stopWatch context.CancelFunc
 	watchDone chan struct{}
@@ -55,7 +59,7 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 	o := c.srv.o
 	id := "acp-" + rand.Text()
 	s := &session{c: c, id: id, scope: ext.Scope{SessionID: id, AgentName: o.AgentName}, watchDone: make(chan struct{}),
-		cancels: map[uint64]context.CancelFunc{}}
+		cancels: map[uint64]context.CancelFunc{}, allowed: map[string]bool{}}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	if !c.enter() {
 		return sdk.NewSessionResponse{}, errors.New("acp: the connection is closing")
@@ -101,7 +105,7 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 		return sdk.NewSessionResponse{}, sdk.NewInvalidParams(map[string]any{"error": strings.Join(problems, "; ")})
 	}
 	a, err := agent.New(agent.Options{Model: o.Model, Registry: o.Registry, Cache: c.srv.cache, Scope: s.scope,
-		Instructions: o.Instructions, MaxSteps: o.MaxSteps, Observer: s.observe, Tools: o.Tools})
+		Instructions: o.Instructions, MaxSteps: o.MaxSteps, Observer: s.observe, Permit: s.permit, Tools: o.Tools})
 	if err != nil {
 		return sdk.NewSessionResponse{}, err
 	}
@@ -118,8 +122,9 @@ func (c *conn) NewSession(ctx context.Context, p sdk.NewSessionRequest) (_ sdk.N
 		problems = append(problems, pr.String())
 	}
 	for _, pr := range problems {
-		c.srv.log.Warn("session problem", "session", id, "problem", pr)
+		c.srv.log.Error("session problem", "session", id, "problem", pr)
 	}
+	s.problems = problems
 	c.mu.Lock()
 	if c.closed {
 		c.mu.Unlock()
@@ -200,6 +205,13 @@ func (s *session) watch(ctx context.Context, events <-chan ext.ChangeEvent, anno
 	case <-announced:
 	case <-ctx.Done():
 		return
+	}
+	if len(s.problems) > 0 {
+		text := "agentpool: this session goes on without what could not start:\n- " + strings.Join(s.problems, "\n- ") + "\n"
+		if err := s.c.client().SessionUpdate(ctx, sdk.SessionNotification{SessionId: sdk.SessionId(s.id),
+			Update: sdk.UpdateAgentMessageText(text)}); err != nil {
+			s.c.srv.log.Debug("session update not sent", "session", s.id, "err", err)
+		}
 	}
 	var sent []byte
 	update := func() {

@@ -1,9 +1,9 @@
-// Package openai adapts package agent to github.com/openai/openai-go/v3: a Model (agent.Model
-// and agent.StreamingModel) for any OpenAI-compatible chat-completions endpoint — OpenAI, vLLM,
-// llama.cpp server, Ollama — and an agent.Request as chat-completions parameters (ChatParams,
-// ChatTools, ChatMessages) or responses-API parameters (ResponsesParams, ResponsesTools,
-// ResponsesInput) for callers that drive the SDK themselves (a view's tools from agent.ToolDefs,
-// a call's result from agent.ToolMessage).
+// Package openai adapts package agent to github.com/openai/openai-go/v3: a Model (agent.Model,
+// agent.StreamingModel and agent.ReasoningStreamer) for any OpenAI-compatible chat-completions
+// endpoint — OpenAI, vLLM, llama.cpp server, Ollama — and an agent.Request as chat-completions
+// parameters (ChatParams, ChatTools, ChatMessages) or responses-API parameters (ResponsesParams,
+// ResponsesTools, ResponsesInput) for callers that drive the SDK themselves (a view's tools from
+// agent.ToolDefs, a call's result from agent.ToolMessage).
 //
 //	m, err := openai.New(openai.Options{BaseURL: "http://127.0.0.1:11434/v1", Model: "qwen3"})
 //	if err != nil {
@@ -25,6 +25,8 @@
 //     the status and the endpoint's message (or why it could not be reached), the attempts,
 //     and what to do; the SDK's error stays reachable with errors.As. A stream is retried only before its first chunk. A 2xx
 //     answer that is no chat completion is ErrMalformedResponse; a refusal is the answer's text.
+//   - Reasoning a server streams beside the content (reasoning_content, or reasoning) goes to
+//     StreamReasoning's thought (agent.ReasoningStreamer); it is never sent back.
 //
 // Tool results, per MCP content kind; what is lossy is said in the text the model sees:
 //

@@ -15,6 +15,7 @@ import (
 	"github.com/agentpool/agentpool/agent"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
+	"github.com/openai/openai-go/v3/packages/respjson"
 )
 
 // ErrMalformedResponse is what Generate and Stream wrap when the endpoint answered 2xx with
@@ -59,8 +60,9 @@ type Model struct {
 }
 
 var (
-	_ agent.Model          = (*Model)(nil)
-	_ agent.StreamingModel = (*Model)(nil)
+	_ agent.Model             = (*Model)(nil)
+	_ agent.StreamingModel    = (*Model)(nil)
+	_ agent.ReasoningStreamer = (*Model)(nil)
 )
 
 // New returns a Model for opts.
@@ -128,12 +130,19 @@ func choice(c *sdk.ChatCompletion) (*agent.Response, error) {
 // and name from the first, the arguments concatenated; a delta announcing another id at an
 // index starts another call, as Ollama numbers every parallel call 0).
 func (m *Model) Stream(ctx context.Context, req *agent.Request, delta func(text string)) (*agent.Response, error) {
+	return m.StreamReasoning(ctx, req, delta, nil)
+}
+
+// StreamReasoning is Stream with the model's reasoning passed to thought (when not nil): the
+// pieces a server streams in reasoning_content (vLLM, DeepSeek, llama.cpp) or reasoning
+// (Ollama, OpenRouter) beside the content. The reasoning is not in the response.
+func (m *Model) StreamReasoning(ctx context.Context, req *agent.Request, delta, thought func(text string)) (*agent.Response, error) {
 	params := ChatParams(m.model, req)
-	return m.retrying(ctx, func() (*agent.Response, bool, error) { return m.stream(ctx, params, delta) })
+	return m.retrying(ctx, func() (*agent.Response, bool, error) { return m.stream(ctx, params, delta, thought) })
 }
 
 // stream makes one streaming request; a failure before the first chunk may be retried.
-func (m *Model) stream(ctx context.Context, params sdk.ChatCompletionNewParams, delta func(text string)) (*agent.Response, bool, error) {
+func (m *Model) stream(ctx context.Context, params sdk.ChatCompletionNewParams, delta, thought func(text string)) (*agent.Response, bool, error) {
 	s := m.client.Chat.Completions.NewStreaming(ctx, params)
 	defer s.Close()
 	var text strings.Builder
@@ -154,6 +163,11 @@ func (m *Model) stream(ctx context.Context, params sdk.ChatCompletionNewParams, 
 				if delta != nil {
 					delta(piece)
 				}
+			}
+		}
+		if thought != nil {
+			if piece := reasoning(d.JSON.ExtraFields); piece != "" {
+				thought(piece)
 			}
 		}
 		for _, tc := range d.ToolCalls {
@@ -194,6 +208,22 @@ func (m *Model) stream(ctx context.Context, params sdk.ChatCompletionNewParams, 
 	}
 	resp, err := check(resp)
 	return resp, false, err
+}
+
+// reasoning returns a delta's piece of reasoning: its reasoning_content, else its reasoning
+// (a string; null or anything else is none).
+func reasoning(extra map[string]respjson.Field) string {
+	for _, k := range [...]string{"reasoning_content", "reasoning"} {
+		f, ok := extra[k]
+		if !ok || !strings.HasPrefix(f.Raw(), `"`) {
+			continue
+		}
+		var s string
+		if json.Unmarshal([]byte(f.Raw()), &s) == nil && s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // streamedCall is a tool call being assembled from stream deltas.

@@ -4,10 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/internal/adaptertest"
 	"github.com/agentpool/agentpool/agent/openai"
 	"github.com/google/go-cmp/cmp"
 )
@@ -68,4 +72,31 @@ func TestStreamAnsweredWithoutEvents(t *testing.T) {
 			t.Errorf("answer %d: %+v, %v; want ErrMalformedResponse saying no events came", i, resp, err)
 		}
 	}
+}
+
+// TestStreamReasoningGolden: the reasoning an OpenAI-compatible server streams in
+// reasoning_content (vLLM, DeepSeek, llama.cpp) or reasoning (Ollama, OpenRouter) is passed
+// to thought, apart from the text; the response holds the answer and calls only.
+func TestStreamReasoningGolden(t *testing.T) {
+	stream, err := os.ReadFile(filepath.Join("testdata", "reasoning.sse"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newChatServer(t, func(w http.ResponseWriter) {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(stream)
+	})
+	type event struct{ Kind, Text string }
+	var events []event
+	resp, err := s.model(t, openai.Options{}).StreamReasoning(context.Background(), req("get a"),
+		func(text string) { events = append(events, event{"text", text}) },
+		func(text string) { events = append(events, event{"thought", text}) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(map[string]any{"events": events, "response": resp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	adaptertest.Golden(t, "reasoning.golden", b)
 }

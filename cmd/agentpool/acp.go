@@ -6,10 +6,13 @@ import (
 	"log/slog"
 	"maps"
 	"os"
+	"strings"
 
 	"github.com/agentpool/agentpool/agent/acp"
 	"github.com/agentpool/agentpool/connpool"
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -63,6 +66,7 @@ func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io
 	so := acp.Options{
 		Model: model, Registry: h.Registry, AgentName: acpAgent, Logger: logger, Version: version,
 		Tools:        toolsConfig(h, o.agent),
+		Permission:   func(o ext.Origin, tool string) string { return toolPermission(h, o, tool) },
 		OpenSession:  h.OpenSession,
 		CloseSession: h.CloseSession,
 		AddServer: func(ctx context.Context, id string, s acp.MCPServer) error {
@@ -84,6 +88,16 @@ func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io
 	}
 	signalStops.Store(true) // a signal is one way the editor stops its agent
 	return srv.Serve(ctx, in, out)
+}
+
+// toolPermission is the permission key of the configured server a tool comes from ("" for
+// any other tool).
+func toolPermission(h *host.Host, o ext.Origin, tool string) string {
+	name, ok := strings.CutPrefix(o.Location, "mcp://")
+	if !ok {
+		return ""
+	}
+	return h.Current().Config.MCPServers[name].Permission.For(name, tool)
 }
 
 // serverSpec is an editor's server as a config entry would declare it.

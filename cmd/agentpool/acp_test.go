@@ -135,7 +135,7 @@ func TestACPWithTheTypeScriptClient(t *testing.T) {
 	for _, u := range tr.Updates {
 		switch u.SessionUpdate {
 		case "tool_call":
-			if u.Title == "fault__echo" {
+			if u.Title == "echo (fault)" { // fault__echo, made readable
 				started = true
 				if u.Status != "in_progress" || string(u.RawInput) != `{"text":"hello"}` || u.Meta.Agentpool.Origin.Location != "mcp://fault" {
 					t.Errorf("tool_call %+v: want in_progress, its arguments, origin mcp://fault", u)

@@ -42,12 +42,15 @@ type modelReply struct {
 	Text   string
 	Calls  []modelCall
 	Status int
+	// Reasoning is streamed in reasoning_content before the text (streaming only).
+	Reasoning string
 }
 
 // modelCall is a tool call the model asks for.
 type modelCall struct {
 	Name string
 	Args string // JSON object
+	ID   string // the call's id; empty means call_<request>_<index>
 }
 
 // newModelServer starts a scripted endpoint on 127.0.0.1, closed at cleanup.
@@ -103,7 +106,11 @@ func (s *modelServer) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	var calls []any
 	for i, c := range reply.Calls {
-		calls = append(calls, map[string]any{"index": i, "id": fmt.Sprintf("call_%d_%d", n, i), "type": "function",
+		id := c.ID
+		if id == "" {
+			id = fmt.Sprintf("call_%d_%d", n, i)
+		}
+		calls = append(calls, map[string]any{"index": i, "id": id, "type": "function",
 			"function": map[string]any{"name": c.Name, "arguments": c.Args}})
 	}
 	finish := "stop"
@@ -131,6 +138,9 @@ func (s *modelServer) serve(w http.ResponseWriter, r *http.Request) {
 	half := len(reply.Text) / 2
 	for half > 0 && !utf8.RuneStart(reply.Text[half]) {
 		half--
+	}
+	if reply.Reasoning != "" {
+		chunk(map[string]any{"role": "assistant", "content": "", "reasoning_content": reply.Reasoning}, nil)
 	}
 	chunk(map[string]any{"role": "assistant", "content": reply.Text[:half]}, nil)
 	chunk(map[string]any{"content": reply.Text[half:]}, nil)

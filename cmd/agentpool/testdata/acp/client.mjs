@@ -47,8 +47,11 @@ const client = {
       return false;
     });
   },
-  async requestPermission() {
-    return { outcome: { outcome: "cancelled" } };
+  async requestPermission(p) {
+    // fault__sleep is not read-only: the user allows it.
+    out.permissions = [...(out.permissions ?? []), p.toolCall.title];
+    const allow = p.options.find((o) => o.kind === "allow_once");
+    return { outcome: { outcome: "selected", optionId: allow.optionId } };
   },
 };
 
