@@ -42,8 +42,10 @@ var allowedImports = map[string][]string{
 	// they meet, under the CLI; neither imports it, and the gateway still never sees the host.
 	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill", "pin", "decl", "sandbox"},
 
-	// The composition root at run time; nobody below imports it.
-	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin", "manifest"},
+	// The composition root at run time; nobody below imports it. agent: a session the host
+	// opened makes its agents (Session.NewAgent), so that no agent runs in a session nobody
+	// opened; agent imports no SDK and sees the host only through the registry.
+	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin", "manifest", "agent"},
 
 	// Consumers of views: never host, config or a capability package.
 	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe", "exposure"},

@@ -168,7 +168,7 @@ func (f *fixture) count(prefix string) int {
 // session opens a session scope of the host, closed when the test ends.
 func (f *fixture) session(t *testing.T, id string) {
 	t.Helper()
-	if err := f.h.OpenSession(context.Background(), id); err != nil {
+	if _, err := f.h.OpenSession(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = f.h.CloseSession(context.Background(), id) })

@@ -89,7 +89,7 @@ func serveHost(tb testing.TB, yaml string, ho host.Options, set func(*gateway.Op
 	if err != nil {
 		tb.Fatal(err)
 	}
-	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession}
+	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession}
 	if set != nil {
 		set(&opts)
 	}

@@ -43,7 +43,7 @@ func newServersFixture(t *testing.T) (url, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gateway.New(gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession})
+	g, err := gateway.New(gateway.Options{Registry: h.Registry, OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession})
 	if err != nil {
 		t.Fatal(err)
 	}

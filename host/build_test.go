@@ -67,7 +67,7 @@ mcp_servers:
 	if err != nil || !strings.Contains(out[0].Text, "Hello $ARGUMENTS!") {
 		t.Fatalf("read skill = %v, %v", out, err)
 	}
-	if err := h.OpenSession(ctx, "s1"); err != nil {
+	if _, err := h.OpenSession(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	seen := func(scope ext.Scope) bool {
@@ -102,7 +102,7 @@ func TestBuildRejectsDisallowedSkillServer(t *testing.T) {
 func TestOpenSessionFailureLeavesNothing(t *testing.T) {
 	ctx := context.Background()
 	h := buildHost(t, "x.yaml", "mcp_servers:\n  a: {command: /nonexistent/a, scope: session}\n  b: {command: /nonexistent/b, scope: session}\n", Options{})
-	if err := h.OpenSession(ctx, ""); err == nil {
+	if _, err := h.OpenSession(ctx, ""); err == nil {
 		t.Fatal("empty session id accepted")
 	}
 	s1 := ext.Scope{SessionID: "s1"}
@@ -114,7 +114,7 @@ func TestOpenSessionFailureLeavesNothing(t *testing.T) {
 	if err := h.Registry.Register(other, ext.LevelSession, s1); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.OpenSession(ctx, "s1"); !errors.Is(err, ext.ErrDuplicate) {
+	if _, err := h.OpenSession(ctx, "s1"); !errors.Is(err, ext.ErrDuplicate) {
 		t.Fatalf("open with a duplicate: %v", err)
 	}
 	var names []string

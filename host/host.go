@@ -144,6 +144,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	})
 	reg.OnClose(pool.Close)
 	h := &Host{Registry: reg, Pool: pool, opts: opts, logger: logger}
+	reg.SetSessionCheck(h.checkSession)
 	h.drainCtx, h.endDrains = context.WithCancel(context.Background())
 	reg.OnClose(h.stopDrains) // before the pool closes
 	h.watchPins(reg)

@@ -61,7 +61,7 @@ func everStarted(dir string) bool {
 func listEverything(t *testing.T, h *Host) {
 	t.Helper()
 	ctx := context.Background()
-	if err := h.OpenSession(ctx, "look"); err != nil {
+	if _, err := h.OpenSession(ctx, "look"); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(ctx, "look")

@@ -39,7 +39,7 @@ Body.
 // start) and returns the capabilities' names and the tools' names.
 func listAll(t *testing.T, h *Host, sid string) (caps, tools []string) {
 	t.Helper()
-	if err := h.OpenSession(context.Background(), sid); err != nil {
+	if _, err := h.OpenSession(context.Background(), sid); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(context.Background(), sid)
@@ -137,7 +137,7 @@ func TestProjectReloadRefusesNewServer(t *testing.T) {
 	if err := h.Current().Skills.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.OpenSession(context.Background(), "s"); err != nil {
+	if _, err := h.OpenSession(context.Background(), "s"); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(context.Background(), "s")
@@ -249,7 +249,7 @@ func TestTrustedProjectOneCatalogue(t *testing.T) {
 	writeFile(t, filepath.Join(project, ".agents/skills/shared/SKILL.md"), "---\nname: shared\ndescription: The project's.\n---\nTheirs.\n")
 	writeFile(t, filepath.Join(project, ".agents/skills/only/SKILL.md"), "---\nname: only\ndescription: Only in the project.\n---\nOnly.\n")
 	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true})
-	if err := h.OpenSession(context.Background(), "s"); err != nil {
+	if _, err := h.OpenSession(context.Background(), "s"); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(context.Background(), "s")
