@@ -90,7 +90,7 @@ type Agent struct {
 	o     Options
 	cache *view.Cache
 	exp   *exposure.Session // the tools offered (Options.Tools) and those activated
-	turns atomic.Int64
+	turns *atomic.Int64     // shared with the copies Events runs
 }
 
 // New checks opts and returns an agent. It starts nothing. The session must be one its
@@ -141,7 +141,7 @@ func New(opts Options) (*Agent, error) {
 	if c == nil {
 		c = view.NewCache(o.Registry, nil)
 	}
-	return &Agent{o: o, cache: c, exp: exposure.NewSession(o.Tools, nil, false)}, nil
+	return &Agent{o: o, cache: c, exp: exposure.NewSession(o.Tools, nil, false), turns: new(atomic.Int64)}, nil
 }
 
 // Scope returns the agent's scope.
@@ -205,6 +205,8 @@ type Event struct {
 	Call   ToolCall
 	Origin ext.Origin
 	Result *Message
+	// End is the run's Result, in the EventEnd of Events.
+	End *Result
 }
 
 // Run runs one turn: each step compiles the view (through the cache, so it costs a stamp
