@@ -156,6 +156,9 @@ var allowedImports = map[string][]string{
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
 
+	// A runnable program on the library, shown in full in README.md: one turn of an agent.
+	"examples/library": {"host", "agent", "agent/openai", "config"},
+
 	// The module root holds only tests, such as this one.
 	".": nil,
 }
