@@ -68,7 +68,7 @@ func newFixture(t *testing.T, yaml string, prepare ...func(*fixture)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.h, err = host.Build(context.Background(), cfg, host.Options{Watch: true}) // the config's skills.watch decides
+	f.h, err = host.Build(context.Background(), cfg, host.Options{}) // the config's skills.watch decides
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -29,7 +29,7 @@ func agentsFixture(t *testing.T, yaml string, set func(*gateway.Options)) string
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir})
+	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir, NoDefaultRoots: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func TestPoolExhaustedRefusesSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir})
+	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir, NoDefaultRoots: true})
 	if err != nil {
 		t.Fatal(err)
 	}

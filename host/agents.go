@@ -143,7 +143,7 @@ func planAgents(pl *planner) error {
 			continue
 		}
 		budget := st.Config.CatalogueBudget(name)
-		d := agentSkillsDecl{Dirs: cfg.Skills.Dirs, Watch: st.Config.Skills.Watching(h.opts.Watch),
+		d := agentSkillsDecl{Dirs: cfg.Skills.Dirs, Watch: st.Config.Skills.Watching(h.opts.watching()),
 			Debounce: st.Config.Skills.Debounce, MaxFolders: st.Config.Skills.MaxFolders, Budget: budget}
 		pl.add(&Entry{Key: Key{ext.LevelAgent, slot, agentSkills}, Owner: owner, Source: owner + ".skills", Decl: d,
 			After: []Key{skillsKey}, Opts: []ext.RegisterOption{localOrigin},

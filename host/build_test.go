@@ -143,7 +143,7 @@ func TestBuildFailureCleansUp(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := &config.Config{Skills: skill.Config{Dirs: []string{dir}}, MCPServers: tc.servers}
-			h, err := Build(context.Background(), cfg, Options{Watch: true})
+			h, err := Build(context.Background(), cfg, Options{})
 			if err == nil || h != nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Build = %v, %v; want no host and an error with %q", h, err, tc.want)
 			}
@@ -192,7 +192,7 @@ func TestBuildFailureClosesWhatItBuilt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := Build(ctx, cfg, Options{Watch: true})
+		h, err := Build(ctx, cfg, Options{})
 		if h != nil || err == nil || !strings.Contains(err.Error(), "build broken: boom") {
 			t.Fatalf("Build = %v, %v", h, err)
 		}
@@ -228,7 +228,7 @@ func TestBuildFailureClosesWhatItBuilt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := Build(ctx, cfg, Options{Watch: true})
+		h, err := Build(ctx, cfg, Options{})
 		if h != nil || err == nil || !strings.Contains(err.Error(), "register refused.bad") {
 			t.Fatalf("Build = %v, %v", h, err)
 		}

@@ -8,7 +8,7 @@
 //	if err != nil {
 //		return err
 //	}
-//	h, err := host.Build(ctx, cfg, host.Options{DefaultRoots: true, ProjectDir: wd, HomeDir: home})
+//	h, err := host.Build(ctx, cfg, host.Options{ProjectDir: wd, HomeDir: home})
 //	if err != nil {
 //		return err // nothing was left running
 //	}
@@ -111,7 +111,7 @@
 // "<skill>.<server>", is pinned under the config's pins key, else block for a trusted project's
 // skill and warn for the others, keyed by the file that declares it; a pins key in the skill's declaration is not read. An ACP client's servers
 // (AddSessionServer) are pinned under the config's pins key, else warn, keyed by name and
-// command, not by session. With Options.Watch the pin folder is followed, and a server whose
+// command, not by session. Unless Options.NoWatch, the pin folder is followed, and a server whose
 // pins change (agentpool pins approve) lists again.
 //
 // # Manifests
