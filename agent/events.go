@@ -16,7 +16,7 @@ const EventEnd EventKind = "end"
 // never concurrently, and the run's next event waits until the body returns. Breaking out of
 // the loop cancels the run and waits for it to end (its tool calls cancelled upstream, its
 // turn capabilities closed, StopInterrupted) before the loop statement finishes: nothing of
-// the run goes on after it.
+// the run goes on after it. A panic in the body does the same before it goes on up.
 func (a *Agent) Events(ctx context.Context, in *Input) iter.Seq2[Event, error] {
 	return func(yield func(Event, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
@@ -42,16 +42,23 @@ func (a *Agent) Events(ctx context.Context, in *Input) iter.Seq2[Event, error] {
 			res, err := run.Run(ctx, in)
 			done <- end{res, err}
 		}()
+		ended := false
+		// Breaking out of the loop, or a panic in its body, ends the run before Events returns.
+		defer func() {
+			if !ended {
+				close(left)
+				cancel()
+				<-done
+			}
+		}()
 		for {
 			select {
 			case e := <-events:
 				if !yield(e, nil) {
-					close(left)
-					cancel()
-					<-done
 					return
 				}
 			case d := <-done:
+				ended = true
 				// Every event was taken: the Observer returns only once its event is.
 				yield(Event{Kind: EventEnd, Agent: a.o.Scope.AgentName, End: d.res}, d.err)
 				return

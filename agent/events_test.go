@@ -83,3 +83,43 @@ func TestEventsBreakEndsRun(t *testing.T) {
 		t.Errorf("the model was asked %d times, want once: the run went on after the break", len(m.requests()))
 	}
 }
+
+// TestEventsPanicEndsRun: a loop body that panics has the panic go on up, and the run is
+// cancelled and waited for first: its tool call's context ends, the turn's capabilities are
+// closed, and no goroutine is left blocked handing over the next event.
+func TestEventsPanicEndsRun(t *testing.T) {
+	started := make(chan struct{}, 2)
+	cancelled := make(chan struct{}, 2)
+	slow := newFake("t").add("wait", func(ctx context.Context, _ json.RawMessage) (*ext.ToolResult, error) {
+		started <- struct{}{}
+		<-ctx.Done()
+		cancelled <- struct{}{}
+		return nil, ctx.Err()
+	})
+	turnCap := newFake("turn")
+	m := newScript(call("wait", `{}`, "wait", `{}`), answer("never"))
+	a, _ := setup(t, m, nil, slow)
+	got := func() (p any) {
+		defer func() { p = recover() }()
+		n := 0
+		for range a.Events(context.Background(), &agent.Input{Prompt: "go", TurnCapabilities: []ext.Capability{turnCap}}) {
+			n++
+			if n == 2 {
+				<-started
+				panic("body")
+			}
+		}
+		return nil
+	}()
+	if got != "body" {
+		t.Fatalf("recovered %v, want the body's panic", got)
+	}
+	select {
+	case <-cancelled:
+	default:
+		t.Fatal("the panic went on while the tool call still ran")
+	}
+	if !turnCap.isClosed() {
+		t.Error("the turn's capability is still open after the panic")
+	}
+}
