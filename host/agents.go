@@ -186,8 +186,9 @@ func (h *Host) OpenAgentSession(ctx context.Context, sessionID, agent string) (*
 	if _, err := h.Agent(agent); err != nil {
 		return nil, fmt.Errorf("open session %q: %w", sessionID, err)
 	}
-	if _, err := h.openSession(ctx, sessionID, agent); err != nil {
+	partition, err := h.openSession(ctx, sessionID, agent)
+	if err != nil {
 		return nil, err
 	}
-	return &Session{h: h, id: sessionID, agent: agent}, nil
+	return &Session{h: h, id: sessionID, agent: agent, partition: partition}, nil
 }

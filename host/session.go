@@ -35,10 +35,11 @@ import (
 func (h *Host) OpenSession(ctx context.Context, sessionID string) (*Session, error) {
 	h.reloadMu.RLock() // a session opens with one config, the one before a reload or after
 	defer h.reloadMu.RUnlock()
-	if _, err := h.openSession(ctx, sessionID, ""); err != nil {
+	partition, err := h.openSession(ctx, sessionID, "")
+	if err != nil {
 		return nil, err
 	}
-	return &Session{h: h, id: sessionID}, nil
+	return &Session{h: h, id: sessionID, partition: partition}, nil
 }
 
 // OpenSessionFunc returns OpenSession (OpenAgentSession of agent, when agent is not "") in

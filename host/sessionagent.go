@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/agentpool/agentpool/agent"
@@ -23,9 +24,10 @@ var ErrSessionNotOpen = errors.New("session not open")
 // Session is a session the host opened (OpenSession, OpenAgentSession): its own servers are
 // registered at its scope until Close. Its methods are safe for concurrent use.
 type Session struct {
-	h     *Host
-	id    string
-	agent string // OpenAgentSession's agent, "" for none
+	h         *Host
+	id        string
+	agent     string // OpenAgentSession's agent, "" for none
+	partition string // the pool partition its open made: it is open while the host records it
 
 	closeOnce sync.Once
 	closeErr  error
@@ -39,9 +41,21 @@ func (s *Session) ID() string { return s.id }
 func (s *Session) Scope() ext.Scope { return ext.Scope{SessionID: s.id, AgentName: s.agent} }
 
 // Close ends the session as CloseSession does: when it returns, every process the session
-// started has ended. Close is idempotent: later calls return the first call's error.
+// started has ended. Close is idempotent: later calls return the first call's error. A
+// session already ended otherwise (CloseSession, Registry.CloseScope) is not closed again, and
+// a session opened since under the same id is not this one: Close leaves it open.
 func (s *Session) Close(ctx context.Context) error {
-	s.closeOnce.Do(func() { s.closeErr = s.h.CloseSession(ctx, s.id) })
+	s.closeOnce.Do(func() {
+		h := s.h
+		h.reloadMu.RLock()
+		defer h.reloadMu.RUnlock()
+		h.sessMu.Lock()
+		open := slices.Contains(h.partitions[s.id], s.partition)
+		h.sessMu.Unlock()
+		if open {
+			s.closeErr = h.closeSession(ctx, s.id)
+		}
+	})
 	return s.closeErr
 }
 

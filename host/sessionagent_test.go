@@ -118,3 +118,31 @@ func TestDefaultAgentNameTaken(t *testing.T) {
 		t.Errorf("agent scope %s, want %s", a.Scope(), want)
 	}
 }
+
+// TestStaleSessionCloseLeavesReopened: a Session whose session was closed by id and opened
+// again under the same id does not close the new one.
+func TestStaleSessionCloseLeavesReopened(t *testing.T) {
+	h := sessionServerHost(t)
+	ctx := context.Background()
+	old, err := h.OpenSession(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.CloseSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	sess, err := h.OpenSession(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close(ctx)
+	if err := old.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Registry.CheckSession("s1"); err != nil {
+		t.Fatalf("the session opened again is closed by the first one's Close: %v", err)
+	}
+	if got := len(h.SessionServers("private")); got != 1 {
+		t.Errorf("%d instances of the session's server, want the reopened session's one", got)
+	}
+}
