@@ -65,6 +65,8 @@ func (s *Session) Close(ctx context.Context) error {
 //   - Scope.AgentName, when empty, is the session's agent (OpenAgentSession), else
 //     DefaultAgentName ("main"), which an agent of the config's agents section called "main"
 //     does not lend its capabilities to: name it, or open its session with OpenAgentSession;
+//     naming an agent of the config's agents section other than the session's is an error
+//     (its session-scoped servers run only in a session OpenAgentSession opened for it);
 //   - Cache, when nil, compiles the views as the agent of the config's agents section sees
 //     them (Agent.Include, its tool filter), following reloads;
 //   - Tools' unset fields are the config's: the agent's tools, under server.tools.
@@ -78,6 +80,9 @@ func (s *Session) NewAgent(model agent.Model, opts agent.Options) (*agent.Agent,
 		name = s.agent
 	}
 	st := s.h.Current()
+	if _, ok := st.Config.Agents[name]; ok && name != s.agent {
+		return nil, fmt.Errorf("agent: session %q: %q is an agent of the config's agents section and the session is not its: open its session with OpenAgentSession", s.id, name)
+	}
 	if name == "" {
 		if _, ok := st.Config.Agents[DefaultAgentName]; ok {
 			return nil, fmt.Errorf("agent: session %q: the default agent name %q is an agent of the config's agents section: set agent.Options.Scope.AgentName, or open the session with OpenAgentSession", s.id, DefaultAgentName)

@@ -146,3 +146,35 @@ func TestStaleSessionCloseLeavesReopened(t *testing.T) {
 		t.Errorf("%d instances of the session's server, want the reopened session's one", got)
 	}
 }
+
+// TestNewAgentOfAnotherAgent: a session makes no agent of the config's agents section other
+// than its own: that agent's session-scoped servers run only in a session opened for it.
+func TestNewAgentOfAnotherAgent(t *testing.T) {
+	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), `
+agents:
+  a:
+    mcp_servers:
+      private: {command: /nonexistent/p, scope: session, lazy: true, tools: [{name: ping}]}
+  b: {}
+`, Options{})
+	ctx := context.Background()
+	plain, err := h.OpenSession(ctx, "s1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close(ctx)
+	if _, err := plain.NewAgent(&pidModel{}, agent.Options{Scope: ext.Scope{AgentName: "a"}}); err == nil || !strings.Contains(err.Error(), "OpenAgentSession") {
+		t.Errorf("agent a in a session not opened for it = %v, want an error pointing at OpenAgentSession", err)
+	}
+	of, err := h.OpenAgentSession(ctx, "s2", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer of.Close(ctx)
+	if _, err := of.NewAgent(&pidModel{}, agent.Options{Scope: ext.Scope{AgentName: "a"}}); err == nil {
+		t.Error("agent a made in agent b's session")
+	}
+	if _, err := of.NewAgent(&pidModel{}, agent.Options{Scope: ext.Scope{AgentName: "b"}}); err != nil {
+		t.Errorf("agent b in its own session: %v", err)
+	}
+}
