@@ -42,8 +42,10 @@ var allowedImports = map[string][]string{
 	// they meet, under the CLI; neither imports it, and the gateway still never sees the host.
 	"status": {"host", "gateway", "view", "ext", "mcpcap", "plugin", "skill", "pin", "decl", "sandbox"},
 
-	// The composition root at run time; nobody below imports it.
-	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin", "manifest"},
+	// The composition root at run time; nobody below imports it. agent: a session the host
+	// opened makes its agents (Session.NewAgent), so that no agent runs in a session nobody
+	// opened; agent imports no SDK and sees the host only through the registry.
+	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin", "manifest", "agent"},
 
 	// Consumers of views: never host, config or a capability package.
 	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe", "exposure"},
@@ -162,6 +164,9 @@ var allowedImports = map[string][]string{
 	"internal/testserver/cmd/hostileserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
+
+	// A runnable program on the library, shown in full in README.md: one turn of an agent.
+	"examples/library": {"host", "agent", "agent/openai", "config"},
 
 	// The module root holds only tests, such as this one.
 	".": nil,

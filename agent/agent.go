@@ -22,6 +22,8 @@ const (
 	DefaultResourceTextLimit = 32 << 10
 	DefaultResourceBlobLimit = 1 << 20
 	DefaultListPageSize      = 50
+	// DefaultAgentName is the agent's name when Options.Scope.AgentName is empty.
+	DefaultAgentName = "main"
 )
 
 // Errors a Run returns, wrapped with the agent's name.
@@ -48,15 +50,17 @@ const (
 	StopError StopReason = "error"
 )
 
-// Options configures an Agent. Model, Registry and Scope (with SessionID and AgentName) are
-// required; zero fields mean the defaults above.
+// Options configures an Agent. Model, Registry and Scope.SessionID are required; zero fields
+// mean the defaults above (Scope.AgentName: DefaultAgentName). host.Session.NewAgent fills in
+// the Registry, the Scope and the view options of a session the host opened.
 type Options struct {
 	Model    Model
 	Registry *ext.Registry
 	// Cache serves the views; nil means a cache of the agent's own. Share one between the
 	// agents of a program so each scope is compiled once.
 	Cache *view.Cache
-	// Scope is the agent's: its session and its name. Turn scopes are derived from it.
+	// Scope is the agent's: its session and its name (empty: DefaultAgentName). Turn scopes
+	// are derived from it.
 	Scope ext.Scope
 	// Instructions is the agent's own system prompt, placed first in Instructions.Static.
 	Instructions string
@@ -92,21 +96,29 @@ type Agent struct {
 	o     Options
 	cache *view.Cache
 	exp   *exposure.Session // the tools offered (Options.Tools) and those activated
-	turns atomic.Int64
+	turns *atomic.Int64     // shared with the copies Events runs
 }
 
-// New checks opts and returns an agent. It starts nothing.
+// New checks opts and returns an agent. It starts nothing. The session must be one its
+// registry's program has opened where that program checks (ext.Registry.CheckSession: a
+// host's session with servers of its own, host.ErrSessionNotOpen); Run checks it again.
 func New(opts Options) (*Agent, error) {
 	o := opts
+	if o.Scope.AgentName == "" {
+		o.Scope.AgentName = DefaultAgentName
+	}
 	switch {
 	case o.Model == nil:
 		return nil, errors.New("agent: no model")
 	case o.Registry == nil:
 		return nil, errors.New("agent: no registry")
-	case o.Scope.SessionID == "" || o.Scope.AgentName == "":
-		return nil, fmt.Errorf("agent: scope %s: an agent runs in a session and has a name", o.Scope)
+	case o.Scope.SessionID == "":
+		return nil, fmt.Errorf("agent: scope %s: an agent runs in a session", o.Scope)
 	case o.Scope.TurnID != "":
 		return nil, fmt.Errorf("agent: scope %s: the turn is the run's, not the agent's", o.Scope)
+	}
+	if err := o.Registry.CheckSession(o.Scope.SessionID); err != nil {
+		return nil, fmt.Errorf("agent %s: %w", o.Scope.AgentName, err)
 	}
 	if o.MaxSteps <= 0 {
 		o.MaxSteps = DefaultMaxSteps
@@ -135,7 +147,7 @@ func New(opts Options) (*Agent, error) {
 	if c == nil {
 		c = view.NewCache(o.Registry, nil)
 	}
-	return &Agent{o: o, cache: c, exp: exposure.NewSession(o.Tools, nil, false)}, nil
+	return &Agent{o: o, cache: c, exp: exposure.NewSession(o.Tools, nil, false), turns: new(atomic.Int64)}, nil
 }
 
 // Scope returns the agent's scope.
@@ -205,6 +217,8 @@ type Event struct {
 	Call   ToolCall
 	Origin ext.Origin
 	Result *Message
+	// End is the run's Result, in the EventEnd of Events.
+	End *Result
 }
 
 // Run runs one turn: each step compiles the view (through the cache, so it costs a stamp
@@ -228,6 +242,9 @@ func (a *Agent) Run(ctx context.Context, in *Input) (*Result, error) {
 		res.Stop = stop
 		res.Messages = msgs[first:]
 		return res, err
+	}
+	if err := a.o.Registry.CheckSession(a.o.Scope.SessionID); err != nil {
+		return finish(StopError, fmt.Errorf("agent %s: %w", a.o.Scope.AgentName, err))
 	}
 
 	scope := a.o.Scope

@@ -1,20 +1,44 @@
 // Package agent runs agents on the registry (RFC-0051 "AgentFactory"): a model-agnostic Model, a
 // run loop whose every step sees the view of its scope as it is now, resource tools for the
 // model, and delegation to subagents whose agent-scoped capabilities live as long as they run.
-// It imports view, ext and exposure only; adapters to LLM SDKs are sub-packages (agent/openai,
-// agent/anthropic, agent/eino) that translate Request and Response.
+// It imports view, ext and exposure only; adapters to LLM SDKs are sub-packages that translate
+// Request and Response:
 //
-//	a, err := agent.New(agent.Options{
-//		Model:    model, // an agent.Model, such as openai.New(…)
-//		Registry: reg,
-//		Scope:    ext.Scope{SessionID: "s1", AgentName: "helper"},
-//	})
+//   - agent/openai: openai.New is a StreamingModel for any OpenAI-compatible chat-completions
+//     endpoint (a 429 retried as Retry-After says); ChatParams and ResponsesParams
+//     give a Request as the SDK's parameters.
+//   - agent/anthropic: the Anthropic Messages API's parameters of a Request (Params, Tools;
+//     the static instructions a cached block) and the Response of its answer (FromMessage).
+//   - agent/eino: a view's tools as eino tools (Tools, EnhancedTools).
+//
+// A program on package host makes its agents from a session it opened, which fills in the
+// registry, the scope and an agent's view options (host.Session.NewAgent):
+//
+//	sess, err := h.OpenSession(ctx, "s1")
 //	if err != nil {
 //		return err
 //	}
-//	res, err := a.Run(ctx, &agent.Input{Prompt: "Summarise README.md", History: history})
-//	history = append(history, res.Messages...)
-//	fmt.Println(res.Text, res.Stop) // err is nil only for agent.StopDone
+//	defer sess.Close(ctx)
+//	a, err := sess.NewAgent(model, agent.Options{}) // model: an agent.Model, such as openai.New(…)
+//	if err != nil {
+//		return err
+//	}
+//	for e, err := range a.Events(ctx, &agent.Input{Prompt: "Summarise README.md", History: history}) {
+//		switch e.Kind {
+//		case agent.EventDelta:
+//			fmt.Print(e.Text)
+//		case agent.EventEnd: // last: the Result; err is nil only for agent.StopDone
+//			history = append(history, e.End.Messages...)
+//			if err != nil {
+//				return err
+//			}
+//		}
+//	}
+//
+// agent.New(Options{Model, Registry, Scope: {SessionID, AgentName}}) makes one on any registry;
+// Scope.AgentName defaults to DefaultAgentName ("main"). Where the registry's program checks
+// sessions (ext.Registry.CheckSession; package host does while the config gives sessions
+// servers of their own), New and Run at a session it has not opened fail with its error.
 //
 // # A run
 //
@@ -25,6 +49,8 @@
 //     before it, whose reasoning is sent as EventThought. A Model that retries a request calls
 //     Retrying, which the Observer receives as an EventRetry.
 //   - Each step compiles the view through a view.Cache, so a change is seen by the next step.
+//   - Events is Run as a range-over-func iterator: the events, then one EventEnd holding the
+//     Result with the run's error; breaking out of the loop cancels the run and waits for it.
 //   - Run always returns a Result: Messages (ready to be the next History), Text, Stop, Steps.
 //     StopMaxSteps wraps ErrMaxSteps (DefaultMaxSteps, 20); StopInterrupted returns ctx's
 //     error; StopError a model failure (a *ModelError wrapping the Model's error). An interrupted step is dropped whole.

@@ -68,7 +68,7 @@ func newFixture(t *testing.T, yaml string, prepare ...func(*fixture)) *fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.h, err = host.Build(context.Background(), cfg, host.Options{Watch: true}) // the config's skills.watch decides
+	f.h, err = host.Build(context.Background(), cfg, host.Options{}) // the config's skills.watch decides
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func (f *fixture) count(prefix string) int {
 // session opens a session scope of the host, closed when the test ends.
 func (f *fixture) session(t *testing.T, id string) {
 	t.Helper()
-	if err := f.h.OpenSession(context.Background(), id); err != nil {
+	if _, err := f.h.OpenSession(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = f.h.CloseSession(context.Background(), id) })

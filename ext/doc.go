@@ -42,6 +42,10 @@
 //     pool, then OnClose functions), each capability bounded by RegistryOptions.CloseTimeout
 //     (default 5 s, then abandoned with a logged error). Close is idempotent. All methods are
 //     safe for concurrent use.
+//   - The registry does not open sessions; the program that does (package host) may install a
+//     check (SetSessionCheck) that consumers ask before working at a session's scope
+//     (CheckSession: package agent does), so that an unopened session is an error, not a view
+//     without the session's capabilities.
 //
 // # URIs
 //

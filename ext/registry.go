@@ -62,6 +62,8 @@ type Registry struct {
 
 	agentGen map[string]uint64 // by agent name: how often TouchAgent was called (guarded by mu)
 
+	sessionCheck atomic.Pointer[func(string) error] // SetSessionCheck's
+
 	closeOnce sync.Once
 	closeDone chan struct{}
 }

@@ -29,7 +29,7 @@ func agentsFixture(t *testing.T, yaml string, set func(*gateway.Options)) string
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir})
+	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir, NoDefaultRoots: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func agentsFixture(t *testing.T, yaml string, set func(*gateway.Options)) string
 		}
 		return g
 	}
-	pool := newGateway(gateway.Options{OpenSession: h.OpenSession, CloseSession: h.CloseSession})
+	pool := newGateway(gateway.Options{OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession})
 	all := []*gateway.Gateway{pool}
 	agents := map[string]*gateway.Gateway{}
 	for _, name := range cfg.Agents.Names() {
@@ -55,7 +55,7 @@ func agentsFixture(t *testing.T, yaml string, set func(*gateway.Options)) string
 		agents[name] = newGateway(gateway.Options{
 			Scope:        ext.Scope{AgentName: name},
 			Cache:        view.NewCache(h.Registry, &view.CacheOptions{Compile: &view.Options{Include: a.Include, Tools: a.AllowsTool}}),
-			OpenSession:  func(ctx context.Context, id string) error { return h.OpenAgentSession(ctx, id, name) },
+			OpenSession:  h.OpenSessionFunc(name),
 			CloseSession: h.CloseSession,
 		})
 		all = append(all, agents[name])

@@ -44,7 +44,7 @@ func benchGateway(b testing.TB, spec string, set func(*gateway.Options)) (*gatew
 			set(o)
 		}
 	}
-	g, srv, h := serveHost(b, "mcp_servers:\n  fault: "+spec+"\n", host.Options{SkillDirs: []string{skills}, Watch: true}, withMetrics)
+	g, srv, h := serveHost(b, "mcp_servers:\n  fault: "+spec+"\n", host.Options{SkillDirs: []string{skills}}, withMetrics)
 	return g, srv.URL, h
 }
 

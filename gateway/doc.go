@@ -4,7 +4,7 @@
 // id — and gets its own mcp.Server, filled from view.Compile for that scope and kept current
 // from the registry's change stream.
 //
-//	g, err := gateway.New(gateway.Options{Registry: reg, OpenSession: h.OpenSession, CloseSession: h.CloseSession})
+//	g, err := gateway.New(gateway.Options{Registry: reg, OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession})
 //	if err != nil {
 //		return err
 //	}

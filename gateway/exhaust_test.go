@@ -28,11 +28,11 @@ func TestPoolExhaustedRefusesSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir})
+	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir, NoDefaultRoots: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gateway.New(gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession,
+	g, err := gateway.New(gateway.Options{Registry: h.Registry, OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession,
 		OpenTimeout: 500 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)

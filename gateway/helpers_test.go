@@ -70,7 +70,7 @@ func newFixtureArgs(t *testing.T, set func(*gateway.Options), args ...string) *f
 	root := t.TempDir()
 	writeSkill(t, root, "greet", "Say hello to $ARGUMENTS.")
 	g, srv, h := serveHost(t, "skills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+bin+", args: ["+strings.Join(quoted, ", ")+"], scope: session}\n",
-		host.Options{SkillDirs: []string{root}, Watch: true}, set)
+		host.Options{SkillDirs: []string{root}}, set)
 	return &fixture{h: h, g: g, url: srv.URL, skills: root}
 }
 
@@ -89,7 +89,7 @@ func serveHost(tb testing.TB, yaml string, ho host.Options, set func(*gateway.Op
 	if err != nil {
 		tb.Fatal(err)
 	}
-	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession}
+	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession}
 	if set != nil {
 		set(&opts)
 	}

@@ -23,7 +23,7 @@ func TestUnsubscribeAfterSkillManagerReplaced(t *testing.T) {
 	root := t.TempDir()
 	writeSkill(t, root, "greet", "Hello.")
 	writeSkill(t, root, "other", "Other.")
-	_, srv, h := serveHost(t, "skills:\n  debounce: 50ms\n", host.Options{SkillDirs: []string{root}, Watch: true}, nil)
+	_, srv, h := serveHost(t, "skills:\n  debounce: 50ms\n", host.Options{SkillDirs: []string{root}}, nil)
 	var mu sync.Mutex
 	var updated []string
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{

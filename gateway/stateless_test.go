@@ -30,7 +30,7 @@ func statelessFixture(t *testing.T) (*gateway.Gateway, string, string) {
 	root := t.TempDir()
 	writeSkill(t, root, "greet", "Say hello to $ARGUMENTS.")
 	g, srv, _ := serveHost(t, "skills:\n  debounce: 50ms\nmcp_servers:\n  fault: {command: "+testserver.Build(t)+"}\n",
-		host.Options{SkillDirs: []string{root}, Watch: true}, func(o *gateway.Options) { o.Stateless = true })
+		host.Options{SkillDirs: []string{root}}, func(o *gateway.Options) { o.Stateless = true })
 	return g, srv.URL, root
 }
 

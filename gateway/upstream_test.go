@@ -39,11 +39,11 @@ func newServersFixture(t *testing.T) (url, dir string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := host.Build(context.Background(), cfg, host.Options{Watch: true, ProjectDir: dir, HomeDir: dir})
+	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir, NoDefaultRoots: true})
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gateway.New(gateway.Options{Registry: h.Registry, OpenSession: h.OpenSession, CloseSession: h.CloseSession})
+	g, err := gateway.New(gateway.Options{Registry: h.Registry, OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,10 +39,10 @@ func TestAddSessionServer(t *testing.T) {
 	bin := testserver.Build(t)
 	ctx := context.Background()
 	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), "{}\n", Options{})
-	if err := h.OpenSession(ctx, "s1"); err != nil {
+	if _, err := h.OpenSession(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.OpenSession(ctx, "s2"); err != nil {
+	if _, err := h.OpenSession(ctx, "s2"); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(ctx, "s2")
@@ -93,7 +93,7 @@ func TestAddSessionServerRefusals(t *testing.T) {
 	if err := h.AddSessionServer(ctx, "nope", "editor", decl.Server{Command: "true"}); err == nil {
 		t.Error("a server was added to a session that is not open")
 	}
-	if err := h.OpenSession(ctx, "s1"); err != nil {
+	if _, err := h.OpenSession(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(ctx, "s1")
@@ -131,7 +131,7 @@ agents:
       mine: {command: /nonexistent/a, lazy: true, tools: [{name: ping}]}
       private: {command: /nonexistent/p, scope: session, lazy: true, tools: [{name: ping}]}
 `, Options{})
-	if err := h.OpenAgentSession(ctx, "s1", "a"); err != nil {
+	if _, err := h.OpenAgentSession(ctx, "s1", "a"); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(ctx, "s1")

@@ -143,7 +143,7 @@ func planAgents(pl *planner) error {
 			continue
 		}
 		budget := st.Config.CatalogueBudget(name)
-		d := agentSkillsDecl{Dirs: cfg.Skills.Dirs, Watch: st.Config.Skills.Watching(h.opts.Watch),
+		d := agentSkillsDecl{Dirs: cfg.Skills.Dirs, Watch: st.Config.Skills.Watching(h.opts.watching()),
 			Debounce: st.Config.Skills.Debounce, MaxFolders: st.Config.Skills.MaxFolders, Budget: budget}
 		pl.add(&Entry{Key: Key{ext.LevelAgent, slot, agentSkills}, Owner: owner, Source: owner + ".skills", Decl: d,
 			After: []Key{skillsKey}, Opts: []ext.RegisterOption{localOrigin},
@@ -178,13 +178,17 @@ func planAgents(pl *planner) error {
 // OpenAgentSession opens a session as OpenSession does and registers, at the session's slot
 // for the agent, the agent's session-scoped servers and, when it has its own skills, their
 // servers ("agent-skill-servers"), all in the session's pool partition. CloseSession ends
-// them with the session. On error, nothing this call registered stays.
-func (h *Host) OpenAgentSession(ctx context.Context, sessionID, agent string) error {
+// them with the session. Its Session's Scope names the agent, and Session.NewAgent makes that
+// agent. On error, nothing this call registered stays.
+func (h *Host) OpenAgentSession(ctx context.Context, sessionID, agent string) (*Session, error) {
 	h.reloadMu.RLock()
 	defer h.reloadMu.RUnlock()
 	if _, err := h.Agent(agent); err != nil {
-		return fmt.Errorf("open session %q: %w", sessionID, err)
+		return nil, fmt.Errorf("open session %q: %w", sessionID, err)
 	}
-	_, err := h.openSession(ctx, sessionID, agent)
-	return err
+	partition, err := h.openSession(ctx, sessionID, agent)
+	if err != nil {
+		return nil, err
+	}
+	return &Session{h: h, id: sessionID, agent: agent, partition: partition}, nil
 }

@@ -51,13 +51,13 @@ agents:
     mcp_servers:
       mine: {command: /nonexistent/b, lazy: true, tools: [{name: ping}]}
 `, Options{})
-	if err := h.OpenAgentSession(ctx, "s1", "a"); err != nil {
+	if _, err := h.OpenAgentSession(ctx, "s1", "a"); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.OpenAgentSession(ctx, "s2", "b"); err != nil {
+	if _, err := h.OpenAgentSession(ctx, "s2", "b"); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.OpenSession(ctx, "s3"); err != nil {
+	if _, err := h.OpenSession(ctx, "s3"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() {
@@ -146,7 +146,7 @@ agents:
 	if !slices.Equal(got, []string{"common", "review"}) {
 		t.Errorf("reviewer's skills = %v, want common and review", got)
 	}
-	if err := h.OpenAgentSession(ctx, "s1", "reviewer"); err != nil {
+	if _, err := h.OpenAgentSession(ctx, "s1", "reviewer"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = h.CloseSession(ctx, "s1") })
@@ -171,7 +171,7 @@ func TestUnknownAgent(t *testing.T) {
 	if !errors.Is(err, ErrUnknownAgent) || !strings.Contains(err.Error(), "[a]") {
 		t.Errorf("Agent(zz) = %v, want ErrUnknownAgent naming a", err)
 	}
-	err = h.OpenAgentSession(context.Background(), "s1", "zz")
+	_, err = h.OpenAgentSession(context.Background(), "s1", "zz")
 	if !errors.Is(err, ErrUnknownAgent) {
 		t.Errorf("OpenAgentSession(zz) = %v, want ErrUnknownAgent", err)
 	}

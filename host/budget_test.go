@@ -93,7 +93,7 @@ agents:
     skills: {catalogue_budget: 300}
 `, Options{})
 	ctx := context.Background()
-	if err := h.OpenAgentSession(ctx, "s1", "tight"); err != nil {
+	if _, err := h.OpenAgentSession(ctx, "s1", "tight"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = h.CloseSession(ctx, "s1") })

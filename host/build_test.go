@@ -67,7 +67,7 @@ mcp_servers:
 	if err != nil || !strings.Contains(out[0].Text, "Hello $ARGUMENTS!") {
 		t.Fatalf("read skill = %v, %v", out, err)
 	}
-	if err := h.OpenSession(ctx, "s1"); err != nil {
+	if _, err := h.OpenSession(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	seen := func(scope ext.Scope) bool {
@@ -102,7 +102,7 @@ func TestBuildRejectsDisallowedSkillServer(t *testing.T) {
 func TestOpenSessionFailureLeavesNothing(t *testing.T) {
 	ctx := context.Background()
 	h := buildHost(t, "x.yaml", "mcp_servers:\n  a: {command: /nonexistent/a, scope: session}\n  b: {command: /nonexistent/b, scope: session}\n", Options{})
-	if err := h.OpenSession(ctx, ""); err == nil {
+	if _, err := h.OpenSession(ctx, ""); err == nil {
 		t.Fatal("empty session id accepted")
 	}
 	s1 := ext.Scope{SessionID: "s1"}
@@ -114,7 +114,7 @@ func TestOpenSessionFailureLeavesNothing(t *testing.T) {
 	if err := h.Registry.Register(other, ext.LevelSession, s1); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.OpenSession(ctx, "s1"); !errors.Is(err, ext.ErrDuplicate) {
+	if _, err := h.OpenSession(ctx, "s1"); !errors.Is(err, ext.ErrDuplicate) {
 		t.Fatalf("open with a duplicate: %v", err)
 	}
 	var names []string
@@ -143,7 +143,7 @@ func TestBuildFailureCleansUp(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			cfg := &config.Config{Skills: skill.Config{Dirs: []string{dir}}, MCPServers: tc.servers}
-			h, err := Build(context.Background(), cfg, Options{Watch: true})
+			h, err := Build(context.Background(), cfg, Options{})
 			if err == nil || h != nil || !strings.Contains(err.Error(), tc.want) {
 				t.Fatalf("Build = %v, %v; want no host and an error with %q", h, err, tc.want)
 			}
@@ -192,7 +192,7 @@ func TestBuildFailureClosesWhatItBuilt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := Build(ctx, cfg, Options{Watch: true})
+		h, err := Build(ctx, cfg, Options{})
 		if h != nil || err == nil || !strings.Contains(err.Error(), "build broken: boom") {
 			t.Fatalf("Build = %v, %v", h, err)
 		}
@@ -228,7 +228,7 @@ func TestBuildFailureClosesWhatItBuilt(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		h, err := Build(ctx, cfg, Options{Watch: true})
+		h, err := Build(ctx, cfg, Options{})
 		if h != nil || err == nil || !strings.Contains(err.Error(), "register refused.bad") {
 			t.Fatalf("Build = %v, %v", h, err)
 		}

@@ -8,16 +8,18 @@
 //	if err != nil {
 //		return err
 //	}
-//	h, err := host.Build(ctx, cfg, host.Options{DefaultRoots: true, ProjectDir: wd, HomeDir: home})
+//	h, err := host.Build(ctx, cfg, host.Options{ProjectDir: wd, HomeDir: home})
 //	if err != nil {
 //		return err // nothing was left running
 //	}
 //	defer h.Close(ctx)
-//	if err := h.OpenSession(ctx, "s1"); err != nil {
+//	sess, err := h.OpenSession(ctx, "s1")
+//	if err != nil {
 //		return err
 //	}
-//	defer h.CloseSession(ctx, "s1")
-//	v, err := view.Compile(ctx, h.Registry, ext.Scope{SessionID: "s1"}, nil)
+//	defer sess.Close(ctx)
+//	a, err := sess.NewAgent(model, agent.Options{}) // agent "main" of session s1
+//	v, err := view.Compile(ctx, h.Registry, sess.Scope(), nil)
 //
 // # Kinds
 //
@@ -50,8 +52,15 @@
 //     when first listed). If a step fails it closes what it started and returns no Host.
 //   - OpenSession (OpenAgentSession for an agent) reconciles the session's own entries — its
 //     scope: session servers and "skill-servers", the skills' MCP servers — in a pool partition
-//     new for that call. When CloseSession returns, every process of the session has ended and
-//     been reaped.
+//     new for that call, and returns the *Session. Session.NewAgent makes an agent in it (the
+//     registry, scope, view options and tool exposure filled in; the name "main" unless the
+//     session is an agent's). When Session.Close (CloseSession) returns, every process of the
+//     session has ended and been reaped. OpenSessionFunc gives the gateway and the ACP server
+//     the form of hook they call per client session.
+//   - The host installs the registry's session check (ext.Registry.SetSessionCheck): while
+//     the config gives sessions servers of their own, agent.New and agent.Run at a session the
+//     host has not opened fail with ErrSessionNotOpen naming one of them, rather than run
+//     without them.
 //   - Reload applies a new config: an invalid one changes nothing; otherwise only what differs
 //     is closed and rebuilt, in the pool and in every live session. Failures are in
 //     ReloadResult.Failed and the rest stands; server.*, pool.* and
@@ -102,7 +111,7 @@
 // "<skill>.<server>", is pinned under the config's pins key, else block for a trusted project's
 // skill and warn for the others, keyed by the file that declares it; a pins key in the skill's declaration is not read. An ACP client's servers
 // (AddSessionServer) are pinned under the config's pins key, else warn, keyed by name and
-// command, not by session. With Options.Watch the pin folder is followed, and a server whose
+// command, not by session. Unless Options.NoWatch, the pin folder is followed, and a server whose
 // pins change (agentpool pins approve) lists again.
 //
 // # Manifests

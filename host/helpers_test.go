@@ -35,7 +35,7 @@ func (h *Host) recordedChild(c ext.Capability) bool {
 func openSkills(t *testing.T, h *Host, sid string) *sessionSkills {
 	t.Helper()
 	ctx := context.Background()
-	if err := h.OpenSession(ctx, sid); err != nil {
+	if _, err := h.OpenSession(ctx, sid); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = h.CloseSession(ctx, sid) })

@@ -26,8 +26,9 @@ import (
 type Options struct {
 	// SkillDirs are skill roots of the highest precedence (--skills-dir), before the config's.
 	SkillDirs []string
-	// DefaultRoots adds the project and user skill and command roots (.agents/…, .claude/…).
-	DefaultRoots bool
+	// NoDefaultRoots leaves out the project and user skill and command roots (.agents/…,
+	// .claude/… under ProjectDir and HomeDir), which zero Options use (--no-default-roots).
+	NoDefaultRoots bool
 	// ProjectDir and HomeDir locate the default roots. ProjectDir is the project (the working
 	// directory): its folders and ProjectConfig are used only when it is trusted (see Project).
 	ProjectDir, HomeDir string
@@ -47,8 +48,9 @@ type Options struct {
 	// BundledSkillDirs are skill roots shipped with the program (agentpool serve's example
 	// skills), scanned last by the skill manager: any other skill of the same name wins.
 	BundledSkillDirs []string
-	// Watch turns hot reload on for skills and commands (the config's skills.watch can turn it off).
-	Watch bool
+	// NoWatch turns hot reload off for skills, commands and pins. Zero Options watch, as the
+	// config's skills.watch defaults to (skills.watch: false turns it off too).
+	NoWatch bool
 	// Logger receives lifecycle messages; nil discards them.
 	Logger *slog.Logger
 	// PluginState is the file `agentpool plugins enable|disable` writes (plugin.StatePath):
@@ -73,6 +75,9 @@ type Options struct {
 	// (mcpcap.WithManifests); nil caches nothing.
 	Manifests *manifest.Store
 }
+
+// watching reports whether the host follows files (Options.NoWatch).
+func (o Options) watching() bool { return !o.NoWatch }
 
 func (o Options) matcher() func(string, []ext.SkillEntry) []string {
 	if o.Matcher != nil {
@@ -144,6 +149,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Host, error)
 	})
 	reg.OnClose(pool.Close)
 	h := &Host{Registry: reg, Pool: pool, opts: opts, logger: logger}
+	reg.SetSessionCheck(h.checkSession)
 	h.drainCtx, h.endDrains = context.WithCancel(context.Background())
 	reg.OnClose(h.stopDrains) // before the pool closes
 	h.watchPins(reg)
@@ -215,7 +221,7 @@ func (st *State) with(entries []*Entry, caps map[Key]ext.Capability) *State {
 // its servers to the host's (withProjectServers); an untrusted project's sources stay built,
 // for inspection, but are registered nowhere.
 func (h *Host) inspectProject(cfg *config.Config) (*Project, error) {
-	po := ProjectOptions{Dir: h.opts.ProjectDir, HomeDir: h.opts.HomeDir, DefaultRoots: h.opts.DefaultRoots,
+	po := ProjectOptions{Dir: h.opts.ProjectDir, HomeDir: h.opts.HomeDir, DefaultRoots: !h.opts.NoDefaultRoots,
 		Config: h.opts.ProjectConfig, ConfigErr: h.opts.ProjectConfigErr, Store: h.opts.Trust,
 		Trust: h.opts.TrustProject, Logger: h.logger,
 		// The bounds the skill manager scans the project's roots with once it is trusted: a
@@ -232,7 +238,7 @@ func (h *Host) inspectProject(cfg *config.Config) (*Project, error) {
 	if err != nil || p == nil {
 		return nil, err
 	}
-	if watch := cfg.Skills.Watching(h.opts.Watch); p.Trusted() && watch {
+	if watch := cfg.Skills.Watching(h.opts.watching()); p.Trusted() && watch {
 		// Command files watched only once trusted: an untrusted project's folders feed
 		// nothing (its skill roots are followed by the host's skill manager). The second scan
 		// keeps the first's permissions, so a server added in between still asks, and the

@@ -33,7 +33,7 @@ func TestProjectImportNeedsTrust(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return buildHost(t, "", "sandbox: off\n", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, Trust: store, ProjectConfig: pc})
+		return buildHost(t, "", "sandbox: off\n", Options{ProjectDir: project, HomeDir: home, Trust: store, ProjectConfig: pc})
 	}
 	writeMCP(bin)
 

@@ -53,14 +53,14 @@ func planSkills(pl *planner) error {
 	// The command line's and the config's roots are reported when missing; the others are not.
 	roots := append(slices.Clone(h.opts.SkillDirs), cfg.Dirs...)
 	var defaults []string
-	if h.opts.DefaultRoots {
+	if !h.opts.NoDefaultRoots {
 		defaults = skill.DefaultRoots("", h.opts.HomeDir)
 	}
 	d := skillsDecl{Section: cfg, Roots: roots, UserRoots: len(roots) + len(defaults),
 		// A plugin's skills are named "<plugin>:<skill>": they can neither take nor lose a
 		// name to the user's (package skill).
 		Namespaced: pl.st.plugins.skills,
-		Watch:      cfg.Watching(h.opts.Watch), Debounce: cfg.Debounce, MaxFolders: cfg.MaxFolders}
+		Watch:      cfg.Watching(h.opts.watching()), Debounce: cfg.Debounce, MaxFolders: cfg.MaxFolders}
 	if p := pl.st.Project; p.Trusted() {
 		defaults = append(defaults, p.Skills.Roots()...)
 	}
@@ -121,10 +121,10 @@ type commandsDecl struct {
 func planCommands(pl *planner) error {
 	h, cfg := pl.h, pl.st.Config
 	roots := slices.Clone(cfg.Commands.Dirs)
-	if h.opts.DefaultRoots {
+	if !h.opts.NoDefaultRoots {
 		roots = append(roots, command.DefaultRoots("", h.opts.HomeDir)...)
 	}
-	d := commandsDecl{Section: cfg.Commands, Roots: roots, Watch: cfg.Skills.Watching(h.opts.Watch), Debounce: cfg.Skills.Debounce}
+	d := commandsDecl{Section: cfg.Commands, Roots: roots, Watch: cfg.Skills.Watching(h.opts.watching()), Debounce: cfg.Skills.Debounce}
 	pl.declare("commands", d)
 	pl.add(&Entry{Key: commandsKey, Owner: "commands", Source: "commands", Decl: d, Opts: []ext.RegisterOption{localOrigin},
 		start: func(context.Context, *batch) (ext.Capability, error) {

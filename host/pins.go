@@ -126,11 +126,11 @@ func (h *Host) PinKeys(name string) []string {
 // pinsDebounce is how long the pin store's folder is quiet before its changes are acted on.
 const pinsDebounce = 100 * time.Millisecond
 
-// watchPins follows the pin store's folder (with Options.Watch), so that an approval or a
+// watchPins follows the pin store's folder (unless Options.NoWatch), so that an approval or a
 // reset made by another process reaches the guards (pin.Book.Changed), until reg closes.
 func (h *Host) watchPins(reg *ext.Registry) {
 	book := h.opts.Pins
-	if book == nil || !h.opts.Watch {
+	if book == nil || !h.opts.watching() {
 		return
 	}
 	dir := book.Store().Dir()

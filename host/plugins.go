@@ -289,7 +289,7 @@ type pluginCommandsDecl struct {
 func planPlugins(pl *planner) error {
 	h, st := pl.h, pl.st
 	for _, name := range slices.Sorted(maps.Keys(st.plugins.commands)) {
-		d := pluginCommandsDecl{Dirs: st.plugins.commands[name], Watch: st.Config.Skills.Watching(h.opts.Watch), Debounce: st.Config.Skills.Debounce}
+		d := pluginCommandsDecl{Dirs: st.plugins.commands[name], Watch: st.Config.Skills.Watching(h.opts.watching()), Debounce: st.Config.Skills.Debounce}
 		key := "plugins." + name
 		pl.declare(key, d)
 		pl.add(&Entry{Key: Key{Level: ext.LevelPool, Name: PluginCommandsName(name)}, Owner: key, Source: key, Decl: d,

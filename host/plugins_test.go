@@ -61,7 +61,7 @@ func everStarted(dir string) bool {
 func listEverything(t *testing.T, h *Host) {
 	t.Helper()
 	ctx := context.Background()
-	if err := h.OpenSession(ctx, "look"); err != nil {
+	if _, err := h.OpenSession(ctx, "look"); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(ctx, "look")
@@ -274,7 +274,7 @@ func TestProjectPlugins(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc})
+	h := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{NoDefaultRoots: true, ProjectDir: proj, ProjectConfig: pc})
 	p := h.Plugins().Get("p")
 	if p == nil || !p.Untrusted || p.Used() {
 		t.Fatalf("project plugin %+v: want listed, untrusted, not used", p)
@@ -293,7 +293,7 @@ func TestProjectPlugins(t *testing.T) {
 		t.Fatal("the server of an untrusted project's plugin was started")
 	}
 
-	ht := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, TrustProject: true})
+	ht := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{NoDefaultRoots: true, ProjectDir: proj, ProjectConfig: pc, TrustProject: true})
 	if got := serverNames(ht); !slices.Equal(got, []string{"p.srv"}) {
 		t.Errorf("servers %v of a trusted project's plugin, want p.srv", got)
 	}
@@ -310,7 +310,7 @@ func TestProjectPlugins(t *testing.T) {
 	if err := store.Trust(h.Current().Project.Dir, trust.Digests(h.Current().Project.Decls), time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	hr := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, Trust: store})
+	hr := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{NoDefaultRoots: true, ProjectDir: proj, ProjectConfig: pc, Trust: store})
 	if got := serverNames(hr); !slices.Equal(got, []string{"p.srv"}) {
 		t.Errorf("servers %v of a project trusted by record, want p.srv", got)
 	}
@@ -320,7 +320,7 @@ func TestProjectPlugins(t *testing.T) {
 		t.Fatal(err)
 	}
 	writeFile(t, mcpFile, strings.Replace(string(data), `"args": [`, `"args": ["--changed", `, 1))
-	hc := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, Trust: store})
+	hc := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{NoDefaultRoots: true, ProjectDir: proj, ProjectConfig: pc, Trust: store})
 	if hc.Current().Project.Verdict.Status != trust.Changed {
 		t.Errorf("verdict %v after the plugin's server changed, want changed", hc.Current().Project.Verdict.Status)
 	}
@@ -371,7 +371,7 @@ func TestProjectPluginSkillServersTrusted(t *testing.T) {
 		t.Fatal(err)
 	}
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
-	opts := Options{ProjectDir: proj, ProjectConfig: pc, HomeDir: home, Trust: store}
+	opts := Options{NoDefaultRoots: true, ProjectDir: proj, ProjectConfig: pc, HomeDir: home, Trust: store}
 	h := buildHost(t, "", "sandbox: off\n", opts)
 	if !slices.ContainsFunc(h.Current().Project.Decls, func(d trust.Decl) bool { return d.Name == "p.conf.srv" }) {
 		t.Fatalf("the plugin skill's server is not among the project's declarations %+v", h.Current().Project.Decls)
@@ -431,7 +431,7 @@ func TestProjectPluginFollowsState(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "agentpool.yaml")
-	h := buildHost(t, path, "{}\n", Options{ProjectDir: proj, ProjectConfig: pc, TrustProject: true, PluginState: state})
+	h := buildHost(t, path, "{}\n", Options{NoDefaultRoots: true, ProjectDir: proj, ProjectConfig: pc, TrustProject: true, PluginState: state})
 	if p := h.Plugins().Get("p"); p == nil || p.Enabled || p.Used() {
 		t.Fatalf("project plugin %+v: want disabled by the state file", p)
 	}
@@ -465,7 +465,7 @@ func TestProjectPluginNameFreedByReload(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "agentpool.yaml")
-	h := buildHost(t, path, "plugins: {dirs: [./mine]}\n", Options{ProjectDir: proj, ProjectConfig: pc, TrustProject: true})
+	h := buildHost(t, path, "plugins: {dirs: [./mine]}\n", Options{NoDefaultRoots: true, ProjectDir: proj, ProjectConfig: pc, TrustProject: true})
 	if got := serverNames(h); len(got) > 0 {
 		t.Fatalf("servers %v: the project's plugin p is used though the user has one named p", got)
 	}

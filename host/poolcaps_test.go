@@ -49,7 +49,7 @@ func TestSessionServersBeyondMaxClients(t *testing.T) {
 	pids := map[string]bool{}
 	for i := range connpool.DefaultMaxClients + 1 {
 		sid := "s" + strconv.Itoa(i)
-		if err := h.OpenSession(ctx, sid); err != nil {
+		if _, err := h.OpenSession(ctx, sid); err != nil {
 			t.Fatal(err)
 		}
 		pid, err := callWithin(h, sid, "pid", 20*time.Second)
@@ -64,7 +64,7 @@ func TestSessionServersBeyondMaxClients(t *testing.T) {
 
 	capped := buildHost(t, filepath.Join(dir, "capped.yaml"), decl+"pool: {max_total_clients: 2}\n", Options{})
 	for _, sid := range []string{"a", "b", "c"} {
-		if err := capped.OpenSession(ctx, sid); err != nil {
+		if _, err := capped.OpenSession(ctx, sid); err != nil {
 			t.Fatal(err)
 		}
 	}

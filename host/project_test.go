@@ -39,7 +39,7 @@ Body.
 // start) and returns the capabilities' names and the tools' names.
 func listAll(t *testing.T, h *Host, sid string) (caps, tools []string) {
 	t.Helper()
-	if err := h.OpenSession(context.Background(), sid); err != nil {
+	if _, err := h.OpenSession(context.Background(), sid); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(context.Background(), sid)
@@ -66,7 +66,7 @@ func TestProjectTrust(t *testing.T) {
 	marker := filepath.Join(t.TempDir(), "MARKER")
 	markerSkill(t, filepath.Join(project, ".agents/skills"), "proj", marker, bin)
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
-	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, Trust: store}
+	opts := Options{ProjectDir: project, HomeDir: home, Trust: store}
 
 	h := buildHost(t, "", "sandbox: off\n", opts)
 	if h.Current().Project == nil || h.Current().Project.Trusted() || h.Current().Project.Verdict.Status != trust.Untrusted {
@@ -129,7 +129,7 @@ func TestProjectReloadRefusesNewServer(t *testing.T) {
 	if err := store.Trust(real, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, Trust: store})
+	h := buildHost(t, "", "{}", Options{ProjectDir: project, HomeDir: home, Trust: store})
 	if !h.Current().Project.Trusted() {
 		t.Fatalf("verdict %+v, want trusted", h.Current().Project.Verdict)
 	}
@@ -137,7 +137,7 @@ func TestProjectReloadRefusesNewServer(t *testing.T) {
 	if err := h.Current().Skills.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.OpenSession(context.Background(), "s"); err != nil {
+	if _, err := h.OpenSession(context.Background(), "s"); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(context.Background(), "s")
@@ -178,7 +178,7 @@ func TestProjectCorruptStore(t *testing.T) {
 	writeFile(t, filepath.Join(project, ".agents/skills/plain/SKILL.md"), "---\nname: plain\ndescription: No server.\n---\nBody.\n")
 	path := filepath.Join(t.TempDir(), "trust.json")
 	writeFile(t, path, "{garbage")
-	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: t.TempDir(), Trust: trust.NewStore(path)}
+	opts := Options{ProjectDir: project, HomeDir: t.TempDir(), Trust: trust.NewStore(path)}
 	h := buildHost(t, "", "{}", opts)
 	if h.Current().Project.Trusted() || !errors.Is(h.Current().Project.StoreErr, trust.ErrCorrupt) || !strings.Contains(h.Current().Project.StoreErr.Error(), path) {
 		t.Fatalf("corrupt store: trusted %v, error %v; want untrusted and ErrCorrupt naming %s", h.Current().Project.Trusted(), h.Current().Project.StoreErr, path)
@@ -197,7 +197,7 @@ func TestProjectIsHome(t *testing.T) {
 	if err := os.Symlink(home, link); err != nil {
 		t.Fatal(err)
 	}
-	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: link, HomeDir: home})
+	h := buildHost(t, "", "{}", Options{ProjectDir: link, HomeDir: home})
 	if h.Current().Project != nil {
 		t.Fatalf("the home directory (through a link) is a project: %+v", h.Current().Project)
 	}
@@ -217,7 +217,7 @@ func TestProjectConfigErr(t *testing.T) {
 	writeFile(t, filepath.Join(project, ".agents/skills/plain/SKILL.md"), "---\nname: plain\ndescription: No server.\n---\nBody.\n")
 	store := trust.NewStore(filepath.Join(t.TempDir(), "trust.json"))
 	bad := errors.New("agentpool.yaml:1:1: broken")
-	opts := Options{DefaultRoots: true, ProjectDir: project, HomeDir: t.TempDir(), Trust: store, ProjectConfigErr: bad}
+	opts := Options{ProjectDir: project, HomeDir: t.TempDir(), Trust: store, ProjectConfigErr: bad}
 	h := buildHost(t, "", "{}", opts)
 	if h.Current().Project.Trusted() || !errors.Is(h.Current().Project.ConfigErr, bad) || h.Current().Project.Empty() || !strings.Contains(h.Current().Project.Summary(), "with errors") {
 		t.Fatalf("untrusted project with a broken config: trusted %v, ConfigErr %v, summary %q", h.Current().Project.Trusted(), h.Current().Project.ConfigErr, h.Current().Project.Summary())
@@ -248,8 +248,8 @@ func TestTrustedProjectOneCatalogue(t *testing.T) {
 	writeFile(t, filepath.Join(home, ".agents/skills/shared/SKILL.md"), "---\nname: shared\ndescription: The user's own.\n---\nMine.\n")
 	writeFile(t, filepath.Join(project, ".agents/skills/shared/SKILL.md"), "---\nname: shared\ndescription: The project's.\n---\nTheirs.\n")
 	writeFile(t, filepath.Join(project, ".agents/skills/only/SKILL.md"), "---\nname: only\ndescription: Only in the project.\n---\nOnly.\n")
-	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true})
-	if err := h.OpenSession(context.Background(), "s"); err != nil {
+	h := buildHost(t, "", "{}", Options{ProjectDir: project, HomeDir: home, TrustProject: true})
+	if _, err := h.OpenSession(context.Background(), "s"); err != nil {
 		t.Fatal(err)
 	}
 	defer h.CloseSession(context.Background(), "s")
@@ -332,7 +332,7 @@ func TestShadowedWhenWatching(t *testing.T) {
 	}
 	user := "mcp_servers:\n  mine:\n    command: /nonexistent/mine\n    lazy: true\n    tools: [{name: t, description: Mine.}]\n"
 	for _, watch := range []bool{false, true} {
-		h := buildHost(t, "", user, Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc, Watch: watch})
+		h := buildHost(t, "", user, Options{ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc, NoWatch: !watch})
 		if got := h.Current().Project.Shadowed; !slices.Equal(got, []string{"mine"}) {
 			t.Errorf("watch %v: Shadowed %v, want [mine]", watch, got)
 		}
@@ -372,7 +372,7 @@ func TestUserSkillUnderProjectNamedRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := buildHost(t, "", "{}", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc})
+	h := buildHost(t, "", "{}", Options{ProjectDir: project, HomeDir: home, TrustProject: true, ProjectConfig: pc})
 	markerSkill(t, filepath.Join(home, ".agents/skills"), "mine", marker, bin) // under the user's ~/.agents/skills
 	if err := h.Current().Skills.Reload(context.Background()); err != nil {
 		t.Fatal(err)
@@ -397,7 +397,7 @@ func TestProjectInspectedWithUserBounds(t *testing.T) {
 	markerSkill(t, filepath.Join(project, ".agents/skills"), "zz", marker, bin)
 	// sandbox: off: the server is a shell wrapper that touches a file outside the project,
 	// which the project's default sandbox would refuse.
-	h := buildHost(t, "", "skills:\n  max_folders: 5000\nsandbox: off\n", Options{DefaultRoots: true, ProjectDir: project, HomeDir: home, TrustProject: true})
+	h := buildHost(t, "", "skills:\n  max_folders: 5000\nsandbox: off\n", Options{ProjectDir: project, HomeDir: home, TrustProject: true})
 	if _, tools := listAll(t, h, "s"); !slices.Contains(tools, "zz__echo") || !exists(marker) {
 		t.Errorf("tools %v, marker %v; want the trusted project's zz server started", tools, exists(marker))
 	}

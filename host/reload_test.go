@@ -157,7 +157,7 @@ func TestReloadAllowedCommandsReachesAgentSkillServers(t *testing.T) {
 	cfg := "skills: {watch: false}\nagents:\n  r:\n    skills: {dirs: [./review]}\nextensions:\n  allowed_commands: [%s]\n"
 	h := buildHost(t, path, fmt.Sprintf(cfg, bin), Options{})
 	ctx := context.Background()
-	if err := h.OpenAgentSession(ctx, "s1", "r"); err != nil {
+	if _, err := h.OpenAgentSession(ctx, "s1", "r"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = h.CloseSession(ctx, "s1") })

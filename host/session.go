@@ -20,9 +20,9 @@ import (
 // listed as "<skill>__<tool>" and started when first listed. The skills themselves (catalogue,
 // load_skill, commands) stay the pool's skill manager, shared by every session. A trusted
 // project's skills are among them; their servers must be ones the user trusted (see the
-// package doc, "Trust"). Close the
-// session with CloseSession (or Registry.CloseScope): its processes end then, not after the
-// pool's idle timeout.
+// package doc, "Trust"). It returns the open session: its agents are made by
+// Session.NewAgent, and Session.Close (or CloseSession, or Registry.CloseScope) ends it: its
+// processes end then, not after the pool's idle timeout.
 //
 // Each call leases its servers in a pool partition of its own ("<session id>#<n>"): a session
 // id used again after its close must never find the closed session's process and state.
@@ -30,12 +30,31 @@ import (
 // A session whose session-scoped stdio servers would pass pool.max_session_processes (counting
 // the places of the sessions opened, whether or not their servers have started) is refused
 // with a *ext.LimitError (errors.Is ext.ErrLimit) naming the key. On error, the
-// capabilities this call registered are unregistered and closed again.
-func (h *Host) OpenSession(ctx context.Context, sessionID string) error {
+// capabilities this call registered are unregistered and closed again, and no Session is
+// returned.
+func (h *Host) OpenSession(ctx context.Context, sessionID string) (*Session, error) {
 	h.reloadMu.RLock() // a session opens with one config, the one before a reload or after
 	defer h.reloadMu.RUnlock()
-	_, err := h.openSession(ctx, sessionID, "")
-	return err
+	partition, err := h.openSession(ctx, sessionID, "")
+	if err != nil {
+		return nil, err
+	}
+	return &Session{h: h, id: sessionID, partition: partition}, nil
+}
+
+// OpenSessionFunc returns OpenSession (OpenAgentSession of agent, when agent is not "") in
+// the form gateway.Options.OpenSession and acp.Options.OpenSession take, for a server that
+// opens a session per client and ends it by id with CloseSession.
+func (h *Host) OpenSessionFunc(agent string) func(ctx context.Context, sessionID string) error {
+	return func(ctx context.Context, sessionID string) error {
+		var err error
+		if agent == "" {
+			_, err = h.OpenSession(ctx, sessionID)
+		} else {
+			_, err = h.OpenAgentSession(ctx, sessionID, agent)
+		}
+		return err
+	}
 }
 
 // openSession opens session sessionID (of agent, "" for none) and returns its pool partition:

@@ -35,7 +35,7 @@ func TestReopenedSessionStartsFresh(t *testing.T) {
 	ctx := context.Background()
 	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), "mcp_servers:\n  private: {command: "+bin+", scope: session, prefix: \"\"}\n", Options{})
 
-	if err := h.OpenSession(ctx, "s1"); err != nil {
+	if _, err := h.OpenSession(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	sessionCall(t, h, "s1", "state_set", `{"value":"secret of the first session"}`)
@@ -44,7 +44,7 @@ func TestReopenedSessionStartsFresh(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := h.OpenSession(ctx, "s1"); err != nil {
+	if _, err := h.OpenSession(ctx, "s1"); err != nil {
 		t.Fatal(err)
 	}
 	if got := sessionCall(t, h, "s1", "state_get", `{}`); got != "" {
@@ -63,7 +63,7 @@ func TestCloseScopeForgetsPartitions(t *testing.T) {
 	h := buildHost(t, filepath.Join(t.TempDir(), "x.yaml"), "mcp_servers: {}\n", Options{})
 	for i := range 50 {
 		sid := "s" + string(rune('a'+i%26)) + string(rune('a'+i/26))
-		if err := h.OpenSession(ctx, sid); err != nil {
+		if _, err := h.OpenSession(ctx, sid); err != nil {
 			t.Fatal(err)
 		}
 		if err := h.Registry.CloseScope(ctx, ext.Scope{SessionID: sid}); err != nil {

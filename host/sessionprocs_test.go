@@ -24,7 +24,7 @@ func TestSessionProcessesReservedAtOpen(t *testing.T) {
 	errs := make([]error, opens)
 	var wg sync.WaitGroup
 	for i := range opens {
-		wg.Go(func() { errs[i] = h.OpenSession(ctx, fmt.Sprint("s", i)) })
+		wg.Go(func() { _, errs[i] = h.OpenSession(ctx, fmt.Sprint("s", i)) })
 	}
 	wg.Wait()
 	var opened []string
@@ -42,13 +42,13 @@ func TestSessionProcessesReservedAtOpen(t *testing.T) {
 	for _, sid := range opened {
 		sessionCall(t, h, sid, "pid", `{}`)
 	}
-	if err := h.OpenSession(ctx, "late"); !errors.Is(err, ext.ErrLimit) {
+	if _, err := h.OpenSession(ctx, "late"); !errors.Is(err, ext.ErrLimit) {
 		t.Fatalf("a session at the cap: %v, want ext.ErrLimit", err)
 	}
 	if err := h.CloseSession(ctx, opened[0]); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.OpenSession(ctx, "late"); err != nil {
+	if _, err := h.OpenSession(ctx, "late"); err != nil {
 		t.Fatalf("a session after one closed: %v", err)
 	}
 	sessionCall(t, h, "late", "pid", `{}`)

@@ -52,7 +52,7 @@ func TestSkillServersPerSession(t *testing.T) {
 	ctx := context.Background()
 	h := statefulSkillHost(t)
 	for _, sid := range []string{"a", "b"} {
-		if err := h.OpenSession(ctx, sid); err != nil {
+		if _, err := h.OpenSession(ctx, sid); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -81,7 +81,7 @@ func TestSkillServersPerSession(t *testing.T) {
 		t.Fatalf("session b reads %q after a closed, want its own state", got)
 	}
 
-	if err := h.OpenSession(ctx, "a"); err != nil {
+	if _, err := h.OpenSession(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = h.CloseSession(ctx, "a") })
@@ -98,7 +98,7 @@ func TestSkillServersPerSession(t *testing.T) {
 func TestCloseScopeEndsSessionProcesses(t *testing.T) {
 	ctx := context.Background()
 	h := statefulSkillHost(t)
-	if err := h.OpenSession(ctx, "a"); err != nil {
+	if _, err := h.OpenSession(ctx, "a"); err != nil {
 		t.Fatal(err)
 	}
 	pid := skillCall(t, h, "a", "ops__pid", `{}`)
@@ -134,7 +134,7 @@ func TestSkillManagerBuildsNoServers(t *testing.T) {
 func TestSessionSkillsConformance(t *testing.T) {
 	exttest.TestCapability(t, func(t *testing.T) ext.Capability {
 		h := statefulSkillHost(t)
-		if err := h.OpenSession(context.Background(), "s1"); err != nil {
+		if _, err := h.OpenSession(context.Background(), "s1"); err != nil {
 			t.Fatal(err)
 		}
 		return sessionSkillsOf(t, h, "s1")

@@ -88,7 +88,7 @@ func TestSkillServerReplacedIsForgotten(t *testing.T) {
 	}
 	writeFile(t, filepath.Join(dir, "skills/ops/SKILL.md"), skillMD("first"))
 	ctx := context.Background()
-	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills], debounce: 20ms}\n", Options{Watch: true})
+	h := buildHost(t, filepath.Join(dir, "agentpool.yaml"), "skills: {dirs: [skills], debounce: 20ms}\n", Options{})
 	ss := openSkills(t, h, "s1")
 
 	if _, err := ss.Tools(ctx); err != nil {

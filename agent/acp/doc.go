@@ -6,7 +6,7 @@
 //
 //	s, err := acp.New(acp.Options{
 //		Model: model, Registry: reg, AgentName: "helper",
-//		OpenSession: h.OpenSession, CloseSession: h.CloseSession,
+//		OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession,
 //	})
 //	if err != nil {
 //		return err

@@ -67,7 +67,7 @@ func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io
 		Model: model, Registry: h.Registry, AgentName: acpAgent, Logger: logger, Version: version,
 		Tools:        toolsConfig(h, o.agent),
 		Permission:   func(o ext.Origin, tool string) string { return toolPermission(h, o, tool) },
-		OpenSession:  h.OpenSession,
+		OpenSession:  h.OpenSessionFunc(""),
 		CloseSession: h.CloseSession,
 		AddServer: func(ctx context.Context, id string, s acp.MCPServer) error {
 			return h.AddSessionServer(ctx, id, s.Name, serverSpec(s))
@@ -80,7 +80,7 @@ func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io
 		}
 		so.AgentName = o.agent
 		so.Cache = view.NewCache(h.Registry, &view.CacheOptions{Compile: agentViewOptions(a)})
-		so.OpenSession = func(ctx context.Context, id string) error { return h.OpenAgentSession(ctx, id, o.agent) }
+		so.OpenSession = h.OpenSessionFunc(o.agent)
 	}
 	srv, err := acp.New(so)
 	if err != nil {

@@ -70,17 +70,18 @@ func chatRun(cmd *cobra.Command, opts *options, co *chatOptions) error {
 	}
 	ctx := cmd.Context()
 	session := fmt.Sprintf("chat-%d", os.Getpid())
-	h, scope, err := openHost(ctx, opts, hostOpts{watch: true, session: session, agent: co.agent})
+	h, sess, err := openHost(ctx, opts, hostOpts{watch: true, session: session, agent: co.agent})
 	if err != nil {
 		return err
 	}
 	defer closeHost(h)
-	cache := view.NewCache(h.Registry, &view.CacheOptions{Compile: viewOptions(h, scope)})
-	shown := scope // as compile shows it
+	shown := sess.Scope() // as compile shows it
+	scope := shown
 	scope.AgentName = cmp.Or(scope.AgentName, poolAgent)
+	cache := view.NewCache(h.Registry, &view.CacheOptions{Compile: viewOptions(h, shown)})
 
 	p := chat.NewPrinter(cmd.OutOrStdout(), cmd.ErrOrStderr(), isTerminal(cmd.InOrStdin()))
-	a, err := agent.New(agent.Options{Model: model, Registry: h.Registry, Cache: cache, Scope: scope, Observer: p.Event, Tools: toolsConfig(h, shown.AgentName)})
+	a, err := sess.NewAgent(model, agent.Options{Cache: cache, Scope: scope, Observer: p.Event, Tools: toolsConfig(h, shown.AgentName)})
 	if err != nil {
 		return err
 	}

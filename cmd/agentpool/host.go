@@ -145,14 +145,14 @@ func buildHost(ctx context.Context, opts *options, watch bool) (*host.Host, []st
 	h, err := host.Build(ctx, cfg, host.Options{
 		SkillDirs:        opts.skillsDirs,
 		BundledSkillDirs: bundled,
-		DefaultRoots:     !opts.noDefaultRoots,
+		NoDefaultRoots:   opts.noDefaultRoots,
 		ProjectDir:       project,
 		HomeDir:          home,
 		ProjectConfig:    projCfg,
 		ProjectConfigErr: projErr,
 		Trust:            store,
 		TrustProject:     opts.trustProject,
-		Watch:            watch,
+		NoWatch:          !watch,
 		Logger:           cliLogger(opts),
 		PluginState:      pluginStatePath(),
 		CodexHome:        os.Getenv("CODEX_HOME"),
@@ -179,25 +179,27 @@ func buildHost(ctx context.Context, opts *options, watch bool) (*host.Host, []st
 }
 
 // openHost builds the host (buildHost) with the command's session opened, and returns the
-// scope the command sees.
-func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, ext.Scope, error) {
+// session, whose scope the command sees.
+func openHost(ctx context.Context, opts *options, ho hostOpts) (*host.Host, *host.Session, error) {
 	h, _, err := buildHost(ctx, opts, ho.watch)
 	if err != nil {
-		return nil, ext.Scope{}, err
+		return nil, nil, err
 	}
 	session := ho.session
 	if session == "" {
 		session = cliSession
 	}
-	open := h.OpenSession
+	var sess *host.Session
 	if ho.agent != "" {
-		open = func(ctx context.Context, id string) error { return h.OpenAgentSession(ctx, id, ho.agent) }
+		sess, err = h.OpenAgentSession(ctx, session, ho.agent)
+	} else {
+		sess, err = h.OpenSession(ctx, session)
 	}
-	if err := open(ctx, session); err != nil {
+	if err != nil {
 		closeHost(h)
-		return nil, ext.Scope{}, err
+		return nil, nil, err
 	}
-	return h, ext.Scope{SessionID: session, AgentName: ho.agent}, nil
+	return h, sess, nil
 }
 
 // viewOptions are the options of a view of scope: for an agent's scope, what the agent sees
@@ -237,12 +239,12 @@ func closeHost(h *host.Host) {
 // and closes it afterwards.
 func withHost(opts *options, ho hostOpts, fn func(cmd *cobra.Command, args []string, h *host.Host, scope ext.Scope) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		h, scope, err := openHost(cmd.Context(), opts, ho)
+		h, sess, err := openHost(cmd.Context(), opts, ho)
 		if err != nil {
 			return err
 		}
 		defer closeHost(h)
-		return fn(cmd, args, h, scope)
+		return fn(cmd, args, h, sess.Scope())
 	}
 }
 

@@ -112,7 +112,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	so.fromConfig(cmd, cfg.Server)
 	base := gateway.Options{
 		Registry:       h.Registry,
-		OpenSession:    h.OpenSession,
+		OpenSession:    h.OpenSessionFunc(""),
 		CloseSession:   h.CloseSession,
 		Logger:         cliLogger(opts),
 		Metrics:        serveMetrics(h),
@@ -231,7 +231,7 @@ func agentGateway(h *host.Host, base gateway.Options, name string) (gateway.Opti
 	base.Scope = ext.Scope{AgentName: name}
 	base.Tools = a.Config.Tools.Under(h.Current().Config.Server.Tools)
 	base.Cache = view.NewCache(h.Registry, &view.CacheOptions{Compile: liveAgentViewOptions(h, a)})
-	base.OpenSession = func(ctx context.Context, id string) error { return h.OpenAgentSession(ctx, id, name) }
+	base.OpenSession = h.OpenSessionFunc(name)
 	return base, nil
 }
 
