@@ -184,7 +184,8 @@ const sameSignal = 500 * time.Millisecond
 // command's context, so servers are stopped and the host closed; a second one, later than
 // sameSignal, kills at once.
 func run() int {
-	defer startCPUProfile()()
+	stopProfile := startCPUProfile()
+	defer stopProfile()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
@@ -192,6 +193,7 @@ func run() int {
 	defer signal.Stop(sigs)
 	var caught atomic.Value // os.Signal
 	go handleSignals(ctx, sigs, func(sig os.Signal) { caught.Store(sig); cancel() }, func(sig os.Signal) {
+		stopProfile()
 		os.Exit(128 + int(sig.(syscall.Signal))) // at once, servers or not
 	})
 	root := newRootCmd()
