@@ -41,7 +41,7 @@ type skillsDecl struct {
 }
 
 // planSkills declares the one skill manager of the view, "skills", over, in precedence order:
-// the command line's roots, the config's, with Options.DefaultRoots the user's conventional
+// the command line's roots, the config's, unless Options.NoDefaultRoots the user's conventional
 // ones, a trusted project's (its conventional folders and its config's skills.dirs, as
 // InspectProject found them), and the bundled ones. One manager, so the model sees one
 // catalogue and one load_skill, each skill once: a user's skill outranks a project's of the
