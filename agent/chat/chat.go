@@ -125,7 +125,11 @@ func (c *Chat) handle(ctx context.Context, line string, ints <-chan os.Signal) (
 	}
 	name, args, _, err := cmdline.ParseLine(text)
 	if err != nil {
-		c.p.Notice("error: %v of the arguments %s (nothing sent)", err, argsOf(text))
+		where := "" // the offset counts from the arguments' start, when there is a name
+		if len(text) > 1 && !strings.ContainsRune(" \t\n\r\v\f", rune(text[1])) {
+			where = " of the arguments " + argsOf(text)
+		}
+		c.p.Notice("error: %v%s (nothing sent)", err, where)
 		return false, false
 	}
 	switch name {

@@ -260,7 +260,7 @@ func rawArgs(s string) json.RawMessage {
 // error in every case.
 func (m *Model) fail(ctx context.Context, err error, attempts int) error {
 	if ctx.Err() != nil {
-		return fmt.Errorf("%s: %w", m.where, ctx.Err())
+		return &failure{msg: m.where + ": " + ctx.Err().Error(), err: errors.Join(ctx.Err(), err)}
 	}
 	var apiErr *sdk.Error
 	if errors.As(err, &apiErr) {
@@ -274,7 +274,7 @@ func (m *Model) fail(ctx context.Context, err error, attempts int) error {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	if errors.As(err, &syn) || errors.As(err, &typ) {
-		return fmt.Errorf("%s: %w: %v", m.where, ErrMalformedResponse, err)
+		return fmt.Errorf("%s: %w: %w", m.where, ErrMalformedResponse, err)
 	}
 	return fmt.Errorf("%s%s: %w", m.where, tried(attempts), err)
 }

@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -103,5 +104,53 @@ func TestErrorIsOneLevel(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), `model "m" at `+down.URL+`/v1: `) || !strings.Contains(err.Error(), "connection refused") ||
 		!strings.HasSuffix(err.Error(), "; is the endpoint running, and is the base URL right?") || strings.Contains(err.Error(), "Post ") {
 		t.Errorf("err = %v, want the endpoint, the refusal and what to check", err)
+	}
+}
+
+// capture is a Model that keeps the error its Model returned, which a Run replaces with ctx's
+// when ctx ended.
+type capture struct {
+	m   *openai.Model
+	err error
+}
+
+func (c *capture) Generate(ctx context.Context, r *agent.Request) (*agent.Response, error) {
+	resp, err := c.m.Generate(ctx, r)
+	c.err = err
+	return resp, err
+}
+
+// A failed request's error wraps the SDK's error whatever ended it: a body that is not JSON
+// (with ErrMalformedResponse), and a retry's wait ended by ctx (with ctx's error).
+func TestFailureWrapsTheSDKError(t *testing.T) {
+	s := newChatServer(t, raw(http.StatusOK, `<html>gateway says hi</html>`))
+	_, err := s.model(t, openai.Options{}).Generate(context.Background(), req("hi"))
+	var syn *json.SyntaxError
+	if !errors.Is(err, openai.ErrMalformedResponse) || !errors.As(err, &syn) {
+		t.Errorf("err = %v, want ErrMalformedResponse wrapping the JSON syntax error", err)
+	}
+
+	s = newChatServer(t, raw(http.StatusTooManyRequests, `{"error":{"message":"slow down"}}`, "Retry-After", "20"), completion("never"))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := &capture{m: s.model(t, openai.Options{})}
+	a, err := agent.New(agent.Options{Model: m, Registry: adaptertest.Registry(t), Scope: ext.Scope{SessionID: "s1", AgentName: "main"},
+		Observer: func(e agent.Event) {
+			if e.Kind == agent.EventRetry {
+				cancel() // during the wait
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := a.Run(ctx, &agent.Input{Prompt: "hi"}); res.Stop != agent.StopInterrupted || !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v, %v; want interrupted", res.Stop, err)
+	}
+	var apiErr *sdk.Error
+	if !errors.Is(m.err, context.Canceled) || !errors.As(m.err, &apiErr) || apiErr.StatusCode != http.StatusTooManyRequests {
+		t.Errorf("err = %v, want ctx's error wrapping the 429", m.err)
+	}
+	if want := `model "local-model" at ` + s.srv.URL + `/v1: context canceled`; m.err == nil || m.err.Error() != want {
+		t.Errorf("err = %v, want %s", m.err, want)
 	}
 }
