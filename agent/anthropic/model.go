@@ -65,8 +65,9 @@ type Model struct {
 }
 
 var (
-	_ agent.Model          = (*Model)(nil)
-	_ agent.StreamingModel = (*Model)(nil)
+	_ agent.Model             = (*Model)(nil)
+	_ agent.StreamingModel    = (*Model)(nil)
+	_ agent.ReasoningStreamer = (*Model)(nil)
 )
 
 // New returns a Model for opts, or an error when opts has no Model or a BaseURL that does not
