@@ -35,7 +35,7 @@ var allowedImports = map[string][]string{
 	// bearer: `serve` verifies OAuth bearer tokens with it and hands gateway its Verify.
 	// internal/connlimit: serve's listener cap. status: serve's status page. sandbox: the
 	// entry point sandboxed servers start through (sandbox.Main).
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status", "sandbox"},
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status", "sandbox"},
 
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
