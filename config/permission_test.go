@@ -30,6 +30,7 @@ func TestServerPermission(t *testing.T) {
 		{"mcp_servers:\n  s:\n    command: x\n    permission: sometimes\n", "agentpool.yaml:4:17: mcp_servers.s.permission"},
 		{"mcp_servers:\n  s:\n    command: x\n    permission:\n      tools: {rm: never}\n", "mcp_servers.s.permission.tools.rm: unknown permission \"never\""},
 		{"mcp_servers:\n  s:\n    command: x\n    permission:\n      default: maybe\n", "agentpool.yaml:5:7: mcp_servers.s.permission: unknown permission \"maybe\""},
+		{"mcp_servers:\n  s:\n    command: x\n    permission:\n      defualt: ask\n", "agentpool.yaml:5:7: mcp_servers.s.permission.defualt: unknown key"},
 	} {
 		_, err := Parse("agentpool.yaml", []byte(c.text))
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -42,7 +42,7 @@ func (p *Permission) UnmarshalYAML(unmarshal func(any) error) error {
 	}
 	var f permissionFields
 	if err := unmarshal(&f); err != nil {
-		return fmt.Errorf("permission must be ask, allow, deny or a mapping of default and tools: %v", err)
+		return fmt.Errorf("permission must be ask, allow, deny or a mapping of default and tools: %w", err)
 	}
 	*p = Permission(f)
 	return nil
