@@ -91,13 +91,18 @@ func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io
 }
 
 // toolPermission is the permission key of the configured server a tool comes from ("" for
-// any other tool).
+// any other tool), for the tool's name as the server lists it: without the prefix the
+// server's prefix key gives its names.
 func toolPermission(h *host.Host, o ext.Origin, tool string) string {
 	name, ok := strings.CutPrefix(o.Location, "mcp://")
 	if !ok {
 		return ""
 	}
-	return h.Current().Config.MCPServers[name].Permission.For(name, tool)
+	srv := h.Current().Config.MCPServers[name]
+	if srv.Prefix != nil && *srv.Prefix != "" {
+		tool = strings.TrimPrefix(strings.TrimPrefix(tool, name+"__"), *srv.Prefix) // a collision's rename adds "<server>__"
+	}
+	return srv.Permission.For(name, tool)
 }
 
 // serverSpec is an editor's server as a config entry would declare it.

@@ -326,3 +326,33 @@ func TestACPServerProblemShown(t *testing.T) {
 		t.Errorf("the session did not go on with the fault server: %+v %+v", tr.toolCalls(), tr.Prompts)
 	}
 }
+
+// A server's permission key names its tools as the server lists them, whatever prefix the
+// config gives their names: a denied tool of a server with its own prefix does not run.
+func TestACPPermissionDenyWithPrefix(t *testing.T) {
+	t.Parallel()
+	model := newModelServer(t, func(last modelMessage) modelReply {
+		if last.Role == "tool" {
+			return modelReply{Text: "tool: " + last.Content}
+		}
+		return modelReply{Calls: []modelCall{{Name: "c_count", Args: `{}`}}}
+	})
+	logFile := filepath.Join(t.TempDir(), "conf.log")
+	cfg, _ := json.Marshal(map[string]any{"mcp_servers": map[string]any{"conf": map[string]any{
+		"command": testserver.Build(t), "args": []string{"--log", logFile}, "prefix": "c_",
+		"permission": map[string]any{"tools": map[string]string{"count": "deny"}}}}})
+	runEditor(t, editorScenario{model: model, config: string(cfg), permissions: []string{"allow_once"},
+		steps: []editorStep{{Prompt: "count"}}})
+	if log, _ := os.ReadFile(logFile); strings.Contains(string(log), "count ") {
+		t.Errorf("the denied tool ran:\n%s", log)
+	}
+	var told bool
+	for _, b := range model.Requests() {
+		if strings.Contains(string(b), "denies") {
+			told = true
+		}
+	}
+	if !told {
+		t.Error("the model was never told the configuration denies the call")
+	}
+}
