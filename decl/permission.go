@@ -21,8 +21,9 @@ const (
 )
 
 // Permission is a server's permission key: `ask`, `allow` or `deny` for every tool, or a
-// mapping of a default and tools by name or path.Match pattern. Without one (or for a tool
-// neither names), the editor is asked unless the tool is annotated read-only.
+// mapping of a default and tools by name or path.Match pattern (of several patterns that
+// match a tool, the strictest wins). Without one (or for a tool neither names), the editor is
+// asked unless the tool is annotated read-only.
 type Permission struct {
 	// Default applies to the tools Tools does not name; "" leaves them to their annotations.
 	Default string `yaml:"default" json:"default,omitempty"`
@@ -42,7 +43,7 @@ func (p *Permission) UnmarshalYAML(unmarshal func(any) error) error {
 	}
 	var f permissionFields
 	if err := unmarshal(&f); err != nil {
-		return fmt.Errorf("permission must be ask, allow, deny or a mapping of default and tools: %v", err)
+		return fmt.Errorf("permission must be ask, allow, deny or a mapping of default and tools: %w", err)
 	}
 	*p = Permission(f)
 	return nil
@@ -83,7 +84,8 @@ func (p *Permission) Validate(key string) error {
 
 // For returns the permission of the tool named tool of the server named server (tool may
 // carry the "<server>__" prefix the host gives it): the tool's own by exact name, else the
-// first pattern in sorted order that matches, else Default. Nil has none: "".
+// strictest (deny, then ask, then allow) of the patterns that match, else Default. Nil has
+// none: "".
 func (p *Permission) For(server, tool string) string {
 	if p == nil {
 		return ""
@@ -97,12 +99,17 @@ func (p *Permission) For(server, tool string) string {
 			return v
 		}
 	}
+	strictness := map[string]int{PermissionAllow: 1, PermissionAsk: 2, PermissionDeny: 3}
+	found := ""
 	for _, pat := range p.sortedTools() {
 		for _, n := range names {
-			if ok, _ := path.Match(pat, n); ok {
-				return p.Tools[pat]
+			if ok, _ := path.Match(pat, n); ok && strictness[p.Tools[pat]] > strictness[found] {
+				found = p.Tools[pat]
 			}
 		}
+	}
+	if found != "" {
+		return found
 	}
 	return p.Default
 }

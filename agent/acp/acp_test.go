@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/agentpool/agentpool/agent"
@@ -348,5 +349,37 @@ func TestPermissionPolicy(t *testing.T) {
 	}
 	if !told {
 		t.Error("the model was not told the call was denied")
+	}
+}
+
+// Options.Permission is given a tool's name as its server lists it, also when the view served
+// it under another (a dotted name is served with "_"): a denied "fs.rm" does not run.
+func TestPermissionPolicyByListedName(t *testing.T) {
+	b := newBox()
+	var ran atomic.Bool
+	b.tools["fs.rm"] = func(context.Context, json.RawMessage) (*ext.ToolResult, error) {
+		ran.Store(true)
+		return ext.TextResult("removed"), nil
+	}
+	m := &model{fn: func(req *agent.Request) (*agent.Response, error) {
+		if last := req.Messages[len(req.Messages)-1]; last.Role == agent.RoleTool {
+			return &agent.Response{Text: "ok"}, nil
+		}
+		return &agent.Response{ToolCalls: []agent.ToolCall{{ID: "a", Name: "fs_rm"}}}, nil
+	}}
+	var names sync.Map
+	f := start(t, m, acp.Options{Permission: func(o ext.Origin, tool string) string {
+		names.Store(tool, true)
+		if tool == "fs.rm" {
+			return acp.PermissionDeny
+		}
+		return ""
+	}}, b)
+	f.initialize(t)
+	f.prompt(t, f.newSession(t), "go")
+	if ran.Load() {
+		var seen []any
+		names.Range(func(k, _ any) bool { seen = append(seen, k); return true })
+		t.Errorf("the denied tool ran (Permission was given %v)", seen)
 	}
 }

@@ -39,7 +39,7 @@ var errDeclined = errors.New("the user declined this call")
 func (s *session) permit(ctx context.Context, e agent.Event, tool agent.ToolDef) error {
 	policy := ""
 	if p := s.c.srv.o.Permission; p != nil {
-		policy = p(tool.Origin, tool.Name)
+		policy = p(tool.Origin, s.listedName(e.Agent, tool))
 	}
 	switch policy {
 	case PermissionAllow:
@@ -102,6 +102,22 @@ func (s *session) permit(ctx context.Context, e agent.Event, tool agent.ToolDef)
 		}
 	}
 	return errDeclined
+}
+
+// listedName is the name of tool as its capability lists it (view.Tool.Qualified), where the
+// view of agentName's scope serves it under another; else its name.
+func (s *session) listedName(agentName string, tool agent.ToolDef) string {
+	if isAgentOwn(tool.Origin) {
+		return tool.Name
+	}
+	v, err := s.c.srv.cache.Get(context.Background(), ext.Scope{SessionID: s.id, AgentName: agentName})
+	if err != nil {
+		return tool.Name
+	}
+	if t, ok := v.Tool(tool.Name); ok && t.Qualified != "" {
+		return t.Qualified
+	}
+	return tool.Name
 }
 
 // readOnly reports whether a tool runs without asking by default: the agent's own tools

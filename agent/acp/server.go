@@ -66,8 +66,9 @@ type Options struct {
 	// initialize says no http or sse server is supported.
 	AddServer func(ctx context.Context, sessionID string, s MCPServer) error
 	// Permission, when set, says what happens before a call of a tool, by where the tool comes
-	// from and its name: PermissionAsk, PermissionAllow, PermissionDeny, or "" for the default
-	// (a tool annotated read-only and not destructive runs, any other is asked about).
+	// from and its name as its capability lists it (view.Tool.Qualified when the view serves it
+	// under another): PermissionAsk, PermissionAllow, PermissionDeny, or "" for the default (a
+	// tool annotated read-only and not destructive runs, any other is asked about).
 	Permission func(origin ext.Origin, tool string) string
 	// Logger receives session lifecycle messages and problems; nil discards them.
 	Logger *slog.Logger

@@ -66,7 +66,7 @@ func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io
 	so := acp.Options{
 		Model: model, Registry: h.Registry, AgentName: acpAgent, Logger: logger, Version: version,
 		Tools:        toolsConfig(h, o.agent),
-		Permission:   func(o ext.Origin, tool string) string { return toolPermission(h, o, tool) },
+		Permission:   func(from ext.Origin, tool string) string { return toolPermission(h, o.agent, from, tool) },
 		OpenSession:  h.OpenSessionFunc(""),
 		CloseSession: h.CloseSession,
 		AddServer: func(ctx context.Context, id string, s acp.MCPServer) error {
@@ -90,14 +90,23 @@ func acpRun(ctx context.Context, opts *options, o *acpOpts, in io.Reader, out io
 	return srv.Serve(ctx, in, out)
 }
 
-// toolPermission is the permission key of the configured server a tool comes from ("" for
-// any other tool).
-func toolPermission(h *host.Host, o ext.Origin, tool string) string {
+// toolPermission is the permission key of the configured server a tool comes from, the
+// agent's own (agent: "" for none) before the pool's ("" for any other tool), for the tool's
+// name as the server lists it: without the prefix the server's prefix key gives its names.
+func toolPermission(h *host.Host, agent string, o ext.Origin, tool string) string {
 	name, ok := strings.CutPrefix(o.Location, "mcp://")
 	if !ok {
 		return ""
 	}
-	return h.Current().Config.MCPServers[name].Permission.For(name, tool)
+	cfg := h.Current().Config
+	srv, ok := cfg.Agents[agent].MCPServers[name]
+	if !ok || agent == "" {
+		srv = cfg.MCPServers[name]
+	}
+	if srv.Prefix != nil && *srv.Prefix != "" {
+		tool = strings.TrimPrefix(strings.TrimPrefix(tool, name+"__"), *srv.Prefix) // a collision's rename adds "<server>__"
+	}
+	return srv.Permission.For(name, tool)
 }
 
 // serverSpec is an editor's server as a config entry would declare it.

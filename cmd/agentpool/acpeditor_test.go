@@ -65,6 +65,7 @@ type editorScenario struct {
 	permissions []string
 	steps       []editorStep
 	servers     []map[string]any // more servers for session/new
+	acpArgs     []string         // more arguments of agentpool acp
 }
 
 // runEditor runs s with the official TypeScript client and returns its transcript and the
@@ -87,6 +88,7 @@ func runEditor(t *testing.T, s editorScenario) (editorTranscript, string) {
 		args = append(args, "--config", cfgFile)
 	}
 	args = append(args, "acp", "--base-url", s.model.URL, "--model", "local-model")
+	args = append(args, s.acpArgs...)
 	servers := append([]map[string]any{{"name": "fault", "command": testserver.Build(t), "args": []string{"--log", logFile}, "env": []any{}}}, s.servers...)
 	cfg, _ := json.Marshal(map[string]any{"npmDir": npm, "command": bin, "args": args, "log": logFile,
 		"mcpServers": servers, "permissions": s.permissions, "steps": s.steps})
@@ -324,5 +326,64 @@ func TestACPServerProblemShown(t *testing.T) {
 	}
 	if len(tr.toolCalls()) != 1 || tr.Prompts[0].StopReason != "end_turn" {
 		t.Errorf("the session did not go on with the fault server: %+v %+v", tr.toolCalls(), tr.Prompts)
+	}
+}
+
+// A server's permission key names its tools as the server lists them, whatever prefix the
+// config gives their names: a denied tool of a server with its own prefix does not run.
+func TestACPPermissionDenyWithPrefix(t *testing.T) {
+	t.Parallel()
+	model := newModelServer(t, func(last modelMessage) modelReply {
+		if last.Role == "tool" {
+			return modelReply{Text: "tool: " + last.Content}
+		}
+		return modelReply{Calls: []modelCall{{Name: "c_count", Args: `{}`}}}
+	})
+	logFile := filepath.Join(t.TempDir(), "conf.log")
+	cfg, _ := json.Marshal(map[string]any{"mcp_servers": map[string]any{"conf": map[string]any{
+		"command": testserver.Build(t), "args": []string{"--log", logFile}, "prefix": "c_",
+		"permission": map[string]any{"tools": map[string]string{"count": "deny"}}}}})
+	runEditor(t, editorScenario{model: model, config: string(cfg), permissions: []string{"allow_once"},
+		steps: []editorStep{{Prompt: "count"}}})
+	if log, _ := os.ReadFile(logFile); strings.Contains(string(log), "count ") {
+		t.Errorf("the denied tool ran:\n%s", log)
+	}
+	var told bool
+	for _, b := range model.Requests() {
+		if strings.Contains(string(b), "denies") {
+			told = true
+		}
+	}
+	if !told {
+		t.Error("the model was never told the configuration denies the call")
+	}
+}
+
+// The permission key of an agent's own server applies when agentpool acp runs that agent.
+func TestACPPermissionDenyOfAgentServer(t *testing.T) {
+	t.Parallel()
+	model := newModelServer(t, func(last modelMessage) modelReply {
+		if last.Role == "tool" {
+			return modelReply{Text: "tool: " + last.Content}
+		}
+		return modelReply{Calls: []modelCall{{Name: "conf__count", Args: `{}`}}}
+	})
+	logFile := filepath.Join(t.TempDir(), "conf.log")
+	cfg, _ := json.Marshal(map[string]any{"agents": map[string]any{"helper": map[string]any{
+		"mcp_servers": map[string]any{"conf": map[string]any{"command": testserver.Build(t), "args": []string{"--log", logFile},
+			"permission": map[string]any{"tools": map[string]string{"count": "deny"}}}}}}})
+	runEditor(t, editorScenario{model: model, config: string(cfg), permissions: []string{"allow_once"},
+		steps: []editorStep{{Prompt: "count"}}, acpArgs: []string{"--agent", "helper"}})
+	if log, _ := os.ReadFile(logFile); strings.Contains(string(log), "count ") {
+		t.Errorf("the denied tool ran:\n%s", log)
+	}
+	var told bool
+	for _, b := range model.Requests() {
+		if strings.Contains(string(b), "denies") {
+			told = true
+		}
+	}
+	if !told {
+		t.Error("the model was never told the configuration denies the call")
 	}
 }
