@@ -21,7 +21,8 @@ import (
 // entries whose port ceiling's list has, and is none when it keeps nothing); required: false
 // under a required ceiling is refused; a profile other than ceiling's, when ceiling names one,
 // is refused. Paths are compared resolved: ~ is home, a relative path is against cwd, and
-// symbolic links of existing paths are followed.
+// symbolic links of existing paths are followed. The result records ceiling (Ceiling) when
+// s narrows it.
 func (s *Sandbox) Within(ceiling *Sandbox, home, cwd string) (*Sandbox, []string) {
 	switch {
 	case ceiling == nil || ceiling.Off:
@@ -55,6 +56,7 @@ func (s *Sandbox) Within(ceiling *Sandbox, home, cwd string) (*Sandbox, []string
 		return out
 	}
 	out := *s
+	out.Ceiling = ceiling
 	out.Read = keep("read", s.Read, readable)
 	out.Write = keep("write", s.Write, resolve(ceiling.Write))
 	out.Exec = keep("exec", s.Exec, resolve(ceiling.Exec))

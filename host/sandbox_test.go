@@ -116,7 +116,7 @@ func TestForeignSandboxCeiling(t *testing.T) {
 		var refused string
 		if c.got.Sandbox != nil {
 			refused = c.got.Sandbox.Dropped
-			c.got.Sandbox.Dropped = ""
+			c.got.Sandbox.Dropped, c.got.Sandbox.Ceiling = "", nil
 		}
 		if diff := cmp.Diff(c.want, c.got.Sandbox); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)

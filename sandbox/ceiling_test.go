@@ -1,0 +1,43 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/agentpool/agentpool/decl"
+)
+
+// A path a foreign declaration was allowed because it lay beneath its ceiling is checked again
+// when the server starts: a symbolic link made there since (by the server itself, which may
+// write its folder) that leads out of the ceiling is not granted.
+func TestCeilingCheckedAtStart(t *testing.T) {
+	proj, outside := t.TempDir(), t.TempDir()
+	no := false
+	ceiling := &decl.Sandbox{Write: []string{proj}, Required: &no}
+	if err := os.Mkdir(filepath.Join(proj, "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	asked := &decl.Sandbox{Read: []string{filepath.Join(proj, "data"), "sub"}, Write: []string{"out"}}
+	box, refused := asked.Within(ceiling, "/nonexistent-home", proj)
+	if len(refused) != 0 {
+		t.Fatalf("refused %v of a declaration inside its ceiling", refused)
+	}
+	for _, l := range []string{"data", "out"} {
+		if err := os.Symlink(outside, filepath.Join(proj, l)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cmd := exec.Command("/bin/true")
+	cmd.Dir = proj
+	p := Resolve("proj", box, cmd)
+	for _, l := range []string{"data", "out"} {
+		if w := filepath.Join(proj, l); contains(p.Read, w) || contains(p.Write, w) {
+			t.Errorf("%s, now a link to %s, granted: read %v, write %v", w, outside, p.Read, p.Write)
+		}
+	}
+	if !contains(p.Read, filepath.Join(proj, "sub")) {
+		t.Errorf("read %v lacks %s, still inside the ceiling", p.Read, filepath.Join(proj, "sub"))
+	}
+}
