@@ -61,7 +61,8 @@ func (st *State) skillSandboxed(name, file string, spec decl.Server, project boo
 // foreignSandboxed returns spec, the stdio server name that file declares and the user did not
 // write, with its sandbox: ceiling (the default the user's config, or the built-in one, gives
 // it; none when the top-level sandbox is off) narrowed by spec's own key, which may not remove
-// or widen it (decl.Sandbox.Within). What it refuses is the sandbox's Dropped line.
+// or widen it (decl.Sandbox.Within). What it refuses is the sandbox's Dropped line, its paths
+// as the config declares them, ${VAR} unexpanded (WrittenSandboxPaths).
 func (st *State) foreignSandboxed(name, file string, spec decl.Server, ceiling *decl.Sandbox) decl.Server {
 	if spec.Type != decl.TypeStdio && spec.Command == "" {
 		return spec
@@ -76,6 +77,14 @@ func (st *State) foreignSandboxed(name, file string, spec decl.Server, ceiling *
 	}
 	box, refused := spec.Sandbox.Within(ceiling, home, cwd)
 	if len(refused) > 0 {
+		written := st.WrittenSandboxPaths()
+		for i, r := range refused {
+			if key, p, ok := strings.Cut(r, " "); ok && (key == "read" || key == "write" || key == "exec") {
+				if w, ok := written[p]; ok {
+					refused[i] = key + " " + w
+				}
+			}
+		}
 		c := *box
 		c.Dropped = fmt.Sprintf("server %q (%s): sandbox kept within the default your config gives it: refused %s", name, file, strings.Join(refused, ", "))
 		box = &c
