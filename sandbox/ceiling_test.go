@@ -41,3 +41,33 @@ func TestCeilingCheckedAtStart(t *testing.T) {
 		t.Errorf("read %v lacks %s, still inside the ceiling", p.Read, filepath.Join(proj, "sub"))
 	}
 }
+
+// A foreign declaration's cwd is readable only where its ceiling lets it read: a cwd outside
+// (the home folder, say) does not make that folder readable.
+func TestCeilingBoundsCwd(t *testing.T) {
+	proj, outside := t.TempDir(), t.TempDir()
+	no := false
+	ceiling := &decl.Sandbox{Write: []string{proj}, Exec: []string{proj}, Required: &no}
+	box, _ := (&decl.Sandbox{}).Within(ceiling, "/nonexistent-home", outside)
+	var cmd *exec.Cmd
+	sub := filepath.Join(proj, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	undeclared, _ := (*decl.Sandbox)(nil).Within(ceiling, "/nonexistent-home", outside)
+	for _, b := range []*decl.Sandbox{box, undeclared} {
+		cmd = exec.Command("/bin/true")
+		cmd.Dir = outside
+		if p := Resolve("proj", b, cmd); contains(p.Read, outside) {
+			t.Errorf("cwd %s outside the ceiling readable: %v", outside, p.Read)
+		}
+		cmd.Dir = sub
+		if p := Resolve("proj", b, cmd); !contains(p.Read, sub) {
+			t.Errorf("cwd %s inside the ceiling not readable: %v", sub, p.Read)
+		}
+	}
+	cmd.Dir = outside
+	if p := Resolve("own", &decl.Sandbox{}, cmd); !contains(p.Read, outside) {
+		t.Errorf("the user's own server's cwd %s not readable: %v", outside, p.Read)
+	}
+}
