@@ -20,7 +20,8 @@ import (
 // dropped); a network wider than ceiling's is refused (ceiling's instead; a list keeps the
 // entries whose port ceiling's list has, and is none when it keeps nothing); required: false
 // under a required ceiling is refused; a profile other than ceiling's, when ceiling names one,
-// is refused. Paths are compared resolved: ~ is home, a relative path is against cwd, and
+// is refused. A network or profile s leaves out is ceiling's, and not refused. Paths are
+// compared resolved: ~ is home, a relative path is against cwd, and
 // symbolic links of existing paths are followed. Under a ceiling the result records it
 // (Ceiling).
 func (s *Sandbox) Within(ceiling *Sandbox, home, cwd string) (*Sandbox, []string) {
@@ -63,13 +64,18 @@ func (s *Sandbox) Within(ceiling *Sandbox, home, cwd string) (*Sandbox, []string
 	out.Read = keep("read", s.Read, readable)
 	out.Write = keep("write", s.Write, resolve(ceiling.Write))
 	out.Exec = keep("exec", s.Exec, resolve(ceiling.Exec))
-	out.Network = s.Network.within(ceiling.Network, &refused)
+	out.Network = ceiling.Network
+	if s.Network.Mode != "" {
+		out.Network = s.Network.within(ceiling.Network, &refused)
+	}
 	if ceiling.IsRequired() && !s.IsRequired() {
 		refused = append(refused, "required: false")
 		out.Required = nil
 	}
 	if p := ceiling.Profile; p != "" && p != ProfileAuto && s.Profile != p {
-		refused = append(refused, "profile "+cmp.Or(s.Profile, ProfileAuto))
+		if s.Profile != "" {
+			refused = append(refused, "profile "+s.Profile)
+		}
 		out.Profile = p
 	}
 	return &out, refused

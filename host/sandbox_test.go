@@ -150,3 +150,24 @@ mcp_servers:
 		}
 	}
 }
+
+// A foreign sandbox that leaves out network or profile keeps the default's without a warning:
+// it asked for nothing beyond it.
+func TestForeignSandboxOmittedKeys(t *testing.T) {
+	def := &decl.Sandbox{Read: []string{"/home/u/projects"}, Profile: decl.ProfileNode, Network: decl.Network{Mode: decl.NetworkList, Allow: []string{"api.example.com:443"}}}
+	st := &State{
+		Config: &config.Config{Sandbox: def},
+		plugins: pluginParts{
+			servers: map[string]string{"plug.s": "plug"},
+			all: &Plugins{List: []*PluginInfo{{
+				Plugin:  &plugin.Plugin{Name: "plug", Dir: "/plugins/plug"},
+				Sources: map[string]string{"plug.s": "/plugins/plug/.mcp.json"},
+			}}},
+		},
+	}
+	got := st.sandboxed("plug.s", decl.Server{Type: decl.TypeStdio, Command: "x", Sandbox: &decl.Sandbox{Read: []string{"/plugins/plug/data"}}}).Sandbox
+	want := &decl.Sandbox{Read: []string{"/plugins/plug/data"}, Profile: def.Profile, Network: def.Network}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(decl.Sandbox{}, "Ceiling")); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
