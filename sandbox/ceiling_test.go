@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/agentpool/agentpool/decl"
@@ -69,5 +70,41 @@ func TestCeilingBoundsCwd(t *testing.T) {
 	cmd.Dir = outside
 	if p := Resolve("own", &decl.Sandbox{}, cmd); !contains(p.Read, outside) {
 		t.Errorf("the user's own server's cwd %s not readable: %v", outside, p.Read)
+	}
+}
+
+// A home folder reached through a symbolic link (/home a link to /data/home) is still the home
+// folder: a runtime in ~/bin or ~/.local/bin gets its binary, not the folder above it, and a
+// script in ~ is its code alone.
+func TestRuntimeUnderLinkedHome(t *testing.T) {
+	root := t.TempDir()
+	real := filepath.Join(root, "data", "u")
+	home := filepath.Join(root, "home")
+	for _, d := range []string{filepath.Join(real, "bin"), filepath.Join(real, ".local", "bin")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Symlink(real, home); err != nil {
+		t.Fatal(err)
+	}
+	for _, bin := range []string{filepath.Join(home, "bin", "node"), filepath.Join(home, ".local", "bin", "node")} {
+		if err := os.WriteFile(realPath(bin), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		var g grants
+		g.runtime(target{home: home}, bin)
+		for _, p := range slices.Concat(g.read, g.exec) {
+			if p != bin && p != realPath(bin) {
+				t.Errorf("runtime %s granted %s, beyond its binary", bin, p)
+			}
+		}
+	}
+	script := filepath.Join(home, "server.js")
+	if err := os.WriteFile(script, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := codeRoot(realPath(script), home); r != realPath(script) {
+		t.Errorf("the code of %s is %s, want the file alone", realPath(script), r)
 	}
 }
