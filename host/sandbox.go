@@ -13,7 +13,8 @@ import (
 // sandboxed returns spec, of the server name that st's config declares, with the sandbox it
 // runs under (package sandbox): its own sandbox key (none when off), else the default of where
 // it is declared. The user's own servers get the config's top-level sandbox (none when unset
-// or off); a plugin's the same with the plugin's folder readable; a trusted project's the
+// or off); a plugin's the same (a trusted project's plugin's: the project's) with the plugin's
+// folder readable; a trusted project's the
 // project folder read-write (not required) and nothing else of the home folder, network
 // allowed, unless the top-level sandbox is off. A plugin's or a project's own sandbox key may
 // only narrow that default (foreignSandboxed). HTTP servers have none.
@@ -29,7 +30,11 @@ func (st *State) sandboxed(name string, spec decl.Server) decl.Server {
 		return st.foreignSandboxed(name, file, spec, projectSandbox(st.Project.Dir))
 	case st.plugins.servers[name] != "":
 		if pi := st.plugins.all.Get(st.plugins.servers[name]); pi != nil && pi.Plugin != nil {
-			return st.foreignSandboxed(name, pi.Sources[name], spec, folderSandbox(st.Config.Sandbox, pi.Dir))
+			def := st.Config.Sandbox
+			if pi.Source == projectPluginSource && st.Project != nil {
+				def = projectSandbox(st.Project.Dir)
+			}
+			return st.foreignSandboxed(name, pi.Sources[name], spec, folderSandbox(def, pi.Dir))
 		}
 	}
 	return st.withSandbox(spec, st.Config.Sandbox)

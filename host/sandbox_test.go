@@ -171,3 +171,28 @@ func TestForeignSandboxOmittedKeys(t *testing.T) {
 		t.Errorf("(-want +got):\n%s", diff)
 	}
 }
+
+// A trusted project's plugin is the project's: its servers get the project's default (with the
+// plugin's folder readable) as their ceiling, as its skills' servers do, even when the user's
+// config sets no default, so that `sandbox: off` there does not lift it.
+func TestProjectPluginSandbox(t *testing.T) {
+	no := false
+	st := &State{
+		Config:  &config.Config{},
+		Project: &Project{Dir: "/work/proj", Config: &config.Config{Path: "/work/proj/agentpool.yaml"}},
+		plugins: pluginParts{
+			servers: map[string]string{"plug.s": "plug"},
+			all: &Plugins{List: []*PluginInfo{{
+				Plugin:  &plugin.Plugin{Name: "plug", Dir: "/work/proj/plugins/plug", Source: projectPluginSource},
+				Sources: map[string]string{"plug.s": "/work/proj/plugins/plug/.mcp.json"},
+			}}},
+		},
+	}
+	want := &decl.Sandbox{Read: []string{"/work/proj/plugins/plug"}, Write: []string{"/work/proj"}, Exec: []string{"/work/proj"}, Required: &no}
+	for _, s := range []*decl.Sandbox{nil, {Off: true}} {
+		got := st.sandboxed("plug.s", decl.Server{Type: decl.TypeStdio, Command: "x", Sandbox: s}).Sandbox
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(decl.Sandbox{}, "Ceiling", "Dropped")); diff != "" {
+			t.Errorf("sandbox %+v (-want +got):\n%s", s, diff)
+		}
+	}
+}
