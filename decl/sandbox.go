@@ -54,6 +54,12 @@ type Sandbox struct {
 	// one warning line naming the server and its file; set by the host, never read from a
 	// file, and no part of what is applied.
 	Dropped string `yaml:"-" json:"-"`
+	// Ceiling is the sandbox Within kept a declaration the user did not write inside (nil for
+	// the user's own): set by Within, never read from a file. Package sandbox applies Within
+	// again when the server starts, so that a path replaced since by a symbolic link leading
+	// out of the ceiling is not granted, and makes the server's cwd readable only where the
+	// ceiling lets it read (Readable).
+	Ceiling *Sandbox `yaml:"-" json:"-"`
 }
 
 // IsRequired reports whether the sandbox must be applied in full for the server to start.

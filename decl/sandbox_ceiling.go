@@ -20,8 +20,10 @@ import (
 // dropped); a network wider than ceiling's is refused (ceiling's instead; a list keeps the
 // entries whose port ceiling's list has, and is none when it keeps nothing); required: false
 // under a required ceiling is refused; a profile other than ceiling's, when ceiling names one,
-// is refused. Paths are compared resolved: ~ is home, a relative path is against cwd, and
-// symbolic links of existing paths are followed.
+// is refused. A network or profile s leaves out is ceiling's, and not refused. Paths are
+// compared resolved: ~ is home, a relative path is against cwd, and
+// symbolic links of existing paths are followed. Under a ceiling the result records it
+// (Ceiling).
 func (s *Sandbox) Within(ceiling *Sandbox, home, cwd string) (*Sandbox, []string) {
 	switch {
 	case ceiling == nil || ceiling.Off:
@@ -29,10 +31,13 @@ func (s *Sandbox) Within(ceiling *Sandbox, home, cwd string) (*Sandbox, []string
 			return nil, nil
 		}
 		return s, nil
-	case s == nil:
-		return ceiling, nil
-	case s.Off:
-		return ceiling, []string{"sandbox: off"}
+	case s == nil || s.Off:
+		c := *ceiling
+		c.Ceiling = ceiling
+		if s == nil {
+			return &c, nil
+		}
+		return &c, []string{"sandbox: off"}
 	}
 	var refused []string
 	resolve := func(paths []string) []string {
@@ -55,19 +60,35 @@ func (s *Sandbox) Within(ceiling *Sandbox, home, cwd string) (*Sandbox, []string
 		return out
 	}
 	out := *s
+	out.Ceiling = ceiling
 	out.Read = keep("read", s.Read, readable)
 	out.Write = keep("write", s.Write, resolve(ceiling.Write))
 	out.Exec = keep("exec", s.Exec, resolve(ceiling.Exec))
-	out.Network = s.Network.within(ceiling.Network, &refused)
+	out.Network = ceiling.Network
+	if s.Network.Mode != "" {
+		out.Network = s.Network.within(ceiling.Network, &refused)
+	}
 	if ceiling.IsRequired() && !s.IsRequired() {
 		refused = append(refused, "required: false")
 		out.Required = nil
 	}
 	if p := ceiling.Profile; p != "" && p != ProfileAuto && s.Profile != p {
-		refused = append(refused, "profile "+cmp.Or(s.Profile, ProfileAuto))
+		if s.Profile != "" {
+			refused = append(refused, "profile "+s.Profile)
+		}
 		out.Profile = p
 	}
 	return &out, refused
+}
+
+// Readable reports whether path, resolved as Within resolves paths, is one of s's read, write
+// or exec paths or lies beneath one of them.
+func (s *Sandbox) Readable(path, home, cwd string) bool {
+	var roots []string
+	for _, r := range slices.Concat(s.Read, s.Write, s.Exec) {
+		roots = append(roots, resolvePath(r, home, cwd))
+	}
+	return beneathAny(resolvePath(path, home, cwd), roots)
 }
 
 // within returns n kept inside ceiling, adding what it refuses to refused (see Within).

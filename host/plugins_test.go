@@ -293,7 +293,9 @@ func TestProjectPlugins(t *testing.T) {
 		t.Fatal("the server of an untrusted project's plugin was started")
 	}
 
-	ht := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "{}\n", Options{NoDefaultRoots: true, ProjectDir: proj, ProjectConfig: pc, TrustProject: true})
+	// The plugin's server touches a marker and runs the test server, both outside the project,
+	// which the project's default sandbox would refuse: the user's config turns it off.
+	ht := buildHost(t, filepath.Join(t.TempDir(), "agentpool.yaml"), "sandbox: off\n", Options{NoDefaultRoots: true, ProjectDir: proj, ProjectConfig: pc, TrustProject: true})
 	if got := serverNames(ht); !slices.Equal(got, []string{"p.srv"}) {
 		t.Errorf("servers %v of a trusted project's plugin, want p.srv", got)
 	}

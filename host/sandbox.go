@@ -13,7 +13,8 @@ import (
 // sandboxed returns spec, of the server name that st's config declares, with the sandbox it
 // runs under (package sandbox): its own sandbox key (none when off), else the default of where
 // it is declared. The user's own servers get the config's top-level sandbox (none when unset
-// or off); a plugin's the same with the plugin's folder readable; a trusted project's the
+// or off); a plugin's the same (a trusted project's plugin's: the project's) with the plugin's
+// folder readable; a trusted project's the
 // project folder read-write (not required) and nothing else of the home folder, network
 // allowed, unless the top-level sandbox is off. A plugin's or a project's own sandbox key may
 // only narrow that default (foreignSandboxed). HTTP servers have none.
@@ -29,7 +30,11 @@ func (st *State) sandboxed(name string, spec decl.Server) decl.Server {
 		return st.foreignSandboxed(name, file, spec, projectSandbox(st.Project.Dir))
 	case st.plugins.servers[name] != "":
 		if pi := st.plugins.all.Get(st.plugins.servers[name]); pi != nil && pi.Plugin != nil {
-			return st.foreignSandboxed(name, pi.Sources[name], spec, folderSandbox(st.Config.Sandbox, pi.Dir))
+			def := st.Config.Sandbox
+			if pi.Source == projectPluginSource && st.Project != nil {
+				def = projectSandbox(st.Project.Dir)
+			}
+			return st.foreignSandboxed(name, pi.Sources[name], spec, folderSandbox(def, pi.Dir))
 		}
 	}
 	return st.withSandbox(spec, st.Config.Sandbox)
@@ -61,7 +66,8 @@ func (st *State) skillSandboxed(name, file string, spec decl.Server, project boo
 // foreignSandboxed returns spec, the stdio server name that file declares and the user did not
 // write, with its sandbox: ceiling (the default the user's config, or the built-in one, gives
 // it; none when the top-level sandbox is off) narrowed by spec's own key, which may not remove
-// or widen it (decl.Sandbox.Within). What it refuses is the sandbox's Dropped line.
+// or widen it (decl.Sandbox.Within). What it refuses is the sandbox's Dropped line, its paths
+// as the config declares them, ${VAR} unexpanded (WrittenSandboxPaths).
 func (st *State) foreignSandboxed(name, file string, spec decl.Server, ceiling *decl.Sandbox) decl.Server {
 	if spec.Type != decl.TypeStdio && spec.Command == "" {
 		return spec
@@ -76,6 +82,14 @@ func (st *State) foreignSandboxed(name, file string, spec decl.Server, ceiling *
 	}
 	box, refused := spec.Sandbox.Within(ceiling, home, cwd)
 	if len(refused) > 0 {
+		written := st.WrittenSandboxPaths()
+		for i, r := range refused {
+			if key, p, ok := strings.Cut(r, " "); ok && (key == "read" || key == "write" || key == "exec") {
+				if w, ok := written[p]; ok {
+					refused[i] = key + " " + w
+				}
+			}
+		}
 		c := *box
 		c.Dropped = fmt.Sprintf("server %q (%s): sandbox kept within the default your config gives it: refused %s", name, file, strings.Join(refused, ", "))
 		box = &c

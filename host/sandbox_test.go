@@ -8,6 +8,7 @@ import (
 	"github.com/agentpool/agentpool/mcpcap"
 	"github.com/agentpool/agentpool/plugin"
 	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
 )
 
 // Each server runs under its own sandbox key, else the default of where it is declared: the
@@ -45,7 +46,7 @@ func TestSandboxDefaults(t *testing.T) {
 		{"skill", st.skillSandboxed("pdf.s", "/skills/pdf/SKILL.md", stdio, false), &decl.Sandbox{Read: []string{"~/projects", "/skills/pdf"}}},
 		{"project skill", st.skillSandboxed("pdf.s", "/work/proj/skills/pdf/SKILL.md", stdio, true), &decl.Sandbox{Write: project.Write, Exec: project.Exec, Required: &no, Read: []string{"/work/proj/skills/pdf"}}},
 	} {
-		if diff := cmp.Diff(c.want, c.got.Sandbox); diff != "" {
+		if diff := cmp.Diff(c.want, c.got.Sandbox, cmpopts.IgnoreFields(decl.Sandbox{}, "Ceiling")); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
 		}
 	}
@@ -116,7 +117,7 @@ func TestForeignSandboxCeiling(t *testing.T) {
 		var refused string
 		if c.got.Sandbox != nil {
 			refused = c.got.Sandbox.Dropped
-			c.got.Sandbox.Dropped = ""
+			c.got.Sandbox.Dropped, c.got.Sandbox.Ceiling = "", nil
 		}
 		if diff := cmp.Diff(c.want, c.got.Sandbox); diff != "" {
 			t.Errorf("%s (-want +got):\n%s", c.name, diff)
@@ -146,6 +147,52 @@ mcp_servers:
 		c := serverCap(t, h, name).(*mcpcap.Cap)
 		if diff := cmp.Diff(want, c.Config().Server.Sandbox); diff != "" {
 			t.Errorf("server %s (-want +got):\n%s", name, diff)
+		}
+	}
+}
+
+// A foreign sandbox that leaves out network or profile keeps the default's without a warning:
+// it asked for nothing beyond it.
+func TestForeignSandboxOmittedKeys(t *testing.T) {
+	def := &decl.Sandbox{Read: []string{"/home/u/projects"}, Profile: decl.ProfileNode, Network: decl.Network{Mode: decl.NetworkList, Allow: []string{"api.example.com:443"}}}
+	st := &State{
+		Config: &config.Config{Sandbox: def},
+		plugins: pluginParts{
+			servers: map[string]string{"plug.s": "plug"},
+			all: &Plugins{List: []*PluginInfo{{
+				Plugin:  &plugin.Plugin{Name: "plug", Dir: "/plugins/plug"},
+				Sources: map[string]string{"plug.s": "/plugins/plug/.mcp.json"},
+			}}},
+		},
+	}
+	got := st.sandboxed("plug.s", decl.Server{Type: decl.TypeStdio, Command: "x", Sandbox: &decl.Sandbox{Read: []string{"/plugins/plug/data"}}}).Sandbox
+	want := &decl.Sandbox{Read: []string{"/plugins/plug/data"}, Profile: def.Profile, Network: def.Network}
+	if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(decl.Sandbox{}, "Ceiling")); diff != "" {
+		t.Errorf("(-want +got):\n%s", diff)
+	}
+}
+
+// A trusted project's plugin is the project's: its servers get the project's default (with the
+// plugin's folder readable) as their ceiling, as its skills' servers do, even when the user's
+// config sets no default, so that `sandbox: off` there does not lift it.
+func TestProjectPluginSandbox(t *testing.T) {
+	no := false
+	st := &State{
+		Config:  &config.Config{},
+		Project: &Project{Dir: "/work/proj", Config: &config.Config{Path: "/work/proj/agentpool.yaml"}},
+		plugins: pluginParts{
+			servers: map[string]string{"plug.s": "plug"},
+			all: &Plugins{List: []*PluginInfo{{
+				Plugin:  &plugin.Plugin{Name: "plug", Dir: "/work/proj/plugins/plug", Source: projectPluginSource},
+				Sources: map[string]string{"plug.s": "/work/proj/plugins/plug/.mcp.json"},
+			}}},
+		},
+	}
+	want := &decl.Sandbox{Read: []string{"/work/proj/plugins/plug"}, Write: []string{"/work/proj"}, Exec: []string{"/work/proj"}, Required: &no}
+	for _, s := range []*decl.Sandbox{nil, {Off: true}} {
+		got := st.sandboxed("plug.s", decl.Server{Type: decl.TypeStdio, Command: "x", Sandbox: s}).Sandbox
+		if diff := cmp.Diff(want, got, cmpopts.IgnoreFields(decl.Sandbox{}, "Ceiling", "Dropped")); diff != "" {
+			t.Errorf("sandbox %+v (-want +got):\n%s", s, diff)
 		}
 	}
 }

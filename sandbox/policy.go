@@ -33,7 +33,10 @@ type Policy struct {
 // (Path looked up, Dir its cwd, Env its environment); server names it. s must be valid
 // (decl.Sandbox.Validate) and not Off. Paths written in s: ~ and ~/… are the home folder (of
 // this process), a relative path is against cmd.Dir (or this process's folder when empty).
-// The server's own cwd is readable.
+// The server's own cwd is readable, under a Ceiling only where the ceiling lets it read. A
+// sandbox with a Ceiling is kept within it again (decl.Sandbox.Within), its paths resolved as
+// they are now: a path that has become a symbolic link leading out of the ceiling since the
+// host checked it is not granted.
 func Resolve(server string, s *decl.Sandbox, cmd *exec.Cmd) *Policy {
 	home, _ := os.UserHomeDir()
 	cwd := cmd.Dir
@@ -41,6 +44,9 @@ func Resolve(server string, s *decl.Sandbox, cmd *exec.Cmd) *Policy {
 		cwd, _ = os.Getwd()
 	} else if !filepath.IsAbs(cwd) {
 		cwd, _ = filepath.Abs(cwd)
+	}
+	if s.Ceiling != nil {
+		s, _ = s.Within(s.Ceiling, home, cwd)
 	}
 	abs := func(paths []string) []string {
 		out := make([]string, 0, len(paths))
@@ -58,7 +64,7 @@ func Resolve(server string, s *decl.Sandbox, cmd *exec.Cmd) *Policy {
 		Ports:    s.Network.Ports(),
 		Required: s.IsRequired(),
 	}
-	if cmd.Dir != "" {
+	if cmd.Dir != "" && (s.Ceiling == nil || s.Ceiling.Readable(cwd, home, cwd)) {
 		p.Read = append(p.Read, cwd)
 	}
 	t := target{path: commandPath(cmd, cwd), args: cmd.Args, cwd: cwd, home: home, env: cmd.Env}

@@ -158,7 +158,7 @@ func (g *grants) runtime(t target, bin string) {
 		g.exec = append(g.exec, p)
 		prefix := filepath.Dir(filepath.Dir(p))
 		switch {
-		case coversHome(prefix, t.home) || prefix == t.inHome(".local"): // /bin/node, ~/bin/node, ~/.local/bin/node: the binary alone
+		case coversHome(prefix, t.home) || t.home != "" && (prefix == t.inHome(".local") || prefix == filepath.Join(realPath(t.home), ".local")): // /bin/node, ~/bin/node, ~/.local/bin/node: the binary alone
 		case systemPrefix(prefix):
 			g.read = append(g.read, prefix)
 		default:
@@ -168,9 +168,21 @@ func (g *grants) runtime(t target, bin string) {
 }
 
 // coversHome reports whether granting dir would grant the home folder: dir is the root, the
-// home folder or one of its parents.
+// home folder or one of its parents, the home folder's path as given or with its symbolic
+// links followed.
 func coversHome(dir, home string) bool {
-	return dir == "/" || home != "" && (dir == home || strings.HasPrefix(home, dir+"/"))
+	if dir == "/" {
+		return true
+	}
+	if home == "" {
+		return false
+	}
+	for _, h := range []string{home, realPath(home)} {
+		if dir == h || strings.HasPrefix(h, dir+"/") {
+			return true
+		}
+	}
+	return false
 }
 
 // script adds the code the server runs: the command itself when it is a script (a #! line),
