@@ -29,9 +29,11 @@ func TestMain(m *testing.M) {
 		os.Setenv("AGENTPOOL_TEST_PARENT", "1")
 		os.Setenv("XDG_CONFIG_HOME", "/nonexistent/agentpool-test-config")
 		os.Setenv("XDG_CACHE_HOME", "/nonexistent/agentpool-test-cache")
-		testserver.UseSandboxLauncher() // sandboxed servers start as an installed agentpool's do
 	}
 	if filepath.Base(os.Args[0]) != "agentpool" { // the test binary, not a script's command
+		// Sandboxed servers start as an installed agentpool's do. A script's command (its
+		// environment is the script's) starts them by re-executing itself, the fallback.
+		testserver.UseSandboxLauncher()
 		flag.Parse()
 		if !flagGiven("test.parallel") {
 			flag.Set("test.parallel", fmt.Sprint(max(testParallel, runtime.GOMAXPROCS(0))))
