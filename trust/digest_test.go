@@ -14,7 +14,7 @@ func fill(v reflect.Value) {
 	switch v.Kind() {
 	case reflect.Struct:
 		for i := range v.NumField() {
-			if v.Type().Field(i).IsExported() {
+			if f := v.Type().Field(i); f.IsExported() && f.Tag.Get("json") != "-" {
 				fill(v.Field(i))
 			}
 		}
@@ -90,8 +90,8 @@ func fields(t reflect.Type, prefix string, path [][]int) []field {
 	var out []field
 	for i := range t.NumField() {
 		f := t.Field(i)
-		if !f.IsExported() {
-			continue
+		if !f.IsExported() || f.Tag.Get("json") == "-" {
+			continue // not in the declaration as written (what the host derives), so not digested
 		}
 		name := f.Name
 		if !f.Anonymous {
