@@ -62,8 +62,8 @@ var allowedImports = map[string][]string{
 
 	// Adapters from agent to LLM SDKs: each imports its SDK, agent, view and ext, so that agent
 	// itself never pulls in an SDK (TestAgentImportsNoSDK).
-	"agent/openai":    {"agent", "view", "ext"},
-	"agent/anthropic": {"agent", "view", "ext"},
+	"agent/openai":    {"agent", "agent/internal/endpoint", "view", "ext"},
+	"agent/anthropic": {"agent", "agent/internal/endpoint", "view", "ext"},
 	"agent/eino":      {"agent", "view", "ext"},
 	// The ACP server: agent sessions for editors over acp-go-sdk. Like gateway, it sees
 	// capabilities through view and ext only; what it needs of the host (opening and closing a
@@ -164,6 +164,8 @@ var allowedImports = map[string][]string{
 	"internal/testserver/cmd/hostileserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
+	// What the model adapters share about the endpoint they call (standard library only).
+	"agent/internal/endpoint": nil,
 
 	// A runnable program on the library, shown in full in README.md: one turn of an agent.
 	"examples/library": {"host", "agent", "agent/openai", "config"},

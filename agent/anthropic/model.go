@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/internal/endpoint"
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
 	"github.com/anthropics/anthropic-sdk-go/v2/option"
 )
@@ -78,7 +79,7 @@ func New(opts Options) (*Model, error) {
 		return nil, errors.New("anthropic: no model name")
 	}
 	if _, err := url.Parse(opts.BaseURL); err != nil {
-		return nil, fmt.Errorf("anthropic: base URL %s: %v", shownURL(opts.BaseURL), err.(*url.Error).Err)
+		return nil, fmt.Errorf("anthropic: base URL %s: %v", endpoint.Shown(opts.BaseURL), err.(*url.Error).Err)
 	}
 	m := &Model{model: opts.Model, maxTokens: cmp.Or(opts.MaxTokens, DefaultMaxTokens),
 		retries: opts.MaxRetries, maxWait: opts.MaxRetryWait, where: fmt.Sprintf("model %q", opts.Model)}
@@ -94,7 +95,7 @@ func New(opts Options) (*Model, error) {
 	ro := []option.RequestOption{option.WithMaxRetries(0)}
 	if opts.BaseURL != "" {
 		ro = append(ro, option.WithBaseURL(opts.BaseURL))
-		m.where += " at " + shownURL(opts.BaseURL)
+		m.where += " at " + endpoint.Shown(opts.BaseURL)
 	}
 	if opts.APIKey != "" {
 		ro = append(ro, option.WithAPIKey(opts.APIKey))

@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"time"
 
 	sdk "github.com/anthropics/anthropic-sdk-go/v2"
@@ -146,27 +145,4 @@ func brief(err error) string {
 		msg += "; check the model name and the base URL"
 	}
 	return msg
-}
-
-// shownURL is u as errors show it: without its user info (a proxy's credentials, a token as the
-// user name) and with its query's values elided (a key).
-func shownURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(an unparsable URL)"
-	}
-	p.User = nil
-	if p.RawQuery != "" {
-		parts := strings.Split(p.RawQuery, "&")
-		for i, kv := range parts {
-			if k, _, named := strings.Cut(kv, "="); named {
-				parts[i] = k + "=…"
-			} else if kv != "" {
-				parts[i] = "…" // a value alone may be the key itself
-			}
-		}
-		p.RawQuery = strings.Join(parts, "&")
-	}
-	p.Fragment, p.RawFragment = "", ""
-	return p.String()
 }

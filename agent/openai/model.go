@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/agent"
+	"github.com/agentpool/agentpool/agent/internal/endpoint"
 	sdk "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
 	"github.com/openai/openai-go/v3/packages/respjson"
@@ -84,7 +85,7 @@ func New(opts Options) (*Model, error) {
 	where := fmt.Sprintf("model %q", opts.Model)
 	if opts.BaseURL != "" {
 		ro = append(ro, option.WithBaseURL(opts.BaseURL))
-		where += " at " + shownURL(opts.BaseURL)
+		where += " at " + endpoint.Shown(opts.BaseURL)
 	}
 	if opts.APIKey != "" {
 		ro = append(ro, option.WithAPIKey(opts.APIKey))
@@ -268,7 +269,7 @@ func (m *Model) fail(ctx context.Context, err error, attempts int) error {
 	}
 	var ue *url.Error // net/http's names the request's URL, a user name as it is
 	if errors.As(err, &ue) {
-		ue.URL = shownURL(ue.URL)
+		ue.URL = endpoint.Shown(ue.URL)
 		return &failure{msg: m.where + ": " + ue.Err.Error() + tried(attempts) + "; is the endpoint running, and is the base URL right?", err: err}
 	}
 	var syn *json.SyntaxError
@@ -301,27 +302,4 @@ func advice(status int) string {
 		return "; the endpoint failed: try again later"
 	}
 	return ""
-}
-
-// shownURL is u as errors show it: without its user info (a proxy's credentials, a token as the
-// user name) and with its query's values elided (a key).
-func shownURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil {
-		return "(an unparsable URL)"
-	}
-	p.User = nil
-	if p.RawQuery != "" {
-		parts := strings.Split(p.RawQuery, "&")
-		for i, kv := range parts {
-			if k, _, named := strings.Cut(kv, "="); named {
-				parts[i] = k + "=…"
-			} else if kv != "" {
-				parts[i] = "…" // a value alone may be the key itself
-			}
-		}
-		p.RawQuery = strings.Join(parts, "&")
-	}
-	p.Fragment, p.RawFragment = "", ""
-	return p.String()
 }
