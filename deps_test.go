@@ -35,7 +35,7 @@ var allowedImports = map[string][]string{
 	// bearer: `serve` verifies OAuth bearer tokens with it and hands gateway its Verify.
 	// internal/connlimit: serve's listener cap. status: serve's status page. sandbox: the
 	// entry point sandboxed servers start through (sandbox.Main).
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status", "sandbox"},
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status", "sandbox", "internal/termtext"},
 
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
@@ -71,7 +71,7 @@ var allowedImports = map[string][]string{
 	"agent/acp": {"agent", "view", "ext", "cmdline"},
 	// The terminal chat: a conversation with an agent (lines, turns, printing); like agent/acp
 	// it sees the agent, views and ext only, and the CLI hands it what it runs on.
-	"agent/chat": {"agent", "view", "ext", "cmdline"},
+	"agent/chat": {"agent", "view", "ext", "cmdline", "internal/termtext"},
 
 	// Configuration: the file format. It imports the kinds' packages only for their config
 	// structs (each kind owns its keys and validation); building is host's. DESIGN.md's
@@ -164,6 +164,8 @@ var allowedImports = map[string][]string{
 	"internal/testserver/cmd/hostileserver": nil,
 	// The adapters' shared test fixture: a real view over mcpcap, imported by their tests only.
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
+	// Text from outside made safe to print on a terminal (standard library only).
+	"internal/termtext": nil,
 	// What the model adapters share about the endpoint they call (standard library only).
 	"agent/internal/endpoint": nil,
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentpool/agentpool/agent"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/termtext"
 )
 
 // Widths of the one-line summaries of a tool call's arguments and result.
@@ -177,7 +178,7 @@ func (p *Printer) endLineLocked() {
 
 // printable is s with its control characters escaped (cell), newlines and tabs kept.
 func printable(s string) string {
-	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && isControl(r) }) {
+	if !strings.ContainsFunc(s, func(r rune) bool { return r != '\n' && r != '\t' && termtext.IsControl(r) }) {
 		return s
 	}
 	var b strings.Builder

@@ -1,9 +1,6 @@
 package chat
 
-import (
-	"fmt"
-	"strings"
-)
+import "github.com/agentpool/agentpool/internal/termtext"
 
 // oneLine shortens s to one line of at most n runes.
 func oneLine(s string, n int) string {
@@ -20,22 +17,5 @@ func oneLine(s string, n int) string {
 	return string(r)
 }
 
-// cell makes s safe for one line of output: control characters (a newline, a tab, an escape
-// sequence) are written as Go escapes.
-func cell(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			q := fmt.Sprintf("%q", string(r))
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+// cell makes s safe for one line or table cell (termtext.Cell).
+var cell = termtext.Cell

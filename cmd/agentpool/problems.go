@@ -1,10 +1,10 @@
 package main
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 
+	"github.com/agentpool/agentpool/internal/termtext"
 	"github.com/agentpool/agentpool/view"
 	"github.com/spf13/cobra"
 )
@@ -131,22 +131,5 @@ func problemsOf(v *view.View) []view.Problem {
 	return v.Problems
 }
 
-// cell makes s safe for one table cell: control characters (a newline in a folder or skill
-// name, a tab, an escape sequence) are written as Go escapes, so one entry stays one row.
-func cell(s string) string {
-	if !strings.ContainsFunc(s, isControl) {
-		return s
-	}
-	var b strings.Builder
-	for _, r := range s {
-		if isControl(r) {
-			q := fmt.Sprintf("%q", string(r))
-			b.WriteString(q[1 : len(q)-1])
-			continue
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-func isControl(r rune) bool { return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) }
+// cell makes s safe for one line or table cell (termtext.Cell).
+var cell = termtext.Cell
