@@ -50,7 +50,8 @@ hint, and a second one in a row quits; one that interrupted a turn counts as the
 error (a 429 after retries, a malformed answer) is printed and the chat goes on.
 
 The chat is one session ("chat-<pid>"): session-scoped servers start with it and stop when
-it ends. The API key is --api-key, else $OPENAI_API_KEY (none for local servers).`,
+it ends. The API key is --api-key, else $OPENAI_API_KEY (none for local servers), or
+$ANTHROPIC_API_KEY for --model anthropic:<name>, whose endpoint is Anthropic's unless given.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return chatRun(cmd, opts, co) },
 	}

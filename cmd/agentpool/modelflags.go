@@ -19,10 +19,10 @@ type modelFlags struct{ baseURL, model, apiKey string }
 // add registers --base-url, --model and --api-key on cmd.
 func (m *modelFlags) add(cmd *cobra.Command) {
 	f := cmd.Flags()
-	f.StringVar(&m.baseURL, "base-url", "", "the endpoint, up to and without /chat/completions (default $OPENAI_BASE_URL)")
+	f.StringVar(&m.baseURL, "base-url", "", "the endpoint, up to and without /chat/completions (default $OPENAI_BASE_URL; for anthropic:<name>, $ANTHROPIC_BASE_URL, else Anthropic's)")
 	f.StringVar(&m.model, "model", "", "the model's name at the endpoint (required); anthropic:<name> for Anthropic's Messages API")
 	// No default shown: the key must never be printed, help included.
-	f.StringVar(&m.apiKey, "api-key", "", "bearer token for the endpoint (default $OPENAI_API_KEY)")
+	f.StringVar(&m.apiKey, "api-key", "", "the endpoint's API key (default $OPENAI_API_KEY; for anthropic:<name>, $ANTHROPIC_API_KEY)")
 }
 
 // open returns the model and its endpoint: --base-url, else $OPENAI_BASE_URL, else (when
