@@ -25,8 +25,10 @@
 // re-executed with a hidden first argument, as Codex's Linux sandbox re-executes itself, a
 // slower start that Launch.Launcher and Launch.String report. Programs that use Command must
 // call Main first thing in main for that fallback, and so must the test main of a package
-// whose tests start sandboxed commands. The policy travels in an environment variable that
-// the entry point removes before the server runs.
+// whose tests start sandboxed commands. Command builds the Landlock rule set in this process
+// (building one restricts nothing) and the launcher inherits its descriptor: it adds reading
+// its own /proc/self, binds the set to itself, closes the descriptor and executes the server,
+// which inherits no descriptor and no variable of the sandbox's.
 //
 // What is applied: Landlock filesystem rules (read, write, execute), TCP rules (binding is
 // never allowed; with a network list, connecting only to its ports, whatever the host, for

@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -45,6 +47,7 @@ const (
 	scopeSignal       = 1 << 1 // ABI 6
 
 	prSetNoNewPrivs = 38
+	atFDCWD         = -100
 )
 
 // Rights a rule grants, before masking by what the ABI handles.
@@ -81,13 +84,15 @@ func KernelABI() int {
 	return int(v)
 }
 
-// restrict applies r's Landlock rules, at ABI r.ABI, and the seccomp filter to the calling
-// thread, which must then execute the server itself (execve keeps the thread's domain; the
-// other threads die).
-func restrict(r *Rules) error {
+// Ruleset builds r's Landlock rule set, at ABI r.ABI, in this process, which it does not
+// restrict, and returns its descriptor (close-on-exec) for a launcher to inherit and bind to
+// itself; nil when r.ABI is below 1. A path that does not exist (or may not be opened) is
+// skipped, and so is one under /proc/self or /proc/thread-self, which would name this
+// process's files: the launcher grants the server reading its own /proc/self (SelfRights).
+func Ruleset(r Rules) (*os.File, error) {
 	abi := r.ABI
 	if abi < 1 {
-		return nil
+		return nil, nil
 	}
 	handled := handledFS(abi)
 	var attr [3]uint64 // handled_access_fs, handled_access_net, scoped
@@ -103,16 +108,20 @@ func restrict(r *Rules) error {
 	}
 	fd, _, errno := syscall.Syscall(sysCreateRuleset, uintptr(unsafe.Pointer(&attr[0])), unsafe.Sizeof(attr), 0)
 	if errno != 0 {
-		return fmt.Errorf("landlock_create_ruleset: %w", errno)
+		return nil, fmt.Errorf("landlock_create_ruleset: %w", errno)
 	}
-	defer syscall.Close(int(fd))
+	f := os.NewFile(fd, "landlock-ruleset") // the kernel made it close-on-exec
 	for _, list := range []struct {
 		paths  []string
 		rights uint64
 	}{{r.Read, rightsRead}, {r.Exec, rightsExec}, {r.Write, rightsWrite}} {
 		for _, path := range list.paths {
+			if ownProc(path) {
+				continue
+			}
 			if err := addPath(int(fd), path, list.rights&handled); err != nil {
-				return err
+				f.Close()
+				return nil, err
 			}
 		}
 	}
@@ -122,20 +131,12 @@ func restrict(r *Rules) error {
 			binary.NativeEndian.PutUint64(rule[0:], netConnectTCP)
 			binary.NativeEndian.PutUint64(rule[8:], uint64(port))
 			if _, _, errno := syscall.Syscall6(sysAddRule, fd, ruleNetPort, uintptr(unsafe.Pointer(&rule[0])), 0, 0, 0); errno != 0 {
-				return fmt.Errorf("landlock rule for TCP port %d: %w", port, errno)
+				f.Close()
+				return nil, fmt.Errorf("landlock rule for TCP port %d: %w", port, errno)
 			}
 		}
 	}
-	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
-		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
-	}
-	if err := filterSockets(); err != nil {
-		return err
-	}
-	if _, _, errno := syscall.RawSyscall(sysRestrictSelf, fd, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock_restrict_self: %w", errno)
-	}
-	return nil
+	return f, nil
 }
 
 // addPath grants rights beneath path; a path that does not exist is skipped, and a file gets
@@ -169,4 +170,36 @@ func addPath(rulesetFD int, path string, rights uint64) error {
 		return fmt.Errorf("landlock rule for %s: %w", path, errno)
 	}
 	return nil
+}
+
+// SelfRights are the rights a launcher grants beneath its own /proc/self, in the rule set it
+// inherits, before binding it: what a process reads of itself, which the process that builds
+// the rules cannot name.
+const SelfRights = rightsRead
+
+// ownProc reports whether path is /proc/self or /proc/thread-self or beneath them.
+func ownProc(path string) bool {
+	for _, p := range []string{"/proc/self", "/proc/thread-self"} {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// addSelf grants SelfRights beneath this process's /proc/self in rule set rulesetFD; without
+// /proc, nothing.
+func addSelf(rulesetFD int) syscall.Errno {
+	path := [...]byte{'/', 'p', 'r', 'o', 'c', '/', 's', 'e', 'l', 'f', 0}
+	dirfd := atFDCWD
+	fd, _, errno := syscall.RawSyscall6(syscall.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&path[0])), unix.O_PATH|syscall.O_CLOEXEC, 0, 0, 0)
+	if errno != 0 {
+		return 0
+	}
+	var rule [12]byte // allowed_access, parent_fd: packed
+	binary.NativeEndian.PutUint64(rule[0:], SelfRights)
+	binary.NativeEndian.PutUint32(rule[8:], uint32(int32(fd)))
+	_, _, errno = syscall.RawSyscall6(sysAddRule, uintptr(rulesetFD), rulePathBeneath, uintptr(unsafe.Pointer(&rule[0])), 0, 0, 0)
+	syscall.RawSyscall(syscall.SYS_CLOSE, fd, 0, 0)
+	return errno
 }
