@@ -19,7 +19,9 @@
 // Command rewrites an *exec.Cmd to start through a launcher, the entry point of package
 // launch: the child, before it runs anything of the server's, applies the rules to itself and
 // then executes the server in its place (same pid, same process group). The launcher is the
-// agentpool-sandbox program (cmd/agentpool-sandbox), found at $AGENTPOOL_SANDBOX_LAUNCHER or
+// agentpool-sandbox program (cmd/agentpool-sandbox; on linux/amd64 linked with
+// -ldflags=-E=main.start, an assembly entry that does launch's job without starting Go's
+// runtime), found at $AGENTPOOL_SANDBOX_LAUNCHER or
 // beside this program's executable (when no other user could have put it there or changed
 // it); without one, this program's own executable is
 // re-executed with a hidden first argument, as Codex's Linux sandbox re-executes itself, a

@@ -8,12 +8,12 @@ import (
 
 // A launcher's argv: its program, Marker, the number of the inherited descriptor of the
 // Landlock rule set (NoRules: none, nothing to apply), the server's program and the server's
-// argv. markerPrefix starts every format's marker, so that a launcher of another build
+// argv. MarkerPrefix starts every format's marker, so that a launcher of another build
 // refuses a launch instead of misreading it.
 const (
-	Marker       = markerPrefix + "-2"
+	Marker       = MarkerPrefix + "-2"
 	NoRules      = "-"
-	markerPrefix = "__agentpool-sandbox"
+	MarkerPrefix = "__agentpool-sandbox"
 )
 
 // Rules is what a rule set grants: paths are absolute, and one that does not exist is
@@ -39,7 +39,7 @@ func Args(fd, path string, argv []string) []string {
 // one line on stderr, which the server's stderr shows ("agentpool sandbox: landlock_restrict_self
 // failed: errno 9"), and so does a launch of another format. Otherwise it returns at once.
 func Main() {
-	if len(os.Args) < 2 || !strings.HasPrefix(os.Args[1], markerPrefix) {
+	if len(os.Args) < 2 || !strings.HasPrefix(os.Args[1], MarkerPrefix) {
 		return
 	}
 	run(os.Args[1:])
