@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -41,7 +43,7 @@ func TestMain(m *testing.M) {
 		if err != nil {
 			panic(err)
 		}
-		if err := syscall.Dup2(int(rules.Fd()), 3); err != nil {
+		if err := syscall.Dup3(int(rules.Fd()), 3, 0); err != nil {
 			panic(err)
 		}
 		panic(syscall.Exec(os.Args[1], os.Args[1:], os.Environ()))
