@@ -277,3 +277,33 @@ func TestProcSelfIsTheServers(t *testing.T) {
 		}
 	}
 }
+
+// A declared path that leads into /proc/self through a symbolic link (a link of the user's,
+// /proc/net) grants nothing of the process that built the rules: the server cannot read
+// agentpool's environment or its network files through it.
+func TestProcSelfByLinkNotGranted(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	link := filepath.Join(t.TempDir(), "me")
+	if err := os.Symlink("/proc/self", link); err != nil {
+		t.Fatal(err)
+	}
+	parent := "/proc/" + strconv.Itoa(os.Getpid())
+	launchers := []string{os.Getenv(LauncherEnv), ""}
+	for _, c := range []struct{ declared, read string }{
+		{link, parent + "/environ"},
+		{"/proc/net", parent + "/net/dev"},
+	} {
+		if out, ok := run(t, nil, child(t, "read:"+c.read)); !ok {
+			t.Fatalf("unsandboxed, reading %s: %s", c.read, out)
+		}
+		for _, launcher := range launchers {
+			t.Setenv(LauncherEnv, launcher)
+			cmd := child(t, "read:"+c.read)
+			if out, ok := run(t, Resolve("proc", &decl.Sandbox{Read: []string{c.declared}}, cmd), cmd); ok || !strings.Contains(out, "denied") {
+				t.Errorf("launcher %q, %s declared, reading %s: %s", launcher, c.declared, c.read, out)
+			}
+		}
+	}
+}

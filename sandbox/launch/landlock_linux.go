@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"syscall"
 	"unsafe"
@@ -87,8 +88,10 @@ func KernelABI() int {
 // Ruleset builds r's Landlock rule set, at ABI r.ABI, in this process, which it does not
 // restrict, and returns its descriptor (close-on-exec) for a launcher to inherit and bind to
 // itself; nil when r.ABI is below 1. A path that does not exist (or may not be opened) is
-// skipped, and so is one under /proc/self or /proc/thread-self, which would name this
-// process's files: the launcher grants the server reading its own /proc/self (SelfRights).
+// skipped, and so is one under /proc/self or /proc/thread-self, or one that leads into this
+// process's /proc/<pid> through a symbolic link (/proc/net, /dev/fd, a link of the user's),
+// which would name this process's files: the launcher grants the server reading its own
+// /proc/self (SelfRights).
 func Ruleset(r Rules) (*os.File, error) {
 	abi := r.ABI
 	if abi < 1 {
@@ -111,6 +114,7 @@ func Ruleset(r Rules) (*os.File, error) {
 		return nil, fmt.Errorf("landlock_create_ruleset: %w", errno)
 	}
 	f := os.NewFile(fd, "landlock-ruleset") // the kernel made it close-on-exec
+	own := ownProcDir()
 	for _, list := range []struct {
 		paths  []string
 		rights uint64
@@ -119,7 +123,7 @@ func Ruleset(r Rules) (*os.File, error) {
 			if ownProc(path) {
 				continue
 			}
-			if err := addPath(int(fd), path, list.rights&handled); err != nil {
+			if err := addPath(int(fd), path, list.rights&handled, own); err != nil {
 				f.Close()
 				return nil, err
 			}
@@ -139,9 +143,10 @@ func Ruleset(r Rules) (*os.File, error) {
 	return f, nil
 }
 
-// addPath grants rights beneath path; a path that does not exist is skipped, and a file gets
-// only the rights that apply to files.
-func addPath(rulesetFD int, path string, rights uint64) error {
+// addPath grants rights beneath path; a path that does not exist is skipped, and so is one
+// that opens as own (ownProcDir) or beneath it; a file gets only the rights that apply to
+// files.
+func addPath(rulesetFD int, path string, rights uint64, own string) error {
 	if path == "" {
 		return nil
 	}
@@ -153,6 +158,12 @@ func addPath(rulesetFD int, path string, rights uint64) error {
 		return fmt.Errorf("landlock rule for %s: %w", path, err)
 	}
 	defer syscall.Close(fd)
+	if own != "" {
+		at, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+		if err != nil || at == own || strings.HasPrefix(at, own+"/") {
+			return nil // this process's own files, or where it leads is unknown
+		}
+	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("landlock rule for %s: %w", path, err)
@@ -176,6 +187,15 @@ func addPath(rulesetFD int, path string, rights uint64) error {
 // inherits, before binding it: what a process reads of itself, which the process that builds
 // the rules cannot name.
 const SelfRights = rightsRead
+
+// ownProcDir is this process's folder in /proc, where /proc/self leads ("" without /proc).
+func ownProcDir() string {
+	pid, err := os.Readlink("/proc/self")
+	if err != nil {
+		return ""
+	}
+	return "/proc/" + pid
+}
 
 // ownProc reports whether path is /proc/self or /proc/thread-self or beneath them.
 func ownProc(path string) bool {
