@@ -307,3 +307,26 @@ func TestProcSelfByLinkNotGranted(t *testing.T) {
 		}
 	}
 }
+
+// A declared path that leads through one of /proc's descriptor links (/dev/fd/N, /dev/stdin)
+// grants nothing of what the process that built the rules has open: the server cannot read
+// the file behind agentpool's descriptor N.
+func TestDescriptorLinkNotGranted(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	secret := secretOutside(t)
+	f, err := os.Open(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	declared := "/dev/fd/" + strconv.Itoa(int(f.Fd()))
+	for _, launcher := range []string{os.Getenv(LauncherEnv), ""} {
+		t.Setenv(LauncherEnv, launcher)
+		cmd := child(t, "read:"+secret)
+		if out, ok := run(t, Resolve("fd", &decl.Sandbox{Read: []string{declared}}, cmd), cmd); ok || !strings.Contains(out, "denied") {
+			t.Errorf("launcher %q, %s declared, reading %s: %s", launcher, declared, secret, out)
+		}
+	}
+}

@@ -89,8 +89,9 @@ func KernelABI() int {
 // restrict, and returns its descriptor (close-on-exec) for a launcher to inherit and bind to
 // itself; nil when r.ABI is below 1. A path that does not exist (or may not be opened) is
 // skipped, and so is one under /proc/self or /proc/thread-self, or one that leads into this
-// process's /proc/<pid> through a symbolic link (/proc/net, /dev/fd, a link of the user's),
-// which would name this process's files: the launcher grants the server reading its own
+// process's /proc/<pid> through a symbolic link (/proc/net, /dev/fd, a link of the user's) or
+// through one of its descriptor links (/dev/fd/N, /dev/stdin), which would name this
+// process's files: the launcher grants the server reading its own
 // /proc/self (SelfRights).
 func Ruleset(r Rules) (*os.File, error) {
 	abi := r.ABI
@@ -144,13 +145,16 @@ func Ruleset(r Rules) (*os.File, error) {
 }
 
 // addPath grants rights beneath path; a path that does not exist is skipped, and so is one
-// that opens as own (ownProcDir) or beneath it; a file gets only the rights that apply to
-// files.
+// that opens as own (ownProcDir) or beneath it, or through a descriptor link (openPath); a
+// file gets only the rights that apply to files.
 func addPath(rulesetFD int, path string, rights uint64, own string) error {
 	if path == "" {
 		return nil
 	}
-	fd, err := syscall.Open(path, unix.O_PATH|syscall.O_CLOEXEC, 0)
+	fd, err := openPath(path)
+	if errors.Is(err, errDescriptorLink) {
+		return nil
+	}
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EACCES) {
 		return nil
 	}
@@ -187,6 +191,30 @@ func addPath(rulesetFD int, path string, rights uint64, own string) error {
 // inherits, before binding it: what a process reads of itself, which the process that builds
 // the rules cannot name.
 const SelfRights = rightsRead
+
+// errDescriptorLink is openPath's error for a path through one of /proc's descriptor links.
+var errDescriptorLink = errors.New("leads through a descriptor link of /proc")
+
+// openPath opens path as O_PATH without following /proc's descriptor links (/proc/<pid>/fd/N,
+// exe, cwd, root: /dev/fd/N, /dev/stdin), which in this process lead to what this process has
+// open (errDescriptorLink). Where openat2 is refused, it opens path as open does.
+func openPath(path string) (int, error) {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_MAGICLINKS}
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &how)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		// A descriptor link, or too many links: only the first opens without the flag.
+		fd, err := syscall.Open(path, unix.O_PATH|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, err
+		}
+		syscall.Close(fd)
+		return -1, errDescriptorLink
+	case errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EPERM):
+		return syscall.Open(path, unix.O_PATH|syscall.O_CLOEXEC, 0)
+	}
+	return fd, err
+}
 
 // ownProcDir is this process's folder in /proc, where /proc/self leads ("" without /proc).
 func ownProcDir() string {
