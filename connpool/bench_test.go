@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -99,7 +100,10 @@ func BenchmarkGetRelease(b *testing.B) {
 // with network none too (a user and network namespace of its own), against the same server
 // unsandboxed, interleaved in the same run so that load from other processes hits each alike.
 // x-unsandboxed is the ratio of the medians, sandboxed ÷ unsandboxed (target ≤ 1.10);
-// x-unsandboxed-nonet the same for network none; p50-*-ms are the medians. The sandboxed
+// x-unsandboxed-nonet the same for network none; p50-*-ms are the medians. cpu-x-* are the
+// same ratios for the CPU each start and close costs (this process and its reaped children:
+// the launcher, the server, the guard), which waiting for a CPU on a loaded machine does not
+// change as it changes the wall clock. The sandboxed
 // servers start through the agentpool-sandbox launcher, which TestMain builds; with
 // AGENTPOOL_SANDBOX_LAUNCHER set empty they start through this test binary re-executed, the
 // fallback.
@@ -112,7 +116,16 @@ func BenchmarkSpawnSandboxed(b *testing.B) {
 	boxed.Sandbox = &decl.Sandbox{Read: []string{filepath.Dir(plain.Command)}}
 	nonet := faultCfg(b)
 	nonet.Sandbox = &decl.Sandbox{Read: []string{filepath.Dir(plain.Command)}, Network: decl.Network{Mode: decl.NetworkNone}}
-	spawn := func(cfg ServerConfig, partition string) time.Duration {
+	// cpu is the CPU time of this process and of its children reaped so far.
+	cpu := func() time.Duration {
+		var self, children syscall.Rusage
+		_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+		_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+		return time.Duration(self.Utime.Nano() + self.Stime.Nano() + children.Utime.Nano() + children.Stime.Nano())
+	}
+	var cpuOf [3]time.Duration // plain, boxed, nonet
+	spawn := func(cfg ServerConfig, partition string, kind int) time.Duration {
+		before := cpu()
 		start := time.Now()
 		c, err := p.Get(ctx, cfg, partition)
 		took := time.Since(start)
@@ -123,16 +136,18 @@ func BenchmarkSpawnSandboxed(b *testing.B) {
 		if err := p.ClosePartition(ctx, partition); err != nil {
 			b.Fatal(err)
 		}
+		cpuOf[kind] += cpu() - before
 		return took
 	}
-	spawn(nonet, "warm") // the kernel's support is probed once per process
+	spawn(nonet, "warm", 2) // the kernel's support is probed once per process
+	cpuOf = [3]time.Duration{}
 	var sandboxed, isolated, unsandboxed []time.Duration
 	b.ResetTimer()
 	for i := range b.N {
 		n := strconv.Itoa(i)
-		unsandboxed = append(unsandboxed, spawn(plain, "plain-"+n))
-		sandboxed = append(sandboxed, spawn(boxed, "boxed-"+n))
-		isolated = append(isolated, spawn(nonet, "nonet-"+n))
+		unsandboxed = append(unsandboxed, spawn(plain, "plain-"+n, 0))
+		sandboxed = append(sandboxed, spawn(boxed, "boxed-"+n, 1))
+		isolated = append(isolated, spawn(nonet, "nonet-"+n, 2))
 	}
 	b.StopTimer()
 	ps, pn, pu := median(sandboxed), median(isolated), median(unsandboxed)
@@ -141,6 +156,8 @@ func BenchmarkSpawnSandboxed(b *testing.B) {
 	b.ReportMetric(float64(ps.Microseconds())/1000, "p50-sandboxed-ms")
 	b.ReportMetric(float64(pn.Microseconds())/1000, "p50-nonet-ms")
 	b.ReportMetric(float64(pu.Microseconds())/1000, "p50-unsandboxed-ms")
+	b.ReportMetric(cpuOf[1].Seconds()/cpuOf[0].Seconds(), "cpu-x-unsandboxed")
+	b.ReportMetric(cpuOf[2].Seconds()/cpuOf[0].Seconds(), "cpu-x-unsandboxed-nonet")
 }
 
 // median returns the middle of ds (the upper one of an even count); ds is sorted in place.

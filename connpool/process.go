@@ -79,6 +79,9 @@ func spawn(cfg ServerConfig, stderrBytes int, reap bool, start func(*exec.Cmd) e
 	}
 	err = start(cmd)
 	closeAll(stdinR, stdoutW, stderrW) // the child's ends
+	if launch != nil {
+		launch.Started() // the child's copy of the rule set is its own
+	}
 	if err != nil {
 		closeAll(stdinW, stdoutR, stderrR)
 		if launch != nil {

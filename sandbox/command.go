@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/agentpool/agentpool/decl"
@@ -43,11 +44,24 @@ type Launch struct {
 	// Launcher says what applies the rules: ByLauncher or ByReExec; "" when nothing is
 	// applied (the command runs as it is).
 	Launcher string
+
+	rules *os.File // the Landlock rule set the launcher inherits; nil: none, or released
 }
 
-// Cleanup removes the private temporary folder. Call it once the server has exited; it is
-// idempotent.
+// Started releases what only the start needed: this process's descriptor of the rule set,
+// which the command inherits. Call it once the command has started (or failed to); it is
+// idempotent, and Cleanup does it too.
+func (l *Launch) Started() {
+	if l.rules != nil {
+		l.rules.Close()
+		l.rules = nil
+	}
+}
+
+// Cleanup releases what Started does and removes the private temporary folder. Call it once
+// the server has exited; it is idempotent.
 func (l *Launch) Cleanup() {
+	l.Started()
 	if l.TmpDir != "" {
 		_ = os.RemoveAll(l.TmpDir)
 	}
@@ -90,18 +104,20 @@ func missing(p *Policy, s Support) string {
 	return strings.Join(m, " and ")
 }
 
-// Command rewrites cmd, built by exec.Command with its Dir, Env and SysProcAttr set (or
-// nil), to start through a launcher, which applies p and then executes the command in its
+// Command rewrites cmd, built by exec.Command with its Dir, Env, ExtraFiles and SysProcAttr
+// set (or nil), to start through a launcher, which applies p and then executes the command in its
 // place (see the package doc). The launcher is the program $AGENTPOOL_SANDBOX_LAUNCHER names
 // when it is set and not empty (a relative path from this program's working folder; an error
 // wrapping fs.ErrNotExist when that is not an executable file), else agentpool-sandbox in
 // the folder of this program's executable when it and the link that names it (if one does)
 // are this user's or root's and no one else may write it, else this program's executable
 // itself, which must call Main first thing (Launch.Launcher says
-// which). cmd must not have been started. Command sets
-// TMPDIR in cmd.Env to a new private folder (Launch.Cleanup removes it) and, for network
-// none, the user and network namespace flags in cmd.SysProcAttr; the caller's other
-// attributes (Setpgid, Pdeathsig) stay.
+// which). cmd must not have been started. Command builds the Landlock rule set in this
+// process (which it does not restrict) and appends its descriptor to cmd.ExtraFiles, for the
+// launcher to bind to itself and close before the server runs (Launch.Started closes this
+// process's copy). It sets TMPDIR in cmd.Env to a new private folder (Launch.Cleanup removes
+// it) and, for network none, the user and network namespace flags in cmd.SysProcAttr; the
+// caller's other attributes (Setpgid, Pdeathsig) stay.
 //
 // When the kernel lacks what p needs and p.Required, Command changes nothing and returns an
 // error wrapping ErrUnavailable, one line naming the server, what is missing and
@@ -135,7 +151,7 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 		return nil, fmt.Errorf("server %q: sandbox: private temporary folder: %w", p.Server, err)
 	}
 	l.TmpDir = tmp
-	payload, err := launch.Encode(launch.Rules{
+	rules, err := launch.Ruleset(launch.Rules{
 		ABI:     l.ABI,
 		Read:    p.Read,
 		Write:   append(append([]string(nil), p.Write...), tmp),
@@ -145,7 +161,14 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 	})
 	if err != nil {
 		l.Cleanup()
-		return nil, err
+		return nil, fmt.Errorf("server %q: sandbox: %w", p.Server, err)
+	}
+	fd := launch.NoRules
+	if rules != nil {
+		// The child inherits it as descriptor 3 on, after the caller's ExtraFiles.
+		fd = strconv.Itoa(3 + len(cmd.ExtraFiles))
+		cmd.ExtraFiles = append(cmd.ExtraFiles, rules)
+		l.rules = rules
 	}
 	if netNS {
 		l.NetNS = true
@@ -155,9 +178,8 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = withVar(env, "TMPDIR", tmp)
-	cmd.Env = append(env, launch.Env+"="+payload)
-	cmd.Args = append([]string{launcher, launch.EntryArg, path}, cmd.Args...)
+	cmd.Env = withVar(env, "TMPDIR", tmp)
+	cmd.Args = append([]string{launcher}, launch.Args(fd, path, cmd.Args)...)
 	cmd.Path = launcher
 	return l, nil
 }

@@ -19,14 +19,18 @@
 // Command rewrites an *exec.Cmd to start through a launcher, the entry point of package
 // launch: the child, before it runs anything of the server's, applies the rules to itself and
 // then executes the server in its place (same pid, same process group). The launcher is the
-// agentpool-sandbox program (cmd/agentpool-sandbox), found at $AGENTPOOL_SANDBOX_LAUNCHER or
+// agentpool-sandbox program (cmd/agentpool-sandbox; on linux/amd64 linked with
+// -ldflags=-E=main.start, an assembly entry that does launch's job without starting Go's
+// runtime), found at $AGENTPOOL_SANDBOX_LAUNCHER or
 // beside this program's executable (when no other user could have put it there or changed
 // it); without one, this program's own executable is
 // re-executed with a hidden first argument, as Codex's Linux sandbox re-executes itself, a
 // slower start that Launch.Launcher and Launch.String report. Programs that use Command must
 // call Main first thing in main for that fallback, and so must the test main of a package
-// whose tests start sandboxed commands. The policy travels in an environment variable that
-// the entry point removes before the server runs.
+// whose tests start sandboxed commands. Command builds the Landlock rule set in this process
+// (building one restricts nothing) and the launcher inherits its descriptor: it adds reading
+// its own /proc/self, binds the set to itself, closes the descriptor and executes the server,
+// which inherits no descriptor and no variable of the sandbox's.
 //
 // What is applied: Landlock filesystem rules (read, write, execute), TCP rules (binding is
 // never allowed; with a network list, connecting only to its ports, whatever the host, for

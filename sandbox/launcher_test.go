@@ -5,6 +5,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -218,5 +219,114 @@ func TestLauncherBesideUntrusted(t *testing.T) {
 				t.Errorf("reading %s: %s", secret, out)
 			}
 		})
+	}
+}
+
+// The server inherits no descriptor of the sandbox's: through the launcher and through the
+// re-executed fallback it has the descriptors it has unsandboxed (the launcher closes the
+// Landlock rule set it inherits before executing the server).
+func TestNoDescriptorInherited(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	// The server's stdout is a pipe whose inode differs from run to run.
+	fds := func(out string) string {
+		var kept []string
+		for _, line := range strings.Split(out, "\n") {
+			n, target, _ := strings.Cut(line, " ")
+			if strings.HasPrefix(target, "pipe:") {
+				target = "pipe"
+			}
+			kept = append(kept, n+" "+target)
+		}
+		return strings.Join(kept, "\n")
+	}
+	plain, ok := run(t, nil, child(t, "fds"))
+	if !ok {
+		t.Fatalf("unsandboxed: %s", plain)
+	}
+	for _, launcher := range []string{os.Getenv(LauncherEnv), ""} {
+		t.Setenv(LauncherEnv, launcher)
+		cmd := child(t, "fds")
+		out, ok := run(t, Resolve("fds", &decl.Sandbox{}, cmd), cmd)
+		if !ok || fds(out) != fds(plain) || strings.Contains(out, "landlock") {
+			t.Errorf("launcher %q: the server has\n%s\nunsandboxed\n%s", launcher, out, plain)
+		}
+	}
+}
+
+// A sandboxed server reads its own /proc/self, not that of the process that built its rules
+// (agentpool's environment holds its secrets), through the launcher and re-executed alike.
+func TestProcSelfIsTheServers(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	parent := "/proc/" + strconv.Itoa(os.Getpid()) + "/environ"
+	if out, ok := run(t, nil, child(t, "read:"+parent)); !ok {
+		t.Fatalf("unsandboxed, reading %s: %s", parent, out)
+	}
+	for _, launcher := range []string{os.Getenv(LauncherEnv), ""} {
+		t.Setenv(LauncherEnv, launcher)
+		cmd := child(t, "read:/proc/self/status")
+		if out, ok := run(t, Resolve("proc", &decl.Sandbox{}, cmd), cmd); !ok {
+			t.Errorf("launcher %q, reading /proc/self/status: %s", launcher, out)
+		}
+		cmd = child(t, "read:"+parent)
+		if out, ok := run(t, Resolve("proc", &decl.Sandbox{}, cmd), cmd); ok || !strings.Contains(out, "denied") {
+			t.Errorf("launcher %q, reading %s: %s", launcher, parent, out)
+		}
+	}
+}
+
+// A declared path that leads into /proc/self through a symbolic link (a link of the user's,
+// /proc/net) grants nothing of the process that built the rules: the server cannot read
+// agentpool's environment or its network files through it.
+func TestProcSelfByLinkNotGranted(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	link := filepath.Join(t.TempDir(), "me")
+	if err := os.Symlink("/proc/self", link); err != nil {
+		t.Fatal(err)
+	}
+	parent := "/proc/" + strconv.Itoa(os.Getpid())
+	launchers := []string{os.Getenv(LauncherEnv), ""}
+	for _, c := range []struct{ declared, read string }{
+		{link, parent + "/environ"},
+		{"/proc/net", parent + "/net/dev"},
+	} {
+		if out, ok := run(t, nil, child(t, "read:"+c.read)); !ok {
+			t.Fatalf("unsandboxed, reading %s: %s", c.read, out)
+		}
+		for _, launcher := range launchers {
+			t.Setenv(LauncherEnv, launcher)
+			cmd := child(t, "read:"+c.read)
+			if out, ok := run(t, Resolve("proc", &decl.Sandbox{Read: []string{c.declared}}, cmd), cmd); ok || !strings.Contains(out, "denied") {
+				t.Errorf("launcher %q, %s declared, reading %s: %s", launcher, c.declared, c.read, out)
+			}
+		}
+	}
+}
+
+// A declared path that leads through one of /proc's descriptor links (/dev/fd/N, /dev/stdin)
+// grants nothing of what the process that built the rules has open: the server cannot read
+// the file behind agentpool's descriptor N.
+func TestDescriptorLinkNotGranted(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	secret := secretOutside(t)
+	f, err := os.Open(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	declared := "/dev/fd/" + strconv.Itoa(int(f.Fd()))
+	for _, launcher := range []string{os.Getenv(LauncherEnv), ""} {
+		t.Setenv(LauncherEnv, launcher)
+		cmd := child(t, "read:"+secret)
+		if out, ok := run(t, Resolve("fd", &decl.Sandbox{Read: []string{declared}}, cmd), cmd); ok || !strings.Contains(out, "denied") {
+			t.Errorf("launcher %q, %s declared, reading %s: %s", launcher, declared, secret, out)
+		}
 	}
 }

@@ -36,7 +36,7 @@ func TestMain(m *testing.M) {
 // mptcp:ADDR (connect with multipath TCP), uring-mptcp:ADDR (the same, its socket made
 // through io_uring),
 // bind:ADDR, signal:PID (signal 0), exec:PATH, unix:PATH (connect to a unix socket),
-// socketpair.
+// socketpair, fds (print what each open descriptor is).
 func try(action string) error {
 	verb, arg, _ := strings.Cut(action, ":")
 	switch verb {
@@ -92,6 +92,30 @@ func try(action string) error {
 		return tmpDirInPidNS()
 	case "exec":
 		return exec.Command(arg, "-c", "true").Run()
+	case "fds": // print the open descriptors but the one reading the list
+		return printFDs()
 	}
 	return fmt.Errorf("unknown action %q", action)
+}
+
+// printFDs prints each open descriptor of this process and what it is, one a line, leaving
+// out the one that reads the list.
+func printFDs() error {
+	d, err := os.Open("/proc/self/fd")
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	names, err := d.Readdirnames(-1)
+	if err != nil {
+		return err
+	}
+	for _, n := range names {
+		if n == strconv.Itoa(int(d.Fd())) {
+			continue
+		}
+		target, _ := os.Readlink("/proc/self/fd/" + n)
+		fmt.Printf("%s %s\n", n, target)
+	}
+	return nil
 }

@@ -17,8 +17,14 @@ const tmpPrefix = "agentpool-sandbox-"
 
 // newTmpDir makes a private temporary folder under os.TempDir, named after this process.
 func newTmpDir() (string, error) {
-	return os.MkdirTemp("", fmt.Sprintf("%s%d.%s.%s-", tmpPrefix, os.Getpid(), startTime(os.Getpid()), pidNS()))
+	return os.MkdirTemp("", tmpOwner())
 }
+
+// tmpOwner is the start of the names of this process's folders, read from /proc once: a
+// process's pid, start time and pid namespace do not change.
+var tmpOwner = sync.OnceValue(func() string {
+	return fmt.Sprintf("%s%d.%s.%s-", tmpPrefix, os.Getpid(), startTime(os.Getpid()), pidNS())
+})
 
 var sweepOnce sync.Once
 

@@ -10,7 +10,8 @@ import (
 // sibling is a Go program built once per test process into the faultserver's directory (so
 // Build's sweep removes it with the rest).
 type sibling struct {
-	name, pkg string // the binary's file name; the package to build
+	name, pkg string   // the binary's file name; the package to build
+	flags     []string // go build's flags, before the package
 	once      sync.Once
 	path, err string
 }
@@ -34,7 +35,7 @@ func (s *sibling) make() (string, string) {
 	}
 	s.once.Do(func() {
 		path := filepath.Join(filepath.Dir(fault), s.name)
-		if out, err := exec.Command("go", "build", "-o", path, s.pkg).CombinedOutput(); err != nil {
+		if out, err := exec.Command("go", append(append([]string{"build", "-o", path}, s.flags...), s.pkg)...).CombinedOutput(); err != nil {
 			s.err = s.name + ": go build: " + err.Error() + "\n" + string(out)
 			return
 		}

@@ -4,6 +4,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"syscall"
 	"unsafe"
 
@@ -45,6 +48,7 @@ const (
 	scopeSignal       = 1 << 1 // ABI 6
 
 	prSetNoNewPrivs = 38
+	atFDCWD         = -100
 )
 
 // Rights a rule grants, before masking by what the ABI handles.
@@ -81,13 +85,18 @@ func KernelABI() int {
 	return int(v)
 }
 
-// restrict applies r's Landlock rules, at ABI r.ABI, and the seccomp filter to the calling
-// thread, which must then execute the server itself (execve keeps the thread's domain; the
-// other threads die).
-func restrict(r *Rules) error {
+// Ruleset builds r's Landlock rule set, at ABI r.ABI, in this process, which it does not
+// restrict, and returns its descriptor (close-on-exec) for a launcher to inherit and bind to
+// itself; nil when r.ABI is below 1. A path that does not exist (or may not be opened) is
+// skipped, and so is one under /proc/self or /proc/thread-self, or one that leads into this
+// process's /proc/<pid> through a symbolic link (/proc/net, /dev/fd, a link of the user's) or
+// through one of its descriptor links (/dev/fd/N, /dev/stdin), which would name this
+// process's files: the launcher grants the server reading its own
+// /proc/self (SelfRights).
+func Ruleset(r Rules) (*os.File, error) {
 	abi := r.ABI
 	if abi < 1 {
-		return nil
+		return nil, nil
 	}
 	handled := handledFS(abi)
 	var attr [3]uint64 // handled_access_fs, handled_access_net, scoped
@@ -103,16 +112,21 @@ func restrict(r *Rules) error {
 	}
 	fd, _, errno := syscall.Syscall(sysCreateRuleset, uintptr(unsafe.Pointer(&attr[0])), unsafe.Sizeof(attr), 0)
 	if errno != 0 {
-		return fmt.Errorf("landlock_create_ruleset: %w", errno)
+		return nil, fmt.Errorf("landlock_create_ruleset: %w", errno)
 	}
-	defer syscall.Close(int(fd))
+	f := os.NewFile(fd, "landlock-ruleset") // the kernel made it close-on-exec
+	own := ownProcDir()
 	for _, list := range []struct {
 		paths  []string
 		rights uint64
 	}{{r.Read, rightsRead}, {r.Exec, rightsExec}, {r.Write, rightsWrite}} {
 		for _, path := range list.paths {
-			if err := addPath(int(fd), path, list.rights&handled); err != nil {
-				return err
+			if ownProc(path) {
+				continue
+			}
+			if err := addPath(int(fd), path, list.rights&handled, own); err != nil {
+				f.Close()
+				return nil, err
 			}
 		}
 	}
@@ -122,29 +136,25 @@ func restrict(r *Rules) error {
 			binary.NativeEndian.PutUint64(rule[0:], netConnectTCP)
 			binary.NativeEndian.PutUint64(rule[8:], uint64(port))
 			if _, _, errno := syscall.Syscall6(sysAddRule, fd, ruleNetPort, uintptr(unsafe.Pointer(&rule[0])), 0, 0, 0); errno != 0 {
-				return fmt.Errorf("landlock rule for TCP port %d: %w", port, errno)
+				f.Close()
+				return nil, fmt.Errorf("landlock rule for TCP port %d: %w", port, errno)
 			}
 		}
 	}
-	if _, _, errno := syscall.RawSyscall6(syscall.SYS_PRCTL, prSetNoNewPrivs, 1, 0, 0, 0, 0); errno != 0 {
-		return fmt.Errorf("prctl(PR_SET_NO_NEW_PRIVS): %w", errno)
-	}
-	if err := filterSockets(); err != nil {
-		return err
-	}
-	if _, _, errno := syscall.RawSyscall(sysRestrictSelf, fd, 0, 0); errno != 0 {
-		return fmt.Errorf("landlock_restrict_self: %w", errno)
-	}
-	return nil
+	return f, nil
 }
 
-// addPath grants rights beneath path; a path that does not exist is skipped, and a file gets
-// only the rights that apply to files.
-func addPath(rulesetFD int, path string, rights uint64) error {
+// addPath grants rights beneath path; a path that does not exist is skipped, and so is one
+// that opens as own (ownProcDir) or beneath it, or through a descriptor link (openPath); a
+// file gets only the rights that apply to files.
+func addPath(rulesetFD int, path string, rights uint64, own string) error {
 	if path == "" {
 		return nil
 	}
-	fd, err := syscall.Open(path, unix.O_PATH|syscall.O_CLOEXEC, 0)
+	fd, err := openPath(path)
+	if errors.Is(err, errDescriptorLink) {
+		return nil
+	}
 	if errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EACCES) {
 		return nil
 	}
@@ -152,6 +162,12 @@ func addPath(rulesetFD int, path string, rights uint64) error {
 		return fmt.Errorf("landlock rule for %s: %w", path, err)
 	}
 	defer syscall.Close(fd)
+	if own != "" {
+		at, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
+		if err != nil || at == own || strings.HasPrefix(at, own+"/") {
+			return nil // this process's own files, or where it leads is unknown
+		}
+	}
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
 		return fmt.Errorf("landlock rule for %s: %w", path, err)
@@ -169,4 +185,69 @@ func addPath(rulesetFD int, path string, rights uint64) error {
 		return fmt.Errorf("landlock rule for %s: %w", path, errno)
 	}
 	return nil
+}
+
+// SelfRights are the rights a launcher grants beneath its own /proc/self, in the rule set it
+// inherits, before binding it: what a process reads of itself, which the process that builds
+// the rules cannot name.
+const SelfRights = rightsRead
+
+// errDescriptorLink is openPath's error for a path through one of /proc's descriptor links.
+var errDescriptorLink = errors.New("leads through a descriptor link of /proc")
+
+// openPath opens path as O_PATH without following /proc's descriptor links (/proc/<pid>/fd/N,
+// exe, cwd, root: /dev/fd/N, /dev/stdin), which in this process lead to what this process has
+// open (errDescriptorLink). Where openat2 is refused, it opens path as open does.
+func openPath(path string) (int, error) {
+	how := unix.OpenHow{Flags: unix.O_PATH | unix.O_CLOEXEC, Resolve: unix.RESOLVE_NO_MAGICLINKS}
+	fd, err := unix.Openat2(unix.AT_FDCWD, path, &how)
+	switch {
+	case errors.Is(err, syscall.ELOOP):
+		// A descriptor link, or too many links: only the first opens without the flag.
+		fd, err := syscall.Open(path, unix.O_PATH|syscall.O_CLOEXEC, 0)
+		if err != nil {
+			return -1, err
+		}
+		syscall.Close(fd)
+		return -1, errDescriptorLink
+	case errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.EPERM):
+		return syscall.Open(path, unix.O_PATH|syscall.O_CLOEXEC, 0)
+	}
+	return fd, err
+}
+
+// ownProcDir is this process's folder in /proc, where /proc/self leads ("" without /proc).
+func ownProcDir() string {
+	pid, err := os.Readlink("/proc/self")
+	if err != nil {
+		return ""
+	}
+	return "/proc/" + pid
+}
+
+// ownProc reports whether path is /proc/self or /proc/thread-self or beneath them.
+func ownProc(path string) bool {
+	for _, p := range []string{"/proc/self", "/proc/thread-self"} {
+		if path == p || strings.HasPrefix(path, p+"/") {
+			return true
+		}
+	}
+	return false
+}
+
+// addSelf grants SelfRights beneath this process's /proc/self in rule set rulesetFD; without
+// /proc, nothing.
+func addSelf(rulesetFD int) syscall.Errno {
+	path := [...]byte{'/', 'p', 'r', 'o', 'c', '/', 's', 'e', 'l', 'f', 0}
+	dirfd := atFDCWD
+	fd, _, errno := syscall.RawSyscall6(syscall.SYS_OPENAT, uintptr(dirfd), uintptr(unsafe.Pointer(&path[0])), unix.O_PATH|syscall.O_CLOEXEC, 0, 0, 0)
+	if errno != 0 {
+		return 0
+	}
+	var rule [12]byte // allowed_access, parent_fd: packed
+	binary.NativeEndian.PutUint64(rule[0:], SelfRights)
+	binary.NativeEndian.PutUint32(rule[8:], uint32(int32(fd)))
+	_, _, errno = syscall.RawSyscall6(sysAddRule, uintptr(rulesetFD), rulePathBeneath, uintptr(unsafe.Pointer(&rule[0])), 0, 0, 0)
+	syscall.RawSyscall(syscall.SYS_CLOSE, fd, 0, 0)
+	return errno
 }

@@ -1,73 +1,79 @@
 package launch
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 )
 
-// EntryArg is os.Args[1] of a process started to apply a launch; os.Args[2] is the server's
-// program and os.Args[3:] its argv. Env is the environment variable that carries the launch.
+// A launcher's argv: its program, Marker, the number of the inherited descriptor of the
+// Landlock rule set (NoRules: none, nothing to apply), the server's program and the server's
+// argv. MarkerPrefix starts every format's marker, so that a launcher of another build
+// refuses a launch instead of misreading it.
 const (
-	EntryArg = "__agentpool-sandbox"
-	Env      = "AGENTPOOL_SANDBOX_POLICY"
+	Marker       = MarkerPrefix + "-2"
+	NoRules      = "-"
+	MarkerPrefix = "__agentpool-sandbox"
 )
 
-// version is Rules' format; a launch of another version is refused, so that a launcher left
-// from another build of agentpool says so instead of applying rules it reads differently.
-const version = 1
-
-// Rules is what the entry point applies: paths are absolute, and one that does not exist is
+// Rules is what a rule set grants: paths are absolute, and one that does not exist is
 // skipped.
 type Rules struct {
-	// V is the format's version, set by Encode.
-	V int `json:"v"`
 	// ABI is the Landlock ABI to apply the rules at; below 1 nothing is applied.
-	ABI int `json:"abi"`
+	ABI int
 	// Read, Write and Exec list what the server may read; read and write; read and execute.
-	Read  []string `json:"read,omitempty"`
-	Write []string `json:"write,omitempty"`
-	Exec  []string `json:"exec,omitempty"`
+	Read, Write, Exec []string
 	// Connect confines TCP connections to Ports (ABI 4 on); binding is never allowed.
-	Connect bool     `json:"connect,omitempty"`
-	Ports   []uint16 `json:"ports,omitempty"`
+	Connect bool
+	Ports   []uint16
 }
 
-// Encode returns r as Env's value.
-func Encode(r Rules) (string, error) {
-	r.V = version
-	b, err := json.Marshal(r)
-	return string(b), err
-}
-
-// decode reads Env's value.
-func decode(s string) (*Rules, error) {
-	var r Rules
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return nil, fmt.Errorf("bad launch: %v", err)
-	}
-	if r.V != version {
-		return nil, fmt.Errorf("launch of format %d, this launcher reads %d: agentpool and agentpool-sandbox come from different builds", r.V, version)
-	}
-	return &r, nil
+// Args returns the launcher's arguments after its program's name: Marker, fd (a descriptor
+// number as the launcher inherits it, or NoRules), path and argv.
+func Args(fd, path string, argv []string) []string {
+	return append([]string{Marker, fd, path}, argv...)
 }
 
 // Main applies the launch and executes the server when this process was started to (os.Args
-// [1] is EntryArg, with a program after it, and Env is set), and never returns then: a failure
-// exits with status 126 after one line on stderr, which the server's stderr shows. Otherwise
-// it returns at once.
+// [1] starts with the marker), and never returns then: a failure exits with status 126 after
+// one line on stderr, which the server's stderr shows ("agentpool sandbox: landlock_restrict_self
+// failed: errno 9"), and so does a launch of another format. Otherwise it returns at once.
 func Main() {
-	if len(os.Args) < 4 || os.Args[1] != EntryArg {
+	if len(os.Args) < 2 || !strings.HasPrefix(os.Args[1], MarkerPrefix) {
 		return
 	}
-	payload, ok := os.LookupEnv(Env)
-	if !ok {
-		return
-	}
-	run(payload, os.Args[2], os.Args[3:])
+	run(os.Args[1:])
 }
 
-func fail(err error) {
-	fmt.Fprintf(os.Stderr, "agentpool sandbox: %v\n", err)
+// check reads a launch, args after the program's name: the rule set's descriptor (-1:
+// none), the server's program and its argv, or the line that refuses it.
+func check(args []string) (fd int, path string, argv []string, refusal string) {
+	if args[0] != Marker {
+		return 0, "", nil, "launched as " + args[0] + ", this launcher reads " + Marker + ": agentpool and agentpool-sandbox come from different builds"
+	}
+	if len(args) < 3 {
+		return 0, "", nil, "bad launch: no server to execute"
+	}
+	fd = -1
+	if args[1] != NoRules {
+		// Decimal digits only, at most 9 of them, as the assembly entry reads them.
+		s := args[1]
+		if s == "" || len(s) > 9 {
+			return 0, "", nil, "bad rule set descriptor " + s
+		}
+		fd = 0
+		for _, c := range []byte(s) {
+			if c < '0' || c > '9' {
+				return 0, "", nil, "bad rule set descriptor " + s
+			}
+			fd = fd*10 + int(c-'0')
+		}
+	}
+	return fd, args[2], args[3:], ""
+}
+
+// fail ends the process as a refused launch does: one line on stderr, status 126.
+func fail(line string) {
+	fmt.Fprintf(os.Stderr, "agentpool sandbox: %s\n", line)
 	os.Exit(126)
 }

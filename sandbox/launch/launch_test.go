@@ -27,21 +27,29 @@ func TestLauncherImportsLittle(t *testing.T) {
 	}
 }
 
-// A launch survives its encoding, and one of another format is refused naming both formats.
-func TestEncodeDecode(t *testing.T) {
-	in := Rules{ABI: 7, Read: []string{"/a b", "/ü\n"}, Write: []string{"/t"}, Exec: []string{"/x"}, Connect: true, Ports: []uint16{443}}
-	s, err := Encode(in)
-	if err != nil {
-		t.Fatal(err)
+// A launch is read as the assembly entry reads it: the marker of this format only, a
+// descriptor of decimal digits (or NoRules), then the server; anything else is refused in one
+// line naming what was wrong.
+func TestCheck(t *testing.T) {
+	fd, path, argv, refusal := check([]string{Marker, "3", "/bin/x", "x", "-a"})
+	if fd != 3 || path != "/bin/x" || len(argv) != 2 || argv[1] != "-a" || refusal != "" {
+		t.Errorf("check = %d, %q, %q, %q", fd, path, argv, refusal)
 	}
-	r, err := decode(s)
-	if err != nil {
-		t.Fatal(err)
+	if fd, _, _, refusal := check([]string{Marker, NoRules, "/bin/x"}); fd != -1 || refusal != "" {
+		t.Errorf("with NoRules: %d, %q", fd, refusal)
 	}
-	if r.ABI != 7 || len(r.Read) != 2 || r.Read[1] != "/ü\n" || !r.Connect || r.Ports[0] != 443 || r.Exec[0] != "/x" || r.Write[0] != "/t" {
-		t.Errorf("decoded %+v from %s", r, s)
-	}
-	if _, err := decode(`{"v":99}`); err == nil || !strings.Contains(err.Error(), "different builds") {
-		t.Errorf("a launch of format 99: %v", err)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"__agentpool-sandbox", "/bin/x", "x"}, "launched as __agentpool-sandbox, this launcher reads " + Marker + ": agentpool and agentpool-sandbox come from different builds"},
+		{[]string{Marker, "3"}, "bad launch: no server to execute"},
+		{[]string{Marker, "+3", "/bin/x"}, "bad rule set descriptor +3"},
+		{[]string{Marker, "", "/bin/x"}, "bad rule set descriptor "},
+		{[]string{Marker, "1234567890", "/bin/x"}, "bad rule set descriptor 1234567890"},
+	} {
+		if _, _, _, refusal := check(c.args); refusal != c.want {
+			t.Errorf("check(%q) refuses %q, want %q", c.args, refusal, c.want)
+		}
 	}
 }

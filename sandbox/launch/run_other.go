@@ -2,10 +2,16 @@
 
 package launch
 
-import "errors"
+import (
+	"errors"
+	"os"
+)
 
 // run refuses: the rules are Linux's.
-func run(string, string, []string) { fail(errors.New("Linux only")) }
+func run([]string) { fail("Linux only") }
 
 // KernelABI is 0: no Landlock elsewhere than on Linux.
 func KernelABI() int { return 0 }
+
+// Ruleset fails: no Landlock elsewhere than on Linux.
+func Ruleset(Rules) (*os.File, error) { return nil, errors.New("Landlock is Linux's") }

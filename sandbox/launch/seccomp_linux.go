@@ -1,8 +1,6 @@
 package launch
 
 import (
-	"fmt"
-	"runtime"
 	"syscall"
 	"unsafe"
 )
@@ -39,34 +37,32 @@ const (
 	offArg2Low = 32 // seccomp_data.args[2], its low half
 )
 
-// auditArch is this architecture's AUDIT_ARCH_* value; 0 where the filter is not installed.
-var auditArch = map[string]uint32{"amd64": 0xc000003e, "arm64": 0xc00000b7}[runtime.GOARCH]
+// Filter is the seccomp program (struct sock_filter[]) that the entry point installs; a
+// launcher written otherwise installs this same program. It is static data, so that code that
+// runs before Go's runtime may read it. Where auditArch is 0 it is not installed.
+var Filter = [...]syscall.SockFilter{
+	/* 0 */ {Code: bpfLdWAbs, K: offArch},
+	/* 1 */ {Code: bpfJeqK, Jt: 0, Jf: 10, K: auditArch}, // another architecture's call: 12
+	/* 2 */ {Code: bpfLdWAbs, K: offNr},
+	/* 3 */ {Code: bpfJgeK, Jt: 8, Jf: 0, K: x32Bit}, // an x32 call: 12
+	/* 4 */ {Code: bpfJeqK, Jt: 7, Jf: 0, K: sysIoUringSetup}, // 12
+	/* 5 */ {Code: bpfJeqK, Jt: 0, Jf: 5, K: uint32(syscall.SYS_SOCKET)}, // else 11
+	/* 6 */ {Code: bpfLdWAbs, K: offArg0Low},
+	/* 7 */ {Code: bpfJeqK, Jt: 5, Jf: 0, K: afUnix}, // 13
+	/* 8 */ {Code: bpfLdWAbs, K: offArg2Low},
+	/* 9 */ {Code: bpfJeqK, Jt: 0, Jf: 1, K: ipprotoMPTCP},
+	/* 10 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.EPROTONOSUPPORT)},
+	/* 11 */ {Code: bpfRetK, K: seccompRetAllow},
+	/* 12 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.ENOSYS)},
+	/* 13 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.EACCES)},
+}
 
-// filterSockets installs the filter on the calling thread (no_new_privs must be set).
-func filterSockets() error {
+// filterSockets installs Filter on the calling thread (no_new_privs must be set).
+func filterSockets() syscall.Errno {
 	if auditArch == 0 {
-		return nil
+		return 0
 	}
-	prog := []syscall.SockFilter{
-		/* 0 */ {Code: bpfLdWAbs, K: offArch},
-		/* 1 */ {Code: bpfJeqK, Jt: 0, Jf: 10, K: auditArch}, // another architecture's call: 12
-		/* 2 */ {Code: bpfLdWAbs, K: offNr},
-		/* 3 */ {Code: bpfJgeK, Jt: 8, Jf: 0, K: x32Bit}, // an x32 call: 12
-		/* 4 */ {Code: bpfJeqK, Jt: 7, Jf: 0, K: sysIoUringSetup}, // 12
-		/* 5 */ {Code: bpfJeqK, Jt: 0, Jf: 5, K: uint32(syscall.SYS_SOCKET)}, // else 11
-		/* 6 */ {Code: bpfLdWAbs, K: offArg0Low},
-		/* 7 */ {Code: bpfJeqK, Jt: 5, Jf: 0, K: afUnix}, // 13
-		/* 8 */ {Code: bpfLdWAbs, K: offArg2Low},
-		/* 9 */ {Code: bpfJeqK, Jt: 0, Jf: 1, K: ipprotoMPTCP},
-		/* 10 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.EPROTONOSUPPORT)},
-		/* 11 */ {Code: bpfRetK, K: seccompRetAllow},
-		/* 12 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.ENOSYS)},
-		/* 13 */ {Code: bpfRetK, K: seccompRetErrno | uint32(syscall.EACCES)},
-	}
-	fprog := syscall.SockFprog{Len: uint16(len(prog)), Filter: &prog[0]}
-	if _, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSeccomp, seccompModeFilter, uintptr(unsafe.Pointer(&fprog))); errno != 0 {
-		return fmt.Errorf("seccomp filter: %w", errno)
-	}
-	runtime.KeepAlive(prog)
-	return nil
+	fprog := syscall.SockFprog{Len: uint16(len(Filter)), Filter: &Filter[0]}
+	_, _, errno := syscall.RawSyscall(syscall.SYS_PRCTL, prSetSeccomp, seccompModeFilter, uintptr(unsafe.Pointer(&fprog)))
+	return errno
 }
