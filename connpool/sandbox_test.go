@@ -28,8 +28,24 @@ func procStatus(t *testing.T, pid int, key string) string {
 	return ""
 }
 
+// rulesetsOpen returns the descriptors of this process that are Landlock rule sets.
+func rulesetsOpen(t *testing.T) []string {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fds []string
+	for _, e := range ents {
+		if l, err := os.Readlink("/proc/self/fd/" + e.Name()); err == nil && strings.Contains(l, "landlock") {
+			fds = append(fds, e.Name()+" → "+l)
+		}
+	}
+	return fds
+}
+
 // A server with a sandbox starts through the sandbox's entry point and is the same process
-// in its own group: it answers, its Conn says what was applied, and the guard and Close still
+// in its own group: it answers, its Conn says what was applied, agentpool keeps no copy of its rule set, and the guard and Close still
 // end its whole group (in a user namespace of its own too, for network: none).
 func TestSandboxedServer(t *testing.T) {
 	s := sandbox.Probe()
@@ -46,6 +62,9 @@ func TestSandboxedServer(t *testing.T) {
 			l := c.Sandbox()
 			if l == nil || l.ABI != s.LandlockABI || l.NetNS != (network == decl.NetworkNone) || l.Launcher != sandbox.ByLauncher {
 				t.Fatalf("Sandbox() = %+v, want ABI %d through the launcher", l, s.LandlockABI)
+			}
+			if fds := rulesetsOpen(t); fds != nil {
+				t.Errorf("this process still holds the server's rule set: %v", fds)
 			}
 			pid := c.PID()
 			if nnp, sc := procStatus(t, pid, "NoNewPrivs"), procStatus(t, pid, "Seccomp"); nnp != "1" || sc != "2" {
