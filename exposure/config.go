@@ -2,6 +2,7 @@ package exposure
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -61,6 +62,32 @@ type Config struct {
 	// its listing more bytes. Zero means DefaultAutoTools, DefaultAutoBytes.
 	AutoTools int `yaml:"auto_tools" json:"auto_tools"`
 	AutoBytes int `yaml:"auto_bytes" json:"auto_bytes"`
+}
+
+// configFields is Config without its methods, for decoding the mapping form.
+type configFields Config
+
+// UnmarshalYAML reads the mapping form or a mode alone (`tools: search`, the short form of
+// {mode: search}); a word that is no mode is refused (go-yaml's InterfaceUnmarshaler).
+func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
+	const want = "want all, search, auto or a mapping (mode, always_on, always_on_servers, max_active, auto_tools, auto_bytes)"
+	var word string
+	if unmarshal(&word) == nil {
+		if m := Mode(word); m != "" && m.Valid() {
+			*c = Config{Mode: m}
+			return nil
+		}
+		return fmt.Errorf("%s, got %q", want, word)
+	}
+	if unmarshal(new(map[string]any)) != nil {
+		return errors.New(want)
+	}
+	var f configFields
+	if err := unmarshal(&f); err != nil {
+		return err
+	}
+	*c = Config(f)
+	return nil
 }
 
 // Valid reports whether m is a mode a config may name ("" included: inherit).
