@@ -250,8 +250,14 @@ func (r Report) WriteText(w io.Writer) error {
 	if len(r.AlwaysOn) > 0 {
 		always = strings.Join(r.AlwaysOn, ", ")
 	}
-	_, err := fmt.Fprintf(w, "mode: %s\napplies: %s\nalways on: %s (patterns %s; servers %s)\nmax active: %d\n",
-		r.Mode, applies, always, strings.Join(r.AlwaysOnPatterns, ", "), strings.Join(r.AlwaysOnServers, ", "), r.MaxActive)
+	from := "patterns none"
+	if len(r.AlwaysOnPatterns) > 0 {
+		from = "patterns " + strings.Join(r.AlwaysOnPatterns, ", ")
+	}
+	if len(r.AlwaysOnServers) > 0 {
+		from += "; servers " + strings.Join(r.AlwaysOnServers, ", ")
+	}
+	_, err := fmt.Fprintf(w, "mode: %s\napplies: %s\nalways on: %s (%s)\nmax active: %d\n", r.Mode, applies, always, from, r.MaxActive)
 	if err == nil && len(r.Shadowed) > 0 {
 		_, err = fmt.Fprintf(w, "hidden in search mode: %s (named like its own tools: give their server a prefix)\n", strings.Join(r.Shadowed, ", "))
 	}
