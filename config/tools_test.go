@@ -83,3 +83,24 @@ func TestToolsKeyModeAlone(t *testing.T) {
 		t.Errorf("error = %v, want %q", err, want)
 	}
 }
+
+// A tools key without a value (`tools:`, `tools: ~`) is the zero exposure.Config, as the
+// schema allows: the mode is inherited. A word that is no mode, anchored and aliased, is
+// reported once, at the anchor.
+func TestToolsKeyNull(t *testing.T) {
+	for _, data := range []string{"server:\n  tools:\n", "server: {tools: ~}\n", "server: {tools: null}\nagents: {a: {tools: }}\n"} {
+		cfg, err := Parse("agentpool.yaml", []byte(data))
+		if err != nil {
+			t.Errorf("%q: %v", data, err)
+			continue
+		}
+		if got := cfg.Server.Tools; got.Mode != "" || got.AlwaysOn != nil || got.MaxActive != 0 {
+			t.Errorf("%q: server.tools = %+v, want the zero config", data, got)
+		}
+	}
+	_, err := Parse("agentpool.yaml", []byte("agents:\n  a:\n    tools: &t lazy\n  b:\n    tools: *t\n"))
+	want := `agentpool.yaml:3:15: agents.a.tools: want all, search, auto or a mapping (mode, always_on, always_on_servers, max_active, auto_tools, auto_bytes), got "lazy"`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want only %q", err, want)
+	}
+}

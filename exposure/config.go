@@ -68,9 +68,15 @@ type Config struct {
 type configFields Config
 
 // UnmarshalYAML reads the mapping form or a mode alone (`tools: search`, the short form of
-// {mode: search}); a word that is no mode is refused (go-yaml's InterfaceUnmarshaler).
+// {mode: search}); null (a key without a value) is the zero Config; a word that is no mode is
+// refused (go-yaml's InterfaceUnmarshaler).
 func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
 	const want = "want all, search, auto or a mapping (mode, always_on, always_on_servers, max_active, auto_tools, auto_bytes)"
+	var v any
+	if unmarshal(&v) == nil && v == nil {
+		*c = Config{}
+		return nil
+	}
 	var word string
 	if unmarshal(&word) == nil {
 		if m := Mode(word); m != "" && m.Valid() {
