@@ -67,6 +67,7 @@
 //	  max_connections: 1024     # HTTP connections held open; past it only /healthz and /readyz answer
 //	  stateless: false          # true: no sessions, any replica answers any request (no scope: session servers)
 //	  ready_when_degraded: false # true: /readyz is 200 while an eager server is degraded
+//	  tools: search             # exposure.Config: all | search | auto, or {mode, always_on, max_active, …}
 //	  auth:                     # ServerAuth: an OAuth protected resource (claude.ai, ChatGPT connectors)
 //	    issuer: https://idp.example         # discovery, JWKS (rotation followed)
 //	    resource: https://agentpool.example # the base URL clients use; tokens' audience is it + the path

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/exposure"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -79,6 +80,7 @@ var (
 	networkType = reflect.TypeFor[decl.Network]()
 	sandboxType = reflect.TypeFor[decl.Sandbox]()
 	permitType  = reflect.TypeFor[decl.Permission]()
+	toolsType   = reflect.TypeFor[exposure.Config]()
 )
 
 func (r *reflector) schema(t reflect.Type) *jsonschema.Schema {
@@ -100,6 +102,10 @@ func (r *reflector) schema(t reflect.Type) *jsonschema.Schema {
 	if t == permitType && r.defs["decl.Permission"] == nil { // a mapping, or ask, allow, deny
 		r.defs["decl.Permission"] = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
 			r.define(t), {Type: "string", Enum: []any{decl.PermissionAsk, decl.PermissionAllow, decl.PermissionDeny}}}}
+	}
+	if t == toolsType && r.defs["exposure.Config"] == nil { // a mapping, or the mode alone
+		r.defs["exposure.Config"] = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+			r.define(t), {Type: "string", Enum: []any{string(exposure.ModeAll), string(exposure.ModeSearch), string(exposure.ModeAuto)}}}}
 	}
 	switch t.Kind() {
 	case reflect.String:

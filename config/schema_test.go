@@ -90,7 +90,7 @@ func TestSchemaValidatesConfigs(t *testing.T) {
 		}
 	}
 	good := "mcp_servers:\n  a: {command: x, lazy: true, tools: [{name: t, input_schema: {type: object}}], prefix: \"\", retry: {calls: never}}\n" +
-		"  b: {type: sse, url: 'http://h/sse', scope: session, timeout: 1m30s}\nimport: [.mcp.json]\nskills: {debounce: 500ms}\n"
+		"  b: {type: sse, url: 'http://h/sse', scope: session, timeout: 1m30s}\nimport: [.mcp.json]\nskills: {debounce: 500ms}\nserver: {tools: search}\n"
 	if err := rs.Validate(asJSON(t, good)); err != nil {
 		t.Errorf("refused %q: %v", good, err)
 	}
@@ -106,6 +106,7 @@ func TestSchemaValidatesConfigs(t *testing.T) {
 		"import: mcp.json\n",
 		"agents: {r: {allow_tools: x}}\n",
 		"server: {max_body: 1.5}\n",
+		"server: {tools: lazy}\n",
 	} {
 		if err := rs.Validate(asJSON(t, bad)); err == nil {
 			t.Errorf("the schema accepts %q", bad)

@@ -64,3 +64,43 @@ agents:
 		}
 	}
 }
+
+// A tools key may be the mode alone (`tools: search`), the short form of {mode: search}; a
+// word that is no mode is reported at its line.
+func TestToolsKeyModeAlone(t *testing.T) {
+	cfg, err := Parse("agentpool.yaml", []byte("server: {tools: search}\nagents:\n  coder:\n    tools: auto\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.Server.Tools; got.Mode != exposure.ModeSearch || got.AlwaysOn != nil || got.MaxActive != 0 {
+		t.Errorf("server.tools = %+v, want {mode: search}", got)
+	}
+	if got := cfg.Agents["coder"].Tools.Under(cfg.Server.Tools); got.Mode != exposure.ModeAuto {
+		t.Errorf("agents.coder.tools = %+v, want mode auto", got)
+	}
+	_, err = Parse("agentpool.yaml", []byte("server:\n  tools: lazy\n"))
+	if want := `agentpool.yaml:2:10: server.tools: want all, search, auto or a mapping (mode, always_on, always_on_servers, max_active, auto_tools, auto_bytes), got "lazy"`; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("error = %v, want %q", err, want)
+	}
+}
+
+// A tools key without a value (`tools:`, `tools: ~`) is the zero exposure.Config, as the
+// schema allows: the mode is inherited. A word that is no mode, anchored and aliased, is
+// reported once, at the anchor.
+func TestToolsKeyNull(t *testing.T) {
+	for _, data := range []string{"server:\n  tools:\n", "server: {tools: ~}\n", "server: {tools: null}\nagents: {a: {tools: }}\n"} {
+		cfg, err := Parse("agentpool.yaml", []byte(data))
+		if err != nil {
+			t.Errorf("%q: %v", data, err)
+			continue
+		}
+		if got := cfg.Server.Tools; got.Mode != "" || got.AlwaysOn != nil || got.MaxActive != 0 {
+			t.Errorf("%q: server.tools = %+v, want the zero config", data, got)
+		}
+	}
+	_, err := Parse("agentpool.yaml", []byte("agents:\n  a:\n    tools: &t lazy\n  b:\n    tools: *t\n"))
+	want := `agentpool.yaml:3:15: agents.a.tools: want all, search, auto or a mapping (mode, always_on, always_on_servers, max_active, auto_tools, auto_bytes), got "lazy"`
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want only %q", err, want)
+	}
+}

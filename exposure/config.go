@@ -2,6 +2,7 @@ package exposure
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"path"
@@ -61,6 +62,38 @@ type Config struct {
 	// its listing more bytes. Zero means DefaultAutoTools, DefaultAutoBytes.
 	AutoTools int `yaml:"auto_tools" json:"auto_tools"`
 	AutoBytes int `yaml:"auto_bytes" json:"auto_bytes"`
+}
+
+// configFields is Config without its methods, for decoding the mapping form.
+type configFields Config
+
+// UnmarshalYAML reads the mapping form or a mode alone (`tools: search`, the short form of
+// {mode: search}); null (a key without a value) is the zero Config; a word that is no mode is
+// refused (go-yaml's InterfaceUnmarshaler).
+func (c *Config) UnmarshalYAML(unmarshal func(any) error) error {
+	const want = "want all, search, auto or a mapping (mode, always_on, always_on_servers, max_active, auto_tools, auto_bytes)"
+	var v any
+	if unmarshal(&v) == nil && v == nil {
+		*c = Config{}
+		return nil
+	}
+	var word string
+	if unmarshal(&word) == nil {
+		if m := Mode(word); m != "" && m.Valid() {
+			*c = Config{Mode: m}
+			return nil
+		}
+		return fmt.Errorf("%s, got %q", want, word)
+	}
+	if unmarshal(new(map[string]any)) != nil {
+		return errors.New(want)
+	}
+	var f configFields
+	if err := unmarshal(&f); err != nil {
+		return err
+	}
+	*c = Config(f)
+	return nil
 }
 
 // Valid reports whether m is a mode a config may name ("" included: inherit).
@@ -223,8 +256,14 @@ func (r Report) WriteText(w io.Writer) error {
 	if len(r.AlwaysOn) > 0 {
 		always = strings.Join(r.AlwaysOn, ", ")
 	}
-	_, err := fmt.Fprintf(w, "mode: %s\napplies: %s\nalways on: %s (patterns %s; servers %s)\nmax active: %d\n",
-		r.Mode, applies, always, strings.Join(r.AlwaysOnPatterns, ", "), strings.Join(r.AlwaysOnServers, ", "), r.MaxActive)
+	from := "patterns none"
+	if len(r.AlwaysOnPatterns) > 0 {
+		from = "patterns " + strings.Join(r.AlwaysOnPatterns, ", ")
+	}
+	if len(r.AlwaysOnServers) > 0 {
+		from += "; servers " + strings.Join(r.AlwaysOnServers, ", ")
+	}
+	_, err := fmt.Fprintf(w, "mode: %s\napplies: %s\nalways on: %s (%s)\nmax active: %d\n", r.Mode, applies, always, from, r.MaxActive)
 	if err == nil && len(r.Shadowed) > 0 {
 		_, err = fmt.Fprintf(w, "hidden in search mode: %s (named like its own tools: give their server a prefix)\n", strings.Join(r.Shadowed, ", "))
 	}

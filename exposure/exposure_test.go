@@ -167,3 +167,22 @@ func TestCatalogSharesIndexes(t *testing.T) {
 		t.Errorf("a removed tool was found: %+v", f.Tools)
 	}
 }
+
+// The report's text names only what is set: no empty list of always-on servers, and the
+// patterns "none" when the config lists none.
+func TestReportTextNamesWhatIsSet(t *testing.T) {
+	v := compile(t, weather)
+	for _, c := range []struct {
+		cfg  exposure.Config
+		want string
+	}{
+		{exposure.Config{Mode: exposure.ModeSearch}, "mode: search\napplies: search\nalways on: none (patterns load_skill)\nmax active: 32\n"},
+		{exposure.Config{Mode: exposure.ModeSearch, AlwaysOn: []string{}, AlwaysOnServers: []string{"weather"}},
+			"mode: search\napplies: search\nalways on: weather__alerts, weather__forecast, weather__radar (patterns none; servers weather)\nmax active: 32\n"},
+	} {
+		var b strings.Builder
+		if err := exposure.NewReport(c.cfg, v).WriteText(&b); err != nil || b.String() != c.want {
+			t.Errorf("%+v: text %q (%v), want %q", c.cfg, b.String(), err, c.want)
+		}
+	}
+}

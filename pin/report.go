@@ -134,15 +134,23 @@ func (s *Store) RunHere(here Here, verb string, args []string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("approved %d definitions of %s\n", n, args[0]), nil
+		return fmt.Sprintf("approved %s of %s\n", counted(n, "definition"), args[0]), nil
 	case verb == "reset" && len(args) == 1:
 		n, err := s.Reset(args[0])
 		if err != nil {
 			return "", err
 		}
-		return fmt.Sprintf("removed %d pin files of %s\n", n, args[0]), nil
+		return fmt.Sprintf("removed %s of %s\n", counted(n, "pin file"), args[0]), nil
 	}
 	return "", fmt.Errorf("pin: unknown command %q with %d arguments", verb, len(args))
+}
+
+// counted says n things: "1 definition", "2 definitions".
+func counted(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
 }
 
 // Line says d in one line for a terminal: what drifted and the command that shows the diff,

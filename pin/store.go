@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -335,7 +336,7 @@ func (s *Store) approve(server string, keys, names []string, now time.Time) (int
 			}
 		}
 		if missing := notDrifted(entries, names); len(missing) > 0 {
-			return fmt.Errorf("pin: server %q has nothing pending named %q", server, missing)
+			return fmt.Errorf("pin: server %q has nothing pending named %s", server, quotedOr(missing))
 		}
 		for _, e := range entries {
 			n := e.Record.approve(names, now)
@@ -354,6 +355,18 @@ func (s *Store) approve(server string, keys, names []string, now time.Time) (int
 		return nil
 	})
 	return total, err
+}
+
+// quotedOr says names, each quoted: `"a"`, `"a" or "b"`, `"a", "b" or "c"`.
+func quotedOr(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = strconv.Quote(n)
+	}
+	if len(q) < 2 {
+		return strings.Join(q, "")
+	}
+	return strings.Join(q[:len(q)-1], ", ") + " or " + q[len(q)-1]
 }
 
 // notDrifted returns the names that name nothing pending or removed in entries' records.

@@ -130,6 +130,8 @@ func TestServeCatalogueBudget(t *testing.T) {
 	if len(cut) == 0 || !strings.Contains(budgeted, "\n"+strconv.Itoa(len(cut))+" more skills are not listed here: ") {
 		t.Fatalf("cut %v; instructions end:\n%s", cut, budgeted[max(0, len(budgeted)-400):])
 	}
+	all := strings.Count(full, "<name>")
+	t.Logf("with the default budget: %d of %d skills listed, %d cut", all-len(cut), all, len(cut))
 	ctx := context.Background()
 	for _, name := range cut {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "load_skill", Arguments: map[string]any{"name": name}})

@@ -79,7 +79,7 @@ func TestServePinsBlockPrompts(t *testing.T) {
 			t.Errorf("pins list lacks %q:\n%s", want, list)
 		}
 	}
-	if out := r.run(t, "--config", r.config, "pins", "approve", "mail", "draft"); !strings.Contains(out, "approved 1 definitions of mail") {
+	if out := r.run(t, "--config", r.config, "pins", "approve", "mail", "draft"); !strings.Contains(out, "approved 1 definition of mail") {
 		t.Errorf("pins approve: %s", out)
 	}
 	testwait.For(t, "the approved prompt listed", func() bool { return slices.Contains(c.prompts(t), "mail:draft") })

@@ -191,7 +191,7 @@ func TestServePinsApprove(t *testing.T) {
 		t.Errorf("compile (exit %d) does not say the new tool is kept out:\n%s", compile.ProcessState.ExitCode(), out)
 	}
 	before := c.changed.Load()
-	if out := r.run(t, "--config", r.config, "pins", "approve", "mail", "send"); !strings.Contains(out, "approved 1 definitions of mail") {
+	if out := r.run(t, "--config", r.config, "pins", "approve", "mail", "send"); !strings.Contains(out, "approved 1 definition of mail") {
 		t.Errorf("pins approve: %s", out)
 	}
 	testwait.For(t, "tools/list_changed after the approval", func() bool { return c.changed.Load() > before })

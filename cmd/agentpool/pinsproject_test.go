@@ -48,7 +48,7 @@ func TestPinsApproveReachesThisProjectOnly(t *testing.T) {
 	}
 	a := filepath.Join(home, "a")
 	out, stderr, code := runIn(t, a, env, "pins", "approve", "mail", "send")
-	if code != 0 || !strings.Contains(out, "approved 1 definitions of mail") {
+	if code != 0 || !strings.Contains(out, "approved 1 definition of mail") {
 		t.Fatalf("pins approve in a: exit %d\n%s%s", code, out, stderr)
 	}
 	for name, want := range map[string]int{"a": 0, "b": 1} {
