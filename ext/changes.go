@@ -129,6 +129,9 @@ func (sub *subscriber) push(c Capability, name string, ev ChangeEvent) {
 			return
 		}
 	}
+	if sub.pending == nil {
+		sub.pending = make(map[pendKey]string) // made on need: most subscribers idle
+	}
 	sub.pending[k] = name
 	sub.queue = append(sub.queue, k)
 	sub.mu.Unlock()
@@ -202,11 +205,10 @@ func (r *Registry) Changes(ctx context.Context, scope Scope) <-chan ChangeEvent 
 		ctx = context.Background()
 	}
 	sub := &subscriber{
-		scope:   scope,
-		out:     make(chan ChangeEvent),
-		wake:    make(chan struct{}, 1),
-		done:    make(chan struct{}),
-		pending: make(map[pendKey]string),
+		scope: scope,
+		out:   make(chan ChangeEvent),
+		wake:  make(chan struct{}, 1),
+		done:  make(chan struct{}),
 	}
 	if scope.PoolID != "" && scope.PoolID != r.poolID {
 		close(sub.out)

@@ -11,7 +11,7 @@ type Watch struct{ sub *subscriber }
 // The watch ends at Stop, when CloseScope ends its scope, and at Close, as a Changes stream
 // does; a scope naming another pool, or a call after Close, gets a watch ended already.
 func (r *Registry) Watch(scope Scope, notify func()) *Watch {
-	sub := &subscriber{scope: scope, done: make(chan struct{}), pending: make(map[pendKey]string), notify: notify}
+	sub := &subscriber{scope: scope, done: make(chan struct{}), notify: notify}
 	w := &Watch{sub: sub}
 	if scope.PoolID != "" && scope.PoolID != r.poolID {
 		sub.stop()

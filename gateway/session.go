@@ -147,17 +147,8 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 		return nil, fmt.Errorf("gateway: open session %s: %w", id, err)
 	}
 	err = s.fill(ctx, mcp.ServerOptions{
-		GetSessionID: func() string { return id },
-		// Declared whatever the first view holds: a prompt or resource may appear later,
-		// and a client only listens for list_changed of what was declared.
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
-			Logging:   &mcp.LoggingCapabilities{},
-			// SEP-2640: skills/list and skills/get (skills.go); no resources/directory/read.
-			Extensions: map[string]any{SkillsExtension: map[string]any{}},
-		},
+		GetSessionID:            func() string { return id },
+		Capabilities:            sessionCapabilities,
 		RootsListChangedHandler: s.rootsChanged,
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
@@ -170,6 +161,18 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	}
 	g.log.Debug("session opened", "session", id, "scope", scope.String(), "user", s.user)
 	return s, nil
+}
+
+// sessionCapabilities are what every session's server declares, whatever its first view holds:
+// a prompt or resource may appear later, and a client only listens for list_changed of what was
+// declared. One value for all: the go-sdk copies it before adding to it.
+var sessionCapabilities = &mcp.ServerCapabilities{
+	Tools:     &mcp.ToolCapabilities{ListChanged: true},
+	Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+	Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+	Logging:   &mcp.LoggingCapabilities{},
+	// SEP-2640: skills/list and skills/get (skills.go); no resources/directory/read.
+	Extensions: map[string]any{SkillsExtension: map[string]any{}},
 }
 
 // fill gives s its server, holding the scope's view, and keeps it current (update) until
