@@ -39,7 +39,7 @@ type session struct {
 	// while there are changes to apply; retry asks it again while the view has Problems.
 	watch   *ext.Watch
 	updates *rerun.Runner
-	retry   *time.Timer
+	retry   *time.Timer // nil until the view has Problems; touched by fill, update, stopWatch
 	cancel  context.CancelFunc // ends update's context (nil: never filled)
 	ended   chan struct{}      // closed when end has finished
 
@@ -185,8 +185,6 @@ func (s *session) fill(ctx context.Context, opts mcp.ServerOptions, receiving ..
 	s.cancel = cancel
 	wctx = ext.WithClient(wctx, s.sessionCaller())
 	s.updates = rerun.New(func() { s.update(wctx) }) // started once the server holds v
-	s.retry = time.AfterFunc(g.opts.RetryProblems, s.updates.Kick)
-	s.retry.Stop()
 	s.watch = g.reg.Watch(s.scope, s.updates.Kick)
 	v, err := g.cache.Get(ctx, s.scope)
 	if err != nil {
@@ -225,7 +223,9 @@ func (s *session) stopWatch() {
 	s.cancel()
 	s.watch.Stop()
 	s.updates.Close()
-	s.retry.Stop()
+	if s.retry != nil {
+		s.retry.Stop()
+	}
 }
 
 // maxProtocolVersion is the newest MCP version the gateway agrees to: the last in which a
@@ -391,10 +391,16 @@ func (s *session) update(ctx context.Context) {
 	s.armRetry()
 }
 
-// armRetry sets the retry timer off, or on while the view has Problems.
+// armRetry sets the retry timer off, or on while the view has Problems (made on first need).
 func (s *session) armRetry() {
-	s.retry.Stop()
-	if len(s.view.Load().Problems) > 0 {
+	switch {
+	case len(s.view.Load().Problems) == 0:
+		if s.retry != nil {
+			s.retry.Stop()
+		}
+	case s.retry == nil:
+		s.retry = time.AfterFunc(s.g.opts.RetryProblems, s.updates.Kick)
+	default:
 		s.retry.Reset(s.g.opts.RetryProblems)
 	}
 }
