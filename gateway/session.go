@@ -8,10 +8,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unique"
 
 	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/gateway/internal/mcpconv"
 	"github.com/agentpool/agentpool/gateway/internal/rerun"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -39,7 +39,7 @@ type session struct {
 	// while there are changes to apply; retry asks it again while the view has Problems.
 	watch   *ext.Watch
 	updates *rerun.Runner
-	retry   *time.Timer // nil until the view has Problems; touched by fill, update, stopWatch
+	retry   *time.Timer        // nil until the view has Problems; touched by fill, update, stopWatch
 	cancel  context.CancelFunc // ends update's context (nil: never filled)
 	ended   chan struct{}      // closed when end has finished
 
@@ -56,7 +56,7 @@ type session struct {
 
 	applyMu sync.Mutex // one apply at a time; guards the sets below
 	held    struct {
-		tools, prompts, resources, templates map[string]unique.Handle[string] // key → fingerprint
+		tools, prompts, resources, templates *mcpconv.Set // key → fingerprint, shared (reconcile)
 	}
 
 	out      outbox            // forwarded notifications, in order
