@@ -34,8 +34,9 @@ var allowedImports = map[string][]string{
 	// agent/acp: `acp` serves it to editors.
 	// bearer: `serve` verifies OAuth bearer tokens with it and hands gateway its Verify.
 	// internal/connlimit: serve's listener cap. status: serve's status page. sandbox: the
-	// entry point sandboxed servers start through (sandbox.Main).
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status", "sandbox", "internal/termtext"},
+	// entry point sandboxed servers start through (sandbox.Main). internal/gctune: serve's
+	// garbage collector headroom.
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status", "sandbox", "internal/termtext", "internal/gctune"},
 
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
@@ -48,7 +49,7 @@ var allowedImports = map[string][]string{
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin", "manifest", "agent"},
 
 	// Consumers of views: never host, config or a capability package.
-	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe", "exposure"},
+	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe", "gateway/internal/rerun", "exposure"},
 	// exposure: tool exposure modes (all, search, auto) over a view, with the shared search
 	// index; the gateway, agents and config (for its keys) use it.
 	"exposure": {"view", "ext", "toolsearch"},
@@ -59,6 +60,8 @@ var allowedImports = map[string][]string{
 
 	// gateway/internal/stdioframe: the stdio stream below the go-sdk.
 	"gateway/internal/stdioframe": {"internal/wire"},
+	// gateway/internal/rerun: a function run on a goroutine only while asked to.
+	"gateway/internal/rerun": {},
 
 	// Adapters from agent to LLM SDKs: each imports its SDK, agent, view and ext, so that agent
 	// itself never pulls in an SDK (TestAgentImportsNoSDK).
@@ -166,6 +169,8 @@ var allowedImports = map[string][]string{
 	"agent/internal/adaptertest": {"agent", "ext", "mcpcap"},
 	// Text from outside made safe to print on a terminal (standard library only).
 	"internal/termtext": nil,
+	// internal/gctune: the garbage collector's headroom of a long-running server.
+	"internal/gctune": nil,
 	// What the model adapters share about the endpoint they call (standard library only).
 	"agent/internal/endpoint": nil,
 

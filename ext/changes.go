@@ -17,13 +17,18 @@ type pendKey struct {
 	uri  string
 }
 
-// subscriber is one Changes stream. Its goroutine owns out; producers only touch pending.
+// subscriber is one Changes stream or Watch. A stream's goroutine owns out; producers only
+// touch pending.
 type subscriber struct {
 	scope Scope
 	out   chan ChangeEvent
 	wake  chan struct{} // capacity 1: "pending is not empty"
 	done  chan struct{} // closed to end the stream
 	once  sync.Once
+	// notify, for a Watch, is told of each event instead of wake; its subscriber has no
+	// goroutine, so stop removes it from owner.
+	notify func()
+	owner  *subscribers
 
 	mu      sync.Mutex
 	pending map[pendKey]string // → capability name for the event
@@ -97,7 +102,14 @@ func (s *subscribers) closeAll() {
 	s.wg.Wait()
 }
 
-func (sub *subscriber) stop() { sub.once.Do(func() { close(sub.done) }) }
+func (sub *subscriber) stop() {
+	sub.once.Do(func() {
+		close(sub.done)
+		if sub.owner != nil {
+			sub.owner.remove(sub)
+		}
+	})
+}
 
 // push records ev without ever blocking.
 func (sub *subscriber) push(c Capability, name string, ev ChangeEvent) {
@@ -117,9 +129,16 @@ func (sub *subscriber) push(c Capability, name string, ev ChangeEvent) {
 			return
 		}
 	}
+	if sub.pending == nil {
+		sub.pending = make(map[pendKey]string) // made on need: most subscribers idle
+	}
 	sub.pending[k] = name
 	sub.queue = append(sub.queue, k)
 	sub.mu.Unlock()
+	if sub.notify != nil {
+		sub.notify()
+		return
+	}
 	select {
 	case sub.wake <- struct{}{}:
 	default:
@@ -186,11 +205,10 @@ func (r *Registry) Changes(ctx context.Context, scope Scope) <-chan ChangeEvent 
 		ctx = context.Background()
 	}
 	sub := &subscriber{
-		scope:   scope,
-		out:     make(chan ChangeEvent),
-		wake:    make(chan struct{}, 1),
-		done:    make(chan struct{}),
-		pending: make(map[pendKey]string),
+		scope: scope,
+		out:   make(chan ChangeEvent),
+		wake:  make(chan struct{}, 1),
+		done:  make(chan struct{}),
 	}
 	if scope.PoolID != "" && scope.PoolID != r.poolID {
 		close(sub.out)

@@ -37,6 +37,8 @@
 //   - Changes(ctx, scope) merges the events of every capability visible at scope, including
 //     registrations; a slow subscriber never blocks a producer and never loses that something
 //     changed (events coalesce). The stream ends with ctx, Close, or CloseScope of its slot.
+//     Watch(scope, notify) is the same without a goroutine or channel: notify says an event is
+//     pending and Take hands the pending events over.
 //     Stamp(scope) tells a cache in one comparison whether a view is current.
 //   - CloseScope ends a session, agent or turn; Close ends everything (turn → agent → session →
 //     pool, then OnClose functions), each capability bounded by RegistryOptions.CloseTimeout

@@ -91,11 +91,16 @@ func (s *session) apply(v *view.View) {
 // the go-sdk refuses (it panics on an input schema that is not an object, an invalid URI or
 // template) is logged and left out; it is tried again only when it changes.
 //
-// The fingerprints are interned (unique.Make), and so are the items added (forms): sessions
-// that hold the same items share one copy of each wire form and of each item, so an idle
-// session costs a map of handles and its server's index, not its whole view.
-func reconcile[T any](s *session, kind string, held map[string]unique.Handle[string], want map[string]*T, forms *mcpconv.Shared[T], remove func(...string), add func(*T)) (map[string]unique.Handle[string], bool) {
-	next := make(map[string]unique.Handle[string], len(want))
+// The fingerprints are interned (unique.Make), and so are the items added (forms) and the
+// sets of fingerprints held (heldSets): sessions that hold the same items share one copy of
+// each wire form, of each item and of the set, so an idle session costs its server's index,
+// not its whole view.
+func reconcile[T any](s *session, kind string, was *mcpconv.Set, want map[string]*T, forms *mcpconv.Shared[T], remove func(...string), add func(*T)) (*mcpconv.Set, bool) {
+	var held mcpconv.Set
+	if was != nil {
+		held = *was
+	}
+	next := make(mcpconv.Set, len(want))
 	changed := false
 	var gone []string
 	for k := range held {
@@ -132,7 +137,7 @@ func reconcile[T any](s *session, kind string, held map[string]unique.Handle[str
 			remove(k) // a changed item that is now refused must not stay as it was
 		}
 	}
-	return next, changed
+	return heldSets.Share(next), changed
 }
 
 // The items sessions hold, shared (reconcile).
@@ -141,6 +146,7 @@ var (
 	promptForms   mcpconv.Shared[mcp.Prompt]
 	resourceForms mcpconv.Shared[mcp.Resource]
 	templateForms mcpconv.Shared[mcp.ResourceTemplate]
+	heldSets      mcpconv.Sets
 )
 
 // testHookChange, when set by a test, runs after each add or remove of an apply.

@@ -8,10 +8,11 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unique"
 
 	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/gateway/internal/mcpconv"
+	"github.com/agentpool/agentpool/gateway/internal/rerun"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,9 +35,13 @@ type session struct {
 	// with no client to ask, no request id naming one call.
 	stateless bool
 
-	cancel    context.CancelFunc // stops watch
-	watchDone chan struct{}      // closed when watch has returned (nil: never started)
-	ended     chan struct{}      // closed when end has finished
+	// The scope's changes (fill): watch tells updates, which runs update on a goroutine only
+	// while there are changes to apply; retry asks it again while the view has Problems.
+	watch   *ext.Watch
+	updates *rerun.Runner
+	retry   *time.Timer        // nil until the view has Problems; touched by fill, update, stopWatch
+	cancel  context.CancelFunc // ends update's context (nil: never filled)
+	ended   chan struct{}      // closed when end has finished
 
 	mu      sync.Mutex
 	state   state                     // moved only by to
@@ -51,7 +56,7 @@ type session struct {
 
 	applyMu sync.Mutex // one apply at a time; guards the sets below
 	held    struct {
-		tools, prompts, resources, templates map[string]unique.Handle[string] // key → fingerprint
+		tools, prompts, resources, templates *mcpconv.Set // key → fingerprint, shared (reconcile)
 	}
 
 	out      outbox            // forwarded notifications, in order
@@ -142,17 +147,8 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 		return nil, fmt.Errorf("gateway: open session %s: %w", id, err)
 	}
 	err = s.fill(ctx, mcp.ServerOptions{
-		GetSessionID: func() string { return id },
-		// Declared whatever the first view holds: a prompt or resource may appear later,
-		// and a client only listens for list_changed of what was declared.
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Prompts:   &mcp.PromptCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
-			Logging:   &mcp.LoggingCapabilities{},
-			// SEP-2640: skills/list and skills/get (skills.go); no resources/directory/read.
-			Extensions: map[string]any{SkillsExtension: map[string]any{}},
-		},
+		GetSessionID:            func() string { return id },
+		Capabilities:            sessionCapabilities,
 		RootsListChangedHandler: s.rootsChanged,
 		SubscribeHandler:        s.subscribe,
 		UnsubscribeHandler:      s.unsubscribe,
@@ -167,18 +163,32 @@ func (g *Gateway) open(ctx context.Context, id string) (_ *session, err error) {
 	return s, nil
 }
 
-// fill gives s its server, holding the scope's view, and keeps it current (watch) until
-// s.cancel. The change stream is subscribed before the first compile, so that no change
+// sessionCapabilities are what every session's server declares, whatever its first view holds:
+// a prompt or resource may appear later, and a client only listens for list_changed of what was
+// declared. One value for all: the go-sdk copies it before adding to it.
+var sessionCapabilities = &mcp.ServerCapabilities{
+	Tools:     &mcp.ToolCapabilities{ListChanged: true},
+	Prompts:   &mcp.PromptCapabilities{ListChanged: true},
+	Resources: &mcp.ResourceCapabilities{ListChanged: true, Subscribe: true},
+	Logging:   &mcp.LoggingCapabilities{},
+	// SEP-2640: skills/list and skills/get (skills.go); no resources/directory/read.
+	Extensions: map[string]any{SkillsExtension: map[string]any{}},
+}
+
+// fill gives s its server, holding the scope's view, and keeps it current (update) until
+// stopWatch. The changes are subscribed to before the first compile, so that no change
 // between the two is missed. opts gets the view's instructions, completion and the versions
 // supported; receiving runs after negotiate. On error nothing is left running.
 func (s *session) fill(ctx context.Context, opts mcp.ServerOptions, receiving ...mcp.Middleware) error {
 	g := s.g
 	wctx, cancel := context.WithCancel(context.Background())
 	s.cancel = cancel
-	events := g.reg.Changes(wctx, s.scope)
+	wctx = ext.WithClient(wctx, s.sessionCaller())
+	s.updates = rerun.New(func() { s.update(wctx) }) // started once the server holds v
+	s.watch = g.reg.Watch(s.scope, s.updates.Kick)
 	v, err := g.cache.Get(ctx, s.scope)
 	if err != nil {
-		cancel()
+		s.stopWatch()
 		return err
 	}
 	for _, p := range v.Problems {
@@ -193,16 +203,29 @@ func (s *session) fill(ctx context.Context, opts mcp.ServerOptions, receiving ..
 	s.server.AddReceivingMiddleware(append([]mcp.Middleware{encodableErrors, negotiate, s.blockedCalls}, receiving...)...)
 	s.server.AddSendingMiddleware(s.listChangedOnce)
 	if err := s.addSkillMethods(); err != nil {
-		cancel()
+		s.stopWatch()
 		return err
 	}
 	s.exp = exposure.NewSession(g.opts.Tools, g.catalog, s.stateless)
 	s.apply(v)
 	s.syncLogs(ctx)
-	s.watchDone = make(chan struct{})
-	g.wg.Add(1)
-	go s.watch(ext.WithClient(wctx, s.sessionCaller()), events)
+	s.armRetry()
+	s.updates.Start()
 	return nil
+}
+
+// stopWatch stops following the scope's changes and returns once an update in progress has
+// returned, so that none can put a view of a dead scope back in the cache.
+func (s *session) stopWatch() {
+	if s.cancel == nil {
+		return
+	}
+	s.cancel()
+	s.watch.Stop()
+	s.updates.Close()
+	if s.retry != nil {
+		s.retry.Stop()
+	}
 }
 
 // maxProtocolVersion is the newest MCP version the gateway agrees to: the last in which a
@@ -310,12 +333,7 @@ func (s *session) end() {
 		return
 	}
 	s.connGone()
-	if s.cancel != nil {
-		s.cancel()
-	}
-	if s.watchDone != nil {
-		<-s.watchDone // so it cannot put a view of the dead scope back in the cache
-	}
+	s.stopWatch()
 	ctx, cancel := context.WithTimeout(context.Background(), s.g.opts.CloseTimeout)
 	defer cancel()
 	s.stopLogs()
@@ -342,62 +360,47 @@ func (s *session) end() {
 	s.g.wg.Done()
 }
 
-// watch applies the scope's changes to the server until the stream ends (the session's end,
-// or the registry's). Events that arrive together are applied as one. While the view has
-// Problems it is fetched again every Options.RetryProblems: that asks the degraded servers,
-// whose recovery would otherwise reach no session (their tools are not listed, so no client
-// call asks them either).
-func (s *session) watch(ctx context.Context, events <-chan ext.ChangeEvent) {
-	defer s.g.wg.Done()
-	defer close(s.watchDone)
-	retry := time.NewTimer(s.g.opts.RetryProblems)
-	defer retry.Stop()
-	arm := func() {
-		retry.Stop()
-		if len(s.view.Load().Problems) > 0 {
-			retry.Reset(s.g.opts.RetryProblems)
+// update applies the scope's changes pending to the server, as one. It runs on the
+// session's updates, after a change (until the watch ends: the session's end, or the
+// registry's) or, while the view has Problems, every Options.RetryProblems: that asks the
+// degraded servers, whose recovery would otherwise reach no session (their tools are not
+// listed, so no client call asks them either).
+func (s *session) update(ctx context.Context) {
+	select {
+	case <-s.watch.Done():
+		return
+	default:
+	}
+	updated := map[string]bool{}
+	for _, ev := range s.watch.Take() {
+		if ev.Kind == ext.ResourcesChanged && ev.SourceURI != "" {
+			updated[ev.SourceURI] = true
 		}
 	}
-	arm()
-	for {
-		updated := map[string]bool{}
-		note := func(ev ext.ChangeEvent) {
-			if ev.Kind == ext.ResourcesChanged && ev.SourceURI != "" {
-				updated[ev.SourceURI] = true
-			}
-		}
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				return
-			}
-			note(ev)
-		case <-retry.C:
-		}
-	drain:
-		for {
-			select {
-			case ev, ok := <-events:
-				if !ok {
-					return
-				}
-				note(ev)
-			default:
-				break drain
-			}
-		}
-		v, err := s.g.cache.Get(ctx, s.scope)
-		if err != nil {
-			if ctx.Err() != nil {
-				return
-			}
+	v, err := s.g.cache.Get(ctx, s.scope)
+	if err != nil {
+		if ctx.Err() == nil {
 			s.g.log.Error("view not updated", "session", s.id, "err", err)
-			arm()
-			continue
+			s.armRetry()
 		}
-		s.apply(v)
-		s.syncLogs(ctx)
-		s.resourcesUpdated(ctx, updated)
-		arm()
+		return
+	}
+	s.apply(v)
+	s.syncLogs(ctx)
+	s.resourcesUpdated(ctx, updated)
+	s.armRetry()
+}
+
+// armRetry sets the retry timer off, or on while the view has Problems (made on first need).
+func (s *session) armRetry() {
+	switch {
+	case len(s.view.Load().Problems) == 0:
+		if s.retry != nil {
+			s.retry.Stop()
+		}
+	case s.retry == nil:
+		s.retry = time.AfterFunc(s.g.opts.RetryProblems, s.updates.Kick)
+	default:
+		s.retry.Reset(s.g.opts.RetryProblems)
 	}
 }

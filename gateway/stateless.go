@@ -113,8 +113,7 @@ func (st *statelessServer) close() {
 		return
 	}
 	s.connGone()
-	s.cancel()
-	<-s.watchDone
+	s.stopWatch()
 	s.stopLogs() // watch observed the log sources; stateless mode forwards none
 	s.out.close()
 }

@@ -184,15 +184,16 @@ const sameSignal = 500 * time.Millisecond
 // command's context, so servers are stopped and the host closed; a second one, later than
 // sameSignal, kills at once.
 func run() int {
-	stopProfile := startCPUProfile()
+	stopProfile, writeMemProfile := startCPUProfile(), memProfiler()
 	defer stopProfile()
+	defer writeMemProfile()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	sigs := make(chan os.Signal, 2)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
 	var caught atomic.Value // os.Signal
-	go handleSignals(ctx, sigs, func(sig os.Signal) { caught.Store(sig); cancel() }, func(sig os.Signal) {
+	go handleSignals(ctx, sigs, func(sig os.Signal) { writeMemProfile(); caught.Store(sig); cancel() }, func(sig os.Signal) {
 		stopProfile()
 		os.Exit(128 + int(sig.(syscall.Signal))) // at once, servers or not
 	})

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
+	"runtime"
 	"runtime/pprof"
 	"sync"
 )
@@ -28,5 +30,28 @@ func startCPUProfile() (stop func()) {
 	return sync.OnceFunc(func() {
 		pprof.StopCPUProfile()
 		_ = f.Close()
+	})
+}
+
+// memProfiler returns the function that writes a heap profile to the file $AGENTPOOL_MEMPROFILE
+// names, when it names one: run calls it at the first signal, before the shutdown releases the
+// sessions (what a server holds is the point), and at exit. Only its first call writes; it is
+// safe for concurrent use. `go tool pprof -sample_index=inuse_space agentpool FILE`.
+func memProfiler() (write func()) {
+	path := os.Getenv("AGENTPOOL_MEMPROFILE")
+	if path == "" {
+		return func() {}
+	}
+	runtime.MemProfileRate = 4096 // fine enough to see what one idle session holds
+	return sync.OnceFunc(func() {
+		f, err := os.Create(path)
+		if err == nil {
+			runtime.GC() // the profile's in-use figures are as of the last collection
+			err = pprof.Lookup("heap").WriteTo(f, 0)
+			err = errors.Join(err, f.Close())
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "agentpool: AGENTPOOL_MEMPROFILE:", err)
+		}
 	})
 }

@@ -72,3 +72,23 @@ func TestCPUProfileWrittenOnSecondSignal(t *testing.T) {
 		t.Errorf("%s holds %d bytes, not a gzipped profile", prof, len(b))
 	}
 }
+
+// A command writes the heap profile AGENTPOOL_MEMPROFILE names when it ends.
+func TestMemProfileWrittenAtExit(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	prof := filepath.Join(dir, "heap.prof")
+	cmd := exec.Command("agentpool", "--no-default-roots", "skills", "list")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "HOME="+t.TempDir(), "AGENTPOOL_MEMPROFILE="+prof)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("skills list: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
+		t.Errorf("%s holds %d bytes, not a gzipped profile", prof, len(b))
+	}
+}

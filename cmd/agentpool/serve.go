@@ -20,6 +20,7 @@ import (
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/connlimit"
+	"github.com/agentpool/agentpool/internal/gctune"
 	"github.com/agentpool/agentpool/status"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -99,6 +100,7 @@ func newServeCmd(opts *options) *cobra.Command {
 func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	ctx := cmd.Context()
 	signalStops.Store(true)
+	defer gctune.Start(gctune.DefaultHeadroom, gctune.DefaultFloor)()
 	stderr := userOut(opts, cmd.ErrOrStderr())
 	h, cleanup, err := buildServeHost(ctx, opts, stderr)
 	if err != nil {
