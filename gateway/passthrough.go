@@ -43,13 +43,6 @@ import (
 // session's id is the go-sdk's to refuse (404) while its end is still under way.
 // Either path counts as activity for the idle timeout (idle.go).
 
-// callParams are the params of a tools/call read for the pass-through path.
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Meta      json.RawMessage `json:"_meta"`
-}
-
 // passState is what decides whether a session's calls may pass through, and the calls that do.
 type passState struct {
 	ok atomic.Bool // initialized, no sampling/elicitation, no log level
@@ -88,8 +81,8 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 	default:
 		return false
 	}
-	var params callParams
-	if len(m.Params) > 0 && json.Unmarshal(m.Params, &params) != nil {
+	var params wire.CallParams
+	if len(m.Params) > 0 && wire.DecodeCallParams(m.Params, &params) != nil {
 		return false // the go-sdk path reports it
 	}
 	if !validID(m.ID) || !plainMeta(params.Meta) || !versionOK(r.Header.Get("Mcp-Protocol-Version")) {

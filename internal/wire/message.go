@@ -387,12 +387,12 @@ func (s *scanner) object(fn func(key, value json.RawMessage) error) error {
 		start := s.i
 		s.skipString()
 		key := s.data[start:s.i]
-		if k, err := stringValue(key); err != nil {
+		if inner := key[1 : len(key)-1]; bytes.IndexByte(inner, '\\') < 0 && ascii(inner) {
+			key = inner // as it is: no string to make
+		} else if k, err := stringValue(key); err != nil {
 			return fmt.Errorf("%w: %w", ErrParse, err)
-		} else if len(k) != len(key)-2 || string(key[1:len(key)-1]) != k {
-			key = json.RawMessage(k)
 		} else {
-			key = key[1 : len(key)-1]
+			key = json.RawMessage(k)
 		}
 		s.space()
 		s.i++ // :
