@@ -33,8 +33,8 @@ var callParamsCases = []string{
 // checkCallParams fails t unless DecodeCallParams reads data as json.Unmarshal does.
 func checkCallParams(t *testing.T, data []byte) {
 	t.Helper()
-	var got, want CallParams
-	gerr := DecodeCallParams(data, &got)
+	var want CallParams
+	got, gerr := DecodeCallParams(data)
 	werr := json.Unmarshal(data, &want)
 	if (gerr == nil) != (werr == nil) {
 		t.Fatalf("%s: DecodeCallParams error %v, json.Unmarshal %v", data, gerr, werr)
@@ -58,8 +58,26 @@ func TestDecodeCallParamsAsUnmarshal(t *testing.T) {
 // allocation.
 func TestDecodeCallParamsAllocations(t *testing.T) {
 	data := []byte(`{"name":"fault__echo","arguments":{"text":"ping"}}`)
-	var p CallParams
-	if n := testing.AllocsPerRun(100, func() { _ = DecodeCallParams(data, &p) }); n > 1 {
+	if n := testing.AllocsPerRun(100, func() { _, _ = DecodeCallParams(data) }); n > 1 {
 		t.Errorf("%v allocations, want at most 1", n)
+	}
+}
+
+func TestAcceptsJSON(t *testing.T) {
+	for _, c := range []struct {
+		values []string
+		want   bool
+	}{
+		{[]string{"application/json, text/event-stream"}, true},
+		{[]string{"text/event-stream", " Application/JSON ;q=0.5"}, true},
+		{[]string{"text/event-stream,application/*"}, true},
+		{[]string{"*/*"}, true},
+		{[]string{"text/event-stream"}, false},
+		{[]string{"application/jsonx,,"}, false},
+		{nil, false},
+	} {
+		if got := AcceptsJSON(c.values); got != c.want {
+			t.Errorf("AcceptsJSON(%q) = %v, want %v", c.values, got, c.want)
+		}
 	}
 }

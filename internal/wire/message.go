@@ -227,11 +227,11 @@ func (m *Message) decode(data []byte) error {
 	if err != nil {
 		return err
 	}
-	v, err := stringValue(version)
-	if err != nil {
+	if string(version) == `"2.0"` {
+		// as it always comes: no string to make
+	} else if v, err := stringValue(version); err != nil {
 		return fmt.Errorf("%w: jsonrpc: %w", ErrInvalid, err)
-	}
-	if v != "2.0" {
+	} else if v != "2.0" {
 		return fmt.Errorf("%w: version %q, want \"2.0\"", ErrInvalid, v)
 	}
 	if err := m.setID(id); err != nil {
