@@ -39,6 +39,9 @@ const maxPassAllocs = 17
 // A passed-through call costs the gateway a bounded number of allocations (the request's
 // context, the session's record of the call, the answer), none per layer it crosses.
 func TestPassThroughAllocations(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector allocates")
+	}
 	reg := ext.NewRegistry(nil)
 	if err := reg.Register(fixedCap{}, ext.LevelPool, ext.Scope{}); err != nil {
 		t.Fatal(err)
