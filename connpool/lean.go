@@ -142,13 +142,19 @@ func (c *leanConn) Write(ctx context.Context, msg jsonrpc.Message) error {
 // writeLine writes data and a newline as one write. A failed write is ErrLost: the server
 // may have read part of it, and can answer nothing more.
 func (c *leanConn) writeLine(data ...[]byte) error {
+	return c.writeMessage(func(b []byte) []byte {
+		for _, d := range data {
+			b = append(b, d...)
+		}
+		return b
+	})
+}
+
+// writeMessage is writeLine of what fill appends to the buffer it is given.
+func (c *leanConn) writeMessage(fill func([]byte) []byte) error {
 	c.writeMu.Lock()
 	defer c.writeMu.Unlock()
-	c.buf = c.buf[:0]
-	for _, d := range data {
-		c.buf = append(c.buf, d...)
-	}
-	c.buf = append(c.buf, '\n')
+	c.buf = append(fill(c.buf[:0]), '\n')
 	_, err := c.w.Write(c.buf)
 	if cap(c.buf) > 64<<10 {
 		c.buf = nil // do not keep one large message's buffer for the connection's life
@@ -211,14 +217,7 @@ func (c *leanConn) call(ctx context.Context, method string, params json.RawMessa
 		}
 		c.mu.Unlock()
 	}
-	head := wire.AppendRequest(nil, id, method, nil)
-	var err error
-	if len(params) > 0 {
-		err = c.writeLine(head[:len(head)-1], []byte(`,"params":`), params, []byte(`}`))
-	} else {
-		err = c.writeLine(head)
-	}
-	if err != nil {
+	if err := c.writeMessage(func(b []byte) []byte { return wire.AppendRequest(b, id, method, params) }); err != nil {
 		forget()
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}

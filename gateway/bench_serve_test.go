@@ -19,10 +19,12 @@ import (
 var (
 	serveBuildOnce sync.Once
 	serveBin       string
+	serveBuildDir  string
 	serveBuildErr  error
 )
 
-// benchServeBinary builds cmd/agentpool once per test process.
+// benchServeBinary builds cmd/agentpool once per test process, in a folder that
+// removeServeBinary (TestMain) removes when the process ends.
 func benchServeBinary(b testing.TB) string {
 	b.Helper()
 	serveBuildOnce.Do(func() {
@@ -31,6 +33,7 @@ func benchServeBinary(b testing.TB) string {
 			serveBuildErr = err
 			return
 		}
+		serveBuildDir = dir
 		serveBin = filepath.Join(dir, "agentpool")
 		out, err := exec.Command("go", "build", "-o", serveBin, "github.com/agentpool/agentpool/cmd/agentpool").CombinedOutput()
 		if err != nil {
@@ -41,6 +44,14 @@ func benchServeBinary(b testing.TB) string {
 		b.Fatal(serveBuildErr)
 	}
 	return serveBin
+}
+
+// removeServeBinary removes the folder benchServeBinary built into, if it did. Only TestMain
+// calls it, after every test and benchmark has ended.
+func removeServeBinary() {
+	if serveBuildDir != "" {
+		_ = os.RemoveAll(serveBuildDir)
+	}
 }
 
 type buildError struct {

@@ -13,10 +13,11 @@ import (
 // would answer in plain text, and the test for initialize.
 type envelope struct {
 	body  []byte
-	msgs  []wire.Message // the messages, when the body decoded
-	batch bool           // the body is an array
-	n     int            // the messages the body holds: len(msgs), or the count of a batch past maxBatch
-	err   error          // why the body is no JSON-RPC message or batch; nil when it is one
+	msgs  []wire.Message  // the messages, when the body decoded
+	batch bool            // the body is an array
+	n     int             // the messages the body holds: len(msgs), or the count of a batch past maxBatch
+	err   error           // why the body is no JSON-RPC message or batch; nil when it is one
+	one1  [1]wire.Message // msgs of a body that is one message: no slice of its own
 }
 
 // decodeEnvelope decodes body. A batch of more than maxBatch messages is only counted (n), its
@@ -27,7 +28,13 @@ func decodeEnvelope(body []byte) *envelope {
 		e.batch, e.n = true, n
 		return e
 	}
-	e.msgs, e.batch, e.err = wire.DecodeBatch(body)
+	if !wire.IsBatch(body) {
+		if e.one1[0], e.err = wire.Decode(body); e.err == nil {
+			e.msgs = e.one1[:]
+		}
+	} else {
+		e.msgs, e.batch, e.err = wire.DecodeBatch(body)
+	}
 	e.n = len(e.msgs)
 	return e
 }

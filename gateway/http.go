@@ -158,11 +158,11 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.idle.begin()
 	defer s.idle.end()
-	release, ok := h.inflight.admitted(w, env, s, h.g.opts.MaxInflight)
+	n, ok := h.inflight.admitted(w, env, s, h.g.opts.MaxInflight)
 	if !ok {
 		return
 	}
-	defer release()
+	defer h.inflight.leave(s, n)
 	if s.passThrough(w, r, env) {
 		return
 	}

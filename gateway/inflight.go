@@ -33,8 +33,11 @@ func (f *inflight) enter(s *session, n, max int) bool {
 	return true
 }
 
-// leave ends n requests enter counted.
+// leave ends n requests enter counted (none: nothing to do).
 func (f *inflight) leave(s *session, n int) {
+	if n == 0 {
+		return
+	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.n[s] -= n; f.n[s] <= 0 {
@@ -43,17 +46,16 @@ func (f *inflight) leave(s *session, n int) {
 }
 
 // admitted counts the requests env holds for s (one, or a batch's) and reports true, with
-// release to call when they have been served; or answers with the cap's error and reports
-// false.
-func (f *inflight) admitted(w http.ResponseWriter, env *envelope, s *session, max int) (release func(), ok bool) {
-	n := 0
+// their number n, for leave once they have been served; or answers with the cap's error and
+// reports false.
+func (f *inflight) admitted(w http.ResponseWriter, env *envelope, s *session, max int) (n int, ok bool) {
 	for i := range env.msgs {
 		if env.msgs[i].IsRequest() {
 			n++
 		}
 	}
 	if n == 0 {
-		return func() {}, true
+		return 0, true
 	}
 	if !f.enter(s, n, max) {
 		var id jsonrpc.ID
@@ -62,9 +64,9 @@ func (f *inflight) admitted(w http.ResponseWriter, env *envelope, s *session, ma
 		}
 		e := inflightError(s, max)
 		writeRPCError(w, http.StatusOK, id, e.Code, e.Message)
-		return nil, false
+		return 0, false
 	}
-	return func() { f.leave(s, n) }, true
+	return n, true
 }
 
 // inflightError answers a request of s past max in flight.

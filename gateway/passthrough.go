@@ -6,7 +6,6 @@ import (
 	"errors"
 	"net/http"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -43,13 +42,6 @@ import (
 // session's id is the go-sdk's to refuse (404) while its end is still under way.
 // Either path counts as activity for the idle timeout (idle.go).
 
-// callParams are the params of a tools/call read for the pass-through path.
-type callParams struct {
-	Name      string          `json:"name"`
-	Arguments json.RawMessage `json:"arguments"`
-	Meta      json.RawMessage `json:"_meta"`
-}
-
 // passState is what decides whether a session's calls may pass through, and the calls that do.
 type passState struct {
 	ok atomic.Bool // initialized, no sampling/elicitation, no log level
@@ -57,6 +49,44 @@ type passState struct {
 	mu    sync.Mutex
 	calls map[string]context.CancelCauseFunc // the client's request id (JSON) → cancels the call
 	n     atomic.Int64                       // len(calls): a cancel is looked for while calls run, ok or not
+	ended bool                               // the session's connection ended: calls are cancelled
+	sid   []string                           // the session's id, as the answers' header holds it
+}
+
+// add records a call's cancel under key, its request id, and reports true; false when a
+// call of that id is in flight. A call recorded after the session's connection (connLife)
+// ended is cancelled at once; one in flight when it ends, then (one watch a session).
+func (p *passState) add(key string, cancel context.CancelCauseFunc, sid string, connLife context.Context) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if _, dup := p.calls[key]; dup {
+		return false
+	}
+	if p.calls == nil {
+		p.calls, p.sid = map[string]context.CancelCauseFunc{}, []string{sid}
+		context.AfterFunc(connLife, func() {
+			p.mu.Lock()
+			defer p.mu.Unlock()
+			p.ended = true
+			for _, c := range p.calls {
+				c(nil)
+			}
+		})
+	}
+	p.calls[key] = cancel
+	p.n.Add(1)
+	if p.ended {
+		cancel(nil)
+	}
+	return true
+}
+
+// remove forgets the call add recorded under key.
+func (p *passState) remove(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	delete(p.calls, key)
+	p.n.Add(-1)
 }
 
 // errCancelledByClient is the cause of a call cancelled by the client's notifications/cancelled.
@@ -77,7 +107,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 	}
 	switch m.Method {
 	case "tools/call":
-		if !pass || !acceptsJSON(r.Header.Values("Accept")) {
+		if !pass || !wire.AcceptsJSON(r.Header.Values("Accept")) {
 			return false
 		}
 	case "notifications/cancelled":
@@ -88,11 +118,11 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 	default:
 		return false
 	}
-	var params callParams
-	if len(m.Params) > 0 && json.Unmarshal(m.Params, &params) != nil {
+	params, err := wire.DecodeCallParams(m.Params)
+	if err != nil {
 		return false // the go-sdk path reports it
 	}
-	if !validID(m.ID) || !plainMeta(params.Meta) || !versionOK(r.Header.Get("Mcp-Protocol-Version")) {
+	if !wire.PlainID(m.ID) || !wire.PlainMeta(params.Meta) || !versionOK(r.Header.Get("Mcp-Protocol-Version")) {
 		return false
 	}
 	v := s.view.Load()
@@ -106,31 +136,17 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 	}
 	ctx, cancel := context.WithCancelCause(r.Context())
 	defer cancel(nil)
-	defer context.AfterFunc(s.connLife, func() { cancel(nil) })()
 	// In stateless mode every client shares the one server and numbers its requests itself,
 	// so a request id names no call: the calls are not recorded, and a client cancels its call
 	// by dropping the request (a notifications/cancelled is another request, perhaps to another
 	// replica; the go-sdk path ignores it). Recorded by id, one client's cancel would end
 	// another's call.
-	if !s.stateless {
-		key := string(m.ID)
-		s.pass.mu.Lock()
-		if _, dup := s.pass.calls[key]; dup {
-			s.pass.mu.Unlock()
-			return false // the go-sdk path reports a duplicate id as it would
-		}
-		if s.pass.calls == nil {
-			s.pass.calls = map[string]context.CancelCauseFunc{}
-		}
-		s.pass.calls[key] = cancel
-		s.pass.n.Add(1)
-		s.pass.mu.Unlock()
-		defer func() {
-			s.pass.mu.Lock()
-			delete(s.pass.calls, key)
-			s.pass.n.Add(-1)
-			s.pass.mu.Unlock()
-		}()
+	if s.stateless {
+		defer context.AfterFunc(s.connLife, func() { cancel(nil) })()
+	} else if key := string(m.ID); s.pass.add(key, cancel, s.id, s.connLife) {
+		defer s.pass.remove(key)
+	} else {
+		return false // the go-sdk path reports a duplicate id as it would
 	}
 	s.calls.Add(1)
 	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})
@@ -160,21 +176,30 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 			status, err = http.StatusServiceUnavailable, &jsonrpc.Error{Code: codeServerError, Message: ErrClosed.Error()}
 		}
 	}
-	var out []byte
+	buf := answers.Get().(*[]byte)
 	if err != nil {
-		out = wire.AppendError(nil, m.ID, rpcError(err).(*jsonrpc.Error))
+		*buf = wire.AppendError((*buf)[:0], m.ID, rpcError(err).(*jsonrpc.Error))
 	} else {
-		out = wire.AppendResult(make([]byte, 0, len(res)+len(m.ID)+40), m.ID, res)
+		*buf = wire.AppendResult((*buf)[:0], m.ID, res)
 	}
 	h := w.Header()
-	h.Set("Content-Type", "application/json")
+	h["Content-Type"] = jsonType // shared, never changed: no slice a call
 	if !s.stateless {
-		h.Set(sessionHeader, s.id)
+		h[sessionHeader] = s.pass.sid
 	}
 	w.WriteHeader(status)
-	_, _ = w.Write(out)
+	_, _ = w.Write(*buf) // copied into the connection's buffer, or written out
+	if cap(*buf) <= 64<<10 {
+		answers.Put(buf) // not one large answer's buffer for good
+	}
 	return true
 }
+
+// answers are the buffers the pass-through path writes its answers in.
+var answers = sync.Pool{New: func() any { return new([]byte) }}
+
+// jsonType is the Content-Type header of an answer.
+var jsonType = []string{"application/json"}
 
 // cancelPassed handles a notifications/cancelled (its params): one naming a passed-through
 // call cancels it and is answered 202; any other is left to the go-sdk.
@@ -182,7 +207,7 @@ func (s *session) cancelPassed(w http.ResponseWriter, params json.RawMessage) bo
 	var n struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
-	if json.Unmarshal(params, &n) != nil || !validID(n.RequestID) {
+	if json.Unmarshal(params, &n) != nil || !wire.PlainID(n.RequestID) {
 		return false
 	}
 	s.pass.mu.Lock()
@@ -196,59 +221,8 @@ func (s *session) cancelPassed(w http.ResponseWriter, params json.RawMessage) bo
 	return true
 }
 
-// validID reports whether raw is a JSON-RPC request id the gateway echoes as it came: a string
-// or an integer.
-func validID(raw json.RawMessage) bool {
-	if len(raw) == 0 {
-		return false
-	}
-	switch c := raw[0]; {
-	case c == '"':
-		var s string
-		return json.Unmarshal(raw, &s) == nil
-	case c == '-' || (c >= '0' && c <= '9'):
-		for _, b := range raw[1:] {
-			if b < '0' || b > '9' {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
-// plainMeta reports whether a request's _meta asks for nothing of the go-sdk path: no
-// progress token, no per-request protocol version (SEP-2575, which the go-sdk refuses).
-func plainMeta(meta json.RawMessage) bool {
-	if len(meta) == 0 || string(meta) == "null" {
-		return true
-	}
-	var m struct {
-		Token   json.RawMessage `json:"progressToken"`
-		Version json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
-	}
-	if json.Unmarshal(meta, &m) != nil {
-		return false // malformed: the go-sdk path reports it
-	}
-	return (len(m.Token) == 0 || string(m.Token) == "null") && len(m.Version) == 0
-}
-
 // versionOK reports whether a request's Mcp-Protocol-Version header is one the go-sdk path
 // would take (absent, or a version the gateway supports): any other it refuses with 400.
 func versionOK(v string) bool {
 	return v == "" || slices.Contains(supportedVersions, v)
-}
-
-// acceptsJSON reports whether an Accept header admits an application/json answer.
-func acceptsJSON(values []string) bool {
-	for _, v := range values {
-		for _, part := range strings.Split(v, ",") {
-			base, _, _ := strings.Cut(part, ";")
-			switch strings.ToLower(strings.TrimSpace(base)) {
-			case "application/json", "application/*", "*/*":
-				return true
-			}
-		}
-	}
-	return false
 }

@@ -175,11 +175,11 @@ func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http
 		return
 	}
 	var exchange inflight // a POST is its own exchange: the cap bounds its batch, not the replica
-	release, ok := exchange.admitted(w, env, s, st.g.opts.MaxInflight)
+	n, ok := exchange.admitted(w, env, s, st.g.opts.MaxInflight)
 	if !ok {
 		return
 	}
-	defer release()
+	defer exchange.leave(s, n)
 	if s.passThrough(w, r, env) {
 		return
 	}

@@ -112,6 +112,7 @@ func TestRawParams(t *testing.T) {
 	}{
 		{&mcp.CallToolParams{Name: "echo"}, `{"name":"echo"}`},
 		{&mcp.CallToolParams{Name: `e"x`, Arguments: json.RawMessage(`{"a": 1}`)}, `{"name":"e\"x","arguments":{"a": 1}}`},
+		{&mcp.CallToolParams{Name: "a<b>&\\é\x01"}, `{"name":"a\u003cb\u003e\u0026\\é\u0001"}`},
 		{&mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage("{\n  \"a\": \"b\\nc\"\r\n}")}, `{"name":"echo","arguments":{"a":"b\nc"}}`},
 		{&mcp.CallToolParams{Name: "echo", Meta: mcp.Meta{"k": "v"}, Arguments: json.RawMessage(`{}`)}, `{"_meta":{"k":"v"},"name":"echo","arguments":{}}`},
 	} {

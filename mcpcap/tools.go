@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"strings"
 	"time"
 
 	"github.com/agentpool/agentpool/connpool"
@@ -234,18 +235,32 @@ func rawParams(p *mcp.CallToolParams) ([]byte, error) {
 		}
 		args = c.Bytes()
 	}
-	name, err := json.Marshal(p.Name)
-	if err != nil {
-		return nil, err
-	}
-	b := make([]byte, 0, len(name)+len(args)+24)
+	b := make([]byte, 0, len(p.Name)+len(args)+24)
 	b = append(b, `{"name":`...)
-	b = append(b, name...)
+	if strings.ContainsAny(p.Name, `<>&"\\`) || !isPrint(p.Name) {
+		name, err := json.Marshal(p.Name) // escapes as json.Marshal of the params would
+		if err != nil {
+			return nil, err
+		}
+		b = append(b, name...)
+	} else {
+		b = append(append(append(b, '"'), p.Name...), '"')
+	}
 	if len(args) > 0 {
 		b = append(b, `,"arguments":`...)
 		b = append(b, args...)
 	}
 	return append(b, '}'), nil
+}
+
+// isPrint reports whether s is printable ASCII.
+func isPrint(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x20 || s[i] >= 0x7f {
+			return false
+		}
+	}
+	return true
 }
 
 // callTool makes a call with do, on a connection, with CallTool's timeouts, progress and

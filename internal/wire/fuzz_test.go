@@ -56,3 +56,16 @@ func FuzzCutResult(f *testing.F) {
 		}
 	})
 }
+
+// FuzzDecodeCallParams: DecodeCallParams reads every JSON value as json.Unmarshal does.
+func FuzzDecodeCallParams(f *testing.F) {
+	for _, c := range callParamsCases {
+		f.Add([]byte(c))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) || checkDepth(data) != nil {
+			return // a Message's params are valid JSON
+		}
+		checkCallParams(t, data)
+	})
+}

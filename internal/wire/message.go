@@ -227,11 +227,11 @@ func (m *Message) decode(data []byte) error {
 	if err != nil {
 		return err
 	}
-	v, err := stringValue(version)
-	if err != nil {
+	if string(version) == `"2.0"` {
+		// as it always comes: no string to make
+	} else if v, err := stringValue(version); err != nil {
 		return fmt.Errorf("%w: jsonrpc: %w", ErrInvalid, err)
-	}
-	if v != "2.0" {
+	} else if v != "2.0" {
 		return fmt.Errorf("%w: version %q, want \"2.0\"", ErrInvalid, v)
 	}
 	if err := m.setID(id); err != nil {
@@ -387,12 +387,12 @@ func (s *scanner) object(fn func(key, value json.RawMessage) error) error {
 		start := s.i
 		s.skipString()
 		key := s.data[start:s.i]
-		if k, err := stringValue(key); err != nil {
+		if inner := key[1 : len(key)-1]; bytes.IndexByte(inner, '\\') < 0 && ascii(inner) {
+			key = inner // as it is: no string to make
+		} else if k, err := stringValue(key); err != nil {
 			return fmt.Errorf("%w: %w", ErrParse, err)
-		} else if len(k) != len(key)-2 || string(key[1:len(key)-1]) != k {
-			key = json.RawMessage(k)
 		} else {
-			key = key[1 : len(key)-1]
+			key = json.RawMessage(k)
 		}
 		s.space()
 		s.i++ // :
