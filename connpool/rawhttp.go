@@ -49,15 +49,28 @@ type rawHTTP struct {
 func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	id := rawIDPrefix + strconv.FormatUint(h.next.Add(1), 10)
 	body := wire.AppendRequest(make([]byte, 0, len(params)+96), id, method, params)
-	resp, err := h.post(ctx, body)
+	// The request ends with ctx while the call waits for its answer, not after: the end of
+	// an event stream, read after the answer (drain), keeps the connection for the next call.
+	rctx, rcancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, rcancel)
+	resp, err := h.post(rctx, body)
 	if err != nil {
+		stop()
+		rcancel()
 		if ctx.Err() != nil {
 			h.cancelled(id, ctx)
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("calling %q: %w: %w", method, errRejected, err)
 	}
-	defer resp.Body.Close()
+	rb := resp.Body
+	defer func() {
+		if rb != nil {
+			stop()
+			rb.Close()
+			rcancel()
+		}
+	}()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		// The server forgot the session; the transport (headerTransport) has ended the client
@@ -91,6 +104,13 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 		return res, nil
 	case "text/event-stream":
 		res, err := h.stream(id, resp.Body)
+		if err == nil && stop() {
+			// The stream's end follows the answer: read it (in the background, a server
+			// may keep the stream open), as closing the body before its end closes the
+			// connection instead of keeping it alive for the next call.
+			go h.drain(rb, rcancel)
+			rb = nil
+		}
 		if err != nil {
 			if !errors.Is(err, errBadAnswer) {
 				// The stream ended or broke before the answer: the request was delivered,
@@ -147,6 +167,17 @@ func (h *rawHTTP) cancelled(id string, ctx context.Context) {
 			resp.Body.Close()
 		}
 	}()
+}
+
+// drain reads what is left of an event stream after its answer, closes it and ends its
+// request (cancel), so that its connection goes back to the client's idle ones. It stops at
+// the end of the client, and reads at most maxFrame bytes.
+func (h *rawHTTP) drain(body io.ReadCloser, cancel context.CancelFunc) {
+	stop := context.AfterFunc(h.life, cancel)
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxFrame))
+	stop()
+	body.Close()
+	cancel()
 }
 
 // errBadAnswer marks an answer that could not be read as JSON-RPC: the server sent it, so
