@@ -12,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentpool/agentpool/connpool/internal/httpcall"
 	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,6 +39,7 @@ import (
 // that ends or breaks before the response is ErrLost.
 type rawHTTP struct {
 	hc       *http.Client
+	lean     *httpcall.Transport // hc's, unless a proxy or TLS is in the way; closed with the client
 	endpoint string
 	session  string
 	version  string
