@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -252,9 +253,18 @@ func (h *rawHTTP) other(m *wire.Message) {
 	}()
 }
 
+// eventReaders keeps the event readers of finished calls, whose buffers the next calls'
+// streams use.
+var eventReaders = sync.Pool{New: func() any { return wire.NewEventReader(nil, maxFrame) }}
+
 // stream reads an event stream until the answer to id.
 func (h *rawHTTP) stream(id string, body io.Reader) (json.RawMessage, error) {
-	er := wire.NewEventReader(body, maxFrame)
+	er := eventReaders.Get().(*wire.EventReader)
+	er.Reset(body)
+	defer func() {
+		er.Reset(nil) // the answer's Data stays the caller's
+		eventReaders.Put(er)
+	}()
 	for {
 		ev, err := er.Next()
 		if err != nil {
