@@ -1,12 +1,14 @@
 package connpool
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"sync/atomic"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,11 +26,29 @@ func TestRawHTTPReusesConnection(t *testing.T) {
 	mcp.AddTool(srv, &mcp.Tool{Name: "echo"}, func(_ context.Context, _ *mcp.CallToolRequest, in struct{ Text string }) (*mcp.CallToolResult, any, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: in.Text}}}, nil, nil
 	})
-	var closed atomic.Int64
-	ts := httptest.NewUnstartedServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil))
-	ts.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+	// The connections that carried a passed-through call (its id is the pool's own), and how
+	// many of them were closed: the go-sdk session's own requests are not this test's.
+	var mu sync.Mutex
+	raw := map[string]bool{}
+	closed := 0
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, nil)
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(b))
+		if bytes.Contains(b, []byte(rawIDPrefix)) {
+			mu.Lock()
+			raw[r.RemoteAddr] = true
+			mu.Unlock()
+		}
+		h.ServeHTTP(w, r)
+	}))
+	ts.Config.ConnState = func(c net.Conn, s http.ConnState) {
 		if s == http.StateClosed {
-			closed.Add(1)
+			mu.Lock()
+			if raw[c.RemoteAddr().String()] {
+				closed++
+			}
+			mu.Unlock()
 		}
 	}
 	ts.Start()
@@ -61,7 +81,10 @@ func TestRawHTTPReusesConnection(t *testing.T) {
 			t.Fatalf("call %d: %v", calls+i, err)
 		}
 	}
-	if n := closed.Load(); n > 0 {
+	mu.Lock()
+	n := closed
+	mu.Unlock()
+	if n > 0 {
 		t.Fatalf("%d calls one after another closed %d connections, want none", 2*calls, n)
 	}
 }
