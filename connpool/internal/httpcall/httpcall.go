@@ -21,6 +21,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"sync"
 	"time"
 )
@@ -142,10 +143,13 @@ func (t *Transport) conn(ctx context.Context) (*conn, error) {
 	if dial == nil {
 		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
 	}
-	addr := t.Host
-	if _, _, err := net.SplitHostPort(addr); err != nil {
-		addr = net.JoinHostPort(addr, "80")
+	// As net/http: an empty port is 80, and an IPv6 literal keeps one pair of brackets.
+	u := url.URL{Host: t.Host}
+	port := u.Port()
+	if port == "" {
+		port = "80"
 	}
+	addr := net.JoinHostPort(u.Hostname(), port)
 	nc, err := dial(ctx, "tcp", addr)
 	if err != nil {
 		return nil, err

@@ -182,3 +182,19 @@ func TestCloseIdleConnections(t *testing.T) {
 		t.Fatalf("%d idle connections kept after CloseIdleConnections", n)
 	}
 }
+
+// A host without a port is dialled on port 80, an IPv6 literal too.
+func TestDialsDefaultPort(t *testing.T) {
+	for host, want := range map[string]string{"example.test": "example.test:80", "[::1]": "[::1]:80", "[::1]:8080": "[::1]:8080"} {
+		var got string
+		tr := &Transport{Scheme: "http", Host: host, Fallback: http.DefaultTransport,
+			Dial: func(_ context.Context, _, addr string) (net.Conn, error) {
+				got = addr
+				return nil, errors.New("not dialled")
+			}}
+		req, _ := http.NewRequest(http.MethodGet, "http://"+host+"/", nil)
+		if _, err := tr.RoundTrip(req); err == nil || got != want {
+			t.Errorf("host %s: dialled %q (%v), want %q", host, got, err, want)
+		}
+	}
+}
