@@ -174,14 +174,22 @@ func (h *rawHTTP) cancelled(id string, ctx context.Context) {
 
 // drain reads what is left of an event stream after its answer, closes it and ends its
 // request (cancel), so that its connection goes back to the client's idle ones. It stops at
-// the end of the client, and reads at most maxFrame bytes.
+// the end of the client or after drainWait (a server keeping the stream open: its
+// connection is closed), and reads at most maxFrame bytes.
 func (h *rawHTTP) drain(body io.ReadCloser, cancel context.CancelFunc) {
 	stop := context.AfterFunc(h.life, cancel)
+	t := time.AfterFunc(drainWait, cancel)
 	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxFrame))
+	t.Stop()
 	stop()
 	body.Close()
 	cancel()
 }
+
+// drainWait bounds how long drain waits for the end of an event stream after its answer:
+// a server ends it at once (the MCP specification asks it to), one that does not is not
+// waited for.
+const drainWait = 2 * time.Second
 
 // errBadAnswer marks an answer that could not be read as JSON-RPC: the server sent it, so
 // the connection is not lost.
