@@ -12,12 +12,14 @@
 // response's body must be read to its end (io.EOF) for its connection to be kept; closing
 // it before closes the connection, as net/http does. A connection is kept while the server
 // has not closed it: one found closed when taken from the idle ones is dropped unused.
+// A response's header may take 10 MB, as net/http's Transport allows by default.
 package httpcall
 
 import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -46,9 +48,37 @@ type Transport struct {
 
 type conn struct {
 	nc net.Conn
+	lr limitedReader // what br reads: nc, a response's header bounded
 	br *bufio.Reader
 	bw *bufio.Writer
 }
+
+// maxHeaderBytes bounds what a response's header (with the informational responses before
+// it) may take: net/http's Transport default.
+const maxHeaderBytes = 10 << 20
+
+// limitedReader reads r, at most n bytes while n is not negative.
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return l.r.Read(p)
+	}
+	if l.n == 0 {
+		return 0, errHeaderTooLarge
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+var errHeaderTooLarge = fmt.Errorf("httpcall: the response header exceeds %d bytes", maxHeaderBytes)
 
 // RoundTrip sends req and returns its response.
 func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -93,6 +123,7 @@ func (c *conn) exchange(req *http.Request) (*http.Response, error) {
 	if err := c.bw.Flush(); err != nil {
 		return nil, err
 	}
+	c.lr.n = maxHeaderBytes
 	for {
 		resp, err := http.ReadResponse(c.br, req)
 		if err != nil {
@@ -102,6 +133,7 @@ func (c *conn) exchange(req *http.Request) (*http.Response, error) {
 			return nil, err
 		}
 		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			c.lr.n = -1 // the body is not bounded here
 			return resp, nil
 		}
 	}
@@ -154,7 +186,9 @@ func (t *Transport) conn(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &conn{nc: nc, br: bufio.NewReaderSize(nc, 4<<10), bw: bufio.NewWriterSize(nc, 4<<10)}, nil
+	c := &conn{nc: nc, lr: limitedReader{r: nc, n: -1}, bw: bufio.NewWriterSize(nc, 4<<10)}
+	c.br = bufio.NewReaderSize(&c.lr, 4<<10)
+	return c, nil
 }
 
 // put keeps c for a later request, or closes it.

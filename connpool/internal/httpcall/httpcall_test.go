@@ -198,3 +198,35 @@ func TestDialsDefaultPort(t *testing.T) {
 		}
 	}
 }
+
+// A response whose header does not end within net/http's limit (10 MB) is an error, not
+// read on into memory for as long as the server sends it.
+func TestHeaderLimit(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		go io.Copy(io.Discard, c)
+		line := "X-Filler: " + strings.Repeat("a", 1000) + "\r\n"
+		io.WriteString(c, "HTTP/1.1 200 OK\r\n")
+		for range (maxHeaderBytes / len(line)) + 2 {
+			if _, err := io.WriteString(c, line); err != nil {
+				return
+			}
+		}
+		io.WriteString(c, "Content-Length: 2\r\n\r\nok")
+	}()
+	tr := &Transport{Scheme: "http", Host: ln.Addr().String(), Fallback: http.DefaultTransport}
+	defer tr.CloseIdleConnections()
+	got, err := post(t, tr, context.Background(), "http://"+ln.Addr().String()+"/", "x")
+	if err == nil || !strings.Contains(err.Error(), "header") {
+		t.Fatalf("a response header past %d bytes: %q, %v; want an error naming the header", maxHeaderBytes, got, err)
+	}
+}
