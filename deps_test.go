@@ -94,7 +94,7 @@ var allowedImports = map[string][]string{
 	// server's declaration (decl.Server) with its name.
 	"ext":         {"internal/regfile"},
 	"ext/exttest": {"ext"}, // a test helper library, like testing/fstest
-	"connpool":    {"decl", "internal/wire", "sandbox"},
+	"connpool":    {"decl", "internal/wire", "sandbox", "connpool/internal/httpcall"},
 	"fswatch":     nil,
 	"frontmatter": nil,
 	"cmdline":     nil,
@@ -145,6 +145,9 @@ var allowedImports = map[string][]string{
 	"internal/connlimit": {"internal/httpbuf"},
 	// A ResponseWriter keeping a whole response in memory (standard library only).
 	"internal/httpbuf": nil,
+
+	// The HTTP/1.1 transport of the calls connpool passes through (standard library only).
+	"connpool/internal/httpcall": nil,
 
 	// Bundled content and test helpers, as they are today.
 	"examples":            nil,

@@ -215,7 +215,11 @@ func (c *client) start(ctx context.Context) error {
 		if c.cfg.transportType() == TypeSSE {
 			inner = &mcp.SSEClientTransport{Endpoint: ht.endpoint(c.cfg.URL), HTTPClient: hc}
 		} else {
-			rh = &rawHTTP{hc: hc, endpoint: ht.endpoint(c.cfg.URL), c: c, life: life}
+			// Passed-through calls go on a transport of their own (leanTransport), with the
+			// same headers, secrets, OAuth, failures and notification tap.
+			rt, lean := ht.leanTransport()
+			rhc := &http.Client{Transport: &sseProgressTap{base: rt, deliver: c.deliverInOrder}}
+			rh = &rawHTTP{hc: rhc, lean: lean, endpoint: ht.endpoint(c.cfg.URL), c: c, life: life}
 		}
 		t = &lifetimeTransport{inner: inner, life: life, cancel: cancel}
 	}
@@ -350,6 +354,9 @@ func (c *client) teardown() {
 	if c.httpT != nil {
 		c.httpCancel()
 		c.httpT.base.CloseIdleConnections()
+		if c.rawHTTP != nil && c.rawHTTP.lean != nil {
+			c.rawHTTP.lean.CloseIdleConnections()
+		}
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync/atomic"
 
+	"github.com/agentpool/agentpool/connpool/internal/httpcall"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -36,6 +37,7 @@ var (
 // put back here, on the way out (restore).
 type headerTransport struct {
 	base    *http.Transport
+	send    http.RoundTripper // sends the requests instead of base, if set (withSend)
 	headers map[string]string
 	failed  func(error)
 	origin  *url.URL // the configured URL: Headers go to its scheme and host only
@@ -62,10 +64,14 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	first := t.first.CompareAndSwap(false, true)
 	var resp *http.Response
 	var err error
+	var send http.RoundTripper = t.base
+	if t.send != nil {
+		send = t.send
+	}
 	if t.auth != nil && t.sameOrigin(req.URL) {
-		resp, err = t.auth.roundTrip(t.base.RoundTrip, req)
+		resp, err = t.auth.roundTrip(send.RoundTrip, req)
 	} else {
-		resp, err = t.base.RoundTrip(req)
+		resp, err = send.RoundTrip(req)
 	}
 	if resp != nil {
 		if first {
@@ -102,6 +108,29 @@ func (t *headerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, err
+}
+
+// withSend returns a transport doing what t does (headers, secrets, OAuth, failures), its
+// requests sent by send. Its first request is not the client's: firstStatus stays t's.
+func (t *headerTransport) withSend(send http.RoundTripper) *headerTransport {
+	return &headerTransport{base: t.base, send: send, headers: t.headers, failed: t.failed, origin: t.origin,
+		real: t.real, shown: t.shown, shownAuth: t.shownAuth, auth: t.auth}
+}
+
+// leanTransport returns the transport of the calls passed through to t's server: an
+// httpcall.Transport for a plain HTTP origin reached without a proxy, t itself otherwise.
+func (t *headerTransport) leanTransport() (*headerTransport, *httpcall.Transport) {
+	if t.origin == nil || t.origin.Scheme != "http" {
+		return t, nil
+	}
+	if t.base.Proxy != nil {
+		if p, err := t.base.Proxy(&http.Request{URL: t.origin}); err != nil || p != nil {
+			return t, nil
+		}
+	}
+	lean := &httpcall.Transport{Scheme: t.origin.Scheme, Host: t.origin.Host, Dial: t.base.DialContext,
+		Fallback: t.base, MaxIdle: maxIdleConnsPerHost}
+	return t.withSend(lean), lean
 }
 
 // sameOrigin reports whether u has the configured URL's scheme and host (with its port).

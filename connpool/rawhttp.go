@@ -9,9 +9,11 @@ import (
 	"io"
 	"net/http"
 	"strconv"
+	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/agentpool/agentpool/connpool/internal/httpcall"
 	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -38,6 +40,7 @@ import (
 // that ends or breaks before the response is ErrLost.
 type rawHTTP struct {
 	hc       *http.Client
+	lean     *httpcall.Transport // hc's, unless a proxy or TLS is in the way; closed with the client
 	endpoint string
 	session  string
 	version  string
@@ -49,15 +52,28 @@ type rawHTTP struct {
 func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	id := rawIDPrefix + strconv.FormatUint(h.next.Add(1), 10)
 	body := wire.AppendRequest(make([]byte, 0, len(params)+96), id, method, params)
-	resp, err := h.post(ctx, body)
+	// The request ends with ctx while the call waits for its answer, not after: the end of
+	// an event stream, read after the answer (drain), keeps the connection for the next call.
+	rctx, rcancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, rcancel)
+	resp, err := h.post(rctx, body)
 	if err != nil {
+		stop()
+		rcancel()
 		if ctx.Err() != nil {
 			h.cancelled(id, ctx)
 			return nil, ctx.Err()
 		}
 		return nil, fmt.Errorf("calling %q: %w: %w", method, errRejected, err)
 	}
-	defer resp.Body.Close()
+	rb := resp.Body
+	defer func() {
+		if rb != nil {
+			stop()
+			rb.Close()
+			rcancel()
+		}
+	}()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		// The server forgot the session; the transport (headerTransport) has ended the client
@@ -91,6 +107,13 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 		return res, nil
 	case "text/event-stream":
 		res, err := h.stream(id, resp.Body)
+		if err == nil && stop() {
+			// The stream's end follows the answer: read it (in the background, a server
+			// may keep the stream open), as closing the body before its end closes the
+			// connection instead of keeping it alive for the next call.
+			go h.drain(rb, rcancel)
+			rb = nil
+		}
 		if err != nil {
 			if !errors.Is(err, errBadAnswer) {
 				// The stream ended or broke before the answer: the request was delivered,
@@ -148,6 +171,25 @@ func (h *rawHTTP) cancelled(id string, ctx context.Context) {
 		}
 	}()
 }
+
+// drain reads what is left of an event stream after its answer, closes it and ends its
+// request (cancel), so that its connection goes back to the client's idle ones. It stops at
+// the end of the client or after drainWait (a server keeping the stream open: its
+// connection is closed), and reads at most maxFrame bytes.
+func (h *rawHTTP) drain(body io.ReadCloser, cancel context.CancelFunc) {
+	stop := context.AfterFunc(h.life, cancel)
+	t := time.AfterFunc(drainWait, cancel)
+	_, _ = io.Copy(io.Discard, io.LimitReader(body, maxFrame))
+	t.Stop()
+	stop()
+	body.Close()
+	cancel()
+}
+
+// drainWait bounds how long drain waits for the end of an event stream after its answer:
+// a server ends it at once (the MCP specification asks it to), one that does not is not
+// waited for.
+const drainWait = 2 * time.Second
 
 // errBadAnswer marks an answer that could not be read as JSON-RPC: the server sent it, so
 // the connection is not lost.
@@ -219,9 +261,18 @@ func (h *rawHTTP) other(m *wire.Message) {
 	}()
 }
 
+// eventReaders keeps the event readers of finished calls, whose buffers the next calls'
+// streams use.
+var eventReaders = sync.Pool{New: func() any { return wire.NewEventReader(nil, maxFrame) }}
+
 // stream reads an event stream until the answer to id.
 func (h *rawHTTP) stream(id string, body io.Reader) (json.RawMessage, error) {
-	er := wire.NewEventReader(body, maxFrame)
+	er := eventReaders.Get().(*wire.EventReader)
+	er.Reset(body)
+	defer func() {
+		er.Reset(nil) // the answer's Data stays the caller's
+		eventReaders.Put(er)
+	}()
 	for {
 		ev, err := er.Next()
 		if err != nil {

@@ -40,7 +40,7 @@ func TestRawHTTPBadAnswers(t *testing.T) {
 				io.WriteString(w, c.body)
 			}))
 			defer srv.Close()
-			h := &rawHTTP{hc: srv.Client(), endpoint: srv.URL, c: &client{}}
+			h := &rawHTTP{hc: srv.Client(), endpoint: srv.URL, c: &client{}, life: context.Background()}
 			res, err := h.call(context.Background(), "tools/call", []byte(`{"name":"x"}`))
 			if c.want == "" {
 				if err != nil || string(res) != `{"ok":true}` {

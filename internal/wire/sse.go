@@ -52,6 +52,14 @@ func NewEventReader(r io.Reader, max int) *EventReader {
 	return &EventReader{br: bufio.NewReaderSize(r, 16<<10), max: max}
 }
 
+// Reset makes r read the events of rd, dropping what it buffered of its stream, so that a
+// reader (and its buffer) serves one stream after another. The Data of events returned
+// before stays valid.
+func (r *EventReader) Reset(rd io.Reader) {
+	r.br.Reset(rd)
+	r.data = nil
+}
+
 // Next returns the next event. Its Data is valid until the next call. At the end of the
 // stream it returns io.EOF; an event cut off by the end is returned first, as the go-sdk
 // does. Any other error is final.

@@ -1,0 +1,273 @@
+// Package httpcall is an HTTP/1.1 client transport for the requests of one origin: it sends a
+// request and reads its response on the caller's goroutine, over plain TCP connections it
+// keeps alive, where net/http's Transport hands each request to a write goroutine and each
+// response back from a read goroutine of the connection. The connection pool passes MCP calls
+// through to a streamable HTTP server on it.
+//
+// Transport.RoundTrip takes the requests to its scheme ("http") and host only, and
+// gives every other request (another origin, a redirect elsewhere) to its Fallback. It does
+// not follow redirects, negotiate compression, use a proxy or TLS: its user sends it only
+// what needs none of them. A request's context bounds the request: its end closes the
+// connection, and RoundTrip or the body's Read return an error wrapping the context's. A
+// response's body must be read to its end (io.EOF) for its connection to be kept; closing
+// it before closes the connection, as net/http does. A connection is kept while the server
+// has not closed it: one found closed when taken from the idle ones is dropped unused.
+// A response's header may take 10 MB, as net/http's Transport allows by default.
+package httpcall
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+)
+
+// Transport is an http.RoundTripper (see the package doc). Its zero value is not usable:
+// set Scheme, Host and Fallback. It is safe for concurrent use.
+type Transport struct {
+	// Scheme and Host (with its port, if any) are the origin whose requests the Transport
+	// sends itself: "http" and "127.0.0.1:8080".
+	Scheme, Host string
+	// Dial opens a connection; nil uses a net.Dialer.
+	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// Fallback sends the requests of other origins.
+	Fallback http.RoundTripper
+	// MaxIdle is how many idle connections are kept (at least 1).
+	MaxIdle int
+
+	mu     sync.Mutex
+	idle   []*conn
+	closed bool // CloseIdleConnections was called: no connection is kept any more
+}
+
+type conn struct {
+	nc net.Conn
+	lr limitedReader // what br reads: nc, a response's header bounded
+	br *bufio.Reader
+	bw *bufio.Writer
+}
+
+// maxHeaderBytes bounds what a response's header (with the informational responses before
+// it) may take: net/http's Transport default.
+const maxHeaderBytes = 10 << 20
+
+// limitedReader reads r, at most n bytes while n is not negative.
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n < 0 {
+		return l.r.Read(p)
+	}
+	if l.n == 0 {
+		return 0, errHeaderTooLarge
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	return n, err
+}
+
+var errHeaderTooLarge = fmt.Errorf("httpcall: the response header exceeds %d bytes", maxHeaderBytes)
+
+// RoundTrip sends req and returns its response.
+func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.URL.Scheme != t.Scheme || req.URL.Host != t.Host {
+		return t.Fallback.RoundTrip(req)
+	}
+	ctx := req.Context()
+	if err := ctx.Err(); err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	c, err := t.conn(ctx)
+	if err != nil {
+		closeBody(req)
+		return nil, err
+	}
+	// The end of ctx makes the connection's blocked reads and writes return at once; the
+	// connection is not used again after.
+	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(aLongTimeAgo) })
+	resp, err := c.exchange(req)
+	if err != nil {
+		stop()
+		c.nc.Close()
+		if ctx.Err() != nil {
+			return nil, ctxError(ctx, err)
+		}
+		return nil, err
+	}
+	b := &body{t: t, c: c, rc: resp.Body, stop: stop, ctx: ctx, keep: !resp.Close && !req.Close}
+	resp.Body = b
+	if resp.ContentLength == 0 && resp.Request.Method != http.MethodHead {
+		b.eof()
+	}
+	return resp, nil
+}
+
+// exchange writes req on c and reads its response, skipping informational ones.
+func (c *conn) exchange(req *http.Request) (*http.Response, error) {
+	if err := req.Write(c.bw); err != nil {
+		return nil, err
+	}
+	if err := c.bw.Flush(); err != nil {
+		return nil, err
+	}
+	c.lr.n = maxHeaderBytes
+	for {
+		resp, err := http.ReadResponse(c.br, req)
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = io.ErrUnexpectedEOF
+			}
+			return nil, err
+		}
+		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+			c.lr.n = -1 // the body is not bounded here
+			return resp, nil
+		}
+	}
+}
+
+// aLongTimeAgo is a deadline in the past: I/O past it fails at once.
+var aLongTimeAgo = time.Unix(1, 0)
+
+// ctxError returns the error of a request that ctx ended.
+func ctxError(ctx context.Context, err error) error {
+	return errors.Join(context.Cause(ctx), err)
+}
+
+func closeBody(req *http.Request) {
+	if req.Body != nil {
+		req.Body.Close()
+	}
+}
+
+// conn returns an idle connection that the server has not closed, or a new one.
+func (t *Transport) conn(ctx context.Context) (*conn, error) {
+	for {
+		t.mu.Lock()
+		n := len(t.idle)
+		if n == 0 {
+			t.mu.Unlock()
+			break
+		}
+		c := t.idle[n-1]
+		t.idle[n-1] = nil
+		t.idle = t.idle[:n-1]
+		t.mu.Unlock()
+		if c.br.Buffered() == 0 && alive(c.nc) {
+			return c, nil
+		}
+		c.nc.Close()
+	}
+	dial := t.Dial
+	if dial == nil {
+		dial = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext
+	}
+	// As net/http: an empty port is 80, and an IPv6 literal keeps one pair of brackets.
+	u := url.URL{Host: t.Host}
+	port := u.Port()
+	if port == "" {
+		port = "80"
+	}
+	addr := net.JoinHostPort(u.Hostname(), port)
+	nc, err := dial(ctx, "tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	c := &conn{nc: nc, lr: limitedReader{r: nc, n: -1}, bw: bufio.NewWriterSize(nc, 4<<10)}
+	c.br = bufio.NewReaderSize(&c.lr, 4<<10)
+	return c, nil
+}
+
+// put keeps c for a later request, or closes it.
+func (t *Transport) put(c *conn) {
+	t.mu.Lock()
+	if !t.closed && len(t.idle) < max(t.MaxIdle, 1) {
+		t.idle = append(t.idle, c)
+		c = nil
+	}
+	t.mu.Unlock()
+	if c != nil {
+		c.nc.Close()
+	}
+}
+
+// CloseIdleConnections closes the idle connections, and each connection in use once its
+// response is done: none is kept after.
+func (t *Transport) CloseIdleConnections() {
+	t.mu.Lock()
+	idle := t.idle
+	t.idle = nil
+	t.closed = true
+	t.mu.Unlock()
+	for _, c := range idle {
+		c.nc.Close()
+	}
+	if ct, ok := t.Fallback.(interface{ CloseIdleConnections() }); ok {
+		ct.CloseIdleConnections()
+	}
+}
+
+// body is a response's body: at its end its connection goes back to the idle ones.
+type body struct {
+	t    *Transport
+	c    *conn
+	rc   io.ReadCloser
+	stop func() bool
+	ctx  context.Context
+	keep bool // the connection may be used again after the body's end
+
+	mu   sync.Mutex
+	done bool // the connection was given back or closed
+}
+
+func (b *body) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	if err == io.EOF {
+		b.eof()
+		return n, err
+	}
+	if err != nil {
+		if b.ctx.Err() != nil {
+			err = ctxError(b.ctx, err)
+		}
+		b.release(false)
+	}
+	return n, err
+}
+
+// eof gives the connection back: the response has been read.
+func (b *body) eof() { b.release(b.keep) }
+
+func (b *body) release(keep bool) {
+	b.mu.Lock()
+	done := b.done
+	b.done = true
+	b.mu.Unlock()
+	if done {
+		return
+	}
+	if b.stop() && keep {
+		b.t.put(b.c)
+		return
+	}
+	b.c.nc.Close()
+}
+
+// Close closes the connection if the body was not read to its end.
+func (b *body) Close() error {
+	b.release(false)
+	return nil
+}
