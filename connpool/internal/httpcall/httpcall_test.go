@@ -111,8 +111,11 @@ func TestDropsConnectionServerClosed(t *testing.T) {
 // context's error, and its connection is closed, not kept.
 func TestContextEndsRequest(t *testing.T) {
 	release := make(chan struct{})
+	arrived := make(chan struct{}, 1)
 	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/slow" {
+			io.ReadAll(r.Body) // then the server watches the connection: its close ends r's context
+			arrived <- struct{}{}
 			select {
 			case <-release:
 			case <-r.Context().Done():
@@ -128,12 +131,17 @@ func TestContextEndsRequest(t *testing.T) {
 		_, err := post(t, tr, ctx, s.URL+"/slow", "x")
 		errc <- err
 	}()
+	<-arrived // the request was sent: the answer is being waited for
 	cancel()
 	if err := <-errc; !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled request: %v, want context.Canceled", err)
 	}
+	testwait.For(t, "the server to see the cancelled request's connection closed", func() bool { return s.closed.Load() == 1 })
 	if got, err := post(t, tr, context.Background(), s.URL, "y"); err != nil || got != "ok" {
 		t.Fatalf("next request: %q, %v", got, err)
+	}
+	if n := s.opened.Load(); n != 2 {
+		t.Fatalf("%d connections, want 2 (the cancelled request's is not reused)", n)
 	}
 }
 
