@@ -89,19 +89,19 @@ func PlainID(raw json.RawMessage) bool {
 }
 
 // PlainMeta reports whether a request's _meta asks for nothing a pass-through cannot give: no
-// progress token, no per-request protocol version (SEP-2575, which the go-sdk refuses).
+// progress token, no per-request protocol version (SEP-2575, which the go-sdk refuses). It
+// reads _meta as the go-sdk does, into a map: member names match exactly, and of a name given
+// twice the last counts.
 func PlainMeta(meta json.RawMessage) bool {
 	if len(meta) == 0 || string(meta) == "null" {
 		return true
 	}
-	var m struct {
-		Token   json.RawMessage `json:"progressToken"`
-		Version json.RawMessage `json:"io.modelcontextprotocol/protocolVersion"`
-	}
+	var m map[string]json.RawMessage
 	if json.Unmarshal(meta, &m) != nil {
 		return false // malformed: the go-sdk reports it
 	}
-	return (len(m.Token) == 0 || string(m.Token) == "null") && len(m.Version) == 0
+	token, version := m["progressToken"], m["io.modelcontextprotocol/protocolVersion"]
+	return (len(token) == 0 || string(token) == "null") && len(version) == 0
 }
 
 // AcceptsJSON reports whether the values of an Accept header admit an application/json answer.

@@ -81,3 +81,33 @@ func TestAcceptsJSON(t *testing.T) {
 		}
 	}
 }
+
+// PlainMeta reads _meta as the go-sdk does (a map: member names exactly, the last of a name
+// given twice): a progress token it would honour keeps a call off the pass-through.
+func TestPlainMeta(t *testing.T) {
+	for _, c := range []struct {
+		meta string
+		want bool
+	}{
+		{``, true},
+		{`null`, true},
+		{`{}`, true},
+		{`{"k":"v"}`, true},
+		{`{"progressToken":null}`, true},
+		{`{"progressToken":1}`, false},
+		{`{"progressToken":"t"}`, false},
+		{`{"progress\u0054oken":1}`, false},
+		{`{"progressToken":1,"progresstoken":null}`, false},
+		{`{"progressToken":1,"PROGRESSTOKEN":null}`, false},
+		{`{"PROGRESSTOKEN":1}`, true},
+		{`{"progressToken":null,"progressToken":1}`, false},
+		{`{"progressToken":1,"progressToken":null}`, true},
+		{`{"io.modelcontextprotocol/protocolVersion":"2025-06-18"}`, false},
+		{`[]`, false},
+		{`1`, false},
+	} {
+		if got := PlainMeta(json.RawMessage(c.meta)); got != c.want {
+			t.Errorf("PlainMeta(%s) = %v, want %v", c.meta, got, c.want)
+		}
+	}
+}
