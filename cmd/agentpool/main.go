@@ -225,9 +225,9 @@ func run() int {
 	return exitFailure
 }
 
-// handleSignals calls first with the first signal from sigs (unless ctx ends before one), and
-// then now with any signal more than sameSignal later; one within sameSignal is the same event
-// delivered twice and is dropped.
+// handleSignals calls first, on a goroutine of its own, with the first signal from sigs (unless
+// ctx ends before one), and then now with any signal more than sameSignal later; one within
+// sameSignal is the same event delivered twice and is dropped, however long first takes.
 //
 // A SIGINT while a command has taken it (takeInterrupts) is that command's, not a signal here.
 func handleSignals(ctx context.Context, sigs <-chan os.Signal, first, now func(os.Signal)) {
@@ -243,7 +243,7 @@ func handleSignals(ctx context.Context, sigs <-chan os.Signal, first, now func(o
 		}
 	}
 	at := time.Now()
-	first(sig)
+	go first(sig)
 	for sig := range sigs { // run returning ends the process, and this loop
 		if !diverted(sig) && time.Since(at) > sameSignal {
 			now(sig)

@@ -2,12 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentpool/agentpool/internal/testwait"
@@ -91,4 +94,31 @@ func TestMemProfileWrittenAtExit(t *testing.T) {
 	if !bytes.HasPrefix(b, []byte{0x1f, 0x8b}) {
 		t.Errorf("%s holds %d bytes, not a gzipped profile", prof, len(b))
 	}
+}
+
+// One signal delivered twice (timeout(1), a kill of the process group) is one event however long
+// the first one's handling takes, such as writing the heap profile before the shutdown: when a
+// signal came is when it was sent, not when the handling of the first ended.
+func TestSameSignalDuringSlowFirstHandling(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		sigs := make(chan os.Signal, 2)
+		sigs <- syscall.SIGTERM
+		sigs <- syscall.SIGTERM
+		handled, done := make(chan struct{}), make(chan struct{})
+		var killed atomic.Bool
+		go func() {
+			defer close(done)
+			handleSignals(context.Background(), sigs, func(os.Signal) {
+				<-time.After(4 * sameSignal) // a large heap's profile
+				close(handled)
+			}, func(os.Signal) { killed.Store(true) })
+		}()
+		<-handled
+		synctest.Wait()
+		close(sigs)
+		<-done
+		if killed.Load() {
+			t.Error("the second delivery of the first signal, sent with it, killed the process")
+		}
+	})
 }
