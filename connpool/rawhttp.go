@@ -47,6 +47,7 @@ type rawHTTP struct {
 	c        *client
 	life     context.Context // the client's: ends when it is torn down
 	next     atomic.Uint64
+	drains   atomic.Int32 // drains running
 }
 
 func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
@@ -107,11 +108,7 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 		return res, nil
 	case "text/event-stream":
 		res, err := h.stream(id, resp.Body)
-		if err == nil && stop() {
-			// The stream's end follows the answer: read it (in the background, a server
-			// may keep the stream open), as closing the body before its end closes the
-			// connection instead of keeping it alive for the next call.
-			go h.drain(rb, rcancel)
+		if err == nil && stop() && h.startDrain(rb, rcancel) {
 			rb = nil
 		}
 		if err != nil {
@@ -171,6 +168,26 @@ func (h *rawHTTP) cancelled(id string, ctx context.Context) {
 		}
 	}()
 }
+
+// startDrain reads the end of an event stream after its answer in the background (drain),
+// as closing the body before its end closes the connection instead of keeping it alive for
+// the next call. It does not when maxDrains are running already (a server keeping its
+// streams open): it returns false, and the caller closes the body and its connection.
+func (h *rawHTTP) startDrain(body io.ReadCloser, cancel context.CancelFunc) bool {
+	if h.drains.Add(1) > maxDrains {
+		h.drains.Add(-1)
+		return false
+	}
+	go func() {
+		defer h.drains.Add(-1)
+		h.drain(body, cancel)
+	}()
+	return true
+}
+
+// maxDrains bounds the drains of one client running at once, and so the connections they
+// hold: as many as the idle connections a client keeps.
+const maxDrains = maxIdleConnsPerHost
 
 // drain reads what is left of an event stream after its answer, closes it and ends its
 // request (cancel), so that its connection goes back to the client's idle ones. It stops at
