@@ -46,7 +46,7 @@ func rulesetsOpen(t *testing.T) []string {
 
 // A server with a sandbox starts through the sandbox's entry point and is the same process
 // in its own group: it answers, its Conn says what was applied, agentpool keeps no copy of its rule set, and the guard and Close still
-// end its whole group (in a user namespace of its own too, for network: none).
+// end its whole group (in user and network namespaces of its own too, for network: none).
 func TestSandboxedServer(t *testing.T) {
 	s := sandbox.Probe()
 	if s.LandlockABI < 1 || !s.UserNS {
@@ -69,6 +69,16 @@ func TestSandboxedServer(t *testing.T) {
 			pid := c.PID()
 			if nnp, sc := procStatus(t, pid, "NoNewPrivs"), procStatus(t, pid, "Seccomp"); nnp != "1" || sc != "2" {
 				t.Errorf("server pid %d: NoNewPrivs %s, Seccomp %s: not sandboxed", pid, nnp, sc)
+			}
+			for _, ns := range []string{"user", "net"} {
+				theirs, err1 := os.Readlink(fmt.Sprintf("/proc/%d/ns/%s", pid, ns))
+				ours, err2 := os.Readlink("/proc/self/ns/" + ns)
+				if err1 != nil || err2 != nil {
+					t.Fatalf("%s namespaces: %v, %v", ns, err1, err2)
+				}
+				if (theirs != ours) != (network == decl.NetworkNone) {
+					t.Errorf("server pid %d: %s namespace %s, this process's %s", pid, ns, theirs, ours)
+				}
 			}
 			if _, err := os.Stat(l.TmpDir); err != nil {
 				t.Errorf("private TMPDIR: %v", err)

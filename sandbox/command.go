@@ -116,8 +116,9 @@ func missing(p *Policy, s Support) string {
 // process (which it does not restrict) and appends its descriptor to cmd.ExtraFiles, for the
 // launcher to bind to itself and close before the server runs (Launch.Started closes this
 // process's copy). It sets TMPDIR in cmd.Env to a new private folder (Launch.Cleanup removes
-// it) and, for network none, the user and network namespace flags in cmd.SysProcAttr; the
-// caller's other attributes (Setpgid, Pdeathsig) stay.
+// it) and, for network none, either asks the launcher to make the user and network namespaces
+// (the assembly entry, which can, as the first thing it does) or sets their flags in
+// cmd.SysProcAttr; the caller's other attributes (Setpgid, Pdeathsig) stay.
 //
 // When the kernel lacks what p needs and p.Required, Command changes nothing and returns an
 // error wrapping ErrUnavailable, one line naming the server, what is missing and
@@ -170,16 +171,21 @@ func Command(p *Policy, cmd *exec.Cmd) (*Launch, error) {
 		cmd.ExtraFiles = append(cmd.ExtraFiles, rules)
 		l.rules = rules
 	}
+	uidMap, gidMap := launch.NoNamespaces, launch.NoNamespaces
 	if netNS {
 		l.NetNS = true
-		newNamespaces(cmd)
+		if by == ByLauncher && makesNamespaces(launcher) {
+			uidMap, gidMap = launch.MapLine(os.Getuid()), launch.MapLine(os.Getgid())
+		} else {
+			newNamespaces(cmd)
+		}
 	}
 	env := cmd.Env
 	if env == nil {
 		env = os.Environ()
 	}
 	cmd.Env = withVar(env, "TMPDIR", tmp)
-	cmd.Args = append([]string{launcher}, launch.Args(fd, path, cmd.Args)...)
+	cmd.Args = append([]string{launcher}, launch.Args(fd, uidMap, gidMap, path, cmd.Args)...)
 	cmd.Path = launcher
 	return l, nil
 }

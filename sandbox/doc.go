@@ -41,7 +41,8 @@
 // back to plain TCP), makes io_uring_setup fail (ENOSYS: io_uring creates sockets unseen by
 // the filter) and refuses system calls made through another architecture's calling
 // convention. `network: none` adds a new user namespace (the caller's uid and gid mapped
-// to themselves) and a new network namespace with no interface up.
+// to themselves) and a new network namespace with no interface up, made by the launcher
+// itself when it is the assembly entry (asked once per launcher file), else at the start.
 //
 // A network list confines TCP only: Landlock has no rule for UDP (DNS included) nor for other
 // protocols, which a list leaves open; only `network: none` closes them.

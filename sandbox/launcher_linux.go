@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"sync"
 	"syscall"
 
 	"github.com/agentpool/agentpool/sandbox/launch"
@@ -26,6 +27,36 @@ func newNamespaces(cmd *exec.Cmd) {
 	a.UidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getuid(), HostID: os.Getuid(), Size: 1}}
 	a.GidMappings = []syscall.SysProcIDMap{{ContainerID: os.Getgid(), HostID: os.Getgid(), Size: 1}}
 	a.GidMappingsEnableSetgroups = false
+}
+
+// probed caches makesNamespaces's answers by launcher file: its path, device, inode, size and
+// modification time, so that a launcher replaced at the same path is asked again.
+var probed sync.Map
+
+type launcherFile struct {
+	path       string
+	dev, ino   uint64
+	size, time int64
+}
+
+// makesNamespaces reports whether the launcher at path is the assembly entry, which makes a
+// server's user and network namespaces itself, single-threaded, after a start without them
+// (cheaper: the start can vfork). It asks the launcher once per file (launch.Probe: the
+// assembly entry exits 0, the Go code refuses). Any doubt answers false, and then the
+// namespaces are made at the start (newNamespaces); a wrong true cannot start a server
+// without its namespace either, for the Go code refuses a launch that asks for namespaces.
+func makesNamespaces(path string) bool {
+	var st syscall.Stat_t
+	if syscall.Stat(path, &st) != nil {
+		return false
+	}
+	key := launcherFile{path, st.Dev, st.Ino, st.Size, st.Mtim.Nano()}
+	if v, ok := probed.Load(key); ok {
+		return v.(bool)
+	}
+	ok := exec.Command(path, launch.Marker, launch.Probe).Run() == nil
+	probed.Store(key, ok)
+	return ok
 }
 
 // tryUserNS reports whether a process can start in new user and network namespaces.

@@ -36,7 +36,8 @@ func TestMain(m *testing.M) {
 // mptcp:ADDR (connect with multipath TCP), uring-mptcp:ADDR (the same, its socket made
 // through io_uring),
 // bind:ADDR, signal:PID (signal 0), exec:PATH, unix:PATH (connect to a unix socket),
-// socketpair, fds (print what each open descriptor is).
+// socketpair, fds (print what each open descriptor is), ns (print the user and network
+// namespaces).
 func try(action string) error {
 	verb, arg, _ := strings.Cut(action, ":")
 	switch verb {
@@ -94,6 +95,15 @@ func try(action string) error {
 		return exec.Command(arg, "-c", "true").Run()
 	case "fds": // print the open descriptors but the one reading the list
 		return printFDs()
+	case "ns": // print the user and network namespaces
+		for _, ns := range []string{"user", "net"} {
+			l, err := os.Readlink("/proc/self/ns/" + ns)
+			if err != nil {
+				return err
+			}
+			fmt.Println(l)
+		}
+		return nil
 	}
 	return fmt.Errorf("unknown action %q", action)
 }

@@ -11,6 +11,8 @@ func probeKernel() Support { return Support{} }
 
 func newNamespaces(*exec.Cmd) {}
 
+func makesNamespaces(string) bool { return false }
+
 func startTime(int) string { return "" }
 
 func pidNS() string { return "" }

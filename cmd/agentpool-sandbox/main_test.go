@@ -6,10 +6,12 @@ import (
 	"bytes"
 	"debug/elf"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"syscall"
 	"testing"
 
@@ -66,7 +68,8 @@ func build(t *testing.T, name string, flags ...string) string {
 // the one built without flags (package launch's Go code) refuse alike, each bad launch with
 // the same one line on stderr and the same status: run by hand, a launch of another format,
 // no server, a bad descriptor (not a number, not open, not a rule set), a rule set that
-// cannot be bound, a server that cannot be executed; and both execute a good one.
+// cannot be bound, a server that cannot be executed; and both execute a good one. Only the
+// assembly entry makes namespaces (see TestNamespaces).
 func TestLaunchersAlike(t *testing.T) {
 	if launch.KernelABI() < 1 {
 		t.Skip("no Landlock")
@@ -113,12 +116,13 @@ func TestLaunchersAlike(t *testing.T) {
 		{name: "by hand", args: nil, status: 2},
 		{name: "another format", args: []string{"__agentpool-sandbox", "/bin/echo", "echo"}, status: 126},
 		{name: "no server", args: []string{launch.Marker, "3"}, status: 126},
-		{name: "descriptor not a number", args: []string{launch.Marker, "3x", "/bin/echo", "echo"}, status: 126},
-		{name: "descriptor not open", args: []string{launch.Marker, "9", "/bin/echo", "echo"}, status: 126},
-		{name: "descriptor not a rule set", args: []string{launch.Marker, "3", "/bin/echo", "echo"}, extra: devNull, status: 126},
-		{name: "restrict fails", args: []string{launch.Marker, "3", "/bin/echo", "echo", "no"}, layers: true, status: 126},
-		{name: "server missing", args: []string{launch.Marker, launch.NoRules, "/nonexistent/server", "server"}, status: 126},
-		{name: "no rules", args: []string{launch.Marker, launch.NoRules, "/bin/echo", "echo", "hello"}, status: 0},
+		{name: "no server after the namespaces", args: []string{launch.Marker, "3", launch.NoNamespaces, launch.NoNamespaces}, status: 126},
+		{name: "descriptor not a number", args: []string{launch.Marker, "3x", launch.NoNamespaces, launch.NoNamespaces, "/bin/echo", "echo"}, status: 126},
+		{name: "descriptor not open", args: []string{launch.Marker, "9", launch.NoNamespaces, launch.NoNamespaces, "/bin/echo", "echo"}, status: 126},
+		{name: "descriptor not a rule set", args: []string{launch.Marker, "3", launch.NoNamespaces, launch.NoNamespaces, "/bin/echo", "echo"}, extra: devNull, status: 126},
+		{name: "restrict fails", args: []string{launch.Marker, "3", launch.NoNamespaces, launch.NoNamespaces, "/bin/echo", "echo", "no"}, layers: true, status: 126},
+		{name: "server missing", args: []string{launch.Marker, launch.NoRules, launch.NoNamespaces, launch.NoNamespaces, "/nonexistent/server", "server"}, status: 126},
+		{name: "no rules", args: []string{launch.Marker, launch.NoRules, launch.NoNamespaces, launch.NoNamespaces, "/bin/echo", "echo", "hello"}, status: 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			var got [2]result
@@ -148,5 +152,83 @@ func TestLaunchersAlike(t *testing.T) {
 			}
 			t.Logf("%d %q", got[0].status, got[0].stderr)
 		})
+	}
+}
+
+// namespaces returns the user and network namespaces of this process, as /proc shows them.
+func namespaces(t *testing.T) string {
+	t.Helper()
+	user, err := os.Readlink("/proc/self/ns/user")
+	if err != nil {
+		t.Skip(err)
+	}
+	net, err := os.Readlink("/proc/self/ns/net")
+	if err != nil {
+		t.Skip(err)
+	}
+	return user + "\n" + net + "\n"
+}
+
+// The assembly entry answers the probe and makes the user and network namespaces it is given
+// the map lines of, before executing the server, which runs in them with this process's uid
+// and gid; a failing step is one line and status 126. The Go code refuses both: it cannot
+// make a user namespace (it has threads), and a launch that asks for one does not start.
+func TestNamespaces(t *testing.T) {
+	flags := testserver.LauncherFlags()
+	if len(flags) == 0 {
+		t.Skip("no assembly entry on this architecture")
+	}
+	ours := namespaces(t)
+	try := exec.Command("unshare", "-Urn", "true")
+	if try.Run() != nil {
+		t.Skip("no unprivileged user and network namespaces")
+	}
+	fast := build(t, "fast", flags...)
+	plain := build(t, "plain")
+	uid, gid := launch.MapLine(os.Getuid()), launch.MapLine(os.Getgid())
+	launchArgs := func(uidMap string) []string {
+		return []string{launch.Marker, launch.NoRules, uidMap, gid, "/bin/sh", "sh", "-c", "readlink /proc/self/ns/user /proc/self/ns/net; id -u; id -g"}
+	}
+	runs := func(launcher string, args ...string) (int, string, string) {
+		cmd := exec.Command(launcher, args...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return cmd.ProcessState.ExitCode(), stdout.String(), stderr.String()
+	}
+
+	if status, out, errs := runs(fast, launch.Marker, launch.Probe); status != 0 || out != "" || errs != "" {
+		t.Errorf("the assembly entry asked %q: status %d, %q %q; want 0 and nothing", launch.Probe, status, out, errs)
+	}
+	if status, _, _ := runs(plain, launch.Marker, launch.Probe); status == 0 {
+		t.Errorf("the Go code asked %q: status 0", launch.Probe)
+	}
+
+	status, out, errs := runs(fast, launchArgs(uid)...)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, errs)
+	}
+	lines := strings.SplitAfterN(out, "\n", 3)
+	if len(lines) != 3 {
+		t.Fatalf("output %q", out)
+	}
+	if got := lines[0] + lines[1]; got == ours || lines[0] == strings.SplitAfter(ours, "\n")[0] || lines[1] == strings.SplitAfter(ours, "\n")[1] {
+		t.Errorf("the server's namespaces %q, this process's %q: want both its own", got, ours)
+	}
+	if want := fmt.Sprintf("%d\n%d\n", os.Getuid(), os.Getgid()); lines[2] != want {
+		t.Errorf("the server's uid and gid %q, want %q (mapped to themselves)", lines[2], want)
+	}
+
+	status, _, errs = runs(fast, launchArgs("x")...)
+	if want := "agentpool sandbox: write /proc/self/uid_map failed: errno 22\n"; status != 126 || errs != want {
+		t.Errorf("a bad uid map line: status %d, %q; want 126 and %q", status, errs, want)
+	}
+	status, _, errs = runs(plain, launchArgs(uid)...)
+	if status != 126 || !strings.Contains(errs, "namespaces") || strings.Count(errs, "\n") != 1 {
+		t.Errorf("the Go code asked for namespaces: status %d, %q; want 126 and one line", status, errs)
 	}
 }

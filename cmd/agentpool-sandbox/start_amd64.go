@@ -14,6 +14,12 @@ var (
 	markerPrefix  = launch.MarkerPrefix
 	marker        = launch.Marker + "\x00"
 	noRules       = launch.NoRules + "\x00"
+	noNamespaces  = launch.NoNamespaces + "\x00"
+	probe         = launch.Probe + "\x00"
+	deny          = "deny"
+	setgroupsPath = "/proc/self/setgroups\x00"
+	uidMapPath    = "/proc/self/uid_map\x00"
+	gidMapPath    = "/proc/self/gid_map\x00"
 	procSelf      = "/proc/self\x00"
 	filter        = &launch.Filter
 	sayNotByHand  = notByHand
@@ -30,6 +36,10 @@ var (
 	stepClose     = "close"
 	stepSeccomp   = "seccomp"
 	stepExecute   = "execute "
+	stepUnshare   = "unshare(CLONE_NEWUSER|CLONE_NEWNET)"
+	stepOpen      = "open "
+	stepWrite     = "write "
+	stepCloseFile = "close "
 )
 
 // The constants start uses (go_asm.h).

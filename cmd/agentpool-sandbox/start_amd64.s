@@ -5,7 +5,9 @@
 
 // The launcher's job (package launch's run) without Go's runtime: the kernel enters start
 // with 0(SP) = argc, then argv[0..argc-1], NULL, envp. argv[1] is the marker, argv[2] the rule
-// set's descriptor or "-", argv[3] the server's program, argv[4:] its argv.
+// set's descriptor or "-", argv[3] and argv[4] the uid and gid map lines of the user and
+// network namespaces to make ("-": none), argv[5] the server's program, argv[6:] its argv. The
+// marker and "probe" alone ask whether this is the assembly entry: it exits 0.
 //
 // Registers held throughout: R12 argc, R13 &argv[0], R14 envp, R15 the rule set's descriptor.
 // A system call's result is in AX, -4095..-1 for an error (-errno); SYSCALL clobbers CX, R11.
@@ -15,6 +17,7 @@
 #define SYS_writev 20
 #define SYS_execve 59
 #define SYS_prctl 157
+#define SYS_unshare 272
 #define SYS_exit_group 231
 #define SYS_openat 257
 #define SYS_landlock_add_rule 445
@@ -25,6 +28,16 @@
 
 // Load the Go string s into ptr and length.
 #define STR(s, ptr, length) MOVQ s(SB), ptr; MOVQ s+8(SB), length
+
+// Write n bytes at buf (registers) to the file path, a Go string holding a C string:
+// openat(AT_FDCWD, path, O_WRONLY|O_CLOEXEC), write, close. R8 and R10 hold the path (its NUL
+// left out) for the failure's line; openat ignores R10, its mode, without O_CREAT.
+#define WRITEFILE(path, buf, n) \
+	MOVQ path(SB), R8; MOVQ path+8(SB), R10; DECQ R10; \
+	MOVQ $SYS_openat, AX; MOVQ $-100, DI; MOVQ R8, SI; MOVQ $0x80001, DX; \
+	SYSCALL; IFFAILED(failopen); \
+	MOVQ AX, DI; MOVQ $SYS_write, AX; MOVQ buf, SI; MOVQ n, DX; SYSCALL; IFFAILED(failwrite); \
+	MOVQ $SYS_close, AX; SYSCALL; IFFAILED(failclosefile)
 
 TEXT ·start(SB), NOSPLIT|NOFRAME, $0
 	MOVQ 0(SP), R12
@@ -63,7 +76,28 @@ format:
 	JMP   format
 
 formatok:
-	CMPQ R12, $4
+	// The marker and "probe" alone: exit 0.
+	CMPQ R12, $3
+	JNE  launch
+	MOVQ 16(R13), SI
+	STR(·probe, DI, CX)
+probe:
+	TESTQ CX, CX
+	JEQ   probed
+	MOVB  (SI), AL
+	CMPB  AL, (DI)
+	JNE   launch
+	INCQ  SI
+	INCQ  DI
+	DECQ  CX
+	JMP   probe
+probed:
+	MOVQ $SYS_exit_group, AX
+	XORQ DI, DI
+	SYSCALL
+
+launch:
+	CMPQ R12, $6
 	JLT  noserver
 
 	// argv[2]: "-" (no rules), or up to 9 decimal digits.
@@ -72,7 +106,7 @@ formatok:
 	STR(·noRules, DI, CX)
 norules:
 	TESTQ CX, CX
-	JEQ   execute
+	JEQ   namespaces
 	MOVB  (SI), AL
 	CMPB  AL, (DI)
 	JNE   digits
@@ -103,6 +137,54 @@ digit:
 digitsend:
 	TESTQ CX, CX
 	JEQ   badfd
+
+namespaces:
+	// argv[3] "-": no namespaces to make. Else unshare(CLONE_NEWUSER|CLONE_NEWNET), which
+	// this single-threaded process may do, then "deny" to /proc/self/setgroups, and the map
+	// lines argv[3] and argv[4] to /proc/self/uid_map and gid_map.
+	MOVQ 24(R13), SI
+	STR(·noNamespaces, DI, CX)
+nons:
+	TESTQ CX, CX
+	JEQ   rules
+	MOVB  (SI), AL
+	CMPB  AL, (DI)
+	JNE   unshare
+	INCQ  SI
+	INCQ  DI
+	DECQ  CX
+	JMP   nons
+
+unshare:
+	MOVQ $SYS_unshare, AX
+	MOVQ $0x50000000, DI
+	SYSCALL
+	IFFAILED(failunshare)
+	MOVQ ·deny(SB), BX
+	MOVQ ·deny+8(SB), R9
+	WRITEFILE(·setgroupsPath, BX, R9)
+	MOVQ 24(R13), BX
+	XORQ R9, R9
+uidlen:
+	CMPB (BX)(R9*1), $0
+	JEQ  uidmap
+	INCQ R9
+	JMP  uidlen
+uidmap:
+	WRITEFILE(·uidMapPath, BX, R9)
+	MOVQ 32(R13), BX
+	XORQ R9, R9
+gidlen:
+	CMPB (BX)(R9*1), $0
+	JEQ  gidmap
+	INCQ R9
+	JMP  gidlen
+gidmap:
+	WRITEFILE(·gidMapPath, BX, R9)
+
+rules:
+	CMPQ R15, $-1
+	JEQ  execute
 
 	// prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0)
 	MOVQ $SYS_prctl, AX
@@ -167,14 +249,14 @@ restrict:
 	IFFAILED(failseccomp)
 
 execute:
-	// execve(argv[3], &argv[4], envp): returns only when it failed.
+	// execve(argv[5], &argv[6], envp): returns only when it failed.
 	MOVQ $SYS_execve, AX
-	MOVQ 24(R13), DI
-	LEAQ 32(R13), SI
+	MOVQ 40(R13), DI
+	LEAQ 48(R13), SI
 	MOVQ R14, DX
 	SYSCALL
 	STR(·stepExecute, R9, BX)
-	MOVQ 24(R13), SI
+	MOVQ 40(R13), SI
 	XORQ DX, DX
 pathlen:
 	CMPB (SI)(DX*1), $0
@@ -196,6 +278,22 @@ failclose:
 	JMP noextra
 failseccomp:
 	STR(·stepSeccomp, R9, BX)
+	JMP noextra
+failunshare:
+	STR(·stepUnshare, R9, BX)
+	JMP noextra
+failopen:
+	STR(·stepOpen, R9, BX)
+	JMP withpath
+failwrite:
+	STR(·stepWrite, R9, BX)
+	JMP withpath
+failclosefile:
+	STR(·stepCloseFile, R9, BX)
+withpath:
+	MOVQ R8, SI
+	MOVQ R10, DX
+	JMP  failed
 noextra:
 	XORQ SI, SI
 	XORQ DX, DX

@@ -3,7 +3,9 @@
 // set it applies, which the parent builds (Ruleset) and the child inherits as a descriptor
 // (Args: its number on the command line, after a marker of the format). The child's whole job
 // is no_new_privs, reading its own /proc/self added to the set, the set bound to its thread,
-// the descriptor closed, the seccomp filter (Filter), and execve of the server in its place.
+// the descriptor closed, the seccomp filter (Filter), and execve of the server in its place;
+// first, when Args carries map lines, the user and network namespaces, which only the
+// assembly entry (single-threaded) can make: this Go code refuses such a launch.
 // Both ways in use it: the agentpool-sandbox launcher (cmd/agentpool-sandbox, a program of a
 // few lines, whose assembly entry on linux/amd64 does the same job, with the same messages,
 // without starting Go's runtime) and, where no launcher is installed, package sandbox's Main

@@ -3,16 +3,23 @@ package launch
 import (
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 )
 
 // A launcher's argv: its program, Marker, the number of the inherited descriptor of the
-// Landlock rule set (NoRules: none, nothing to apply), the server's program and the server's
-// argv. MarkerPrefix starts every format's marker, so that a launcher of another build
-// refuses a launch instead of misreading it.
+// Landlock rule set (NoRules: none, nothing to apply), the uid and the gid map lines of new
+// user and network namespaces the launcher makes itself (NoNamespaces twice: none), the
+// server's program and the server's argv. MarkerPrefix starts every format's marker, so that
+// a launcher of another build refuses a launch instead of misreading it. Marker followed by
+// Probe alone is a question: the assembly entry, which can make the namespaces, exits 0; the
+// Go code, which cannot (unshare of a user namespace needs a single-threaded process), refuses
+// it as a launch without a server.
 const (
-	Marker       = MarkerPrefix + "-2"
+	Marker       = MarkerPrefix + "-3"
 	NoRules      = "-"
+	NoNamespaces = "-"
+	Probe        = "probe"
 	MarkerPrefix = "__agentpool-sandbox"
 )
 
@@ -29,9 +36,15 @@ type Rules struct {
 }
 
 // Args returns the launcher's arguments after its program's name: Marker, fd (a descriptor
-// number as the launcher inherits it, or NoRules), path and argv.
-func Args(fd, path string, argv []string) []string {
-	return append([]string{Marker, fd, path}, argv...)
+// number as the launcher inherits it, or NoRules), the uid and gid map lines ("1000 1000 1";
+// NoNamespaces both: no namespaces to make), path and argv.
+func Args(fd, uidMap, gidMap, path string, argv []string) []string {
+	return append([]string{Marker, fd, uidMap, gidMap, path}, argv...)
+}
+
+// MapLine returns the line of a uid_map or gid_map that maps id to itself.
+func MapLine(id int) string {
+	return strconv.Itoa(id) + " " + strconv.Itoa(id) + " 1"
 }
 
 // Main applies the launch and executes the server when this process was started to (os.Args
@@ -51,7 +64,7 @@ func check(args []string) (fd int, path string, argv []string, refusal string) {
 	if args[0] != Marker {
 		return 0, "", nil, "launched as " + args[0] + ", this launcher reads " + Marker + ": agentpool and agentpool-sandbox come from different builds"
 	}
-	if len(args) < 3 {
+	if len(args) < 5 {
 		return 0, "", nil, "bad launch: no server to execute"
 	}
 	fd = -1
@@ -69,7 +82,10 @@ func check(args []string) (fd int, path string, argv []string, refusal string) {
 			fd = fd*10 + int(c-'0')
 		}
 	}
-	return fd, args[2], args[3:], ""
+	if args[2] != NoNamespaces || args[3] != NoNamespaces {
+		return 0, "", nil, "namespaces asked of a launcher that cannot make them (only the assembly entry can): agentpool and agentpool-sandbox disagree"
+	}
+	return fd, args[4], args[5:], ""
 }
 
 // fail ends the process as a refused launch does: one line on stderr, status 126.

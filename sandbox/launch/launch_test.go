@@ -28,14 +28,15 @@ func TestLauncherImportsLittle(t *testing.T) {
 }
 
 // A launch is read as the assembly entry reads it: the marker of this format only, a
-// descriptor of decimal digits (or NoRules), then the server; anything else is refused in one
-// line naming what was wrong.
+// descriptor of decimal digits (or NoRules), no namespaces to make, then the server; anything
+// else is refused in one line naming what was wrong, namespaces included (the Go code cannot
+// make them).
 func TestCheck(t *testing.T) {
-	fd, path, argv, refusal := check([]string{Marker, "3", "/bin/x", "x", "-a"})
+	fd, path, argv, refusal := check([]string{Marker, "3", NoNamespaces, NoNamespaces, "/bin/x", "x", "-a"})
 	if fd != 3 || path != "/bin/x" || len(argv) != 2 || argv[1] != "-a" || refusal != "" {
 		t.Errorf("check = %d, %q, %q, %q", fd, path, argv, refusal)
 	}
-	if fd, _, _, refusal := check([]string{Marker, NoRules, "/bin/x"}); fd != -1 || refusal != "" {
+	if fd, _, _, refusal := check([]string{Marker, NoRules, NoNamespaces, NoNamespaces, "/bin/x"}); fd != -1 || refusal != "" {
 		t.Errorf("with NoRules: %d, %q", fd, refusal)
 	}
 	for _, c := range []struct {
@@ -44,9 +45,12 @@ func TestCheck(t *testing.T) {
 	}{
 		{[]string{"__agentpool-sandbox", "/bin/x", "x"}, "launched as __agentpool-sandbox, this launcher reads " + Marker + ": agentpool and agentpool-sandbox come from different builds"},
 		{[]string{Marker, "3"}, "bad launch: no server to execute"},
-		{[]string{Marker, "+3", "/bin/x"}, "bad rule set descriptor +3"},
-		{[]string{Marker, "", "/bin/x"}, "bad rule set descriptor "},
-		{[]string{Marker, "1234567890", "/bin/x"}, "bad rule set descriptor 1234567890"},
+		{[]string{Marker, Probe}, "bad launch: no server to execute"},
+		{[]string{Marker, "3", NoNamespaces, NoNamespaces}, "bad launch: no server to execute"},
+		{[]string{Marker, "+3", NoNamespaces, NoNamespaces, "/bin/x"}, "bad rule set descriptor +3"},
+		{[]string{Marker, "", NoNamespaces, NoNamespaces, "/bin/x"}, "bad rule set descriptor "},
+		{[]string{Marker, "1234567890", NoNamespaces, NoNamespaces, "/bin/x"}, "bad rule set descriptor 1234567890"},
+		{[]string{Marker, "3", "1000 1000 1", "1000 1000 1", "/bin/x"}, "namespaces asked of a launcher that cannot make them (only the assembly entry can): agentpool and agentpool-sandbox disagree"},
 	} {
 		if _, _, _, refusal := check(c.args); refusal != c.want {
 			t.Errorf("check(%q) refuses %q, want %q", c.args, refusal, c.want)

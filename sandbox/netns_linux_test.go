@@ -1,0 +1,78 @@
+package sandbox
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/agentpool/agentpool/decl"
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/sandbox/launch"
+)
+
+// ownNamespaces returns the user and network namespaces of this process, as the "ns" action
+// prints them.
+func ownNamespaces(t *testing.T) []string {
+	t.Helper()
+	var ns []string
+	for _, n := range []string{"user", "net"} {
+		l, err := os.Readlink("/proc/self/ns/" + n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ns = append(ns, l)
+	}
+	return ns
+}
+
+// noNetwork checks that cmd, started by Command for network: none, runs in a user and a
+// network namespace of its own, made by the launcher (byLauncher: no clone flags, the map
+// lines on its command line) or at the start (the clone flags, no map lines).
+func noNetwork(t *testing.T, cmd *exec.Cmd, byLauncher bool) {
+	t.Helper()
+	p := Resolve("offline", &decl.Sandbox{Network: decl.Network{Mode: decl.NetworkNone}}, cmd)
+	l, err := Command(p, cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Cleanup()
+	if !l.NetNS {
+		t.Error("Launch.NetNS false for network: none")
+	}
+	flags := cmd.SysProcAttr != nil && cmd.SysProcAttr.Cloneflags&(syscall.CLONE_NEWUSER|syscall.CLONE_NEWNET) != 0
+	mapped := slices.Contains(cmd.Args, launch.MapLine(os.Getuid()))
+	if flags == byLauncher || mapped != byLauncher {
+		t.Errorf("clone flags %v, map lines in %q: want the namespaces made by the launcher %v", flags, cmd.Args, byLauncher)
+	}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	got, ours := strings.Fields(string(out)), ownNamespaces(t)
+	if len(got) != 3 || got[0] == ours[0] || got[1] == ours[1] {
+		t.Errorf("the server's namespaces %q, this process's %q: want its own", got, ours)
+	}
+}
+
+// Through the assembly launcher, network: none starts without clone flags (a plain start) and
+// the launcher makes the namespaces; through the Go launcher, which cannot, the start makes
+// them. Either way the server is in its own user and network namespaces.
+func TestNetworkNoneNamespaces(t *testing.T) {
+	if !Probe().UserNS {
+		t.Skip("no unprivileged user namespaces")
+	}
+	asm := len(testserver.LauncherFlags()) > 0
+	t.Run("launcher", func(t *testing.T) { noNetwork(t, child(t, "ns"), asm) })
+	plain := filepath.Join(t.TempDir(), ByLauncher)
+	if out, err := exec.Command("go", "build", "-o", plain, testserver.LauncherPkg).CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	t.Setenv(LauncherEnv, plain)
+	t.Run("go launcher", func(t *testing.T) { noNetwork(t, child(t, "ns"), false) })
+	t.Setenv(LauncherEnv, "")
+	t.Run("re-exec", func(t *testing.T) { noNetwork(t, child(t, "ns"), false) })
+}
