@@ -29,14 +29,16 @@ func newNamespaces(cmd *exec.Cmd) {
 	a.GidMappingsEnableSetgroups = false
 }
 
-// probed caches makesNamespaces's answers by launcher file: its path, device, inode, size and
-// modification time, so that a launcher replaced at the same path is asked again.
+// probed caches makesNamespaces's answers by launcher file: its path, device, inode, size,
+// modification and change time, so that a launcher replaced or rewritten at the same path is
+// asked again (the change time, which no one sets by hand, moves with every rewrite).
 var probed sync.Map
 
 type launcherFile struct {
 	path       string
 	dev, ino   uint64
 	size, time int64
+	ctime      int64
 }
 
 // makesNamespaces reports whether the launcher at path is the assembly entry, which makes a
@@ -50,7 +52,7 @@ func makesNamespaces(path string) bool {
 	if syscall.Stat(path, &st) != nil {
 		return false
 	}
-	key := launcherFile{path, st.Dev, st.Ino, st.Size, st.Mtim.Nano()}
+	key := launcherFile{path, st.Dev, st.Ino, st.Size, st.Mtim.Nano(), st.Ctim.Nano()}
 	if v, ok := probed.Load(key); ok {
 		return v.(bool)
 	}

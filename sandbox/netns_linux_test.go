@@ -76,3 +76,61 @@ func TestNetworkNoneNamespaces(t *testing.T) {
 	t.Setenv(LauncherEnv, "")
 	t.Run("re-exec", func(t *testing.T) { noNetwork(t, child(t, "ns"), false) })
 }
+
+// A launcher rewritten in place, at the same path, inode, size and modification time, is
+// asked again whether it makes the namespaces: its change time differs.
+func TestMakesNamespacesRewritten(t *testing.T) {
+	flags := testserver.LauncherFlags()
+	if len(flags) == 0 {
+		t.Skip("no assembly entry on this architecture")
+	}
+	dir := t.TempDir()
+	var bins [2][]byte
+	for i, f := range [][]string{flags, nil} {
+		out := filepath.Join(dir, "bin")
+		args := append(append([]string{"build", "-o", out}, f...), testserver.LauncherPkg)
+		if b, err := exec.Command("go", args...).CombinedOutput(); err != nil {
+			t.Fatalf("go build: %v\n%s", err, b)
+		}
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bins[i] = b
+	}
+	size := max(len(bins[0]), len(bins[1]))
+	path := filepath.Join(dir, ByLauncher)
+	write := func(b []byte) {
+		t.Helper()
+		padded := append(slices.Clone(b), make([]byte, size-len(b))...)
+		if err := os.WriteFile(path, padded, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(bins[0])
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !makesNamespaces(path) {
+		t.Fatal("the assembly entry: makesNamespaces false")
+	}
+	ctime := func() int64 {
+		var st syscall.Stat_t
+		if err := syscall.Stat(path, &st); err != nil {
+			t.Fatal(err)
+		}
+		return st.Ctim.Nano()
+	}
+	before := ctime()
+	write(bins[1])
+	// The change time ticks coarsely: set the times again until it has moved.
+	for first := true; first || ctime() == before; first = false {
+		if err := os.Chtimes(path, fi.ModTime(), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if makesNamespaces(path) {
+		t.Error("the Go launcher written over the assembly entry in place: makesNamespaces still true")
+	}
+}

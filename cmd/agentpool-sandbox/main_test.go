@@ -227,6 +227,10 @@ func TestNamespaces(t *testing.T) {
 	if want := "agentpool sandbox: write /proc/self/uid_map failed: errno 22\n"; status != 126 || errs != want {
 		t.Errorf("a bad uid map line: status %d, %q; want 126 and %q", status, errs, want)
 	}
+	status, out, errs = runs(fast, launchArgs(launch.NoNamespaces)...)
+	if status != 126 || out != "" || strings.Count(errs, "\n") != 1 {
+		t.Errorf("no uid map line but a gid map line: status %d, %q %q; want 126, nothing run and one line", status, out, errs)
+	}
 	status, _, errs = runs(plain, launchArgs(uid)...)
 	if status != 126 || !strings.Contains(errs, "namespaces") || strings.Count(errs, "\n") != 1 {
 		t.Errorf("the Go code asked for namespaces: status %d, %q; want 126 and one line", status, errs)

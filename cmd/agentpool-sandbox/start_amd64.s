@@ -139,12 +139,25 @@ digitsend:
 	JEQ   badfd
 
 namespaces:
-	// argv[3] "-": no namespaces to make. Else unshare(CLONE_NEWUSER|CLONE_NEWNET), which
-	// this single-threaded process may do, then "deny" to /proc/self/setgroups, and the map
-	// lines argv[3] and argv[4] to /proc/self/uid_map and gid_map.
+	// argv[3] and argv[4] "-": no namespaces to make. Else unshare(CLONE_NEWUSER|CLONE_NEWNET),
+	// which this single-threaded process may do, then "deny" to /proc/self/setgroups, and the
+	// map lines argv[3] and argv[4] to /proc/self/uid_map and gid_map (a "-" there fails).
 	MOVQ 24(R13), SI
 	STR(·noNamespaces, DI, CX)
 nons:
+	TESTQ CX, CX
+	JEQ   nogid
+	MOVB  (SI), AL
+	CMPB  AL, (DI)
+	JNE   unshare
+	INCQ  SI
+	INCQ  DI
+	DECQ  CX
+	JMP   nons
+nogid:
+	MOVQ 32(R13), SI
+	STR(·noNamespaces, DI, CX)
+nonsgid:
 	TESTQ CX, CX
 	JEQ   rules
 	MOVB  (SI), AL
@@ -153,7 +166,7 @@ nons:
 	INCQ  SI
 	INCQ  DI
 	DECQ  CX
-	JMP   nons
+	JMP   nonsgid
 
 unshare:
 	MOVQ $SYS_unshare, AX
