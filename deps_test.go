@@ -173,7 +173,8 @@ var allowedImports = map[string][]string{
 	// Text from outside made safe to print on a terminal (standard library only).
 	"internal/termtext": nil,
 	// internal/gctune: the garbage collector's headroom of a long-running server.
-	"internal/gctune": nil,
+	"internal/gctune":    nil,
+	"internal/threadcpu": nil,
 	// What the model adapters share about the endpoint they call (standard library only).
 	"agent/internal/endpoint": nil,
 

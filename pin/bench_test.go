@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/internal/threadcpu"
 )
 
 // listing500 returns the JSON of a tools listing of 500 typical tools: a few sentences of
@@ -67,17 +68,17 @@ func BenchmarkGuardListing500(b *testing.B) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var tBase, tFirst, tRepeat, tDigest, cBase, cFirst time.Duration
-	_, cpuOK := threadCPU()
+	_, cpuOK := threadcpu.Now()
 	b.ResetTimer()
 	for range b.N {
-		c0, _ := threadCPU()
+		c0, _ := threadcpu.Now()
 		t0 := time.Now()
 		decode()
 		t1 := time.Now()
-		c1, _ := threadCPU()
+		c1, _ := threadcpu.Now()
 		list(NewBook(store, nil, nil).Guard(key, "bench", "user", Block))
 		t2 := time.Now()
-		c2, _ := threadCPU()
+		c2, _ := threadcpu.Now()
 		cBase += c1 - c0
 		cFirst += c2 - c1
 		list(repeat)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/internal/threadcpu"
 )
 
 // syntheticBed returns about n tool docs, per server: the test bed's tools replicated under
@@ -66,11 +68,11 @@ type timer struct{ wall, cpu []time.Duration }
 
 // time runs search(q) and records how long it took.
 func (t *timer) time(search func(string) []Hit, q string) {
-	c0, ok0 := threadCPU()
+	c0, ok0 := threadcpu.Now()
 	start := time.Now()
 	search(q)
 	t.wall = append(t.wall, time.Since(start))
-	if c1, ok1 := threadCPU(); ok0 && ok1 {
+	if c1, ok1 := threadcpu.Now(); ok0 && ok1 {
 		t.cpu = append(t.cpu, c1-c0)
 	}
 }
