@@ -1,10 +1,12 @@
 package sandbox
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/agentpool/agentpool/sandbox/launch"
 )
@@ -44,7 +46,7 @@ type launcherFile struct {
 // makesNamespaces reports whether the launcher at path is the assembly entry, which makes a
 // server's user and network namespaces itself, single-threaded, after a start without them
 // (cheaper: the start can vfork). It asks the launcher once per file (launch.Probe: the
-// assembly entry exits 0, the Go code refuses). Any doubt answers false, and then the
+// assembly entry exits 0, the Go code refuses), waiting probeWait at most. Any doubt answers false, and then the
 // namespaces are made at the start (newNamespaces); a wrong true cannot start a server
 // without its namespace either, for the Go code refuses a launch that asks for namespaces.
 func makesNamespaces(path string) bool {
@@ -56,10 +58,16 @@ func makesNamespaces(path string) bool {
 	if v, ok := probed.Load(key); ok {
 		return v.(bool)
 	}
-	ok := exec.Command(path, launch.Marker, launch.Probe).Run() == nil
+	ctx, cancel := context.WithTimeout(context.Background(), probeWait)
+	defer cancel()
+	ok := exec.CommandContext(ctx, path, launch.Marker, launch.Probe).Run() == nil
 	probed.Store(key, ok)
 	return ok
 }
+
+// probeWait bounds the wait for a launcher's answer to the probe; one that has not answered
+// by then (killed) is taken for one that does not make namespaces.
+var probeWait = 5 * time.Second
 
 // tryUserNS reports whether a process can start in new user and network namespaces.
 func tryUserNS() bool {

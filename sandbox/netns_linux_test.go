@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/agentpool/agentpool/decl"
 	"github.com/agentpool/agentpool/internal/testserver"
@@ -132,5 +133,26 @@ func TestMakesNamespacesRewritten(t *testing.T) {
 	}
 	if makesNamespaces(path) {
 		t.Error("the Go launcher written over the assembly entry in place: makesNamespaces still true")
+	}
+}
+
+// A launcher that does not answer the probe is taken for one that does not make namespaces,
+// after probeWait, instead of holding every network none start for ever.
+func TestMakesNamespacesHungLauncher(t *testing.T) {
+	defer func(w time.Duration) { probeWait = w }(probeWait)
+	probeWait = 100 * time.Millisecond
+	path := filepath.Join(t.TempDir(), ByLauncher)
+	if err := os.WriteFile(path, []byte("#!/bin/sh\nexec sleep 60\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan bool, 1)
+	go func() { done <- makesNamespaces(path) }()
+	select {
+	case ok := <-done:
+		if ok {
+			t.Fatal("a launcher that never answered: makesNamespaces true")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("makesNamespaces still waiting for a launcher that never answers")
 	}
 }
