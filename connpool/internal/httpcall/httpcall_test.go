@@ -238,3 +238,46 @@ func TestHeaderLimit(t *testing.T) {
 		t.Fatalf("a response header past %d bytes: %q, %v; want an error naming the header", maxHeaderBytes, got, err)
 	}
 }
+
+// A response that is not HTTP/1.1 is an error naming what was wrong, and its connection is
+// not used again: the next request is answered on a new one.
+func TestMalformedResponse(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n := accepted.Add(1)
+			go func() {
+				defer c.Close()
+				br := make([]byte, 4096)
+				c.Read(br)
+				if n == 1 {
+					io.WriteString(c, "SMTP ready\r\n\r\n")
+					io.Copy(io.Discard, c)
+					return
+				}
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			}()
+		}
+	}()
+	tr := &Transport{Scheme: "http", Host: ln.Addr().String(), Fallback: http.DefaultTransport}
+	defer tr.CloseIdleConnections()
+	u := "http://" + ln.Addr().String() + "/"
+	if got, err := post(t, tr, context.Background(), u, "x"); err == nil || !strings.Contains(err.Error(), "malformed HTTP") {
+		t.Fatalf("a response that is not HTTP: %q, %v; want an error naming the malformed response", got, err)
+	}
+	if got, err := post(t, tr, context.Background(), u, "x"); err != nil || got != "ok" {
+		t.Fatalf("the request after a malformed response: %q, %v", got, err)
+	}
+	if n := accepted.Load(); n != 2 {
+		t.Fatalf("%d connections, want 2: the malformed one must not be reused", n)
+	}
+}
