@@ -162,15 +162,17 @@ func addPath(rulesetFD int, path string, rights uint64, own string) error {
 		return fmt.Errorf("landlock rule for %s: %w", path, err)
 	}
 	defer syscall.Close(fd)
-	if own != "" {
+	var st syscall.Stat_t
+	if err := syscall.Fstat(fd, &st); err != nil {
+		return fmt.Errorf("landlock rule for %s: %w", path, err)
+	}
+	if own != "" && onProc(fd, st.Dev) {
+		// Only a proc filesystem holds this process's /proc/<pid>: where the others lead
+		// need not be read, which costs more than the rest of the rule.
 		at, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
 		if err != nil || at == own || strings.HasPrefix(at, own+"/") {
 			return nil // this process's own files, or where it leads is unknown
 		}
-	}
-	var st syscall.Stat_t
-	if err := syscall.Fstat(fd, &st); err != nil {
-		return fmt.Errorf("landlock rule for %s: %w", path, err)
 	}
 	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
 		rights &= rightsFile
@@ -223,6 +225,17 @@ func ownProcDir() string {
 		return ""
 	}
 	return "/proc/" + pid
+}
+
+// onProc reports whether descriptor fd, on device dev, is on a proc filesystem, or may be
+// (true when the kernel does not say). A proc filesystem's device has major number 0, as
+// every filesystem without a block device has; only those are asked.
+func onProc(fd int, dev uint64) bool {
+	if unix.Major(dev) != 0 {
+		return false
+	}
+	var fs unix.Statfs_t
+	return unix.Fstatfs(fd, &fs) != nil || fs.Type == unix.PROC_SUPER_MAGIC
 }
 
 // ownProc reports whether path is /proc/self or /proc/thread-self or beneath them.
