@@ -455,3 +455,44 @@ func TestBelowABI4(t *testing.T) {
 		l.Cleanup()
 	}
 }
+
+// A declared folder replaced between two starts (renamed away, a new one made at its path)
+// grants the second server the new folder and nothing of the old one, wherever it went: rules
+// follow the path as it is at each start.
+func TestReplacedPathFollowed(t *testing.T) {
+	if Probe().LandlockABI < 1 {
+		t.Skip("no Landlock")
+	}
+	base := t.TempDir()
+	declared, moved := filepath.Join(base, "work"), filepath.Join(base, "old")
+	if err := os.Mkdir(declared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write := func(path string) {
+		if err := os.WriteFile(path, []byte("s"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(declared, "first"))
+	s := &decl.Sandbox{Read: []string{declared}}
+	try := func(action string) (string, bool) {
+		cmd := child(t, action)
+		return run(t, Resolve("replaced", s, cmd), cmd)
+	}
+	if out, ok := try("read:" + filepath.Join(declared, "first")); !ok {
+		t.Fatalf("first start, reading its folder: %s", out)
+	}
+	if err := os.Rename(declared, moved); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(declared, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	write(filepath.Join(declared, "second"))
+	if out, ok := try("read:" + filepath.Join(declared, "second")); !ok {
+		t.Errorf("second start, reading the new folder: %s", out)
+	}
+	if out, ok := try("read:" + filepath.Join(moved, "first")); ok || !strings.Contains(out, "denied") {
+		t.Errorf("second start, reading the old folder where it went: %s", out)
+	}
+}
