@@ -151,9 +151,6 @@ func addPath(rulesetFD int, path string, rights uint64, own string) error {
 	if path == "" {
 		return nil
 	}
-	if ok, err := paths.add(rulesetFD, path, rights); ok {
-		return err
-	}
 	fd, err := openPath(path)
 	if errors.Is(err, errDescriptorLink) {
 		return nil
@@ -164,9 +161,9 @@ func addPath(rulesetFD int, path string, rights uint64, own string) error {
 	if err != nil {
 		return fmt.Errorf("landlock rule for %s: %w", path, err)
 	}
+	defer syscall.Close(fd)
 	var st syscall.Stat_t
 	if err := syscall.Fstat(fd, &st); err != nil {
-		syscall.Close(fd)
 		return fmt.Errorf("landlock rule for %s: %w", path, err)
 	}
 	if own != "" && onProc(fd, st.Dev) {
@@ -174,28 +171,12 @@ func addPath(rulesetFD int, path string, rights uint64, own string) error {
 		// need not be read, which costs more than the rest of the rule.
 		at, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd))
 		if err != nil || at == own || strings.HasPrefix(at, own+"/") {
-			syscall.Close(fd)
 			return nil // this process's own files, or where it leads is unknown
 		}
 	}
-	err = addRule(rulesetFD, path, fd, rightsOn(st.Mode&syscall.S_IFMT == syscall.S_IFDIR, rights))
-	if !paths.keep(path, fd, &st) {
-		syscall.Close(fd)
+	if st.Mode&syscall.S_IFMT != syscall.S_IFDIR {
+		rights &= rightsFile
 	}
-	return err
-}
-
-// rightsOn returns rights as they apply to a folder (dir) or else a file.
-func rightsOn(dir bool, rights uint64) uint64 {
-	if !dir {
-		return rights & rightsFile
-	}
-	return rights
-}
-
-// addRule grants rights beneath the file open as fd (O_PATH), path, in rule set rulesetFD;
-// no rights, no rule.
-func addRule(rulesetFD int, path string, fd int, rights uint64) error {
 	if rights == 0 {
 		return nil
 	}
