@@ -44,6 +44,9 @@ const rssCalls = 300
 //   - p50-at-10-µs: the p50 of an echo call through serve by a go-sdk client in session 11,
 //     with rssBaseSessions other sessions open; p50-at-n-µs: the same call's p50 from a new
 //     client in session N+1, with N others open; x-p50-at-10: their ratio (target ≤ 1.1).
+//     Each is measured once serve has settled (procSettle): the sessions are idle then, and
+//     the garbage collection that opening them started on a heap of hundreds of MB (seconds
+//     of CPU at N = 10,000) is over rather than under way during some runs' calls only.
 func BenchmarkServeProcessIdleSessionRSS(b *testing.B) {
 	n := defaultRSSSessions
 	if v := os.Getenv(benchSessionsEnv); v != "" {
@@ -64,6 +67,7 @@ func BenchmarkServeProcessIdleSessionRSS(b *testing.B) {
 		for range rssBaseSessions {
 			benchOpen(b, hc, p.url)
 		}
+		procSettle(b, p.pid)
 		p50Base += rssCallP50(b, p.url)
 		before := procRSS(b, p.pid)
 		for range n - rssBaseSessions {
@@ -72,6 +76,7 @@ func BenchmarkServeProcessIdleSessionRSS(b *testing.B) {
 		after := procRSS(b, p.pid)
 		serveGrowth += after - before
 		serveRSS += after
+		procSettle(b, p.pid)
 		p50N += rssCallP50(b, p.url)
 
 		directGrowth += idleGrowth(b, hc, directURL, directPID, n)
