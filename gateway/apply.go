@@ -31,6 +31,8 @@ func (s *session) apply(v *view.View) {
 		v = s.view.Load()
 	}
 	s.view.Store(v) // first: a tool added below must route through the view that has it
+	// The server keeps the handlers given: one of each for every item, not one per item.
+	call, read := s.callTool, s.readResource
 
 	listed := s.exp.Tools(v)
 	tools := make(map[string]*mcp.Tool, len(listed))
@@ -40,7 +42,7 @@ func (s *session) apply(v *view.View) {
 	}
 	var changedTools, changedPrompts, changedResources, changedTemplates bool
 	s.held.tools, changedTools = reconcile(s, "tool", s.held.tools, tools, &toolForms, s.server.RemoveTools, func(t *mcp.Tool) {
-		s.server.AddTool(t, s.callTool)
+		s.server.AddTool(t, call)
 	})
 
 	prompts := make(map[string]*mcp.Prompt, len(v.Commands))
@@ -58,7 +60,7 @@ func (s *session) apply(v *view.View) {
 		resources[r.URI] = r
 	}
 	s.held.resources, changedResources = reconcile(s, "resource", s.held.resources, resources, &resourceForms, s.server.RemoveResources, func(r *mcp.Resource) {
-		s.server.AddResource(r, s.readResource)
+		s.server.AddResource(r, read)
 	})
 
 	templates := make(map[string]*mcp.ResourceTemplate, len(v.Templates)+1)
@@ -70,7 +72,7 @@ func (s *session) apply(v *view.View) {
 		templates[skillFiles.URITemplate] = skillFiles
 	}
 	s.held.templates, changedTemplates = reconcile(s, "resource template", s.held.templates, templates, &templateForms, s.server.RemoveResourceTemplates, func(t *mcp.ResourceTemplate) {
-		s.server.AddResourceTemplate(t, s.readResource)
+		s.server.AddResourceTemplate(t, read)
 	})
 	var notify []string
 	if changedTools {

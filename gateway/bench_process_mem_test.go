@@ -18,7 +18,8 @@ const benchSessionsEnv = "AGENTPOOL_BENCH_SESSIONS"
 // unless benchSessionsEnv says otherwise.
 const defaultRSSSessions = 1000
 
-// rssBaseSessions is the number of sessions open when the call's p50 is first measured.
+// rssBaseSessions is the number of sessions open when the growth starts to be measured, and in
+// the second serve process the call's p50 is compared with.
 const rssBaseSessions = 10
 
 // rssCalls is the number of calls whose median is each p50 of the RSS benchmark.
@@ -30,7 +31,7 @@ const rssCalls = 300
 // directly. N sessions (1,000; $AGENTPOOL_BENCH_SESSIONS=10000 for the large run, which takes
 // a minute a side; -benchtime 1x) are opened on each side the way a client opens one
 // (initialize, then notifications/initialized) with raw HTTP requests over one kept-alive
-// connection, holding no GET stream. Each iteration starts both processes afresh; serve is
+// connection, holding no GET stream. Each iteration starts the processes afresh; serve is
 // given --max-sessions N+100. It reports:
 //
 //   - serve-kB/session: serve's VmRSS (KiB, as /proc counts it) with the N sessions open
@@ -41,9 +42,13 @@ const rssCalls = 300
 //   - x-direct-mem: their ratio, serve ÷ direct;
 //   - serve-rss-MB: serve's VmRSS with the N sessions open (MB, 10⁶ bytes), and
 //     rss-under-500MB: 1 if it is under 500 MB, else 0 (target at N = 10,000: 1);
-//   - p50-at-10-µs: the p50 of an echo call through serve by a go-sdk client in session 11,
-//     with rssBaseSessions other sessions open; p50-at-n-µs: the same call's p50 from a new
-//     client in session N+1, with N others open; x-p50-at-10: their ratio (target ≤ 1.1).
+//   - p50-at-n-µs: the p50 of an echo call through serve by a go-sdk client in session N+1,
+//     with N others open; p50-at-10-µs: the same call's p50 at the same time through a second
+//     serve process holding rssBaseSessions sessions (session 11), the two clients' calls
+//     alternating, so that both see the same load of a shared machine; x-p50-at-10: their
+//     ratio (target ≤ 1.1). They are measured once both processes have settled
+//     (procSettle): the sessions are idle then, and the garbage collection that opening them
+//     started on a heap of hundreds of MB (seconds of CPU at N = 10,000) is over.
 func BenchmarkServeProcessIdleSessionRSS(b *testing.B) {
 	n := defaultRSSSessions
 	if v := os.Getenv(benchSessionsEnv); v != "" {
@@ -58,13 +63,16 @@ func BenchmarkServeProcessIdleSessionRSS(b *testing.B) {
 	iters := 0
 	for b.Loop() {
 		p := startServe(b, benchSpecStdio(b), "--max-sessions", strconv.Itoa(n+100))
+		ref := startServe(b, benchSpecStdio(b))
 		directURL, directPID := benchFaultHTTPProc(b)
 
-		// serve: the call's p50 with a few sessions open, then the growth, then the p50 again.
+		// serve: the growth from a few sessions (a client having made its calls through one
+		// more) to N; then the call's p50 there and in ref, holding a few, at the same time.
 		for range rssBaseSessions {
 			benchOpen(b, hc, p.url)
+			benchOpen(b, hc, ref.url)
 		}
-		p50Base += rssCallP50(b, p.url)
+		rssCallP50(b, p.url)
 		before := procRSS(b, p.pid)
 		for range n - rssBaseSessions {
 			benchOpen(b, hc, p.url)
@@ -72,7 +80,11 @@ func BenchmarkServeProcessIdleSessionRSS(b *testing.B) {
 		after := procRSS(b, p.pid)
 		serveGrowth += after - before
 		serveRSS += after
-		p50N += rssCallP50(b, p.url)
+		procSettle(b, p.pid)
+		procSettle(b, ref.pid)
+		base, atN := rssCallP50s(b, ref.url, p.url)
+		p50Base += base
+		p50N += atN
 
 		directGrowth += idleGrowth(b, hc, directURL, directPID, n)
 		iters++
@@ -124,4 +136,29 @@ func rssCallP50Tool(b *testing.B, url, tool string) time.Duration {
 		b.Fatalf("close the session at %s: %v", url, err)
 	}
 	return s.p50()
+}
+
+// rssCallP50s connects a go-sdk client to each of refURL and url, warms both up, makes rssCalls
+// echo calls through each, alternating which goes first, closes both sessions and returns the
+// p50 of each.
+func rssCallP50s(b *testing.B, refURL, url string) (ref, at time.Duration) {
+	r := &side{name: refURL, tool: benchTool, sessions: benchConnect(b, refURL, benchHTTPClient(b), 1)}
+	s := &side{name: url, tool: benchTool, sessions: benchConnect(b, url, benchHTTPClient(b), 1)}
+	r.warm(b)
+	s.warm(b)
+	for i := range rssCalls {
+		if i%2 == 0 {
+			r.once(b)
+			s.once(b)
+		} else {
+			s.once(b)
+			r.once(b)
+		}
+	}
+	for _, x := range []*side{r, s} {
+		if err := x.sessions[0].Close(); err != nil {
+			b.Fatalf("close the session at %s: %v", x.name, err)
+		}
+	}
+	return r.p50(), s.p50()
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 	"unsafe"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // What the process benchmarks read of another process, from /proc (Linux): its CPU time and
@@ -92,4 +94,26 @@ func procRSS(b testing.TB, pid int) int64 {
 	}
 	b.Fatalf("/proc/%d/status has no VmRSS", pid)
 	return 0
+}
+
+// settleWindow is how long a process must use (next to) no CPU for procSettle to take it for
+// idle: longer than a clock tick of /proc's CPU time, shorter than any cycle of serve's own.
+const settleWindow = 300 * time.Millisecond
+
+// procSettle waits until process pid has used at most one clock tick of CPU time over
+// settleWindow, so that what it did before (a garbage collection of a large heap that opening
+// sessions started, the scavenger returning pages) is over before a latency is measured. A
+// process that never settles within two minutes fails b.
+func procSettle(b testing.TB, pid int) {
+	b.Helper()
+	tick := time.Second / time.Duration(clockTicks())
+	since, cpu := time.Now(), procCPU(b, pid)
+	testwait.Within(b, 2*time.Minute, fmt.Sprintf("process %d to use no CPU for %v", pid, settleWindow), func() bool {
+		now, c := time.Now(), procCPU(b, pid)
+		if c-cpu > tick {
+			since, cpu = now, c
+			return false
+		}
+		return now.Sub(since) >= settleWindow
+	})
 }

@@ -17,7 +17,8 @@ import (
 //
 // Views are compiled without a prompt: use View.TurnInstructions for a turn's selected skills.
 // Concurrent Gets of a stale scope compile it once. Views of scopes that see the same tools
-// share one Tools list (views are immutable). A Cache is safe for concurrent use.
+// share one Tools list, and those that see the same commands one Commands list (views are
+// immutable). A Cache is safe for concurrent use.
 type Cache struct {
 	reg   *ext.Registry
 	retry time.Duration
@@ -25,7 +26,8 @@ type Cache struct {
 
 	mu      sync.Mutex
 	entries map[ext.Scope]*cacheEntry
-	tools   toolSets // the tool lists of recent views, shared by scopes that see the same tools
+	tools   listSets[Tool]    // the tool lists of recent views, shared by scopes that see the same tools
+	cmds    listSets[Command] // their command lists, the same way
 }
 
 type cacheEntry struct {
@@ -96,7 +98,8 @@ func (c *Cache) Get(ctx context.Context, scope ext.Scope) (*View, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.tools.share(v)
+	c.tools.share(&v.Tools, &v.tools, sameTools)
+	c.cmds.share(&v.Commands, &v.commands, sameCommands)
 	e.view, e.stamp, e.at = v, stamp, time.Now()
 	return v, nil
 }

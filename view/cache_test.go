@@ -117,6 +117,45 @@ func TestCacheForgetSession(t *testing.T) {
 	}
 }
 
+// Scopes that see the same commands hold one list of them; a scope that sees another command
+// has its own, and each finds its commands by name.
+func TestCacheScopesShareIdenticalCommands(t *testing.T) {
+	r := newRegistry(t)
+	a := newFake("a", ext.OriginLocal)
+	a.cmds = []ext.CommandEntry{{Name: "review", Source: "file"}, {Name: "plan", Source: "file"}}
+	register(t, r, a, ext.LevelPool, ext.Scope{})
+	c := newFake("c", ext.OriginLocal)
+	c.cmds = []ext.CommandEntry{{Name: "ship", Source: "file"}}
+	register(t, r, c, ext.LevelSession, ext.Scope{SessionID: "C"})
+	cache := view.NewCache(r, nil)
+	get := func(id string) *view.View {
+		t.Helper()
+		v, err := cache.Get(context.Background(), ext.Scope{SessionID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	va, vb, vc := get("A"), get("B"), get("C")
+	if len(va.Commands) != 2 || &va.Commands[0] != &vb.Commands[0] {
+		t.Error("two sessions seeing the same commands hold a list each")
+	}
+	if len(vc.Commands) != 3 || &vc.Commands[0] == &va.Commands[0] {
+		t.Errorf("session C's commands %v share session A's list", vc.Commands)
+	}
+	for _, v := range []*view.View{va, vb, vc} {
+		if cmd, ok := v.Command("/review"); !ok || cmd.Name != "review" || cmd.Capability != "a" {
+			t.Errorf("%s: review = %+v, %v", v.Scope, cmd, ok)
+		}
+	}
+	if _, ok := vc.Command("ship"); !ok {
+		t.Error("session C does not find its own command")
+	}
+	if _, ok := va.Command("ship"); ok {
+		t.Error("session A finds session C's command")
+	}
+}
+
 // Scopes that see the same tools hold one list of them, however many sessions there are; a
 // scope that sees another tool, or the same name from another capability, has its own.
 func TestCacheScopesShareIdenticalTools(t *testing.T) {

@@ -66,7 +66,8 @@
 //     text apart, unlabelled, for a search index.
 //   - Cache: a view is recompiled only when the registry's ext.Stamp for its scope changed, and
 //     a view with Problems after CacheOptions.RetryProblems (default 5 s); a cached Get does
-//     not allocate. A Cache is safe for concurrent use.
+//     not allocate. Views of scopes that see the same tools share one Tools list, and those
+//     that see the same commands one Commands list. A Cache is safe for concurrent use.
 //
 // Rationale: docs/design/view.md.
 package view

@@ -142,12 +142,12 @@ func xmlAttr(s string) string { return attrEscaper.Replace(s) }
 // recorded it as a problem rather than fail.
 func (v *View) TurnInstructions(ctx context.Context, prompt string) (string, error) {
 	members := make([]member, len(v.caps))
-	copy(members, v.caps)
 	var errs []error
 	for i := range members {
 		m := &members[i]
-		m.turn = ""
-		if m.out || prompt == "" {
+		c := &v.caps[i]
+		m.reg, m.rank, m.ins = c.reg, i, c.ins
+		if c.out || prompt == "" {
 			continue
 		}
 		if ti, ok := m.reg.Capability.(ext.TurnInstructor); ok {

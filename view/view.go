@@ -58,7 +58,7 @@ type View struct {
 	reg      *ext.Registry
 	tools    map[string]*Tool
 	commands map[string]*Command // by name and by qualified name
-	caps     []member
+	caps     []visible
 }
 
 // Tool is one tool of a view.
@@ -143,6 +143,16 @@ type member struct {
 	keptRes []keptResource
 }
 
+// visible is what a view keeps of a member once compiled: what its methods ask the
+// capabilities again or report of them. What a member listed is in the view's own lists, so
+// holding the member (twice the size, and its listings) would only cost every session's view.
+type visible struct {
+	reg     ext.Registration
+	ins     ext.Instructions
+	out     bool
+	keptRes []keptResource
+}
+
 // Compile asks every capability reg makes visible at scope for what it contributes and
 // assembles the view. A capability registered in several visible slots is asked once, as
 // registered in the slot that precedes (see distinct). Capabilities are asked concurrently,
@@ -180,7 +190,10 @@ func Compile(ctx context.Context, reg *ext.Registry, scope ext.Scope, opts *Opti
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("compile %s: %w", scope, err)
 	}
-	v := &View{Scope: scope, reg: reg, caps: members}
+	v := &View{Scope: scope, reg: reg, caps: make([]visible, len(members))}
+	for i, m := range members {
+		v.caps[i] = visible{reg: m.reg, ins: m.ins, out: m.out, keptRes: m.keptRes}
+	}
 	v.HiddenText = []HiddenText{}
 	for _, m := range members {
 		v.Problems = append(v.Problems, m.probs...)

@@ -15,11 +15,13 @@ import (
 	"sync"
 )
 
-// The headroom and floor `agentpool serve` tunes with: a live heap up to 8 MiB (serve with
-// a few sessions holds under 2 MiB) keeps GOGC=100, past it the headroom stays 8 MiB down to
-// GOGC=25 (a live heap of 32 MiB, about a thousand idle sessions), which then holds.
+// The headroom and floor `agentpool serve` tunes with: a live heap up to 4 MiB (serve with
+// a few dozen sessions holds about 3 MiB) keeps GOGC=100, past it the headroom stays 4 MiB
+// down to GOGC=25 (a live heap of 16 MiB, about six hundred idle sessions), which then holds.
+// What the headroom grows by between a few sessions and a thousand is counted, in the RSS,
+// against each of those sessions: the smaller the cap, the less.
 const (
-	DefaultHeadroom = 8 << 20
+	DefaultHeadroom = 4 << 20
 	DefaultFloor    = 25
 )
 

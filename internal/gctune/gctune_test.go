@@ -23,6 +23,18 @@ func TestPercent(t *testing.T) {
 	}
 }
 
+// serve's defaults: a small heap (a few sessions, under 4 MiB live) keeps GOGC=100; the live
+// heap of about a thousand idle sessions (24 MiB) may grow by a quarter of it, no more.
+func TestDefaultsLeaveAQuarterAtAThousandSessions(t *testing.T) {
+	const mib = 1 << 20
+	if got := Percent(3*mib, DefaultHeadroom, DefaultFloor); got != 100 {
+		t.Errorf("Percent(3 MiB) = %d, want 100", got)
+	}
+	if got := Percent(24*mib, DefaultHeadroom, DefaultFloor); got > 25 {
+		t.Errorf("Percent(24 MiB) = %d, want at most 25", got)
+	}
+}
+
 // With a live heap past the headroom, a collection lowers the percent; stop restores it.
 func TestStartLowersPercentForALargeHeap(t *testing.T) {
 	if v, set := os.LookupEnv("GOGC"); set {
