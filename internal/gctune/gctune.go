@@ -16,7 +16,8 @@ import (
 )
 
 // The headroom and floor `agentpool serve` tunes with: a live heap up to 4 MiB (serve with
-// a few dozen sessions holds about 3 MiB) keeps GOGC=100, past it the headroom stays 4 MiB
+// one server and a few dozen sessions holds about 3 MiB; a config of dozens of servers and
+// large skill folders holds more, and is collected more often than Go's default) keeps GOGC=100, past it the headroom stays 4 MiB
 // down to GOGC=25 (a live heap of 16 MiB, about six hundred idle sessions), which then holds.
 // What the headroom grows by between a few sessions and a thousand is counted, in the RSS,
 // against each of those sessions: the smaller the cap, the less.
