@@ -187,6 +187,9 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 	if !s.stateless {
 		h[sessionHeader] = s.pass.sid
 	}
+	if sw, ok := w.(stallWriter); ok && len(*buf) <= netHTTPBuffered {
+		w = sw.ResponseWriter // copied, not written: it cannot stall, no deadline to set
+	}
 	w.WriteHeader(status)
 	_, _ = w.Write(*buf) // copied into the connection's buffer, or written out
 	if cap(*buf) <= 64<<10 {
@@ -197,6 +200,9 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 
 // answers are the buffers the pass-through path writes its answers in.
 var answers = sync.Pool{New: func() any { return new([]byte) }}
+
+// netHTTPBuffered is what net/http copies of a response before it writes to the connection.
+const netHTTPBuffered = 2048
 
 // jsonType is the Content-Type header of an answer.
 var jsonType = []string{"application/json"}

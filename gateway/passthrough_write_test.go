@@ -1,0 +1,102 @@
+package gateway_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/gateway"
+	"github.com/agentpool/agentpool/internal/testwait"
+)
+
+// sizedCap is echoCap answering every passed-through call with res.
+type sizedCap struct {
+	echoCap
+	res json.RawMessage
+}
+
+func (c *sizedCap) CallToolRaw(context.Context, *ext.ToolCall) (json.RawMessage, error) {
+	return c.res, nil
+}
+
+// deadlineWriter is discardWriter counting the write deadlines set on it.
+type deadlineWriter struct {
+	discardWriter
+	deadlines int
+}
+
+func (w *deadlineWriter) SetWriteDeadline(time.Time) error {
+	w.deadlines++
+	return nil
+}
+
+// An answer passed through that fits in what net/http buffers before writing cannot stall,
+// so it is written without a write deadline; a larger one, which is written to the
+// connection at once, is bounded as every write to a client is.
+func TestPassThroughWriteDeadline(t *testing.T) {
+	small := json.RawMessage(`{"content":[{"type":"text","text":"hi"}]}`)
+	large := json.RawMessage(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 8<<10) + `"}]}`)
+	for _, tc := range []struct {
+		name string
+		res  json.RawMessage
+		want bool // a deadline is set
+	}{{"small", small, false}, {"large", large, true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			h, sid := passingHandler(t, &sizedCap{res: tc.res})
+			const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
+			var w *deadlineWriter
+			testwait.For(t, "a call passed through", func() bool {
+				req := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(call))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				req.Header.Set("Mcp-Session-Id", sid)
+				req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+				w = &deadlineWriter{discardWriter: discardWriter{h: http.Header{}}}
+				h.ServeHTTP(w, req)
+				return w.code == http.StatusOK && isJSON(w.h)
+			})
+			if got := w.deadlines > 0; got != tc.want {
+				t.Fatalf("%d write deadlines set for an answer of %d bytes, want some: %v", w.deadlines, len(tc.res), tc.want)
+			}
+		})
+	}
+}
+
+// passingHandler returns the handler of a gateway serving c at the pool's level and the id of
+// a session of it that has sent notifications/initialized.
+func passingHandler(t *testing.T, c ext.Capability) (http.Handler, string) {
+	t.Helper()
+	reg := ext.NewRegistry(nil)
+	if err := reg.Register(c, ext.LevelPool, ext.Scope{}); err != nil {
+		t.Fatal(err)
+	}
+	g, err := gateway.New(gateway.Options{Registry: reg, Metrics: gateway.NewMetrics(nil)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		_ = g.Close(ctx)
+		_ = reg.Close(ctx)
+	})
+	h := g.Handler()
+	init := httptest.NewRequest(http.MethodPost, "http://127.0.0.1/mcp", strings.NewReader(initBody))
+	init.Header.Set("Content-Type", "application/json")
+	init.Header.Set("Accept", "application/json, text/event-stream")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, init)
+	sid := rec.Header().Get("Mcp-Session-Id")
+	if rec.Code != http.StatusOK || sid == "" {
+		t.Fatalf("initialize: %d %s", rec.Code, rec.Body)
+	}
+	if st, _, _, _ := rawPost(h, sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`); st != http.StatusAccepted {
+		t.Fatalf("initialized: %d", st)
+	}
+	return h, sid
+}
