@@ -1,8 +1,12 @@
 package gateway_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
+	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -99,4 +103,30 @@ func passingHandler(t *testing.T, c ext.Capability) (http.Handler, string) {
 		t.Fatalf("initialized: %d", st)
 	}
 	return h, sid
+}
+
+// A body shorter than its declared length is refused with 400, as one read to its end is.
+func TestHeldBodyShort(t *testing.T) {
+	h, sid := passingHandler(t, &sizedCap{res: json.RawMessage(`{}`)})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	nc, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}`
+	fmt.Fprintf(nc, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+		"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s", addr, sid, len(call)+10, call)
+	_ = nc.(*net.TCPConn).CloseWrite() // the rest never comes
+	_ = nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if body, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("HTTP %d (%s), want 400", resp.StatusCode, body)
+	}
 }
