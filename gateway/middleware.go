@@ -133,7 +133,7 @@ func holdBody(limit int64) middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			body, err := []byte(nil), error(nil)
-			if n := r.ContentLength; n >= 0 && n <= limit {
+			if n := r.ContentLength; n >= 0 && n <= min(limit, heldUpFront) {
 				// Its declared length, which net/http holds it to: one buffer of that size.
 				body = make([]byte, n)
 				_, err = io.ReadFull(r.Body, body)
@@ -157,6 +157,10 @@ func holdBody(limit int64) middleware {
 		})
 	}
 }
+
+// heldUpFront is the largest declared length holdBody allocates before the body arrives: a
+// larger body is held as it comes, so that a header claiming the cap costs what was sent.
+const heldUpFront = 64 << 10
 
 type heldBody struct {
 	bytes.Reader

@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +129,41 @@ func TestHeldBodyShort(t *testing.T) {
 	defer resp.Body.Close()
 	if body, _ := io.ReadAll(resp.Body); resp.StatusCode != http.StatusBadRequest {
 		t.Fatalf("HTTP %d (%s), want 400", resp.StatusCode, body)
+	}
+}
+
+// A Content-Length the body does not keep costs no buffer of the declared size: clients that
+// declare the cap and send a few bytes make the gateway hold what they sent, not the cap each.
+func TestHeldBodyLyingLength(t *testing.T) {
+	h, sid := passingHandler(t, &sizedCap{res: json.RawMessage(`{}`)})
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	const clients = 8
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range clients {
+		nc, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(nc, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+			"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n{", addr, sid, gateway.DefaultMaxBodyBytes)
+		_ = nc.(*net.TCPConn).CloseWrite()
+		_ = nc.SetReadDeadline(time.Now().Add(30 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(nc), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _ = io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		nc.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("HTTP %d, want 400", resp.StatusCode)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got >= clients*gateway.DefaultMaxBodyBytes/2 {
+		t.Fatalf("%d requests declaring %d bytes and sending 1 allocated %d bytes", clients, gateway.DefaultMaxBodyBytes, got)
 	}
 }
