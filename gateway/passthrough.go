@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -187,11 +188,20 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 	if !s.stateless {
 		h[sessionHeader] = s.pass.sid
 	}
-	if sw, ok := w.(stallWriter); ok && len(*buf) <= netHTTPBuffered {
-		w = sw.ResponseWriter // copied, not written: it cannot stall, no deadline to set
+	h["Content-Length"] = []string{strconv.Itoa(len(*buf))}
+	if sw, ok := w.(stallWriter); ok {
+		// Written out here, within the stall guard: what net/http still holds when the
+		// handler returns, it writes with no deadline, forever to a client that stopped
+		// reading. Its length is set so that the flush does not make it chunked.
+		_ = sw.rc.SetWriteDeadline(time.Now().Add(writeStall))
+		sw.ResponseWriter.WriteHeader(status)
+		_, _ = sw.ResponseWriter.Write(*buf)
+		_ = sw.rc.Flush()
+		_ = sw.rc.SetWriteDeadline(time.Time{})
+	} else {
+		w.WriteHeader(status)
+		_, _ = w.Write(*buf)
 	}
-	w.WriteHeader(status)
-	_, _ = w.Write(*buf) // copied into the connection's buffer, or written out
 	if cap(*buf) <= 64<<10 {
 		answers.Put(buf) // not one large answer's buffer for good
 	}
@@ -200,9 +210,6 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 
 // answers are the buffers the pass-through path writes its answers in.
 var answers = sync.Pool{New: func() any { return new([]byte) }}
-
-// netHTTPBuffered is what net/http copies of a response before it writes to the connection.
-const netHTTPBuffered = 2048
 
 // jsonType is the Content-Type header of an answer.
 var jsonType = []string{"application/json"}

@@ -10,7 +10,10 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -40,9 +43,9 @@ func (w *deadlineWriter) SetWriteDeadline(time.Time) error {
 	return nil
 }
 
-// An answer passed through that fits in what net/http buffers before writing cannot stall,
-// so it is written without a write deadline; a larger one, which is written to the
-// connection at once, is bounded as every write to a client is.
+// An answer passed through is written out within a write deadline whatever its size: one
+// that fits in what net/http buffers is still written to the connection, after the handler
+// returns when nothing flushed it, where no deadline bounds the write.
 func TestPassThroughWriteDeadline(t *testing.T) {
 	small := json.RawMessage(`{"content":[{"type":"text","text":"hi"}]}`)
 	large := json.RawMessage(`{"content":[{"type":"text","text":"` + strings.Repeat("x", 8<<10) + `"}]}`)
@@ -50,7 +53,7 @@ func TestPassThroughWriteDeadline(t *testing.T) {
 		name string
 		res  json.RawMessage
 		want bool // a deadline is set
-	}{{"small", small, false}, {"large", large, true}} {
+	}{{"small", small, true}, {"large", large, true}} {
 		t.Run(tc.name, func(t *testing.T) {
 			h, sid := passingHandler(t, &sizedCap{res: tc.res})
 			const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo","arguments":{"text":"hi"}}}`
@@ -166,4 +169,53 @@ func TestHeldBodyLyingLength(t *testing.T) {
 	if got := after.TotalAlloc - before.TotalAlloc; got >= clients*gateway.DefaultMaxBodyBytes/2 {
 		t.Fatalf("%d requests declaring %d bytes and sending 1 allocated %d bytes", clients, gateway.DefaultMaxBodyBytes, got)
 	}
+}
+
+// smallBuffers is a listener whose connections have the smallest send buffer.
+type smallBuffers struct{ net.Listener }
+
+func (l smallBuffers) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		_ = tc.SetWriteBuffer(1)
+	}
+	return c, err
+}
+
+// A client that sends calls and stops reading their answers, small ones included, has its
+// connection ended once a write to it stalls past the bound: it holds no goroutine and no
+// connection of the gateway for good.
+func TestPassThroughStuckClient(t *testing.T) {
+	defer gateway.SetWriteStall(200 * time.Millisecond)()
+	h, sid := passingHandler(t, &sizedCap{res: json.RawMessage(`{}`)})
+	srv := httptest.NewUnstartedServer(h)
+	var closed atomic.Int32
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateClosed {
+			closed.Add(1)
+		}
+	}
+	srv.Listener = smallBuffers{srv.Listener}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	addr := srv.Listener.Addr().String()
+	d := net.Dialer{Control: func(_, _ string, c syscall.RawConn) error {
+		return c.Control(func(fd uintptr) { _ = syscall.SetsockoptInt(int(fd), syscall.SOL_SOCKET, syscall.SO_RCVBUF, 1) })
+	}}
+	nc, err := d.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	const call = `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"echo"}}`
+	go func() { // calls, one after the other, their answers never read
+		for i := 0; ; i++ {
+			body := strings.Replace(call, "7", strconv.Itoa(i), 1)
+			if _, err := fmt.Fprintf(nc, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"+
+				"Mcp-Session-Id: %s\r\nMcp-Protocol-Version: 2025-06-18\r\nContent-Length: %d\r\n\r\n%s", addr, sid, len(body), body); err != nil {
+				return
+			}
+		}
+	}()
+	testwait.Within(t, 30*time.Second, "the connection of a client that stopped reading ended", func() bool { return closed.Load() > 0 })
 }
