@@ -107,8 +107,11 @@ func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessag
 		}
 		return res, nil
 	case "text/event-stream":
-		res, err := h.stream(id, resp.Body)
-		if err == nil && stop() && h.startDrain(rb, rcancel) {
+		end := &endReader{r: resp.Body}
+		res, err := h.stream(id, end)
+		// A stream whose end came with its answer is done, its connection kept: only one
+		// still open is drained.
+		if err == nil && !end.ended && stop() && h.startDrain(rb, rcancel) {
 			rb = nil
 		}
 		if err != nil {
@@ -167,6 +170,20 @@ func (h *rawHTTP) cancelled(id string, ctx context.Context) {
 			resp.Body.Close()
 		}
 	}()
+}
+
+// endReader reads r and records that r returned io.EOF.
+type endReader struct {
+	r     io.Reader
+	ended bool
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	if err == io.EOF {
+		e.ended = true
+	}
+	return n, err
 }
 
 // startDrain reads the end of an event stream after its answer in the background (drain),

@@ -2,7 +2,10 @@ package connpool
 
 import (
 	"context"
+	"encoding/json"
 	"io"
+	"net/http"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -65,5 +68,54 @@ func TestRawHTTPDrainsBounded(t *testing.T) {
 		}
 		cancel()
 		synctest.Wait()
+	})
+}
+
+// endBody is a response body that returns io.EOF with its last bytes, as net/http's does when
+// the end is in hand, and counts the reads made after it returned io.EOF.
+type endBody struct {
+	r          *strings.Reader
+	ended      bool
+	readsAfter int
+}
+
+func (b *endBody) Read(p []byte) (int, error) {
+	if b.ended {
+		b.readsAfter++
+	}
+	n, err := b.r.Read(p)
+	if b.r.Len() == 0 {
+		err = io.EOF
+		b.ended = true
+	}
+	return n, err
+}
+
+func (*endBody) Close() error { return nil }
+
+// roundTrip is an http.RoundTripper of a function.
+type roundTrip func(*http.Request) (*http.Response, error)
+
+func (f roundTrip) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// An event stream whose end was read with its answer is done: the call starts no drain (a
+// goroutine and a timer per call) to read it again.
+func TestRawHTTPStreamEndedWithAnswer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		body := &endBody{r: strings.NewReader("event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":\"" + rawIDPrefix + "1\",\"result\":{}}\n\n")}
+		h := &rawHTTP{life: context.Background(), endpoint: "http://upstream.test/mcp", hc: &http.Client{
+			Transport: roundTrip(func(r *http.Request) (*http.Response, error) {
+				return &http.Response{StatusCode: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}},
+					Body: body, Request: r}, nil
+			}),
+		}}
+		res, err := h.call(context.Background(), "tools/call", json.RawMessage(`{"name":"echo"}`))
+		if err != nil || string(res) != "{}" {
+			t.Fatalf("call: %s, %v", res, err)
+		}
+		synctest.Wait()
+		if !body.ended || body.readsAfter > 0 {
+			t.Fatalf("the body, read to its end (%v) with the answer, was read %d more times after", body.ended, body.readsAfter)
+		}
 	})
 }

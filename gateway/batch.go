@@ -109,7 +109,7 @@ func (h *sessionHTTP) serveBatch(w http.ResponseWriter, r *http.Request, env *en
 			return // the client has gone: the rest would run for no one
 		}
 		sub := r.Clone(r.Context())
-		sub.Body = &heldBody{Reader: bytes.NewReader(raw), data: raw}
+		sub.Body = &heldBody{Reader: *bytes.NewReader(raw), data: raw}
 		sub.ContentLength = int64(len(raw))
 		if sid != "" {
 			sub.Header.Set(sessionHeader, sid)

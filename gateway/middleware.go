@@ -132,7 +132,14 @@ func guardedWrites(next http.Handler) http.Handler {
 func holdBody(limit int64) middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+			body, err := []byte(nil), error(nil)
+			if n := r.ContentLength; n >= 0 && n <= min(limit, heldUpFront) {
+				// Its declared length, which net/http holds it to: one buffer of that size.
+				body = make([]byte, n)
+				_, err = io.ReadFull(r.Body, body)
+			} else {
+				body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+			}
 			if err != nil {
 				var tooBig *http.MaxBytesError
 				if errors.As(err, &tooBig) {
@@ -143,14 +150,20 @@ func holdBody(limit int64) middleware {
 				http.Error(w, "Bad Request: "+err.Error(), http.StatusBadRequest)
 				return
 			}
-			r.Body = &heldBody{Reader: bytes.NewReader(body), data: body}
+			held := &heldBody{data: body}
+			held.Reset(body)
+			r.Body = held
 			next.ServeHTTP(w, r)
 		})
 	}
 }
 
+// heldUpFront is the largest declared length holdBody allocates before the body arrives: a
+// larger body is held as it comes, so that a header claiming the cap costs what was sent.
+const heldUpFront = 64 << 10
+
 type heldBody struct {
-	*bytes.Reader
+	bytes.Reader
 	data []byte
 }
 

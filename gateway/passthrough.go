@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -187,8 +188,20 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 	if !s.stateless {
 		h[sessionHeader] = s.pass.sid
 	}
-	w.WriteHeader(status)
-	_, _ = w.Write(*buf) // copied into the connection's buffer, or written out
+	h["Content-Length"] = []string{strconv.Itoa(len(*buf))}
+	if sw, ok := w.(stallWriter); ok {
+		// Written out here, within the stall guard: what net/http still holds when the
+		// handler returns, it writes with no deadline, forever to a client that stopped
+		// reading. Its length is set so that the flush does not make it chunked.
+		_ = sw.rc.SetWriteDeadline(time.Now().Add(writeStall))
+		sw.ResponseWriter.WriteHeader(status)
+		_, _ = sw.ResponseWriter.Write(*buf)
+		_ = sw.rc.Flush()
+		_ = sw.rc.SetWriteDeadline(time.Time{})
+	} else {
+		w.WriteHeader(status)
+		_, _ = w.Write(*buf)
+	}
 	if cap(*buf) <= 64<<10 {
 		answers.Put(buf) // not one large answer's buffer for good
 	}
