@@ -1,7 +1,6 @@
 package gateway
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"fmt"
@@ -9,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/agentpool/agentpool/gateway/internal/heldbody"
 	"github.com/agentpool/agentpool/internal/httpbuf"
 	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -109,7 +109,7 @@ func (h *sessionHTTP) serveBatch(w http.ResponseWriter, r *http.Request, env *en
 			return // the client has gone: the rest would run for no one
 		}
 		sub := r.Clone(r.Context())
-		sub.Body = &heldBody{Reader: *bytes.NewReader(raw), data: raw}
+		heldbody.Hold(sub, raw)
 		sub.ContentLength = int64(len(raw))
 		if sid != "" {
 			sub.Header.Set(sessionHeader, sid)

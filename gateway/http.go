@@ -8,6 +8,7 @@ import (
 	"net/http"
 
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/gateway/internal/heldbody"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -130,7 +131,7 @@ type sessionHTTP struct {
 // does not know is left to the go-sdk (404).
 func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	r.Header.Del(postHeader) // the gateway's own (posts.go)
-	body := bodyOf(r)
+	body := heldbody.Of(r)
 	env := decodeEnvelope(body) // once: the checks and the pass-through path share it
 	if discoverRefused(w, env) {
 		return

@@ -1,17 +1,16 @@
 package gateway
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"strings"
 
+	"github.com/agentpool/agentpool/gateway/internal/heldbody"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
 
@@ -128,18 +127,11 @@ func guardedWrites(next http.Handler) http.Handler {
 }
 
 // holdBody reads the body, at most limit bytes, before next runs (over: a JSON-RPC error,
-// 413; unreadable: 400). next reads it again from r.Body, or takes it whole with bodyOf.
+// 413; unreadable: 400). next reads it again from r.Body, or takes it whole with heldbody.Of.
 func holdBody(limit int64) middleware {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			body, err := []byte(nil), error(nil)
-			if n := r.ContentLength; n >= 0 && n <= min(limit, heldUpFront) {
-				// Its declared length, which net/http holds it to: one buffer of that size.
-				body = make([]byte, n)
-				_, err = io.ReadFull(r.Body, body)
-			} else {
-				body, err = io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
-			}
+			body, err := heldbody.Read(w, r, limit)
 			if err != nil {
 				var tooBig *http.MaxBytesError
 				if errors.As(err, &tooBig) {
@@ -150,31 +142,10 @@ func holdBody(limit int64) middleware {
 				http.Error(w, "Bad Request: "+err.Error(), http.StatusBadRequest)
 				return
 			}
-			held := &heldBody{data: body}
-			held.Reset(body)
-			r.Body = held
+			heldbody.Hold(r, body)
 			next.ServeHTTP(w, r)
 		})
 	}
-}
-
-// heldUpFront is the largest declared length holdBody allocates before the body arrives: a
-// larger body is held as it comes, so that a header claiming the cap costs what was sent.
-const heldUpFront = 64 << 10
-
-type heldBody struct {
-	bytes.Reader
-	data []byte
-}
-
-func (*heldBody) Close() error { return nil }
-
-// bodyOf returns the body holdBody read for r (nil when it read none).
-func bodyOf(r *http.Request) []byte {
-	if b, ok := r.Body.(*heldBody); ok {
-		return b.data
-	}
-	return nil
 }
 
 // hostAllowed is the go-sdk's check of /mcp against DNS rebinding, for the handlers outside

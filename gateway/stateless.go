@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/agentpool/agentpool/gateway/internal/heldbody"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -152,7 +153,7 @@ func (st *statelessServer) handler() http.Handler {
 
 // post serves one POST, its body held (holdBody), on its own.
 func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http.Handler) {
-	body := bodyOf(r)
+	body := heldbody.Of(r)
 	env := decodeEnvelope(body)
 	if rpcRefused(w, env) || discoverRefused(w, env) {
 		return
