@@ -191,3 +191,29 @@ func TestCacheScopesShareIdenticalTools(t *testing.T) {
 		t.Errorf("session D's c__one = %+v, %v; want capability d's", tool, ok)
 	}
 }
+
+// Two sessions each with a server of their own under the same name, with the same commands
+// from the same origin, do not share a list: each command is its own session's instance's.
+func TestCacheCommandsOfOtherInstancesNotShared(t *testing.T) {
+	r := newRegistry(t)
+	for _, id := range []string{"C", "D"} {
+		f := newFake("c", ext.OriginLocal)
+		f.cmds = []ext.CommandEntry{{Name: "ship", Source: "file"}}
+		register(t, r, f, ext.LevelSession, ext.Scope{SessionID: id})
+	}
+	cache := view.NewCache(r, nil)
+	var vs []*view.View
+	for _, id := range []string{"C", "D"} {
+		v, err := cache.Get(context.Background(), ext.Scope{SessionID: id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Commands) != 1 {
+			t.Fatalf("session %s: commands %v", id, v.Commands)
+		}
+		vs = append(vs, v)
+	}
+	if &vs[0].Commands[0] == &vs[1].Commands[0] {
+		t.Error("two sessions' commands from two instances share one list")
+	}
+}
