@@ -38,8 +38,9 @@ type conn struct {
 	net.Conn
 	stall time.Duration
 
-	mu   sync.Mutex
-	user time.Time // the write deadline the user set; zero: none
+	mu    sync.Mutex
+	user  time.Time // the write deadline the user set; zero: none
+	armed time.Time // the stall's deadline set on Conn; zero: none (or the user's is set)
 }
 
 // Write writes p, failing once a stall passes with nothing written or the user's deadline
@@ -59,21 +60,29 @@ func (c *conn) Write(p []byte) (int, error) {
 	}
 }
 
-// arm sets the connection's write deadline: now+stall, or the user's when earlier. It says
-// whether the user's was set. c.mu is held.
+// arm sets the connection's write deadline: between now+stall and now+stall+stall/16, or the
+// user's when earlier. The slack lets a write within stall/16 of the last arming keep the
+// deadline set, which saves updating the runtime's timer on every write. It says whether the
+// user's was set. c.mu is held.
 func (c *conn) arm() (user bool, err error) {
 	d := time.Now().Add(c.stall)
-	if !c.user.IsZero() && c.user.Before(d) {
-		d, user = c.user, true
+	if !c.armed.IsZero() && !c.armed.Before(d) {
+		return false, nil // the deadline set is far enough still (and before the user's)
 	}
-	return user, c.Conn.SetWriteDeadline(d)
+	next := d.Add(c.stall / 16)
+	if !c.user.IsZero() && c.user.Before(next) {
+		c.armed = time.Time{}
+		return true, c.Conn.SetWriteDeadline(c.user)
+	}
+	c.armed = next
+	return false, c.Conn.SetWriteDeadline(next)
 }
 
 // SetWriteDeadline sets the user's write deadline, which bounds writes besides the stall.
 func (c *conn) SetWriteDeadline(t time.Time) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.user = t
+	c.user, c.armed = t, time.Time{}
 	_, err := c.arm()
 	return err
 }
