@@ -9,7 +9,8 @@
 // nothing is cut by total time, only by a stall. A Write that wrote nothing for a whole stall
 // (at most stall+stall/16) fails with a timeout (net.Error), and net/http then closes the
 // connection. A deadline set by the connection's user (SetDeadline, SetWriteDeadline) is kept
-// when it comes earlier than the stall's, and a Write never outlives it.
+// when it comes earlier than the stall's, and a Write never outlives it. CloseWrite half-closes
+// the raw connection, as net/http expects before it closes one.
 //
 // Wrap the raw connections: a TLS listener goes around this one, so that its handshake and its
 // records are bounded too, and a stalled write never reaches the TLS layer as a timeout.

@@ -94,3 +94,14 @@ func (c *conn) SetDeadline(t time.Time) error {
 	}
 	return c.SetWriteDeadline(t)
 }
+
+// CloseWrite shuts down the writing side of the connection, as the raw one does (net/http
+// does so before closing, so that the client reads its last answer); it fails when the raw
+// connection has no CloseWrite.
+func (c *conn) CloseWrite() error {
+	cw, ok := c.Conn.(interface{ CloseWrite() error })
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return cw.CloseWrite()
+}
