@@ -7,8 +7,9 @@
 // Write that times out having written something since its deadline was set gets a fresh
 // deadline and goes on, so a long-lived stream its client reads, however slowly, keeps working:
 // nothing is cut by total time, only by a stall. A Write that wrote nothing for a whole stall
-// (at most stall+stall/16) fails with a timeout (net.Error), and net/http then closes the
-// connection. A deadline set by the connection's user (SetDeadline, SetWriteDeadline) is kept
+// fails with a timeout (net.Error), and net/http then closes the connection: within two
+// stalls (plus stall/16 each) of its last progress, since a Write that made progress early
+// in one deadline starts the next. A deadline set by the connection's user (SetDeadline, SetWriteDeadline) is kept
 // when it comes earlier than the stall's, and a Write never outlives it. CloseWrite half-closes
 // the raw connection, as net/http expects before it closes one.
 //
