@@ -33,10 +33,11 @@ var allowedImports = map[string][]string{
 	// is the composition root that picks a model adapter (agent itself never imports one);
 	// agent/acp: `acp` serves it to editors.
 	// bearer: `serve` verifies OAuth bearer tokens with it and hands gateway its Verify.
-	// internal/connlimit: serve's listener cap. status: serve's status page. sandbox: the
+	// internal/connlimit: serve's listener cap. internal/writestall: serve's bound on a stalled
+	// write to a client. status: serve's status page. sandbox: the
 	// entry point sandboxed servers start through (sandbox.Main). internal/gctune: serve's
 	// garbage collector headroom.
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "status", "sandbox", "internal/termtext", "internal/gctune"},
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "internal/writestall", "status", "sandbox", "internal/termtext", "internal/gctune"},
 
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
@@ -145,6 +146,9 @@ var allowedImports = map[string][]string{
 	// A cap on an HTTP server's open connections that keeps its probes answered (standard
 	// library only).
 	"internal/connlimit": {"internal/httpbuf"},
+	// A listener whose connections fail a write that stalls, so no client that stops reading
+	// holds a connection (standard library only).
+	"internal/writestall": nil,
 	// A ResponseWriter keeping a whole response in memory (standard library only).
 	"internal/httpbuf": nil,
 

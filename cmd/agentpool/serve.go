@@ -21,6 +21,7 @@ import (
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/connlimit"
 	"github.com/agentpool/agentpool/internal/gctune"
+	"github.com/agentpool/agentpool/internal/writestall"
 	"github.com/agentpool/agentpool/status"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -256,6 +257,7 @@ func stopGateways(gs ...*gateway.Gateway) error {
 // listener (the pool at /mcp, each agent at /mcp/agents/<name>) until ctx ends. A client has readTimeout to send a request, headers and
 // body, and an idle keep-alive connection is closed after as long (see newHTTPServer). At most
 // maxConns connections are held (server.max_connections; connlimit keeps the probes answered).
+// A write to a client that makes no progress for serveWriteStall fails and ends the connection.
 func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handler, addr string, readTimeout time.Duration, maxConns int, agents map[string]*gateway.Gateway, stop func() error) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
@@ -263,6 +265,7 @@ func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handle
 	}
 	h := handler()
 	ln = connlimit.Listen(ln, connlimit.Options{Max: maxConns, Probe: h, ProbePaths: []string{"/healthz", "/readyz"}, Key: "server.max_connections"})
+	ln = writestall.Listen(ln, serveWriteStall) // no write to a client that stopped reading holds on
 	srv := newHTTPServer(h, readTimeout)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
@@ -289,13 +292,18 @@ func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handle
 	return err
 }
 
+// serveWriteStall bounds each write to an HTTP client: one that makes no progress for as long
+// fails and the connection closes (internal/writestall).
+var serveWriteStall = writestall.Default
+
 // newHTTPServer returns serve's HTTP server of handler, bounded against clients that hold
 // connections without using them (slowloris): headers within headerTimeout, the whole request
 // within readTimeout, and an idle keep-alive connection closed after readTimeout. net/http
 // clears the read deadline once a request's body has been read to its end (it then reads the
 // connection only to see the client leave), so ReadTimeout bounds what the client sends and
 // never the response: a GET SSE stream or a long tool call outlives it.
-// No WriteTimeout, for the same streams.
+// No WriteTimeout, for the same streams: serveHTTP's listener bounds each write by its
+// stall instead.
 func newHTTPServer(handler http.Handler, readTimeout time.Duration) *http.Server {
 	return &http.Server{
 		Handler:           handler,

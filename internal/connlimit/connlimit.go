@@ -16,6 +16,7 @@ package connlimit
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -111,6 +112,17 @@ type conn struct {
 func (c *conn) Close() error {
 	c.once.Do(c.release)
 	return c.Conn.Close()
+}
+
+// CloseWrite shuts down the writing side of the connection, as the raw one does (net/http
+// does so before closing, so that the client reads its last answer); it fails when the raw
+// connection has no CloseWrite.
+func (c *conn) CloseWrite() error {
+	cw, ok := c.Conn.(interface{ CloseWrite() error })
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return cw.CloseWrite()
 }
 
 // answer serves one request of c, a connection past the cap, and closes it.

@@ -144,3 +144,48 @@ func TestPastTheCapRequestBounded(t *testing.T) {
 		t.Errorf("a connection past the cap took %d bytes of a request line without being closed", sent)
 	}
 }
+
+// A connection within the cap half-closes as the raw one does: net/http shuts its writing side
+// before closing, so that the client reads the last answer, and still reads what the client
+// sends meanwhile.
+func TestCloseWriteKept(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln := Listen(raw, Options{Max: 2, Key: "server.max_connections"})
+	defer ln.Close()
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		if c, err := ln.Accept(); err == nil {
+			accepted <- c
+		}
+	}()
+	nc, err := net.Dial("tcp", raw.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	c := <-accepted
+	defer c.Close()
+	cw, ok := c.(interface{ CloseWrite() error })
+	if !ok {
+		t.Fatalf("%T has no CloseWrite", c)
+	}
+	if _, err := c.Write([]byte("bye")); err != nil {
+		t.Fatal(err)
+	}
+	if err := cw.CloseWrite(); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(nc); err != nil || string(got) != "bye" {
+		t.Fatalf("the client read %q, %v; want \"bye\" then the end", got, err)
+	}
+	if _, err := nc.Write([]byte("still")); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 5)
+	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "still" {
+		t.Fatalf("the server read %q, %v after its half-close; want \"still\"", buf, err)
+	}
+}
