@@ -11,9 +11,12 @@ import (
 // Default is the stall bound serve uses: the same as the gateway's bound on a stream's write.
 const Default = 30 * time.Second
 
-// Listen returns ln whose connections bound each write by stall (see the package doc).
-// Closing it closes ln.
+// Listen returns ln whose connections bound each write by stall (see the package doc); a
+// stall of zero or less is Default. Closing it closes ln.
 func Listen(ln net.Listener, stall time.Duration) net.Listener {
+	if stall <= 0 {
+		stall = Default
+	}
 	return &listener{Listener: ln, stall: stall}
 }
 

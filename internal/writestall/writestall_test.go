@@ -279,3 +279,17 @@ func TestCloseWriteKept(t *testing.T) {
 		t.Fatalf("the server read %q, %v after its half-close; want \"still\"", buf, err)
 	}
 }
+
+// A stall of zero or less is not a bound that fails every write at once: Listen takes Default.
+func TestNonPositiveStallIsDefault(t *testing.T) {
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stall := range []time.Duration{0, -time.Second} {
+		if got := Listen(raw, stall).(*listener).stall; got != Default {
+			t.Errorf("Listen(ln, %v): stall %v, want %v", stall, got, Default)
+		}
+	}
+	raw.Close()
+}
