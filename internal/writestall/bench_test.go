@@ -18,26 +18,9 @@ func BenchmarkWrite(b *testing.B) {
 		{"bounded", func(ln net.Listener) net.Listener { return Listen(ln, 30*time.Second) }},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
-			raw, err := net.Listen("tcp", "127.0.0.1:0")
-			if err != nil {
-				b.Fatal(err)
-			}
-			ln := tc.wrap(raw)
-			defer ln.Close()
-			accepted := make(chan net.Conn, 1)
-			go func() {
-				c, err := ln.Accept()
-				if err == nil {
-					accepted <- c
-				}
-			}()
-			nc, err := net.Dial("tcp", raw.Addr().String())
-			if err != nil {
-				b.Fatal(err)
-			}
+			c, nc := pair(b, tc.wrap, nil)
 			drained := make(chan struct{})
 			go func() { defer close(drained); _, _ = io.Copy(io.Discard, nc) }()
-			c := <-accepted
 			p := make([]byte, 512)
 			b.SetBytes(int64(len(p)))
 			for b.Loop() {

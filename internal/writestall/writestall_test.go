@@ -198,21 +198,8 @@ func (p *pacedReader) Read(b []byte) (int, error) {
 // A deadline the connection's user set is kept when earlier than the stall's: one in the past
 // fails the next write at once, and one that passes ends a write even while it progresses.
 func TestUserDeadlineKept(t *testing.T) {
-	raw, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := Listen(smallBuffers{raw}, time.Hour)
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			accepted <- c
-		}
-	}()
-	nc := dialSmall(t, raw.Addr().String())
-	c := <-accepted
+	c, nc := pair(t, func(raw net.Listener) net.Listener { return Listen(smallBuffers{raw}, time.Hour) },
+		func(addr string) (net.Conn, error) { return dialSmall(t, addr), nil })
 	defer c.Close()
 
 	_ = c.SetWriteDeadline(time.Now().Add(-time.Second))
@@ -238,25 +225,8 @@ func TestUserDeadlineKept(t *testing.T) {
 // A connection half-closes as the raw one does: net/http closes the writing side first so the
 // client reads its last answer before the connection ends.
 func TestCloseWriteKept(t *testing.T) {
-	raw, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln := Listen(raw, time.Hour)
-	defer ln.Close()
-	accepted := make(chan net.Conn, 1)
-	go func() {
-		c, err := ln.Accept()
-		if err == nil {
-			accepted <- c
-		}
-	}()
-	nc, err := net.Dial("tcp", raw.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, nc := pair(t, func(raw net.Listener) net.Listener { return Listen(raw, time.Hour) }, nil)
 	defer nc.Close()
-	c := <-accepted
 	defer c.Close()
 	cw, ok := c.(interface{ CloseWrite() error })
 	if !ok {
@@ -292,4 +262,38 @@ func TestNonPositiveStallIsDefault(t *testing.T) {
 		}
 	}
 	raw.Close()
+}
+
+// pair returns the two ends of a loopback TCP connection: server accepted through the
+// listener wrap makes of a raw one, client dialed by dial (net.Dial when nil). The listener
+// is closed when the test ends; the ends are the caller's to close.
+func pair(tb testing.TB, wrap func(net.Listener) net.Listener, dial func(addr string) (net.Conn, error)) (server, client net.Conn) {
+	tb.Helper()
+	raw, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ln := wrap(raw)
+	tb.Cleanup(func() { ln.Close() })
+	accepted := make(chan net.Conn, 1)
+	go func() {
+		c, err := ln.Accept()
+		if err == nil {
+			accepted <- c
+		}
+		close(accepted)
+	}()
+	if dial == nil {
+		dial = func(addr string) (net.Conn, error) { return net.Dial("tcp", addr) }
+	}
+	client, err = dial(raw.Addr().String())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	server, ok := <-accepted
+	if !ok {
+		client.Close()
+		tb.Fatal("the listener accepted no connection")
+	}
+	return server, client
 }
