@@ -219,3 +219,54 @@ func TestBatchEndsWithItsClient(t *testing.T) {
 		t.Errorf("%d calls of the batch began upstream, want 1: those after its client had gone were served too", n)
 	}
 }
+
+// nextOnAnswer is a ResponseWriter whose first Write sends next, as a client does that sends
+// its next request the moment it has its answer, and records next's messages.
+type nextOnAnswer struct {
+	*httptest.ResponseRecorder
+	next func() []map[string]any
+	got  []map[string]any
+}
+
+func (w *nextOnAnswer) Write(p []byte) (int, error) {
+	if w.next != nil {
+		w.got, w.next = w.next(), nil
+	}
+	return w.ResponseRecorder.Write(p)
+}
+
+// TestInflightFreedBeforeAnswer: a request no longer counts against Options.MaxInflight once
+// its answer is on its way, so a client that waits for each answer before sending its next
+// request is never refused, even when its next request arrives before the handler of the
+// last one has returned (on another connection).
+func TestInflightFreedBeforeAnswer(t *testing.T) {
+	f := newFixture(t, func(o *gateway.Options) { o.MaxInflight = 1 })
+	h := f.g.Handler() // the in-flight counts and the go-sdk's sessions are its own
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	cs := connectPassing(t, srv.URL)
+	for _, first := range []string{
+		`{"jsonrpc":"2.0","id":"c","method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"x"}}}`, // passed through
+		`{"jsonrpc":"2.0","id":"p","method":"ping"}`,                                                                // the go-sdk's
+	} {
+		w := &nextOnAnswer{ResponseRecorder: httptest.NewRecorder(), next: func() []map[string]any {
+			_, _, msgs := post(t, srv.URL, cs.ID(), `{"jsonrpc":"2.0","id":"next","method":"tools/call","params":{"name":"fault__echo","arguments":{"text":"y"}}}`, nil)
+			return msgs
+		}}
+		req := httptest.NewRequest(http.MethodPost, srv.URL, strings.NewReader(first))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("Mcp-Session-Id", cs.ID())
+		req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+		h.ServeHTTP(w, req)
+		if w.next != nil {
+			t.Fatalf("%s was not answered: %d %s", first, w.Code, w.Body)
+		}
+		if w.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", first, w.Code, w.Body)
+		}
+		if len(w.got) != 1 || rpcError(w.got) != nil {
+			t.Errorf("after %s, the request sent once the answer came: %v, want its result", first, w.got)
+		}
+	}
+}

@@ -159,19 +159,19 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.idle.begin()
 	defer s.idle.end()
-	n, ok := h.inflight.admitted(w, env, s, h.g.opts.MaxInflight)
+	a, ok := h.inflight.admitted(w, env, s, h.g.opts.MaxInflight)
 	if !ok {
 		return
 	}
-	defer h.inflight.leave(s, n)
-	if s.passThrough(w, r, env) {
+	defer a.release()
+	if s.passThrough(w, r, env, &a) {
 		return
 	}
 	if rpcRefused(w, env) {
 		return
 	}
 	defer s.posts.hold(r)()
-	serveSDK(h.sdk, w, r, body)
+	serveSDK(h.sdk, w, r, body, a.take())
 }
 
 // rpcRefused answers what the go-sdk would refuse in plain text (checkMessage) with a
@@ -189,9 +189,11 @@ func rpcRefused(w http.ResponseWriter, env *envelope) bool {
 	return true
 }
 
-// serveSDK serves r with sdk, any error it answers in plain text sent as a JSON-RPC error.
-func serveSDK(sdk http.Handler, w http.ResponseWriter, r *http.Request, body []byte) {
-	pw := &plainErrors{ResponseWriter: w}
+// serveSDK serves r with sdk, any error it answers in plain text sent as a JSON-RPC error; a is
+// released when the answer is written, or at the latest when sdk returns.
+func serveSDK(sdk http.Handler, w http.ResponseWriter, r *http.Request, body []byte, a admission) {
+	pw := &plainErrors{ResponseWriter: w, admission: a}
+	defer pw.admission.release()
 	sdk.ServeHTTP(pw, r)
 	pw.finish(body)
 }

@@ -45,17 +45,43 @@ func (f *inflight) leave(s *session, n int) {
 	}
 }
 
-// admitted counts the requests env holds for s (one, or a batch's) and reports true, with
-// their number n, for leave once they have been served; or answers with the cap's error and
+// An admission is what one POST holds of its session's count. It is given back (release) as
+// soon as the POST's answer is about to be written, not when its handler returns: a client
+// that sends its next request the moment it has an answer, on another connection, must find
+// the count already lowered.
+type admission struct {
+	f *inflight
+	s *session
+	n int
+}
+
+// release gives the admission's requests back, once; later calls do nothing.
+func (a *admission) release() {
+	if a.n > 0 {
+		a.f.leave(a.s, a.n)
+		a.n = 0
+	}
+}
+
+// take moves the admission out of a (left with nothing to release) into the one it returns.
+func (a *admission) take() admission {
+	t := *a
+	a.n = 0
+	return t
+}
+
+// admitted counts the requests env holds for s (one, or a batch's) and reports true, with the
+// admission to release once they have been answered; or answers with the cap's error and
 // reports false.
-func (f *inflight) admitted(w http.ResponseWriter, env *envelope, s *session, max int) (n int, ok bool) {
+func (f *inflight) admitted(w http.ResponseWriter, env *envelope, s *session, max int) (a admission, ok bool) {
+	n := 0
 	for i := range env.msgs {
 		if env.msgs[i].IsRequest() {
 			n++
 		}
 	}
 	if n == 0 {
-		return 0, true
+		return admission{}, true
 	}
 	if !f.enter(s, n, max) {
 		var id jsonrpc.ID
@@ -64,9 +90,9 @@ func (f *inflight) admitted(w http.ResponseWriter, env *envelope, s *session, ma
 		}
 		e := inflightError(s, max)
 		writeRPCError(w, http.StatusOK, id, e.Code, e.Message)
-		return 0, false
+		return admission{}, false
 	}
-	return n, true
+	return admission{f: f, s: s, n: n}, true
 }
 
 // inflightError answers a request of s past max in flight.

@@ -94,8 +94,9 @@ func (p *passState) remove(key string) {
 var errCancelledByClient = errors.New("cancelled by the client")
 
 // passThrough serves the request env holds through the pass-through path and reports true, or
-// reports false having written nothing (the go-sdk path takes the request).
-func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envelope) bool {
+// reports false having written nothing (the go-sdk path takes the request). It releases a
+// before it writes.
+func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envelope, a *admission) bool {
 	// A call passed through stays cancellable when the session stopped passing calls through
 	// (a log level set while it runs): its cancel is this path's, the go-sdk knows no such call.
 	pass := s.pass.ok.Load()
@@ -115,7 +116,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 		if s.stateless {
 			return false // ids are each client's own: one cannot name another's call (below)
 		}
-		return s.cancelPassed(w, m.Params)
+		return s.cancelPassed(w, m.Params) // a notification: nothing admitted
 	default:
 		return false
 	}
@@ -162,6 +163,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 		o = callToolError
 	}
 	s.callDone(ctx, p, local, start, o)
+	a.release()
 	status := http.StatusOK
 	if ctx.Err() != nil && r.Context().Err() == nil {
 		if context.Cause(ctx) == errCancelledByClient {

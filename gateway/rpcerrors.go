@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -79,12 +80,15 @@ func (s *session) blockedCalls(next mcp.MethodHandler) mcp.MethodHandler {
 // would send as plain text (http.Error: a batch, an id that is null or an object, a jsonrpc
 // other than "2.0", params of the wrong type, …) is held back and sent as a JSON-RPC error
 // with the same status and message, since a JSON-RPC client reads only that. Anything else
-// (JSON, an SSE stream) passes through untouched, flushes included.
+// (JSON, an SSE stream) passes through untouched, flushes included. The admission is released
+// just before a write that carries a JSON-RPC response (the go-sdk writes an
+// event whole) or the held error.
 type plainErrors struct {
 	http.ResponseWriter
-	status  int
-	held    *bytes.Buffer // the plain-text error being held back; nil when passing through
-	started bool
+	status    int
+	held      *bytes.Buffer // the plain-text error being held back; nil when passing through
+	started   bool
+	admission admission
 }
 
 func (w *plainErrors) WriteHeader(code int) {
@@ -105,6 +109,9 @@ func (w *plainErrors) Write(p []byte) (int, error) {
 	}
 	if w.held != nil {
 		return w.held.Write(p)
+	}
+	if w.admission.n > 0 && len(wire.Responses(w.Header().Get("Content-Type"), p)) > 0 {
+		w.admission.release()
 	}
 	return w.ResponseWriter.Write(p)
 }
@@ -131,5 +138,6 @@ func (w *plainErrors) finish(body []byte) {
 		id, _ = jsonrpc.MakeID(m.ID)
 	}
 	w.Header().Del("X-Content-Type-Options")
+	w.admission.release()
 	writeRPCError(w.ResponseWriter, w.status, id, jsonrpc.CodeInvalidRequest, "invalid request: "+strings.TrimSpace(w.held.String()))
 }

@@ -176,14 +176,14 @@ func (st *statelessServer) post(w http.ResponseWriter, r *http.Request, sdk http
 		return
 	}
 	var exchange inflight // a POST is its own exchange: the cap bounds its batch, not the replica
-	n, ok := exchange.admitted(w, env, s, st.g.opts.MaxInflight)
+	a, ok := exchange.admitted(w, env, s, st.g.opts.MaxInflight)
 	if !ok {
 		return
 	}
-	defer exchange.leave(s, n)
-	if s.passThrough(w, r, env) {
+	defer a.release()
+	if s.passThrough(w, r, env, &a) {
 		return
 	}
 	ctx := context.WithValue(r.Context(), pendingKey{}, s)
-	serveSDK(sdk, w, r.WithContext(context.WithValue(ctx, requestKey{}, r.Context())), body)
+	serveSDK(sdk, w, r.WithContext(context.WithValue(ctx, requestKey{}, r.Context())), body, a.take())
 }
