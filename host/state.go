@@ -40,6 +40,7 @@ type State struct {
 	userSkillRoots map[string]bool        // Skills' roots before a trusted project's: the user's own
 	agents         map[string]*Agent      // by name
 	replaced       chan struct{}          // closed when the next state is published (publish)
+	next           *State                 // the next state, set before replaced is closed
 }
 
 // Current returns the state in use now. It never returns nil once Build has returned the
@@ -67,12 +68,25 @@ func (st *State) AgentServers(name string) []*mcpcap.Cap {
 // never closed for the state in use; nil (never ready) for a State no host published.
 func (st *State) Replaced() <-chan struct{} { return st.replaced }
 
+// Next returns the state published after st: nil while st is in use, never nil once
+// Replaced is closed. Following Next from a state a reader last saw visits every state
+// published since, in order, which Current alone may skip.
+func (st *State) Next() *State {
+	select {
+	case <-st.replaced:
+		return st.next
+	default:
+		return nil
+	}
+}
+
 // publish makes st the state in use and closes the replaced channel of the one it replaces.
 // Its callers hold reloadMu (or, in Build, have not returned the host yet): one publish at a
 // time.
 func (h *Host) publish(st *State) {
 	st.replaced = make(chan struct{})
 	if old := h.state.Swap(st); old != nil {
+		old.next = st
 		close(old.replaced)
 	}
 }

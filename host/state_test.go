@@ -68,3 +68,39 @@ func TestStateReplacedByReload(t *testing.T) {
 		t.Error("a State no host published has a Replaced channel")
 	}
 }
+
+// Next leads from a state to every one published after it (a reload may publish steps on its
+// way), in order, however many a reader skipped by calling Current late; it is nil for the
+// state in use.
+func TestStateNextVisitsEveryState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agentpool.yaml")
+	h := buildHost(t, path, "agents:\n  z: {}\n", Options{})
+	first := h.Current()
+	if first.Next() != nil {
+		t.Fatal("the state in use has a next state")
+	}
+	var published []*State
+	for _, data := range []string{"agents:\n  a: {}\n", "agents:\n  b: {}\n"} {
+		cfg, err := config.Parse(path, []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Reload(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		published = append(published, h.Current())
+	}
+	var visited []*State
+	for st := first.Next(); st != nil; st = st.Next() {
+		visited = append(visited, st)
+	}
+	rest := published
+	for _, st := range visited {
+		if len(rest) > 0 && st == rest[0] {
+			rest = rest[1:]
+		}
+	}
+	if len(rest) != 0 || len(visited) == 0 || visited[len(visited)-1] != h.Current() {
+		t.Errorf("Next from the first state visits %v, want the states published after each reload, %v, in order, ending with the one in use", visited, published)
+	}
+}

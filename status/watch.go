@@ -98,14 +98,22 @@ func Watch(ctx context.Context, h *host.Host, opts WatchOptions) {
 	probed := make(chan struct{}, 1)
 	probing := false
 	var lastProbe time.Time
+	st := h.Current()
 	for {
-		st := h.Current()
+		// Every state published since the last reading, in order: a degraded server that one
+		// of them had removed is forgotten, though a later one added it again.
+		for next := st.Next(); next != nil; next = st.Next() {
+			st = next
+			present := serversOf(st, watchedAgents(st, opts.Agents))
+			for k := range degraded {
+				if present[k] == nil {
+					delete(degraded, k)
+				}
+			}
+		}
 		watched := map[string]bool{"": true}
 		subscribe(st, "")
-		var agents []string
-		if opts.Agents != nil {
-			agents = opts.Agents(st)
-		}
+		agents := watchedAgents(st, opts.Agents)
 		for _, a := range agents {
 			watched[a] = true
 			subscribe(st, a)
@@ -120,15 +128,7 @@ func Watch(ctx context.Context, h *host.Host, opts WatchOptions) {
 			return // ctx ended, or the registry closed
 		}
 		// Read after subscribing: a change from now on wakes the loop again.
-		servers := map[serverKey]*mcpcap.Cap{}
-		for _, c := range st.Servers {
-			servers[serverKey{"", c.Status().Name}] = c
-		}
-		for _, a := range agents {
-			for _, c := range st.AgentServers(a) {
-				servers[serverKey{a, c.Status().Name}] = c
-			}
-		}
+		servers := serversOf(st, agents)
 		var due []*mcpcap.Cap
 		var next time.Time
 		for _, k := range sortedKeys(servers) {
@@ -183,6 +183,28 @@ func Watch(ctx context.Context, h *host.Host, opts WatchOptions) {
 		}
 		timer.Stop()
 	}
+}
+
+// watchedAgents returns the agents whose own servers Watch follows in st (WatchOptions.Agents).
+func watchedAgents(st *host.State, agents func(*host.State) []string) []string {
+	if agents == nil {
+		return nil
+	}
+	return agents(st)
+}
+
+// serversOf returns the servers Watch follows in st: the pool's, and the own servers of agents.
+func serversOf(st *host.State, agents []string) map[serverKey]*mcpcap.Cap {
+	servers := map[serverKey]*mcpcap.Cap{}
+	for _, c := range st.Servers {
+		servers[serverKey{"", c.Status().Name}] = c
+	}
+	for _, a := range agents {
+		for _, c := range st.AgentServers(a) {
+			servers[serverKey{a, c.Status().Name}] = c
+		}
+	}
+	return servers
 }
 
 // sortedKeys returns m's keys, pool servers first, then by agent and name: the order

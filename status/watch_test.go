@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -40,13 +41,19 @@ func TestWatchFollowsReloads(t *testing.T) {
 	}
 	defer h.Close(ctx)
 	got := make(chan status.Transition, 16)
+	var gate atomic.Pointer[chan struct{}] // when set, Report waits on it after telling got
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		status.Watch(wctx, h, status.WatchOptions{
 			Agents: func(st *host.State) []string { return st.Config.Agents.Names() },
-			Report: func(tr status.Transition) { got <- tr },
+			Report: func(tr status.Transition) {
+				got <- tr
+				if g := gate.Load(); g != nil {
+					<-*g
+				}
+			},
 		})
 	}()
 	defer func() { stop(); <-done }()
@@ -86,12 +93,18 @@ func TestWatchFollowsReloads(t *testing.T) {
 	listY("c")
 	want(status.Transition{Server: "agents.c.y", Recovered: true})
 
+	// The watcher is held in its report of agents.c.y's failure while c is removed and added
+	// again: it still sees that c.y was removed in between, though it never read that state.
+	held := make(chan struct{})
+	gate.Store(&held)
 	reload("agents:\n  a: {}\n  c:\n    mcp_servers:\n      y: " + failing + "\n")
 	listY("c")
 	want(status.Transition{Server: "agents.c.y"})
 	reload("agents:\n  a: {}\n")
 	reload("agents:\n  a: {}\n  c:\n    mcp_servers:\n      y: " + running + "\n")
 	listY("c")
+	gate.Store(nil)
+	close(held)
 	reload("agents:\n  a: {}\n  c:\n    mcp_servers:\n      y: " + running + "\n  d:\n    mcp_servers:\n      y: " + failing + "\n")
 	listY("d")
 	want(status.Transition{Server: "agents.d.y"}) // and no recovery of agents.c.y before it
