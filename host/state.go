@@ -70,7 +70,9 @@ func (st *State) Replaced() <-chan struct{} { return st.replaced }
 
 // Next returns the state published after st: nil while st is in use, never nil once
 // Replaced is closed. Following Next from a state a reader last saw visits every state
-// published since, in order, which Current alone may skip.
+// published since, in order, which Current alone may skip. A State keeps every state
+// published after it reachable: a reader that follows Next keeps only the last one it
+// reached, never one it has moved past.
 func (st *State) Next() *State {
 	select {
 	case <-st.replaced:

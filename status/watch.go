@@ -69,21 +69,25 @@ func Watch(ctx context.Context, h *host.Host, opts WatchOptions) {
 		default:
 		}
 	}
+	// gen counts the states Watch has moved to. A sub records the count, not the State: a
+	// State leads to every one published after it (host.State.Next), so a sub holding the
+	// one it was made for would keep every later state alive for as long as it runs.
+	gen := 0
 	type sub struct {
-		in    *host.State // the state it was made for: one that ended is made again for a newer one only
+		in    int // the gen it was made in: one that ended is made again in a later one only
 		ended atomic.Bool
 		stop  context.CancelFunc
 	}
 	subs := map[string]*sub{} // by agent; "" is the pool's scope
-	subscribe := func(st *host.State, agent string) {
+	subscribe := func(agent string) {
 		if s := subs[agent]; s != nil {
-			if !s.ended.Load() || s.in == st {
+			if !s.ended.Load() || s.in == gen {
 				return
 			}
 			s.stop()
 		}
 		sctx, stop := context.WithCancel(ctx)
-		s := &sub{in: st, stop: stop}
+		s := &sub{in: gen, stop: stop}
 		subs[agent] = s
 		changes := h.Registry.Changes(sctx, ext.Scope{AgentName: agent})
 		wg.Go(func() {
@@ -104,6 +108,7 @@ func Watch(ctx context.Context, h *host.Host, opts WatchOptions) {
 		// of them had removed is forgotten, though a later one added it again.
 		for next := st.Next(); next != nil; next = st.Next() {
 			st = next
+			gen++
 			present := serversOf(st, watchedAgents(st, opts.Agents))
 			for k := range degraded {
 				if present[k] == nil {
@@ -112,11 +117,11 @@ func Watch(ctx context.Context, h *host.Host, opts WatchOptions) {
 			}
 		}
 		watched := map[string]bool{"": true}
-		subscribe(st, "")
+		subscribe("")
 		agents := watchedAgents(st, opts.Agents)
 		for _, a := range agents {
 			watched[a] = true
-			subscribe(st, a)
+			subscribe(a)
 		}
 		for a, s := range subs {
 			if !watched[a] {

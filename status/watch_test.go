@@ -4,9 +4,11 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
+	"weak"
 
 	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/host"
@@ -209,4 +211,51 @@ func TestWatchRetriesPastAHungServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	wait("f", true)
+}
+
+// Watch keeps no state it has moved past: a State leads to every one published after it
+// (host.State.Next), so one held for as long as Watch runs would keep every state of every
+// reload since, with their capabilities, alive until it returns.
+func TestWatchLetsReplacedStatesGo(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "agentpool.yaml")
+	parse := func(data string) *config.Config {
+		t.Helper()
+		cfg, err := config.Parse(path, []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
+	ctx := context.Background()
+	h, err := host.Build(ctx, parse("agents:\n  a: {}\n"), host.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close(ctx)
+	var readings atomic.Int64 // the states Watch has read and subscribed for
+	wctx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		status.Watch(wctx, h, status.WatchOptions{
+			Agents: func(st *host.State) []string {
+				readings.Add(1)
+				return st.Config.Agents.Names()
+			},
+			Report: func(status.Transition) {},
+		})
+	}()
+	defer func() { stop(); <-done }()
+	testwait.For(t, "Watch to read the first state", func() bool { return readings.Load() > 0 })
+	if _, err := h.Reload(ctx, parse("agents:\n  b: {}\n")); err != nil {
+		t.Fatal(err)
+	}
+	replaced := weak.Make(h.Current())
+	if _, err := h.Reload(ctx, parse("agents:\n  c: {}\n")); err != nil {
+		t.Fatal(err)
+	}
+	testwait.For(t, "the state of the first reload, replaced by the second, to be collected", func() bool {
+		runtime.GC()
+		return replaced.Value() == nil
+	})
 }
