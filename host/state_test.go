@@ -3,9 +3,13 @@ package host
 import (
 	"context"
 	"path/filepath"
+	"runtime"
 	"testing"
+	"weak"
 
 	"github.com/agentpool/agentpool/config"
+	"github.com/agentpool/agentpool/internal/testserver"
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // A reader may append to State.Servers (to add an agent's servers, say) without writing into
@@ -103,4 +107,41 @@ func TestStateNextVisitsEveryState(t *testing.T) {
 	if len(rest) != 0 || len(visited) == 0 || visited[len(visited)-1] != h.Current() {
 		t.Errorf("Next from the first state visits %v, want the states published after each reload, %v, in order, ending with the one in use", visited, published)
 	}
+}
+
+// A replaced State is let go while sessions opened under it (a pool session, an agent's with a
+// session-scoped server) live on: since a State leads to every later one (Next), anything of
+// the host's holding one it was made with would keep every state of every reload alive.
+func TestReplacedStateCollectedWithSessionsOpen(t *testing.T) {
+	bin := testserver.Build(t)
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "agentpool.yaml")
+	base := "mcp_servers:\n  shared: {command: /nonexistent/s, lazy: true, tools: [{name: ping}]}\n" +
+		"agents:\n  a:\n    mcp_servers:\n      mine: {command: /nonexistent/a, lazy: true, tools: [{name: ping}]}\n" +
+		"      private: {command: " + bin + ", scope: session}\n"
+	h := buildHost(t, path, base, Options{})
+	if _, err := h.OpenSession(ctx, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.OpenAgentSession(ctx, "s2", "a"); err != nil {
+		t.Fatal(err)
+	}
+	reload := func(extra string) {
+		t.Helper()
+		cfg, err := config.Parse(path, []byte(base+extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := h.Reload(ctx, cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := weak.Make(h.Current())
+	reload("  b: {}\n")
+	replaced := weak.Make(h.Current())
+	reload("  c: {}\n")
+	testwait.For(t, "the states the reloads replaced to be collected", func() bool {
+		runtime.GC()
+		return first.Value() == nil && replaced.Value() == nil
+	})
 }
