@@ -43,7 +43,13 @@ func TestWatchFollowsReloads(t *testing.T) {
 	}
 	defer h.Close(ctx)
 	got := make(chan status.Transition, 16)
-	var gate atomic.Pointer[chan struct{}] // when set, Report waits on it after telling got
+	// hold, when set, makes Report wait on its channel after telling got that its server
+	// degraded (that only: a recovery told before hold was set may still be returning).
+	type holdOn struct {
+		server string
+		until  chan struct{}
+	}
+	var hold atomic.Pointer[holdOn]
 	wctx, stop := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
@@ -52,8 +58,8 @@ func TestWatchFollowsReloads(t *testing.T) {
 			Agents: func(st *host.State) []string { return st.Config.Agents.Names() },
 			Report: func(tr status.Transition) {
 				got <- tr
-				if g := gate.Load(); g != nil {
-					<-*g
+				if h := hold.Load(); h != nil && h.server == tr.Server && !tr.Recovered {
+					<-h.until
 				}
 			},
 		})
@@ -98,14 +104,13 @@ func TestWatchFollowsReloads(t *testing.T) {
 	// The watcher is held in its report of agents.c.y's failure while c is removed and added
 	// again: it still sees that c.y was removed in between, though it never read that state.
 	held := make(chan struct{})
-	gate.Store(&held)
+	hold.Store(&holdOn{server: "agents.c.y", until: held})
 	reload("agents:\n  a: {}\n  c:\n    mcp_servers:\n      y: " + failing + "\n")
 	listY("c")
 	want(status.Transition{Server: "agents.c.y"})
 	reload("agents:\n  a: {}\n")
 	reload("agents:\n  a: {}\n  c:\n    mcp_servers:\n      y: " + running + "\n")
 	listY("c")
-	gate.Store(nil)
 	close(held)
 	reload("agents:\n  a: {}\n  c:\n    mcp_servers:\n      y: " + running + "\n  d:\n    mcp_servers:\n      y: " + failing + "\n")
 	listY("d")
