@@ -71,8 +71,10 @@
 // session's version or its initialize's, the session going on after a refusal. A session is
 // served at most Options.MaxInflight requests at once (default 64; over stdio too, a batch
 // counting one; in stateless mode, of one POST, a batch counting its requests; the
-// POSTs served at once are bounded by the listener); one more is answered at once with a JSON-RPC error (-32000) naming
-// server.max_inflight.
+// POSTs served at once are bounded by the listener); one more is answered at once with a
+// JSON-RPC error (-32000) naming server.max_inflight. A request stops counting when its
+// answer is about to be written, so a client that sends its next request as soon as it has
+// an answer is never refused for it.
 //
 // Options.Stateless serves every POST from one server with no Mcp-Session-Id, so any replica
 // may answer; what needs a session (server-to-client requests, list_changed, subscriptions,
