@@ -110,7 +110,7 @@ func (w *plainErrors) Write(p []byte) (int, error) {
 	if w.held != nil {
 		return w.held.Write(p)
 	}
-	if w.admission.n > 0 && len(wire.Responses(w.Header().Get("Content-Type"), p)) > 0 {
+	if w.admission.n > 0 && wire.HasResponse(w.Header().Get("Content-Type"), p) {
 		w.admission.release()
 	}
 	return w.ResponseWriter.Write(p)

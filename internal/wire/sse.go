@@ -171,10 +171,30 @@ func WriteEvent(w io.Writer, e Event) error {
 // server sent during a call) are left out, and so is anything else.
 func Responses(contentType string, body []byte) [][]byte {
 	var out [][]byte
-	keep := func(data []byte) {
+	eachResponse(contentType, body, func(data []byte) bool {
+		out = append(out, bytes.Clone(data))
+		return true
+	})
+	return out
+}
+
+// HasResponse reports whether Responses(contentType, body) would return any, copying nothing.
+func HasResponse(contentType string, body []byte) bool {
+	found := false
+	eachResponse(contentType, body, func([]byte) bool {
+		found = true
+		return false
+	})
+	return found
+}
+
+// eachResponse calls f with each response Responses returns, uncopied, until f returns false.
+func eachResponse(contentType string, body []byte, f func(data []byte) bool) {
+	keep := func(data []byte) bool {
 		if m, err := Decode(data); err == nil && m.IsResponse() {
-			out = append(out, bytes.Clone(data))
+			return f(data)
 		}
+		return true
 	}
 	switch base, _, _ := strings.Cut(contentType, ";"); strings.TrimSpace(base) {
 	case "application/json":
@@ -183,13 +203,12 @@ func Responses(contentType string, body []byte) [][]byte {
 		r := NewEventReader(bytes.NewReader(body), 0)
 		for {
 			ev, err := r.Next()
-			if ev.Message() && len(ev.Data) > 0 {
-				keep(ev.Data)
+			if ev.Message() && len(ev.Data) > 0 && !keep(ev.Data) {
+				return
 			}
 			if err != nil {
-				return out
+				return
 			}
 		}
 	}
-	return out
 }

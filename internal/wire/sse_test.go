@@ -346,3 +346,25 @@ func TestResponses(t *testing.T) {
 		t.Errorf("plain text: %q", got)
 	}
 }
+
+// HasResponse says whether an answer carries a response: not for a stream of notifications
+// alone, nor for a body of another type.
+func TestHasResponse(t *testing.T) {
+	res := `{"jsonrpc":"2.0","id":1,"result":{}}`
+	progress := "event: message\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\",\"params\":{}}\n\n"
+	for _, c := range []struct {
+		ct, body string
+		want     bool
+	}{
+		{"application/json", res, true},
+		{"application/json", `{"jsonrpc":"2.0","method":"notifications/progress","params":{}}`, false},
+		{"text/event-stream", progress, false},
+		{"text/event-stream", progress + "data: " + res + "\n\n", true},
+		{"text/event-stream", "data: not json\n\n", false},
+		{"text/plain", res, false},
+	} {
+		if got := HasResponse(c.ct, []byte(c.body)); got != c.want {
+			t.Errorf("HasResponse(%q, %q) = %v, want %v", c.ct, c.body, got, c.want)
+		}
+	}
+}
