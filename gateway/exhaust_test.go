@@ -2,6 +2,7 @@ package gateway_test
 
 import (
 	"context"
+	"net/http/httptest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -20,6 +21,10 @@ import (
 // for as long as its client waits: its initialize fails after Options.OpenTimeout with a
 // JSON-RPC error saying the pool is exhausted, the other sessions go on, and once one
 // of them ends a new session opens.
+//
+// OpenTimeout also bounds a start, which on a loaded machine takes longer than a refusal
+// should. So two gateways share the host and its pool, as serve's pool and agent paths do:
+// the sessions that must open use the default OpenTimeout, the refused one a short one.
 func TestPoolExhaustedRefusesSession(t *testing.T) {
 	bin := testserver.Build(t)
 	dir := t.TempDir()
@@ -32,12 +37,26 @@ func TestPoolExhaustedRefusesSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := gateway.New(gateway.Options{Registry: h.Registry, OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession,
-		OpenTimeout: 500 * time.Millisecond})
+	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession}
+	g, err := gateway.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
 	url := newHTTPServer(t, g, h)
+	opts.OpenTimeout = 500 * time.Millisecond // below mcpcap's retry round: this bound refuses
+	short, err := gateway.New(opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shortSrv := httptest.NewServer(short.Handler())
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		if err := short.Close(ctx); err != nil {
+			t.Errorf("short gateway close: %v", err)
+		}
+		shortSrv.Close()
+	})
 	a, _ := connect(t, url, nil)
 	b, _ := connect(t, url, nil)
 	call(t, a, "fault__pid", map[string]any{})
@@ -47,7 +66,7 @@ func TestPoolExhaustedRefusesSession(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	client := mcp.NewClient(&mcp.Implementation{Name: "third", Version: "1"}, nil)
-	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: url}, nil)
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: shortSrv.URL}, nil)
 	if err == nil {
 		_ = cs.Close()
 		t.Fatal("a third session opened with the pool's 2 slots held")
@@ -56,8 +75,8 @@ func TestPoolExhaustedRefusesSession(t *testing.T) {
 		t.Fatalf("third initialize: %v; want a JSON-RPC error saying the pool is exhausted", err)
 	}
 	t.Logf("refused: %v", err)
-	if n := g.Sessions(); n != 2 {
-		t.Errorf("Sessions() = %d after the refusal, want 2", n)
+	if n, m := g.Sessions(), short.Sessions(); n != 2 || m != 0 {
+		t.Errorf("Sessions() = %d and %d (the refusing gateway) after the refusal, want 2 and 0", n, m)
 	}
 	if got := call(t, b, "fault__echo", map[string]any{"text": "still"}); got != "still" {
 		t.Errorf("b after the refusal: echo = %q", got)

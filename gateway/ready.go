@@ -21,9 +21,11 @@ var ErrNotReady = errors.New("the session's servers were not ready")
 // new one fails at once, naming the key, unless a start in progress may free a slot, and a
 // server slow to start would hold its client, with nothing said, as long as the request
 // lasts. Giving up refuses the session with the servers' errors (connpool names the exhausted
-// pool and its limit). A server refused at once by a cap (ext.LimitKey) refuses the session
-// with that cap (an *ext.LimitError): admitted, the session would be served without it. A
-// server that fails otherwise is left to the view, which reports it.
+// pool and its limit); servers that all listed their tools make the session ready, even when
+// OpenTimeout has passed by the time they are counted. A server refused at once by a cap
+// (ext.LimitKey) refuses the session with that cap (an *ext.LimitError): admitted, the
+// session would be served without it. A server that fails otherwise is left to the view,
+// which reports it.
 func (g *Gateway) awaitOwn(ctx context.Context, scope ext.Scope) error {
 	var own []ext.ToolProvider
 	for _, r := range g.reg.Registrations(scope) {
@@ -50,8 +52,11 @@ func (g *Gateway) awaitOwn(ctx context.Context, scope ext.Scope) error {
 			return &ext.LimitError{Key: key, Err: err}
 		}
 	}
-	if octx.Err() == nil || ctx.Err() != nil {
-		return nil // ready, or the client gave up: nothing to say to it
+	failed := errors.Join(errs...)
+	if failed == nil || octx.Err() == nil || ctx.Err() != nil {
+		// Every server listed its tools (whenever this check runs), a failure the view
+		// reports, or the client gave up: nothing to say to it.
+		return nil
 	}
-	return fmt.Errorf("%w within %s: %w", ErrNotReady, g.opts.OpenTimeout, errors.Join(errs...))
+	return fmt.Errorf("%w within %s: %w", ErrNotReady, g.opts.OpenTimeout, failed)
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/agentpool/agentpool/ext"
@@ -36,4 +37,30 @@ func TestAwaitOwnRefusesACapReached(t *testing.T) {
 	if key, ok := ext.LimitKey(err); !errors.Is(err, ext.ErrLimit) || !ok || key != "pool.max_session_processes" {
 		t.Fatalf("awaitOwn: %v, want ext.ErrLimit with the key pool.max_session_processes", err)
 	}
+}
+
+// listedAtDeadline is a session's own server whose listing succeeds as OpenTimeout ends: the
+// answer and the deadline arrive together, or the answer came first and the check ran late.
+type listedAtDeadline struct{ namedTools }
+
+func (listedAtDeadline) Tools(ctx context.Context) ([]ext.ToolEntry, error) {
+	<-ctx.Done()
+	return nil, nil
+}
+
+// A session whose own servers all listed their tools is ready, even when OpenTimeout has
+// passed by the time awaitOwn looks: a refusal needs a server that failed to be ready.
+func TestAwaitOwnAdmitsServersListedAtTheDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		reg := ext.NewRegistry(nil)
+		defer reg.Close(context.Background())
+		scope := ext.Scope{SessionID: "s1"}
+		if err := reg.Register(listedAtDeadline{namedTools{"fault"}}, ext.LevelSession, scope); err != nil {
+			t.Fatal(err)
+		}
+		g := &Gateway{reg: reg, opts: Options{OpenTimeout: time.Minute}}
+		if err := g.awaitOwn(context.Background(), scope); err != nil {
+			t.Fatalf("awaitOwn: %v, want nil: every server listed its tools", err)
+		}
+	})
 }
