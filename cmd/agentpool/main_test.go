@@ -69,6 +69,12 @@ func TestScripts(t *testing.T) {
 // when it is not installed: `make test` installs it, and a missing fixture must not pass quietly.
 func everythingServer(t *testing.T) string { return testserver.NPMBin(t, "mcp-server-everything") }
 
+// npmStartup is the startup_timeout of the npm reference servers in a test that needs each of
+// them up (not degraded) for its first listing. Node takes longer than the default 30 s to
+// start a handful of them on a loaded 2-core machine (the test package and the others running
+// beside it): the bound is only for a server that never answers.
+const npmStartup = "startup_timeout: 5m"
+
 // flagGiven reports whether the command line set the flag name.
 func flagGiven(name string) bool {
 	given := false

@@ -54,23 +54,26 @@ func exchangeBytes(t *testing.T, url string) (initialize, list int, listed []byt
 // The context a client is given at the start of a session, with the test bed's six reference
 // servers behind one serve: initialize and tools/list in all mode (the pool's path) and in
 // search mode (an agent's path over the same servers). It measures and prints; it asserts
-// only the 90 % reduction search mode exists for.
+// only the 90 % reduction search mode exists for, over a listing that holds every server (each
+// given the time it needs to start: npmStartup).
 func TestSearchModeListingBytes(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	bin := func(name string) string { return testserver.NPMBin(t, name) }
 	writeFile(t, filepath.Join(dir, "agentpool.yaml"), `
 mcp_servers:
-  everything: {command: `+bin("mcp-server-everything")+`}
+  everything: {command: `+bin("mcp-server-everything")+`, `+npmStartup+`}
   memory:
     command: `+bin("mcp-server-memory")+`
     env: {MEMORY_FILE_PATH: `+filepath.Join(dir, "memory.jsonl")+`}
-  filesystem: {command: `+bin("mcp-server-filesystem")+`, args: [`+dir+`]}
-  thinking: {command: `+bin("mcp-server-sequential-thinking")+`}
+    `+npmStartup+`
+  filesystem: {command: `+bin("mcp-server-filesystem")+`, args: [`+dir+`], `+npmStartup+`}
+  thinking: {command: `+bin("mcp-server-sequential-thinking")+`, `+npmStartup+`}
   github:
     command: `+bin("mcp-server-github")+`
     env: {GITHUB_PERSONAL_ACCESS_TOKEN: dummy-token-for-listing}
-  playwright: {command: `+bin("playwright-mcp")+`, args: [--headless, --isolated]}
+    `+npmStartup+`
+  playwright: {command: `+bin("playwright-mcp")+`, args: [--headless, --isolated], `+npmStartup+`}
 agents:
   searching:
     tools: {mode: search}

@@ -13,7 +13,8 @@ import (
 )
 
 // Through a real serve in search mode, words that only server-everything's initialize
-// instructions hold (its easter egg) find its tools and no other server's.
+// instructions hold (its easter egg) find its tools and no other server's. Both servers are
+// given the time they need to start (npmStartup): one left out of the view has no tools to find.
 func TestSearchModeFindsByServerInstructions(t *testing.T) {
 	t.Parallel()
 	everything, memory := testserver.NPMBin(t, "mcp-server-everything"), testserver.NPMBin(t, "mcp-server-memory")
@@ -21,10 +22,11 @@ func TestSearchModeFindsByServerInstructions(t *testing.T) {
 	cfg := filepath.Join(dir, "agentpool.yaml")
 	writeFile(t, cfg, `
 mcp_servers:
-  everything: {command: `+everything+`}
+  everything: {command: `+everything+`, `+npmStartup+`}
   memory:
     command: `+memory+`
     env: {MEMORY_FILE_PATH: `+filepath.Join(dir, "memory.jsonl")+`}
+    `+npmStartup+`
 server:
   tools: {mode: search}
 `)
