@@ -91,7 +91,9 @@ func revGateway(t *testing.T, yaml string, set func(*gateway.Options)) (*gateway
 // it block) is still ended by DELETE: its outbox, stuck in a write, does not hold the end of
 // the session (CloseSession, the registry's scope) beyond the close bound.
 func TestStuckClientSessionEnds(t *testing.T) {
-	defer gateway.SetWriteStall(time.Second)()
+	// The bound applies to bob's answers too, and a loaded machine can leave bob's goroutine
+	// unscheduled for seconds (5.9 s measured at load 15): a bound of 1 s cut bob's connection.
+	defer gateway.SetWriteStall(5 * time.Second)()
 	bin := testserver.Build(t)
 	g, srv := revGateway(t, "mcp_servers:\n  pool: {command: "+bin+"}\n", func(o *gateway.Options) { o.CloseTimeout = 2 * time.Second })
 	_, h, _ := post(t, srv.URL, "", initBody, nil)
