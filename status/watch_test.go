@@ -28,14 +28,7 @@ func TestMain(m *testing.M) { goleak.VerifyTestMain(m) }
 func TestWatchFollowsReloads(t *testing.T) {
 	fault := testserver.Build(t)
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
-	parse := func(data string) *config.Config {
-		t.Helper()
-		cfg, err := config.Parse(path, []byte(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cfg
-	}
+	parse := parser(t, path)
 	ctx := context.Background()
 	h, err := host.Build(ctx, parse("agents:\n  a: {}\n"), host.Options{})
 	if err != nil {
@@ -148,14 +141,7 @@ func TestWatchRetriesPastAHungServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, "agentpool.yaml")
-	parse := func(data string) *config.Config {
-		t.Helper()
-		cfg, err := config.Parse(path, []byte(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cfg
-	}
+	parse := parser(t, path)
 	servers := "mcp_servers:\n  f: {command: " + f + ", retry: {attempts: 1, backoff: 10ms}}\n"
 	ctx := context.Background()
 	h, err := host.Build(ctx, parse(servers+"  g: {command: sh, args: [-c, \"exit 3\"], retry: {attempts: 1, backoff: 10ms}}\n"), host.Options{})
@@ -223,14 +209,7 @@ func TestWatchRetriesPastAHungServer(t *testing.T) {
 // reload since, with their capabilities, alive until it returns.
 func TestWatchLetsReplacedStatesGo(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "agentpool.yaml")
-	parse := func(data string) *config.Config {
-		t.Helper()
-		cfg, err := config.Parse(path, []byte(data))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return cfg
-	}
+	parse := parser(t, path)
 	ctx := context.Background()
 	h, err := host.Build(ctx, parse("agents:\n  a: {}\n"), host.Options{})
 	if err != nil {
@@ -263,4 +242,16 @@ func TestWatchLetsReplacedStatesGo(t *testing.T) {
 		runtime.GC()
 		return replaced.Value() == nil
 	})
+}
+
+// parser returns a function that parses a config as the file at path, failing t on an error.
+func parser(t *testing.T, path string) func(data string) *config.Config {
+	return func(data string) *config.Config {
+		t.Helper()
+		cfg, err := config.Parse(path, []byte(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return cfg
+	}
 }
