@@ -165,6 +165,9 @@ var allowedImports = map[string][]string{
 	// A network in memory (net.Pipe) for tests in a testing/synctest bubble, which cannot
 	// wait on sockets (standard library only).
 	"internal/memnet": nil,
+	// Checks that a net.Conn wrapper keeps the raw connection's behaviour, for tests
+	// (standard library only).
+	"internal/conntest": nil,
 	// The user's part of an authorization code grant that needs no user (go-sdk only).
 	"internal/authredirect": nil,
 	// A real OpenID provider (testdata/oidc, oidc-provider from npm) for tests (go-sdk and x/oauth2 only).

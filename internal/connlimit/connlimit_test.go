@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentpool/agentpool/internal/conntest"
 	"github.com/agentpool/agentpool/internal/testwait"
 	"go.uber.org/goleak"
 )
@@ -168,24 +169,5 @@ func TestCloseWriteKept(t *testing.T) {
 	defer nc.Close()
 	c := <-accepted
 	defer c.Close()
-	cw, ok := c.(interface{ CloseWrite() error })
-	if !ok {
-		t.Fatalf("%T has no CloseWrite", c)
-	}
-	if _, err := c.Write([]byte("bye")); err != nil {
-		t.Fatal(err)
-	}
-	if err := cw.CloseWrite(); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := io.ReadAll(nc); err != nil || string(got) != "bye" {
-		t.Fatalf("the client read %q, %v; want \"bye\" then the end", got, err)
-	}
-	if _, err := nc.Write([]byte("still")); err != nil {
-		t.Fatal(err)
-	}
-	buf := make([]byte, 5)
-	if _, err := io.ReadFull(c, buf); err != nil || string(buf) != "still" {
-		t.Fatalf("the server read %q, %v after its half-close; want \"still\"", buf, err)
-	}
+	conntest.HalfClose(t, c, nc)
 }
