@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"fmt"
+	"github.com/agentpool/agentpool/gateway/internal/lane"
 	"maps"
 	"net/http"
 	"slices"
@@ -44,6 +45,7 @@ type Routes struct {
 
 	mu     sync.RWMutex
 	agents map[string]agentRoute
+	lane   *lane.Lane // Listen's; nil before
 }
 
 type agentRoute struct {
@@ -59,6 +61,9 @@ func (rt *Routes) SetAgent(name string, g *Gateway) (old *Gateway) {
 	defer rt.mu.Unlock()
 	old = rt.agents[name].g
 	rt.agents[name] = agentRoute{g: g, h: h}
+	if rt.lane != nil {
+		g.lane.Store(rt.lane)
+	}
 	return old
 }
 

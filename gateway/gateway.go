@@ -8,10 +8,12 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentpool/agentpool/exposure"
 	"github.com/agentpool/agentpool/ext"
+	"github.com/agentpool/agentpool/gateway/internal/lane"
 	"github.com/agentpool/agentpool/view"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -137,6 +139,9 @@ type Gateway struct {
 	// (middleware.go), composed once.
 	userChecks, operatorChecks middleware
 	metadata                   http.Handler // the OAuth resource metadata, behind requireHost
+
+	inflight inflight                  // the requests of each session being served (Options.MaxInflight)
+	lane     atomic.Pointer[lane.Lane] // serves the connections of passed-through calls (lane.go)
 
 	mu       sync.Mutex
 	sessions map[string]*session // live: opened and not ended

@@ -123,7 +123,6 @@ func (g *Gateway) sdkOptions(stateless bool) *mcp.StreamableHTTPOptions {
 type sessionHTTP struct {
 	g        *Gateway
 	sdk      http.Handler // the go-sdk's streamable HTTP handler, over serverFor
-	inflight inflight     // the requests of each session being served (Options.MaxInflight)
 }
 
 // post serves a POST, its body held (holdBody): one without a session opens one; one of a
@@ -159,7 +158,7 @@ func (h *sessionHTTP) post(w http.ResponseWriter, r *http.Request) {
 	}
 	s.idle.begin()
 	defer s.idle.end()
-	a, ok := h.inflight.admitted(w, env, s, h.g.opts.MaxInflight)
+	a, ok := h.g.inflight.admitted(w, env, s, h.g.opts.MaxInflight)
 	if !ok {
 		return
 	}

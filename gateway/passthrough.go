@@ -95,21 +95,16 @@ var errCancelledByClient = errors.New("cancelled by the client")
 
 // passThrough serves the request env holds through the pass-through path and reports true, or
 // reports false having written nothing (the go-sdk path takes the request). It releases a
-// before it writes.
+// before it writes. On a plain keep-alive connection whose server has a lane (lane.go), the
+// connection is the lane's after the answer.
 func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envelope, a *admission) bool {
-	// A call passed through stays cancellable when the session stopped passing calls through
-	// (a log level set while it runs): its cancel is this path's, the go-sdk knows no such call.
-	pass := s.pass.ok.Load()
-	if (!pass && s.pass.n.Load() == 0) || s.connLife.Err() != nil {
-		return false // a session whose connection ended is the go-sdk's to refuse (404)
-	}
 	m := env.one()
-	if m == nil || !m.HasMethod {
+	if m == nil || !m.HasMethod || !s.passing() {
 		return false
 	}
 	switch m.Method {
 	case "tools/call":
-		if !pass || !wire.AcceptsJSON(r.Header.Values("Accept")) {
+		if !s.pass.ok.Load() {
 			return false
 		}
 	case "notifications/cancelled":
@@ -120,70 +115,19 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 	default:
 		return false
 	}
-	params, err := wire.DecodeCallParams(m.Params)
-	if err != nil {
-		return false // the go-sdk path reports it
-	}
-	if !wire.PlainID(m.ID) || !wire.PlainMeta(params.Meta) || !versionOK(r.Header.Get("Mcp-Protocol-Version")) {
-		return false
-	}
-	v := s.view.Load()
-	p, local, err := v.Route(params.Name)
-	if err != nil || !s.exp.Lists(v, params.Name) {
-		return false
-	}
-	rc, ok := p.(ext.RawToolCaller)
+	pc, ok := s.passable(r.Header, m)
 	if !ok {
 		return false
 	}
-	ctx, cancel := context.WithCancelCause(r.Context())
-	defer cancel(nil)
-	// In stateless mode every client shares the one server and numbers its requests itself,
-	// so a request id names no call: the calls are not recorded, and a client cancels its call
-	// by dropping the request (a notifications/cancelled is another request, perhaps to another
-	// replica; the go-sdk path ignores it). Recorded by id, one client's cancel would end
-	// another's call.
-	if s.stateless {
-		defer context.AfterFunc(s.connLife, func() { cancel(nil) })()
-	} else if key := string(m.ID); s.pass.add(key, cancel, s.id, s.connLife) {
-		defer s.pass.remove(key)
-	} else {
-		return false // the go-sdk path reports a duplicate id as it would
+	if !s.startPass(r.Context(), &pc) {
+		return false
 	}
-	s.calls.Add(1)
-	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})
-	done := s.flight(ctx, p)
-	start := time.Now()
-	res, err := rc.CallToolRaw(ctx, &ext.ToolCall{Name: local, Arguments: params.Arguments, Meta: params.Meta})
-	done()
-	o := callOK
-	if err != nil {
-		o = callError
-	} else if rawIsError(res) {
-		o = callToolError
-	}
-	s.callDone(ctx, p, local, start, o)
-	a.release()
-	status := http.StatusOK
-	if ctx.Err() != nil && r.Context().Err() == nil {
-		if context.Cause(ctx) == errCancelledByClient {
-			// Cancelled by the client's notification: the request gets no answer (MCP: the
-			// receiver of a cancelled request does not respond); the HTTP exchange still ends.
-			w.WriteHeader(http.StatusAccepted)
-			return true
-		}
-		// The session ended during the call (DELETE, idle timeout, Close): 404, as the
-		// go-sdk answers a request of a session it no longer has.
-		status, err = http.StatusNotFound, &jsonrpc.Error{Code: codeServerError, Message: "session " + s.id + " ended"}
-		if s.stateless {
-			status, err = http.StatusServiceUnavailable, &jsonrpc.Error{Code: codeServerError, Message: ErrClosed.Error()}
-		}
-	}
-	buf := answers.Get().(*[]byte)
-	if err != nil {
-		*buf = wire.AppendError((*buf)[:0], m.ID, rpcError(err).(*jsonrpc.Error))
-	} else {
-		*buf = wire.AppendResult((*buf)[:0], m.ID, res)
+	status, buf := s.callPassed(r.Context(), &pc, a)
+	s.endPass(&pc)
+	if status == http.StatusAccepted {
+		w.WriteHeader(status)
+		putAnswer(buf)
+		return true
 	}
 	h := w.Header()
 	h["Content-Type"] = jsonType // shared, never changed: no slice a call
@@ -204,10 +148,142 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 		w.WriteHeader(status)
 		_, _ = w.Write(*buf)
 	}
+	putAnswer(buf)
+	s.g.toLane(w, r)
+	return true
+}
+
+// passing reports whether s may pass a call through, or cancel one that is (a call passed
+// through stays cancellable when the session stopped passing calls through, a log level set
+// while it runs: its cancel is this path's, the go-sdk knows no such call).
+func (s *session) passing() bool {
+	if !s.pass.ok.Load() && s.pass.n.Load() == 0 {
+		return false
+	}
+	return s.connLife.Err() == nil // a session whose connection ended is the go-sdk's to refuse (404)
+}
+
+// passCall is a tools/call the pass-through path takes: what passable found for callPassed.
+type passCall struct {
+	id    json.RawMessage
+	p     ext.ToolProvider
+	rc    ext.RawToolCaller
+	local string
+	call  ext.ToolCall
+
+	// startPass's
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+	key    string // recorded under (s.pass)
+	stop   func() bool
+}
+
+// passable reports whether the tools/call m, with the request's header h, passes through
+// (the package doc's conditions past the session's own), and what the call is.
+func (s *session) passable(h http.Header, m *wire.Message) (pc passCall, ok bool) {
+	if !wire.AcceptsJSON(h.Values("Accept")) {
+		return pc, false
+	}
+	params, err := wire.DecodeCallParams(m.Params)
+	if err != nil {
+		return pc, false // the go-sdk path reports it
+	}
+	if !wire.PlainID(m.ID) || !wire.PlainMeta(params.Meta) || !versionOK(h.Get("Mcp-Protocol-Version")) {
+		return pc, false
+	}
+	v := s.view.Load()
+	p, local, err := v.Route(params.Name)
+	if err != nil || !s.exp.Lists(v, params.Name) {
+		return pc, false
+	}
+	rc, ok := p.(ext.RawToolCaller)
+	if !ok {
+		return pc, false
+	}
+	return passCall{id: m.ID, p: p, rc: rc, local: local, call: ext.ToolCall{Name: local, Arguments: params.Arguments, Meta: params.Meta}}, true
+}
+
+// startPass records the call pc under its id, with its context (ended when reqCtx ends, its
+// request's, when the client cancels it, or the session's connection ends), and reports
+// true; false when a call of that id is in flight (the go-sdk path reports the duplicate).
+// A true is paired with one endPass.
+func (s *session) startPass(reqCtx context.Context, pc *passCall) bool {
+	pc.ctx, pc.cancel = context.WithCancelCause(reqCtx)
+	// In stateless mode every client shares the one server and numbers its requests itself,
+	// so a request id names no call: the calls are not recorded, and a client cancels its call
+	// by dropping the request (a notifications/cancelled is another request, perhaps to another
+	// replica; the go-sdk path ignores it). Recorded by id, one client's cancel would end
+	// another's call.
+	if s.stateless {
+		pc.stop = context.AfterFunc(s.connLife, func() { pc.cancel(nil) })
+		return true
+	}
+	pc.key = string(pc.id)
+	if !s.pass.add(pc.key, pc.cancel, s.id, s.connLife) {
+		pc.cancel(nil)
+		return false
+	}
+	return true
+}
+
+// endPass forgets the call startPass recorded.
+func (s *session) endPass(pc *passCall) {
+	if pc.stop != nil {
+		pc.stop()
+	} else {
+		s.pass.remove(pc.key)
+	}
+	pc.cancel(nil)
+}
+
+// callPassed makes the call pc, started (startPass) for a request whose context is reqCtx,
+// releases a, and returns the answer's status and body (putAnswer once written). A call
+// cancelled by the client's notification answers 202 with no body.
+func (s *session) callPassed(reqCtx context.Context, pc *passCall, a *admission) (status int, buf *[]byte) {
+	ctx := pc.ctx
+	s.calls.Add(1)
+	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})
+	done := s.flight(ctx, pc.p)
+	start := time.Now()
+	res, err := pc.rc.CallToolRaw(ctx, &pc.call)
+	done()
+	o := callOK
+	if err != nil {
+		o = callError
+	} else if rawIsError(res) {
+		o = callToolError
+	}
+	s.callDone(ctx, pc.p, pc.local, start, o)
+	a.release()
+	buf = answers.Get().(*[]byte)
+	status = http.StatusOK
+	if ctx.Err() != nil && reqCtx.Err() == nil {
+		if context.Cause(ctx) == errCancelledByClient {
+			// Cancelled by the client's notification: the request gets no answer (MCP: the
+			// receiver of a cancelled request does not respond); the HTTP exchange still ends.
+			*buf = (*buf)[:0]
+			return http.StatusAccepted, buf
+		}
+		// The session ended during the call (DELETE, idle timeout, Close): 404, as the
+		// go-sdk answers a request of a session it no longer has.
+		status, err = http.StatusNotFound, &jsonrpc.Error{Code: codeServerError, Message: "session " + s.id + " ended"}
+		if s.stateless {
+			status, err = http.StatusServiceUnavailable, &jsonrpc.Error{Code: codeServerError, Message: ErrClosed.Error()}
+		}
+	}
+	if err != nil {
+		*buf = wire.AppendError((*buf)[:0], pc.id, rpcError(err).(*jsonrpc.Error))
+	} else {
+		*buf = wire.AppendResult((*buf)[:0], pc.id, res)
+	}
+	return status, buf
+}
+
+// putAnswer gives back a buffer callPassed returned, once written.
+func putAnswer(buf *[]byte) {
 	if cap(*buf) <= 64<<10 {
 		answers.Put(buf) // not one large answer's buffer for good
 	}
-	return true
 }
 
 // answers are the buffers the pass-through path writes its answers in.

@@ -197,7 +197,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	handler := func() http.Handler {
 		return withStatus(ctx, h, pool, routes, rl, base.Metrics, withMetrics(routes, pool), stderr)
 	} // status.go
-	return serveHTTP(ctx, stderr, handler, so.addr, so.readTimeout, cfg.Server.MaxConnections, agents,
+	return serveHTTP(ctx, stderr, handler, routes, so.addr, so.readTimeout, cfg.Server.MaxConnections, agents,
 		func() error { _ = rl.Close(); return stopGateways(routes.Gateways()...) })
 }
 
@@ -258,7 +258,7 @@ func stopGateways(gs ...*gateway.Gateway) error {
 // body, and an idle keep-alive connection is closed after as long (see newHTTPServer). At most
 // maxConns connections are held (server.max_connections; connlimit keeps the probes answered).
 // A write to a client that makes no progress for serveWriteStall fails and ends the connection.
-func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handler, addr string, readTimeout time.Duration, maxConns int, agents map[string]*gateway.Gateway, stop func() error) error {
+func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handler, routes *gateway.Routes, addr string, readTimeout time.Duration, maxConns int, agents map[string]*gateway.Gateway, stop func() error) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
@@ -267,6 +267,11 @@ func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handle
 	ln = connlimit.Listen(ln, connlimit.Options{Max: maxConns, Probe: h, ProbePaths: []string{"/healthz", "/readyz"}, Key: "server.max_connections"})
 	ln = writestall.Listen(ln, serveWriteStall) // no write to a client that stopped reading holds on
 	srv := newHTTPServer(h, readTimeout)
+	laneStop := func(context.Context) error { return nil }
+	if routes != nil {
+		// Calls passed through are read and answered off net/http (gateway.Routes.Listen).
+		ln, laneStop = routes.Listen(ln, srv.IdleTimeout, srv.ReadHeaderTimeout)
+	}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "agentpool: serving MCP at http://%s%s (status page: http://%s/); interrupt to stop\n", ln.Addr(), gateway.PoolPath, ln.Addr())
@@ -284,9 +289,12 @@ func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handle
 	defer cancel()
 	shut := make(chan error, 1)
 	go func() { shut <- srv.Shutdown(sctx) }()
+	go func() { shut <- laneStop(sctx) }()
 	err = stop()
-	if e := <-shut; e != nil {
-		err = errors.Join(err, e, srv.Close())
+	for range 2 {
+		if e := <-shut; e != nil {
+			err = errors.Join(err, e, srv.Close())
+		}
 	}
 	<-served
 	return err

@@ -31,7 +31,7 @@ func TestServeStuckClient(t *testing.T) {
 	pr, pw := io.Pipe()
 	served := make(chan error, 1)
 	go func() {
-		served <- serveHTTP(ctx, pw, func() http.Handler { return h }, "127.0.0.1:0", time.Minute, 0, nil, func() error { return nil })
+		served <- serveHTTP(ctx, pw, func() http.Handler { return h }, nil, "127.0.0.1:0", time.Minute, 0, nil, func() error { return nil })
 	}()
 	defer func() { cancel(); <-served; pw.Close() }()
 	out := bufio.NewReader(pr)

@@ -1,0 +1,458 @@
+package lane
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// A Call is a request Options.Take took. Serve runs on a goroutine of its own and answers with
+// w.Write, once; ctx ends when the client goes away (the connection reads EOF or fails) or the
+// lane is shut down past its grace. The body Take was given stays valid until Serve returns.
+// A Serve that returns without writing ends the connection: the client sees it close.
+type Call interface {
+	Serve(ctx context.Context, w *Writer)
+}
+
+// Options configures a Lane.
+type Options struct {
+	// Take is offered each request read whole from a connection the lane serves: r (its
+	// Method, URL, RequestURI, Proto, Host, Header, ContentLength, RemoteAddr and a context
+	// holding http.LocalAddrContextKey; Body is http.NoBody) and its body. It returns the
+	// call that answers it, or false having done nothing, and the connection goes back to
+	// net/http with the request unread. r and body are the lane's: Take must not keep r, and
+	// body only until the call's Serve returns. Take runs on the connection's goroutine.
+	Take func(r *http.Request, body []byte) (Call, bool)
+	// IdleTimeout closes a connection with no call in flight that gets no request for as
+	// long (net/http's Server.IdleTimeout); 0: never.
+	IdleTimeout time.Duration
+	// HeaderTimeout closes a connection whose request, begun, is not whole after as long
+	// (net/http's ReadHeaderTimeout, which the lane also holds the body to); 0: IdleTimeout.
+	HeaderTimeout time.Duration
+	// BufferSize bounds a request the lane takes: head and body within it (default 64 KiB).
+	// A larger one goes back to net/http.
+	BufferSize int
+}
+
+// A Lane serves, on connections handed to it with Serve (hijacked from net/http after an
+// answer), the requests Options.Take takes, and hands a connection back to the http.Server
+// that serves Listen's listener at the first request it does not take, with the bytes of
+// that request unread. So net/http still parses, checks and answers whatever is not a plain
+// keep-alive POST the lane's taker knows (ParseHead's subset), and the lane answers the rest
+// with one write and no goroutine of net/http's per request.
+//
+// What net/http does for a connection the lane keeps: the idle and header timeouts (Options),
+// ending a call's context when its client goes away, one answer at a time in request order
+// (a pipelined request waits for the answer before it), and a graceful Shutdown. Writes are
+// bounded by whatever bounds the connection's writes (serve's writestall).
+type Lane struct {
+	opts     Options
+	handback chan net.Conn // connections going back to net/http (Listen)
+	closed   chan struct{} // closed with Listen's listener: nothing is handed back after
+	once     sync.Once
+
+	mu      sync.Mutex
+	conns   map[*conn]struct{}
+	closing bool
+	idle    chan struct{} // closed when conns empties while closing
+}
+
+// New returns a Lane with opts.
+func New(opts Options) *Lane {
+	if opts.BufferSize <= 0 {
+		opts.BufferSize = 64 << 10
+	}
+	if opts.HeaderTimeout <= 0 {
+		opts.HeaderTimeout = opts.IdleTimeout
+	}
+	return &Lane{opts: opts, handback: make(chan net.Conn), closed: make(chan struct{}), conns: map[*conn]struct{}{}}
+}
+
+// errClientGone is the cause of a call's context when its client went away.
+var errClientGone = errors.New("lane: the client closed the connection")
+
+// errShutdown is the cause of a call's context when Shutdown gave up waiting for it.
+var errShutdown = errors.New("lane: shut down")
+
+// Serve serves nc from now on: br holds what was read of it and not consumed (a hijacked
+// connection's reader). It returns at once. After Shutdown began it closes nc.
+func (l *Lane) Serve(nc net.Conn, br *bufio.Reader) {
+	if h, ok := nc.(*handed); ok && h.br.Buffered() == 0 {
+		nc = h.Conn // taken back: nothing of the lane's old reader is left to read
+	}
+	c := &conn{l: l, nc: nc}
+	if br != nil && br.Size() >= l.opts.BufferSize {
+		c.br = br
+	} else {
+		c.br = bufio.NewReaderSize(readerOf(nc, br), l.opts.BufferSize)
+	}
+	c.ctx, c.cancel = context.WithCancelCause(context.WithValue(context.Background(), http.LocalAddrContextKey, nc.LocalAddr()))
+	l.mu.Lock()
+	if l.closing {
+		l.mu.Unlock()
+		nc.Close()
+		return
+	}
+	l.conns[c] = struct{}{}
+	l.mu.Unlock()
+	go c.serve()
+}
+
+// Shutdown stops taking connections, closes those waiting for a request, and waits for the
+// calls in flight to be answered (their connections close after), until ctx ends: then it
+// ends their contexts and closes every connection left, returning ctx's error.
+func (l *Lane) Shutdown(ctx context.Context) error {
+	l.mu.Lock()
+	l.closing = true
+	if l.idle == nil {
+		l.idle = make(chan struct{})
+		if len(l.conns) == 0 {
+			close(l.idle)
+		}
+	}
+	for c := range l.conns {
+		c.closeIfIdle()
+	}
+	idle := l.idle
+	l.mu.Unlock()
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+	}
+	l.mu.Lock()
+	for c := range l.conns {
+		c.cancel(errShutdown)
+		c.nc.Close()
+	}
+	l.mu.Unlock()
+	return ctx.Err()
+}
+
+// forget removes c, which has ended.
+func (l *Lane) forget(c *conn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.conns, c)
+	if l.closing && len(l.conns) == 0 && l.idle != nil {
+		select {
+		case <-l.idle:
+		default:
+			close(l.idle)
+		}
+	}
+}
+
+// isClosing reports whether Shutdown has begun.
+func (l *Lane) isClosing() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.closing
+}
+
+// conn is one connection the lane serves: its goroutine (serve) reads requests and starts
+// their calls; a call's goroutine writes the answer.
+type conn struct {
+	l      *Lane
+	nc     net.Conn
+	br     *bufio.Reader
+	ctx    context.Context
+	cancel context.CancelCauseFunc
+
+	head     Head
+	req      http.Request
+	target   string
+	url      *url.URL
+	body     []byte // the call's copy of its body (the reader's buffer moves on)
+	deadline time.Time
+	last     time.Time // when the last request was read or answered
+
+	mu       sync.Mutex
+	busy     bool          // a call is in flight
+	waiting  chan struct{} // closed when busy clears; made by a goroutine that waits for it
+	reading  bool          // a request has begun arriving (serve's; under mu for Shutdown)
+	closeEnd bool          // Shutdown began: close once the call in flight is answered
+
+	out []byte // the answer being written
+}
+
+// serve reads and starts the connection's requests until it ends or goes back to net/http.
+func (c *conn) serve() {
+	c.req = http.Request{Method: http.MethodPost, Proto: "HTTP/1.1", ProtoMajor: 1, ProtoMinor: 1, Body: http.NoBody,
+		RemoteAddr: c.nc.RemoteAddr().String(), Header: http.Header{}}
+	c.req = *c.req.WithContext(c.ctx)
+	c.head.Header = c.req.Header
+	c.last = time.Now()
+	handback := false
+	defer func() {
+		c.cancel(errClientGone)
+		c.waitIdle()
+		if !handback {
+			c.nc.Close()
+		}
+		c.l.forget(c)
+	}()
+	for {
+		n, st := c.read()
+		if st != got || !c.waitIdle() {
+			// Ended, or the previous call's write failed, or Shutdown began; or a request
+			// that is not the lane's (net/http's, now or once the call in flight answered).
+			handback = st == notLane && c.waitIdle() && c.handBack()
+			return
+		}
+		call, ok := c.take(n)
+		if !ok {
+			handback = c.handBack()
+			return
+		}
+		c.br.Discard(n + int(c.head.ContentLength))
+		c.mu.Lock()
+		c.busy, c.reading = true, false
+		c.mu.Unlock()
+		go c.run(call)
+	}
+}
+
+// readState is what read found.
+type readState uint8
+
+const (
+	got     readState = iota // a whole request the lane may take
+	notLane                  // a request outside ParseHead's subset or the buffer: net/http's
+	ended                    // EOF, a failed read, a timeout due
+)
+
+// read waits for a whole request (head and body) in the reader and parses its head; n is the
+// head's length.
+func (c *conn) read() (n int, st readState) {
+	for want := 1; ; {
+		c.armDeadline(want > 1)
+		b, err := c.br.Peek(want)
+		if err != nil {
+			if len(b) > 0 || c.br.Buffered() > 0 {
+				c.mu.Lock()
+				c.reading = true
+				c.mu.Unlock()
+			}
+			if c.timedOut(err) {
+				continue
+			}
+			return 0, ended
+		}
+		if want == 1 {
+			c.mu.Lock()
+			c.reading = true
+			c.mu.Unlock()
+		}
+		b, _ = c.br.Peek(c.br.Buffered())
+		hn, err := ParseHead(b, &c.head)
+		switch {
+		case errors.Is(err, ErrIncomplete):
+			if len(b) >= c.br.Size() {
+				return 0, notLane
+			}
+			want = len(b) + 1
+			continue
+		case err != nil:
+			return 0, notLane
+		}
+		total := int64(hn) + c.head.ContentLength
+		if total > int64(c.br.Size()) {
+			return 0, notLane
+		}
+		if int64(len(b)) < total {
+			want = int(total)
+			continue
+		}
+		return hn, got
+	}
+}
+
+// take offers the request read to Options.Take.
+func (c *conn) take(n int) (Call, bool) {
+	h := &c.head
+	if h.Target != c.target || c.url == nil {
+		u, err := url.ParseRequestURI(h.Target)
+		if err != nil {
+			return nil, false
+		}
+		c.target, c.url = h.Target, u
+	}
+	r := &c.req
+	r.URL, r.RequestURI, r.Host, r.ContentLength = c.url, c.target, h.Host, h.ContentLength
+	b, _ := c.br.Peek(n + int(h.ContentLength))
+	c.body = append(c.body[:0], b[n:]...)
+	c.last = time.Now()
+	return c.l.opts.Take(r, c.body)
+}
+
+// run serves call and clears busy once it has answered.
+func (c *conn) run(call Call) {
+	w := Writer{c: c}
+	call.Serve(c.ctx, &w)
+	if !w.written {
+		c.nc.Close() // no answer: the client must not wait for one
+	}
+	c.mu.Lock()
+	c.busy = false
+	c.last = time.Now()
+	if c.waiting != nil {
+		close(c.waiting)
+		c.waiting = nil
+	}
+	end := c.closeEnd
+	c.mu.Unlock()
+	if end {
+		c.nc.Close()
+	}
+}
+
+// waitIdle waits until no call is in flight and reports whether the connection may go on
+// (false when the call's write failed or Shutdown began).
+func (c *conn) waitIdle() bool {
+	c.mu.Lock()
+	if c.busy {
+		ch := make(chan struct{})
+		c.waiting = ch
+		c.mu.Unlock()
+		<-ch
+		c.mu.Lock()
+	}
+	ok := !c.closeEnd
+	c.mu.Unlock()
+	return ok && c.ctx.Err() == nil
+}
+
+// closeIfIdle closes the connection when no request is in flight or arriving, and makes the
+// call in flight close it once answered (Shutdown).
+func (c *conn) closeIfIdle() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.closeEnd = true
+	if !c.busy && !c.reading {
+		c.nc.Close()
+	}
+}
+
+// handBack gives the connection, and what its reader holds, back to net/http through Listen's
+// listener. false: the listener is closed, and the connection was not handed.
+func (c *conn) handBack() bool {
+	if c.l.isClosing() {
+		return false
+	}
+	select {
+	case c.l.handback <- &handed{Conn: c.nc, br: c.br}:
+		return true
+	case <-c.l.closed:
+		return false
+	}
+}
+
+// armDeadline sets the read deadline that read's wait needs when the one set is later than
+// it: the idle timeout from the last activity, or the header timeout once a request began
+// (partial). A deadline that fires early is looked at again (timedOut), so that most
+// requests set none.
+func (c *conn) armDeadline(partial bool) {
+	o := &c.l.opts
+	if o.IdleTimeout <= 0 {
+		return
+	}
+	want := c.last.Add(o.IdleTimeout)
+	if partial {
+		want = time.Now().Add(o.HeaderTimeout)
+	}
+	if c.deadline.IsZero() || want.Before(c.deadline) {
+		c.deadline = want
+		_ = c.nc.SetReadDeadline(want)
+	}
+}
+
+// timedOut reports whether err is the read deadline firing early, which it re-arms: a call
+// in flight, or activity since it was set. A timeout due ends the connection (false).
+func (c *conn) timedOut(err error) bool {
+	var ne net.Error
+	if !errors.As(err, &ne) || !ne.Timeout() {
+		return false
+	}
+	c.mu.Lock()
+	busy, last, partial := c.busy, c.last, c.reading
+	c.mu.Unlock()
+	o := &c.l.opts
+	now := time.Now()
+	var due time.Time
+	switch {
+	case busy:
+		due = now.Add(o.IdleTimeout)
+	case partial:
+		return false // the header timeout was set when the request began
+	default:
+		due = last.Add(o.IdleTimeout)
+	}
+	if !due.After(now) {
+		return false
+	}
+	c.deadline = due
+	_ = c.nc.SetReadDeadline(due)
+	return true
+}
+
+// A Writer writes a call's answer.
+type Writer struct {
+	c       *conn
+	written bool
+}
+
+// Write writes the answer, once: the status line, header (whole "Name: value\r\n" lines, no
+// Content-Length or Date: Write adds them), and body, in one write to the connection. A
+// failed write closes the connection.
+func (w *Writer) Write(status int, header, body []byte) error {
+	if w.written {
+		return errors.New("lane: answer written twice")
+	}
+	w.written = true
+	c := w.c
+	b := append(c.out[:0], "HTTP/1.1 "...)
+	b = strconv.AppendInt(b, int64(status), 10)
+	b = append(b, ' ')
+	b = append(b, http.StatusText(status)...)
+	b = append(b, "\r\n"...)
+	b = append(b, header...)
+	b = append(b, "Date: "...)
+	b = appendDate(b)
+	b = append(b, "\r\nContent-Length: "...)
+	b = strconv.AppendInt(b, int64(len(body)), 10)
+	b = append(b, "\r\n\r\n"...)
+	b = append(b, body...)
+	_, err := c.nc.Write(b)
+	if cap(b) <= 64<<10 {
+		c.out = b[:0]
+	} else {
+		c.out = nil
+	}
+	if err != nil {
+		c.nc.Close()
+	}
+	return err
+}
+
+// readerOf is what a connection's new reader reads: br's bytes, then nc's.
+func readerOf(nc net.Conn, br *bufio.Reader) interface{ Read([]byte) (int, error) } {
+	if br == nil || br.Buffered() == 0 {
+		return nc
+	}
+	return &handed{Conn: nc, br: br}
+}
+
+// handed is a connection going back to net/http: what the lane's reader holds is read first.
+type handed struct {
+	net.Conn
+	br *bufio.Reader
+}
+
+func (h *handed) Read(p []byte) (int, error) { return h.br.Read(p) }
