@@ -121,8 +121,8 @@ func (g *Gateway) sdkOptions(stateless bool) *mcp.StreamableHTTPOptions {
 
 // sessionHTTP serves the requests that passed the checks, session by session.
 type sessionHTTP struct {
-	g        *Gateway
-	sdk      http.Handler // the go-sdk's streamable HTTP handler, over serverFor
+	g   *Gateway
+	sdk http.Handler // the go-sdk's streamable HTTP handler, over serverFor
 }
 
 // post serves a POST, its body held (holdBody): one without a session opens one; one of a

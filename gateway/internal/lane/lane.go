@@ -57,6 +57,8 @@ type Lane struct {
 	closed   chan struct{} // closed with Listen's listener: nothing is handed back after
 	once     sync.Once
 
+	workers *workers
+
 	mu      sync.Mutex
 	conns   map[*conn]struct{}
 	closing bool
@@ -71,7 +73,7 @@ func New(opts Options) *Lane {
 	if opts.HeaderTimeout <= 0 {
 		opts.HeaderTimeout = opts.IdleTimeout
 	}
-	return &Lane{opts: opts, handback: make(chan net.Conn), closed: make(chan struct{}), conns: map[*conn]struct{}{}}
+	return &Lane{opts: opts, handback: make(chan net.Conn), closed: make(chan struct{}), workers: newWorkers(), conns: map[*conn]struct{}{}}
 }
 
 // errClientGone is the cause of a call's context when its client went away.
@@ -121,6 +123,7 @@ func (l *Lane) Shutdown(ctx context.Context) error {
 	}
 	idle := l.idle
 	l.mu.Unlock()
+	defer l.workers.close()
 	select {
 	case <-idle:
 		return nil
@@ -215,7 +218,7 @@ func (c *conn) serve() {
 		c.mu.Lock()
 		c.busy, c.reading = true, false
 		c.mu.Unlock()
-		go c.run(call)
+		c.l.workers.run(job{c: c, call: call})
 	}
 }
 
