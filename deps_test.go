@@ -50,7 +50,7 @@ var allowedImports = map[string][]string{
 	"host": {"config", "skill", "command", "mcpcap", "connpool", "ext", "trust", "decl", "pin", "manifest", "agent"},
 
 	// Consumers of views: never host, config or a capability package.
-	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe", "gateway/internal/rerun", "gateway/internal/heldbody", "exposure"},
+	"gateway": {"view", "ext", "frontmatter", "internal/wire", "internal/httpbuf", "gateway/internal/mcpconv", "gateway/internal/stdioframe", "gateway/internal/rerun", "gateway/internal/heldbody", "gateway/internal/lane", "exposure"},
 	// exposure: tool exposure modes (all, search, auto) over a view, with the shared search
 	// index; the gateway, agents and config (for its keys) use it.
 	"exposure": {"view", "ext", "toolsearch"},
@@ -65,6 +65,9 @@ var allowedImports = map[string][]string{
 	"gateway/internal/rerun": {},
 	// gateway/internal/heldbody: a request body read whole before its handler.
 	"gateway/internal/heldbody": {},
+	// gateway/internal/lane: keep-alive POSTs served off net/http's per-request path (a strict
+	// HTTP/1.1 head parser and its loop); the standard library only.
+	"gateway/internal/lane": {},
 
 	// Adapters from agent to LLM SDKs: each imports its SDK, agent, view and ext, so that agent
 	// itself never pulls in an SDK (TestAgentImportsNoSDK).
