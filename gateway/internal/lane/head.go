@@ -14,8 +14,8 @@ const MaxHead = 8 << 10
 const MaxFields = 64
 
 var (
-	// ErrIncomplete is ParseHead's answer when b holds no whole head yet, is shorter than
-	// MaxHead, and nothing in it so far is outside what the lane takes: more bytes may make one.
+	// ErrIncomplete is ParseHead's answer when b holds no whole head yet and is shorter than
+	// MaxHead: more bytes may make one.
 	ErrIncomplete = errors.New("lane: incomplete request head")
 	// ErrNotLane is what every error of ParseHead but ErrIncomplete wraps: a head the lane does
 	// not take, which net/http gets, byte for byte, instead.
@@ -53,10 +53,11 @@ type Head struct {
 //     (in any case); no field but Accept more than once;
 //   - at most MaxHead bytes.
 //
-// ParseHead returns ErrIncomplete while b is a proper prefix of such a head, an error wrapping
-// ErrNotLane as soon as it is not one, and n > 0 with a nil error when it holds a whole one. On
-// an error, what h holds is unspecified. A head taken costs two allocations when h.Header is
-// reused and every name is canonical as sent or a common one.
+// Every proper prefix of a head ParseHead takes is ErrIncomplete. An error wrapping ErrNotLane
+// is final: no bytes added after b make a head ParseHead takes. A line outside the subset is
+// refused as soon as it is whole, a missing or repeated field once the head is. On an error,
+// what h holds is unspecified. A head taken costs two allocations when h.Header is reused and
+// every name is canonical as sent or a common one.
 func ParseHead(b []byte, h *Head) (n int, err error) {
 	in := b
 	if len(in) > MaxHead {
@@ -358,31 +359,32 @@ var commonKeys = func() map[string]string {
 	return m
 }()
 
-// byteSet is a set of bytes, one bit each.
-type byteSet [4]uint64
+// byteSet is a set of bytes.
+type byteSet [256]bool
 
-func (s *byteSet) has(c byte) bool { return s[c>>6]&(1<<(c&63)) != 0 }
+func (s *byteSet) has(c byte) bool { return s[c] }
 
 func allIn(b []byte, s *byteSet) bool {
 	for _, c := range b {
-		if !s.has(c) {
+		if !s[c] {
 			return false
 		}
 	}
 	return true
 }
 
+// setOf is the set of the bytes of ranges, each "a-z" (a range) or any other string (its bytes).
 func setOf(ranges ...string) *byteSet {
 	var s byteSet
 	for _, r := range ranges {
 		if len(r) == 3 && r[1] == '-' {
 			for c := int(r[0]); c <= int(r[2]); c++ {
-				s[c>>6] |= 1 << (c & 63)
+				s[c] = true
 			}
 			continue
 		}
 		for i := range len(r) {
-			s[r[i]>>6] |= 1 << (r[i] & 63)
+			s[r[i]] = true
 		}
 	}
 	return &s

@@ -7,8 +7,8 @@ import (
 
 // FuzzParseHead checks ParseHead against net/http: whatever it takes, http.ReadRequest reads
 // from the same bytes with the same method, target, Host, fields, Content-Length and body
-// start; the proper prefixes of a head it takes are ErrIncomplete; and every other answer is
-// ErrIncomplete or wraps ErrNotLane.
+// start; the proper prefixes of a head it takes are ErrIncomplete; every other answer is
+// ErrIncomplete or wraps ErrNotLane, and ErrNotLane stays so when more bytes come.
 func FuzzParseHead(f *testing.F) {
 	for _, c := range headCases {
 		f.Add([]byte(c.in))
@@ -29,6 +29,10 @@ func FuzzParseHead(f *testing.F) {
 		case errors.Is(err, ErrNotLane):
 			if n != 0 {
 				t.Fatalf("n = %d with %v", n, err)
+			}
+			more := append(b[:len(b):len(b)], "\r\n\r\n"...)
+			if _, err := ParseHead(more, &h); !errors.Is(err, ErrNotLane) {
+				t.Fatalf("ParseHead(%q) is not the lane's, with CRLF CRLF after it: %v", b, err)
 			}
 			return
 		case err != nil:

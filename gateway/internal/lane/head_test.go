@@ -70,6 +70,7 @@ var headCases = []struct {
 	{"odd but token names", minimal("x-custom-THING: 1", "A!#$%&'*+.^_`|~-9: 2", "x-a-name-longer-than-thirty-two-bytes: 3"), nil},
 	{"target bytes", post("/a-b_c.d~e/f..g/.../", "Host: a", "Content-Length: 0"), nil},
 	{"root target", post("/", "Host: a", "Content-Length: 0"), nil},
+	{"empty segments", post("//mcp//", "Host: a", "Content-Length: 0"), nil},
 	{"MaxFields fields", manyFields(MaxFields), nil},
 	{"MaxHead bytes", ofLength(MaxHead), nil},
 
@@ -317,16 +318,33 @@ func TestParseHeadAllocs(t *testing.T) {
 	}
 }
 
+// BenchmarkParseHead parses the go-sdk's tools/call head, with http.ReadRequest on the same
+// bytes as the baseline.
 func BenchmarkParseHead(b *testing.B) {
 	head := []byte(goSDKHead)
-	var h Head
-	b.ReportAllocs()
-	b.SetBytes(int64(len(head)))
-	for b.Loop() {
-		if _, err := ParseHead(head, &h); err != nil {
-			b.Fatal(err)
+	b.Run("lane", func(b *testing.B) {
+		var h Head
+		b.ReportAllocs()
+		b.SetBytes(int64(len(head)))
+		for b.Loop() {
+			if _, err := ParseHead(head, &h); err != nil {
+				b.Fatal(err)
+			}
 		}
-	}
+	})
+	b.Run("net-http", func(b *testing.B) {
+		r := bytes.NewReader(head)
+		br := bufio.NewReader(r)
+		b.ReportAllocs()
+		b.SetBytes(int64(len(head)))
+		for b.Loop() {
+			r.Reset(head)
+			br.Reset(r)
+			if _, err := http.ReadRequest(br); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
 }
 
 // readRequestDiff says how what ParseHead took from b (n bytes, into h) differs from what
