@@ -24,12 +24,12 @@ var (
 
 // Head is a request head ParseHead took.
 //
-// Header holds every field but Host (which is in Host), as net/http's server hands a request to
-// its handler: canonical keys, each value with its surrounding SP and HTAB removed, repeated
-// values in the order sent; and, like net/http, "Cache-Control: no-cache" added when the head
-// has "Pragma: no-cache" and no Cache-Control. ParseHead clears Header and reuses its map, so a
-// caller that keeps fields past the next ParseHead copies them. Target, Host and the values are
-// substrings of one string, the head's copy.
+// Header holds every field but Host (which is in Host), as net/http's server hands a request to its
+// handler: canonical keys, each value with its surrounding SP and HTAB removed, repeated values in
+// the order sent; and, like net/http, "Cache-Control: no-cache" added when the head has "Pragma:
+// no-cache" and no Cache-Control. ParseHead clears Header and reuses its map, so a caller that
+// keeps fields past the next ParseHead must copy them. Target, Host and the values are substrings
+// of one string, the head's copy.
 type Head struct {
 	Method        string // "POST" (only POST is taken)
 	Target        string // the request target as sent (origin-form)
@@ -53,11 +53,11 @@ type Head struct {
 //     (in any case); no field but Accept more than once;
 //   - at most MaxHead bytes.
 //
-// Every proper prefix of a head ParseHead takes is ErrIncomplete. An error wrapping ErrNotLane
-// is final: no bytes added after b make a head ParseHead takes. A line outside the subset is
-// refused as soon as it is whole, a missing or repeated field once the head is. On an error,
-// what h holds is unspecified. A head taken costs two allocations when h.Header is reused and
-// every name is canonical as sent or a common one.
+// Every proper prefix of a head ParseHead takes is ErrIncomplete. An error wrapping ErrNotLane is
+// final: no bytes added after b make a head ParseHead takes. A line outside the subset is refused
+// when it is whole at the latest, a missing or repeated field once the head is. On an error, what h
+// holds is unspecified. A head taken costs two allocations when h.Header is reused and every name
+// is canonical as sent or a common one.
 func ParseHead(b []byte, h *Head) (n int, err error) {
 	in := b
 	if len(in) > MaxHead {
