@@ -65,7 +65,8 @@ var allowedImports = map[string][]string{
 	"gateway/internal/rerun": {},
 	// gateway/internal/heldbody: a request body read whole before its handler.
 	"gateway/internal/heldbody": {},
-	// gateway/internal/lane: keep-alive connections served off net/http for passed-through calls.
+	// gateway/internal/lane: keep-alive POSTs served off net/http's per-request path (a strict
+	// HTTP/1.1 head parser and its loop); the standard library only.
 	"gateway/internal/lane": {},
 
 	// Adapters from agent to LLM SDKs: each imports its SDK, agent, view and ext, so that agent
