@@ -206,7 +206,7 @@ func (c *conn) serve() {
 		if st != got || !c.waitIdle() {
 			// Ended, or the previous call's write failed, or Shutdown began; or a request
 			// that is not the lane's (net/http's, now or once the call in flight answered).
-			handback = st == notLane && c.waitIdle() && c.handBack()
+			handback = st == others && c.waitIdle() && c.handBack()
 			return
 		}
 		call, ok := c.take(n)
@@ -226,9 +226,9 @@ func (c *conn) serve() {
 type readState uint8
 
 const (
-	got     readState = iota // a whole request the lane may take
-	notLane                  // a request outside ParseHead's subset or the buffer: net/http's
-	ended                    // EOF, a failed read, a timeout due
+	got    readState = iota // a whole request the lane may take
+	others                  // a request outside ParseHead's subset or the buffer: net/http's
+	ended                   // EOF, a failed read, a timeout due
 )
 
 // read waits for a whole request (head and body) in the reader and parses its head; n is the
@@ -258,16 +258,16 @@ func (c *conn) read() (n int, st readState) {
 		switch {
 		case errors.Is(err, ErrIncomplete):
 			if len(b) >= c.br.Size() {
-				return 0, notLane
+				return 0, others
 			}
 			want = len(b) + 1
 			continue
 		case err != nil:
-			return 0, notLane
+			return 0, others
 		}
 		total := int64(hn) + c.head.ContentLength
 		if total > int64(c.br.Size()) {
-			return 0, notLane
+			return 0, others
 		}
 		if int64(len(b)) < total {
 			want = int(total)
