@@ -229,8 +229,10 @@ const (
 )
 
 // read waits for a whole request (head and body) in the reader and parses its head; n is the
-// head's length.
+// head's length. A request over BufferSize is net/http's, whatever the reader's size (Serve
+// may keep a larger reader of net/http's).
 func (c *conn) read() (n int, st readState) {
+	size := c.l.opts.BufferSize
 	for want := 1; ; {
 		c.armDeadline(want > 1)
 		b, err := c.br.Peek(want)
@@ -254,7 +256,7 @@ func (c *conn) read() (n int, st readState) {
 		hn, err := ParseHead(b, &c.head)
 		switch {
 		case errors.Is(err, ErrIncomplete):
-			if len(b) >= c.br.Size() {
+			if len(b) >= size {
 				return 0, notLane
 			}
 			want = len(b) + 1
@@ -263,7 +265,7 @@ func (c *conn) read() (n int, st readState) {
 			return 0, notLane
 		}
 		total := int64(hn) + c.head.ContentLength
-		if total > int64(c.br.Size()) {
+		if total > int64(size) {
 			return 0, notLane
 		}
 		if int64(len(b)) < total {
