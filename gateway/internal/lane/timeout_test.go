@@ -133,7 +133,7 @@ func TestIdleTimeoutSparesACall(t *testing.T) {
 		if got, ok := c.answer(); got != "late" || !ok {
 			t.Fatalf("answer %q (%v), want late", got, ok)
 		}
-		time.Sleep(10*time.Second - 2)
+		time.Sleep(10*time.Second - 1)
 		synctest.Wait()
 		if c.srv.closed.Load() {
 			t.Fatal("closed before IdleTimeout passed since the answer")
