@@ -365,9 +365,17 @@ func (c *conn) armDeadline(partial bool) {
 	if o.IdleTimeout <= 0 {
 		return
 	}
-	want := c.last.Add(o.IdleTimeout)
+	var want time.Time
 	if partial {
 		want = time.Now().Add(o.HeaderTimeout)
+	} else {
+		c.mu.Lock() // run sets last
+		busy, last := c.busy, c.last
+		c.mu.Unlock()
+		if busy {
+			return // the idle timeout waits for the answer: timedOut pushes the deadline on
+		}
+		want = last.Add(o.IdleTimeout)
 	}
 	if c.deadline.IsZero() || want.Before(c.deadline) {
 		c.deadline = want
