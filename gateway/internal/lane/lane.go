@@ -171,6 +171,7 @@ type conn struct {
 	url      *url.URL
 	body     []byte // the call's copy of its body (the reader's buffer moves on)
 	deadline time.Time
+	begun    time.Time // when the request being read began arriving in parts; zero: none
 	last     time.Time // when the last request was read or answered
 
 	mu       sync.Mutex
@@ -272,6 +273,7 @@ func (c *conn) read() (n int, st readState) {
 			want = int(total)
 			continue
 		}
+		c.begun = time.Time{}
 		return hn, got
 	}
 }
@@ -357,26 +359,29 @@ func (c *conn) handBack() bool {
 }
 
 // armDeadline sets the read deadline that read's wait needs when the one set is later than
-// it: the idle timeout from the last activity, or the header timeout once a request began
-// (partial). A deadline that fires early is looked at again (timedOut), so that most
-// requests set none.
+// it: the idle timeout from the last activity; or, set once when a request began (partial),
+// the header timeout from then, whatever was set before. A deadline that fires early is
+// looked at again (timedOut), so that most requests set none.
 func (c *conn) armDeadline(partial bool) {
 	o := &c.l.opts
 	if o.IdleTimeout <= 0 {
 		return
 	}
-	var want time.Time
 	if partial {
-		want = time.Now().Add(o.HeaderTimeout)
-	} else {
-		c.mu.Lock() // run sets last
-		busy, last := c.busy, c.last
-		c.mu.Unlock()
-		if busy {
-			return // the idle timeout waits for the answer: timedOut pushes the deadline on
+		if c.begun.IsZero() {
+			c.begun = time.Now()
+			c.deadline = c.begun.Add(o.HeaderTimeout)
+			_ = c.nc.SetReadDeadline(c.deadline)
 		}
-		want = last.Add(o.IdleTimeout)
+		return
 	}
+	c.mu.Lock() // run sets last
+	busy, last := c.busy, c.last
+	c.mu.Unlock()
+	if busy {
+		return // the idle timeout waits for the answer: timedOut pushes the deadline on
+	}
+	want := last.Add(o.IdleTimeout)
 	if c.deadline.IsZero() || want.Before(c.deadline) {
 		c.deadline = want
 		_ = c.nc.SetReadDeadline(want)
@@ -400,7 +405,13 @@ func (c *conn) timedOut(err error) bool {
 	case busy:
 		due = now.Add(o.IdleTimeout)
 	case partial:
-		return false // the header timeout was set when the request began
+		// The header timeout runs from when the request began, or from the answer before it
+		// if it began during a call (net/http reads it only then).
+		due = c.begun
+		if last.After(due) {
+			due = last
+		}
+		due = due.Add(o.HeaderTimeout)
 	default:
 		due = last.Add(o.IdleTimeout)
 	}
