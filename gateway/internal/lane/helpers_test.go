@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // A callFunc is a Call.
@@ -121,6 +123,7 @@ func dial(t *testing.T, addr string) *client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { nc.Close() })
+	nc.SetDeadline(time.Now().Add(testwait.Timeout)) // a lost answer fails the test, not the run
 	return &client{t: t, nc: nc, br: bufio.NewReader(nc)}
 }
 
@@ -148,7 +151,6 @@ func (c *client) read() (*http.Response, string) {
 // wantEOF fails unless the connection is closed with nothing more to read.
 func (c *client) wantEOF() {
 	c.t.Helper()
-	c.nc.SetReadDeadline(time.Now().Add(30 * time.Second))
 	b, err := c.br.ReadByte()
 	if err != io.EOF {
 		c.t.Fatalf("read %q, %v; want EOF (the connection closed)", b, err)

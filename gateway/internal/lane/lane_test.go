@@ -1,7 +1,6 @@
 package lane
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"io"
@@ -12,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/agentpool/agentpool/internal/testwait"
 )
 
 // TestTakenRequestsOnKeepAlive: after the handler hijacks, a Go http.Client's next POSTs on
@@ -20,7 +21,7 @@ func TestTakenRequestsOnKeepAlive(t *testing.T) {
 	s := newServer(t, Options{})
 	tr := &http.Transport{MaxConnsPerHost: 1}
 	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr}
+	hc := &http.Client{Transport: tr, Timeout: testwait.Timeout}
 	for i := range 4 {
 		path, body := "/lane", "call "+strconv.Itoa(i)
 		if i == 0 {
@@ -67,15 +68,10 @@ func TestAnswerBytes(t *testing.T) {
 	c.write(post("/net", "x"))
 	c.read()
 	c.write(post("/lane", "hello"))
-	var got bytes.Buffer
 	want := regexp.MustCompile("^HTTP/1\\.1 200 OK\r\nX-Lane: 1\r\nDate: [A-Z][a-z]{2}, \\d\\d [A-Z][a-z]{2} \\d{4} \\d\\d:\\d\\d:\\d\\d GMT\r\nContent-Length: 5\r\n\r\nhello$")
-	for !want.Match(got.Bytes()) {
-		b := make([]byte, 256)
-		n, err := c.nc.Read(b)
-		got.Write(b[:n])
-		if err != nil || got.Len() > 200 {
-			t.Fatalf("answer %q (%v), want it to match %s", got.Bytes(), err, want)
-		}
+	got := make([]byte, len("HTTP/1.1 200 OK\r\nX-Lane: 1\r\nDate: Mon, 07 Dec 2026 05:00:00 GMT\r\nContent-Length: 5\r\n\r\nhello"))
+	if _, err := io.ReadFull(c.br, got); err != nil || !want.Match(got) {
+		t.Fatalf("answer %q (%v), want it to match %s", got, err, want)
 	}
 }
 
@@ -136,6 +132,7 @@ func TestListenerClose(t *testing.T) {
 	if err := s.ln.Close(); err != nil {
 		t.Fatal(err)
 	}
+	testwait.For(t, "http.Server.Serve to return", func() bool { return len(s.served) > 0 })
 	err := <-s.served
 	s.served <- err
 	if !errors.Is(err, net.ErrClosed) {
