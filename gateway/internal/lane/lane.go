@@ -174,6 +174,7 @@ type conn struct {
 	url      *url.URL
 	body     []byte // the call's copy of its body (the reader's buffer moves on)
 	deadline time.Time
+	begun    time.Time // when the request being read began arriving in parts; zero: none
 	last     time.Time // when the last request was read or answered
 
 	mu       sync.Mutex
@@ -232,8 +233,10 @@ const (
 )
 
 // read waits for a whole request (head and body) in the reader and parses its head; n is the
-// head's length.
+// head's length. A request over BufferSize is net/http's, whatever the reader's size (Serve
+// may keep a larger reader of net/http's).
 func (c *conn) read() (n int, st readState) {
+	size := c.l.opts.BufferSize
 	for want := 1; ; {
 		c.armDeadline(want > 1)
 		b, err := c.br.Peek(want)
@@ -257,7 +260,7 @@ func (c *conn) read() (n int, st readState) {
 		hn, err := ParseHead(b, &c.head)
 		switch {
 		case errors.Is(err, ErrIncomplete):
-			if len(b) >= c.br.Size() {
+			if len(b) >= size {
 				return 0, others
 			}
 			want = len(b) + 1
@@ -266,13 +269,14 @@ func (c *conn) read() (n int, st readState) {
 			return 0, others
 		}
 		total := int64(hn) + c.head.ContentLength
-		if total > int64(c.br.Size()) {
+		if total > int64(size) {
 			return 0, others
 		}
 		if int64(len(b)) < total {
 			want = int(total)
 			continue
 		}
+		c.begun = time.Time{}
 		return hn, got
 	}
 }
@@ -358,18 +362,29 @@ func (c *conn) handBack() bool {
 }
 
 // armDeadline sets the read deadline that read's wait needs when the one set is later than
-// it: the idle timeout from the last activity, or the header timeout once a request began
-// (partial). A deadline that fires early is looked at again (timedOut), so that most
-// requests set none.
+// it: the idle timeout from the last activity; or, set once when a request began (partial),
+// the header timeout from then, whatever was set before. A deadline that fires early is
+// looked at again (timedOut), so that most requests set none.
 func (c *conn) armDeadline(partial bool) {
 	o := &c.l.opts
 	if o.IdleTimeout <= 0 {
 		return
 	}
-	want := c.last.Add(o.IdleTimeout)
 	if partial {
-		want = time.Now().Add(o.HeaderTimeout)
+		if c.begun.IsZero() {
+			c.begun = time.Now()
+			c.deadline = c.begun.Add(o.HeaderTimeout)
+			_ = c.nc.SetReadDeadline(c.deadline)
+		}
+		return
 	}
+	c.mu.Lock() // run sets last
+	busy, last := c.busy, c.last
+	c.mu.Unlock()
+	if busy {
+		return // the idle timeout waits for the answer: timedOut pushes the deadline on
+	}
+	want := last.Add(o.IdleTimeout)
 	if c.deadline.IsZero() || want.Before(c.deadline) {
 		c.deadline = want
 		_ = c.nc.SetReadDeadline(want)
@@ -393,7 +408,13 @@ func (c *conn) timedOut(err error) bool {
 	case busy:
 		due = now.Add(o.IdleTimeout)
 	case partial:
-		return false // the header timeout was set when the request began
+		// The header timeout runs from when the request began, or from the answer before it
+		// if it began during a call (net/http reads it only then).
+		due = c.begun
+		if last.After(due) {
+			due = last
+		}
+		due = due.Add(o.HeaderTimeout)
 	default:
 		due = last.Add(o.IdleTimeout)
 	}
