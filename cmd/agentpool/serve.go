@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -103,7 +102,6 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	ctx := cmd.Context()
 	signalStops.Store(true)
 	defer gctune.Start(gctune.DefaultHeadroom, gctune.DefaultFloor)()
-	defer oneProc()()
 	stderr := userOut(opts, cmd.ErrOrStderr())
 	h, cleanup, err := buildServeHost(ctx, opts, stderr)
 	if err != nil {
@@ -300,20 +298,6 @@ func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handle
 	}
 	<-served
 	return err
-}
-
-// oneProc runs serve's Go code on one processor at a time (GOMAXPROCS=1) unless $GOMAXPROCS
-// says otherwise, and returns what restores the setting found. serve mostly waits: it moves
-// a call between two connections with a few dozen microseconds of work, and on more than one
-// processor the runtime spends about as much again waking and parking threads for each
-// event: the CPU per passed-through call falls by about a fifth on one (the README's Measured).
-// A deployment whose serve does heavy work of its own sets GOMAXPROCS.
-func oneProc() (restore func()) {
-	if _, set := os.LookupEnv("GOMAXPROCS"); set {
-		return func() {}
-	}
-	prev := runtime.GOMAXPROCS(1)
-	return func() { runtime.GOMAXPROCS(prev) }
 }
 
 // serveWriteStall bounds each write to an HTTP client: one that makes no progress for as long

@@ -73,3 +73,59 @@ func TestStartLeavesGOGC(t *testing.T) {
 		t.Errorf("percent %d with $GOGC set, want 100", p)
 	}
 }
+
+func TestProcs(t *testing.T) {
+	const mib = 1 << 20
+	for _, c := range []struct {
+		live      uint64
+		cur, want int
+	}{
+		{0, 1, 1}, {16 * mib, 1, 1}, {17 * mib, 1, 4}, {17 * mib, 4, 4},
+		{9 * mib, 4, 4}, {8 * mib, 4, 4}, {7 * mib, 4, 1}, {12 * mib, 1, 1},
+	} {
+		if got := Procs(c.live, 16*mib, 4, c.cur); got != c.want {
+			t.Errorf("Procs(%d MiB, on %d) = %d, want %d", c.live/mib, c.cur, got, c.want)
+		}
+	}
+}
+
+// Start runs on one processor while the heap is small, on every one past the heap at which
+// the percent reaches its floor, and stop restores them; $GOMAXPROCS stands.
+func TestStartProcsFollowTheHeap(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU: there is only one processor to run on")
+	}
+	if v, set := os.LookupEnv("GOMAXPROCS"); set {
+		t.Setenv("GOMAXPROCS", v)
+		os.Unsetenv("GOMAXPROCS")
+	}
+	before := runtime.GOMAXPROCS(0)
+	stop := Start(1<<20, 20) // all processors past 5 MiB live
+	if p := runtime.GOMAXPROCS(0); p != 1 {
+		t.Errorf("GOMAXPROCS %d after Start, want 1", p)
+	}
+	live := make([][]byte, 16)
+	for i := range live {
+		live[i] = make([]byte, 1<<20)
+	}
+	testwait.For(t, "a collection to give every processor", func() bool {
+		runtime.GC()
+		return runtime.GOMAXPROCS(0) == before
+	})
+	runtime.KeepAlive(live)
+	stop()
+	if p := runtime.GOMAXPROCS(0); p != before {
+		t.Errorf("GOMAXPROCS %d after stop, want %d", p, before)
+	}
+}
+
+func TestStartLeavesGOMAXPROCS(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "2")
+	before := runtime.GOMAXPROCS(0)
+	stop := Start(1<<20, 20)
+	defer stop()
+	runtime.GC()
+	if p := runtime.GOMAXPROCS(0); p != before {
+		t.Errorf("GOMAXPROCS %d with $GOMAXPROCS set, want %d", p, before)
+	}
+}
