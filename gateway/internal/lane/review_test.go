@@ -1,0 +1,87 @@
+package lane
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// rvRequest is a whole request the lane takes, with body.
+func rvRequest(body string) string {
+	return "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
+}
+
+// rvCall answers 200 with its body, once release (when not nil) is closed.
+type rvCall struct {
+	body    string
+	release chan struct{}
+}
+
+func (c rvCall) Serve(ctx context.Context, w *Writer) {
+	if c.release != nil {
+		<-c.release
+	}
+	_ = w.Write(http.StatusOK, nil, []byte(c.body))
+}
+
+// rvTake takes every request; its call answers with the request's body, after release.
+func rvTake(release chan struct{}) func(*http.Request, []byte) (Call, bool) {
+	return func(_ *http.Request, body []byte) (Call, bool) {
+		return rvCall{body: string(body), release: release}, true
+	}
+}
+
+// rvAnswer reads one answer from br and returns its body.
+func rvAnswer(t *testing.T, br *bufio.Reader) string {
+	t.Helper()
+	resp, err := http.ReadResponse(br, nil)
+	if err != nil {
+		t.Fatalf("reading the answer: %v", err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatalf("reading the answer's body: %v", err)
+	}
+	return string(b)
+}
+
+// rvWrite writes s to c.
+func rvWrite(t *testing.T, c net.Conn, s string) {
+	t.Helper()
+	if _, err := c.Write([]byte(s)); err != nil {
+		t.Fatalf("writing %q: %v", s, err)
+	}
+}
+
+// A request that begins arriving while a call is in flight and arrives in more than one
+// piece: the connection's goroutine looks at the time of the last activity, which the call's
+// goroutine sets when it has answered (run with -race).
+func TestReviewPipelinedPartialRequestNoRace(t *testing.T) {
+	release := make(chan struct{})
+	l := New(Options{Take: rvTake(release), IdleTimeout: time.Minute})
+	client, server := net.Pipe()
+	l.Serve(server, nil)
+	br := bufio.NewReader(client)
+	req2 := rvRequest("two")
+	rvWrite(t, client, rvRequest("one")+req2[:10])
+	close(release)
+	if got := rvAnswer(t, br); got != "one" {
+		t.Fatalf("first answer %q, want %q", got, "one")
+	}
+	rvWrite(t, client, req2[10:20]) // still no whole head: the lane reads on
+	rvWrite(t, client, req2[20:])
+	if got := rvAnswer(t, br); got != "two" {
+		t.Fatalf("second answer %q, want %q", got, "two")
+	}
+	client.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := l.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
