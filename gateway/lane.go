@@ -39,10 +39,11 @@ func (rt *Routes) Listen(inner net.Listener, idle, header time.Duration) (ln net
 }
 
 // toLane moves the connection of r, a pass-through call answered, to g's lane: when g has
-// one and the connection stays open (HTTP/1.1, no Connection: close).
+// one whose calls the lane may take (takeLane: not stateless, no Auth) and the connection
+// stays open (HTTP/1.1, no Connection: close).
 func (g *Gateway) toLane(w http.ResponseWriter, r *http.Request) {
 	l := g.lane.Load()
-	if l == nil || r.ProtoMajor != 1 || r.ProtoMinor != 1 || r.Close || g.opts.Auth != nil {
+	if l == nil || r.ProtoMajor != 1 || r.ProtoMinor != 1 || r.Close || g.opts.Auth != nil || g.stateless != nil {
 		return
 	}
 	rc := http.NewResponseController(w)
