@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strconv"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -83,5 +84,64 @@ func TestReviewPipelinedPartialRequestNoRace(t *testing.T) {
 	defer cancel()
 	if err := l.Shutdown(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// rvHalfClose records whether its connection was half-closed (CloseWrite).
+type rvHalfClose struct {
+	*net.TCPConn
+	closedWrite atomic.Bool
+}
+
+func (c *rvHalfClose) CloseWrite() error {
+	c.closedWrite.Store(true)
+	return c.TCPConn.CloseWrite()
+}
+
+// A connection handed back to net/http keeps its CloseWrite, with which net/http ends a
+// connection whose request it did not read whole (closeWriteAndWait: a body over a
+// MaxBytesReader's limit, 413), so that the client reads the answer before the close resets
+// the connection.
+func TestReviewHandedBackKeepsCloseWrite(t *testing.T) {
+	l := New(Options{Take: func(*http.Request, []byte) (Call, bool) { return nil, false }})
+	inner, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1)); err != nil {
+			http.Error(w, "too large", http.StatusRequestEntityTooLarge)
+		}
+	})}
+	served := make(chan struct{})
+	go func() { _ = srv.Serve(l.Listen(inner)); close(served) }()
+	defer func() { _ = srv.Close(); <-served }()
+
+	side, err := net.Listen("tcp", "127.0.0.1:0") // the lane's connection comes from here
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer side.Close()
+	client, err := net.Dial("tcp", side.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	nc, err := side.Accept()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := &rvHalfClose{TCPConn: nc.(*net.TCPConn)}
+	l.Serve(rec, nil)
+	rvWrite(t, client, rvRequest("{}"))
+	br := bufio.NewReader(client)
+	if got := rvAnswer(t, br); got != "too large\n" {
+		t.Fatalf("answer %q", got)
+	}
+	if _, err := br.ReadByte(); err != io.EOF {
+		t.Fatalf("after the answer: %v, want EOF", err)
+	}
+	if !rec.closedWrite.Load() {
+		t.Error("net/http closed the handed-back connection without CloseWrite")
 	}
 }
