@@ -480,3 +480,13 @@ type handed struct {
 }
 
 func (h *handed) Read(p []byte) (int, error) { return h.br.Read(p) }
+
+// CloseWrite half-closes the connection as the one handed does (net/http does so before it
+// closes one, so that the client reads its last answer), or fails when it cannot.
+func (h *handed) CloseWrite() error {
+	cw, ok := h.Conn.(interface{ CloseWrite() error })
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return cw.CloseWrite()
+}
