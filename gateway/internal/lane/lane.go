@@ -4,9 +4,11 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"log"
 	"net"
 	"net/http"
 	"net/url"
+	"runtime"
 	"strconv"
 	"sync"
 	"time"
@@ -15,7 +17,8 @@ import (
 // A Call is a request Options.Take took. Serve runs on a goroutine of its own and answers with
 // w.Write, once; ctx ends when the client goes away (the connection reads EOF or fails) or the
 // lane is shut down past its grace. The body Take was given stays valid until Serve returns.
-// A Serve that returns without writing ends the connection: the client sees it close.
+// A Serve that returns without writing, or panics, ends the connection: the client sees it
+// close (a panic, of Serve or of Options.Take, is logged as net/http logs a handler's).
 type Call interface {
 	Serve(ctx context.Context, w *Writer)
 }
@@ -195,6 +198,10 @@ func (c *conn) serve() {
 	c.last = time.Now()
 	handback := false
 	defer func() {
+		if err := recover(); err != nil {
+			c.logPanic("Take", err)
+			handback = false
+		}
 		c.cancel(errClientGone)
 		c.waitIdle()
 		if !handback {
@@ -302,9 +309,8 @@ func (c *conn) take(n int) (Call, bool) {
 // run serves call and clears busy once it has answered.
 func (c *conn) run(call Call) {
 	w := Writer{c: c}
-	call.Serve(c.ctx, &w)
-	if !w.written {
-		c.nc.Close() // no answer: the client must not wait for one
+	if !c.serveCall(call, &w) || !w.written {
+		c.nc.Close() // no answer, or a broken one: the client must not wait for one
 	}
 	c.mu.Lock()
 	c.busy = false
@@ -318,6 +324,28 @@ func (c *conn) run(call Call) {
 	if end {
 		c.nc.Close()
 	}
+}
+
+// serveCall runs call.Serve and reports whether it returned; false: it panicked, and the
+// panic is logged (as net/http logs a handler's).
+func (c *conn) serveCall(call Call, w *Writer) (ok bool) {
+	defer func() {
+		if err := recover(); err != nil {
+			c.logPanic("a call", err)
+		}
+	}()
+	call.Serve(c.ctx, w)
+	return true
+}
+
+// logPanic logs what panicked in the connection's what, as net/http logs a handler's panic.
+func (c *conn) logPanic(what string, err any) {
+	if err == http.ErrAbortHandler {
+		return
+	}
+	buf := make([]byte, 64<<10)
+	buf = buf[:runtime.Stack(buf, false)]
+	log.Printf("lane: panic in %s serving %v: %v\n%s", what, c.nc.RemoteAddr(), err, buf)
 }
 
 // waitIdle waits until no call is in flight and reports whether the connection may go on
