@@ -60,6 +60,13 @@ func serveLane(t *testing.T, set func(*gateway.Options)) *laneServer {
 		_ = h.Close(context.Background())
 		t.Fatal(err)
 	}
+	return serveGatewayLane(t, g, h.Close)
+}
+
+// serveGatewayLane serves g through the lane on 127.0.0.1; g, then what closeAlso closes, are
+// closed when t ends.
+func serveGatewayLane(t *testing.T, g *gateway.Gateway, closeAlso func(context.Context) error) *laneServer {
+	t.Helper()
 	ls := &laneServer{g: g, news: map[string]int{}}
 	routes := gateway.Mux(g, nil)
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
@@ -88,8 +95,8 @@ func serveLane(t *testing.T, set func(*gateway.Options)) *laneServer {
 		if err := g.Close(ctx); err != nil {
 			t.Errorf("gateway close: %v", err)
 		}
-		if err := h.Close(ctx); err != nil {
-			t.Errorf("host close: %v", err)
+		if err := closeAlso(ctx); err != nil {
+			t.Errorf("close: %v", err)
 		}
 	})
 	return ls
