@@ -117,15 +117,15 @@ type laneCall struct {
 // call's context (startPass) is of.
 func (c *laneCall) Serve(ctx context.Context, w *lane.Writer) {
 	s := c.s
-	status, buf := s.callPassed(ctx, &c.pc, &c.a)
-	s.endPass(&c.pc)
+	defer s.idle.end()
+	defer c.a.release() // callPassed released it before the answer: this is for a panic
+	status, buf := s.callEnded(ctx, &c.pc, &c.a)
 	if status == http.StatusAccepted {
 		_ = w.Write(status, nil, nil)
 	} else {
 		_ = w.Write(status, s.laneHeader(), *buf)
 	}
 	putAnswer(buf)
-	s.idle.end()
 }
 
 // laneHeader is the header lines of a session's answers on the lane.

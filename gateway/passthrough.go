@@ -122,8 +122,7 @@ func (s *session) passThrough(w http.ResponseWriter, r *http.Request, env *envel
 	if !s.startPass(r.Context(), &pc) {
 		return false
 	}
-	status, buf := s.callPassed(r.Context(), &pc, a)
-	s.endPass(&pc)
+	status, buf := s.callEnded(r.Context(), &pc, a)
 	if status == http.StatusAccepted {
 		w.WriteHeader(status)
 		putAnswer(buf)
@@ -277,6 +276,12 @@ func (s *session) callPassed(reqCtx context.Context, pc *passCall, a *admission)
 		*buf = wire.AppendResult((*buf)[:0], pc.id, res)
 	}
 	return status, buf
+}
+
+// callEnded is callPassed, then endPass however callPassed ends (a panic included).
+func (s *session) callEnded(reqCtx context.Context, pc *passCall, a *admission) (status int, buf *[]byte) {
+	defer s.endPass(pc)
+	return s.callPassed(reqCtx, pc, a)
 }
 
 // putAnswer gives back a buffer callPassed returned, once written.
