@@ -129,3 +129,26 @@ func TestStartLeavesGOMAXPROCS(t *testing.T) {
 		t.Errorf("GOMAXPROCS %d with $GOMAXPROCS set, want %d", p, before)
 	}
 }
+
+// Overlapping Starts (serve run twice in one process, as tests do) leave the processors as
+// found once the last one stops, whatever the order of the stops.
+func TestStartsOverlapRestoreProcs(t *testing.T) {
+	if runtime.NumCPU() < 2 {
+		t.Skip("one CPU: there is only one processor to run on")
+	}
+	if v, set := os.LookupEnv("GOMAXPROCS"); set {
+		t.Setenv("GOMAXPROCS", v)
+		os.Unsetenv("GOMAXPROCS")
+	}
+	before := runtime.GOMAXPROCS(0)
+	a := Start(DefaultHeadroom, DefaultFloor)
+	b := Start(DefaultHeadroom, DefaultFloor)
+	a()
+	if p := runtime.GOMAXPROCS(0); p != 1 {
+		t.Errorf("GOMAXPROCS %d with one Start still running, want 1", p)
+	}
+	b()
+	if p := runtime.GOMAXPROCS(0); p != before {
+		t.Errorf("GOMAXPROCS %d after both stopped, want %d as found", p, before)
+	}
+}
