@@ -71,7 +71,7 @@ func Start(headroom uint64, floor int) (stop func()) {
 	t.prev = debug.SetGCPercent(100)
 	debug.SetGCPercent(t.prev)
 	if !procs {
-		t.all = runtime.GOMAXPROCS(1)
+		t.all = procsTuned.start()
 		t.procsHeap = headroom * 100 / uint64(max(floor, 1))
 	}
 	t.arm()
@@ -81,9 +81,48 @@ func Start(headroom uint64, floor int) (stop func()) {
 		t.stopped = true
 		debug.SetGCPercent(t.prev)
 		if t.all > 0 {
-			runtime.GOMAXPROCS(t.all)
+			procsTuned.stop()
 		}
 	})
+}
+
+// procsTuned counts the Starts tuning the processors, which are process-wide: the first
+// finds them and sets one, the last puts back what the first found.
+var procsTuned procsCount
+
+type procsCount struct {
+	mu    sync.Mutex
+	n     int
+	found int
+}
+
+// start counts a Start and returns the processors found by the first.
+func (p *procsCount) start() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n == 0 {
+		p.found = runtime.GOMAXPROCS(1)
+	}
+	p.n++
+	return p.found
+}
+
+// stop counts a Start's stop; the last one restores the processors found.
+func (p *procsCount) stop() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n--; p.n == 0 {
+		runtime.GOMAXPROCS(p.found)
+	}
+}
+
+// set sets the processors to n while a Start is tuning them.
+func (p *procsCount) set(n int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n > 0 {
+		runtime.GOMAXPROCS(n)
+	}
 }
 
 type tuner struct {
@@ -123,7 +162,7 @@ func (t *tuner) collected() {
 		}
 		if t.all > 0 {
 			if p := Procs(live, t.procsHeap, t.all, max(t.procs, 1)); p != max(t.procs, 1) {
-				runtime.GOMAXPROCS(p)
+				procsTuned.set(p)
 				t.procs = p
 			}
 		}
