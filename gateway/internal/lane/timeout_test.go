@@ -202,3 +202,40 @@ func TestHeaderTimeoutFromRequestStart(t *testing.T) {
 		})
 	}
 }
+
+// TestHeaderTimeoutWithoutIdleTimeout: HeaderTimeout bounds a request begun with no
+// IdleTimeout too, and the deadline it set does not end the connection once the request is
+// whole: a call that outlasts it is answered, and the connection stays open after.
+func TestHeaderTimeoutWithoutIdleTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		release := make(chan struct{})
+		l := New(Options{HeaderTimeout: 2 * time.Second, Take: func(r *http.Request, body []byte) (Call, bool) {
+			return callFunc(func(ctx context.Context, w *Writer) {
+				<-release
+				w.Write(200, nil, []byte("ok"))
+			}), true
+		}})
+		c := servePipe(t, l)
+		c.send(rawPost("/lane", "x"))
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if c.srv.closed.Load() {
+			t.Fatal("closed during a call, by the deadline of a request already whole")
+		}
+		close(release)
+		if got := <-c.answers; got != "ok" {
+			t.Fatalf("answer %q", got)
+		}
+		time.Sleep(time.Hour)
+		synctest.Wait()
+		if c.srv.closed.Load() {
+			t.Fatal("an idle connection closed with no IdleTimeout")
+		}
+		c.send("POST /lane HTTP/1.1\r\nHost: x\r\n")
+		time.Sleep(2 * time.Second)
+		synctest.Wait()
+		if !c.srv.closed.Load() {
+			t.Fatal("not closed HeaderTimeout after the request began, with no IdleTimeout")
+		}
+	})
+}
