@@ -395,11 +395,8 @@ func (c *conn) handBack() bool {
 // looked at again (timedOut), so that most requests set none.
 func (c *conn) armDeadline(partial bool) {
 	o := &c.l.opts
-	if o.IdleTimeout <= 0 {
-		return
-	}
 	if partial {
-		if c.begun.IsZero() {
+		if c.begun.IsZero() && o.HeaderTimeout > 0 {
 			c.begun = time.Now()
 			c.deadline = c.begun.Add(o.HeaderTimeout)
 			_ = c.nc.SetReadDeadline(c.deadline)
@@ -409,7 +406,7 @@ func (c *conn) armDeadline(partial bool) {
 	c.mu.Lock() // run sets last
 	busy, last := c.busy, c.last
 	c.mu.Unlock()
-	if busy {
+	if busy || o.IdleTimeout <= 0 {
 		return // the idle timeout waits for the answer: timedOut pushes the deadline on
 	}
 	want := last.Add(o.IdleTimeout)
@@ -433,6 +430,11 @@ func (c *conn) timedOut(err error) bool {
 	now := time.Now()
 	var due time.Time
 	switch {
+	case (busy || !partial) && o.IdleTimeout <= 0:
+		// A header deadline of the request before: no idle timeout to keep.
+		c.deadline = time.Time{}
+		_ = c.nc.SetReadDeadline(time.Time{})
+		return true
 	case busy:
 		due = now.Add(o.IdleTimeout)
 	case partial:
