@@ -10,6 +10,8 @@
 //	}
 //	defer g.Close(ctx)
 //	srv := &http.Server{Addr: "127.0.0.1:7433", Handler: gateway.Mux(g, nil)}
+//	// serve's own: srv.Serve(ln) with ln, stop := routes.Listen(ln, idle, header) moves the
+//	// connections of passed-through calls off net/http (lane.go); stop it beside srv.Shutdown
 //	// or, for one client on stdin/stdout: g.Serve(ctx, &mcp.StdioTransport{}) (or an mcp.IOTransport)
 //
 // It imports view, ext, exposure, frontmatter, the go-sdk and prometheus only: what it needs from the
