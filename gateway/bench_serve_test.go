@@ -88,6 +88,8 @@ func (p *serveProc) lines() []string {
 }
 
 // startServe is benchServeProcess with more arguments for serve, returning the process.
+// $AGENTPOOL_BENCH_GOMAXPROCS, when set, is serve's GOMAXPROCS (which then stays fixed: the
+// design notes' comparison of one processor and two).
 func startServe(b testing.TB, spec string, args ...string) *serveProc {
 	b.Helper()
 	bin := benchServeBinary(b)
@@ -99,6 +101,9 @@ func startServe(b testing.TB, spec string, args ...string) *serveProc {
 	cmd := exec.Command(bin, append([]string{"serve", "--http", "127.0.0.1:0", "--config", cfg}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, "config"))
+	if v := os.Getenv("AGENTPOOL_BENCH_GOMAXPROCS"); v != "" {
+		cmd.Env = append(cmd.Env, "GOMAXPROCS="+v)
+	}
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		b.Fatal(err)
