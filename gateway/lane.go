@@ -128,7 +128,12 @@ func (c *laneCall) Serve(ctx context.Context, w *lane.Writer) {
 	putAnswer(buf)
 }
 
-// laneHeader is the header lines of a session's answers on the lane.
+// laneHeader is the header lines of a session's answers on the lane, made at its first.
 func (s *session) laneHeader() []byte {
-	return []byte("Content-Type: application/json\r\n" + sessionHeader + ": " + s.id + "\r\n")
+	if h := s.pass.header.Load(); h != nil {
+		return *h
+	}
+	h := []byte("Content-Type: application/json\r\n" + sessionHeader + ": " + s.id + "\r\n")
+	s.pass.header.Store(&h)
+	return h
 }

@@ -52,6 +52,8 @@ type passState struct {
 	n     atomic.Int64                       // len(calls): a cancel is looked for while calls run, ok or not
 	ended bool                               // the session's connection ended: calls are cancelled
 	sid   []string                           // the session's id, as the answers' header holds it
+	// header: the header lines of the session's answers on the lane (laneHeader)
+	header atomic.Pointer[[]byte]
 }
 
 // add records a call's cancel under key, its request id, and reports true; false when a
