@@ -79,6 +79,27 @@ func newFixtureArgs(t *testing.T, set func(*gateway.Options), args ...string) *f
 // changes, over real HTTP on 127.0.0.1. Everything is closed when tb ends.
 func serveHost(tb testing.TB, yaml string, ho host.Options, set func(*gateway.Options)) (*gateway.Gateway, *httptest.Server, *host.Host) {
 	tb.Helper()
+	g, h := buildGateway(tb, yaml, ho, set)
+	srv := httptest.NewServer(g.Handler())
+	tb.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		srv.CloseClientConnections() // a stuck client's stream, if a test failed
+		if err := g.Close(ctx); err != nil {
+			tb.Errorf("gateway close: %v", err)
+		}
+		srv.Close()
+		if err := h.Close(ctx); err != nil {
+			tb.Errorf("host close: %v", err)
+		}
+	})
+	return g, srv, h
+}
+
+// buildGateway builds a host from yaml as serveHost does, and its gateway with options set
+// changes; closing both is the caller's.
+func buildGateway(tb testing.TB, yaml string, ho host.Options, set func(*gateway.Options)) (*gateway.Gateway, *host.Host) {
+	tb.Helper()
 	dir := tb.TempDir()
 	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte(yaml))
 	if err != nil {
@@ -98,20 +119,7 @@ func serveHost(tb testing.TB, yaml string, ho host.Options, set func(*gateway.Op
 		_ = h.Close(context.Background())
 		tb.Fatal(err)
 	}
-	srv := httptest.NewServer(g.Handler())
-	tb.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		srv.CloseClientConnections() // a stuck client's stream, if a test failed
-		if err := g.Close(ctx); err != nil {
-			tb.Errorf("gateway close: %v", err)
-		}
-		srv.Close()
-		if err := h.Close(ctx); err != nil {
-			tb.Errorf("host close: %v", err)
-		}
-	})
-	return g, srv, h
+	return g, h
 }
 
 // notes counts the list_changed notifications a client received.

@@ -6,14 +6,12 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/agentpool/agentpool/config"
 	"github.com/agentpool/agentpool/gateway"
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/testserver"
@@ -42,24 +40,7 @@ func (ls *laneServer) taken(addr string) int {
 // through the lane, on 127.0.0.1. Everything is closed when t ends.
 func serveLane(t *testing.T, set func(*gateway.Options)) *laneServer {
 	t.Helper()
-	dir := t.TempDir()
-	cfg, err := config.Parse(filepath.Join(dir, "agentpool.yaml"), []byte("mcp_servers:\n  fault: {command: "+testserver.Build(t)+"}\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := host.Build(context.Background(), cfg, host.Options{ProjectDir: dir, HomeDir: dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := gateway.Options{Registry: h.Registry, OpenSession: h.OpenSessionFunc(""), CloseSession: h.CloseSession}
-	if set != nil {
-		set(&opts)
-	}
-	g, err := gateway.New(opts)
-	if err != nil {
-		_ = h.Close(context.Background())
-		t.Fatal(err)
-	}
+	g, h := buildGateway(t, "mcp_servers:\n  fault: {command: "+testserver.Build(t)+"}\n", host.Options{}, set)
 	return serveGatewayLane(t, g, h.Close)
 }
 
