@@ -1,0 +1,54 @@
+package lane
+
+import (
+	"net"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// TestPipelinedRoundTripsStayFlat: a client that pipelines requests that move its connection
+// between net/http and the lane, again and again, is answered in order, and the lane's
+// connection is the one accepted at each return, not wrapped once more per round trip (each
+// wrapper held a reader of its own: a connection's memory grew with every round trip).
+func TestPipelinedRoundTripsStayFlat(t *testing.T) {
+	s := newServer(t, Options{})
+	c := dial(t, s.addr)
+	const rounds = 20
+	pad := strings.Repeat(".", 1000) // more than net/http's 4 KiB reader holds, in all
+	var reqs strings.Builder
+	for i := range rounds {
+		reqs.WriteString(rawPost("/net", "n"+strconv.Itoa(i)+pad))
+		reqs.WriteString(rawPost("/lane", "l"+strconv.Itoa(i)+pad))
+	}
+	c.write(reqs.String())
+	for i := range rounds {
+		for _, want := range []string{"n", "l"} {
+			resp, body := c.read()
+			if body != want+strconv.Itoa(i)+pad {
+				t.Fatalf("answer %d: %.10q (%v), want %.10q", 2*i, body, resp.Header, want+strconv.Itoa(i))
+			}
+		}
+	}
+	s.l.mu.Lock()
+	defer s.l.mu.Unlock()
+	if len(s.l.conns) != 1 {
+		t.Fatalf("%d lane connections, want 1", len(s.l.conns))
+	}
+	for lc := range s.l.conns {
+		depth := 0
+		for nc := lc.nc; ; depth++ {
+			h, ok := nc.(*handed)
+			if !ok {
+				break
+			}
+			nc = h.Conn
+		}
+		if depth > 0 {
+			t.Errorf("the lane's connection is wrapped %d deep after %d round trips, want the accepted one", depth, rounds)
+		}
+		if _, ok := lc.nc.(*net.TCPConn); !ok {
+			t.Errorf("the lane's connection is a %T, want the accepted *net.TCPConn", lc.nc)
+		}
+	}
+}
