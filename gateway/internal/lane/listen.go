@@ -18,6 +18,8 @@ type listener struct {
 	l        *Lane
 	accepted chan accepted
 	pumping  sync.Once
+	closing  sync.Once
+	closeErr error
 	err      atomic.Pointer[error] // inner's permanent Accept error
 }
 
@@ -77,8 +79,12 @@ func (ln *listener) pump() {
 	}
 }
 
-// Close closes inner and stops the lane handing connections back.
+// Close closes inner and stops the lane handing connections back. It is idempotent, as
+// http.Server closes the listener it served again when Serve returns.
 func (ln *listener) Close() error {
-	ln.l.once.Do(func() { close(ln.l.closed) })
-	return ln.Listener.Close()
+	ln.closing.Do(func() {
+		ln.l.once.Do(func() { close(ln.l.closed) })
+		ln.closeErr = ln.Listener.Close()
+	})
+	return ln.closeErr
 }
