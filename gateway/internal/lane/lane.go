@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"io"
 	"log"
 	"net"
 	"net/http"
@@ -88,15 +89,14 @@ var errShutdown = errors.New("lane: shut down")
 // Serve serves nc from now on: br holds what was read of it and not consumed (a hijacked
 // connection's reader). It returns at once. After Shutdown began it closes nc.
 func (l *Lane) Serve(nc net.Conn, br *bufio.Reader) {
-	if h, ok := nc.(*handed); ok && h.br.Buffered() == 0 {
-		nc = h.Conn // taken back: nothing of the lane's old reader is left to read
-	}
+	nc, unread := unwrap(nc, br)
 	c := &conn{l: l, nc: nc}
-	if br != nil && br.Size() >= l.opts.BufferSize {
-		c.br = br
-	} else {
-		c.br = bufio.NewReaderSize(readerOf(nc, br), l.opts.BufferSize)
+	var src io.Reader = nc
+	if len(unread) > 0 {
+		c.src = &prefixed{p: unread, r: nc}
+		src = c.src
 	}
+	c.br = bufio.NewReaderSize(src, min(firstBuffer, l.opts.BufferSize))
 	c.ctx, c.cancel = context.WithCancelCause(context.WithValue(context.Background(), http.LocalAddrContextKey, nc.LocalAddr()))
 	l.mu.Lock()
 	if l.closing {
@@ -166,8 +166,9 @@ func (l *Lane) isClosing() bool {
 // their calls; a call's goroutine writes the answer.
 type conn struct {
 	l      *Lane
-	nc     net.Conn
-	br     *bufio.Reader
+	nc     net.Conn      // the connection accepted, never a wrapper of it
+	br     *bufio.Reader // reads src, or nc when src is nil
+	src    *prefixed     // what was read of nc before the lane had it, then nc
 	ctx    context.Context
 	cancel context.CancelCauseFunc
 
@@ -240,12 +241,14 @@ const (
 )
 
 // read waits for a whole request (head and body) in the reader and parses its head; n is the
-// head's length. A request over BufferSize is net/http's, whatever the reader's size (Serve
-// may keep a larger reader of net/http's).
+// head's length. A request over BufferSize is net/http's; one over the reader's size grows it.
 func (c *conn) read() (n int, st readState) {
 	size := c.l.opts.BufferSize
 	for want := 1; ; {
 		c.armDeadline(want > 1)
+		if want > c.br.Size() {
+			c.grow()
+		}
 		b, err := c.br.Peek(want)
 		if err != nil {
 			if len(b) > 0 || c.br.Buffered() > 0 {
@@ -267,7 +270,7 @@ func (c *conn) read() (n int, st readState) {
 		hn, err := ParseHead(b, &c.head)
 		switch {
 		case errors.Is(err, ErrIncomplete):
-			if len(b) >= size {
+			if len(b) >= min(size, MaxHead+1) {
 				return 0, others
 			}
 			want = len(b) + 1
@@ -382,7 +385,7 @@ func (c *conn) handBack() bool {
 		return false
 	}
 	select {
-	case c.l.handback <- &handed{Conn: c.nc, br: c.br}:
+	case c.l.handback <- &handed{Conn: c.nc, br: c.br, src: c.src}:
 		return true
 	case <-c.l.closed:
 		return false
@@ -495,18 +498,64 @@ func (w *Writer) Write(status int, header, body []byte) error {
 	return err
 }
 
-// readerOf is what a connection's new reader reads: br's bytes, then nc's.
-func readerOf(nc net.Conn, br *bufio.Reader) interface{ Read([]byte) (int, error) } {
-	if br == nil || br.Buffered() == 0 {
-		return nc
+// firstBuffer is the size of a connection's reader until a larger request comes (grow): an
+// idle keep-alive connection holds no more than net/http's would.
+const firstBuffer = 4 << 10
+
+// grow moves what the reader holds to one of BufferSize bytes.
+func (c *conn) grow() {
+	b, _ := c.br.Peek(c.br.Buffered())
+	p := append([]byte(nil), b...)
+	if c.src != nil {
+		p = append(p, c.src.p...)
 	}
-	return &handed{Conn: nc, br: br}
+	c.src = &prefixed{p: p, r: c.nc}
+	c.br = bufio.NewReaderSize(c.src, c.l.opts.BufferSize)
+}
+
+// unwrap returns the connection accepted under nc (which may be one the lane handed back to
+// net/http, coming back) and what was read of it and not consumed, in order: br's (net/http's
+// reader), then the lane's old reader's, then what that reader had still to read first. So a
+// connection going back and forth is one wrapper deep, whatever the number of round trips.
+func unwrap(nc net.Conn, br *bufio.Reader) (net.Conn, []byte) {
+	var p []byte
+	if br != nil && br.Buffered() > 0 {
+		b, _ := br.Peek(br.Buffered())
+		p = append(p, b...)
+	}
+	if h, ok := nc.(*handed); ok {
+		if n := h.br.Buffered(); n > 0 {
+			b, _ := h.br.Peek(n)
+			p = append(p, b...)
+		}
+		if h.src != nil {
+			p = append(p, h.src.p...)
+		}
+		nc = h.Conn
+	}
+	return nc, p
+}
+
+// prefixed reads p, then r.
+type prefixed struct {
+	p []byte
+	r io.Reader
+}
+
+func (p *prefixed) Read(b []byte) (int, error) {
+	if len(p.p) > 0 {
+		n := copy(b, p.p)
+		p.p = p.p[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
 }
 
 // handed is a connection going back to net/http: what the lane's reader holds is read first.
 type handed struct {
 	net.Conn
-	br *bufio.Reader
+	br  *bufio.Reader
+	src *prefixed // br's, as the lane's conn had it (unwrap)
 }
 
 func (h *handed) Read(p []byte) (int, error) { return h.br.Read(p) }
