@@ -186,8 +186,6 @@ type conn struct {
 	waiting  chan struct{} // closed when busy clears; made by a goroutine that waits for it
 	reading  bool          // a request has begun arriving (serve's; under mu for Shutdown)
 	closeEnd bool          // Shutdown began: close once the call in flight is answered
-
-	out []byte // the answer being written
 }
 
 // serve reads and starts the connection's requests until it ends or goes back to net/http.
@@ -459,6 +457,10 @@ func (c *conn) timedOut(err error) bool {
 	return true
 }
 
+// outs are the buffers answers are written from, shared by the connections: an idle one
+// holds none.
+var outs = sync.Pool{New: func() any { return new([]byte) }}
+
 // A Writer writes a call's answer.
 type Writer struct {
 	c       *conn
@@ -474,7 +476,8 @@ func (w *Writer) Write(status int, header, body []byte) error {
 	}
 	w.written = true
 	c := w.c
-	b := append(c.out[:0], "HTTP/1.1 "...)
+	out := outs.Get().(*[]byte)
+	b := append((*out)[:0], "HTTP/1.1 "...)
 	b = strconv.AppendInt(b, int64(status), 10)
 	b = append(b, ' ')
 	b = append(b, http.StatusText(status)...)
@@ -488,9 +491,8 @@ func (w *Writer) Write(status int, header, body []byte) error {
 	b = append(b, body...)
 	_, err := c.nc.Write(b)
 	if cap(b) <= 64<<10 {
-		c.out = b[:0]
-	} else {
-		c.out = nil
+		*out = b[:0]
+		outs.Put(out) // not one large answer's buffer for good
 	}
 	if err != nil {
 		c.nc.Close()
