@@ -2,7 +2,7 @@
 GO ?= go
 
 # Fuzz targets run briefly with their seed corpus on every make test: package:Target.
-FUZZ_TARGETS ?= config:FuzzParse cmdline:FuzzSplit cmdline:FuzzExpand command:FuzzParseFile connpool:FuzzServerConfig mcpcap:FuzzCheckSkillURI mcpcap:FuzzUnwrapURI ext:FuzzParseURI ext:FuzzConfine skill:FuzzParseFrontmatter frontmatter:FuzzParse gateway:FuzzHandlerJSONRPC connpool:FuzzLeanDispatch plugin:FuzzLoadManifest plugin:FuzzMarketplace skill:FuzzNamespacedURI bearer:FuzzVerify internal/wire:FuzzDecode view:FuzzToolName hiddentext:FuzzSanitize hiddentext:FuzzSanitizeSchema pin:FuzzCanonical pin:FuzzCanonicalReference pin:FuzzDigestReference gateway/internal/stdioframe:FuzzFrame gateway/internal/stdioframe:FuzzResponseID toolsearch:FuzzSearch pin:FuzzScanIndex
+FUZZ_TARGETS ?= config:FuzzParse cmdline:FuzzSplit cmdline:FuzzExpand command:FuzzParseFile connpool:FuzzServerConfig mcpcap:FuzzCheckSkillURI mcpcap:FuzzUnwrapURI ext:FuzzParseURI ext:FuzzConfine skill:FuzzParseFrontmatter frontmatter:FuzzParse gateway:FuzzHandlerJSONRPC connpool:FuzzLeanDispatch plugin:FuzzLoadManifest plugin:FuzzMarketplace skill:FuzzNamespacedURI bearer:FuzzVerify internal/wire:FuzzDecode view:FuzzToolName hiddentext:FuzzSanitize hiddentext:FuzzSanitizeSchema pin:FuzzCanonical pin:FuzzCanonicalReference pin:FuzzDigestReference gateway/internal/stdioframe:FuzzFrame gateway/internal/stdioframe:FuzzResponseID gateway/internal/lane:FuzzParseHead toolsearch:FuzzSearch pin:FuzzScanIndex
 # A count, not a duration: duration-based -fuzztime can fail spuriously with "context deadline
 # exceeded" in Go 1.26 (go.dev/issue/75804, fixed in 1.27).
 FUZZTIME ?= 100000x
