@@ -156,10 +156,19 @@ func holdBody(limit int64) middleware {
 // Traefik's default) sends it, and a rebound page names its own domain, never that one.
 func (g *Gateway) hostAllowed(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	if !ok || local == nil || !isLoopback(local.String()) || isLoopback(r.Host) {
+	if !ok || local == nil || !loopbackAddr(local) || isLoopback(r.Host) {
 		return true
 	}
 	return g.opts.Auth != nil && g.opts.Auth.names(r.Host)
+}
+
+// loopbackAddr reports whether a is a loopback address (isLoopback of its string, without
+// making one for a TCP address).
+func loopbackAddr(a net.Addr) bool {
+	if t, ok := a.(*net.TCPAddr); ok {
+		return t.IP.IsLoopback()
+	}
+	return isLoopback(a.String())
 }
 
 // isLoopback reports whether addr (host, or host:port) is localhost or a loopback address.
