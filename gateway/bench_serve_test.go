@@ -88,7 +88,7 @@ func (p *serveProc) lines() []string {
 }
 
 // startServe is benchServeProcess with more arguments for serve, returning the process.
-// $AGENTPOOL_BENCH_GOMAXPROCS, when set, is serve's GOMAXPROCS (which then stays fixed: the
+// $AGENTPOOL_BENCH_GOMAXPROCS, when set, is serve's GOMAXPROCS (the
 // design notes' comparison of one processor and two).
 func startServe(b testing.TB, spec string, args ...string) *serveProc {
 	b.Helper()

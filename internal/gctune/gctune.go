@@ -5,15 +5,6 @@
 // stays at 100 while the live heap is small and is lowered as it grows, keeping the headroom
 // near a cap, never below a floor. GOGC and GOMEMLIMIT in the environment keep their meaning:
 // with GOGC set, nothing is tuned.
-//
-// The processors follow the live heap too (Procs): a server that mostly waits, moving a call
-// between two connections with a few dozen microseconds of work, runs on one processor while
-// its heap is small, since on more the runtime spends about as much again waking and parking
-// threads for each event; past the live heap at which the percent reaches its floor (16 MiB
-// with serve's defaults, about six hundred idle sessions: collections come often then, and
-// mark much) it gets every processor, which the
-// collector's marking needs, and back to one below half that. GOMAXPROCS in the environment
-// keeps its meaning: with it set, the processors are not tuned.
 package gctune
 
 import (
@@ -44,95 +35,29 @@ func Percent(live, headroom uint64, floor int) int {
 	return max(int(headroom*100/live), floor)
 }
 
-// Procs is the GOMAXPROCS for a live heap of live bytes, the processors found being all and
-// the processors set now being cur: one up to procsHeap, all past it, and once all, all down
-// to half of procsHeap.
-func Procs(live, procsHeap uint64, all, cur int) int {
-	switch {
-	case live > procsHeap:
-		return all
-	case live < procsHeap/2 || cur == 1:
-		return 1
-	}
-	return cur
-}
-
-// Start tunes, after every collection and from the live heap then, the GC percent
-// (Percent(live, headroom, floor); not with $GOGC set) and the processors (Procs, past the
-// heap at which the percent reaches floor; not with $GOMAXPROCS set), starting on one, until
-// stop is called, which restores both as found. stop is idempotent.
+// Start tunes the GC percent after every collection, from the live heap then
+// (Percent(live, headroom, floor)), until stop is called, which restores the percent found.
+// With $GOGC set it does nothing. stop is idempotent.
 func Start(headroom uint64, floor int) (stop func()) {
-	_, gogc := os.LookupEnv("GOGC")
-	_, procs := os.LookupEnv("GOMAXPROCS")
-	if gogc && procs {
+	if _, set := os.LookupEnv("GOGC"); set {
 		return func() {}
 	}
-	t := &tuner{headroom: headroom, floor: floor, gogc: !gogc, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
+	t := &tuner{headroom: headroom, floor: floor, sample: []metrics.Sample{{Name: "/gc/heap/live:bytes"}}}
 	t.prev = debug.SetGCPercent(100)
 	debug.SetGCPercent(t.prev)
-	if !procs {
-		t.all = procsTuned.start()
-		t.procsHeap = headroom * 100 / uint64(max(floor, 1))
-	}
 	t.arm()
 	return sync.OnceFunc(func() {
 		t.mu.Lock()
 		defer t.mu.Unlock()
 		t.stopped = true
 		debug.SetGCPercent(t.prev)
-		if t.all > 0 {
-			procsTuned.stop()
-		}
 	})
 }
 
-// procsTuned counts the Starts tuning the processors, which are process-wide: the first
-// finds them and sets one, the last puts back what the first found.
-var procsTuned procsCount
-
-type procsCount struct {
-	mu    sync.Mutex
-	n     int
-	found int
-}
-
-// start counts a Start and returns the processors found by the first.
-func (p *procsCount) start() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.n == 0 {
-		p.found = runtime.GOMAXPROCS(1)
-	}
-	p.n++
-	return p.found
-}
-
-// stop counts a Start's stop; the last one restores the processors found.
-func (p *procsCount) stop() {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.n--; p.n == 0 {
-		runtime.GOMAXPROCS(p.found)
-	}
-}
-
-// set sets the processors to n while a Start is tuning them.
-func (p *procsCount) set(n int) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.n > 0 {
-		runtime.GOMAXPROCS(n)
-	}
-}
-
 type tuner struct {
-	headroom  uint64
-	floor     int
-	prev      int
-	gogc      bool   // the percent is tuned
-	all       int    // the processors found; 0: not tuned
-	procs     int    // the processors set (1 at start)
-	procsHeap uint64 // Procs's
+	headroom uint64
+	floor    int
+	prev     int
 
 	mu      sync.Mutex
 	stopped bool
@@ -156,16 +81,7 @@ func (t *tuner) collected() {
 	}
 	metrics.Read(t.sample)
 	if t.sample[0].Value.Kind() == metrics.KindUint64 {
-		live := t.sample[0].Value.Uint64()
-		if t.gogc {
-			debug.SetGCPercent(Percent(live, t.headroom, t.floor))
-		}
-		if t.all > 0 {
-			if p := Procs(live, t.procsHeap, t.all, max(t.procs, 1)); p != max(t.procs, 1) {
-				procsTuned.set(p)
-				t.procs = p
-			}
-		}
+		debug.SetGCPercent(Percent(t.sample[0].Value.Uint64(), t.headroom, t.floor))
 	}
 	t.arm()
 }
