@@ -62,7 +62,7 @@ func rvWrite(t *testing.T, c net.Conn, s string) {
 // A request that begins arriving while a call is in flight and arrives in more than one
 // piece: the connection's goroutine looks at the time of the last activity, which the call's
 // goroutine sets when it has answered (run with -race).
-func TestReviewPipelinedPartialRequestNoRace(t *testing.T) {
+func TestPipelinedPartialRequestNoRace(t *testing.T) {
 	release := make(chan struct{})
 	l := New(Options{Take: rvTake(release), IdleTimeout: time.Minute})
 	client, server := net.Pipe()
@@ -102,7 +102,7 @@ func (c *rvHalfClose) CloseWrite() error {
 // connection whose request it did not read whole (closeWriteAndWait: a body over a
 // MaxBytesReader's limit, 413), so that the client reads the answer before the close resets
 // the connection.
-func TestReviewHandedBackKeepsCloseWrite(t *testing.T) {
+func TestHandedBackKeepsCloseWrite(t *testing.T) {
 	l := New(Options{Take: func(*http.Request, []byte) (Call, bool) { return nil, false }})
 	inner, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {

@@ -17,7 +17,7 @@ func (rvPanicCall) Serve(context.Context, *Writer) { panic("call") }
 
 // A Take or a call that panics ends its connection, as a handler's panic does on net/http,
 // and not the process: the lane serves the next connection, and shuts down.
-func TestReviewPanicEndsTheConnection(t *testing.T) {
+func TestPanicEndsTheConnection(t *testing.T) {
 	l := New(Options{IdleTimeout: time.Minute, Take: func(_ *http.Request, body []byte) (Call, bool) {
 		switch string(body) {
 		case "take":
