@@ -11,8 +11,8 @@ import (
 
 // TestPipelinedRoundTripsStayFlat: a client that pipelines requests that move its connection
 // between net/http and the lane, again and again, is answered in order, and the lane's
-// connection is the one accepted at each return, not wrapped once more per round trip (each
-// wrapper held a reader of its own: a connection's memory grew with every round trip).
+// connection is the one accepted at each return, not wrapped once more per round trip (a
+// wrapper per round trip, each with a reader of its own, would grow without bound).
 func TestPipelinedRoundTripsStayFlat(t *testing.T) {
 	s := newServer(t, Options{})
 	c := dial(t, s.addr)
