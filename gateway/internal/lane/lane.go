@@ -550,7 +550,7 @@ func unwrap(nc net.Conn, br *bufio.Reader) (net.Conn, []byte) {
 	return nc, p
 }
 
-// prefixed reads p, then r.
+// prefixed reads p, then r. Read past p, it holds none of p's array.
 type prefixed struct {
 	p []byte
 	r io.Reader
@@ -560,6 +560,9 @@ func (p *prefixed) Read(b []byte) (int, error) {
 	if len(p.p) > 0 {
 		n := copy(b, p.p)
 		p.p = p.p[n:]
+		if len(p.p) == 0 {
+			p.p = nil
+		}
 		return n, nil
 	}
 	return p.r.Read(b)
