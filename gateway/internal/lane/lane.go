@@ -186,6 +186,7 @@ type conn struct {
 	waiting  chan struct{} // closed when busy clears; made by a goroutine that waits for it
 	reading  bool          // a request has begun arriving (serve's; under mu for Shutdown)
 	closeEnd bool          // Shutdown began: close once the call in flight is answered
+	rearm    bool          // timedOut moved a request's header deadline past the call: run wakes the read
 }
 
 // serve reads and starts the connection's requests until it ends or goes back to net/http.
@@ -321,6 +322,12 @@ func (c *conn) run(call Call) {
 		c.waiting = nil
 	}
 	end := c.closeEnd
+	if c.rearm {
+		// The request arriving has HeaderTimeout from now: wake its read (timedOut) to
+		// set the deadline that was pushed on or dropped during the call.
+		c.rearm = false
+		_ = c.nc.SetReadDeadline(aLongTimeAgo)
+	}
 	c.mu.Unlock()
 	if end {
 		c.nc.Close()
@@ -418,18 +425,20 @@ func (c *conn) armDeadline(partial bool) {
 }
 
 // timedOut reports whether err is the read deadline firing early, which it re-arms: a call
-// in flight, or activity since it was set. A timeout due ends the connection (false).
+// in flight, or activity since it was set. A timeout due ends the connection (false). It
+// holds mu while it sets the deadline, so that run's wake at an answer is never undone.
 func (c *conn) timedOut(err error) bool {
 	var ne net.Error
 	if !errors.As(err, &ne) || !ne.Timeout() {
 		return false
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	busy, last, partial := c.busy, c.last, c.reading
-	c.mu.Unlock()
 	o := &c.l.opts
 	now := time.Now()
 	var due time.Time
+	c.rearm = c.rearm || busy && partial
 	switch {
 	case (busy || !partial) && o.IdleTimeout <= 0:
 		// A header deadline of the request before: no idle timeout to keep.
@@ -456,6 +465,9 @@ func (c *conn) timedOut(err error) bool {
 	_ = c.nc.SetReadDeadline(due)
 	return true
 }
+
+// aLongTimeAgo is a read deadline that wakes a read at once.
+var aLongTimeAgo = time.Unix(1, 0)
 
 // outs are the buffers answers are written from, shared by the connections: an idle one
 // holds none.
@@ -538,7 +550,7 @@ func unwrap(nc net.Conn, br *bufio.Reader) (net.Conn, []byte) {
 	return nc, p
 }
 
-// prefixed reads p, then r.
+// prefixed reads p, then r. Read past p, it holds none of p's array.
 type prefixed struct {
 	p []byte
 	r io.Reader
@@ -548,6 +560,9 @@ func (p *prefixed) Read(b []byte) (int, error) {
 	if len(p.p) > 0 {
 		n := copy(b, p.p)
 		p.p = p.p[n:]
+		if len(p.p) == 0 {
+			p.p = nil
+		}
 		return n, nil
 	}
 	return p.r.Read(b)
