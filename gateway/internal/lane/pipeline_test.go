@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/synctest"
 
 	"github.com/agentpool/agentpool/internal/testwait"
 )
@@ -56,4 +57,26 @@ func TestPipelinedRoundTripsStayFlat(t *testing.T) {
 			t.Errorf("the lane's connection is a %T, want the accepted *net.TCPConn", lc.nc)
 		}
 	}
+}
+
+// TestLargeRequestLetsGo: once a request larger than the first reader has been answered, the
+// connection holds neither the grown reader nor a copy of that body while it waits.
+func TestLargeRequestLetsGo(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l := New(Options{Take: takeLane})
+		c := servePipe(t, l)
+		big := strings.Repeat("b", 30<<10)
+		c.send(rawPost("/lane", big))
+		if got, _ := c.answer(); got != big {
+			t.Fatalf("answer of %d bytes, want %d", len(got), len(big))
+		}
+		synctest.Wait() // the connection waits for its next request
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for lc := range l.conns {
+			if lc.br.Size() > firstBuffer || cap(lc.body) > firstBuffer {
+				t.Errorf("a connection waiting after a %d-byte request holds a %d-byte reader and a %d-byte body", len(big), lc.br.Size(), cap(lc.body))
+			}
+		}
+	})
 }
