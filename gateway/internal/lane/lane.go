@@ -176,7 +176,6 @@ type conn struct {
 	req      http.Request
 	target   string
 	url      *url.URL
-	body     []byte // the call's copy of its body (the reader's buffer moves on)
 	deadline time.Time
 	begun    time.Time // when the request being read began arriving in parts; zero: none
 	last     time.Time // when the last request was read or answered
@@ -223,6 +222,7 @@ func (c *conn) serve() {
 			return
 		}
 		c.br.Discard(n + int(c.head.ContentLength))
+		c.shrink()
 		c.mu.Lock()
 		c.busy, c.reading = true, false
 		c.mu.Unlock()
@@ -303,9 +303,9 @@ func (c *conn) take(n int) (Call, bool) {
 	r := &c.req
 	r.URL, r.RequestURI, r.Host, r.ContentLength = c.url, c.target, h.Host, h.ContentLength
 	b, _ := c.br.Peek(n + int(h.ContentLength))
-	c.body = append(c.body[:0], b[n:]...)
+	body := append([]byte(nil), b[n:]...) // the call's: the reader's buffer moves on
 	c.last = time.Now()
-	return c.l.opts.Take(r, c.body)
+	return c.l.opts.Take(r, body)
 }
 
 // run serves call and clears busy once it has answered.
@@ -525,6 +525,16 @@ func (c *conn) grow() {
 	}
 	c.src = &prefixed{p: p, r: c.nc}
 	c.br = bufio.NewReaderSize(c.src, c.l.opts.BufferSize)
+}
+
+// shrink goes back to a reader of firstBuffer bytes once a grown one has nothing left to
+// read, so that a connection waiting after a large request holds no more than after a small.
+func (c *conn) shrink() {
+	if c.br.Size() <= firstBuffer || c.br.Buffered() > 0 || c.src != nil && len(c.src.p) > 0 {
+		return
+	}
+	c.src = nil
+	c.br = bufio.NewReaderSize(c.nc, firstBuffer)
 }
 
 // unwrap returns the connection accepted under nc (which may be one the lane handed back to
