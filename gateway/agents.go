@@ -2,12 +2,13 @@ package gateway
 
 import (
 	"fmt"
-	"github.com/agentpool/agentpool/gateway/internal/lane"
 	"maps"
 	"net/http"
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/agentpool/agentpool/gateway/internal/lane"
 )
 
 // Paths Mux serves.
@@ -114,23 +115,32 @@ func (rt *Routes) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rt.serveResourceMetadata(w, r, rest)
 		return
 	}
+	route, agents, ok := rt.route(path)
 	switch {
-	case path == PoolPath:
-		rt.poolH.ServeHTTP(w, r)
-		return
-	case !strings.HasPrefix(path, AgentsPath):
-		http.NotFound(w, r)
-		return
-	}
-	name := strings.TrimPrefix(path, AgentsPath)
-	rt.mu.RLock()
-	route, ok := rt.agents[name]
-	rt.mu.RUnlock()
-	if ok {
+	case ok:
 		route.h.ServeHTTP(w, r)
-		return
+	case agents:
+		rt.unknown.ServeHTTP(w, r)
+	default:
+		http.NotFound(w, r)
 	}
-	rt.unknown.ServeHTTP(w, r)
+}
+
+// route returns what serves path: the pool's Gateway at PoolPath, or the agent's that its
+// name under AgentsPath names. agents reports whether path is under AgentsPath (ok false
+// there: a name no agent has).
+func (rt *Routes) route(path string) (r agentRoute, agents, ok bool) {
+	if path == PoolPath {
+		return agentRoute{g: rt.pool, h: rt.poolH}, false, true
+	}
+	name, agents := strings.CutPrefix(path, AgentsPath)
+	if !agents {
+		return r, false, false
+	}
+	rt.mu.RLock()
+	defer rt.mu.RUnlock()
+	r, ok = rt.agents[name]
+	return r, true, ok
 }
 
 // requireAgentToken is requireToken as the Gateway of the agent r's path names would apply

@@ -4,7 +4,6 @@ import (
 	"context"
 	"net"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/agentpool/agentpool/gateway/internal/lane"
@@ -38,12 +37,15 @@ func (rt *Routes) Listen(inner net.Listener, idle, header time.Duration) (ln net
 	return l.Listen(inner), l.Shutdown
 }
 
+// onLane reports whether g's calls may be the lane's: not in stateless mode (a request id
+// names no call) and without OAuth (whose refusals the lane cannot answer).
+func (g *Gateway) onLane() bool { return g.stateless == nil && g.opts.Auth == nil }
+
 // toLane moves the connection of r, a pass-through call answered, to g's lane: when g has
-// one whose calls the lane may take (takeLane: not stateless, no Auth) and the connection
-// stays open (HTTP/1.1, no Connection: close).
+// one, onLane, and the connection stays open (HTTP/1.1, no Connection: close).
 func (g *Gateway) toLane(w http.ResponseWriter, r *http.Request) {
 	l := g.lane.Load()
-	if l == nil || r.ProtoMajor != 1 || r.ProtoMinor != 1 || r.Close || g.opts.Auth != nil || g.stateless != nil {
+	if l == nil || !g.onLane() || r.ProtoMajor != 1 || r.ProtoMinor != 1 || r.Close {
 		return
 	}
 	rc := http.NewResponseController(w)
@@ -59,26 +61,15 @@ func (g *Gateway) toLane(w http.ResponseWriter, r *http.Request) {
 
 // gatewayAt returns the Gateway serving path, or nil.
 func (rt *Routes) gatewayAt(path string) *Gateway {
-	if path == PoolPath {
-		return rt.pool
-	}
-	name, ok := strings.CutPrefix(path, AgentsPath)
-	if !ok {
-		return nil
-	}
-	rt.mu.RLock()
-	defer rt.mu.RUnlock()
-	return rt.agents[name].g
+	r, _, _ := rt.route(path)
+	return r.g
 }
 
 // takeLane is the lane's Options.Take: a POST of a tools/call the pass-through path answers,
 // which has passed the checks net/http's route applies to it; anything else is net/http's.
 func (rt *Routes) takeLane(r *http.Request, body []byte) (lane.Call, bool) {
 	g := rt.gatewayAt(r.URL.Path)
-	if g == nil || g.stateless != nil || g.opts.Auth != nil {
-		return nil, false
-	}
-	if !g.hostAllowed(r) || !g.originAllowed(r.Header.Get("Origin")) || !g.authorized(r) {
+	if g == nil || !g.onLane() || !g.passesUserChecks(r) {
 		return nil, false
 	}
 	if max := g.opts.MaxBodyBytes; max > 0 && int64(len(body)) > max {

@@ -24,6 +24,14 @@ import (
 // /metrics must refuse a foreign page), trusts an Origin equal to the Host (which a page
 // whose name was rebound to the loopback sends), and cannot admit loopback origins on any port.
 
+// passesUserChecks reports whether r passes userChecks without OAuth (Options.Auth: the lane,
+// which answers no refusal itself, never serves a gateway with it): requireHost,
+// requireOrigin and requireToken's static token, in that order, by the same functions. A
+// check added to userChecks is added here too.
+func (g *Gateway) passesUserChecks(r *http.Request) bool {
+	return g.opts.Auth == nil && g.hostAllowed(r) && g.originAllowed(r.Header.Get("Origin")) && g.authorized(r)
+}
+
 // middleware is a check or step in front of a handler.
 type middleware func(http.Handler) http.Handler
 
