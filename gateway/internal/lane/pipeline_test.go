@@ -1,6 +1,7 @@
 package lane
 
 import (
+	"io"
 	"net"
 	"strconv"
 	"strings"
@@ -80,4 +81,18 @@ func TestLargeRequestLetsGo(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPrefixedLetsGo: a prefixed reader read past its prefix holds no part of it, so that a
+// connection that came back from net/http does not keep what was unread then for good.
+func TestPrefixedLetsGo(t *testing.T) {
+	head := append(make([]byte, 0, 64), "head"...) // as unwrap's: room to spare
+	p := &prefixed{p: head, r: strings.NewReader("tail")}
+	b, err := io.ReadAll(p)
+	if string(b) != "headtail" || err != nil {
+		t.Fatalf("read %q, %v; want headtail", b, err)
+	}
+	if cap(p.p) != 0 {
+		t.Errorf("the prefix read holds an array of %d bytes, want none", cap(p.p))
+	}
 }
