@@ -6,16 +6,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 )
-
-// rvRequest is a whole request the lane takes, with body.
-func rvRequest(body string) string {
-	return "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: " + strconv.Itoa(len(body)) + "\r\n\r\n" + body
-}
 
 // rvCall answers 200 with its body, once release (when not nil) is closed.
 type rvCall struct {
@@ -37,49 +31,27 @@ func rvTake(release chan struct{}) func(*http.Request, []byte) (Call, bool) {
 	}
 }
 
-// rvAnswer reads one answer from br and returns its body.
-func rvAnswer(t *testing.T, br *bufio.Reader) string {
-	t.Helper()
-	resp, err := http.ReadResponse(br, nil)
-	if err != nil {
-		t.Fatalf("reading the answer: %v", err)
-	}
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("reading the answer's body: %v", err)
-	}
-	return string(b)
-}
-
-// rvWrite writes s to c.
-func rvWrite(t *testing.T, c net.Conn, s string) {
-	t.Helper()
-	if _, err := c.Write([]byte(s)); err != nil {
-		t.Fatalf("writing %q: %v", s, err)
-	}
-}
-
 // A request that begins arriving while a call is in flight and arrives in more than one
 // piece: the connection's goroutine looks at the time of the last activity, which the call's
 // goroutine sets when it has answered (run with -race).
 func TestPipelinedPartialRequestNoRace(t *testing.T) {
 	release := make(chan struct{})
 	l := New(Options{Take: rvTake(release), IdleTimeout: time.Minute})
-	client, server := net.Pipe()
+	cli, server := net.Pipe()
 	l.Serve(server, nil)
-	br := bufio.NewReader(client)
-	req2 := rvRequest("two")
-	rvWrite(t, client, rvRequest("one")+req2[:10])
+	c := &client{t: t, nc: cli, br: bufio.NewReader(cli)}
+	req2 := rawPost("/mcp", "two")
+	c.write(rawPost("/mcp", "one") + req2[:10])
 	close(release)
-	if got := rvAnswer(t, br); got != "one" {
+	if _, got := c.read(); got != "one" {
 		t.Fatalf("first answer %q, want %q", got, "one")
 	}
-	rvWrite(t, client, req2[10:20]) // still no whole head: the lane reads on
-	rvWrite(t, client, req2[20:])
-	if got := rvAnswer(t, br); got != "two" {
+	c.write(req2[10:20]) // still no whole head: the lane reads on
+	c.write(req2[20:])
+	if _, got := c.read(); got != "two" {
 		t.Fatalf("second answer %q, want %q", got, "two")
 	}
-	client.Close()
+	cli.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := l.Shutdown(ctx); err != nil {
@@ -122,23 +94,23 @@ func TestHandedBackKeepsCloseWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer side.Close()
-	client, err := net.Dial("tcp", side.Addr().String())
+	cli, err := net.Dial("tcp", side.Addr().String())
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer client.Close()
+	defer cli.Close()
 	nc, err := side.Accept()
 	if err != nil {
 		t.Fatal(err)
 	}
 	rec := &rvHalfClose{TCPConn: nc.(*net.TCPConn)}
 	l.Serve(rec, nil)
-	rvWrite(t, client, rvRequest("{}"))
-	br := bufio.NewReader(client)
-	if got := rvAnswer(t, br); got != "too large\n" {
+	c := &client{t: t, nc: cli, br: bufio.NewReader(cli)}
+	c.write(rawPost("/mcp", "{}"))
+	if _, got := c.read(); got != "too large\n" {
 		t.Fatalf("answer %q", got)
 	}
-	if _, err := br.ReadByte(); err != io.EOF {
+	if _, err := c.br.ReadByte(); err != io.EOF {
 		t.Fatalf("after the answer: %v, want EOF", err)
 	}
 	if !rec.closedWrite.Load() {

@@ -28,21 +28,23 @@ func TestPanicEndsTheConnection(t *testing.T) {
 		return rvCall{body: string(body)}, true
 	}})
 	for _, body := range []string{"take", "call"} {
-		client, server := net.Pipe()
+		cli, server := net.Pipe()
 		l.Serve(server, nil)
-		rvWrite(t, client, rvRequest(body))
-		if b, err := io.ReadAll(client); err != nil || len(b) > 0 {
+		c := &client{t: t, nc: cli, br: bufio.NewReader(cli)}
+		c.write(rawPost("/mcp", body))
+		if b, err := io.ReadAll(c.br); err != nil || len(b) > 0 {
 			t.Errorf("%s panicked: the client read %q, %v; want the connection closed", body, b, err)
 		}
-		client.Close()
+		cli.Close()
 	}
-	client, server := net.Pipe()
+	cli, server := net.Pipe()
 	l.Serve(server, nil)
-	rvWrite(t, client, rvRequest("ok"))
-	if got := rvAnswer(t, bufio.NewReader(client)); got != "ok" {
+	c := &client{t: t, nc: cli, br: bufio.NewReader(cli)}
+	c.write(rawPost("/mcp", "ok"))
+	if _, got := c.read(); got != "ok" {
 		t.Errorf("after the panics: %q", got)
 	}
-	client.Close()
+	cli.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	if err := l.Shutdown(ctx); err != nil {
