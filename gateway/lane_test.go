@@ -113,7 +113,8 @@ func laneAnswer(t *testing.T, br *bufio.Reader) (int, string) {
 }
 
 // On a connection the lane serves, a call with a foreign Origin or Host, or without the token,
-// is refused as on net/http (403, 401), and a plain one is answered on the lane.
+// is refused as on net/http (403, 401), one to a path no Gateway serves is 404, and a plain
+// one is answered on the lane.
 func TestLaneKeepsTheHTTPChecks(t *testing.T) {
 	const token = "s3cret"
 	ls := serveLane(t, func(o *gateway.Options) { o.Token = token })
@@ -146,6 +147,14 @@ func TestLaneKeepsTheHTTPChecks(t *testing.T) {
 	if n := ls.taken(nc.LocalAddr().String()); n != 1 {
 		t.Fatalf("net/http took the connection %d times, want once: the second call was not answered on the lane", n)
 	}
+	// Each refusal comes on the lane: the call before it, answered by net/http after the last
+	// refusal, moved the connection back.
+	onLane := func() {
+		t.Helper()
+		if st, body := send(laneCall(cs.ID(), "ok", auth)); st != http.StatusOK {
+			t.Fatalf("a plain call: %d %s", st, body)
+		}
+	}
 	for _, tc := range []struct {
 		extra []string
 		want  int
@@ -155,12 +164,21 @@ func TestLaneKeepsTheHTTPChecks(t *testing.T) {
 		{nil, http.StatusUnauthorized},
 		{[]string{"Authorization: Bearer wrong"}, http.StatusUnauthorized},
 	} {
+		onLane()
 		req := laneCall(cs.ID(), "bad", tc.extra...)
 		if strings.Contains(strings.Join(tc.extra, " "), "Host:") {
 			req = strings.Replace(req, "Host: 127.0.0.1\r\n", "", 1)
 		}
 		if st, body := send(req); st != tc.want {
 			t.Errorf("%q: %d %s, want %d", tc.extra, st, body, tc.want)
+		}
+	}
+	// A path no Gateway serves goes back to net/http, which answers it as the route does.
+	for _, path := range []string{"/nowhere", gateway.AgentsPath + "nobody", gateway.PoolPath + "/"} {
+		onLane()
+		req := strings.Replace(laneCall(cs.ID(), "lost", auth), "POST "+gateway.PoolPath+" ", "POST "+path+" ", 1)
+		if st, body := send(req); st != http.StatusNotFound {
+			t.Errorf("a call to %s: %d %s, want 404", path, st, body)
 		}
 	}
 	if st, body := send(laneCall(cs.ID(), "again", auth)); st != http.StatusOK || !strings.Contains(body, "again") {
