@@ -198,7 +198,7 @@ func (c *conn) serve() {
 	handback := false
 	defer func() {
 		if err := recover(); err != nil {
-			c.logPanic("Take", err)
+			c.logPanic("reading or taking a request", err)
 			handback = false
 		}
 		c.cancel(errClientGone)
