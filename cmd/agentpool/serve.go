@@ -21,6 +21,7 @@ import (
 	"github.com/agentpool/agentpool/host"
 	"github.com/agentpool/agentpool/internal/connlimit"
 	"github.com/agentpool/agentpool/internal/gctune"
+	"github.com/agentpool/agentpool/internal/proctune"
 	"github.com/agentpool/agentpool/internal/writestall"
 	"github.com/agentpool/agentpool/status"
 	"github.com/agentpool/agentpool/view"
@@ -102,6 +103,7 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	ctx := cmd.Context()
 	signalStops.Store(true)
 	defer gctune.Start(gctune.DefaultHeadroom, gctune.DefaultFloor)()
+	defer proctune.Start(proctune.Config{})()
 	stderr := userOut(opts, cmd.ErrOrStderr())
 	h, cleanup, err := buildServeHost(ctx, opts, stderr)
 	if err != nil {

@@ -1,0 +1,159 @@
+// Package proctune sets how many processors a server's goroutines run on (GOMAXPROCS) from
+// the CPU time it uses: one while it uses less than most of one processor, every one Go would
+// give it (its default GOMAXPROCS) while it needs more.
+//
+// A gateway that passes a message from one connection to another readies a goroutine per
+// event. With a second processor idle, the runtime wakes that processor's thread to run it
+// (a futex), the thread spins looking for work and parks again; on two processors that costs
+// about as much CPU per passed-through call as the gateway's own work on it. On one processor
+// there is none of it. But one processor also caps what the process can do: the collector's
+// marking of a large heap, a burst of new sessions, more calls than one processor serves. So
+// the tuner reads the process's CPU time every Interval; on one processor, an interval that
+// used at least Up of it moves the process to every processor; on them, Calm intervals in a
+// row that each used less than Down of one processor move it back.
+//
+// GOMAXPROCS in the environment keeps its meaning: with it set, nothing is tuned. So does a
+// default of one processor. Where the process's CPU time cannot be read (not a Unix system),
+// nothing is tuned either.
+package proctune
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"time"
+)
+
+// The tuner's defaults: the CPU time is read every 100 ms; an interval at 75 % of one processor
+// or more moves to every processor, ten in a row (one second) under 40 % move back. The gap
+// between the two leaves room for what one processor saves: a load that used 75 % of two
+// uses less of one, and does not move back and forth.
+const (
+	DefaultInterval = 100 * time.Millisecond
+	DefaultUp       = 0.75
+	DefaultDown     = 0.40
+	DefaultCalm     = 10
+)
+
+// Config is a tuner's thresholds; its zero fields take the defaults.
+type Config struct {
+	Interval time.Duration
+	Up, Down float64 // shares of one processor's time over an interval
+	Calm     int     // intervals in a row under Down before moving back to one processor
+}
+
+func (c Config) withDefaults() Config {
+	if c.Interval <= 0 {
+		c.Interval = DefaultInterval
+	}
+	if c.Up <= 0 {
+		c.Up = DefaultUp
+	}
+	if c.Down <= 0 {
+		c.Down = DefaultDown
+	}
+	if c.Calm <= 0 {
+		c.Calm = DefaultCalm
+	}
+	return c
+}
+
+// Policy decides the processors from the CPU time used. Its zero value is not usable: use
+// NewPolicy.
+type Policy struct {
+	cfg   Config
+	max   int
+	procs int // the processors now
+	calm  int // intervals in a row under Down, on max processors
+}
+
+// NewPolicy returns the policy of a process whose default is max processors, starting on one.
+func NewPolicy(cfg Config, max int) *Policy {
+	return &Policy{cfg: cfg.withDefaults(), max: max, procs: 1}
+}
+
+// Procs is the processors the policy has the process run on now.
+func (p *Policy) Procs() int { return p.procs }
+
+// Next takes the CPU time the process used over the last interval and returns the
+// processors to run on from now.
+func (p *Policy) Next(used time.Duration) int {
+	share := float64(used) / float64(p.cfg.Interval)
+	switch {
+	case p.procs == 1 && share >= p.cfg.Up:
+		p.procs, p.calm = p.max, 0
+	case p.procs > 1 && share < p.cfg.Down:
+		p.calm++
+		if p.calm >= p.cfg.Calm {
+			p.procs, p.calm = 1, 0
+		}
+	case p.procs > 1:
+		p.calm = 0
+	}
+	return p.procs
+}
+
+// Start tunes the process's processors with cfg until stop is called, which gives the
+// process back Go's default. It does nothing (stop does nothing) with $GOMAXPROCS set, with a
+// default of one processor, where the CPU time cannot be read, or while another Start's
+// tuning runs. stop is idempotent.
+func Start(cfg Config) (stop func()) {
+	if _, set := os.LookupEnv("GOMAXPROCS"); set {
+		return func() {}
+	}
+	if _, ok := cpuTime(); !ok {
+		return func() {}
+	}
+	return start(cfg, runtime.GOMAXPROCS(0), cpuTime, setProcs)
+}
+
+// setProcs sets the processors; 0 gives back Go's default.
+func setProcs(n int) {
+	if n == 0 {
+		runtime.SetDefaultGOMAXPROCS()
+		return
+	}
+	runtime.GOMAXPROCS(n)
+}
+
+var running sync.Mutex // held while a tuning runs: one per process
+
+// start is Start with the process's default processors, its CPU clock and the setter given.
+func start(cfg Config, max int, cpu func() (time.Duration, bool), set func(int)) (stop func()) {
+	if max <= 1 || !running.TryLock() {
+		return func() {}
+	}
+	cfg = cfg.withDefaults()
+	p := NewPolicy(cfg, max)
+	set(p.Procs())
+	done := make(chan struct{})
+	ended := make(chan struct{})
+	go func() {
+		defer close(ended)
+		t := time.NewTicker(cfg.Interval)
+		defer t.Stop()
+		last, _ := cpu()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			now, ok := cpu()
+			if !ok {
+				continue
+			}
+			before := p.Procs()
+			if n := p.Next(now - last); n != before {
+				set(n)
+			}
+			last = now
+		}
+	}()
+	return sync.OnceFunc(func() {
+		close(done)
+		<-ended
+		set(0)
+		running.Unlock()
+	})
+}

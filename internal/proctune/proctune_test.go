@@ -1,0 +1,162 @@
+package proctune
+
+import (
+	"os"
+	"runtime"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+func TestPolicy(t *testing.T) {
+	ms := time.Millisecond
+	p := NewPolicy(Config{}, 4)
+	steps := []struct {
+		used time.Duration
+		want int
+	}{
+		{10 * ms, 1}, {74 * ms, 1}, // under 75 % of one processor: stays on one
+		{75 * ms, 4},               // at it: every processor
+		{39 * ms, 4}, {39 * ms, 4}, // calm, but not for long enough
+		{41 * ms, 4}, // a busy interval starts the count again
+	}
+	for range 9 {
+		steps = append(steps, struct {
+			used time.Duration
+			want int
+		}{5 * ms, 4})
+	}
+	steps = append(steps, struct {
+		used time.Duration
+		want int
+	}{5 * ms, 1}) // the tenth calm interval in a row: back to one
+	for i, s := range steps {
+		if got := p.Next(s.used); got != s.want {
+			t.Fatalf("step %d: Next(%v) = %d, want %d", i, s.used, got, s.want)
+		}
+	}
+}
+
+// fakeProcess is a process whose CPU clock a test advances, and the processors set on it.
+type fakeProcess struct {
+	mu    sync.Mutex
+	cpu   time.Duration
+	procs []int
+}
+
+func (f *fakeProcess) read() (time.Duration, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.cpu, true
+}
+
+func (f *fakeProcess) set(n int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.procs = append(f.procs, n)
+}
+
+func (f *fakeProcess) use(d time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.cpu += d
+}
+
+func (f *fakeProcess) sets() []int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]int(nil), f.procs...)
+}
+
+func equal(a, b []int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// A tuned process starts on one processor, moves to every one in the interval after a busy
+// one, back after a calm second, and gets Go's default (0) at stop; a second Start meanwhile
+// does nothing.
+func TestStartFollowsTheCPUUsed(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeProcess{}
+		stop := start(Config{}, 2, f.read, f.set)
+		if got := f.sets(); !equal(got, []int{1}) {
+			t.Fatalf("after start: processors set %v, want [1]", got)
+		}
+		other := &fakeProcess{}
+		start(Config{}, 2, other.read, other.set)()
+		if got := other.sets(); len(got) != 0 {
+			t.Fatalf("a second tuning set processors %v while the first ran", got)
+		}
+
+		time.Sleep(DefaultInterval / 2)
+		f.use(90 * time.Millisecond) // 90 % of one processor in the first interval
+		time.Sleep(DefaultInterval)
+		synctest.Wait()
+		if got := f.sets(); !equal(got, []int{1, 2}) {
+			t.Fatalf("after a busy interval: processors set %v, want [1 2]", got)
+		}
+
+		time.Sleep(DefaultCalm * DefaultInterval) // idle: ten calm intervals
+		synctest.Wait()
+		if got := f.sets(); !equal(got, []int{1, 2, 1}) {
+			t.Fatalf("after a calm second: processors set %v, want [1 2 1]", got)
+		}
+		stop()
+		stop()
+		if got := f.sets(); !equal(got, []int{1, 2, 1, 0}) {
+			t.Fatalf("after stop: processors set %v, want [1 2 1 0]", got)
+		}
+	})
+}
+
+// With a default of one processor there is nothing to tune.
+func TestStartOnOneProcessorDoesNothing(t *testing.T) {
+	f := &fakeProcess{}
+	start(Config{}, 1, f.read, f.set)()
+	if got := f.sets(); len(got) != 0 {
+		t.Fatalf("processors set %v on a one-processor default", got)
+	}
+}
+
+// $GOMAXPROCS is the user's choice: Start leaves the processors as they are.
+func TestStartKeepsGOMAXPROCSFromTheEnvironment(t *testing.T) {
+	t.Setenv("GOMAXPROCS", "2")
+	before := runtime.GOMAXPROCS(0)
+	stop := Start(Config{})
+	if got := runtime.GOMAXPROCS(0); got != before {
+		t.Errorf("GOMAXPROCS %d after Start with $GOMAXPROCS set, want %d", got, before)
+	}
+	stop()
+}
+
+// In a real process: Start moves it to one processor (when Go's default is more), stop gives
+// back the default.
+func TestStartAndStopInThisProcess(t *testing.T) {
+	if v, set := os.LookupEnv("GOMAXPROCS"); set {
+		t.Setenv("GOMAXPROCS", v)
+		os.Unsetenv("GOMAXPROCS")
+	}
+	runtime.SetDefaultGOMAXPROCS()
+	def := runtime.GOMAXPROCS(0)
+	stop := Start(Config{Interval: time.Hour})
+	want := 1
+	if _, ok := cpuTime(); !ok {
+		want = def
+	}
+	if got := runtime.GOMAXPROCS(0); got != want {
+		t.Errorf("GOMAXPROCS %d after Start, want %d (default %d)", got, want, def)
+	}
+	stop()
+	if got := runtime.GOMAXPROCS(0); got != def {
+		t.Errorf("GOMAXPROCS %d after stop, want the default %d", got, def)
+	}
+}
