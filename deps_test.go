@@ -36,8 +36,8 @@ var allowedImports = map[string][]string{
 	// internal/connlimit: serve's listener cap. internal/writestall: serve's bound on a stalled
 	// write to a client. status: serve's status page. sandbox: the
 	// entry point sandboxed servers start through (sandbox.Main). internal/gctune: serve's
-	// garbage collector headroom.
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "internal/writestall", "status", "sandbox", "internal/termtext", "internal/gctune"},
+	// garbage collector headroom. internal/proctune: serve's processors.
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "internal/writestall", "status", "sandbox", "internal/termtext", "internal/gctune", "internal/proctune"},
 
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
@@ -185,7 +185,9 @@ var allowedImports = map[string][]string{
 	// Text from outside made safe to print on a terminal (standard library only).
 	"internal/termtext": nil,
 	// internal/gctune: the garbage collector's headroom of a long-running server.
-	"internal/gctune":    nil,
+	"internal/gctune": nil,
+	// internal/proctune: the processors of a long-running server, from the CPU it uses.
+	"internal/proctune":  nil,
 	"internal/threadcpu": nil,
 	// What the model adapters share about the endpoint they call (standard library only).
 	"agent/internal/endpoint": nil,
