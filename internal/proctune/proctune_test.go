@@ -160,3 +160,20 @@ func TestStartAndStopInThisProcess(t *testing.T) {
 		t.Errorf("GOMAXPROCS %d after stop, want the default %d", got, def)
 	}
 }
+
+// A move to more processors gives the process Go's default (0), not the number found at Start:
+// the runtime then keeps following the CPU limit and affinity, which change while serve runs.
+func TestMovingUpGivesGoTheDefault(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeProcess{}
+		stop := start(Config{}, 4, f.read, f.set)
+		defer stop()
+		synctest.Wait()        // the tuner has read the CPU time at its start
+		f.use(DefaultInterval) // a whole processor in the first interval
+		time.Sleep(DefaultInterval)
+		synctest.Wait()
+		if got := f.sets(); !equal(got, []int{1, 0}) {
+			t.Fatalf("after a busy interval: processors set %v, want [1 0] (one, then Go's default)", got)
+		}
+	})
+}
