@@ -94,7 +94,8 @@ func (p *Policy) Next(used time.Duration) int {
 }
 
 // Start tunes the process's processors with cfg until stop is called, which gives the
-// process back Go's default. It does nothing (stop does nothing) with $GOMAXPROCS set, with a
+// process back Go's default. A move to more processors is a move to Go's default as the
+// runtime keeps it, not to the number found at Start: it follows a CPU limit that changes. It does nothing (stop does nothing) with $GOMAXPROCS set, with a
 // default of one processor, where the CPU time cannot be read, or while another Start's
 // tuning runs. stop is idempotent.
 func Start(cfg Config) (stop func()) {
@@ -107,7 +108,8 @@ func Start(cfg Config) (stop func()) {
 	return start(cfg, runtime.GOMAXPROCS(0), cpuTime, setProcs)
 }
 
-// setProcs sets the processors; 0 gives back Go's default.
+// setProcs sets the processors; 0 gives back Go's default, and with it the runtime's own
+// updates of it when the CPU limit or affinity changes (runtime.GOMAXPROCS(n) stops those).
 func setProcs(n int) {
 	if n == 0 {
 		runtime.SetDefaultGOMAXPROCS()
@@ -144,8 +146,12 @@ func start(cfg Config, max int, cpu func() (time.Duration, bool), set func(int))
 				continue
 			}
 			before := p.Procs()
-			if n := p.Next(now - last); n != before {
-				set(n)
+			switch n := p.Next(now - last); {
+			case n == before:
+			case n == 1:
+				set(1)
+			default:
+				set(0) // Go's default, which the runtime keeps following the CPU limit
 			}
 			last = now
 		}
