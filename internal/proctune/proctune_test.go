@@ -39,16 +39,38 @@ func TestPolicy(t *testing.T) {
 }
 
 // fakeProcess is a process whose CPU clock a test advances, and the processors set on it.
+// While held, a reading of its clock waits for the test to let it go.
 type fakeProcess struct {
 	mu    sync.Mutex
 	cpu   time.Duration
 	procs []int
+	held  chan struct{}
 }
 
 func (f *fakeProcess) read() (time.Duration, bool) {
 	f.mu.Lock()
+	held := f.held
+	f.mu.Unlock()
+	if held != nil {
+		<-held
+	}
+	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.cpu, true
+}
+
+// hold makes readings of the clock wait until the function it returns is called.
+func (f *fakeProcess) hold() (release func()) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.held = make(chan struct{})
+	held := f.held
+	return func() {
+		f.mu.Lock()
+		f.held = nil
+		f.mu.Unlock()
+		close(held)
+	}
 }
 
 func (f *fakeProcess) set(n int) {
@@ -174,6 +196,28 @@ func TestMovingUpGivesGoTheDefault(t *testing.T) {
 		synctest.Wait()
 		if got := f.sets(); !equal(got, []int{1, 0}) {
 			t.Fatalf("after a busy interval: processors set %v, want [1 0] (one, then Go's default)", got)
+		}
+	})
+}
+
+// The share of a processor is the CPU time over the time it was used in, not over Interval:
+// a reading that comes late (ticks dropped while the process was throttled or stopped) does
+// not count several intervals' CPU as one's.
+func TestALateReadingIsAShareOfTheTimeItCovers(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeProcess{}
+		stop := start(Config{}, 2, f.read, f.set)
+		defer stop()
+		synctest.Wait() // the tuner has read the CPU time at its start
+		release := f.hold()
+		for range 3 {
+			time.Sleep(DefaultInterval)
+			f.use(DefaultInterval * 4 / 10) // 40 % of one processor, under Up
+		}
+		release()
+		synctest.Wait()
+		if got := f.sets(); !equal(got, []int{1}) {
+			t.Fatalf("after three intervals at 40 %%, read late: processors set %v, want [1]", got)
 		}
 	})
 }
