@@ -10,7 +10,8 @@
 // marking of a large heap, a burst of new sessions, more calls than one processor serves. So
 // the tuner reads the process's CPU time every Interval; on one processor, an interval that
 // used at least Up of it moves the process to every processor; on them, Calm intervals in a
-// row that each used less than Down of one processor move it back.
+// row that each used less than Down of one processor move it back. A share is of the time
+// between two readings, which is more than Interval when a reading comes late.
 //
 // GOMAXPROCS in the environment keeps its meaning: with it set, nothing is tuned. So does a
 // default of one processor. Where the process's CPU time cannot be read (not a Unix system),
@@ -75,10 +76,14 @@ func NewPolicy(cfg Config, max int) *Policy {
 // Procs is the processors the policy has the process run on now.
 func (p *Policy) Procs() int { return p.procs }
 
-// Next takes the CPU time the process used over the last interval and returns the
+// Next takes the CPU time the process used in the time over since the last reading (Interval,
+// or more when a reading comes late; Interval if over is not positive) and returns the
 // processors to run on from now.
-func (p *Policy) Next(used time.Duration) int {
-	share := float64(used) / float64(p.cfg.Interval)
+func (p *Policy) Next(used, over time.Duration) int {
+	if over <= 0 {
+		over = p.cfg.Interval
+	}
+	share := float64(used) / float64(over)
 	switch {
 	case p.procs == 1 && share >= p.cfg.Up:
 		p.procs, p.calm = p.max, 0
@@ -135,6 +140,7 @@ func start(cfg Config, max int, cpu func() (time.Duration, bool), set func(int))
 		t := time.NewTicker(cfg.Interval)
 		defer t.Stop()
 		last, _ := cpu()
+		lastAt := time.Now()
 		for {
 			select {
 			case <-done:
@@ -145,15 +151,16 @@ func start(cfg Config, max int, cpu func() (time.Duration, bool), set func(int))
 			if !ok {
 				continue
 			}
+			at := time.Now()
 			before := p.Procs()
-			switch n := p.Next(now - last); {
+			switch n := p.Next(now-last, at.Sub(lastAt)); {
 			case n == before:
 			case n == 1:
 				set(1)
 			default:
 				set(0) // Go's default, which the runtime keeps following the CPU limit
 			}
-			last = now
+			last, lastAt = now, at
 		}
 	}()
 	return sync.OnceFunc(func() {

@@ -32,7 +32,7 @@ func TestPolicy(t *testing.T) {
 		want int
 	}{5 * ms, 1}) // the tenth calm interval in a row: back to one
 	for i, s := range steps {
-		if got := p.Next(s.used); got != s.want {
+		if got := p.Next(s.used, DefaultInterval); got != s.want {
 			t.Fatalf("step %d: Next(%v) = %d, want %d", i, s.used, got, s.want)
 		}
 	}
