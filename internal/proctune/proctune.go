@@ -110,8 +110,18 @@ func Start(cfg Config) (stop func()) {
 	if _, ok := cpuTime(); !ok {
 		return func() {}
 	}
-	return start(cfg, runtime.GOMAXPROCS(0), cpuTime, setProcs)
+	return start(cfg, process{procs: runtime.GOMAXPROCS(0), cpu: cpuTime, limit: noLimit, set: setProcs})
 }
+
+// process is what a tuning reads and sets: this process, or a test's.
+type process struct {
+	procs int                          // Go's default processors at the start
+	cpu   func() (time.Duration, bool) // the CPU time used
+	limit func() (float64, bool)       // the CPU limit, in processors; false for none
+	set   func(int)                    // 1, or 0 for Go's default
+}
+
+func noLimit() (float64, bool) { return 0, false }
 
 // setProcs sets the processors; 0 gives back Go's default, and with it the runtime's own
 // updates of it when the CPU limit or affinity changes (runtime.GOMAXPROCS(n) stops those).
@@ -125,8 +135,9 @@ func setProcs(n int) {
 
 var running sync.Mutex // held while a tuning runs: one per process
 
-// start is Start with the process's default processors, its CPU clock and the setter given.
-func start(cfg Config, max int, cpu func() (time.Duration, bool), set func(int)) (stop func()) {
+// start is Start on the process given.
+func start(cfg Config, proc process) (stop func()) {
+	max, cpu, set := proc.procs, proc.cpu, proc.set
 	if max <= 1 || !running.TryLock() {
 		return func() {}
 	}

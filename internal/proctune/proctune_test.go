@@ -1,6 +1,7 @@
 package proctune
 
 import (
+	"fmt"
 	"os"
 	"runtime"
 	"sync"
@@ -39,12 +40,25 @@ func TestPolicy(t *testing.T) {
 }
 
 // fakeProcess is a process whose CPU clock a test advances, and the processors set on it.
-// While held, a reading of its clock waits for the test to let it go.
+// While held, a reading of its clock waits for the test to let it go. limit is its CPU
+// limit in processors (0: none).
 type fakeProcess struct {
 	mu    sync.Mutex
 	cpu   time.Duration
 	procs []int
 	held  chan struct{}
+	limit float64
+}
+
+// process is the fake as a tuning sees it, with a default of procs processors.
+func (f *fakeProcess) process(procs int) process {
+	return process{procs: procs, cpu: f.read, limit: f.readLimit, set: f.set}
+}
+
+func (f *fakeProcess) readLimit() (float64, bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.limit, f.limit > 0
 }
 
 func (f *fakeProcess) read() (time.Duration, bool) {
@@ -109,12 +123,12 @@ func equal(a, b []int) bool {
 func TestStartFollowsTheCPUUsed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeProcess{}
-		stop := start(Config{}, 2, f.read, f.set)
+		stop := start(Config{}, f.process(2))
 		if got := f.sets(); !equal(got, []int{1}) {
 			t.Fatalf("after start: processors set %v, want [1]", got)
 		}
 		other := &fakeProcess{}
-		start(Config{}, 2, other.read, other.set)()
+		start(Config{}, other.process(2))()
 		if got := other.sets(); len(got) != 0 {
 			t.Fatalf("a second tuning set processors %v while the first ran", got)
 		}
@@ -143,7 +157,7 @@ func TestStartFollowsTheCPUUsed(t *testing.T) {
 // With a default of one processor there is nothing to tune.
 func TestStartOnOneProcessorDoesNothing(t *testing.T) {
 	f := &fakeProcess{}
-	start(Config{}, 1, f.read, f.set)()
+	start(Config{}, f.process(1))()
 	if got := f.sets(); len(got) != 0 {
 		t.Fatalf("processors set %v on a one-processor default", got)
 	}
@@ -188,7 +202,7 @@ func TestStartAndStopInThisProcess(t *testing.T) {
 func TestMovingUpGivesGoTheDefault(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeProcess{}
-		stop := start(Config{}, 4, f.read, f.set)
+		stop := start(Config{}, f.process(4))
 		defer stop()
 		synctest.Wait()        // the tuner has read the CPU time at its start
 		f.use(DefaultInterval) // a whole processor in the first interval
@@ -206,7 +220,7 @@ func TestMovingUpGivesGoTheDefault(t *testing.T) {
 func TestALateReadingIsAShareOfTheTimeItCovers(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeProcess{}
-		stop := start(Config{}, 2, f.read, f.set)
+		stop := start(Config{}, f.process(2))
 		defer stop()
 		synctest.Wait() // the tuner has read the CPU time at its start
 		release := f.hold()
@@ -220,4 +234,33 @@ func TestALateReadingIsAShareOfTheTimeItCovers(t *testing.T) {
 			t.Fatalf("after three intervals at 40 %%, read late: processors set %v, want [1]", got)
 		}
 	})
+}
+
+// Under a CPU limit of one processor or less (Go's default is then two), more processors
+// cannot give the process more CPU time, only the wake-ups one processor saves: a busy
+// process stays on one. Above one processor, it moves. (Under a limit of half a processor an
+// interval can still see 90 % of one: one that spans the end of one period of the limit and
+// the start of the next.)
+func TestALimitOfOneProcessorKeepsTheProcessOnOne(t *testing.T) {
+	for _, c := range []struct {
+		limit float64
+		want  []int
+	}{{0.5, []int{1}}, {1, []int{1}}, {1.5, []int{1, 0}}, {0, []int{1, 0}}} {
+		t.Run(fmt.Sprint("limit ", c.limit), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				f := &fakeProcess{limit: c.limit}
+				stop := start(Config{}, f.process(2))
+				defer stop()
+				synctest.Wait() // the tuner has read the CPU time at its start
+				for range 3 {
+					f.use(DefaultInterval * 9 / 10) // 90 % of one processor, all the limit allows
+					time.Sleep(DefaultInterval)
+				}
+				synctest.Wait()
+				if got := f.sets(); !equal(got, c.want) {
+					t.Errorf("busy: processors set %v, want %v", got, c.want)
+				}
+			})
+		})
+	}
 }
