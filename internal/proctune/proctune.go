@@ -13,6 +13,10 @@
 // row that each used less than Down of one processor move it back. A share is of the time
 // between two readings, which is more than Interval when a reading comes late.
 //
+// Under a CPU limit (a cgroup's quota) of one processor or less, Go's default is still two
+// processors, but they cannot give the process more CPU time than one, only spend more of it
+// on wake-ups: the process stays on one. The limit is read, as Go reads it, before each move.
+//
 // GOMAXPROCS in the environment keeps its meaning: with it set, nothing is tuned. So does a
 // default of one processor. Where the process's CPU time cannot be read (not a Unix system),
 // nothing is tuned either.
@@ -66,11 +70,15 @@ type Policy struct {
 	max   int
 	procs int // the processors now
 	calm  int // intervals in a row under Down, on max processors
+
+	// limit is the process's CPU limit in processors (false: none), read before a move to
+	// more processors: under a limit of one or less, they cannot give it more CPU time.
+	limit func() (float64, bool)
 }
 
 // NewPolicy returns the policy of a process whose default is max processors, starting on one.
 func NewPolicy(cfg Config, max int) *Policy {
-	return &Policy{cfg: cfg.withDefaults(), max: max, procs: 1}
+	return &Policy{cfg: cfg.withDefaults(), max: max, procs: 1, limit: noLimit}
 }
 
 // Procs is the processors the policy has the process run on now.
@@ -86,7 +94,9 @@ func (p *Policy) Next(used, over time.Duration) int {
 	share := float64(used) / float64(over)
 	switch {
 	case p.procs == 1 && share >= p.cfg.Up:
-		p.procs, p.calm = p.max, 0
+		if l, ok := p.limit(); !ok || l > 1 {
+			p.procs, p.calm = p.max, 0
+		}
 	case p.procs > 1 && share < p.cfg.Down:
 		p.calm++
 		if p.calm >= p.cfg.Calm {
@@ -110,7 +120,7 @@ func Start(cfg Config) (stop func()) {
 	if _, ok := cpuTime(); !ok {
 		return func() {}
 	}
-	return start(cfg, process{procs: runtime.GOMAXPROCS(0), cpu: cpuTime, limit: noLimit, set: setProcs})
+	return start(cfg, process{procs: runtime.GOMAXPROCS(0), cpu: cpuTime, limit: cgroupLimit(), set: setProcs})
 }
 
 // process is what a tuning reads and sets: this process, or a test's.
@@ -143,6 +153,7 @@ func start(cfg Config, proc process) (stop func()) {
 	}
 	cfg = cfg.withDefaults()
 	p := NewPolicy(cfg, max)
+	p.limit = proc.limit
 	set(p.Procs())
 	done := make(chan struct{})
 	ended := make(chan struct{})
