@@ -5,6 +5,7 @@ import (
 	"os"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -164,14 +165,20 @@ func TestStartOnOneProcessorDoesNothing(t *testing.T) {
 }
 
 // $GOMAXPROCS is the user's choice: Start leaves the processors as they are.
+// (GOMAXPROCS is 2 here whatever the machine, as the variable would make it, so that a tuning
+// that ran would show: it would set 1.)
 func TestStartKeepsGOMAXPROCSFromTheEnvironment(t *testing.T) {
 	t.Setenv("GOMAXPROCS", "2")
-	before := runtime.GOMAXPROCS(0)
+	defer runtime.SetDefaultGOMAXPROCS()
+	runtime.GOMAXPROCS(2)
 	stop := Start(Config{})
-	if got := runtime.GOMAXPROCS(0); got != before {
-		t.Errorf("GOMAXPROCS %d after Start with $GOMAXPROCS set, want %d", got, before)
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Errorf("GOMAXPROCS %d after Start with $GOMAXPROCS set, want 2", got)
 	}
 	stop()
+	if got := runtime.GOMAXPROCS(0); got != 2 {
+		t.Errorf("GOMAXPROCS %d after stop with $GOMAXPROCS set, want 2", got)
+	}
 }
 
 // In a real process: Start moves it to one processor (when Go's default is more), stop gives
@@ -263,4 +270,42 @@ func TestALimitOfOneProcessorKeepsTheProcessOnOne(t *testing.T) {
 			})
 		})
 	}
+}
+
+// stop ends the tuning before it gives back Go's default: a move in flight when stop is called
+// ends first, and the default is the last thing set.
+func TestStopWaitsForAMoveInFlight(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeProcess{}
+		entered, leave := make(chan struct{}), make(chan struct{})
+		proc := f.process(2)
+		var defaults atomic.Int32
+		proc.set = func(n int) {
+			if n == 0 && defaults.Add(1) == 1 { // the move up
+				close(entered)
+				<-leave
+			}
+			f.set(n)
+		}
+		stop := start(Config{}, proc)
+		synctest.Wait()
+		f.use(DefaultInterval)
+		<-entered
+		stopped := make(chan struct{})
+		go func() {
+			stop()
+			close(stopped)
+		}()
+		synctest.Wait()
+		select {
+		case <-stopped:
+			t.Fatal("stop returned while a move was in flight")
+		default:
+		}
+		close(leave)
+		<-stopped
+		if got := f.sets(); !equal(got, []int{1, 0, 0}) {
+			t.Fatalf("processors set %v, want [1 0 0]: the move, then the default at stop", got)
+		}
+	})
 }
