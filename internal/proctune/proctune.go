@@ -15,7 +15,8 @@
 //
 // Under a CPU limit (a cgroup's quota) of one processor or less, Go's default is still two
 // processors, but they cannot give the process more CPU time than one, only spend more of it
-// on wake-ups: the process stays on one. The limit is read, as Go reads it, before each move.
+// on wake-ups: the process stays on one. The limit is read as Go reads it, before each move
+// to more processors (it may change while the process runs).
 //
 // GOMAXPROCS in the environment keeps its meaning: with it set, nothing is tuned. So does a
 // default of one processor. Where the process's CPU time cannot be read (not a Unix system),
@@ -81,12 +82,12 @@ func NewPolicy(cfg Config, max int) *Policy {
 	return &Policy{cfg: cfg.withDefaults(), max: max, procs: 1, limit: noLimit}
 }
 
-// Procs is the processors the policy has the process run on now.
+// Procs is the processors the policy has the process run on now: 1, or max (Go's default).
 func (p *Policy) Procs() int { return p.procs }
 
 // Next takes the CPU time the process used in the time over since the last reading (Interval,
 // or more when a reading comes late; Interval if over is not positive) and returns the
-// processors to run on from now.
+// processors to run on from now. A move to max needs a CPU limit above one processor, or none.
 func (p *Policy) Next(used, over time.Duration) int {
 	if over <= 0 {
 		over = p.cfg.Interval
@@ -110,9 +111,10 @@ func (p *Policy) Next(used, over time.Duration) int {
 
 // Start tunes the process's processors with cfg until stop is called, which gives the
 // process back Go's default. A move to more processors is a move to Go's default as the
-// runtime keeps it, not to the number found at Start: it follows a CPU limit that changes. It does nothing (stop does nothing) with $GOMAXPROCS set, with a
+// runtime keeps it, not to the number found at Start, so that it follows a CPU limit or
+// affinity that changes. Start does nothing (stop does nothing) with $GOMAXPROCS set, with a
 // default of one processor, where the CPU time cannot be read, or while another Start's
-// tuning runs. stop is idempotent.
+// tuning runs. stop is idempotent; it returns once the tuning has ended.
 func Start(cfg Config) (stop func()) {
 	if _, set := os.LookupEnv("GOMAXPROCS"); set {
 		return func() {}
@@ -120,7 +122,8 @@ func Start(cfg Config) (stop func()) {
 	if _, ok := cpuTime(); !ok {
 		return func() {}
 	}
-	return start(cfg, process{procs: runtime.GOMAXPROCS(0), cpu: cpuTime, limit: cgroupLimit(), set: setProcs})
+	proc := process{procs: runtime.GOMAXPROCS(0), cpu: cpuTime, limit: cgroupLimit(), set: setProcs}
+	return start(cfg, proc)
 }
 
 // process is what a tuning reads and sets: this process, or a test's.
