@@ -125,6 +125,7 @@ func TestStartFollowsTheCPUUsed(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		f := &fakeProcess{}
 		stop := start(Config{}, f.process(2))
+		defer stop() // a failure below still ends the tuning, and frees it for the next test
 		if got := f.sets(); !equal(got, []int{1}) {
 			t.Fatalf("after start: processors set %v, want [1]", got)
 		}
