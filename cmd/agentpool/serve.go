@@ -103,7 +103,6 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	ctx := cmd.Context()
 	signalStops.Store(true)
 	defer gctune.Start(gctune.DefaultHeadroom, gctune.DefaultFloor)()
-	defer proctune.Start(proctune.Config{})()
 	stderr := userOut(opts, cmd.ErrOrStderr())
 	h, cleanup, err := buildServeHost(ctx, opts, stderr)
 	if err != nil {
@@ -111,6 +110,9 @@ func serveRun(cmd *cobra.Command, opts *options, so *serveOpts) error {
 	}
 	defer cleanup()
 	defer closeHost(h)
+	// The start (skill discovery's workers are as many as the processors) has them all; the
+	// processors follow the CPU used from here on.
+	defer proctune.Start(proctune.Config{})()
 	// One state for the whole start: the file is followed from below, and a reload in between
 	// must not make one part of the start read one config and another part the next.
 	cfg := h.Current().Config
