@@ -11,7 +11,11 @@
 // the tuner reads the process's CPU time every Interval; on one processor, an interval that
 // used at least Up of it moves the process to every processor; on them, Calm intervals in a
 // row that each used less than Down of one processor move it back. A share is of the time
-// between two readings, which is more than Interval when a reading comes late.
+// between two readings, which is more than Interval when a reading comes late. An idle
+// process (under 1 % of one processor) on one processor is read less and less often, up to
+// once per IdleInterval, so that it is not woken ten times a second for nothing; any reading
+// above that brings back Interval, so a burst moves the process within IdleInterval and one
+// Interval.
 //
 // Under a CPU limit (a cgroup's quota) of one processor or less, Go's default is still two
 // processors, but they cannot give the process more CPU time than one, only spend more of it
@@ -39,13 +43,21 @@ const (
 	DefaultUp       = 0.75
 	DefaultDown     = 0.40
 	DefaultCalm     = 10
+
+	DefaultIdleInterval = time.Second
 )
+
+// idleShare is the share of one processor under which a process on one processor is idle:
+// its next reading comes twice as late, up to IdleInterval.
+const idleShare = 0.01
 
 // Config is a tuner's thresholds; its zero fields take the defaults.
 type Config struct {
 	Interval time.Duration
 	Up, Down float64 // shares of one processor's time over an interval
 	Calm     int     // intervals in a row under Down before moving back to one processor
+	// IdleInterval is the longest wait between two readings of an idle process.
+	IdleInterval time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -60,6 +72,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Calm <= 0 {
 		c.Calm = DefaultCalm
+	}
+	if c.IdleInterval < c.Interval {
+		c.IdleInterval = max(DefaultIdleInterval, c.Interval)
 	}
 	return c
 }
@@ -126,6 +141,16 @@ func Start(cfg Config) (stop func()) {
 	return start(cfg, proc)
 }
 
+// nextWait is the wait before the reading after one that found used CPU time over the time
+// over, on procs processors, the last wait having been wait: twice that (up to IdleInterval)
+// for an idle process on one processor, else Interval.
+func nextWait(cfg Config, procs int, wait, used, over time.Duration) time.Duration {
+	if procs == 1 && over > 0 && float64(used) < idleShare*float64(over) {
+		return min(2*wait, cfg.IdleInterval)
+	}
+	return cfg.Interval
+}
+
 // process is what a tuning reads and sets: this process, or a test's.
 type process struct {
 	procs int                          // Go's default processors at the start
@@ -162,7 +187,8 @@ func start(cfg Config, proc process) (stop func()) {
 	ended := make(chan struct{})
 	go func() {
 		defer close(ended)
-		t := time.NewTicker(cfg.Interval)
+		wait := cfg.Interval
+		t := time.NewTimer(wait)
 		defer t.Stop()
 		last, _ := cpu()
 		lastAt := time.Now()
@@ -174,9 +200,12 @@ func start(cfg Config, proc process) (stop func()) {
 			}
 			now, ok := cpu()
 			if !ok {
+				t.Reset(wait)
 				continue
 			}
 			at := time.Now()
+			wait = nextWait(cfg, p.Procs(), wait, now-last, at.Sub(lastAt))
+			t.Reset(wait)
 			before := p.Procs()
 			switch n := p.Next(now-last, at.Sub(lastAt)); {
 			case n == before:

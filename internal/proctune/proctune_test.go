@@ -49,6 +49,13 @@ type fakeProcess struct {
 	procs []int
 	held  chan struct{}
 	limit float64
+	reads int // readings of the clock
+}
+
+func (f *fakeProcess) readings() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.reads
 }
 
 // process is the fake as a tuning sees it, with a default of procs processors.
@@ -64,6 +71,7 @@ func (f *fakeProcess) readLimit() (float64, bool) {
 
 func (f *fakeProcess) read() (time.Duration, bool) {
 	f.mu.Lock()
+	f.reads++
 	held := f.held
 	f.mu.Unlock()
 	if held != nil {
@@ -307,6 +315,43 @@ func TestStopWaitsForAMoveInFlight(t *testing.T) {
 		<-stopped
 		if got := f.sets(); !equal(got, []int{1, 0, 0}) {
 			t.Fatalf("processors set %v, want [1 0 0]: the move, then the default at stop", got)
+		}
+	})
+}
+
+// An idle process on one processor is read twice as late each time, up to IdleInterval, not
+// every Interval; a busy reading brings back Interval, and the one after a busy interval moves
+// it to every processor.
+func TestAnIdleProcessIsReadLessOften(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		f := &fakeProcess{}
+		stop := start(Config{}, f.process(2))
+		defer stop()
+		synctest.Wait() // the tuning's first reading, at the start, is not counted
+		start := f.readings()
+
+		// Idle for 10 s: readings after 0.1, 0.2, 0.4, 0.8, then 1 s each (0.1+0.2+0.4+0.8 =
+		// 1.5 s, then 8 more by 9.5 s): 12, where every Interval would be 100.
+		time.Sleep(10*time.Second - time.Millisecond)
+		synctest.Wait()
+		if got := f.readings() - start; got != 12 {
+			t.Fatalf("%d readings in 10 idle seconds, want 12", got)
+		}
+
+		// A burst between two readings a second apart: the first reading after it sees 50 %,
+		// not enough to move, but brings back Interval; the next sees a busy interval.
+		time.Sleep(500 * time.Millisecond) // 0.5 s before the next reading (at 10.5 s)
+		f.use(500 * time.Millisecond)
+		time.Sleep(time.Millisecond) // the reading at 10.5 s: 500 ms of 1 s
+		synctest.Wait()
+		if got := f.sets(); !equal(got, []int{1}) {
+			t.Fatalf("after a reading at 50 %%: processors set %v, want [1]", got)
+		}
+		f.use(80 * time.Millisecond)
+		time.Sleep(DefaultInterval)
+		synctest.Wait()
+		if got := f.sets(); !equal(got, []int{1, 0}) {
+			t.Fatalf("after a busy interval: processors set %v, want [1 0]", got)
 		}
 	})
 }
