@@ -1,0 +1,567 @@
+package httpcall
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httputil"
+	"net/textproto"
+	"strconv"
+)
+
+// head is the reusable memory a connection reads a response's head into.
+type head struct {
+	buf    []byte  // the status line, then each header field as one logical line
+	fields []field // offsets into buf
+}
+
+// field is one header field's key and value, as offsets into head.buf.
+type field struct{ k0, k1, v0, v1 int }
+
+// readResponse reads a response's head from br into resp and sets f to frame its body, as
+// http.ReadResponse does for a request of method (see the package doc).
+func readResponse(br *bufio.Reader, method string, h *head, resp *http.Response, f *frame) error {
+	buf, err := appendLine(br, h.buf[:0])
+	h.buf = buf
+	if err != nil {
+		return err
+	}
+	statusEnd := len(buf)
+	sp := bytes.IndexByte(buf, ' ')
+	if sp < 0 {
+		return badString("malformed HTTP response", buf)
+	}
+	st := sp + 1
+	for st < statusEnd && buf[st] == ' ' {
+		st++
+	}
+	codeEnd := statusEnd
+	if i := bytes.IndexByte(buf[st:], ' '); i >= 0 {
+		codeEnd = st + i
+	}
+	code, ok := parseStatusCode(buf[st:codeEnd])
+	if !ok {
+		return badString("malformed HTTP status code", buf[st:codeEnd])
+	}
+	major, minor, ok := parseVersion(buf[:sp])
+	if !ok {
+		return badString("malformed HTTP version", buf[:sp])
+	}
+	if err := h.readFields(br); err != nil {
+		return err
+	}
+
+	s := string(h.buf) // the one string every key and value is a part of
+	hdr := make(http.Header, len(h.fields))
+	strs := make([]string, len(h.fields))
+	for i, fl := range h.fields {
+		k, v := s[fl.k0:fl.k1], s[fl.v0:fl.v1]
+		if vv, ok := hdr[k]; ok {
+			hdr[k] = append(vv, v)
+			continue
+		}
+		strs[i] = v
+		hdr[k] = strs[i : i+1 : i+1]
+	}
+	if pv, ok := hdr["Pragma"]; ok && len(pv) > 0 && pv[0] == "no-cache" {
+		if _, ok := hdr["Cache-Control"]; !ok {
+			hdr["Cache-Control"] = []string{"no-cache"}
+		}
+	}
+	*resp = http.Response{Status: s[st:statusEnd], StatusCode: code, Proto: s[:sp],
+		ProtoMajor: major, ProtoMinor: minor, Header: hdr, Request: resp.Request}
+	return frameBody(br, method, resp, f)
+}
+
+// readFields reads the header fields after the status line, up to and with the blank line,
+// as textproto.Reader.ReadMIMEHeader does.
+func (h *head) readFields(br *bufio.Reader) error {
+	h.fields = h.fields[:0]
+	if b, err := br.Peek(1); err == nil && (b[0] == ' ' || b[0] == '\t') {
+		line, _ := appendLine(br, nil)
+		return protocolError("malformed MIME header initial line", line[:min(len(line), 80)])
+	}
+	for {
+		start := len(h.buf)
+		buf, err := appendLine(br, h.buf)
+		h.buf = buf
+		if err != nil {
+			return err
+		}
+		if len(buf) == start {
+			return nil
+		}
+		if bytes.IndexByte(buf[start:], ':') < 0 {
+			return protocolError("malformed MIME header: missing colon", buf[start:])
+		}
+		h.buf = append(buf[:start], trim(buf[start:])...)
+		// An obsolete line folding: a line beginning with white space continues the field,
+		// joined by one space.
+		for {
+			b, err := br.Peek(1)
+			if err != nil || (b[0] != ' ' && b[0] != '\t') {
+				break
+			}
+			for b, err := br.Peek(1); err == nil && (b[0] == ' ' || b[0] == '\t'); b, err = br.Peek(1) {
+				br.Discard(1)
+			}
+			h.buf = append(h.buf, ' ')
+			cont := len(h.buf)
+			if h.buf, err = appendLine(br, h.buf); err != nil {
+				return err
+			}
+			h.buf = append(h.buf[:cont], trim(h.buf[cont:])...)
+		}
+		kv := h.buf[start:]
+		colon := bytes.IndexByte(kv, ':')
+		if !canonicalKey(kv[:colon]) {
+			return protocolError("malformed MIME header line", kv)
+		}
+		for _, c := range kv[colon+1:] {
+			if !validValueByte(c) {
+				return protocolError("malformed MIME header line", kv)
+			}
+		}
+		v0 := start + colon + 1
+		for v0 < len(h.buf) && (h.buf[v0] == ' ' || h.buf[v0] == '\t') {
+			v0++
+		}
+		h.fields = append(h.fields, field{k0: start, k1: start + colon, v0: v0, v1: len(h.buf)})
+	}
+}
+
+// appendLine appends br's next line to dst without its "\n" or "\r\n". A line that the end
+// of the stream cuts short is an error: a head ends with a blank line.
+func appendLine(br *bufio.Reader, dst []byte) ([]byte, error) {
+	start := len(dst)
+	for {
+		s, err := br.ReadSlice('\n')
+		dst = append(dst, s...)
+		if err == nil {
+			break
+		}
+		if err != bufio.ErrBufferFull {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return dst, err
+		}
+	}
+	dst = dst[:len(dst)-1]
+	if len(dst) > start && dst[len(dst)-1] == '\r' {
+		dst = dst[:len(dst)-1]
+	}
+	return dst, nil
+}
+
+// frameBody applies net/http's rules of message framing (net/http/transfer.go) to resp's
+// header and status: it sets resp's ContentLength, TransferEncoding, Close and Trailer, and
+// f to read the body off br.
+func frameBody(br *bufio.Reader, method string, resp *http.Response, f *frame) error {
+	hdr := resp.Header
+	*f = frame{br: br}
+	resp.Close = shouldClose(resp.ProtoMajor, resp.ProtoMinor, hdr)
+	major, minor := resp.ProtoMajor, resp.ProtoMinor
+	if major == 0 && minor == 0 {
+		major, minor = 1, 1
+	}
+	chunked := false
+	if raw, ok := hdr["Transfer-Encoding"]; ok {
+		delete(hdr, "Transfer-Encoding")
+		if major > 1 || major == 1 && minor >= 1 {
+			if len(raw) != 1 {
+				return fmt.Errorf("too many transfer encodings: %q", raw)
+			}
+			if !asciiEqualFold(raw[0], "chunked") {
+				return fmt.Errorf("unsupported transfer encoding: %q", raw[0])
+			}
+			chunked = true
+		}
+	}
+	length, err := bodyLength(resp.StatusCode, method, hdr, chunked)
+	if err != nil {
+		return err
+	}
+	resp.ContentLength = length
+	if method == http.MethodHead {
+		if resp.ContentLength, err = parseContentLength(hdr["Content-Length"]); err != nil {
+			return err
+		}
+	}
+	if resp.Trailer, err = trailerKeys(hdr, chunked); err != nil {
+		return err
+	}
+	allowed := bodyAllowed(resp.StatusCode)
+	if length == -1 && !chunked && allowed {
+		resp.Close = true // the body ends where the connection does
+	}
+	switch {
+	case chunked:
+		f.te[0] = "chunked"
+		resp.TransferEncoding = f.te[:]
+		if method != http.MethodHead && allowed {
+			f.kind, f.cr, f.resp = chunkedBody, httputil.NewChunkedReader(br), resp
+		}
+	case length > 0:
+		f.kind, f.n = lengthBody, length
+	case length < 0 && resp.Close:
+		f.kind = eofBody
+	}
+	return nil
+}
+
+// bodyLength returns the length of the body: -1 when chunked or until the connection's end.
+func bodyLength(status int, method string, hdr http.Header, chunked bool) (int64, error) {
+	cls := hdr["Content-Length"]
+	if len(cls) > 1 {
+		// Duplicates are dropped if they agree; otherwise the length is in doubt.
+		first := textproto.TrimString(cls[0])
+		for _, cl := range cls[1:] {
+			if textproto.TrimString(cl) != first {
+				return 0, fmt.Errorf("http: message cannot contain multiple Content-Length headers; got %q", cls)
+			}
+		}
+		cls = []string{first}
+		hdr["Content-Length"] = cls
+	}
+	n, err := parseContentLength(cls)
+	if err != nil {
+		return -1, err
+	}
+	if method == http.MethodHead || status/100 == 1 || status == 204 || status == 304 {
+		return 0, nil
+	}
+	if chunked {
+		delete(hdr, "Content-Length") // chunked overrides a length
+		return -1, nil
+	}
+	return n, nil
+}
+
+// parseContentLength returns the length that cls states, -1 if none.
+func parseContentLength(cls []string) (int64, error) {
+	if len(cls) == 0 {
+		return -1, nil
+	}
+	cl := textproto.TrimString(cls[0])
+	if cl == "" {
+		return 0, badString("invalid empty Content-Length", nil)
+	}
+	n, err := strconv.ParseUint(cl, 10, 63)
+	if err != nil {
+		return 0, badString("bad Content-Length", []byte(cl))
+	}
+	return int64(n), nil
+}
+
+// trailerKeys returns the trailer a chunked body announces in hdr's Trailer, which it removes.
+func trailerKeys(hdr http.Header, chunked bool) (http.Header, error) {
+	vv, ok := hdr["Trailer"]
+	if !ok || !chunked {
+		return nil, nil
+	}
+	delete(hdr, "Trailer")
+	var trailer http.Header
+	for _, v := range vv {
+		for _, k := range bytes.Split([]byte(v), []byte(",")) {
+			k = bytes.Trim(k, " \t\r\n")
+			if len(k) == 0 {
+				continue
+			}
+			key := http.CanonicalHeaderKey(string(k))
+			switch key {
+			case "Transfer-Encoding", "Trailer", "Content-Length":
+				return nil, badString("bad trailer key", []byte(key))
+			}
+			if trailer == nil {
+				trailer = make(http.Header)
+			}
+			trailer[key] = nil
+		}
+	}
+	return trailer, nil
+}
+
+// shouldClose reports whether the connection ends after the response: HTTP/1.0 without
+// keep-alive, or "Connection: close", which is removed from an HTTP/1.1 header as net/http does.
+func shouldClose(major, minor int, hdr http.Header) bool {
+	if major < 1 {
+		return true
+	}
+	conv := hdr["Connection"]
+	hasClose := containsToken(conv, "close")
+	if major == 1 && minor == 0 {
+		return hasClose || !containsToken(conv, "keep-alive")
+	}
+	if hasClose {
+		delete(hdr, "Connection")
+	}
+	return hasClose
+}
+
+func bodyAllowed(status int) bool {
+	return (status < 100 || status > 199) && status != 204 && status != 304
+}
+
+// containsToken reports whether one of the comma-separated values vv is token, in any case.
+func containsToken(vv []string, token string) bool {
+	for _, v := range vv {
+		for {
+			e, rest, more := cut(v, ',')
+			if asciiEqualFold(trimOWS(e), token) {
+				return true
+			}
+			if !more {
+				break
+			}
+			v = rest
+		}
+	}
+	return false
+}
+
+func cut(s string, sep byte) (before, after string, found bool) {
+	for i := 0; i < len(s); i++ {
+		if s[i] == sep {
+			return s[:i], s[i+1:], true
+		}
+	}
+	return s, "", false
+}
+
+func trimOWS(s string) string {
+	for len(s) > 0 && (s[0] == ' ' || s[0] == '\t') {
+		s = s[1:]
+	}
+	for len(s) > 0 && (s[len(s)-1] == ' ' || s[len(s)-1] == '\t') {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+// asciiEqualFold compares ASCII case-insensitively; other bytes must be equal.
+func asciiEqualFold(s, t string) bool {
+	if len(s) != len(t) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if lower(s[i]) != lower(t[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func lower(b byte) byte {
+	if 'A' <= b && b <= 'Z' {
+		return b + ('a' - 'A')
+	}
+	return b
+}
+
+func trim(s []byte) []byte { return bytes.Trim(s, " \t") }
+
+// parseStatusCode parses three characters as strconv.Atoi does (a sign is allowed), refusing
+// a negative code.
+func parseStatusCode(b []byte) (int, bool) {
+	if len(b) != 3 {
+		return 0, false
+	}
+	neg, d := false, b
+	if b[0] == '+' || b[0] == '-' {
+		neg, d = b[0] == '-', b[1:]
+	}
+	n := 0
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, !neg || n == 0
+}
+
+// parseVersion is http.ParseHTTPVersion.
+func parseVersion(v []byte) (major, minor int, ok bool) {
+	if len(v) != len("HTTP/X.Y") || string(v[:5]) != "HTTP/" || v[6] != '.' ||
+		!isDigit(v[5]) || !isDigit(v[7]) {
+		return 0, 0, false
+	}
+	return int(v[5] - '0'), int(v[7] - '0'), true
+}
+
+func isDigit(c byte) bool { return '0' <= c && c <= '9' }
+
+// canonicalKey reports whether k is a valid field name (token characters; a space is accepted
+// and then the key is kept as it is, as net/textproto does), canonicalising it in place.
+func canonicalKey(k []byte) bool {
+	if len(k) == 0 {
+		return false
+	}
+	space := false
+	for _, c := range k {
+		if c == ' ' {
+			space = true
+		} else if !isTokenByte(c) {
+			return false
+		}
+	}
+	if space {
+		return true
+	}
+	upper := true
+	for i, c := range k {
+		if upper && 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		} else if !upper && 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		k[i] = c
+		upper = c == '-'
+	}
+	return true
+}
+
+// isTokenByte reports whether c is a tchar of RFC 9110.
+func isTokenByte(c byte) bool {
+	return c < 0x80 && tokenTable[c]
+}
+
+var tokenTable = func() (t [128]bool) {
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c], t[c-'a'+'A'] = true, true
+	}
+	for _, c := range "!#$%&'*+-.^_`|~" {
+		t[c] = true
+	}
+	return t
+}()
+
+// validValueByte reports whether c may be in a field value: a visible character, a space, a
+// tab or obs-text.
+func validValueByte(c byte) bool { return c >= 0x20 && c != 0x7f || c == '\t' }
+
+func badString(what string, val []byte) error { return fmt.Errorf("%s %q", what, val) }
+
+func protocolError(what string, line []byte) error {
+	return textproto.ProtocolError(fmt.Sprintf("%s: %q", what, line))
+}
+
+// frameKind is how a response's body is delimited.
+type frameKind uint8
+
+const (
+	noBody      frameKind = iota
+	lengthBody            // Content-Length bytes
+	chunkedBody           // chunked transfer coding, then the trailer
+	eofBody               // up to the connection's end
+	netHTTPBody           // read by net/http (Transport.netHTTP)
+)
+
+// frame reads a response's body off br as its framing says, as net/http's body does: a body
+// cut short by the connection's end is io.ErrUnexpectedEOF; the last bytes come with io.EOF
+// where the length is known.
+type frame struct {
+	br   *bufio.Reader
+	kind frameKind
+	n    int64          // lengthBody: the bytes left
+	cr   io.Reader      // chunkedBody: net/http's decoding of the chunks
+	resp *http.Response // chunkedBody: its Trailer gets the trailer's fields
+	te   [1]string      // resp.TransferEncoding
+	rc   io.ReadCloser  // netHTTPBody: http.ReadResponse's body
+	err  error          // the error every later Read returns
+}
+
+var errTrailerEOF = errors.New("http: unexpected EOF reading trailer")
+
+func (f *frame) Read(p []byte) (n int, err error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	switch f.kind {
+	case noBody:
+		err = io.EOF
+	case lengthBody:
+		if f.n <= 0 {
+			err = io.EOF
+			break
+		}
+		if int64(len(p)) > f.n {
+			p = p[:f.n]
+		}
+		n, err = f.br.Read(p)
+		f.n -= int64(n)
+		if err == io.EOF && f.n > 0 {
+			err = io.ErrUnexpectedEOF
+		} else if err == nil && n > 0 && f.n == 0 {
+			err = io.EOF
+		}
+	case eofBody:
+		n, err = f.br.Read(p)
+	case netHTTPBody:
+		n, err = f.rc.Read(p)
+	case chunkedBody:
+		n, err = f.cr.Read(p)
+		if err == io.EOF {
+			if terr := f.readTrailer(); terr != nil {
+				err = terr
+			}
+		}
+	}
+	if err != nil {
+		f.err = err
+	}
+	return n, err
+}
+
+// readTrailer reads the fields after the last chunk into the response's Trailer, as net/http
+// does: at most what the reader's buffer holds.
+func (f *frame) readTrailer() error {
+	buf, err := f.br.Peek(2)
+	if len(buf) == 2 && buf[0] == '\r' && buf[1] == '\n' {
+		f.br.Discard(2)
+		return nil
+	}
+	if len(buf) < 2 {
+		return errTrailerEOF
+	}
+	if err != nil {
+		return err
+	}
+	if !upcomingDoubleCRLF(f.br) {
+		return errors.New("http: suspiciously long trailer after chunked body")
+	}
+	hdr, err := textproto.NewReader(f.br).ReadMIMEHeader()
+	if err != nil {
+		if err == io.EOF {
+			return errTrailerEOF
+		}
+		return err
+	}
+	if f.resp.Trailer == nil {
+		f.resp.Trailer = http.Header(hdr)
+		return nil
+	}
+	for k, v := range hdr {
+		f.resp.Trailer[k] = v
+	}
+	return nil
+}
+
+func upcomingDoubleCRLF(br *bufio.Reader) bool {
+	for n := 4; ; n++ {
+		buf, err := br.Peek(n)
+		if bytes.HasSuffix(buf, []byte("\r\n\r\n")) {
+			return true
+		}
+		if err != nil {
+			return false
+		}
+	}
+}
