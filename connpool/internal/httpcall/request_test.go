@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 	"testing/iotest"
@@ -146,4 +147,28 @@ func TestUnknownLengthByReqWrite(t *testing.T) {
 	if err != nil || string(b) != "chunked abc" {
 		t.Fatalf("%q, %v", b, err)
 	}
+}
+
+// FuzzWriteRequest writes the same request with writeRequest and with req.Write, where
+// net/http's Transport would send it and writeRequest takes it: the bytes must be the same.
+func FuzzWriteRequest(f *testing.F) {
+	f.Add("POST", "/mcp", "", "Content-Type", " application/json\t", "Host", "x", `{"a":1}`)
+	f.Add("", "/a b", "q=%zz", "user-agent", "", "X-A", "", "")
+	f.Fuzz(func(t *testing.T, method, path, query, k1, v1, k2, v2, body string) {
+		mk := func() *http.Request {
+			req := &http.Request{Method: method, Header: http.Header{k1: {v1}, k2: {v2, v1}},
+				URL: &url.URL{Scheme: "http", Host: "127.0.0.1:8080", Path: path, RawQuery: query}}
+			if body != "" {
+				req.Body, req.ContentLength = io.NopCloser(strings.NewReader(body)), int64(len(body))
+			}
+			return req
+		}
+		if checkRequest(mk()) != nil || !writable(mk()) {
+			return
+		}
+		got, want, gotErr, wantErr := writeBoth(t, mk)
+		if got != want || (gotErr == nil) != (wantErr == nil) {
+			t.Fatalf("wrote %q (%v)\nreq.Write %q (%v)", got, gotErr, want, wantErr)
+		}
+	})
 }

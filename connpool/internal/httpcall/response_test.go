@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -151,6 +152,23 @@ func TestReadResponseAgreesWithNetHTTP(t *testing.T) {
 				t.Fatalf("body %q, want %q", got.Body, c.body)
 			}
 		})
+	}
+}
+
+// Lines longer than the reader's buffer, with their CR at or about its end, are read as
+// net/http reads them.
+func TestReadResponseLongLines(t *testing.T) {
+	for n := 4<<10 - 40; n < 4<<10+8; n++ {
+		for _, in := range []string{
+			"HTTP/1.1 200 OK\r\nX-A: " + strings.Repeat("a", n) + "\r\nContent-Length: 1\r\n\r\nxNEXT",
+			"HTTP/1.1 200 " + strings.Repeat("b", n) + "\r\nX-A: 1\r\n " + strings.Repeat("c", n) + "\r\n\r\nall",
+			"HTTP/1.1 200 OK\r\nX-A: " + strings.Repeat("a", n) + "\r\r\n\r\n",
+		} {
+			got, want := readBoth([]byte(in), http.MethodPost)
+			if d := cmp.Diff(want, got); d != "" {
+				t.Fatalf("line of %d bytes: ours differs from net/http (-net/http +ours):\n%s", n, d)
+			}
+		}
 	}
 }
 
