@@ -18,6 +18,9 @@ type head struct {
 	fields []field // offsets into buf
 }
 
+// maxKeptHead is the most memory a connection keeps for reading heads.
+const maxKeptHead = 64 << 10
+
 // field is one header field's key and value, as offsets into head.buf.
 type field struct{ k0, k1, v0, v1 int }
 
@@ -55,6 +58,9 @@ func readResponse(br *bufio.Reader, method string, h *head, resp *http.Response,
 	}
 
 	s := string(h.buf) // the one string every key and value is a part of
+	if cap(h.buf) > maxKeptHead {
+		h.buf = nil // a kept connection does not keep an exceptional head's memory
+	}
 	hdr := make(http.Header, len(h.fields))
 	strs := make([]string, len(h.fields))
 	for i, fl := range h.fields {
