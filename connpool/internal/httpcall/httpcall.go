@@ -13,6 +13,24 @@
 // it before closes the connection, as net/http does. A connection is kept while the server
 // has not closed it: one found closed when taken from the idle ones is dropped unused.
 // A response's header may take 10 MB, as net/http's Transport allows by default.
+//
+// It writes a request and reads a response itself, without req.Write, http.ReadResponse or
+// net/textproto. A request goes out byte for byte as req.Write writes it (request line, Host,
+// User-Agent, Content-Length, the other fields sorted by name); one it cannot write exactly so
+// (a body of unknown length, which goes chunked, a trailer, Close, a host that req.Write
+// would clean) is written by req.Write. Before either, it refuses what net/http's Transport
+// refuses, with its errors: a method or field name that is not a token, a field value with a
+// control character other than a tab (CR and LF, which req.Write alone would turn into
+// spaces). A response is read exactly as http.ReadResponse reads it, which a fuzz target
+// checks byte for byte: the same responses refused, and of the others the same status,
+// header (keys canonical, a key with a space before its colon kept as it is, folded lines
+// joined by a space, bare LF line ends accepted), ContentLength, Close, TransferEncoding,
+// Trailer, body and bytes left for the next response. Framing follows net/http/transfer.go:
+// a response to HEAD and a 1xx, 204 or 304 one have no body; a Transfer-Encoding other than
+// one "chunked" is refused (ignored before HTTP/1.1); with chunked, Content-Length is dropped;
+// Content-Length fields that differ are refused, equal ones merged; without either, the body
+// runs to the connection's end, which then closes. "Connection: close", and HTTP/1.0 without
+// keep-alive, set Close. Chunks are decoded by net/http's own decoder (httputil).
 package httpcall
 
 import (
