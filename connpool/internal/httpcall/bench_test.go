@@ -103,3 +103,45 @@ func BenchmarkRoundTrip(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkReadResponse reads the event-stream answer of a call from memory, head and body,
+// with this package's parser and with http.ReadResponse: the parsing alone, without I/O.
+func BenchmarkReadResponse(b *testing.B) {
+	req := &http.Request{Method: http.MethodPost}
+	buf := make([]byte, 4<<10)
+	drain := func(body io.Reader) {
+		for {
+			if _, err := body.Read(buf); err == io.EOF {
+				return
+			} else if err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("httpcall", func(b *testing.B) {
+		r, br, h := bytes.NewReader(sseAnswer), bufio.NewReaderSize(nil, 4<<10), &head{}
+		b.ReportAllocs()
+		for b.Loop() {
+			r.Reset(sseAnswer)
+			br.Reset(r)
+			x := &exchange{}
+			if err := readResponse(br, req.Method, h, &x.resp, &x.body.f); err != nil {
+				b.Fatal(err)
+			}
+			drain(&x.body.f)
+		}
+	})
+	b.Run("net-http", func(b *testing.B) {
+		r, br := bytes.NewReader(sseAnswer), bufio.NewReaderSize(nil, 4<<10)
+		b.ReportAllocs()
+		for b.Loop() {
+			r.Reset(sseAnswer)
+			br.Reset(r)
+			resp, err := http.ReadResponse(br, req)
+			if err != nil {
+				b.Fatal(err)
+			}
+			drain(resp.Body)
+		}
+	})
+}

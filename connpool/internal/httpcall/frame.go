@@ -15,16 +15,16 @@ import (
 // frameBody applies net/http's rules of message framing (net/http/transfer.go) to resp's
 // header and status: it sets resp's ContentLength, TransferEncoding, Close and Trailer, and
 // f to read the body off br.
-func frameBody(br *bufio.Reader, method string, resp *http.Response, f *frame) error {
+func frameBody(br *bufio.Reader, method string, resp *http.Response, f *frame, seen fieldSet) error {
 	hdr := resp.Header
 	*f = frame{br: br}
-	resp.Close = shouldClose(resp.ProtoMajor, resp.ProtoMinor, hdr)
+	resp.Close = shouldClose(resp.ProtoMajor, resp.ProtoMinor, hdr, seen&connection != 0)
 	major, minor := resp.ProtoMajor, resp.ProtoMinor
 	if major == 0 && minor == 0 {
 		major, minor = 1, 1
 	}
 	chunked := false
-	if raw, ok := hdr["Transfer-Encoding"]; ok {
+	if raw, ok := hdr["Transfer-Encoding"]; ok && seen&transferEncoding != 0 {
 		delete(hdr, "Transfer-Encoding")
 		if major > 1 || major == 1 && minor >= 1 {
 			if len(raw) != 1 {
@@ -36,7 +36,7 @@ func frameBody(br *bufio.Reader, method string, resp *http.Response, f *frame) e
 			chunked = true
 		}
 	}
-	length, err := bodyLength(resp.StatusCode, method, hdr, chunked)
+	length, err := bodyLength(resp.StatusCode, method, hdr, chunked, seen&contentLength != 0)
 	if err != nil {
 		return err
 	}
@@ -46,7 +46,7 @@ func frameBody(br *bufio.Reader, method string, resp *http.Response, f *frame) e
 			return err
 		}
 	}
-	if resp.Trailer, err = trailerKeys(hdr, chunked); err != nil {
+	if resp.Trailer, err = trailerKeys(hdr, chunked && seen&trailer != 0); err != nil {
 		return err
 	}
 	allowed := bodyAllowed(resp.StatusCode)
@@ -69,8 +69,11 @@ func frameBody(br *bufio.Reader, method string, resp *http.Response, f *frame) e
 }
 
 // bodyLength returns the length of the body: -1 when chunked or until the connection's end.
-func bodyLength(status int, method string, hdr http.Header, chunked bool) (int64, error) {
-	cls := hdr["Content-Length"]
+func bodyLength(status int, method string, hdr http.Header, chunked, hasCL bool) (int64, error) {
+	var cls []string
+	if hasCL {
+		cls = hdr["Content-Length"]
+	}
 	if len(cls) > 1 {
 		// Duplicates are dropped if they agree; otherwise the length is in doubt.
 		first := textproto.TrimString(cls[0])
@@ -90,7 +93,9 @@ func bodyLength(status int, method string, hdr http.Header, chunked bool) (int64
 		return 0, nil
 	}
 	if chunked {
-		delete(hdr, "Content-Length") // chunked overrides a length
+		if hasCL {
+			delete(hdr, "Content-Length") // chunked overrides a length
+		}
 		return -1, nil
 	}
 	return n, nil
@@ -142,11 +147,14 @@ func trailerKeys(hdr http.Header, chunked bool) (http.Header, error) {
 
 // shouldClose reports whether the connection ends after the response: HTTP/1.0 without
 // keep-alive, or "Connection: close", which is removed from an HTTP/1.1 header as net/http does.
-func shouldClose(major, minor int, hdr http.Header) bool {
+func shouldClose(major, minor int, hdr http.Header, hasConnection bool) bool {
 	if major < 1 {
 		return true
 	}
-	conv := hdr["Connection"]
+	var conv []string
+	if hasConnection {
+		conv = hdr["Connection"]
+	}
 	hasClose := containsToken(conv, "close")
 	if major == 1 && minor == 0 {
 		return hasClose || !containsToken(conv, "keep-alive")

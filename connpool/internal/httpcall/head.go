@@ -11,8 +11,9 @@ import (
 
 // head is the reusable memory a connection reads a response's head into.
 type head struct {
-	buf    []byte  // the status line, then each header field as one logical line
-	fields []field // offsets into buf
+	buf    []byte          // the status line, then each header field as one logical line
+	fields []field         // offsets into buf
+	keys   map[string]bool // the keys seen, for a head of many fields
 }
 
 // maxKeptHead is the most memory a connection keeps for reading heads.
@@ -60,23 +61,28 @@ func readResponse(br *bufio.Reader, method string, h *head, resp *http.Response,
 	}
 	hdr := make(http.Header, len(h.fields))
 	strs := make([]string, len(h.fields))
+	var seen fieldSet
 	for i, fl := range h.fields {
 		k, v := s[fl.k0:fl.k1], s[fl.v0:fl.v1]
-		if vv, ok := hdr[k]; ok {
-			hdr[k] = append(vv, v)
+		seen |= framing(k)
+		if h.repeated(s, i) {
+			hdr[k] = append(hdr[k], v)
 			continue
 		}
 		strs[i] = v
 		hdr[k] = strs[i : i+1 : i+1]
 	}
-	if pv, ok := hdr["Pragma"]; ok && len(pv) > 0 && pv[0] == "no-cache" {
-		if _, ok := hdr["Cache-Control"]; !ok {
-			hdr["Cache-Control"] = []string{"no-cache"}
+	h.keys = nil
+	if seen&pragma != 0 {
+		if pv := hdr["Pragma"]; len(pv) > 0 && pv[0] == "no-cache" {
+			if _, ok := hdr["Cache-Control"]; !ok {
+				hdr["Cache-Control"] = []string{"no-cache"}
+			}
 		}
 	}
 	*resp = http.Response{Status: s[st:statusEnd], StatusCode: code, Proto: s[:sp],
 		ProtoMajor: major, ProtoMinor: minor, Header: hdr, Request: resp.Request}
-	return frameBody(br, method, resp, f)
+	return frameBody(br, method, resp, f, seen)
 }
 
 // readFields reads the header fields after the status line, up to and with the blank line,
@@ -97,10 +103,13 @@ func (h *head) readFields(br *bufio.Reader) error {
 		if len(buf) == start {
 			return nil
 		}
-		if bytes.IndexByte(buf[start:], ':') < 0 {
+		colon := bytes.IndexByte(buf[start:], ':')
+		if colon < 0 {
 			return protocolError("malformed MIME header: missing colon", buf[start:])
 		}
-		h.buf = append(buf[:start], trim(buf[start:])...)
+		lead, line := trim(buf[start:])
+		colon -= lead
+		h.buf = append(buf[:start], line...)
 		// An obsolete line folding: a line beginning with white space continues the field,
 		// joined by one space.
 		for {
@@ -116,10 +125,10 @@ func (h *head) readFields(br *bufio.Reader) error {
 			if h.buf, err = appendLine(br, h.buf); err != nil {
 				return err
 			}
-			h.buf = append(h.buf[:cont], trim(h.buf[cont:])...)
+			_, line := trim(h.buf[cont:])
+			h.buf = append(h.buf[:cont], line...)
 		}
 		kv := h.buf[start:]
-		colon := bytes.IndexByte(kv, ':')
 		if !canonicalKey(kv[:colon]) {
 			return protocolError("malformed MIME header line", kv)
 		}
@@ -160,7 +169,69 @@ func appendLine(br *bufio.Reader, dst []byte) ([]byte, error) {
 	return dst, nil
 }
 
-func trim(s []byte) []byte { return bytes.Trim(s, " \t") }
+// trim returns s without the spaces and tabs around it, and how many it had before.
+func trim(s []byte) (int, []byte) {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t') {
+		i++
+	}
+	j := len(s)
+	for j > i && (s[j-1] == ' ' || s[j-1] == '\t') {
+		j--
+	}
+	return i, s[i:j]
+}
+
+// repeated reports whether field i's key is one of an earlier field, s being the head.
+func (h *head) repeated(s string, i int) bool {
+	if len(h.fields) > 32 {
+		// Many fields: a map of the keys seen, not a quadratic scan.
+		if i == 0 {
+			h.keys = make(map[string]bool, len(h.fields))
+		}
+		k := s[h.fields[i].k0:h.fields[i].k1]
+		if h.keys[k] {
+			return true
+		}
+		h.keys[k] = true
+		return false
+	}
+	k := s[h.fields[i].k0:h.fields[i].k1]
+	for _, f := range h.fields[:i] {
+		if s[f.k0:f.k1] == k {
+			return true
+		}
+	}
+	return false
+}
+
+// fieldSet records which fields that framing depends on a header has, so that the absent
+// ones are not looked up.
+type fieldSet uint8
+
+const (
+	connection fieldSet = 1 << iota
+	contentLength
+	transferEncoding
+	trailer
+	pragma
+)
+
+func framing(k string) fieldSet {
+	switch k {
+	case "Connection":
+		return connection
+	case "Content-Length":
+		return contentLength
+	case "Transfer-Encoding":
+		return transferEncoding
+	case "Trailer":
+		return trailer
+	case "Pragma":
+		return pragma
+	}
+	return 0
+}
 
 // parseStatusCode parses three characters as strconv.Atoi does (a sign is allowed), refusing
 // a negative code.

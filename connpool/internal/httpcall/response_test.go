@@ -3,6 +3,7 @@ package httpcall
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -168,6 +169,25 @@ func TestReadResponseLongLines(t *testing.T) {
 			if d := cmp.Diff(want, got); d != "" {
 				t.Fatalf("line of %d bytes: ours differs from net/http (-net/http +ours):\n%s", n, d)
 			}
+		}
+	}
+}
+
+// A head of many fields, some repeated (Content-Length too), is read as net/http reads it.
+func TestReadResponseManyFields(t *testing.T) {
+	for _, n := range []int{31, 32, 33, 100} {
+		var b strings.Builder
+		b.WriteString("HTTP/1.1 200 OK\r\n")
+		for i := range n {
+			fmt.Fprintf(&b, "x-%d: %d\r\nX-Same: %d\r\n", i%7, i, i)
+		}
+		b.WriteString("Content-Length: 2\r\ncontent-length: 2\r\n\r\nokNEXT")
+		got, want := readBoth([]byte(b.String()), http.MethodPost)
+		if d := cmp.Diff(want, got); d != "" {
+			t.Fatalf("%d fields: ours differs from net/http (-net/http +ours):\n%s", 2*n+2, d)
+		}
+		if got.Body != "ok" || len(got.Header["X-Same"]) != n {
+			t.Fatalf("%d fields: body %q, %d values of X-Same", 2*n+2, got.Body, len(got.Header["X-Same"]))
 		}
 	}
 }
