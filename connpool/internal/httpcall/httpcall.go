@@ -178,7 +178,7 @@ func (c *conn) exchange(req *http.Request, x *exchange, netHTTP bool) error {
 			}
 			return err
 		}
-		if code := x.resp.StatusCode; code >= 200 || code == http.StatusSwitchingProtocols {
+		if code := x.resp.StatusCode; code/100 != 1 || code == http.StatusSwitchingProtocols {
 			c.lr.n = -1 // the body is not bounded here
 			return nil
 		}

@@ -281,3 +281,33 @@ func TestMalformedResponse(t *testing.T) {
 		t.Fatalf("%d connections, want 2: the malformed one must not be reused", n)
 	}
 }
+
+// Only a 1xx response other than 101 is informational and skipped: one of a status below
+// 100 (which net/http reads, "099" or "+99") is the answer, as net/http's Transport returns it.
+func TestStatusBelow100IsTheAnswer(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		c.Read(make([]byte, 4096))
+		io.WriteString(c, "HTTP/1.1 099 Odd\r\nContent-Length: 2\r\n\r\nok")
+	}()
+	tr := &Transport{Scheme: "http", Host: ln.Addr().String(), Fallback: http.DefaultTransport}
+	defer tr.CloseIdleConnections()
+	req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/", nil)
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatalf("a response of status 099: %v", err)
+	}
+	defer resp.Body.Close()
+	if b, _ := io.ReadAll(resp.Body); resp.StatusCode != 99 || string(b) != "ok" {
+		t.Fatalf("status %d, body %q; want 99, ok", resp.StatusCode, b)
+	}
+}
