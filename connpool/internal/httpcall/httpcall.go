@@ -136,7 +136,8 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp := &x.resp
-	x.body.keep = !resp.Close && !req.Close
+	// After 101 Switching Protocols the connection speaks another protocol.
+	x.body.keep = !resp.Close && !req.Close && resp.StatusCode != http.StatusSwitchingProtocols
 	resp.Body = &x.body
 	if x.body.f.kind == noBody {
 		x.body.eof()
