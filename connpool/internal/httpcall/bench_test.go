@@ -145,3 +145,36 @@ func BenchmarkReadResponse(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkWriteRequest writes a call's POST to memory with this package's writer and with
+// req.Write: the formatting alone, without I/O.
+func BenchmarkWriteRequest(b *testing.B) {
+	call := []byte(`{"jsonrpc":"2.0","id":"agentpool-raw-1","method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
+	req, _ := http.NewRequest(http.MethodPost, "http://127.0.0.1:8080/mcp", nil)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", "6MHFU2ZQXVBBW3ENVSTCXJCNKC")
+	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
+	body := bytes.NewReader(call)
+	req.Body, req.ContentLength = io.NopCloser(body), int64(len(call))
+	bw := bufio.NewWriterSize(io.Discard, 4<<10)
+	var keys []string
+	for _, bc := range []struct {
+		name  string
+		write func() error
+	}{
+		{"httpcall", func() error { return writeRequest(bw, req, &keys) }},
+		{"net-http", func() error { return req.Write(bw) }},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				body.Reset(call)
+				if err := bc.write(); err != nil {
+					b.Fatal(err)
+				}
+				bw.Flush()
+			}
+		})
+	}
+}
