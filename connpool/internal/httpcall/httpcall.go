@@ -13,15 +13,19 @@
 // it before closes the connection, as net/http does. A connection is kept while the server
 // has not closed it: one found closed when taken from the idle ones is dropped unused.
 // A response's header may take 10 MB, as net/http's Transport allows by default.
+// Informational responses (1xx but 101) before the answer are skipped; a connection that
+// answered 101 Switching Protocols is not kept.
 //
-// It writes a request and reads a response itself, without req.Write, http.ReadResponse or
-// net/textproto. A request goes out byte for byte as req.Write writes it (request line, Host,
+// It writes a request and reads a response itself, without req.Write or http.ReadResponse
+// (net/textproto reads only a chunked body's trailer, which is rare). A request goes out byte for byte as req.Write writes it (request line, Host,
 // User-Agent, Content-Length, the other fields sorted by name); one it cannot write exactly so
 // (a body of unknown length, which goes chunked, a trailer, Close, a host that req.Write
 // would clean) is written by req.Write. Before either, it refuses what net/http's Transport
 // refuses, with its errors: a method or field name that is not a token, a field value with a
 // control character other than a tab (CR and LF, which req.Write alone would turn into
-// spaces). A response is read exactly as http.ReadResponse reads it, which a fuzz target
+// spaces).
+//
+// A response is read exactly as http.ReadResponse reads it, which a fuzz target
 // checks byte for byte: the same responses refused, and of the others the same status,
 // header (keys canonical, a key with a space before its colon kept as it is, folded lines
 // joined by a space, bare LF line ends accepted), ContentLength, Close, TransferEncoding,
