@@ -13,6 +13,28 @@
 // it before closes the connection, as net/http does. A connection is kept while the server
 // has not closed it: one found closed when taken from the idle ones is dropped unused.
 // A response's header may take 10 MB, as net/http's Transport allows by default.
+// Informational responses (1xx but 101) before the answer are skipped; a connection that
+// answered 101 Switching Protocols is not kept.
+//
+// It writes a request and reads a response itself, without req.Write or http.ReadResponse
+// (net/textproto reads only a chunked body's trailer, which is rare). A request goes out byte for byte as req.Write writes it (request line, Host,
+// User-Agent, Content-Length, the other fields sorted by name); one it cannot write exactly so
+// (a body of unknown length, which goes chunked, a trailer, Close, a host that req.Write
+// would clean) is written by req.Write. Before either, it refuses what net/http's Transport
+// refuses, with its errors: a method or field name that is not a token, a field value with a
+// control character other than a tab (CR and LF, which req.Write alone would turn into
+// spaces).
+//
+// A response is read exactly as http.ReadResponse reads it, which a fuzz target
+// checks byte for byte: the same responses refused, and of the others the same status,
+// header (keys canonical, a key with a space before its colon kept as it is, folded lines
+// joined by a space, bare LF line ends accepted), ContentLength, Close, TransferEncoding,
+// Trailer, body and bytes left for the next response. Framing follows net/http/transfer.go:
+// a response to HEAD and a 1xx, 204 or 304 one have no body; a Transfer-Encoding other than
+// one "chunked" is refused (ignored before HTTP/1.1); with chunked, Content-Length is dropped;
+// Content-Length fields that differ are refused, equal ones merged; without either, the body
+// runs to the connection's end, which then closes. "Connection: close", and HTTP/1.0 without
+// keep-alive, set Close. Chunks are decoded by net/http's own decoder (httputil).
 package httpcall
 
 import (
@@ -41,6 +63,8 @@ type Transport struct {
 	// MaxIdle is how many idle connections are kept (at least 1).
 	MaxIdle int
 
+	netHTTP bool // req.Write and http.ReadResponse do the HTTP/1.1 (the benchmarks' baseline)
+
 	mu     sync.Mutex
 	idle   []*conn
 	closed bool // CloseIdleConnections was called: no connection is kept any more
@@ -51,6 +75,9 @@ type conn struct {
 	lr limitedReader // what br reads: nc, a response's header bounded
 	br *bufio.Reader
 	bw *bufio.Writer
+
+	head head     // what a response's head is read into
+	keys []string // a request's sorted field names
 }
 
 // maxHeaderBytes bounds what a response's header (with the informational responses before
@@ -90,6 +117,10 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		closeBody(req)
 		return nil, err
 	}
+	if err := checkRequest(req); err != nil {
+		closeBody(req)
+		return nil, err
+	}
 	c, err := t.conn(ctx)
 	if err != nil {
 		closeBody(req)
@@ -98,8 +129,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// The end of ctx makes the connection's blocked reads and writes return at once; the
 	// connection is not used again after.
 	stop := context.AfterFunc(ctx, func() { _ = c.nc.SetDeadline(aLongTimeAgo) })
-	resp, err := c.exchange(req)
-	if err != nil {
+	x := &exchange{body: body{t: t, c: c, stop: stop, ctx: ctx}}
+	x.resp.Request = req
+	if err := c.exchange(req, x, t.netHTTP); err != nil {
 		stop()
 		c.nc.Close()
 		if ctx.Err() != nil {
@@ -107,36 +139,69 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		return nil, err
 	}
-	b := &body{t: t, c: c, rc: resp.Body, stop: stop, ctx: ctx, keep: !resp.Close && !req.Close}
-	resp.Body = b
-	if resp.ContentLength == 0 && resp.Request.Method != http.MethodHead {
-		b.eof()
+	resp := &x.resp
+	// After 101 Switching Protocols the connection speaks another protocol.
+	x.body.keep = !resp.Close && !req.Close && resp.StatusCode != http.StatusSwitchingProtocols
+	resp.Body = &x.body
+	if x.body.f.kind == noBody {
+		x.body.eof()
 	}
 	return resp, nil
 }
 
-// exchange writes req on c and reads its response, skipping informational ones.
-func (c *conn) exchange(req *http.Request) (*http.Response, error) {
-	if err := req.Write(c.bw); err != nil {
-		return nil, err
+// exchange is one request's response and its body, allocated together.
+type exchange struct {
+	resp http.Response
+	body body
+}
+
+// exchange writes req on c and reads its response into x, skipping informational ones.
+// With netHTTP, req.Write and http.ReadResponse do the work instead.
+func (c *conn) exchange(req *http.Request, x *exchange, netHTTP bool) error {
+	var err error
+	if !netHTTP && writable(req) {
+		err = writeRequest(c.bw, req, &c.keys)
+	} else {
+		err = req.Write(c.bw)
+	}
+	if err != nil {
+		return err
 	}
 	if err := c.bw.Flush(); err != nil {
-		return nil, err
+		return err
 	}
 	c.lr.n = maxHeaderBytes
 	for {
-		resp, err := http.ReadResponse(c.br, req)
+		if netHTTP {
+			err = x.readNetHTTP(c.br, req)
+		} else {
+			err = readResponse(c.br, req.Method, &c.head, &x.resp, &x.body.f)
+		}
 		if err != nil {
 			if errors.Is(err, io.EOF) {
 				err = io.ErrUnexpectedEOF
 			}
-			return nil, err
+			return err
 		}
-		if resp.StatusCode >= 200 || resp.StatusCode == http.StatusSwitchingProtocols {
+		if code := x.resp.StatusCode; code/100 != 1 || code == http.StatusSwitchingProtocols {
 			c.lr.n = -1 // the body is not bounded here
-			return resp, nil
+			return nil
 		}
 	}
+}
+
+// readNetHTTP reads the response with http.ReadResponse, its body framed by net/http.
+func (x *exchange) readNetHTTP(br *bufio.Reader, req *http.Request) error {
+	resp, err := http.ReadResponse(br, req)
+	if err != nil {
+		return err
+	}
+	x.resp = *resp
+	x.body.f = frame{kind: netHTTPBody, rc: resp.Body}
+	if resp.ContentLength == 0 && req.Method != http.MethodHead {
+		x.body.f.kind = noBody
+	}
+	return nil
 }
 
 // aLongTimeAgo is a deadline in the past: I/O past it fails at once.
@@ -224,7 +289,7 @@ func (t *Transport) CloseIdleConnections() {
 type body struct {
 	t    *Transport
 	c    *conn
-	rc   io.ReadCloser
+	f    frame
 	stop func() bool
 	ctx  context.Context
 	keep bool // the connection may be used again after the body's end
@@ -234,7 +299,7 @@ type body struct {
 }
 
 func (b *body) Read(p []byte) (int, error) {
-	n, err := b.rc.Read(p)
+	n, err := b.f.Read(p)
 	if err == io.EOF {
 		b.eof()
 		return n, err
