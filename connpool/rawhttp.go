@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -48,6 +49,10 @@ type rawHTTP struct {
 	life     context.Context // the client's: ends when it is torn down
 	next     atomic.Uint64
 	drains   atomic.Int32 // drains running
+
+	prepared sync.Once   // url and header, made at the first post
+	url      *url.URL    // endpoint parsed; nil: posts go through hc.Do
+	header   http.Header // the header of every post: RoundTrippers do not modify a request's
 }
 
 func (h *rawHTTP) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
@@ -138,23 +143,6 @@ func (h *rawHTTP) fail(ctx context.Context, id, method string, err error) error 
 		return err
 	}
 	return fmt.Errorf("calling %q: %w", method, err)
-}
-
-// post sends one JSON-RPC message of the session.
-func (h *rawHTTP) post(ctx context.Context, body []byte) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.endpoint, bytes.NewReader(body))
-	if err != nil {
-		return nil, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	if h.session != "" {
-		req.Header.Set("Mcp-Session-Id", h.session)
-	}
-	if h.version != "" {
-		req.Header.Set("Mcp-Protocol-Version", h.version)
-	}
-	return h.hc.Do(req)
 }
 
 // cancelled tells the server a passed-through call was given up, without waiting for it. It

@@ -1,0 +1,86 @@
+package connpool
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// A passed-through call to an endpoint that redirects it (307: the same method and body
+// elsewhere) reaches where it points, as the go-sdk's requests through http.Client do, with
+// the session's header.
+func TestRawHTTPFollowsARedirect(t *testing.T) {
+	const id = rawIDPrefix + "1"
+	var mu sync.Mutex
+	var got []string // what /moved received: its session header and body
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		if r.URL.Path != "/moved" {
+			http.Redirect(w, r, "/moved", http.StatusTemporaryRedirect)
+			return
+		}
+		mu.Lock()
+		got = append(got, r.Header.Get("Mcp-Session-Id"), string(body))
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":"`+id+`","result":{"ok":true}}`)
+	}))
+	defer srv.Close()
+	h := &rawHTTP{hc: srv.Client(), endpoint: srv.URL + "/mcp", session: "s1", c: &client{}, life: context.Background()}
+	res, err := h.call(context.Background(), "tools/call", []byte(`{"name":"x"}`))
+	if err != nil || string(res) != `{"ok":true}` {
+		t.Fatalf("a redirected call: %s, %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 2 || got[0] != "s1" || !strings.Contains(got[1], `"method":"tools/call"`) {
+		t.Fatalf("the redirect's target received %q, want the session's header and the call", got)
+	}
+}
+
+// The posts of a session share one header, which no RoundTripper on the way may change:
+// concurrent calls through the client's own transports (the race detector watches) each
+// carry it whole.
+func TestRawHTTPPostsShareTheirHeader(t *testing.T) {
+	const want = "s1"
+	var mu sync.Mutex
+	bad := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.Header.Get("Mcp-Session-Id") != want || r.Header.Get("Mcp-Protocol-Version") != "v1" ||
+			r.Header.Get("Accept") != "application/json, text/event-stream" {
+			mu.Lock()
+			bad++
+			mu.Unlock()
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}))
+	defer srv.Close()
+	hc, _ := newHTTPClient(srv.URL, map[string]string{"X-Token": "t"}, func(error) {})
+	h := &rawHTTP{hc: hc, endpoint: srv.URL, session: want, version: "v1", c: &client{}, life: context.Background()}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 20 {
+				resp, err := h.post(context.Background(), []byte(`{}`))
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+			}
+		})
+	}
+	wg.Wait()
+	if bad != 0 {
+		t.Fatalf("%d of 160 posts arrived without the session's header", bad)
+	}
+	if len(h.header) != 4 {
+		t.Fatalf("the shared header has %d fields after the posts, want its 4: %v", len(h.header), h.header)
+	}
+}
