@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -184,13 +185,29 @@ func (c *leanConn) Close() error {
 
 // call sends a request of method with params (a JSON object, or nil) under an id of its own
 // and returns the result as the server wrote it. A JSON-RPC error answer is a *jsonrpc.Error.
-// When ctx ends first the server is sent notifications/cancelled for it. A connection that is
+// When ctx ends first, or deadline (none when zero) passes, the server is sent
+// notifications/cancelled for it and the call returns ctx.Err() or context.DeadlineExceeded;
+// a call past its deadline is not sent. A connection that is
 // closed before the request is written is ErrNotSent (wrapping mcp.ErrConnectionClosed, as
 // the SDK's own calls report it); one that fails the write or ends before the answer ErrLost
 // (wrapping io.EOF when it ended).
-func (c *leanConn) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (c *leanConn) call(ctx context.Context, deadline time.Time, method string, params json.RawMessage) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // as the SDK: a call whose context ended is not sent
+	}
+	var expired <-chan time.Time // nil: no deadline
+	if !deadline.IsZero() {
+		d := time.Until(deadline)
+		if d <= 0 {
+			return nil, context.DeadlineExceeded
+		}
+		t := timers.Get().(*time.Timer)
+		t.Reset(d)
+		defer func() {
+			t.Stop() // no value left to read after (Go 1.23 timers): the next Reset starts clean
+			timers.Put(t)
+		}()
+		expired = t.C
 	}
 	if bytes.ContainsAny(params, "\r\n") {
 		// One message is one line: a pretty-printed params value would end it early.
@@ -221,18 +238,34 @@ func (c *leanConn) call(ctx context.Context, method string, params json.RawMessa
 		forget()
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
+	var err error
 	select {
 	case r := <-ch:
 		return r.result, r.err
 	case <-ctx.Done():
-		forget()
-		// As the SDK does for its own calls: tell the server, which may stop the work; not
-		// waiting for the write, so that a server that stopped reading cannot hold the caller
-		// (Close ends the write).
-		go c.writeLine(wire.AppendCancelled(nil, id, context.Cause(ctx).Error()))
-		return nil, ctx.Err()
+		err = ctx.Err()
+	case <-expired:
+		err = context.DeadlineExceeded
 	}
+	forget()
+	reason := err.Error()
+	if ctx.Err() != nil {
+		reason = context.Cause(ctx).Error()
+	}
+	// As the SDK does for its own calls: tell the server, which may stop the work; not
+	// waiting for the write, so that a server that stopped reading cannot hold the caller
+	// (Close ends the write).
+	go c.writeLine(wire.AppendCancelled(nil, id, reason))
+	return nil, err
 }
+
+// timers are the stopped timers that bound calls with a deadline: one per call in flight at
+// most, none made per call.
+var timers = sync.Pool{New: func() any {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}}
 
 // readLoop reads the server's messages until the stream ends: pass-through answers go to their
 // callers, tapped notifications to deliver, everything else to the SDK, in order. The error

@@ -178,14 +178,28 @@ func (c *Cap) CallTool(ctx context.Context, call *ext.ToolCall) (*ext.ToolResult
 	}
 	defer end()
 	var out *ext.ToolResult
-	err := c.callTool(ctx, call, func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error {
-		res, err := cn.session.CallTool(ctx, params)
-		if err == nil {
-			out = toolResult(res)
-		}
-		return err
+	err := c.callTool(ctx, call, func(ctx context.Context, deadline time.Time, cn *conn, params *mcp.CallToolParams) error {
+		return until(ctx, deadline, func(ctx context.Context) error {
+			res, err := cn.session.CallTool(ctx, params)
+			if err == nil {
+				out = toolResult(res)
+			}
+			return err
+		})
 	})
 	return out, err
+}
+
+// until runs f with ctx bounded by deadline, and returns context.DeadlineExceeded when f
+// failed because the deadline passed.
+func until(ctx context.Context, deadline time.Time, f func(ctx context.Context) error) error {
+	dctx, cancel := context.WithDeadline(ctx, deadline)
+	defer cancel()
+	err := f(dctx)
+	if err != nil && ctx.Err() == nil && errors.Is(dctx.Err(), context.DeadlineExceeded) {
+		return context.DeadlineExceeded
+	}
+	return err
 }
 
 // CallToolRaw is CallTool returning the result as the server wrote it (ext.RawToolCaller):
@@ -199,23 +213,25 @@ func (c *Cap) CallToolRaw(ctx context.Context, call *ext.ToolCall) (json.RawMess
 	}
 	defer end()
 	var out json.RawMessage
-	err := c.callTool(ctx, call, func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error {
+	err := c.callTool(ctx, call, func(ctx context.Context, deadline time.Time, cn *conn, params *mcp.CallToolParams) error {
 		if cn.lease != nil {
 			data, err := rawParams(params)
 			if err != nil {
 				return err
 			}
-			res, err := cn.lease.CallRaw(ctx, "tools/call", data)
+			res, err := cn.lease.CallRawUntil(ctx, deadline, "tools/call", data)
 			if !errors.Is(err, connpool.ErrNoRaw) {
 				out = res
 				return err
 			}
 		}
-		res, err := cn.session.CallTool(ctx, params)
-		if err == nil {
-			out, err = json.Marshal(res)
-		}
-		return err
+		return until(ctx, deadline, func(ctx context.Context) error {
+			res, err := cn.session.CallTool(ctx, params)
+			if err == nil {
+				out, err = json.Marshal(res)
+			}
+			return err
+		})
 	})
 	return out, err
 }
@@ -264,8 +280,10 @@ func isPrint(s string) bool {
 }
 
 // callTool makes a call with do, on a connection, with CallTool's timeouts, progress and
-// retries.
-func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, do func(ctx context.Context, cn *conn, params *mcp.CallToolParams) error) error {
+// retries. do bounds the call by deadline as by ctx, and returns context.DeadlineExceeded once
+// the deadline has passed: Config.Timeout is a deadline handed down rather than a context
+// made per call, which costs a passed-through call more than the rest of this side's work.
+func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, do func(ctx context.Context, deadline time.Time, cn *conn, params *mcp.CallToolParams) error) error {
 	name, args := call.Name, call.Arguments
 	info, err := c.lookupTool(ctx, name)
 	if err != nil {
@@ -287,8 +305,7 @@ func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, do func(ctx cont
 			return err
 		}
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
+	deadline := time.Now().Add(c.cfg.Timeout)
 	params := &mcp.CallToolParams{Name: info.upstream}
 	if len(args) > 0 {
 		params.Arguments = args
@@ -304,9 +321,10 @@ func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, do func(ctx cont
 		defer c.progress.remove(token)
 		params.Meta["progressToken"] = token
 	}
+	bounded := false // ctx carries the deadline (for the reconnects of a retry)
 	for attempt := 1; ; attempt++ {
 		done := track(ctx, cn)
-		err := do(ctx, cn, params)
+		err := do(ctx, deadline, cn, params)
 		done()
 		if err == nil {
 			return nil
@@ -314,11 +332,20 @@ func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, do func(ctx cont
 		if ctx.Err() != nil {
 			return fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, context.Cause(ctx))
 		}
+		if errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(deadline) {
+			return fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, context.DeadlineExceeded)
+		}
 		lost, sent := connectionLost(err, cn)
 		if !lost {
 			return fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, err)
 		}
 		c.drop(cn, err)
+		if !bounded {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+			bounded = true
+		}
 		if sent {
 			if reason := c.noRetryReason(info); reason != "" {
 				return fmt.Errorf("mcp server %q: %w during call %q; not retried: %s (%v)",
