@@ -41,7 +41,7 @@ func (c *Conn) Session() *mcp.ClientSession { return c.c.session }
 // ended), as CallError marks the session's calls; the end of ctx sends the server
 // notifications/cancelled. Stdio and streamable HTTP
 // connections pass calls through (lean.go, rawhttp.go); an SSE one returns ErrNoRaw: use
-// Session.
+// Session. params is not kept: the caller may reuse it once CallRaw returns.
 func (c *Conn) CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
 	return c.CallRawUntil(ctx, time.Time{}, method, params)
 }
