@@ -282,8 +282,8 @@ func FuzzLeanDispatch(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &leanConn{incoming: make(chan leanRead, 1024), closed: make(chan struct{}), waiters: map[string]chan rawReply{}}
-		c.waiters[rawIDPrefix+"1"] = make(chan rawReply, 1)
+		c := &leanConn{incoming: make(chan leanRead, 1024), closed: make(chan struct{}), waiters: map[uint64]chan rawReply{}}
+		c.waiters[1] = make(chan rawReply, 1)
 		c.deliver = func(string, json.RawMessage) {}
 		if !json.Valid(data) {
 			return
