@@ -109,9 +109,9 @@ func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, raw bool) (data 
 	}
 	bounded := false // ctx carries the deadline (for the reconnects of a retry)
 	for attempt := 1; ; attempt++ {
-		done := track(ctx, cn)
+		tr := track(ctx, cn)
 		data, res, err = c.attempt(ctx, deadline, cn, &req, raw)
-		done()
+		tr.Done()
 		if err == nil {
 			return data, res, nil
 		}
