@@ -244,10 +244,10 @@ func (s *session) callPassed(reqCtx context.Context, pc *passCall, a *admission)
 	ctx := pc.ctx
 	s.calls.Add(1)
 	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})
-	done := s.flight(ctx, pc.p)
+	s.flight(ctx, pc.p)
 	start := time.Now()
 	res, err := pc.rc.CallToolRaw(ctx, &pc.call)
-	done()
+	s.landed(ctx, pc.p)
 	o := callOK
 	if err != nil {
 		o = callError
