@@ -11,7 +11,7 @@ import (
 // maxLaneCallAllocs bounds the allocations of the serving process for one call on the lane to
 // a pooled stdio upstream, from the request read to the answer written, the upstream
 // connection's reader included.
-const maxLaneCallAllocs = 12
+const maxLaneCallAllocs = 11
 
 // A call on the lane to a stdio upstream costs the gateway's process a bounded number of
 // allocations, on every goroutine it crosses (the connection's, the call's worker, the

@@ -250,7 +250,7 @@ func (m *Message) decode(data []byte) error {
 	}
 	if method != nil {
 		m.HasMethod = true
-		if m.Method, err = stringValue(method); err != nil {
+		if m.Method, err = methodName(method); err != nil {
 			return fmt.Errorf("%w: method: %w", ErrInvalid, err)
 		}
 		m.Result = nil
@@ -329,6 +329,26 @@ func decodeError(e *jsonrpc.Error, raw json.RawMessage) (*jsonrpc.Error, error) 
 	})
 	return e, err
 }
+
+// methodName is stringValue of a method: for a method the go-sdk knows, written without
+// escapes, the table's own string, none made per message.
+func methodName(raw json.RawMessage) (string, error) {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if name, ok := methodNames[string(raw[1:len(raw)-1])]; ok {
+			return name, nil
+		}
+	}
+	return stringValue(raw)
+}
+
+// methodNames maps each method of the table to itself.
+var methodNames = func() map[string]string {
+	names := make(map[string]string, len(methods))
+	for name := range methods {
+		names[name] = name
+	}
+	return names
+}()
 
 // stringValue reads a JSON string (null reads as "").
 func stringValue(raw json.RawMessage) (string, error) {

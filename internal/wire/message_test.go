@@ -257,3 +257,20 @@ func TestNumberedID(t *testing.T) {
 		}
 	}
 }
+
+// Decoding a request of a method the go-sdk knows makes no string of its name.
+func TestDecodeKnownMethodAllocations(t *testing.T) {
+	raw := json.RawMessage(`"tools/call"`)
+	if n := testing.AllocsPerRun(100, func() { _, _ = methodName(raw) }); n != 0 {
+		t.Errorf("%v allocations reading a known method's name, want none", n)
+	}
+	for data, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`:   "tools/call",
+		`{"jsonrpc":"2.0","id":7,"method":"tools\/call"}`: "tools/call",
+		`{"jsonrpc":"2.0","id":7,"method":"tools/cal"}`:    "tools/cal",
+	} {
+		if m, err := Decode([]byte(data)); err != nil || m.Method != want {
+			t.Errorf("%s: %q, %v", data, m.Method, err)
+		}
+	}
+}
