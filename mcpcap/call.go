@@ -118,7 +118,7 @@ func (c *Cap) callTool(ctx context.Context, call *ext.ToolCall, raw bool) (data 
 		if ctx.Err() != nil {
 			return nil, nil, fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, context.Cause(ctx))
 		}
-		if errors.Is(err, context.DeadlineExceeded) && !time.Now().Before(deadline) {
+		if !time.Now().Before(deadline) { // as ctx.Err() of a context with the deadline
 			return nil, nil, fmt.Errorf("mcp server %q: call %q: %w", c.cfg.Name, name, context.DeadlineExceeded)
 		}
 		lost, sent := connectionLost(err, cn)
