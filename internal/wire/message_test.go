@@ -265,9 +265,9 @@ func TestDecodeKnownMethodAllocations(t *testing.T) {
 		t.Errorf("%v allocations reading a known method's name, want none", n)
 	}
 	for data, want := range map[string]string{
-		`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`:   "tools/call",
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`:  "tools/call",
 		`{"jsonrpc":"2.0","id":7,"method":"tools\/call"}`: "tools/call",
-		`{"jsonrpc":"2.0","id":7,"method":"tools/cal"}`:    "tools/cal",
+		`{"jsonrpc":"2.0","id":7,"method":"tools/cal"}`:   "tools/cal",
 	} {
 		if m, err := Decode([]byte(data)); err != nil || m.Method != want {
 			t.Errorf("%s: %q, %v", data, m.Method, err)
