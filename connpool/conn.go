@@ -7,6 +7,7 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/agentpool/agentpool/sandbox"
@@ -40,8 +41,15 @@ func (c *Conn) Session() *mcp.ClientSession { return c.c.session }
 // ended), as CallError marks the session's calls; the end of ctx sends the server
 // notifications/cancelled. Stdio and streamable HTTP
 // connections pass calls through (lean.go, rawhttp.go); an SSE one returns ErrNoRaw: use
-// Session.
+// Session. params is not kept: the caller may reuse it once CallRaw returns.
 func (c *Conn) CallRaw(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+	return c.CallRawUntil(ctx, time.Time{}, method, params)
+}
+
+// CallRawUntil is CallRaw bounded by deadline (none when zero) as it is by ctx: past the
+// deadline the call ends as one whose ctx's deadline passed (context.DeadlineExceeded, and
+// the server is sent notifications/cancelled), without a context made for it on stdio.
+func (c *Conn) CallRawUntil(ctx context.Context, deadline time.Time, method string, params json.RawMessage) (json.RawMessage, error) {
 	if c.c.ended.Load() {
 		// The pool has ended the client (its process died, a request of it got no HTTP
 		// response, the server forgot its session, Close): nothing is sent, as the session's
@@ -55,8 +63,13 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params json.RawMessag
 	}
 	switch {
 	case c.c.lean != nil:
-		return c.c.lean.call(ctx, method, params)
+		return c.c.lean.call(ctx, deadline, method, params)
 	case c.c.rawHTTP != nil:
+		if !deadline.IsZero() {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadline(ctx, deadline)
+			defer cancel()
+		}
 		return c.c.rawHTTP.call(ctx, method, params)
 	}
 	return nil, ErrNoRaw

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/agentpool/agentpool/internal/wire"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -66,7 +67,7 @@ func (t *leanTransport) Connect(context.Context) (mcp.Connection, error) {
 		ended:    t.ended,
 		incoming: make(chan leanRead, 16),
 		closed:   make(chan struct{}),
-		waiters:  map[string]chan rawReply{},
+		waiters:  map[uint64]chan rawReply{},
 	}
 	t.conn.Store(c)
 	go c.readLoop(wire.NewLineReader(t.r, maxFrame))
@@ -102,7 +103,8 @@ type leanConn struct {
 
 	mu      sync.Mutex
 	next    uint64
-	waiters map[string]chan rawReply // raw id → its caller; nil once the stream ended
+	waiters map[uint64]chan rawReply // raw id's number (rawIDPrefix+n) → its caller; nil once the stream ended
+	spare   spares
 }
 
 func (c *leanConn) SessionID() string { return "" }
@@ -184,13 +186,21 @@ func (c *leanConn) Close() error {
 
 // call sends a request of method with params (a JSON object, or nil) under an id of its own
 // and returns the result as the server wrote it. A JSON-RPC error answer is a *jsonrpc.Error.
-// When ctx ends first the server is sent notifications/cancelled for it. A connection that is
+// When ctx ends first, or deadline (none when zero) passes, the server is sent
+// notifications/cancelled for it and the call returns ctx.Err() or context.DeadlineExceeded;
+// a call past its deadline is not sent. A connection that is
 // closed before the request is written is ErrNotSent (wrapping mcp.ErrConnectionClosed, as
 // the SDK's own calls report it); one that fails the write or ends before the answer ErrLost
 // (wrapping io.EOF when it ended).
-func (c *leanConn) call(ctx context.Context, method string, params json.RawMessage) (json.RawMessage, error) {
+func (c *leanConn) call(ctx context.Context, deadline time.Time, method string, params json.RawMessage) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err // as the SDK: a call whose context ended is not sent
+	}
+	var d time.Duration
+	if !deadline.IsZero() {
+		if d = time.Until(deadline); d <= 0 {
+			return nil, context.DeadlineExceeded
+		}
 	}
 	if bytes.ContainsAny(params, "\r\n") {
 		// One message is one line: a pretty-printed params value would end it early.
@@ -200,37 +210,110 @@ func (c *leanConn) call(ctx context.Context, method string, params json.RawMessa
 		}
 		params = c.Bytes()
 	}
-	ch := make(chan rawReply, 1)
 	c.mu.Lock()
 	if c.waiters == nil {
 		c.mu.Unlock()
 		return nil, notSent(fmt.Errorf("calling %q: %w", method, mcp.ErrConnectionClosed))
 	}
 	c.next++
-	id := rawIDPrefix + strconv.FormatUint(c.next, 10)
-	c.waiters[id] = ch
+	n := c.next
+	ch := c.spare.reply()
+	c.waiters[n] = ch
+	var t *time.Timer
+	if d > 0 {
+		t = c.spare.timer()
+	}
 	c.mu.Unlock()
+	var expired <-chan time.Time // nil: no deadline
+	if t != nil {
+		t.Reset(d)
+		expired = t.C
+		defer func() {
+			t.Stop() // no value left to read after (Go 1.23 timers): the next Reset starts clean
+			c.mu.Lock()
+			c.spare.putTimer(t)
+			c.mu.Unlock()
+		}()
+	}
+	// forget drops the call's record, and keeps ch for another call when nobody can send on
+	// it now.
 	forget := func() {
 		c.mu.Lock()
-		if c.waiters != nil {
-			delete(c.waiters, id)
+		if _, waiting := c.waiters[n]; waiting {
+			delete(c.waiters, n)
+			c.spare.putReply(ch)
 		}
 		c.mu.Unlock()
 	}
-	if err := c.writeMessage(func(b []byte) []byte { return wire.AppendRequest(b, id, method, params) }); err != nil {
+	if err := c.writeMessage(func(b []byte) []byte { return wire.AppendNumberedRequest(b, rawIDPrefix, n, method, params) }); err != nil {
 		forget()
 		return nil, fmt.Errorf("calling %q: %w", method, err)
 	}
+	var err error
 	select {
 	case r := <-ch:
+		c.mu.Lock()
+		c.spare.putReply(ch) // the one send on it received
+		c.mu.Unlock()
 		return r.result, r.err
 	case <-ctx.Done():
-		forget()
-		// As the SDK does for its own calls: tell the server, which may stop the work; not
-		// waiting for the write, so that a server that stopped reading cannot hold the caller
-		// (Close ends the write).
-		go c.writeLine(wire.AppendCancelled(nil, id, context.Cause(ctx).Error()))
-		return nil, ctx.Err()
+		err = ctx.Err()
+	case <-expired:
+		err = context.DeadlineExceeded
+	}
+	forget()
+	reason := err.Error()
+	if ctx.Err() != nil {
+		reason = context.Cause(ctx).Error()
+	}
+	// As the SDK does for its own calls: tell the server, which may stop the work; not
+	// waiting for the write, so that a server that stopped reading cannot hold the caller
+	// (Close ends the write).
+	id := rawIDPrefix + strconv.FormatUint(n, 10)
+	go c.writeLine(wire.AppendCancelled(nil, id, reason))
+	return nil, err
+}
+
+// spares are the reply channels and stopped timers of a connection's calls that ended, kept
+// for its next calls (up to maxSpare of each): none made per call. They are the connection's
+// own, never shared with another's (a synctest bubble's must stay in it).
+type spares struct {
+	replies []chan rawReply // empty, each sent on once per call
+	timers  []*time.Timer
+}
+
+// maxSpare bounds what an idle connection keeps: its peak of calls at once, up to this.
+const maxSpare = 8
+
+func (s *spares) reply() chan rawReply {
+	if n := len(s.replies); n > 0 {
+		ch := s.replies[n-1]
+		s.replies = s.replies[:n-1]
+		return ch
+	}
+	return make(chan rawReply, 1)
+}
+
+func (s *spares) putReply(ch chan rawReply) {
+	if len(s.replies) < maxSpare {
+		s.replies = append(s.replies, ch)
+	}
+}
+
+func (s *spares) timer() *time.Timer {
+	if n := len(s.timers); n > 0 {
+		t := s.timers[n-1]
+		s.timers = s.timers[:n-1]
+		return t
+	}
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}
+
+func (s *spares) putTimer(t *time.Timer) {
+	if len(s.timers) < maxSpare {
+		s.timers = append(s.timers, t)
 	}
 }
 
@@ -311,18 +394,19 @@ func (c *leanConn) dispatch(line []byte) bool {
 // decoding it (wire.CutResult). It reports false for anything else (then decoded as any
 // message is).
 func (c *leanConn) fastAnswer(data []byte) bool {
-	id, result, ok := wire.CutResult(data, rawIDPrefix)
+	n, result, ok := wire.CutResult(data, rawIDPrefix)
 	if !ok {
 		return false
 	}
-	return c.answer(id, &wire.Message{Result: result})
+	return c.answer(n, &wire.Message{Result: result})
 }
 
 // dispatchMessage routes one decoded message.
 func (c *leanConn) dispatchMessage(m *wire.Message) bool {
 	if m.IsResponse() {
-		if id, ok := m.SDKID().Raw().(string); ok && strings.HasPrefix(id, rawIDPrefix) && c.answer(id, m) {
-			return true
+		if id, ok := m.SDKID().Raw().(string); ok && strings.HasPrefix(id, rawIDPrefix) {
+			n, _ := wire.NumberedID(id, rawIDPrefix) // 0 for no number: no call's (they count from 1)
+			return c.answer(n, m)
 		}
 	}
 	if m.IsNotification() && c.deliver != nil && tapped(m.Method) {
@@ -331,12 +415,12 @@ func (c *leanConn) dispatchMessage(m *wire.Message) bool {
 	return c.send(leanRead{msg: m.SDK()})
 }
 
-// answer hands a pass-through response to its caller; false if nobody waits for id (the
-// caller gave up), in which case the response is dropped by the caller.
-func (c *leanConn) answer(id string, w *wire.Message) bool {
+// answer hands a pass-through response to the caller of the call numbered n, and reports
+// true; when nobody waits for it (the caller gave up) the response is dropped.
+func (c *leanConn) answer(n uint64, w *wire.Message) bool {
 	c.mu.Lock()
-	ch := c.waiters[id]
-	delete(c.waiters, id)
+	ch := c.waiters[n]
+	delete(c.waiters, n)
 	c.mu.Unlock()
 	if ch == nil {
 		return true // the caller gave up (its ctx ended); nobody else knows the id

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -86,7 +87,7 @@ func TestLeanRawCallBesideTheSDK(t *testing.T) {
 	}
 	got := make(chan out, 1)
 	go func() {
-		res, err := p.conn.call(context.Background(), "tools/call", json.RawMessage(`{"name":"echo","arguments":{"x":1}}`))
+		res, err := p.conn.call(context.Background(), time.Time{}, "tools/call", json.RawMessage(`{"name":"echo","arguments":{"x":1}}`))
 		got <- out{res, err}
 	}()
 	req := p.recv(t)
@@ -130,7 +131,7 @@ func TestLeanRawCallError(t *testing.T) {
 	p := newLeanPeer(t)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := p.conn.call(context.Background(), "tools/call", json.RawMessage(`{"name":"nope"}`))
+		_, err := p.conn.call(context.Background(), time.Time{}, "tools/call", json.RawMessage(`{"name":"nope"}`))
 		errc <- err
 	}()
 	var w struct{ ID string }
@@ -147,7 +148,7 @@ func TestLeanRawCallCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	errc := make(chan error, 1)
 	go func() {
-		_, err := p.conn.call(ctx, "tools/call", json.RawMessage(`{"name":"slow"}`))
+		_, err := p.conn.call(ctx, time.Time{}, "tools/call", json.RawMessage(`{"name":"slow"}`))
 		errc <- err
 	}()
 	var w struct{ ID string }
@@ -170,11 +171,47 @@ func TestLeanRawCallCancelled(t *testing.T) {
 	}
 }
 
+// TestLeanRawCallDeadline: a call past its deadline returns context.DeadlineExceeded, at the
+// deadline and not before, and the server is sent notifications/cancelled for it; a call whose
+// deadline has passed is not sent.
+func TestLeanRawCallDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newLeanPeer(t)
+		if _, err := p.conn.call(context.Background(), time.Now(), "tools/call", json.RawMessage(`{"name":"x"}`)); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("a call past its deadline: %v", err)
+		}
+		errc := make(chan error, 1)
+		go func() {
+			_, err := p.conn.call(context.Background(), time.Now().Add(time.Minute), "tools/call", json.RawMessage(`{"name":"slow"}`))
+			errc <- err
+		}()
+		var w struct{ ID string }
+		json.Unmarshal([]byte(p.recv(t)), &w) // the first line: the call past its deadline was not sent
+		advance(time.Minute - time.Nanosecond)
+		select {
+		case err := <-errc:
+			t.Fatalf("returned before the deadline: %v", err)
+		default:
+		}
+		advance(time.Nanosecond)
+		if err := <-errc; !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("err %v", err)
+		}
+		var n struct {
+			Method string
+			Params struct{ RequestID, Reason string }
+		}
+		if l := p.recv(t); json.Unmarshal([]byte(l), &n) != nil || n.Method != "notifications/cancelled" || n.Params.RequestID != w.ID || n.Params.Reason != context.DeadlineExceeded.Error() {
+			t.Fatalf("after the deadline the server got %s", l)
+		}
+	})
+}
+
 func TestLeanConnectionEnds(t *testing.T) {
 	p := newLeanPeer(t)
 	errc := make(chan error, 1)
 	go func() {
-		_, err := p.conn.call(context.Background(), "tools/call", json.RawMessage(`{"name":"x"}`))
+		_, err := p.conn.call(context.Background(), time.Time{}, "tools/call", json.RawMessage(`{"name":"x"}`))
 		errc <- err
 	}()
 	p.recv(t)
@@ -185,7 +222,7 @@ func TestLeanConnectionEnds(t *testing.T) {
 	if _, err := p.conn.Read(context.Background()); !errors.Is(err, io.EOF) {
 		t.Fatalf("SDK read after the end: %v", err)
 	}
-	if _, err := p.conn.call(context.Background(), "tools/call", nil); !errors.Is(err, mcp.ErrConnectionClosed) {
+	if _, err := p.conn.call(context.Background(), time.Time{}, "tools/call", nil); !errors.Is(err, mcp.ErrConnectionClosed) {
 		t.Fatalf("call after the end: %v, want mcp.ErrConnectionClosed (not sent)", err)
 	}
 }
@@ -245,8 +282,8 @@ func FuzzLeanDispatch(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		c := &leanConn{incoming: make(chan leanRead, 1024), closed: make(chan struct{}), waiters: map[string]chan rawReply{}}
-		c.waiters[rawIDPrefix+"1"] = make(chan rawReply, 1)
+		c := &leanConn{incoming: make(chan leanRead, 1024), closed: make(chan struct{}), waiters: map[uint64]chan rawReply{}}
+		c.waiters[1] = make(chan rawReply, 1)
 		c.deliver = func(string, json.RawMessage) {}
 		if !json.Valid(data) {
 			return
@@ -287,10 +324,10 @@ func TestLeanRawCallCancelledBeforeSending(t *testing.T) {
 	p := newLeanPeer(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := p.conn.call(ctx, "tools/call", json.RawMessage(`{"name":"x"}`)); !errors.Is(err, context.Canceled) {
+	if _, err := p.conn.call(ctx, time.Time{}, "tools/call", json.RawMessage(`{"name":"x"}`)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err %v", err)
 	}
-	go p.conn.call(context.Background(), "ping", nil)
+	go p.conn.call(context.Background(), time.Time{}, "ping", nil)
 	if l := p.recv(t); !strings.Contains(l, `"method":"ping"`) {
 		t.Fatalf("the server's first line is %s: the cancelled call was sent", l)
 	}
@@ -300,7 +337,7 @@ func TestLeanRawCallCancelledBeforeSending(t *testing.T) {
 // line (the stdio transport's framing), their strings untouched.
 func TestLeanRawCallParamsOneLine(t *testing.T) {
 	p := newLeanPeer(t)
-	go p.conn.call(context.Background(), "tools/call", json.RawMessage("{\n \"name\": \"a\\nb\"\r\n}"))
+	go p.conn.call(context.Background(), time.Time{}, "tools/call", json.RawMessage("{\n \"name\": \"a\\nb\"\r\n}"))
 	if l := p.recv(t); !strings.HasSuffix(l, `"params":{"name":"a\nb"}}`) {
 		t.Fatalf("written %q", l)
 	}
@@ -323,7 +360,7 @@ func TestLeanAnswerForms(t *testing.T) {
 		}
 		got := make(chan out, 1)
 		go func() {
-			res, err := p.conn.call(context.Background(), "tools/call", json.RawMessage(`{}`))
+			res, err := p.conn.call(context.Background(), time.Time{}, "tools/call", json.RawMessage(`{}`))
 			got <- out{res, err}
 		}()
 		var w struct{ ID string }

@@ -47,10 +47,10 @@ type peers struct {
 }
 
 // Track records a call in flight on this lease's client on behalf of p (nil: a call with no
-// client to ask, such as one from the command line), until done is called. A request the
+// client to ask, such as one from the command line), until its Tracked's Done. A request the
 // server sends while calls are in flight goes to their Peer when they all have the same
-// one; see the package doc for the rule. done is idempotent.
-func (c *Conn) Track(p Peer) (done func()) {
+// one; see the package doc for the rule.
+func (c *Conn) Track(p Peer) Tracked {
 	ps := &c.c.peers
 	ps.mu.Lock()
 	if ps.flight == nil {
@@ -63,14 +63,23 @@ func (c *Conn) Track(p Peer) (done func()) {
 		ps.last = p
 	}
 	ps.mu.Unlock()
-	var once sync.Once
-	return func() {
-		once.Do(func() {
-			ps.mu.Lock()
-			delete(ps.flight, id)
-			ps.mu.Unlock()
-		})
+	return Tracked{ps: ps, id: id}
+}
+
+// Tracked is a call Track recorded.
+type Tracked struct {
+	ps *peers
+	id uint64
+}
+
+// Done ends the record of the call. It is idempotent, and does nothing for the zero Tracked.
+func (t Tracked) Done() {
+	if t.ps == nil {
+		return
 	}
+	t.ps.mu.Lock()
+	delete(t.ps.flight, t.id) // ids are never reused: a second Done finds none
+	t.ps.mu.Unlock()
 }
 
 type peerKey struct{}

@@ -49,8 +49,8 @@ func (s *session) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.
 	p, local, rerr := v.Route(call.Name)
 	if rerr == nil {
 		defer out.flush(ctx) // runs after done: what arrives later is not related to the call
-		done := s.flight(ctx, p)
-		defer done()
+		s.flight(ctx, p)
+		defer s.landed(ctx, p)
 	}
 	start := time.Now()
 	res, err := v.CallTool(ctx, call)

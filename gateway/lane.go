@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentpool/agentpool/gateway/internal/lane"
+	"github.com/agentpool/agentpool/internal/wire"
 )
 
 // A connection that brings a tools/call the pass-through path answers moves, after that
@@ -79,12 +80,14 @@ func (rt *Routes) takeLane(r *http.Request, body []byte) (lane.Call, bool) {
 	if s == nil || !s.passing() || !s.pass.ok.Load() {
 		return nil, false
 	}
-	env := decodeEnvelope(body)
-	m := env.one()
-	if m == nil || m.Method != "tools/call" || !m.IsRequest() {
+	if wire.IsBatch(body) {
 		return nil, false
 	}
-	pc, ok := s.passable(r.Header, m)
+	m, err := wire.Decode(body) // as decodeEnvelope's one, without an envelope on the heap
+	if err != nil || m.Method != "tools/call" || !m.IsRequest() {
+		return nil, false
+	}
+	pc, ok := s.passable(r.Header, &m)
 	if !ok || !g.inflight.enter(s, 1, g.opts.MaxInflight) {
 		return nil, false
 	}

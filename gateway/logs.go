@@ -110,38 +110,62 @@ func (s *session) deliverLog(src ext.LogSource, m ext.LogMessage) {
 	})
 }
 
-// flight records a call in flight to capability owner, until done.
-func (s *session) flight(ctx context.Context, owner any) (done func()) {
+// flight records a call in flight to capability owner, until landed.
+func (s *session) flight(ctx context.Context, owner any) {
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.flights == nil {
-		s.flights = make(map[any][]context.Context)
+		s.flights = make(map[any]flying)
 	}
-	s.flights[owner] = append(s.flights[owner], ctx)
-	s.mu.Unlock()
-	return func() {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		list := s.flights[owner]
-		for i, c := range list {
+	f := s.flights[owner]
+	if f.one == nil {
+		f.one = ctx
+	} else {
+		f.more = append(f.more, ctx)
+	}
+	s.flights[owner] = f
+}
+
+// landed ends the record flight made.
+func (s *session) landed(ctx context.Context, owner any) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.flights[owner]
+	switch {
+	case f.one == ctx && len(f.more) == 0:
+		delete(s.flights, owner)
+		return
+	case f.one == ctx:
+		f.one = f.more[0]
+		f.more = append(f.more[:0], f.more[1:]...)
+	default:
+		for i, c := range f.more {
 			if c == ctx {
-				list = append(list[:i], list[i+1:]...)
+				f.more = append(f.more[:i], f.more[i+1:]...)
 				break
 			}
 		}
-		if len(list) == 0 {
-			delete(s.flights, owner)
-		} else {
-			s.flights[owner] = list
-		}
 	}
+	s.flights[owner] = f
+}
+
+// flying are the contexts of the calls in flight to one capability, in the order they began:
+// one, then more (no slice for one call at a time).
+type flying struct {
+	one  context.Context
+	more []context.Context
 }
 
 // inFlight returns the context of the latest call in flight to owner, or a background one.
 func (s *session) inFlight(owner any) context.Context {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if list := s.flights[owner]; len(list) > 0 {
-		return list[len(list)-1]
+	f := s.flights[owner]
+	if n := len(f.more); n > 0 {
+		return f.more[n-1]
+	}
+	if f.one != nil {
+		return f.one
 	}
 	return context.Background()
 }

@@ -181,9 +181,11 @@ func loopbackAddr(a net.Addr) bool {
 
 // isLoopback reports whether addr (host, or host:port) is localhost or a loopback address.
 func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]") // no port
+	host := strings.Trim(addr, "[]") // no port
+	if strings.Contains(addr, ":") { // else SplitHostPort fails, and makes its error to say so
+		if h, _, err := net.SplitHostPort(addr); err == nil {
+			host = h
+		}
 	}
 	if strings.EqualFold(host, "localhost") {
 		return true

@@ -177,6 +177,7 @@ type passCall struct {
 	cancel context.CancelCauseFunc
 	key    string // recorded under (s.pass)
 	stop   func() bool
+	client caller // the call's client, which its context carries (a pointer to it: no copy on the heap)
 }
 
 // passable reports whether the tools/call m, with the request's header h, passes through
@@ -243,11 +244,12 @@ func (s *session) endPass(pc *passCall) {
 func (s *session) callPassed(reqCtx context.Context, pc *passCall, a *admission) (status int, buf *[]byte) {
 	ctx := pc.ctx
 	s.calls.Add(1)
-	ctx = ext.WithClient(ctx, caller{s: s, ss: s.conn(), ctx: ctx})
-	done := s.flight(ctx, pc.p)
+	pc.client = caller{s: s, ss: s.conn(), ctx: ctx}
+	ctx = ext.WithClient(ctx, &pc.client)
+	s.flight(ctx, pc.p)
 	start := time.Now()
 	res, err := pc.rc.CallToolRaw(ctx, &pc.call)
-	done()
+	s.landed(ctx, pc.p)
 	o := callOK
 	if err != nil {
 		o = callError

@@ -34,7 +34,7 @@ func (b *rewindBody) Close() error { return nil }
 
 // maxPassAllocs bounds the gateway's allocations for one passed-through call, from the
 // request's arrival at its handler to the answer written.
-const maxPassAllocs = 16
+const maxPassAllocs = 12
 
 // A passed-through call costs the gateway a bounded number of allocations (the request's
 // context, the session's record of the call, the answer and its length), none per layer it crosses.

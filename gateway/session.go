@@ -44,9 +44,9 @@ type session struct {
 	ended   chan struct{}      // closed when end has finished
 
 	mu      sync.Mutex
-	state   state                     // moved only by to
-	ss      *mcp.ServerSession        // bound at initialize; nil before
-	flights map[any][]context.Context // capability → contexts of the calls in flight to it
+	state   state              // moved only by to
+	ss      *mcp.ServerSession // bound at initialize; nil before
+	flights map[any]flying     // capability → contexts of the calls in flight to it
 
 	// connLife is done once the client's connection has ended (DELETE, idle timeout, the
 	// transport closed, Close) or the session did: calls passed through end with it, and no

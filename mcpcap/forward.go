@@ -44,9 +44,9 @@ func (p clientPeer) Request(ctx context.Context, method string, params json.RawM
 // track records a call in flight on cn on behalf of the client ctx carries (none: a call made
 // without one), so that the server's requests during it reach that client. An injected
 // session's owner routes its requests itself.
-func track(ctx context.Context, cn *conn) (done func()) {
+func track(ctx context.Context, cn *conn) connpool.Tracked {
 	if cn.lease == nil {
-		return func() {}
+		return connpool.Tracked{}
 	}
 	var p connpool.Peer
 	if c := ext.ClientFrom(ctx); c != nil {

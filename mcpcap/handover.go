@@ -48,22 +48,25 @@ func (c *Cap) Drain(ctx context.Context) error {
 	}
 }
 
-// beginCall counts a tool call in flight on c and returns the function that ends it, or, once
-// c has handed over, the Cap to make it on instead.
-func (c *Cap) beginCall() (next *Cap, end func()) {
+// beginCall counts a tool call in flight on c, which endCall ends, and returns nil; or, once
+// c has handed over, the Cap to make the call on instead (and counts nothing).
+func (c *Cap) beginCall() (next *Cap) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if s := c.calls.successor; s != nil {
-		return s, nil
+		return s
 	}
 	c.calls.inFlight++
-	return nil, func() {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		c.calls.inFlight--
-		if c.calls.inFlight == 0 && c.calls.drained != nil {
-			close(c.calls.drained)
-			c.calls.drained = nil
-		}
+	return nil
+}
+
+// endCall ends a call beginCall counted.
+func (c *Cap) endCall() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.calls.inFlight--
+	if c.calls.inFlight == 0 && c.calls.drained != nil {
+		close(c.calls.drained)
+		c.calls.drained = nil
 	}
 }

@@ -95,9 +95,9 @@ func (c *Cap) GetCommand(ctx context.Context, req *ext.CommandRequest) (*ext.Pro
 	if err != nil {
 		return nil, err
 	}
-	done := track(ctx, cn)
+	tr := track(ctx, cn)
 	res, err := cn.session.GetPrompt(ctx, &mcp.GetPromptParams{Name: p.Name, Arguments: argMap})
-	done()
+	tr.Done()
 	if err != nil {
 		c.noteCallError(cn, err)
 		return nil, fmt.Errorf("mcp server %q: command %q: prompts/get: %w", c.cfg.Name, name, err)

@@ -107,21 +107,21 @@ func TestCallToolRawHTTP(t *testing.T) {
 // arguments' whitespace, and carry _meta when there is one.
 func TestRawParams(t *testing.T) {
 	for _, c := range []struct {
-		p    *mcp.CallToolParams
+		r    toolRequest
 		want string
 	}{
-		{&mcp.CallToolParams{Name: "echo"}, `{"name":"echo"}`},
-		{&mcp.CallToolParams{Name: `e"x`, Arguments: json.RawMessage(`{"a": 1}`)}, `{"name":"e\"x","arguments":{"a": 1}}`},
-		{&mcp.CallToolParams{Name: "a<b>&\\é\x01"}, `{"name":"a\u003cb\u003e\u0026\\é\u0001"}`},
-		{&mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage("{\n  \"a\": \"b\\nc\"\r\n}")}, `{"name":"echo","arguments":{"a":"b\nc"}}`},
-		{&mcp.CallToolParams{Name: "echo", Meta: mcp.Meta{"k": "v"}, Arguments: json.RawMessage(`{}`)}, `{"_meta":{"k":"v"},"name":"echo","arguments":{}}`},
+		{toolRequest{name: "echo"}, `{"name":"echo"}`},
+		{toolRequest{name: `e"x`, args: json.RawMessage(`{"a": 1}`)}, `{"name":"e\"x","arguments":{"a": 1}}`},
+		{toolRequest{name: "a<b>&\\é\x01"}, `{"name":"a\u003cb\u003e\u0026\\é\u0001"}`},
+		{toolRequest{name: "echo", args: json.RawMessage("{\n  \"a\": \"b\\nc\"\r\n}")}, `{"name":"echo","arguments":{"a":"b\nc"}}`},
+		{toolRequest{name: "echo", meta: mcp.Meta{"k": "v"}, args: json.RawMessage(`{}`)}, `{"_meta":{"k":"v"},"name":"echo","arguments":{}}`},
 	} {
-		got, err := rawParams(c.p)
-		if err != nil || string(got) != c.want {
-			t.Errorf("%+v: %s, %v; want %s", c.p, got, err, c.want)
+		got, err := appendRawParams([]byte("kept"), &c.r)
+		if err != nil || string(got) != "kept"+c.want {
+			t.Errorf("%+v: %s, %v; want kept%s", c.r, got, err, c.want)
 		}
 	}
-	if _, err := rawParams(&mcp.CallToolParams{Name: "echo", Arguments: json.RawMessage(`{"a":`)}); err == nil {
+	if _, err := appendRawParams(nil, &toolRequest{name: "echo", args: json.RawMessage(`{"a":`)}); err == nil {
 		t.Error("invalid arguments encoded")
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 // maxRawCallAllocs bounds the allocations of one call passed through to a pooled stdio
 // server, its answer read included (the connection's reader counts).
-const maxRawCallAllocs = 16
+const maxRawCallAllocs = 1
 
 // A call passed through to a stdio server costs a bounded number of allocations on this side.
 func TestCallToolRawAllocations(t *testing.T) {

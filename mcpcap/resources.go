@@ -120,9 +120,9 @@ func (c *Cap) read(ctx context.Context, uri string) ([]ext.ResourceContents, err
 	if err != nil {
 		return nil, err
 	}
-	done := track(ctx, cn)
+	tr := track(ctx, cn)
 	res, err := cn.session.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
-	done()
+	tr.Done()
 	if err != nil {
 		if isResourceNotFound(err) {
 			return nil, fmt.Errorf("mcp server %q: read %s: %w (%v)", c.cfg.Name, uri, ext.ErrNotFound, err)

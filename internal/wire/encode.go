@@ -21,6 +21,17 @@ func AppendRequest(b []byte, id, method string, params json.RawMessage) []byte {
 	return appendParams(b, params)
 }
 
+// AppendNumberedRequest is AppendRequest with the id prefix followed by n in decimal (which
+// NumberedID reads); prefix needs no escaping in a JSON string.
+func AppendNumberedRequest(b []byte, prefix string, n uint64, method string, params json.RawMessage) []byte {
+	b = append(b, `{"jsonrpc":"2.0","id":"`...)
+	b = append(b, prefix...)
+	b = strconv.AppendUint(b, n, 10)
+	b = append(b, `","method":`...)
+	b = AppendString(b, method)
+	return appendParams(b, params)
+}
+
 // AppendNotification appends a notification; params may be nil (none).
 func AppendNotification(b []byte, method string, params json.RawMessage) []byte {
 	b = append(b, `{"jsonrpc":"2.0","method":`...)

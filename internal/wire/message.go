@@ -5,7 +5,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -248,7 +250,7 @@ func (m *Message) decode(data []byte) error {
 	}
 	if method != nil {
 		m.HasMethod = true
-		if m.Method, err = stringValue(method); err != nil {
+		if m.Method, err = methodName(method); err != nil {
 			return fmt.Errorf("%w: method: %w", ErrInvalid, err)
 		}
 		m.Result = nil
@@ -327,6 +329,26 @@ func decodeError(e *jsonrpc.Error, raw json.RawMessage) (*jsonrpc.Error, error) 
 	})
 	return e, err
 }
+
+// methodName is stringValue of a method: for a method the go-sdk knows, written without
+// escapes, the table's own string, none made per message.
+func methodName(raw json.RawMessage) (string, error) {
+	if len(raw) >= 2 && raw[0] == '"' {
+		if name, ok := methodNames[string(raw[1:len(raw)-1])]; ok {
+			return name, nil
+		}
+	}
+	return stringValue(raw)
+}
+
+// methodNames maps each method of the table to itself.
+var methodNames = func() map[string]string {
+	names := make(map[string]string, len(methods))
+	for name := range methods {
+		names[name] = name
+	}
+	return names
+}()
 
 // stringValue reads a JSON string (null reads as "").
 func stringValue(raw json.RawMessage) (string, error) {
@@ -466,29 +488,59 @@ func mustID(v any) jsonrpc.ID {
 }
 
 // CutResult reads data as a response in the form the go-sdk writes one, without decoding it:
-// {"jsonrpc":"2.0","id":"<prefix><digits>","result":R} (trailing spaces allowed), R one JSON
-// value. It returns the id and R; ok is false for anything else, which Decode then reads.
-// Whenever ok is true, Decode reads the same id and result, unless R is nested deeper than
-// the go-sdk reads: CutResult sets no limit on nesting.
-func CutResult(data []byte, prefix string) (id string, result json.RawMessage, ok bool) {
+// {"jsonrpc":"2.0","id":"<prefix><n>","result":R} (trailing spaces allowed), n a number as
+// NumberedID reads it, R one JSON value. It returns n and R; ok is false for anything else,
+// which Decode then reads. Whenever ok is true, Decode reads the id prefix+n and the same
+// result, unless R is nested deeper than the go-sdk reads: CutResult sets no limit on nesting.
+func CutResult(data []byte, prefix string) (n uint64, result json.RawMessage, ok bool) {
 	const head = `{"jsonrpc":"2.0","id":"`
 	data = bytes.TrimRight(data, " \t\r")
 	if len(data) < len(head)+len(prefix) || string(data[:len(head)]) != head ||
 		string(data[len(head):len(head)+len(prefix)]) != prefix || data[len(data)-1] != '}' {
-		return "", nil, false
+		return 0, nil, false
 	}
 	rest := data[len(head)+len(prefix):]
-	n := 0
-	for n < len(rest) && rest[n] >= '0' && rest[n] <= '9' {
-		n++
+	end := bytes.IndexByte(rest, '"')
+	if end < 0 {
+		return 0, nil, false
 	}
-	after, found := bytes.CutPrefix(rest[n:], []byte(`","result":`))
-	if n == 0 || !found {
-		return "", nil, false
+	n, ok = number(rest[:end])
+	after, found := bytes.CutPrefix(rest[end:], []byte(`","result":`))
+	if !ok || !found {
+		return 0, nil, false
 	}
 	result = after[:len(after)-1]
 	if !json.Valid(result) {
-		return "", nil, false
+		return 0, nil, false
 	}
-	return prefix + string(rest[:n]), result, true
+	return n, result, true
+}
+
+// NumberedID reads id as prefix followed by a number in decimal, as AppendNumberedRequest
+// writes one: no sign, no leading zero, at most the largest uint64.
+func NumberedID(id, prefix string) (uint64, bool) {
+	digits, ok := strings.CutPrefix(id, prefix)
+	if !ok {
+		return 0, false
+	}
+	return number([]byte(digits))
+}
+
+// number reads b, digits in decimal with no leading zero, as a uint64.
+func number(b []byte) (uint64, bool) {
+	if len(b) == 0 || len(b) > 20 || b[0] == '0' && len(b) > 1 {
+		return 0, false
+	}
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		d := uint64(c - '0')
+		if n > (math.MaxUint64-d)/10 {
+			return 0, false
+		}
+		n = n*10 + d
+	}
+	return n, true
 }

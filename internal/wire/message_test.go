@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -215,13 +217,15 @@ func TestAppendAsTheSDK(t *testing.T) {
 // TestCutResult: the usual form of a response is cut without decoding; anything else is left
 // to Decode.
 func TestCutResult(t *testing.T) {
-	id, res, ok := CutResult([]byte(`{"jsonrpc":"2.0","id":"agentpool-raw-17","result":{"a":[1]}}`+" \r"), "agentpool-raw-")
-	if !ok || id != "agentpool-raw-17" || string(res) != `{"a":[1]}` {
-		t.Fatalf("CutResult = %q, %s, %v", id, res, ok)
+	n, res, ok := CutResult([]byte(`{"jsonrpc":"2.0","id":"agentpool-raw-17","result":{"a":[1]}}`+" \r"), "agentpool-raw-")
+	if !ok || n != 17 || string(res) != `{"a":[1]}` {
+		t.Fatalf("CutResult = %d, %s, %v", n, res, ok)
 	}
 	for _, c := range []string{
 		`{"jsonrpc":"2.0","id":"agentpool-raw-","result":{}}`,
 		`{"jsonrpc":"2.0","id":"agentpool-raw-1x","result":{}}`,
+		`{"jsonrpc":"2.0","id":"agentpool-raw-07","result":{}}`,
+		`{"jsonrpc":"2.0","id":"agentpool-raw-18446744073709551616","result":{}}`,
 		`{"jsonrpc":"2.0","id":"other-1","result":{}}`,
 		`{"jsonrpc":"2.0","id":"agentpool-raw-1","error":{"code":1,"message":"m"}}`,
 		`{"jsonrpc":"2.0","id":"agentpool-raw-1","result":{}},"x":1}`,
@@ -230,6 +234,43 @@ func TestCutResult(t *testing.T) {
 	} {
 		if _, _, ok := CutResult([]byte(c), "agentpool-raw-"); ok {
 			t.Errorf("CutResult(%s) read it", c)
+		}
+	}
+}
+
+// TestNumberedID: AppendNumberedRequest writes an id that Decode reads as prefix+n and that
+// NumberedID reads back as n; NumberedID reads no other form of the number.
+func TestNumberedID(t *testing.T) {
+	for _, n := range []uint64{0, 7, 1234567890, math.MaxUint64} {
+		m, err := Decode(AppendNumberedRequest(nil, "p-", n, "tools/call", json.RawMessage(`{}`)))
+		id, _ := m.SDKID().Raw().(string)
+		if err != nil || id != "p-"+strconv.FormatUint(n, 10) || m.Method != "tools/call" || string(m.Params) != `{}` {
+			t.Fatalf("%d: %+v, %v", n, m, err)
+		}
+		if got, ok := NumberedID(id, "p-"); !ok || got != n {
+			t.Errorf("NumberedID(%q) = %d, %v", id, got, ok)
+		}
+	}
+	for _, id := range []string{"p-", "p-01", "p--1", "p-+1", "p-1 ", "q-1", "p-18446744073709551616", "p-99999999999999999999"} {
+		if n, ok := NumberedID(id, "p-"); ok {
+			t.Errorf("NumberedID(%q) = %d", id, n)
+		}
+	}
+}
+
+// Decoding a request of a method the go-sdk knows makes no string of its name.
+func TestDecodeKnownMethodAllocations(t *testing.T) {
+	raw := json.RawMessage(`"tools/call"`)
+	if n := testing.AllocsPerRun(100, func() { _, _ = methodName(raw) }); n != 0 {
+		t.Errorf("%v allocations reading a known method's name, want none", n)
+	}
+	for data, want := range map[string]string{
+		`{"jsonrpc":"2.0","id":7,"method":"tools/call"}`:  "tools/call",
+		`{"jsonrpc":"2.0","id":7,"method":"tools\/call"}`: "tools/call",
+		`{"jsonrpc":"2.0","id":7,"method":"tools/cal"}`:   "tools/cal",
+	} {
+		if m, err := Decode([]byte(data)); err != nil || m.Method != want {
+			t.Errorf("%s: %q, %v", data, m.Method, err)
 		}
 	}
 }

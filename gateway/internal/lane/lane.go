@@ -174,6 +174,8 @@ type conn struct {
 
 	head     Head
 	req      http.Request
+	w        Writer  // the answer of the call in flight (one at a time)
+	body     *[]byte // the body of the call in flight, from bodies
 	target   string
 	url      *url.URL
 	deadline time.Time
@@ -303,17 +305,35 @@ func (c *conn) take(n int) (Call, bool) {
 	r := &c.req
 	r.URL, r.RequestURI, r.Host, r.ContentLength = c.url, c.target, h.Host, h.ContentLength
 	b, _ := c.br.Peek(n + int(h.ContentLength))
-	body := append([]byte(nil), b[n:]...) // the call's: the reader's buffer moves on
+	c.body = bodies.Get().(*[]byte)
+	*c.body = append((*c.body)[:0], b[n:]...) // the call's: the reader's buffer moves on
 	c.last = time.Now()
-	return c.l.opts.Take(r, body)
+	call, ok := c.l.opts.Take(r, *c.body)
+	if !ok {
+		c.putBody()
+	}
+	return call, ok
 }
+
+// putBody gives back the body of the call that ended, or that Take refused.
+func (c *conn) putBody() {
+	if cap(*c.body) <= 64<<10 {
+		bodies.Put(c.body)
+	}
+	c.body = nil
+}
+
+// bodies are the buffers of the calls' bodies, shared by the connections: an idle one holds
+// none.
+var bodies = sync.Pool{New: func() any { return new([]byte) }}
 
 // run serves call and clears busy once it has answered.
 func (c *conn) run(call Call) {
-	w := Writer{c: c}
-	if !c.serveCall(call, &w) || !w.written {
+	c.w = Writer{c: c}
+	if !c.serveCall(call, &c.w) || !c.w.written {
 		c.nc.Close() // no answer, or a broken one: the client must not wait for one
 	}
+	c.putBody()
 	c.mu.Lock()
 	c.busy = false
 	c.last = time.Now()
