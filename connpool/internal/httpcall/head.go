@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"unsafe"
 )
 
 // head is the reusable memory a connection reads a response's head into.
@@ -56,9 +57,6 @@ func readResponse(br *bufio.Reader, method string, h *head, resp *http.Response,
 	}
 
 	s := string(h.buf) // the one string every key and value is a part of
-	if cap(h.buf) > maxKeptHead {
-		h.buf = nil // a kept connection does not keep an exceptional head's memory
-	}
 	hdr := make(http.Header, len(h.fields))
 	strs := make([]string, len(h.fields))
 	var seen fieldSet
@@ -72,7 +70,7 @@ func readResponse(br *bufio.Reader, method string, h *head, resp *http.Response,
 		strs[i] = v
 		hdr[k] = strs[i : i+1 : i+1]
 	}
-	h.keys = nil
+	h.shrink()
 	if seen&pragma != 0 {
 		if pv := hdr["Pragma"]; len(pv) > 0 && pv[0] == "no-cache" {
 			if _, ok := hdr["Cache-Control"]; !ok {
@@ -83,6 +81,15 @@ func readResponse(br *bufio.Reader, method string, h *head, resp *http.Response,
 	*resp = http.Response{Status: s[st:statusEnd], StatusCode: code, Proto: s[:sp],
 		ProtoMajor: major, ProtoMinor: minor, Header: hdr, Request: resp.Request}
 	return frameBody(br, method, resp, f, seen)
+}
+
+// shrink drops the memory of an exceptionally large head (its bytes or its many fields), so
+// that a kept connection holds at most maxKeptHead bytes for reading heads.
+func (h *head) shrink() {
+	h.keys = nil
+	if cap(h.buf)+cap(h.fields)*int(unsafe.Sizeof(field{})) > maxKeptHead {
+		h.buf, h.fields = nil, nil
+	}
 }
 
 // readFields reads the header fields after the status line, up to and with the blank line,
