@@ -116,10 +116,11 @@ func writeRequest(bw *bufio.Writer, req *http.Request, keys *[]string) (err erro
 	bw.WriteString("\r\n")
 	ua := "Go-http-client/1.1"
 	if _, ok := req.Header["User-Agent"]; ok {
-		ua = trimOWS(req.Header.Get("User-Agent"))
+		ua = req.Header.Get("User-Agent")
 	}
 	if ua != "" {
-		writeField(bw, "User-Agent", ua)
+		// One of white space only is sent empty, not left out.
+		writeField(bw, "User-Agent", trimOWS(ua))
 	}
 	n := req.ContentLength
 	if req.Body == nil || req.Body == http.NoBody {

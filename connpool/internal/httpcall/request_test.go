@@ -71,6 +71,7 @@ func TestWriteRequestAsNetHTTP(t *testing.T) {
 			return req
 		},
 		"body of a large size": newRequest(http.MethodPost, "http://h/", strings.NewReader(strings.Repeat("0123456789", 2000))),
+		"User-Agent of spaces": newRequest(http.MethodGet, "http://h/", nil, "User-Agent", " \t "),
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, want, gotErr, wantErr := writeBoth(t, mk)
@@ -154,6 +155,7 @@ func TestUnknownLengthByReqWrite(t *testing.T) {
 func FuzzWriteRequest(f *testing.F) {
 	f.Add("POST", "/mcp", "", "Content-Type", " application/json\t", "Host", "x", `{"a":1}`)
 	f.Add("", "/a b", "q=%zz", "user-agent", "", "X-A", "", "")
+	f.Add("GET", "/", "", "User-Agent", " ", "X-A", "1", "")
 	f.Fuzz(func(t *testing.T, method, path, query, k1, v1, k2, v2, body string) {
 		mk := func() *http.Request {
 			req := &http.Request{Method: method, Header: http.Header{k1: {v1}, k2: {v2, v1}},
