@@ -19,7 +19,7 @@
 // It writes a request and reads a response itself, without req.Write or http.ReadResponse
 // (net/textproto reads only a chunked body's trailer, which is rare). A request goes out byte for byte as req.Write writes it (request line, Host,
 // User-Agent, Content-Length, the other fields sorted by name); one it cannot write exactly so
-// (a body of unknown length, which goes chunked, a trailer, Close, a host that req.Write
+// (a body of unknown length, which goes chunked, a trailer, Close, CONNECT, a host that req.Write
 // would clean) is written by req.Write. Before either, it refuses what net/http's Transport
 // refuses, with its errors: a method or field name that is not a token, a field value with a
 // control character other than a tab (CR and LF, which req.Write alone would turn into

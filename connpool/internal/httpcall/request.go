@@ -58,9 +58,10 @@ func isToken(s string) bool {
 }
 
 // writable reports whether writeRequest writes req as req.Write would: a body of known
-// length or none, no trailer, no Close, no transfer coding, and a host that needs no cleaning.
+// length or none, no trailer, no Close, no transfer coding, a host that needs no cleaning,
+// and a method other than CONNECT (whose request-URI may be the host).
 func writable(req *http.Request) bool {
-	if len(req.TransferEncoding) > 0 || req.Trailer != nil || req.Close {
+	if len(req.TransferEncoding) > 0 || req.Trailer != nil || req.Close || req.Method == http.MethodConnect {
 		return false
 	}
 	if req.Body == nil || req.Body == http.NoBody {
