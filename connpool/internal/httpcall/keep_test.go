@@ -1,0 +1,68 @@
+package httpcall
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"sync/atomic"
+	"testing"
+)
+
+// rawServer answers every request on every connection with answer, and counts the
+// connections it accepted. It returns the origin's host.
+func rawServer(t *testing.T, answer string) (string, *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	var accepted atomic.Int64
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			go func() {
+				defer c.Close()
+				br := bufio.NewReader(c)
+				for {
+					req, err := http.ReadRequest(br)
+					if err != nil {
+						return
+					}
+					io.Copy(io.Discard, req.Body)
+					if _, err := io.WriteString(c, answer); err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return ln.Addr().String(), &accepted
+}
+
+// A connection whose answer had a status below 200 (one below 100 is the answer, see
+// TestStatusBelow100IsTheAnswer) is not used again, as net/http's Transport does not use it.
+func TestStatusBelow200NotKept(t *testing.T) {
+	host, accepted := rawServer(t, "HTTP/1.1 099 Odd\r\nContent-Length: 2\r\n\r\nok")
+	tr := &Transport{Scheme: "http", Host: host, Fallback: http.DefaultTransport}
+	defer tr.CloseIdleConnections()
+	for range 2 {
+		req, _ := http.NewRequest(http.MethodGet, "http://"+host+"/", nil)
+		resp, err := tr.RoundTrip(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, err := io.ReadAll(resp.Body); err != nil || string(b) != "ok" {
+			t.Fatalf("body %q, %v", b, err)
+		}
+		resp.Body.Close()
+	}
+	if n := accepted.Load(); n != 2 {
+		t.Fatalf("%d connections for two answers of status 099, want 2", n)
+	}
+}
