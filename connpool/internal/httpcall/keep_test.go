@@ -2,9 +2,11 @@ package httpcall
 
 import (
 	"bufio"
+	"context"
 	"io"
 	"net"
 	"net/http"
+	"strings"
 	"sync/atomic"
 	"testing"
 )
@@ -64,5 +66,36 @@ func TestStatusBelow200NotKept(t *testing.T) {
 	}
 	if n := accepted.Load(); n != 2 {
 		t.Fatalf("%d connections for two answers of status 099, want 2", n)
+	}
+}
+
+// A server that answers before it has read the request's body (413 for a body too large,
+// 401) and closes the connection is answered as net/http's Transport answers it: with its
+// response, not with the error of writing the rest of the body. The connection is not kept.
+func TestAnswerBeforeBody(t *testing.T) {
+	s := newServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/large" {
+			w.WriteHeader(http.StatusRequestEntityTooLarge)
+			io.WriteString(w, "too large")
+			return
+		}
+		io.WriteString(w, "ok")
+	})
+	tr := newTransport(t, s)
+	req, _ := http.NewRequest(http.MethodPost, s.URL+"/large", strings.NewReader(strings.Repeat("x", 16<<20)))
+	resp, err := tr.RoundTrip(req)
+	if err != nil {
+		t.Fatalf("a request answered before its body was read: %v, want the answer", err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestEntityTooLarge || string(b) != "too large" || err != nil {
+		t.Fatalf("status %d, body %q, %v; want 413, too large", resp.StatusCode, b, err)
+	}
+	if got, err := post(t, tr, context.Background(), s.URL, "y"); err != nil || got != "ok" {
+		t.Fatalf("next request: %q, %v", got, err)
+	}
+	if n := s.opened.Load(); n != 2 {
+		t.Fatalf("%d connections, want 2 (the broken one is not reused)", n)
 	}
 }
