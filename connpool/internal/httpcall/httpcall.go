@@ -16,7 +16,8 @@
 // it: one found closed when taken from the idle ones is dropped unused. A response's header may
 // take 10 MB, as net/http's Transport allows by default. Informational responses (1xx but 101)
 // before the answer are skipped; a connection whose answer had a status below 200 (101
-// Switching Protocols, or one below 100) is not kept.
+// Switching Protocols, or one below 100) is not kept, nor one whose answer had both a
+// Content-Length and chunked framing (read as chunked).
 //
 // It writes a request and reads a response itself, without req.Write or http.ReadResponse
 // (net/textproto reads only a chunked body's trailer, which is rare). A request goes out byte
@@ -159,7 +160,7 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp := &x.resp
 	// After 101 Switching Protocols the connection speaks another protocol; net/http does
 	// not use one again after any answer of a status below 200 either.
-	x.body.keep = !x.broken && !resp.Close && !req.Close && resp.StatusCode >= 200
+	x.body.keep = !x.broken && !x.body.f.mixed && !resp.Close && !req.Close && resp.StatusCode >= 200
 	resp.Body = &x.body
 	if x.body.f.kind == noBody {
 		x.body.eof()

@@ -99,3 +99,20 @@ func TestAnswerBeforeBody(t *testing.T) {
 		t.Fatalf("%d connections, want 2 (the broken one is not reused)", n)
 	}
 }
+
+// A connection whose answer had both Content-Length and chunked framing is not used again:
+// the body is read as chunked, as net/http reads it, but RFC 9112 (section 6.3) calls such a
+// message a sign of smuggling, to be handled as an error.
+func TestLengthAndChunkedNotKept(t *testing.T) {
+	host, accepted := rawServer(t, "HTTP/1.1 200 OK\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\n0\r\n\r\n")
+	tr := &Transport{Scheme: "http", Host: host, Fallback: http.DefaultTransport}
+	defer tr.CloseIdleConnections()
+	for range 2 {
+		if got, err := post(t, tr, context.Background(), "http://"+host+"/", "x"); err != nil || got != "ok" {
+			t.Fatalf("%q, %v; want ok", got, err)
+		}
+	}
+	if n := accepted.Load(); n != 2 {
+		t.Fatalf("%d connections for two answers framed both ways, want 2", n)
+	}
+}
