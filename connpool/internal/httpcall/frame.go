@@ -55,6 +55,9 @@ func frameBody(br *bufio.Reader, method string, resp *http.Response, f *frame, s
 	}
 	switch {
 	case chunked:
+		// RFC 9112 (6.3): a message framed both ways may be smuggling; it is read as
+		// chunked, as net/http reads it, but its connection is not trusted again.
+		f.mixed = seen&contentLength != 0
 		f.te[0] = "chunked"
 		resp.TransferEncoding = f.te[:]
 		if method != http.MethodHead && allowed {
@@ -248,6 +251,8 @@ type frame struct {
 	te   [1]string      // resp.TransferEncoding
 	rc   io.ReadCloser  // netHTTPBody: http.ReadResponse's body
 	err  error          // the error every later Read returns
+
+	mixed bool // the response had Content-Length as well as chunked: its connection is not kept
 }
 
 var errTrailerEOF = errors.New("http: unexpected EOF reading trailer")

@@ -7,20 +7,29 @@ import (
 	"io"
 	"net/http"
 	"net/textproto"
+	"slices"
+	"unsafe"
 )
 
 // head is the reusable memory a connection reads a response's head into.
 type head struct {
-	buf    []byte          // the status line, then each header field as one logical line
-	fields []field         // offsets into buf
-	keys   map[string]bool // the keys seen, for a head of many fields
+	buf    []byte  // the status line, then each header field as one logical line
+	fields []field // offsets into buf
 }
 
 // maxKeptHead is the most memory a connection keeps for reading heads.
 const maxKeptHead = 64 << 10
 
-// field is one header field's key and value, as offsets into head.buf.
-type field struct{ k0, k1, v0, v1 int }
+// maxHint bounds the room made ahead for a head's keys and values: a head of many fields
+// may repeat a few keys.
+const maxHint = 1000
+
+// field is one header field's key and value, as offsets into head.buf. A head read by a
+// Transport is at most maxHeaderBytes.
+type field struct{ k0, k1, v0, v1 int32 }
+
+func (f field) key(s string) string   { return s[f.k0:f.k1] }
+func (f field) value(s string) string { return s[f.v0:f.v1] }
 
 // readResponse reads a response's head from br into resp and sets f to frame its body, as
 // http.ReadResponse does for a request of method (see the package doc).
@@ -56,23 +65,16 @@ func readResponse(br *bufio.Reader, method string, h *head, resp *http.Response,
 	}
 
 	s := string(h.buf) // the one string every key and value is a part of
-	if cap(h.buf) > maxKeptHead {
-		h.buf = nil // a kept connection does not keep an exceptional head's memory
-	}
-	hdr := make(http.Header, len(h.fields))
-	strs := make([]string, len(h.fields))
+	// A head of many fields (of a few keys, possibly) grows the map as it fills, as
+	// textproto's does.
+	hdr := make(http.Header, min(len(h.fields), maxHint))
 	var seen fieldSet
-	for i, fl := range h.fields {
-		k, v := s[fl.k0:fl.k1], s[fl.v0:fl.v1]
-		seen |= framing(k)
-		if h.repeated(s, i) {
-			hdr[k] = append(hdr[k], v)
-			continue
-		}
-		strs[i] = v
-		hdr[k] = strs[i : i+1 : i+1]
+	if len(h.fields) > maxFew {
+		seen = h.manyFields(s, hdr)
+	} else {
+		seen = h.fewFields(s, hdr)
 	}
-	h.keys = nil
+	h.shrink()
 	if seen&pragma != 0 {
 		if pv := hdr["Pragma"]; len(pv) > 0 && pv[0] == "no-cache" {
 			if _, ok := hdr["Cache-Control"]; !ok {
@@ -83,6 +85,14 @@ func readResponse(br *bufio.Reader, method string, h *head, resp *http.Response,
 	*resp = http.Response{Status: s[st:statusEnd], StatusCode: code, Proto: s[:sp],
 		ProtoMajor: major, ProtoMinor: minor, Header: hdr, Request: resp.Request}
 	return frameBody(br, method, resp, f, seen)
+}
+
+// shrink drops the memory of an exceptionally large head (its bytes or its many fields), so
+// that a kept connection holds at most maxKeptHead bytes for reading heads.
+func (h *head) shrink() {
+	if cap(h.buf)+cap(h.fields)*int(unsafe.Sizeof(field{})) > maxKeptHead {
+		h.buf, h.fields = nil, nil
+	}
 }
 
 // readFields reads the header fields after the status line, up to and with the blank line,
@@ -141,7 +151,12 @@ func (h *head) readFields(br *bufio.Reader) error {
 		for v0 < len(h.buf) && (h.buf[v0] == ' ' || h.buf[v0] == '\t') {
 			v0++
 		}
-		h.fields = append(h.fields, field{k0: start, k1: start + colon, v0: v0, v1: len(h.buf)})
+		if len(h.fields) == cap(h.fields) {
+			// Doubled: a head of many small fields allocates twice what it keeps, where
+			// append's smaller steps for a large slice would allocate five times.
+			h.fields = slices.Grow(h.fields, len(h.fields)+1)
+		}
+		h.fields = append(h.fields, field{k0: int32(start), k1: int32(start + colon), v0: int32(v0), v1: int32(len(h.buf))})
 	}
 }
 
@@ -182,27 +197,57 @@ func trim(s []byte) (int, []byte) {
 	return i, s[i:j]
 }
 
+// maxFew is the most fields a head has for fewFields to read them.
+const maxFew = 32
+
+// fewFields puts the fields of a head of few fields into hdr, s being the head, and returns
+// which fields of framing it has. A key's first value is a slice of one array for all; a
+// repeated key is found by a scan of the fields before it, not a map look-up each.
+func (h *head) fewFields(s string, hdr http.Header) fieldSet {
+	strs := make([]string, len(h.fields))
+	var seen fieldSet
+	for i, fl := range h.fields {
+		k, v := fl.key(s), fl.value(s)
+		seen |= framing(k)
+		if h.repeated(s, i) {
+			hdr[k] = append(hdr[k], v)
+			continue
+		}
+		strs[i] = v
+		hdr[k] = strs[i : i+1 : i+1]
+	}
+	return seen
+}
+
 // repeated reports whether field i's key is one of an earlier field, s being the head.
 func (h *head) repeated(s string, i int) bool {
-	if len(h.fields) > 32 {
-		// Many fields: a map of the keys seen, not a quadratic scan.
-		if i == 0 {
-			h.keys = make(map[string]bool, len(h.fields))
-		}
-		k := s[h.fields[i].k0:h.fields[i].k1]
-		if h.keys[k] {
-			return true
-		}
-		h.keys[k] = true
-		return false
-	}
-	k := s[h.fields[i].k0:h.fields[i].k1]
+	k := h.fields[i].key(s)
 	for _, f := range h.fields[:i] {
-		if s[f.k0:f.k1] == k {
+		if f.key(s) == k {
 			return true
 		}
 	}
 	return false
+}
+
+// manyFields is fewFields for a head of many fields: each key's values are counted first, so
+// that a key repeated many times gets one slice of their number, not one grown as they come.
+func (h *head) manyFields(s string, hdr http.Header) fieldSet {
+	counts := make(map[string]int, min(len(h.fields), maxHint))
+	for _, fl := range h.fields {
+		counts[fl.key(s)]++
+	}
+	var seen fieldSet
+	for _, fl := range h.fields {
+		k := fl.key(s)
+		vv, ok := hdr[k]
+		if !ok {
+			seen |= framing(k)
+			vv = make([]string, 0, counts[k])
+		}
+		hdr[k] = append(vv, fl.value(s))
+	}
+	return seen
 }
 
 // fieldSet records which fields that framing depends on a header has, so that the absent

@@ -4,26 +4,29 @@
 // response back from a read goroutine of the connection. The connection pool passes MCP calls
 // through to a streamable HTTP server on it.
 //
-// Transport.RoundTrip takes the requests to its scheme ("http") and host only, and
-// gives every other request (another origin, a redirect elsewhere) to its Fallback. It does
-// not follow redirects, negotiate compression, use a proxy or TLS: its user sends it only
-// what needs none of them. A request's context bounds the request: its end closes the
-// connection, and RoundTrip or the body's Read return an error wrapping the context's. A
-// response's body must be read to its end (io.EOF) for its connection to be kept; closing
-// it before closes the connection, as net/http does. A connection is kept while the server
-// has not closed it: one found closed when taken from the idle ones is dropped unused.
-// A response's header may take 10 MB, as net/http's Transport allows by default.
-// Informational responses (1xx but 101) before the answer are skipped; a connection that
-// answered 101 Switching Protocols is not kept.
+// Transport.RoundTrip takes the requests to its scheme ("http") and host only, and gives every
+// other request (another origin, a redirect elsewhere) to its Fallback. It does not follow
+// redirects, negotiate compression, use a proxy or TLS: its user sends it only what needs none
+// of them. A request's context bounds the request: its end closes the connection, and RoundTrip
+// or the body's Read return an error wrapping the context's. A response's body must be read to
+// its end (io.EOF) for its connection to be kept; closing it before closes the connection, as
+// net/http does. A server that answers before it has read the whole request (a body too large)
+// and closes the connection is answered with its response, as net/http's Transport answers it,
+// not with the error of writing the rest. A connection is kept while the server has not closed
+// it: one found closed when taken from the idle ones is dropped unused. A response's header may
+// take 10 MB, as net/http's Transport allows by default. Informational responses (1xx but 101)
+// before the answer are skipped; a connection whose answer had a status below 200 (101
+// Switching Protocols, or one below 100) is not kept, nor one whose answer had both a
+// Content-Length and chunked framing (read as chunked).
 //
 // It writes a request and reads a response itself, without req.Write or http.ReadResponse
-// (net/textproto reads only a chunked body's trailer, which is rare). A request goes out byte for byte as req.Write writes it (request line, Host,
-// User-Agent, Content-Length, the other fields sorted by name); one it cannot write exactly so
-// (a body of unknown length, which goes chunked, a trailer, Close, a host that req.Write
-// would clean) is written by req.Write. Before either, it refuses what net/http's Transport
-// refuses, with its errors: a method or field name that is not a token, a field value with a
-// control character other than a tab (CR and LF, which req.Write alone would turn into
-// spaces).
+// (net/textproto reads only a chunked body's trailer, which is rare). A request goes out byte
+// for byte as req.Write writes it (request line, Host, User-Agent, Content-Length, the other
+// fields sorted by name); one it cannot write exactly so (a body of unknown length, which goes
+// chunked, a trailer, Close, CONNECT, a host that req.Write would clean) is written by
+// req.Write. Before either, it refuses what net/http's Transport refuses, with its errors: a
+// method or field name that is not a token, a field value with a control character other than a
+// tab (CR and LF, which req.Write alone would turn into spaces).
 //
 // A response is read exactly as http.ReadResponse reads it, which a fuzz target
 // checks byte for byte: the same responses refused, and of the others the same status,
@@ -74,6 +77,7 @@ type conn struct {
 	nc net.Conn
 	lr limitedReader // what br reads: nc, a response's header bounded
 	br *bufio.Reader
+	cw connWriter // what bw writes to
 	bw *bufio.Writer
 
 	head head     // what a response's head is read into
@@ -102,6 +106,20 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	}
 	n, err := l.r.Read(p)
 	l.n -= int64(n)
+	return n, err
+}
+
+// connWriter writes to nc and records the first error of doing so.
+type connWriter struct {
+	nc  net.Conn
+	err error
+}
+
+func (w *connWriter) Write(p []byte) (int, error) {
+	n, err := w.nc.Write(p)
+	if err != nil && w.err == nil {
+		w.err = err
+	}
 	return n, err
 }
 
@@ -140,8 +158,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return nil, err
 	}
 	resp := &x.resp
-	// After 101 Switching Protocols the connection speaks another protocol.
-	x.body.keep = !resp.Close && !req.Close && resp.StatusCode != http.StatusSwitchingProtocols
+	// After 101 Switching Protocols the connection speaks another protocol; net/http does
+	// not use one again after any answer of a status below 200 either.
+	x.body.keep = !x.broken && !x.body.f.mixed && !resp.Close && !req.Close && resp.StatusCode >= 200
 	resp.Body = &x.body
 	if x.body.f.kind == noBody {
 		x.body.eof()
@@ -151,8 +170,9 @@ func (t *Transport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // exchange is one request's response and its body, allocated together.
 type exchange struct {
-	resp http.Response
-	body body
+	resp   http.Response
+	body   body
+	broken bool // the connection failed as the request was written: it is not kept
 }
 
 // exchange writes req on c and reads its response into x, skipping informational ones.
@@ -164,12 +184,27 @@ func (c *conn) exchange(req *http.Request, x *exchange, netHTTP bool) error {
 	} else {
 		err = req.Write(c.bw)
 	}
+	if err == nil {
+		err = c.bw.Flush()
+	}
 	if err != nil {
-		return err
+		if c.cw.err == nil {
+			return err // the request's body failed, not the connection
+		}
+		// A server that answers before it has read the whole request (413, 401) closes the
+		// connection after its answer: the answer is read if it came, as net/http does.
+		x.broken = true
+		if c.readResponse(req, x, netHTTP) != nil {
+			return err
+		}
+		return nil
 	}
-	if err := c.bw.Flush(); err != nil {
-		return err
-	}
+	return c.readResponse(req, x, netHTTP)
+}
+
+// readResponse reads req's response into x, skipping informational ones.
+func (c *conn) readResponse(req *http.Request, x *exchange, netHTTP bool) error {
+	var err error
 	c.lr.n = maxHeaderBytes
 	for {
 		if netHTTP {
@@ -251,8 +286,9 @@ func (t *Transport) conn(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &conn{nc: nc, lr: limitedReader{r: nc, n: -1}, bw: bufio.NewWriterSize(nc, 4<<10)}
+	c := &conn{nc: nc, lr: limitedReader{r: nc, n: -1}, cw: connWriter{nc: nc}}
 	c.br = bufio.NewReaderSize(&c.lr, 4<<10)
+	c.bw = bufio.NewWriterSize(&c.cw, 4<<10)
 	return c, nil
 }
 

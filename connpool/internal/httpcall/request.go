@@ -58,9 +58,10 @@ func isToken(s string) bool {
 }
 
 // writable reports whether writeRequest writes req as req.Write would: a body of known
-// length or none, no trailer, no Close, no transfer coding, and a host that needs no cleaning.
+// length or none, no trailer, no Close, no transfer coding, a host that needs no cleaning,
+// and a method other than CONNECT (whose request-URI may be the host).
 func writable(req *http.Request) bool {
-	if len(req.TransferEncoding) > 0 || req.Trailer != nil || req.Close {
+	if len(req.TransferEncoding) > 0 || req.Trailer != nil || req.Close || req.Method == http.MethodConnect {
 		return false
 	}
 	if req.Body == nil || req.Body == http.NoBody {
@@ -116,10 +117,11 @@ func writeRequest(bw *bufio.Writer, req *http.Request, keys *[]string) (err erro
 	bw.WriteString("\r\n")
 	ua := "Go-http-client/1.1"
 	if _, ok := req.Header["User-Agent"]; ok {
-		ua = trimOWS(req.Header.Get("User-Agent"))
+		ua = req.Header.Get("User-Agent")
 	}
 	if ua != "" {
-		writeField(bw, "User-Agent", ua)
+		// One of white space only is sent empty, not left out.
+		writeField(bw, "User-Agent", trimOWS(ua))
 	}
 	n := req.ContentLength
 	if req.Body == nil || req.Body == http.NoBody {

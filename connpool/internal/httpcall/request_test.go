@@ -71,6 +71,7 @@ func TestWriteRequestAsNetHTTP(t *testing.T) {
 			return req
 		},
 		"body of a large size": newRequest(http.MethodPost, "http://h/", strings.NewReader(strings.Repeat("0123456789", 2000))),
+		"User-Agent of spaces": newRequest(http.MethodGet, "http://h/", nil, "User-Agent", " \t "),
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, want, gotErr, wantErr := writeBoth(t, mk)
@@ -78,6 +79,32 @@ func TestWriteRequestAsNetHTTP(t *testing.T) {
 				t.Fatalf("wrote %q (%v)\nreq.Write %q (%v)", got, gotErr, want, wantErr)
 			}
 		})
+	}
+}
+
+// A CONNECT request without a path names its host as its request-URI, as req.Write writes
+// it, not "/".
+func TestWriteConnectAsNetHTTP(t *testing.T) {
+	for name, u := range map[string]*url.URL{
+		"host":   {Scheme: "http", Host: "h:1"},
+		"opaque": {Scheme: "http", Host: "h:1", Opaque: "other:2"},
+	} {
+		req := &http.Request{Method: http.MethodConnect, URL: u, Header: http.Header{}}
+		var g, w bytes.Buffer
+		bw := bufio.NewWriter(&g)
+		if writable(req) {
+			var keys []string
+			if err := writeRequest(bw, req, &keys); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := req.Write(bw); err != nil {
+			t.Fatal(err)
+		}
+		bw.Flush()
+		req.Write(&w)
+		if g.String() != w.String() {
+			t.Errorf("%s: wrote %q\nreq.Write %q", name, g.String(), w.String())
+		}
 	}
 }
 
@@ -154,6 +181,8 @@ func TestUnknownLengthByReqWrite(t *testing.T) {
 func FuzzWriteRequest(f *testing.F) {
 	f.Add("POST", "/mcp", "", "Content-Type", " application/json\t", "Host", "x", `{"a":1}`)
 	f.Add("", "/a b", "q=%zz", "user-agent", "", "X-A", "", "")
+	f.Add("GET", "/", "", "User-Agent", " ", "X-A", "1", "")
+	f.Add("CONNECT", "", "", "X-A", "1", "X-B", "2", "")
 	f.Fuzz(func(t *testing.T, method, path, query, k1, v1, k2, v2, body string) {
 		mk := func() *http.Request {
 			req := &http.Request{Method: method, Header: http.Header{k1: {v1}, k2: {v2, v1}},

@@ -34,11 +34,15 @@ type outcome struct {
 // readBoth reads in as one response to a request of method, with this package's parser and
 // with http.ReadResponse.
 func readBoth(in []byte, method string) (got, want outcome) {
+	return readBothInto(&head{}, in, method)
+}
+
+// readBothInto is readBoth with h the head that a connection reads its responses into.
+func readBothInto(h *head, in []byte, method string) (got, want outcome) {
 	br := bufio.NewReaderSize(bytes.NewReader(in), 4<<10)
 	var resp http.Response
 	var f frame
-	var h head
-	if err := readResponse(br, method, &h, &resp, &f); err != nil {
+	if err := readResponse(br, method, h, &resp, &f); err != nil {
 		got.Err = true
 	} else {
 		resp.Body = io.NopCloser(&f)
@@ -193,17 +197,28 @@ func TestReadResponseManyFields(t *testing.T) {
 }
 
 // FuzzReadResponse feeds the same bytes to the parser and to http.ReadResponse: both refuse
-// them, or both read the same response and leave the same bytes for the next.
+// them, or both read the same response and leave the same bytes for the next. The parser
+// reads them into a head that read another response before, as a kept connection's does.
 func FuzzReadResponse(f *testing.F) {
+	var before strings.Builder
+	before.WriteString("HTTP/1.1 200 OK\r\n")
+	for i := range 40 {
+		fmt.Fprintf(&before, "X-%d: %s\r\n", i%5, strings.Repeat("v", i))
+	}
+	before.WriteString("Content-Length: 0\r\n\r\n")
 	for _, c := range responseCases {
 		f.Add([]byte(c.in), c.method == http.MethodHead)
 	}
-	f.Fuzz(func(t *testing.T, in []byte, head bool) {
+	f.Fuzz(func(t *testing.T, in []byte, toHead bool) {
 		method := http.MethodPost
-		if head {
+		if toHead {
 			method = http.MethodHead
 		}
-		got, want := readBoth(in, method)
+		var h head
+		if got, _ := readBothInto(&h, []byte(before.String()), http.MethodPost); got.Err {
+			t.Fatal("the response before is refused")
+		}
+		got, want := readBothInto(&h, in, method)
 		if d := cmp.Diff(want, got); d != "" {
 			t.Fatalf("%q: ours differs from net/http (-net/http +ours):\n%s", in, d)
 		}
