@@ -372,3 +372,39 @@ func TestLeanAnswerForms(t *testing.T) {
 		}
 	}
 }
+
+// TestLeanLateAnswerAfterDeadline: the answer to a call that passed its deadline, arriving
+// after it, is dropped; it never reaches the next call, which is handed the same reply
+// channel (the connection's spare) and gets its own answer.
+func TestLeanLateAnswerAfterDeadline(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := newLeanPeer(t)
+		type out struct {
+			res json.RawMessage
+			err error
+		}
+		call := func(deadline time.Time) (string, chan out) {
+			got := make(chan out, 1)
+			go func() {
+				res, err := p.conn.call(context.Background(), deadline, "tools/call", json.RawMessage(`{}`))
+				got <- out{res, err}
+			}()
+			var w struct{ ID string }
+			if err := json.Unmarshal([]byte(p.recv(t)), &w); err != nil || w.ID == "" {
+				t.Fatalf("request: %v", err)
+			}
+			return w.ID, got
+		}
+		late, first := call(time.Now().Add(time.Minute))
+		advance(time.Minute)
+		if o := <-first; !errors.Is(o.err, context.DeadlineExceeded) {
+			t.Fatalf("first call: %s, %v", o.res, o.err)
+		}
+		p.recv(t) // its notifications/cancelled
+		id, next := call(time.Time{})
+		p.send(t, `{"jsonrpc":"2.0","id":"`+late+`","result":{"call":"late"}}`, `{"jsonrpc":"2.0","id":"`+id+`","result":{"call":"next"}}`)
+		if o := <-next; o.err != nil || string(o.res) != `{"call":"next"}` {
+			t.Fatalf("next call: %s, %v; want its own answer", o.res, o.err)
+		}
+	})
+}
