@@ -408,3 +408,39 @@ func TestLeanLateAnswerAfterDeadline(t *testing.T) {
 		}
 	})
 }
+
+// TestLeanRawIDsApartFromTheSDKs: a response whose id is the number of a raw call in flight,
+// as a JSON number (the SDK's ids) or a string without the raw prefix, is the SDK's; only the
+// prefixed id answers the raw call.
+func TestLeanRawIDsApartFromTheSDKs(t *testing.T) {
+	p := newLeanPeer(t)
+	type out struct {
+		res json.RawMessage
+		err error
+	}
+	got := make(chan out, 1)
+	go func() {
+		res, err := p.conn.call(context.Background(), time.Time{}, "tools/call", json.RawMessage(`{}`))
+		got <- out{res, err}
+	}()
+	var w struct{ ID string }
+	if err := json.Unmarshal([]byte(p.recv(t)), &w); err != nil {
+		t.Fatal(err)
+	}
+	n, ok := strings.CutPrefix(w.ID, rawIDPrefix)
+	if !ok {
+		t.Fatalf("raw id %q", w.ID)
+	}
+	p.send(t,
+		`{"jsonrpc":"2.0","id":`+n+`,"result":{"to":"sdk number"}}`,
+		`{"jsonrpc":"2.0","id":"`+n+`","result":{"to":"sdk string"}}`,
+		`{"jsonrpc":"2.0","id":"`+w.ID+`","result":{"to":"raw"}}`)
+	if o := <-got; o.err != nil || string(o.res) != `{"to":"raw"}` {
+		t.Fatalf("raw call: %s, %v", o.res, o.err)
+	}
+	for _, want := range []string{`{"to":"sdk number"}`, `{"to":"sdk string"}`} {
+		if m, ok := read(t, p.conn).(*jsonrpc.Response); !ok || string(m.Result) != want {
+			t.Fatalf("SDK read %#v, want the response %s", m, want)
+		}
+	}
+}
