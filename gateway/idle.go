@@ -16,12 +16,20 @@ import (
 // exit), and its session-scoped servers would run for the whole idle timeout: for such a
 // session the wait is Options.SessionGrace instead, when shorter. A GET that was answered with
 // no stream (refused) does not count.
+//
+// The timer is lazy: a request's begin and end only count and note the time, and the timer,
+// when it expires, looks at what happened since it was set (a request in flight: it waits for
+// its end; one that ended since: it waits out the rest of the wait from then). So a call costs
+// no timer operation, only the end of the last request while the timer is not set.
 type idleTimer struct {
 	mu        sync.Mutex
 	refs      int         // requests in flight
 	streams   int         // GET requests in flight
 	hadStream bool        // a GET stream was served
-	t         *time.Timer // nil: not armed yet (or no wait at all)
+	t         *time.Timer // nil: not made yet (or no wait at all)
+	set       bool        // t is set to expire
+	setFor    time.Time   // when t expires, while set
+	due       time.Time   // when the session is idle long enough, with no request in flight
 	d, grace  time.Duration
 	fire      func() // nil: not armed
 	dead      bool
@@ -47,33 +55,64 @@ func (i *idleTimer) wait() time.Duration {
 	return i.d
 }
 
-// rearmLocked stops the timer and, with no request in flight, starts its wait again in full.
+// rearmLocked starts the wait again in full, from now, when no request is in flight: the
+// session is due then, and the timer is set to expire by then.
 func (i *idleTimer) rearmLocked() {
-	if i.fire == nil || i.dead {
+	if i.fire == nil || i.dead || i.refs > 0 {
 		return
-	}
-	if i.t != nil {
-		i.t.Stop()
 	}
 	w := i.wait()
-	if i.refs > 0 || w <= 0 {
+	if w <= 0 {
+		i.due = time.Time{}
+		if i.t != nil && i.set {
+			i.t.Stop()
+			i.set = false
+		}
 		return
 	}
+	now := time.Now()
+	i.due = now.Add(w)
+	if i.set && !i.setFor.After(i.due) {
+		return // it expires first, and waits out the rest then
+	}
+	i.setLocked(now, w)
+}
+
+// setLocked sets the timer to expire after w from now.
+func (i *idleTimer) setLocked(now time.Time, w time.Duration) {
+	i.set, i.setFor = true, now.Add(w)
 	if i.t == nil {
-		i.t = time.AfterFunc(w, i.fire)
+		i.t = time.AfterFunc(w, i.expired)
 	} else {
 		i.t.Reset(w)
 	}
 }
 
-// begin records a request in flight; end its end, which rearms the timer when it was the last.
+// expired runs when the timer expires: the session's fire, if it is due, no request in flight.
+func (i *idleTimer) expired() {
+	i.mu.Lock()
+	i.set = false
+	if i.fire == nil || i.dead || i.refs > 0 || i.due.IsZero() {
+		i.mu.Unlock()
+		return // a request in flight sets the timer again at its end
+	}
+	now := time.Now()
+	if rest := i.due.Sub(now); rest > 0 {
+		i.setLocked(now, rest)
+		i.mu.Unlock()
+		return
+	}
+	fire := i.fire
+	i.mu.Unlock()
+	fire()
+}
+
+// begin records a request in flight; end its end, which starts the wait again when it was
+// the last.
 func (i *idleTimer) begin() {
 	i.mu.Lock()
-	defer i.mu.Unlock()
 	i.refs++
-	if i.refs == 1 && i.t != nil {
-		i.t.Stop()
-	}
+	i.mu.Unlock()
 }
 
 func (i *idleTimer) end() {
@@ -109,6 +148,6 @@ func (i *idleTimer) stop() {
 	i.dead = true
 	if i.t != nil {
 		i.t.Stop()
-		i.t = nil
+		i.t, i.set = nil, false
 	}
 }

@@ -64,5 +64,18 @@ func TestIdleTimer(t *testing.T) {
 		r.streamEnd(false)
 		wait(d-time.Second, 2, "after a GET refused")
 		wait(time.Second, 3, "at the idle timeout after a GET refused")
+
+		// Requests that come and go more often than the timeout keep the session for as long
+		// as they come; it ends the timeout after the last one, to the moment.
+		var k idleTimer
+		k.arm(d, 0, func() { fired.Add(1) })
+		for range 50 {
+			time.Sleep(d / 3)
+			k.begin()
+			time.Sleep(time.Second)
+			k.end()
+		}
+		wait(d-time.Nanosecond, 3, "before the timeout after a run of requests")
+		wait(time.Nanosecond, 4, "at the timeout after a run of requests")
 	})
 }
