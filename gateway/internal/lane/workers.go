@@ -40,6 +40,8 @@ func (w *workers) run(j job) {
 }
 
 // work runs j, then the jobs it is handed, until none comes for workerIdle or the lane stops.
+// Its timer is not set again per job: when it expires after a job came, the worker waits out
+// the rest of workerIdle from the last one.
 func (w *workers) work(j job) {
 	defer w.wg.Done()
 	t := time.NewTimer(workerIdle)
@@ -47,13 +49,19 @@ func (w *workers) work(j job) {
 	for {
 		j.c.run(j.call)
 		j = job{}
-		t.Reset(workerIdle)
-		select {
-		case j = <-w.jobs:
-		case <-t.C:
-			return
-		case <-w.stop:
-			return
+		last := time.Now()
+		for j.c == nil {
+			select {
+			case j = <-w.jobs:
+			case <-t.C:
+				rest := workerIdle - time.Since(last)
+				if rest <= 0 {
+					return
+				}
+				t.Reset(rest)
+			case <-w.stop:
+				return
+			}
 		}
 	}
 }
