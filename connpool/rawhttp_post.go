@@ -14,10 +14,9 @@ import (
 // itself, as hc.Do would, without Do's per-request work (a copy of the header and of the URL,
 // for redirects that do not come): the URL is parsed once and the header, the same for every
 // message of the session, is shared by them, which the http.RoundTripper contract allows (a
-// RoundTripper does not modify its request). A redirect is the exception: its response is
-// closed and the message is sent again through hc.Do, which follows it as it always did (the
-// server that redirected sees the message twice, and answered it the first time with the
-// redirect alone). A client with a cookie jar or a timeout is always used through Do.
+// RoundTripper does not modify its request). A redirect is followed by http.Client.Do from the
+// response received (follow), so the server that redirected sees the message once, as through
+// Do. A client with a cookie jar or a timeout is always used through Do.
 func (h *rawHTTP) post(ctx context.Context, body []byte) (*http.Response, error) {
 	h.prepared.Do(h.prepare)
 	rt := h.hc.Transport
@@ -51,8 +50,41 @@ func (h *rawHTTP) post(ctx context.Context, body []byte) (*http.Response, error)
 		resp.Body = http.NoBody
 	}
 	if redirected(resp) {
+		return h.follow(ctx, body, rt, resp)
+	}
+	return resp, nil
+}
+
+// follow follows resp, a redirect answering the message body, as hc.Do follows one: a Client
+// with hc's redirect rules is handed resp as the answer to its first request and sends the
+// next (to the place resp names, a 301, 302 or 303 as a GET) on rt. The message is not sent
+// again to the server that redirected: a 303 (or 301, 302) may answer a POST it acted on.
+func (h *rawHTTP) follow(ctx context.Context, body []byte, rt http.RoundTripper, resp *http.Response) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.endpoint, bytes.NewReader(body))
+	if err != nil {
 		resp.Body.Close()
-		return h.postDo(ctx, body)
+		return nil, err
+	}
+	req.Header = h.newHeader()
+	hc := &http.Client{Transport: &redirectReplay{resp: resp, rt: rt}, CheckRedirect: h.hc.CheckRedirect}
+	return hc.Do(req)
+}
+
+// redirectReplay is an http.RoundTripper whose first request gets resp, and the others rt's
+// answer. A Client uses it from one goroutine.
+type redirectReplay struct {
+	resp *http.Response
+	rt   http.RoundTripper
+}
+
+func (a *redirectReplay) RoundTrip(req *http.Request) (*http.Response, error) {
+	resp := a.resp
+	if resp == nil {
+		return a.rt.RoundTrip(req)
+	}
+	a.resp = nil
+	if req.Body != nil {
+		req.Body.Close()
 	}
 	return resp, nil
 }

@@ -84,3 +84,42 @@ func TestRawHTTPPostsShareTheirHeader(t *testing.T) {
 		t.Fatalf("the shared header has %d fields after the posts, want its 4: %v", len(h.header), h.header)
 	}
 }
+
+// A passed-through call whose endpoint answers with a redirect is sent to that endpoint once,
+// as http.Client.Do sends it: the redirect is followed from the answer received, not by
+// sending the call there again. A 303 (or 301, 302) answers a POST the server may have acted
+// on, and is followed by a GET of the place it names; a 307 or 308, by the same POST there.
+func TestRawHTTPRedirectSendsTheCallOnce(t *testing.T) {
+	const id = rawIDPrefix + "1"
+	answer := `{"jsonrpc":"2.0","id":"` + id + `","result":{"ok":true}}`
+	for _, code := range []int{http.StatusMovedPermanently, http.StatusFound, http.StatusSeeOther,
+		http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
+		t.Run(http.StatusText(code), func(t *testing.T) {
+			var mu sync.Mutex
+			posts := 0 // calls received at the endpoint that redirects
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				io.Copy(io.Discard, r.Body)
+				if r.URL.Path == "/mcp" {
+					mu.Lock()
+					posts++
+					mu.Unlock()
+					http.Redirect(w, r, "/there", code)
+					return
+				}
+				w.Header().Set("Content-Type", "application/json")
+				io.WriteString(w, answer)
+			}))
+			defer srv.Close()
+			h := &rawHTTP{hc: srv.Client(), endpoint: srv.URL + "/mcp", session: "s1", c: &client{}, life: context.Background()}
+			res, err := h.call(context.Background(), "tools/call", []byte(`{"name":"x"}`))
+			if err != nil || string(res) != `{"ok":true}` {
+				t.Fatalf("a redirected call: %s, %v", res, err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if posts != 1 {
+				t.Fatalf("the endpoint that redirected received the call %d times, want 1", posts)
+			}
+		})
+	}
+}
