@@ -79,3 +79,49 @@ func TestIdleTimer(t *testing.T) {
 		wait(time.Nanosecond, 4, "at the timeout after a run of requests")
 	})
 }
+
+// TestIdleTimerWaitChanges: the lazy timer follows a wait that changes while it is set: a
+// GET stream that closes shortens it to SessionGrace from then, one that opens again
+// lengthens it to IdleTimeout from then, and with no IdleTimeout an open stream holds the
+// session for good.
+func TestIdleTimerWaitChanges(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		const d, grace = 5 * time.Minute, time.Minute
+		var fired atomic.Int32
+		wait := func(after time.Duration, want int32, what string) {
+			t.Helper()
+			time.Sleep(after)
+			synctest.Wait()
+			if got := fired.Load(); got != want {
+				t.Fatalf("%s: fired %d times, want %d", what, got, want)
+			}
+		}
+
+		var s idleTimer // set for d, then shortened to grace
+		s.arm(d, grace, func() { fired.Add(1) })
+		s.streamBegin()
+		wait(time.Second, 0, "with its stream open")
+		s.streamEnd(true)
+		wait(grace-time.Nanosecond, 0, "before the grace after its stream closed")
+		wait(time.Nanosecond, 1, "at the grace after its stream closed")
+
+		var l idleTimer // set for grace, then lengthened to d
+		l.arm(d, grace, func() { fired.Add(1) })
+		l.streamBegin()
+		l.streamEnd(true)
+		wait(grace/2, 1, "within the grace")
+		l.streamBegin()
+		wait(d-time.Nanosecond, 1, "before the timeout after its stream opened again")
+		wait(time.Nanosecond, 2, "at the timeout after its stream opened again")
+
+		var f idleTimer // no timeout: only the grace
+		f.arm(0, grace, func() { fired.Add(1) })
+		f.streamBegin()
+		f.streamEnd(true)
+		wait(grace/2, 2, "within the grace")
+		f.streamBegin()
+		wait(10*d, 2, "with its stream open again and no idle timeout")
+		f.streamEnd(true)
+		wait(grace, 3, "at the grace after its stream closed again")
+	})
+}
