@@ -101,7 +101,8 @@ func NewPolicy(cfg Config, max int) *Policy {
 func (p *Policy) Procs() int { return p.procs }
 
 // Next takes the CPU time the process used in the time over since the last reading (Interval,
-// or more when a reading comes late; Interval if over is not positive) and returns the
+// more when a reading comes late, up to IdleInterval for an idle process; Interval if over is
+// not positive) and returns the
 // processors to run on from now. A move to max needs a CPU limit above one processor, or none.
 func (p *Policy) Next(used, over time.Duration) int {
 	if over <= 0 {
