@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"net/http"
 	"net/url"
 	"path"
 	"regexp"
@@ -52,6 +53,11 @@ func (s *Server) Validate(key string) error {
 			add(key+".url", "must be an http or https URL, got scheme %q", u.Scheme)
 		} else if u.Host == "" {
 			add(key+".url", "must be an http or https URL with a host")
+		}
+		for _, h := range slices.Sorted(maps.Keys(s.Headers)) {
+			if transportHeaders[http.CanonicalHeaderKey(h)] {
+				add(key+".headers", "%s is set by the transport, not by headers", h)
+			}
 		}
 		if s.Auth != nil {
 			errs = append(errs, s.Auth.Validate(key+".auth"))
@@ -149,6 +155,15 @@ func (s *Server) Validate(key string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// transportHeaders are the headers an HTTP server's requests get from their transport: the
+// message's framing and the connection's (net/http drops some of them from a request's header
+// and sends others beside its own), and the MCP session's (a configured one would break it).
+var transportHeaders = map[string]bool{
+	"Host": true, "Content-Length": true, "Transfer-Encoding": true, "Trailer": true, "Te": true,
+	"Connection": true, "Keep-Alive": true, "Upgrade": true, "Proxy-Connection": true,
+	"Mcp-Session-Id": true, "Mcp-Protocol-Version": true,
 }
 
 // unsendable returns the first value of s, valid as YAML, that cannot be passed to a process

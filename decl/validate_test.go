@@ -150,3 +150,21 @@ func TestSandboxJSON(t *testing.T) {
 		t.Error(`"on" accepted`)
 	}
 }
+
+// A header the HTTP transport or the MCP transport sets itself (framing, hop-by-hop, the
+// session's) cannot be configured: net/http would drop some silently and send others beside
+// its own, and a session header would break the session. The error names it, in any case.
+func TestServerValidateRefusesTransportHeaders(t *testing.T) {
+	for _, name := range []string{"Host", "content-length", "Transfer-Encoding", "connection", "Keep-Alive",
+		"Upgrade", "TE", "Trailer", "Proxy-Connection", "mcp-session-id", "Mcp-Protocol-Version"} {
+		s := Server{URL: "http://h/mcp", Headers: map[string]string{name: "x", "X-Token": "t"}}
+		err := s.Validate("mcp_servers.a")
+		if err == nil || !strings.Contains(err.Error(), "mcp_servers.a.headers") || !strings.Contains(err.Error(), name) {
+			t.Errorf("headers %q: %v, want an error under mcp_servers.a.headers naming it", name, err)
+		}
+	}
+	ok := Server{URL: "http://h/mcp", Headers: map[string]string{"X-Token": "t", "User-Agent": "me", "Accept-Language": "fr"}}
+	if err := ok.Validate("mcp_servers.a"); err != nil {
+		t.Errorf("ordinary headers: %v", err)
+	}
+}
