@@ -157,13 +157,17 @@ func (s *Server) Validate(key string) error {
 	return errors.Join(errs...)
 }
 
-// transportHeaders are the headers an HTTP server's requests get from their transport: the
-// message's framing and the connection's (net/http drops some of them from a request's header
-// and sends others beside its own), and the MCP session's (a configured one would break it).
+// transportHeaders are the headers an HTTP server's requests get from their transport, by
+// canonical name: the message's framing and the connection's (net/http drops some of them from
+// a request's header and sends others beside its own); the content coding net/http asks for
+// (it decodes a response only when it asked); and those the SDK's streamable and SSE clients
+// set, which a configured header would replace: the session's, the media types sent and
+// accepted, and where a resumed stream starts.
 var transportHeaders = map[string]bool{
 	"Host": true, "Content-Length": true, "Transfer-Encoding": true, "Trailer": true, "Te": true,
 	"Connection": true, "Keep-Alive": true, "Upgrade": true, "Proxy-Connection": true,
-	"Mcp-Session-Id": true, "Mcp-Protocol-Version": true,
+	"Accept-Encoding": true, "Mcp-Session-Id": true, "Mcp-Protocol-Version": true, "Accept": true,
+	"Content-Type": true, "Last-Event-Id": true,
 }
 
 // unsendable returns the first value of s, valid as YAML, that cannot be passed to a process

@@ -152,11 +152,14 @@ func TestSandboxJSON(t *testing.T) {
 }
 
 // A header the HTTP transport or the MCP transport sets itself (framing, hop-by-hop, the
-// session's) cannot be configured: net/http would drop some silently and send others beside
-// its own, and a session header would break the session. The error names it, in any case.
+// session's, the media types the SDK sends and accepts, the resumption point, the content
+// coding net/http asks for and decodes) cannot be configured: net/http would drop some
+// silently and send others beside its own, and connpool sets a configured header over the
+// SDK's. The error names it, in any case.
 func TestServerValidateRefusesTransportHeaders(t *testing.T) {
 	for _, name := range []string{"Host", "content-length", "Transfer-Encoding", "connection", "Keep-Alive",
-		"Upgrade", "TE", "Trailer", "Proxy-Connection", "mcp-session-id", "Mcp-Protocol-Version"} {
+		"Upgrade", "TE", "Trailer", "Proxy-Connection", "mcp-session-id", "Mcp-Protocol-Version",
+		"Accept", "content-type", "Last-Event-ID", "Accept-Encoding"} {
 		s := Server{URL: "http://h/mcp", Headers: map[string]string{name: "x", "X-Token": "t"}}
 		err := s.Validate("mcp_servers.a")
 		if err == nil || !strings.Contains(err.Error(), "mcp_servers.a.headers") || !strings.Contains(err.Error(), name) {
