@@ -54,9 +54,17 @@ func (s *Server) Validate(key string) error {
 		} else if u.Host == "" {
 			add(key+".url", "must be an http or https URL with a host")
 		}
+		seen := map[string]string{} // canonical name → the first name written for it
 		for _, h := range slices.Sorted(maps.Keys(s.Headers)) {
-			if transportHeaders[http.CanonicalHeaderKey(h)] {
+			name := http.CanonicalHeaderKey(h)
+			if transportHeaders[name] {
 				add(key+".headers", "%s is set by the transport, not by headers", h)
+			}
+			// Header names are case-insensitive: only one of the values would be sent.
+			if first, ok := seen[name]; ok {
+				add(key+".headers", "%s and %s name the same header", first, h)
+			} else {
+				seen[name] = h
 			}
 		}
 		if s.Auth != nil {

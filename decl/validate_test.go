@@ -171,3 +171,20 @@ func TestServerValidateRefusesTransportHeaders(t *testing.T) {
 		t.Errorf("ordinary headers: %v", err)
 	}
 }
+
+// Header names differing only in case name one header: the value sent would be whichever the
+// map gave last. The error names both, never a value.
+func TestServerValidateRefusesHeadersOfOneName(t *testing.T) {
+	s := Server{URL: "http://h/mcp", Headers: map[string]string{"X-Token": "secret-a", "x-token": "secret-b", "X-Other": "o"}}
+	err := s.Validate("mcp_servers.a")
+	if err == nil || !strings.Contains(err.Error(), "mcp_servers.a.headers") ||
+		!strings.Contains(err.Error(), "X-Token") || !strings.Contains(err.Error(), "x-token") {
+		t.Fatalf("X-Token and x-token: %v, want an error under mcp_servers.a.headers naming both", err)
+	}
+	if strings.Contains(err.Error(), "secret") {
+		t.Errorf("the error shows a value: %v", err)
+	}
+	if strings.Contains(err.Error(), "X-Other") {
+		t.Errorf("the error names a header set once: %v", err)
+	}
+}
