@@ -57,12 +57,13 @@ func (s *Server) Validate(key string) error {
 		seen := map[string]string{} // canonical name → the first name written for it
 		for _, h := range slices.Sorted(maps.Keys(s.Headers)) {
 			name := http.CanonicalHeaderKey(h)
+			// Keyed by the header's own name, so that package config places it on its line.
 			if transportHeaders[name] {
-				add(key+".headers", "%s is set by the transport, not by headers", h)
+				add(key+".headers."+h, "set by the transport, not by headers")
 			}
 			// Header names are case-insensitive: only one of the values would be sent.
 			if first, ok := seen[name]; ok {
-				add(key+".headers", "%s and %s name the same header", first, h)
+				add(key+".headers."+h, "names the same header as %s", first)
 			} else {
 				seen[name] = h
 			}
