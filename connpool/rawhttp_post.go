@@ -3,7 +3,6 @@ package connpool
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
 	"errors"
 	"io"
 	"net/http"
@@ -60,14 +59,12 @@ func (h *rawHTTP) post(ctx context.Context, body []byte) (*http.Response, error)
 // next (to the place resp names, a 301, 302 or 303 as a GET) on rt. The message is not sent
 // again to the server that redirected: a 303 (or 301, 302) may answer a POST it acted on.
 func (h *rawHTTP) follow(ctx context.Context, body []byte, rt http.RoundTripper, resp *http.Response) (*http.Response, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.endpoint, bytes.NewReader(body))
-	if err != nil {
-		resp.Body.Close()
-		return nil, err
+	replay := &redirectReplay{resp: resp, rt: rt}
+	r, err := h.postVia(ctx, body, &http.Client{Transport: replay, CheckRedirect: h.hc.CheckRedirect})
+	if replay.resp != nil {
+		resp.Body.Close() // never handed over: the request could not be made
 	}
-	req.Header = h.newHeader()
-	hc := &http.Client{Transport: &redirectReplay{resp: resp, rt: rt}, CheckRedirect: h.hc.CheckRedirect}
-	return hc.Do(req)
+	return r, err
 }
 
 // redirectReplay is an http.RoundTripper whose first request gets resp, and the others rt's
@@ -110,7 +107,7 @@ func (h *rawHTTP) prepare() {
 	if u.User != nil {
 		// As hc.Do sends the URL's user info (headerTransport puts the real one in its place).
 		pw, _ := u.User.Password()
-		h.header["Authorization"] = []string{"Basic " + base64.StdEncoding.EncodeToString([]byte(u.User.Username()+":"+pw))}
+		(&http.Request{Header: h.header}).SetBasicAuth(u.User.Username(), pw)
 	}
 }
 
@@ -131,10 +128,15 @@ func (h *rawHTTP) newHeader() http.Header {
 
 // postDo sends one JSON-RPC message of the session through hc.Do.
 func (h *rawHTTP) postDo(ctx context.Context, body []byte) (*http.Response, error) {
+	return h.postVia(ctx, body, h.hc)
+}
+
+// postVia sends one JSON-RPC message of the session through hc.Do.
+func (h *rawHTTP) postVia(ctx context.Context, body []byte, hc *http.Client) (*http.Response, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return nil, err
 	}
 	req.Header = h.newHeader()
-	return h.hc.Do(req)
+	return hc.Do(req)
 }
