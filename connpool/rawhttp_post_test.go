@@ -10,38 +10,6 @@ import (
 	"testing"
 )
 
-// A passed-through call to an endpoint that redirects it (307: the same method and body
-// elsewhere) reaches where it points, as the go-sdk's requests through http.Client do, with
-// the session's header.
-func TestRawHTTPFollowsARedirect(t *testing.T) {
-	const id = rawIDPrefix + "1"
-	var mu sync.Mutex
-	var got []string // what /moved received: its session header and body
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		if r.URL.Path != "/moved" {
-			http.Redirect(w, r, "/moved", http.StatusTemporaryRedirect)
-			return
-		}
-		mu.Lock()
-		got = append(got, r.Header.Get("Mcp-Session-Id"), string(body))
-		mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"jsonrpc":"2.0","id":"`+id+`","result":{"ok":true}}`)
-	}))
-	defer srv.Close()
-	h := &rawHTTP{hc: srv.Client(), endpoint: srv.URL + "/mcp", session: "s1", c: &client{}, life: context.Background()}
-	res, err := h.call(context.Background(), "tools/call", []byte(`{"name":"x"}`))
-	if err != nil || string(res) != `{"ok":true}` {
-		t.Fatalf("a redirected call: %s, %v", res, err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(got) != 2 || got[0] != "s1" || !strings.Contains(got[1], `"method":"tools/call"`) {
-		t.Fatalf("the redirect's target received %q, want the session's header and the call", got)
-	}
-}
-
 // The posts of a session share one header, which no RoundTripper on the way may change:
 // concurrent calls through the client's own transports (the race detector watches) each
 // carry it whole.
@@ -60,7 +28,7 @@ func TestRawHTTPPostsShareTheirHeader(t *testing.T) {
 		w.WriteHeader(http.StatusAccepted)
 	}))
 	defer srv.Close()
-	hc, _ := newHTTPClient(srv.URL, map[string]string{"X-Token": "t"}, func(error) {})
+	hc, _ := newHTTPClient(srv.URL, nil, func(error) {}) // no configured header: nothing clones the shared one on the way
 	h := &rawHTTP{hc: hc, endpoint: srv.URL, session: want, version: "v1", c: &client{}, life: context.Background()}
 	var wg sync.WaitGroup
 	for range 8 {
@@ -96,9 +64,15 @@ func TestRawHTTPRedirectSendsTheCallOnce(t *testing.T) {
 		http.StatusTemporaryRedirect, http.StatusPermanentRedirect} {
 		t.Run(http.StatusText(code), func(t *testing.T) {
 			var mu sync.Mutex
-			posts := 0 // calls received at the endpoint that redirects
+			posts := 0         // calls received at the endpoint that redirects
+			var there []string // the session header and body the redirect's target received
 			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				io.Copy(io.Discard, r.Body)
+				body, _ := io.ReadAll(r.Body)
+				if r.URL.Path != "/mcp" {
+					mu.Lock()
+					there = append(there, r.Header.Get("Mcp-Session-Id"), string(body))
+					mu.Unlock()
+				}
 				if r.URL.Path == "/mcp" {
 					mu.Lock()
 					posts++
@@ -119,6 +93,10 @@ func TestRawHTTPRedirectSendsTheCallOnce(t *testing.T) {
 			defer mu.Unlock()
 			if posts != 1 {
 				t.Fatalf("the endpoint that redirected received the call %d times, want 1", posts)
+			}
+			keepsBody := code == http.StatusTemporaryRedirect || code == http.StatusPermanentRedirect
+			if len(there) != 2 || there[0] != "s1" || keepsBody != strings.Contains(there[1], `"method":"tools/call"`) {
+				t.Fatalf("the redirect's target received %q, want the session's header and (307, 308) the call", there)
 			}
 		})
 	}
