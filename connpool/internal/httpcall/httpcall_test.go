@@ -285,23 +285,10 @@ func TestMalformedResponse(t *testing.T) {
 // Only a 1xx response other than 101 is informational and skipped: one of a status below
 // 100 (which net/http reads, "099" or "+99") is the answer, as net/http's Transport returns it.
 func TestStatusBelow100IsTheAnswer(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		c, err := ln.Accept()
-		if err != nil {
-			return
-		}
-		defer c.Close()
-		c.Read(make([]byte, 4096))
-		io.WriteString(c, "HTTP/1.1 099 Odd\r\nContent-Length: 2\r\n\r\nok")
-	}()
-	tr := &Transport{Scheme: "http", Host: ln.Addr().String(), Fallback: http.DefaultTransport}
+	host, _ := rawServer(t, "HTTP/1.1 099 Odd\r\nContent-Length: 2\r\n\r\nok")
+	tr := &Transport{Scheme: "http", Host: host, Fallback: http.DefaultTransport}
 	defer tr.CloseIdleConnections()
-	req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/", nil)
+	req, _ := http.NewRequest(http.MethodGet, "http://"+host+"/", nil)
 	resp, err := tr.RoundTrip(req)
 	if err != nil {
 		t.Fatalf("a response of status 099: %v", err)
@@ -315,35 +302,11 @@ func TestStatusBelow100IsTheAnswer(t *testing.T) {
 // A connection that answered 101 Switching Protocols speaks another protocol after it: it is
 // not used for another request.
 func TestSwitchedConnectionNotKept(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var accepted atomic.Int64
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			accepted.Add(1)
-			go func() {
-				defer c.Close()
-				buf := make([]byte, 4096)
-				for {
-					if _, err := c.Read(buf); err != nil {
-						return
-					}
-					io.WriteString(c, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n")
-				}
-			}()
-		}
-	}()
-	tr := &Transport{Scheme: "http", Host: ln.Addr().String(), Fallback: http.DefaultTransport}
+	host, accepted := rawServer(t, "HTTP/1.1 101 Switching Protocols\r\nConnection: Upgrade\r\nUpgrade: x\r\n\r\n")
+	tr := &Transport{Scheme: "http", Host: host, Fallback: http.DefaultTransport}
 	defer tr.CloseIdleConnections()
 	for range 2 {
-		req, _ := http.NewRequest(http.MethodGet, "http://"+ln.Addr().String()+"/", nil)
+		req, _ := http.NewRequest(http.MethodGet, "http://"+host+"/", nil)
 		resp, err := tr.RoundTrip(req)
 		if err != nil {
 			t.Fatal(err)
