@@ -48,6 +48,8 @@ vet:
 
 unit:
 	$(GO) test -race -count=1 -timeout 30m ./...
+	# internal/rawio makes its raw system calls only without the race detector: test those too.
+	$(GO) test -count=1 ./internal/rawio
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -1,0 +1,256 @@
+// Package rawio reads and writes non-blocking sockets and pipes with system calls that the Go
+// scheduler is not told of, so that the hop's I/O does not wake the runtime's monitor thread.
+//
+// Every read or write through the os and net packages tells the scheduler it is entering a
+// system call, in case the call blocks: when the process was idle a moment before, that wakes
+// the runtime's monitor thread (sysmon), which then polls every 20µs for a while before it
+// sleeps again. A process that answers one small request at a time, as a gateway between an
+// MCP client and its server does, goes idle between nearly every two requests, and the
+// monitor's waking cost about a sixth of its CPU per call. A read or write of a non-blocking
+// descriptor cannot block, so it needs none of that: Conn, Listen and NewFile wrap
+// descriptors whose reads and writes go to the kernel directly, and wait for readiness on the
+// runtime's poller, with deadlines, as the os and net packages do.
+//
+// The contract is that of the net.Conn or *os.File wrapped: the same results, the same errors
+// (the net package's *net.OpError for a connection, *fs.PathError for a file; io.EOF at the
+// end; net.ErrClosed, fs.ErrClosed and os.ErrDeadlineExceeded inside them), and deadlines
+// that bound the wait. What is wrapped must stay non-blocking: a descriptor that is made
+// blocking (os.File.Fd does that) would hold the thread and its processor in a read. The
+// wrappers check when they are made, and hand back what they were given where they cannot
+// help: off Linux, for a descriptor in blocking mode, or for a value that is not a
+// syscall.Conn.
+//
+// Under the race detector the system calls go through the syscall package, whose calls tell
+// the detector of the order that I/O gives between goroutines; the rest is the same.
+package rawio
+
+import (
+	"errors"
+	"io"
+	"io/fs"
+	"net"
+	"os"
+	"sync/atomic"
+	"syscall"
+)
+
+// conn is a net.Conn whose Read and Write are raw.
+type conn struct {
+	net.Conn
+	rc syscall.RawConn
+}
+
+// Conn returns c with raw reads and writes, or c itself where it cannot (see the package doc).
+// Closing what it returns closes c; its other methods are c's. It also has CloseWrite (which
+// fails with errors.ErrUnsupported when c has none) and SyscallConn.
+func Conn(c net.Conn) net.Conn {
+	rc := rawConn(c)
+	if rc == nil {
+		return c
+	}
+	return &conn{Conn: c, rc: rc}
+}
+
+// rawConn returns x's RawConn when x is a syscall.Conn whose descriptor is non-blocking, on a
+// system where the package makes raw calls; otherwise nil.
+func rawConn(x any) syscall.RawConn {
+	if !supported {
+		return nil
+	}
+	sc, ok := x.(syscall.Conn)
+	if !ok {
+		return nil
+	}
+	rc, err := sc.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	ok = false
+	if rc.Control(func(fd uintptr) { ok = nonblocking(fd) }) != nil || !ok {
+		return nil
+	}
+	return rc
+}
+
+func (c *conn) Read(p []byte) (int, error) {
+	n, err := read(c.rc, p, nil)
+	if err != nil && err != io.EOF {
+		err = c.opError("read", err)
+	}
+	return n, err
+}
+
+func (c *conn) Write(p []byte) (int, error) {
+	n, err := write(c.rc, p, nil)
+	if err != nil {
+		err = c.opError("write", err)
+	}
+	return n, err
+}
+
+// opError is err as the net package's connections report it: a system call's error inside an
+// *os.SyscallError, all inside a *net.OpError.
+func (c *conn) opError(op string, err error) error {
+	if errno, ok := err.(syscall.Errno); ok {
+		err = os.NewSyscallError(op, errno)
+	}
+	return &net.OpError{Op: op, Net: c.LocalAddr().Network(), Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: err}
+}
+
+// CloseWrite half-closes the connection, as c's own CloseWrite does.
+func (c *conn) CloseWrite() error {
+	cw, ok := c.Conn.(interface{ CloseWrite() error })
+	if !ok {
+		return errors.ErrUnsupported
+	}
+	return cw.CloseWrite()
+}
+
+// SyscallConn returns the RawConn of the connection wrapped.
+func (c *conn) SyscallConn() (syscall.RawConn, error) { return c.rc, nil }
+
+// Listen returns ln whose accepted connections are Conn's. Closing it closes ln.
+func Listen(ln net.Listener) net.Listener { return listener{ln} }
+
+type listener struct{ net.Listener }
+
+func (l listener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return Conn(c), nil
+}
+
+// A File is an *os.File, one end of a pipe, with raw reads and writes when NewFile could
+// make them (see the package doc). Close it, not the file: a read or write that a Close ends
+// then fails with fs.ErrClosed, as the file's own would.
+type File struct {
+	f      *os.File
+	rc     syscall.RawConn // nil: f's own Read and Write
+	closed atomic.Bool
+}
+
+// NewFile returns f with raw reads and writes where it can.
+func NewFile(f *os.File) *File { return &File{f: f, rc: rawConn(f)} }
+
+// Read is the file's Read.
+func (f *File) Read(p []byte) (int, error) {
+	if f.rc == nil {
+		return f.f.Read(p)
+	}
+	n, err := read(f.rc, p, &f.closed)
+	if err != nil && err != io.EOF {
+		err = &fs.PathError{Op: "read", Path: f.f.Name(), Err: err}
+	}
+	return n, err
+}
+
+// Write is the file's Write.
+func (f *File) Write(p []byte) (int, error) {
+	if f.rc == nil {
+		return f.f.Write(p)
+	}
+	n, err := write(f.rc, p, &f.closed)
+	if err != nil {
+		err = &fs.PathError{Op: "write", Path: f.f.Name(), Err: err}
+	}
+	return n, err
+}
+
+// Close closes the file.
+func (f *File) Close() error {
+	f.closed.Store(true)
+	return f.f.Close()
+}
+
+// read reads into p once data is there, as the os and net packages' Read: at least one byte,
+// or io.EOF at the end, or the error of the system call (a syscall.Errno) or of the wait. closed, when not nil, says whether
+// the file was closed: the wait's error is then fs.ErrClosed.
+func read(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	var n int
+	var errno syscall.Errno
+	err := rc.Read(func(fd uintptr) bool {
+		var again bool
+		n, errno, again = sysRead(fd, p)
+		return !again
+	})
+	switch {
+	case err != nil:
+		return 0, waitError(err, closed)
+	case errno != 0:
+		return 0, errno
+	case n == 0:
+		return 0, io.EOF
+	}
+	return n, nil
+}
+
+// write writes all of p, waiting whenever the descriptor is full, as the os and net
+// packages' Write: n is what was written when it fails.
+func write(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
+	var n int
+	var errno syscall.Errno
+	err := rc.Write(func(fd uintptr) bool {
+		for n < len(p) {
+			m, e, again := sysWrite(fd, p[n:])
+			switch {
+			case again:
+				return false
+			case e != 0:
+				errno = e
+				return true
+			}
+			n += m
+		}
+		return true
+	})
+	switch {
+	case err != nil:
+		return n, waitError(err, closed)
+	case errno != 0:
+		return n, errno
+	}
+	return n, nil
+}
+
+// waitError is the error a RawConn's wait ended with, as the wrapped value's Read and Write
+// report it: net's own error inside its *net.OpError (which the caller wraps again); a
+// file's deadline as it is, and its closing as fs.ErrClosed.
+func waitError(err error, closed *atomic.Bool) error {
+	var oe *net.OpError
+	if errors.As(err, &oe) {
+		return oe.Err
+	}
+	if closed != nil && closed.Load() && !errors.Is(err, os.ErrDeadlineExceeded) {
+		return fs.ErrClosed
+	}
+	return err
+}
+
+// Idle reports whether c, a connection not being read, is still open with nothing to read,
+// without waiting: a peer that closed it, or wrote to it, makes it not idle. Where it cannot
+// tell (c has no descriptor, or off Unix), it reports true.
+func Idle(c net.Conn) bool {
+	var rc syscall.RawConn
+	switch c := c.(type) {
+	case *conn:
+		rc = c.rc
+	case syscall.Conn:
+		var err error
+		if rc, err = c.SyscallConn(); err != nil {
+			return false
+		}
+	default:
+		return true
+	}
+	idle := false
+	err := rc.Read(func(fd uintptr) bool {
+		idle = sysIdle(fd)
+		return true
+	})
+	return err == nil && idle
+}
