@@ -37,7 +37,7 @@ var allowedImports = map[string][]string{
 	// write to a client. status: serve's status page. sandbox: the
 	// entry point sandboxed servers start through (sandbox.Main). internal/gctune: serve's
 	// garbage collector headroom. internal/proctune: serve's processors.
-	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "internal/writestall", "status", "sandbox", "internal/termtext", "internal/gctune", "internal/proctune"},
+	"cmd/agentpool": {"host", "gateway", "agent", "agent/acp", "agent/anthropic", "agent/chat", "agent/openai", "view", "config", "examples", "trust", "bearer", "decl", "internal/connlimit", "internal/writestall", "status", "sandbox", "internal/termtext", "internal/gctune", "internal/proctune", "internal/rawio"},
 
 	// The operators' page of a running host: what the host knows (its servers, skills, plugins)
 	// beside what the gateway serves (its view and sessions). It reads both, so it sits where
@@ -100,7 +100,7 @@ var allowedImports = map[string][]string{
 	// server's declaration (decl.Server) with its name.
 	"ext":         {"internal/regfile"},
 	"ext/exttest": {"ext"}, // a test helper library, like testing/fstest
-	"connpool":    {"decl", "internal/wire", "sandbox", "connpool/internal/httpcall"},
+	"connpool":    {"decl", "internal/wire", "sandbox", "connpool/internal/httpcall", "internal/rawio"},
 	"fswatch":     nil,
 	"frontmatter": nil,
 	"cmdline":     nil,
@@ -156,7 +156,7 @@ var allowedImports = map[string][]string{
 	"internal/httpbuf": nil,
 
 	// The HTTP/1.1 transport of the calls connpool passes through (standard library only).
-	"connpool/internal/httpcall": nil,
+	"connpool/internal/httpcall": {"internal/rawio"},
 
 	// Bundled content and test helpers, as they are today.
 	"examples":            nil,
@@ -189,6 +189,9 @@ var allowedImports = map[string][]string{
 	// internal/proctune: the processors of a long-running server, from the CPU it uses.
 	"internal/proctune":  nil,
 	"internal/threadcpu": nil,
+	// internal/rawio: non-blocking sockets and pipes read and written without the scheduler's
+	// system-call hand-off (standard library only).
+	"internal/rawio": nil,
 	// What the model adapters share about the endpoint they call (standard library only).
 	"agent/internal/endpoint": nil,
 

@@ -3,6 +3,7 @@ package connpool
 import (
 	"errors"
 	"fmt"
+	"github.com/agentpool/agentpool/internal/rawio"
 	"io"
 	"io/fs"
 	"os"
@@ -24,8 +25,8 @@ import (
 type process struct {
 	cmd    *exec.Cmd
 	pid    int
-	stdin  *os.File // our write end of the server's stdin
-	stdout *os.File // our read end of the server's stdout
+	stdin  *rawio.File // our write end of the server's stdin
+	stdout *rawio.File // our read end of the server's stdout
 	stderr *ring
 
 	reap bool // reap the group with wait4(-pgid) (subreaper mode)
@@ -92,8 +93,8 @@ func spawn(cfg ServerConfig, stderrBytes int, reap bool, start func(*exec.Cmd) e
 	p := &process{
 		cmd:        cmd,
 		pid:        cmd.Process.Pid,
-		stdin:      stdinW,
-		stdout:     stdoutR,
+		stdin:      rawio.NewFile(stdinW),
+		stdout:     rawio.NewFile(stdoutR),
 		stderr:     newRing(stderrBytes),
 		sandbox:    launch,
 		reap:       reap,

@@ -45,6 +45,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentpool/agentpool/internal/rawio"
 	"io"
 	"net"
 	"net/http"
@@ -266,7 +267,7 @@ func (t *Transport) conn(ctx context.Context) (*conn, error) {
 		t.idle[n-1] = nil
 		t.idle = t.idle[:n-1]
 		t.mu.Unlock()
-		if c.br.Buffered() == 0 && alive(c.nc) {
+		if c.br.Buffered() == 0 && rawio.Idle(c.nc) {
 			return c, nil
 		}
 		c.nc.Close()
@@ -286,6 +287,7 @@ func (t *Transport) conn(ctx context.Context) (*conn, error) {
 	if err != nil {
 		return nil, err
 	}
+	nc = rawio.Conn(nc)
 	c := &conn{nc: nc, lr: limitedReader{r: nc, n: -1}, cw: connWriter{nc: nc}}
 	c.br = bufio.NewReaderSize(&c.lr, 4<<10)
 	c.bw = bufio.NewWriterSize(&c.cw, 4<<10)
