@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/agentpool/agentpool/internal/rawio"
 	"io"
 	"maps"
 	"net"
@@ -268,6 +269,7 @@ func serveHTTP(ctx context.Context, stderr io.Writer, handler func() http.Handle
 		return fmt.Errorf("serve: %w", err)
 	}
 	h := handler()
+	ln = rawio.Listen(ln) // the hop's reads and writes do not wake the runtime's monitor
 	ln = connlimit.Listen(ln, connlimit.Options{Max: maxConns, Probe: h, ProbePaths: []string{"/healthz", "/readyz"}, Key: "server.max_connections"})
 	ln = writestall.Listen(ln, serveWriteStall) // no write to a client that stopped reading holds on
 	srv := newHTTPServer(h, readTimeout)
