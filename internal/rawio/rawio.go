@@ -30,6 +30,7 @@ import (
 	"io/fs"
 	"net"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 )
@@ -38,6 +39,7 @@ import (
 type conn struct {
 	net.Conn
 	rc syscall.RawConn
+	io sides
 }
 
 // Conn returns c with raw reads and writes, or c itself where it cannot (see the package doc).
@@ -48,7 +50,9 @@ func Conn(c net.Conn) net.Conn {
 	if rc == nil {
 		return c
 	}
-	return &conn{Conn: c, rc: rc}
+	rw := &conn{Conn: c, rc: rc}
+	rw.io.init(rc)
+	return rw
 }
 
 // rawConn returns x's RawConn when x is a syscall.Conn whose descriptor is non-blocking, on a
@@ -73,7 +77,7 @@ func rawConn(x any) syscall.RawConn {
 }
 
 func (c *conn) Read(p []byte) (int, error) {
-	n, err := read(c.rc, p, nil)
+	n, err := c.io.read(p, nil)
 	if err != nil && err != io.EOF {
 		err = c.opError("read", err)
 	}
@@ -81,7 +85,7 @@ func (c *conn) Read(p []byte) (int, error) {
 }
 
 func (c *conn) Write(p []byte) (int, error) {
-	n, err := write(c.rc, p, nil)
+	n, err := c.io.write(p, nil)
 	if err != nil {
 		err = c.opError("write", err)
 	}
@@ -128,18 +132,25 @@ func (l listener) Accept() (net.Conn, error) {
 type File struct {
 	f      *os.File
 	rc     syscall.RawConn // nil: f's own Read and Write
+	io     sides
 	closed atomic.Bool
 }
 
 // NewFile returns f with raw reads and writes where it can.
-func NewFile(f *os.File) *File { return &File{f: f, rc: rawConn(f)} }
+func NewFile(f *os.File) *File {
+	rw := &File{f: f, rc: rawConn(f)}
+	if rw.rc != nil {
+		rw.io.init(rw.rc)
+	}
+	return rw
+}
 
 // Read is the file's Read.
 func (f *File) Read(p []byte) (int, error) {
 	if f.rc == nil {
 		return f.f.Read(p)
 	}
-	n, err := read(f.rc, p, &f.closed)
+	n, err := f.io.read(p, &f.closed)
 	if err != nil && err != io.EOF {
 		err = &fs.PathError{Op: "read", Path: f.f.Name(), Err: err}
 	}
@@ -151,7 +162,7 @@ func (f *File) Write(p []byte) (int, error) {
 	if f.rc == nil {
 		return f.f.Write(p)
 	}
-	n, err := write(f.rc, p, &f.closed)
+	n, err := f.io.write(p, &f.closed)
 	if err != nil {
 		err = &fs.PathError{Op: "write", Path: f.f.Name(), Err: err}
 	}
@@ -164,20 +175,65 @@ func (f *File) Close() error {
 	return f.f.Close()
 }
 
+// sides are the states of a descriptor's raw read and raw write, kept with its wrapper and
+// their RawConn callbacks bound once, so that a call allocates nothing. Each side's mutex
+// holds one call at a time, as the poller's own lock of a descriptor's side does.
+type sides struct {
+	r, w side
+}
+
+type side struct {
+	mu    sync.Mutex
+	rc    syscall.RawConn
+	fn    func(fd uintptr) bool // readFD or writeFD, bound
+	p     []byte
+	n     int
+	errno syscall.Errno
+}
+
+func (s *sides) init(rc syscall.RawConn) {
+	s.r.rc, s.w.rc = rc, rc
+	s.r.fn, s.w.fn = s.r.readFD, s.w.writeFD
+}
+
+// readFD is one read of p; false: nothing to read yet.
+func (s *side) readFD(fd uintptr) bool {
+	var again bool
+	s.n, s.errno, again = sysRead(fd, s.p)
+	return !again
+}
+
+// writeFD writes what is left of p; false: no room for it yet.
+func (s *side) writeFD(fd uintptr) bool {
+	for s.n < len(s.p) {
+		m, errno, again := sysWrite(fd, s.p[s.n:])
+		switch {
+		case again:
+			return false
+		case errno != 0:
+			s.errno = errno
+			return true
+		}
+		s.n += m
+	}
+	return true
+}
+
 // read reads into p once data is there, as the os and net packages' Read: at least one byte,
-// or io.EOF at the end, or the error of the system call (a syscall.Errno) or of the wait. closed, when not nil, says whether
-// the file was closed: the wait's error is then fs.ErrClosed.
-func read(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
+// or io.EOF at the end, or the error of the system call (a syscall.Errno) or of the wait.
+// closed, when not nil, says whether the file was closed: the wait's error is then
+// fs.ErrClosed.
+func (s *sides) read(p []byte, closed *atomic.Bool) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var n int
-	var errno syscall.Errno
-	err := rc.Read(func(fd uintptr) bool {
-		var again bool
-		n, errno, again = sysRead(fd, p)
-		return !again
-	})
+	r := &s.r
+	r.mu.Lock()
+	r.p, r.n, r.errno = p, 0, 0
+	err := r.rc.Read(r.fn)
+	n, errno := r.n, r.errno
+	r.p = nil
+	r.mu.Unlock()
 	switch {
 	case err != nil:
 		return 0, waitError(err, closed)
@@ -191,23 +247,14 @@ func read(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
 
 // write writes all of p, waiting whenever the descriptor is full, as the os and net
 // packages' Write: n is what was written when it fails.
-func write(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
-	var n int
-	var errno syscall.Errno
-	err := rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			m, e, again := sysWrite(fd, p[n:])
-			switch {
-			case again:
-				return false
-			case e != 0:
-				errno = e
-				return true
-			}
-			n += m
-		}
-		return true
-	})
+func (s *sides) write(p []byte, closed *atomic.Bool) (int, error) {
+	w := &s.w
+	w.mu.Lock()
+	w.p, w.n, w.errno = p, 0, 0
+	err := w.rc.Write(w.fn)
+	n, errno := w.n, w.errno
+	w.p = nil
+	w.mu.Unlock()
 	switch {
 	case err != nil:
 		return n, waitError(err, closed)
