@@ -48,8 +48,10 @@ vet:
 
 unit:
 	$(GO) test -race -count=1 -timeout 30m ./...
-	# internal/rawio makes its raw system calls only without the race detector: test those too.
+	# Without the race detector: internal/rawio's raw system calls (made only then), and the
+	# allocation bounds of the pass-through path (the detector allocates).
 	$(GO) test -count=1 ./internal/rawio
+	$(GO) test -count=1 -run 'Allocations$$' ./gateway ./mcpcap
 
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \
