@@ -17,8 +17,10 @@
 // that bound the wait. What is wrapped must stay non-blocking: a descriptor that is made
 // blocking (os.File.Fd does that) would hold the thread and its processor in a read. The
 // wrappers check when they are made, and hand back what they were given where they cannot
-// help: off Linux, for a descriptor in blocking mode, or for a value that is not a
-// syscall.Conn.
+// help: off Linux, for a descriptor in blocking mode, or for a connection that is not the net
+// package's own stream connection (*net.TCPConn, or *net.UnixConn of network "unix"). A type
+// of another package that embeds one is a syscall.Conn too, but its Read and Write may do
+// more than read and write the descriptor; and a datagram's empty read is no end of stream.
 //
 // Under the race detector the system calls go through the syscall package, whose calls tell
 // the detector of the order that I/O gives between goroutines; the rest is the same.
@@ -44,11 +46,27 @@ type conn struct {
 // Closing what it returns closes c; its other methods are c's. It also has CloseWrite (which
 // fails with errors.ErrUnsupported when c has none) and SyscallConn.
 func Conn(c net.Conn) net.Conn {
+	if !netStream(c) {
+		return c
+	}
 	rc := rawConn(c)
 	if rc == nil {
 		return c
 	}
 	return &conn{Conn: c, rc: rc}
+}
+
+// netStream reports whether c is one of the net package's own stream connections, whose Read
+// and Write are those of its descriptor.
+func netStream(c net.Conn) bool {
+	switch c := c.(type) {
+	case *net.TCPConn:
+		return true
+	case *net.UnixConn:
+		a, ok := c.LocalAddr().(*net.UnixAddr)
+		return ok && a.Net == "unix"
+	}
+	return false
 }
 
 // rawConn returns x's RawConn when x is a syscall.Conn whose descriptor is non-blocking, on a
