@@ -183,10 +183,14 @@ func (f *File) Close() error {
 }
 
 // read reads into p once data is there, as the os and net packages' Read: at least one byte,
-// or io.EOF at the end, or the error of the system call (a syscall.Errno) or of the wait. closed, when not nil, says whether
-// the file was closed: the wait's error is then fs.ErrClosed.
+// or io.EOF at the end, or the error of the system call (a syscall.Errno) or of the wait. An
+// empty p reads nothing and waits for nothing, but fails once the descriptor is closed. closed,
+// when not nil, says whether the file was closed: the wait's error is then fs.ErrClosed.
 func read(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
 	if len(p) == 0 {
+		if err := rc.Control(func(uintptr) {}); err != nil {
+			return 0, waitError(err, closed)
+		}
 		return 0, nil
 	}
 	var n int
@@ -235,9 +239,9 @@ func write(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
 	return n, nil
 }
 
-// waitError is the error a RawConn's wait ended with, as the wrapped value's Read and Write
-// report it: net's own error inside its *net.OpError (which the caller wraps again); a
-// file's deadline as it is, and its closing as fs.ErrClosed.
+// waitError is the error a RawConn's Read, Write or Control ended with, as the wrapped
+// value's Read and Write report it: net's own error inside its *net.OpError (which the caller
+// wraps again); a file's deadline as it is, and its closing as fs.ErrClosed.
 func waitError(err error, closed *atomic.Bool) error {
 	var oe *net.OpError
 	if errors.As(err, &oe) {
