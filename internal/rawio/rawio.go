@@ -91,7 +91,7 @@ func rawConn(x any) syscall.RawConn {
 }
 
 func (c *conn) Read(p []byte) (int, error) {
-	n, err := read(c.rc, p, nil)
+	n, err := read(c.rc, p, true, nil)
 	if err != nil && err != io.EOF {
 		err = c.opError("read", err)
 	}
@@ -99,7 +99,7 @@ func (c *conn) Read(p []byte) (int, error) {
 }
 
 func (c *conn) Write(p []byte) (int, error) {
-	n, err := write(c.rc, p, nil)
+	n, err := write(c.rc, p, true, nil)
 	if err != nil {
 		err = c.opError("write", err)
 	}
@@ -157,7 +157,7 @@ func (f *File) Read(p []byte) (int, error) {
 	if f.rc == nil {
 		return f.f.Read(p)
 	}
-	n, err := read(f.rc, p, &f.closed)
+	n, err := read(f.rc, p, false, &f.closed)
 	if err != nil && err != io.EOF {
 		err = &fs.PathError{Op: "read", Path: f.f.Name(), Err: err}
 	}
@@ -169,7 +169,7 @@ func (f *File) Write(p []byte) (int, error) {
 	if f.rc == nil {
 		return f.f.Write(p)
 	}
-	n, err := write(f.rc, p, &f.closed)
+	n, err := write(f.rc, p, false, &f.closed)
 	if err != nil {
 		err = &fs.PathError{Op: "write", Path: f.f.Name(), Err: err}
 	}
@@ -184,9 +184,10 @@ func (f *File) Close() error {
 
 // read reads into p once data is there, as the os and net packages' Read: at least one byte,
 // or io.EOF at the end, or the error of the system call (a syscall.Errno) or of the wait. An
-// empty p reads nothing and waits for nothing, but fails once the descriptor is closed. closed,
-// when not nil, says whether the file was closed: the wait's error is then fs.ErrClosed.
-func read(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
+// empty p reads nothing and waits for nothing, but fails once the descriptor is closed. sock:
+// the descriptor is a socket (sysRead). closed, when not nil, says whether the file was
+// closed: the wait's error is then fs.ErrClosed.
+func read(rc syscall.RawConn, p []byte, sock bool, closed *atomic.Bool) (int, error) {
 	if len(p) == 0 {
 		if err := rc.Control(func(uintptr) {}); err != nil {
 			return 0, waitError(err, closed)
@@ -197,7 +198,7 @@ func read(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
 	var errno syscall.Errno
 	err := rc.Read(func(fd uintptr) bool {
 		var again bool
-		n, errno, again = sysRead(fd, p)
+		n, errno, again = sysRead(fd, p, sock)
 		return !again
 	})
 	switch {
@@ -212,13 +213,13 @@ func read(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
 }
 
 // write writes all of p, waiting whenever the descriptor is full, as the os and net
-// packages' Write: n is what was written when it fails.
-func write(rc syscall.RawConn, p []byte, closed *atomic.Bool) (int, error) {
+// packages' Write: n is what was written when it fails. sock and closed are read's.
+func write(rc syscall.RawConn, p []byte, sock bool, closed *atomic.Bool) (int, error) {
 	var n int
 	var errno syscall.Errno
 	err := rc.Write(func(fd uintptr) bool {
 		for n < len(p) {
-			m, e, again := sysWrite(fd, p[n:])
+			m, e, again := sysWrite(fd, p[n:], sock)
 			switch {
 			case again:
 				return false
