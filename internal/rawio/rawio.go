@@ -14,10 +14,11 @@
 // The contract is that of the net.Conn or *os.File wrapped: the same results, the same errors
 // (the net package's *net.OpError for a connection, *fs.PathError for a file; io.EOF at the
 // end; net.ErrClosed, fs.ErrClosed and os.ErrDeadlineExceeded inside them), and deadlines
-// that bound the wait. What is wrapped must stay non-blocking: a descriptor that is made
-// blocking (os.File.Fd does that) would hold the thread and its processor in a read. The
-// wrappers check when they are made, and hand back what they were given where they cannot
-// help: off Linux, for a descriptor in blocking mode, or for a connection that is not the net
+// that bound the wait. A File's pipe must stay non-blocking (File keeps the *os.File to
+// itself, so that nothing calls its Fd, which would make it blocking): a raw read of a
+// blocking pipe would hold its thread and processor until data came. A socket's calls ask
+// for no wait each time (MSG_DONTWAIT), whatever its mode. The wrappers check when they are
+// made, and hand back what they were given where they cannot help: off Linux, for a descriptor in blocking mode, or for a connection that is not the net
 // package's own stream connection (*net.TCPConn, or *net.UnixConn of network "unix"). A type
 // of another package that embeds one is a syscall.Conn too, but its Read and Write may do
 // more than read and write the descriptor; and a datagram's empty read is no end of stream.
@@ -149,7 +150,8 @@ type File struct {
 	closed atomic.Bool
 }
 
-// NewFile returns f with raw reads and writes where it can.
+// NewFile returns f with raw reads and writes where it can. f is the File's from then on: no
+// other use of it, least of all its Fd, which would make a raw read of it block.
 func NewFile(f *os.File) *File { return &File{f: f, rc: rawConn(f)} }
 
 // Read is the file's Read.
