@@ -44,8 +44,10 @@ type conn struct {
 }
 
 // Conn returns c with raw reads and writes, or c itself where it cannot (see the package doc).
-// Closing what it returns closes c; its other methods are c's. It also has CloseWrite (which
-// fails with errors.ErrUnsupported when c has none) and SyscallConn.
+// Closing what it returns closes c; its other net.Conn methods are c's. Of c's methods beyond
+// net.Conn it has only CloseWrite and SyscallConn: not CloseRead, the TCP options, nor
+// ReadFrom and WriteTo (so io.Copy through it never splices or sends a file), nor is it a
+// *net.TCPConn to a type assertion.
 func Conn(c net.Conn) net.Conn {
 	if !netStream(c) {
 		return c
