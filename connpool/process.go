@@ -3,7 +3,6 @@ package connpool
 import (
 	"errors"
 	"fmt"
-	"github.com/agentpool/agentpool/internal/rawio"
 	"io"
 	"io/fs"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentpool/agentpool/internal/rawio"
 	"github.com/agentpool/agentpool/sandbox"
 )
 

@@ -108,8 +108,8 @@ func TestConnWaits(t *testing.T) {
 
 // The errors are those of the net package's connections.
 func TestConnErrors(t *testing.T) {
-	c, _ := tcpPair(t)
-	plain, _ := tcpPairPlain(t)
+	c, peer := tcpPair(t)
+	plain, plainPeer := tcpPairPlain(t)
 
 	c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
 	plain.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
@@ -122,13 +122,12 @@ func TestConnErrors(t *testing.T) {
 	}
 
 	// A write that cannot finish by its deadline reports what it wrote.
-	c.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
-	n, err := c.Write(make([]byte, 256<<20))
-	if n == 0 || n == 256<<20 || !errors.Is(err, os.ErrDeadlineExceeded) {
+	big := make([]byte, 256<<20) // many times the buffers
+	n, err := stalledWrite(t, c, peer, big)
+	if n == 0 || n == len(big) || !errors.Is(err, os.ErrDeadlineExceeded) {
 		t.Fatalf("a write to a peer not reading, past its deadline: %d, %v", n, err)
 	}
-	plain.SetWriteDeadline(time.Now().Add(50 * time.Millisecond))
-	_, plainErr = plain.Write(make([]byte, 256<<20))
+	_, plainErr = stalledWrite(t, plain, plainPeer, big)
 	sameError(t, "write past the deadline", err, plainErr)
 
 	c.Close()
@@ -142,6 +141,27 @@ func TestConnErrors(t *testing.T) {
 	_, err = c.Write([]byte("x"))
 	_, plainErr = plain.Write([]byte("x"))
 	sameError(t, "write after Close", err, plainErr)
+}
+
+// stalledWrite writes p to c, whose peer reads one byte of it and no more, and ends the write
+// with a deadline in the past once that byte has arrived: the write was under way.
+func stalledWrite(t *testing.T, c, peer net.Conn, p []byte) (int, error) {
+	t.Helper()
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := c.Write(p)
+		done <- result{n, err}
+	}()
+	if _, err := io.ReadFull(peer, make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	c.SetWriteDeadline(time.Unix(1, 0))
+	r := <-done
+	return r.n, r.err
 }
 
 // What the peer wrote before it closed is read, then io.EOF; a write to a peer gone fails as

@@ -14,11 +14,15 @@
 // The contract is that of the net.Conn or *os.File wrapped: the same results, the same errors
 // (the net package's *net.OpError for a connection, *fs.PathError for a file; io.EOF at the
 // end; net.ErrClosed, fs.ErrClosed and os.ErrDeadlineExceeded inside them), and deadlines
-// that bound the wait. What is wrapped must stay non-blocking: a descriptor that is made
-// blocking (os.File.Fd does that) would hold the thread and its processor in a read. The
-// wrappers check when they are made, and hand back what they were given where they cannot
-// help: off Linux, for a descriptor in blocking mode, or for a value that is not a
-// syscall.Conn.
+// that bound the wait. A File's pipe must stay non-blocking (File keeps the *os.File to
+// itself, so that nothing calls its Fd, which would make it blocking): a raw read of a
+// blocking pipe would hold its thread and processor until data came. A socket's calls ask
+// for no wait each time (MSG_DONTWAIT), whatever its mode. The wrappers check when they are
+// made, and hand back what they were given where they cannot help: off Linux, for a
+// descriptor in blocking mode, or for a connection that is not the net package's own stream
+// connection (*net.TCPConn, or *net.UnixConn of network "unix"). A type of another package
+// that embeds one is a syscall.Conn too, but its Read and Write may do more than read and
+// write the descriptor; and a datagram's empty read is no end of stream.
 //
 // Under the race detector the system calls go through the syscall package, whose calls tell
 // the detector of the order that I/O gives between goroutines; the rest is the same.
@@ -43,16 +47,34 @@ type conn struct {
 }
 
 // Conn returns c with raw reads and writes, or c itself where it cannot (see the package doc).
-// Closing what it returns closes c; its other methods are c's. It also has CloseWrite (which
-// fails with errors.ErrUnsupported when c has none) and SyscallConn.
+// Closing what it returns closes c; its other net.Conn methods are c's. Of c's methods beyond
+// net.Conn it has only CloseWrite and SyscallConn: not CloseRead, the TCP options, nor
+// ReadFrom and WriteTo (so io.Copy through it never splices or sends a file), nor is it a
+// *net.TCPConn to a type assertion.
 func Conn(c net.Conn) net.Conn {
+	if !netStream(c) {
+		return c
+	}
 	rc := rawConn(c)
 	if rc == nil {
 		return c
 	}
 	rw := &conn{Conn: c, rc: rc}
-	rw.io.init(rc)
+	rw.io.init(rc, true)
 	return rw
+}
+
+// netStream reports whether c is one of the net package's own stream connections, whose Read
+// and Write are those of its descriptor.
+func netStream(c net.Conn) bool {
+	switch c := c.(type) {
+	case *net.TCPConn:
+		return true
+	case *net.UnixConn:
+		a, ok := c.LocalAddr().(*net.UnixAddr)
+		return ok && a.Net == "unix"
+	}
+	return false
 }
 
 // rawConn returns x's RawConn when x is a syscall.Conn whose descriptor is non-blocking, on a
@@ -136,11 +158,12 @@ type File struct {
 	closed atomic.Bool
 }
 
-// NewFile returns f with raw reads and writes where it can.
+// NewFile returns f with raw reads and writes where it can. f is the File's from then on: no
+// other use of it, least of all its Fd, which would make a raw read of it block.
 func NewFile(f *os.File) *File {
 	rw := &File{f: f, rc: rawConn(f)}
 	if rw.rc != nil {
-		rw.io.init(rw.rc)
+		rw.io.init(rw.rc, false)
 	}
 	return rw
 }
@@ -185,28 +208,31 @@ type sides struct {
 type side struct {
 	mu    sync.Mutex
 	rc    syscall.RawConn
+	sock  bool                  // the descriptor is a socket (sysRead)
 	fn    func(fd uintptr) bool // readFD or writeFD, bound
 	p     []byte
 	n     int
 	errno syscall.Errno
 }
 
-func (s *sides) init(rc syscall.RawConn) {
+// init readies s for rc's descriptor; sock: it is a socket.
+func (s *sides) init(rc syscall.RawConn, sock bool) {
 	s.r.rc, s.w.rc = rc, rc
+	s.r.sock, s.w.sock = sock, sock
 	s.r.fn, s.w.fn = s.r.readFD, s.w.writeFD
 }
 
 // readFD is one read of p; false: nothing to read yet.
 func (s *side) readFD(fd uintptr) bool {
 	var again bool
-	s.n, s.errno, again = sysRead(fd, s.p)
+	s.n, s.errno, again = sysRead(fd, s.p, s.sock)
 	return !again
 }
 
 // writeFD writes what is left of p; false: no room for it yet.
 func (s *side) writeFD(fd uintptr) bool {
 	for s.n < len(s.p) {
-		m, errno, again := sysWrite(fd, s.p[s.n:])
+		m, errno, again := sysWrite(fd, s.p[s.n:], s.sock)
 		switch {
 		case again:
 			return false
@@ -220,14 +246,18 @@ func (s *side) writeFD(fd uintptr) bool {
 }
 
 // read reads into p once data is there, as the os and net packages' Read: at least one byte,
-// or io.EOF at the end, or the error of the system call (a syscall.Errno) or of the wait.
+// or io.EOF at the end, or the error of the system call (a syscall.Errno) or of the wait. An
+// empty p reads nothing and waits for nothing, but fails once the descriptor is closed.
 // closed, when not nil, says whether the file was closed: the wait's error is then
 // fs.ErrClosed.
 func (s *sides) read(p []byte, closed *atomic.Bool) (int, error) {
+	r := &s.r
 	if len(p) == 0 {
+		if err := r.rc.Control(func(uintptr) {}); err != nil {
+			return 0, waitError(err, closed)
+		}
 		return 0, nil
 	}
-	r := &s.r
 	r.mu.Lock()
 	r.p, r.n, r.errno = p, 0, 0
 	err := r.rc.Read(r.fn)
@@ -246,7 +276,7 @@ func (s *sides) read(p []byte, closed *atomic.Bool) (int, error) {
 }
 
 // write writes all of p, waiting whenever the descriptor is full, as the os and net
-// packages' Write: n is what was written when it fails.
+// packages' Write: n is what was written when it fails. closed is read's.
 func (s *sides) write(p []byte, closed *atomic.Bool) (int, error) {
 	w := &s.w
 	w.mu.Lock()
@@ -264,9 +294,9 @@ func (s *sides) write(p []byte, closed *atomic.Bool) (int, error) {
 	return n, nil
 }
 
-// waitError is the error a RawConn's wait ended with, as the wrapped value's Read and Write
-// report it: net's own error inside its *net.OpError (which the caller wraps again); a
-// file's deadline as it is, and its closing as fs.ErrClosed.
+// waitError is the error a RawConn's Read, Write or Control ended with, as the wrapped
+// value's Read and Write report it: net's own error inside its *net.OpError (which the caller
+// wraps again); a file's deadline as it is, and its closing as fs.ErrClosed.
 func waitError(err error, closed *atomic.Bool) error {
 	var oe *net.OpError
 	if errors.As(err, &oe) {

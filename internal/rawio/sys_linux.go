@@ -14,14 +14,19 @@ func nonblocking(fd uintptr) bool {
 }
 
 // sysRead is read(2) of fd into p, which is not empty, retried when interrupted; again: it
-// would block.
-func sysRead(fd uintptr, p []byte) (n int, errno syscall.Errno, again bool) {
+// would block. A socket's (sock) is recvfrom(2) with MSG_DONTWAIT, which cannot block even
+// where the descriptor was made blocking since it was wrapped: a raw call that blocked would
+// hold its processor, and stop the world's collection, until data came.
+func sysRead(fd uintptr, p []byte, sock bool) (n int, errno syscall.Errno, again bool) {
 	for {
 		var r uintptr
-		if raceEnabled {
+		switch {
+		case raceEnabled:
 			n, err := syscall.Read(int(fd), p)
 			r, errno = uintptr(max(n, 0)), errnoOf(err)
-		} else {
+		case sock:
+			r, _, errno = syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), syscall.MSG_DONTWAIT, 0, 0)
+		default:
 			r, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		}
 		switch errno {
@@ -37,14 +42,17 @@ func sysRead(fd uintptr, p []byte) (n int, errno syscall.Errno, again bool) {
 }
 
 // sysWrite is write(2) of p, which is not empty, to fd, retried when interrupted; again: it
-// would block.
-func sysWrite(fd uintptr, p []byte) (n int, errno syscall.Errno, again bool) {
+// would block. A socket's (sock) is sendto(2) with MSG_DONTWAIT (see sysRead).
+func sysWrite(fd uintptr, p []byte, sock bool) (n int, errno syscall.Errno, again bool) {
 	for {
 		var r uintptr
-		if raceEnabled {
+		switch {
+		case raceEnabled:
 			n, err := syscall.Write(int(fd), p)
 			r, errno = uintptr(max(n, 0)), errnoOf(err)
-		} else {
+		case sock:
+			r, _, errno = syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), syscall.MSG_DONTWAIT, 0, 0)
+		default:
 			r, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
 		}
 		switch errno {

@@ -9,8 +9,8 @@ const supported = false
 
 func nonblocking(uintptr) bool { return false }
 
-func sysRead(uintptr, []byte) (int, syscall.Errno, bool)  { panic("rawio: no raw calls here") }
-func sysWrite(uintptr, []byte) (int, syscall.Errno, bool) { panic("rawio: no raw calls here") }
+func sysRead(uintptr, []byte, bool) (int, syscall.Errno, bool)  { panic("rawio: no raw calls here") }
+func sysWrite(uintptr, []byte, bool) (int, syscall.Errno, bool) { panic("rawio: no raw calls here") }
 
 // sysIdle cannot tell here: a connection is taken as open.
 func sysIdle(uintptr) bool { return true }

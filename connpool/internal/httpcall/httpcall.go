@@ -45,13 +45,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/agentpool/agentpool/internal/rawio"
 	"io"
 	"net"
 	"net/http"
 	"net/url"
 	"sync"
 	"time"
+
+	"github.com/agentpool/agentpool/internal/rawio"
 )
 
 // Transport is an http.RoundTripper (see the package doc). Its zero value is not usable:
