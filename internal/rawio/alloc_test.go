@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// A read and a write allocate nothing: they are on every call the hop passes through.
+// A read, a write and Idle allocate nothing: they are on every call the hop passes through.
 func TestNoAllocations(t *testing.T) {
 	c, peer := tcpPair(t)
 	r, w := pipe(t)
@@ -26,5 +26,12 @@ func TestNoAllocations(t *testing.T) {
 		}); n != 0 {
 			t.Errorf("%s: %v allocations per write and read, want 0", tc.name, n)
 		}
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		if !Idle(c) {
+			t.Fatal("an open connection with nothing to read is not idle")
+		}
+	}); n != 0 {
+		t.Errorf("Idle: %v allocations, want 0", n)
 	}
 }

@@ -210,6 +210,7 @@ type side struct {
 	rc    syscall.RawConn
 	sock  bool                  // the descriptor is a socket (sysRead)
 	fn    func(fd uintptr) bool // readFD or writeFD, bound
+	idle  func(fd uintptr) bool // the read side's idleFD, bound
 	p     []byte
 	n     int
 	errno syscall.Errno
@@ -220,6 +221,16 @@ func (s *sides) init(rc syscall.RawConn, sock bool) {
 	s.r.rc, s.w.rc = rc, rc
 	s.r.sock, s.w.sock = sock, sock
 	s.r.fn, s.w.fn = s.r.readFD, s.w.writeFD
+	s.r.idle = s.r.idleFD
+}
+
+// idleFD sets n to 1 when the socket is open with nothing to read (sysIdle), else to 0.
+func (s *side) idleFD(fd uintptr) bool {
+	s.n = 0
+	if sysIdle(fd) {
+		s.n = 1
+	}
+	return true
 }
 
 // readFD is one read of p; false: nothing to read yet.
@@ -315,7 +326,10 @@ func Idle(c net.Conn) bool {
 	var rc syscall.RawConn
 	switch c := c.(type) {
 	case *conn:
-		rc = c.rc
+		r := &c.io.r
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.rc.Read(r.idle) == nil && r.n == 1
 	case syscall.Conn:
 		var err error
 		if rc, err = c.SyscallConn(); err != nil {
