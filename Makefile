@@ -48,9 +48,9 @@ vet:
 
 unit:
 	$(GO) test -race -count=1 -timeout 30m ./...
-	# Without the race detector: internal/rawio's raw system calls (made only then), and the
-	# allocation bounds of the pass-through path (the detector allocates).
-	$(GO) test -count=1 ./internal/rawio
+	# Without the race detector: internal/rawio's raw system calls (made only then) and connpool
+	# over them, and the allocation bounds of the pass-through path (the detector allocates).
+	$(GO) test -count=1 ./internal/rawio ./connpool/...
 	$(GO) test -count=1 -run 'Allocations$$' ./gateway ./mcpcap
 
 fuzz:
