@@ -18,16 +18,32 @@ func nonblocking(fd uintptr) bool {
 // where the descriptor was made blocking since it was wrapped: a raw call that blocked would
 // hold its processor, and stop the world's collection, until data came.
 func sysRead(fd uintptr, p []byte, sock bool) (n int, errno syscall.Errno, again bool) {
+	return sysIO(fd, p, sock, false)
+}
+
+// sysWrite is write(2) of p, which is not empty, to fd, retried when interrupted; again: it
+// would block. A socket's (sock) is sendto(2) with MSG_DONTWAIT (see sysRead).
+func sysWrite(fd uintptr, p []byte, sock bool) (n int, errno syscall.Errno, again bool) {
+	return sysIO(fd, p, sock, true)
+}
+
+// sysIO is sysRead, or sysWrite when write is set.
+func sysIO(fd uintptr, p []byte, sock, write bool) (n int, errno syscall.Errno, again bool) {
+	trap, flags := uintptr(syscall.SYS_READ), uintptr(0) // read(2) and write(2) ignore flags
+	switch {
+	case sock && write:
+		trap, flags = syscall.SYS_SENDTO, syscall.MSG_DONTWAIT
+	case sock:
+		trap, flags = syscall.SYS_RECVFROM, syscall.MSG_DONTWAIT
+	case write:
+		trap = syscall.SYS_WRITE
+	}
 	for {
 		var r uintptr
-		switch {
-		case raceEnabled:
-			n, err := syscall.Read(int(fd), p)
-			r, errno = uintptr(max(n, 0)), errnoOf(err)
-		case sock:
-			r, _, errno = syscall.RawSyscall6(syscall.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), syscall.MSG_DONTWAIT, 0, 0)
-		default:
-			r, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+		if raceEnabled {
+			r, errno = raceIO(fd, p, write)
+		} else {
+			r, _, errno = syscall.RawSyscall6(trap, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), flags, 0, 0)
 		}
 		switch errno {
 		case 0:
@@ -41,30 +57,17 @@ func sysRead(fd uintptr, p []byte, sock bool) (n int, errno syscall.Errno, again
 	}
 }
 
-// sysWrite is write(2) of p, which is not empty, to fd, retried when interrupted; again: it
-// would block. A socket's (sock) is sendto(2) with MSG_DONTWAIT (see sysRead).
-func sysWrite(fd uintptr, p []byte, sock bool) (n int, errno syscall.Errno, again bool) {
-	for {
-		var r uintptr
-		switch {
-		case raceEnabled:
-			n, err := syscall.Write(int(fd), p)
-			r, errno = uintptr(max(n, 0)), errnoOf(err)
-		case sock:
-			r, _, errno = syscall.RawSyscall6(syscall.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)), syscall.MSG_DONTWAIT, 0, 0)
-		default:
-			r, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-		}
-		switch errno {
-		case 0:
-			return int(r), 0, false
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			return 0, 0, true
-		}
-		return 0, errno, false
+// raceIO is sysIO's call through the syscall package, which tells the race detector of the
+// order the I/O gives.
+func raceIO(fd uintptr, p []byte, write bool) (uintptr, syscall.Errno) {
+	var n int
+	var err error
+	if write {
+		n, err = syscall.Write(int(fd), p)
+	} else {
+		n, err = syscall.Read(int(fd), p)
 	}
+	return uintptr(max(n, 0)), errnoOf(err)
 }
 
 // sysIdle reports whether fd, a socket, is open with nothing to read: a non-blocking recv(2)
