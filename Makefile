@@ -48,9 +48,11 @@ vet:
 
 unit:
 	$(GO) test -race -count=1 -timeout 30m ./...
-	# Without the race detector: internal/rawio's raw system calls (made only then) and connpool
-	# over them, and the allocation bounds of the pass-through path (the detector allocates).
+	# Without the race detector: internal/rawio's raw system calls (made only then) under connpool
+	# and under serve as users build it (the conformance suite and the client matrix through it),
+	# and the allocation bounds of the pass-through path (the detector allocates).
 	$(GO) test -count=1 ./internal/rawio ./connpool/...
+	$(GO) test -count=1 -run 'TestConformanceThroughServe|TestClientMatrix$$' ./cmd/agentpool
 	$(GO) test -count=1 -run 'Allocations$$' ./gateway ./mcpcap
 
 fuzz:
