@@ -14,14 +14,22 @@ import (
 
 // tcpPair returns the two ends of a loopback TCP connection: c accepted through Listen, peer
 // dialled plainly.
-func tcpPair(t *testing.T) (c, peer net.Conn) {
+func tcpPair(t *testing.T) (c, peer net.Conn) { return tcpPairThrough(t, Listen) }
+
+// tcpPairPlain is tcpPair without the package.
+func tcpPairPlain(t *testing.T) (c, peer net.Conn) {
+	return tcpPairThrough(t, func(ln net.Listener) net.Listener { return ln })
+}
+
+// tcpPairThrough is tcpPair with c accepted through wrap of the listener.
+func tcpPairThrough(t *testing.T, wrap func(net.Listener) net.Listener) (c, peer net.Conn) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ln.Close()
-	rl := Listen(ln)
+	rl := wrap(ln)
 	type accepted struct {
 		c   net.Conn
 		err error
@@ -202,31 +210,6 @@ func TestConnCloseEndsRead(t *testing.T) {
 	if err := <-done; !errors.Is(err, net.ErrClosed) {
 		t.Fatalf("a read that Close ended: %v, not net.ErrClosed", err)
 	}
-}
-
-// tcpPairPlain is tcpPair without the package.
-func tcpPairPlain(t *testing.T) (c, peer net.Conn) {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	ch := make(chan net.Conn, 1)
-	go func() {
-		c, _ := ln.Accept()
-		ch <- c
-	}()
-	peer, err = net.Dial("tcp", ln.Addr().String())
-	if err != nil {
-		t.Fatal(err)
-	}
-	c = <-ch
-	if c == nil {
-		t.Fatal("accept failed")
-	}
-	t.Cleanup(func() { c.Close(); peer.Close() })
-	return c, peer
 }
 
 // sameError fails unless err and want are of one type with one Op and one error inside.
