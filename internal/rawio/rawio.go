@@ -24,8 +24,10 @@
 // that embeds one is a syscall.Conn too, but its Read and Write may do more than read and
 // write the descriptor; and a datagram's empty read is no end of stream.
 //
-// Under the race detector the system calls go through the syscall package, whose calls tell
-// the detector of the order that I/O gives between goroutines; the rest is the same.
+// Under the race detector the system calls go through the syscall package, whose read(2) and
+// write(2) tell the detector of the order that I/O gives between goroutines. A socket's calls
+// are then those too, without MSG_DONTWAIT: a socket made blocking after Conn waits in the
+// kernel there, as the net package's would, holding a thread but not a processor.
 package rawio
 
 import (
