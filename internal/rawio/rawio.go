@@ -14,18 +14,24 @@
 // The contract is that of the net.Conn or *os.File wrapped: the same results, the same errors
 // (the net package's *net.OpError for a connection, *fs.PathError for a file; io.EOF at the
 // end; net.ErrClosed, fs.ErrClosed and os.ErrDeadlineExceeded inside them), and deadlines
-// that bound the wait. A File's pipe must stay non-blocking (File keeps the *os.File to
-// itself, so that nothing calls its Fd, which would make it blocking): a raw read of a
-// blocking pipe would hold its thread and processor until data came. A socket's calls ask
-// for no wait each time (MSG_DONTWAIT), whatever its mode. The wrappers check when they are
-// made, and hand back what they were given where they cannot help: off Linux, for a
-// descriptor in blocking mode, or for a connection that is not the net package's own stream
-// connection (*net.TCPConn, or *net.UnixConn of network "unix"). A type of another package
-// that embeds one is a syscall.Conn too, but its Read and Write may do more than read and
-// write the descriptor; and a datagram's empty read is no end of stream.
+// that bound the wait. One field differs: a connection's *net.OpError names the network of its
+// local address ("tcp"), where the net package's names the one it was dialled or listened on
+// ("tcp4", "tcp6"), which the connection does not tell.
 //
-// Under the race detector the system calls go through the syscall package, whose calls tell
-// the detector of the order that I/O gives between goroutines; the rest is the same.
+// A File's pipe must stay non-blocking (File keeps the *os.File to itself, so that nothing
+// calls its Fd, which would make it blocking): a raw read of a blocking pipe would hold its
+// thread and processor until data came. A socket's calls ask for no wait each time
+// (MSG_DONTWAIT), whatever its mode. The wrappers check when they are made, and hand back what
+// they were given where they cannot help: off Linux, for a descriptor in blocking mode, or for
+// a connection that is not the net package's own stream connection (*net.TCPConn, or
+// *net.UnixConn of network "unix"). A type of another package that embeds one is a syscall.Conn
+// too, but its Read and Write may do more than read and write the descriptor; and a datagram's
+// empty read is no end of stream.
+//
+// Under the race detector the system calls go through the syscall package, whose read(2) and
+// write(2) tell the detector of the order that I/O gives between goroutines. A socket's calls
+// are then those too, without MSG_DONTWAIT: a socket made blocking after Conn waits in the
+// kernel there, as the net package's would, holding a thread but not a processor.
 package rawio
 
 import (

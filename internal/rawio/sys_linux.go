@@ -16,7 +16,8 @@ func nonblocking(fd uintptr) bool {
 // sysRead is read(2) of fd into p, which is not empty, retried when interrupted; again: it
 // would block. A socket's (sock) is recvfrom(2) with MSG_DONTWAIT, which cannot block even
 // where the descriptor was made blocking since it was wrapped: a raw call that blocked would
-// hold its processor, and stop the world's collection, until data came.
+// hold its processor, and stop the world's collection, until data came. Under the race
+// detector a socket's is read(2) too (raceIO).
 func sysRead(fd uintptr, p []byte, sock bool) (n int, errno syscall.Errno, again bool) {
 	return sysIO(fd, p, sock, false)
 }
@@ -58,7 +59,8 @@ func sysIO(fd uintptr, p []byte, sock, write bool) (n int, errno syscall.Errno, 
 }
 
 // raceIO is sysIO's call through the syscall package, which tells the race detector of the
-// order the I/O gives.
+// order the I/O gives: read(2) and write(2), a socket's too, since the package's recvfrom and
+// sendto tell it nothing.
 func raceIO(fd uintptr, p []byte, write bool) (uintptr, syscall.Errno) {
 	var n int
 	var err error
