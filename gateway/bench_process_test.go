@@ -43,6 +43,8 @@ func cpuPerCall(cpu time.Duration, calls int) float64 {
 //   - direct-cpu-us/call: the direct server's process's CPU time over its own side's rounds
 //     only (with an HTTP upstream it is serve's upstream too) ÷ the calls made to it;
 //   - x-direct-cpu: their ratio, serve ÷ direct;
+//   - serve-monitor-share: the part of serve's CPU time over the timed run that its Go
+//     runtime's monitor thread (sysmon) used, which a CPU profile does not show;
 //   - gw-calls/s, direct-calls/s and tput-ratio, as the throughput benchmarks.
 func benchProcessCPU(b *testing.B, spec, directURL string, directPID int) {
 	p := startServe(b, spec)
@@ -50,7 +52,7 @@ func benchProcessCPU(b *testing.B, spec, directURL string, directPID int) {
 	direct := &cpuSide{side: &side{name: "direct", tool: "echo", sessions: benchConnect(b, directURL, benchHTTPClient(b), throughputSessions)}, pid: directPID}
 	gw.warm(b)
 	direct.warm(b)
-	serveBefore := procCPU(b, p.pid)
+	serveBefore, monitorBefore := procCPU(b, p.pid), monitorCPU(b, p.pid)
 	i := 0
 	for b.Loop() {
 		if i%2 == 0 {
@@ -62,7 +64,9 @@ func benchProcessCPU(b *testing.B, spec, directURL string, directPID int) {
 		}
 		i++
 	}
-	serve := cpuPerCall(procCPU(b, p.pid)-serveBefore, gw.calls)
+	serveCPU := procCPU(b, p.pid) - serveBefore
+	serve := cpuPerCall(serveCPU, gw.calls)
+	b.ReportMetric(float64(monitorCPU(b, p.pid)-monitorBefore)/float64(serveCPU), "serve-monitor-share")
 	b.ReportMetric(serve, "serve-cpu-us/call")
 	b.ReportMetric(direct.perCall(), "direct-cpu-us/call")
 	b.ReportMetric(serve/direct.perCall(), "x-direct-cpu")
