@@ -22,8 +22,8 @@ func pipe(t *testing.T) (r, w *File) {
 		t.Fatal(err)
 	}
 	r, w = NewFile(pr), NewFile(pw)
-	if (r.rc != nil) != (runtime.GOOS == "linux") || (w.rc != nil) != (runtime.GOOS == "linux") {
-		t.Fatalf("a pipe's ends make raw calls: %v, %v, on %s", r.rc != nil, w.rc != nil, runtime.GOOS)
+	if r.raw() != (runtime.GOOS == "linux") || w.raw() != (runtime.GOOS == "linux") {
+		t.Fatalf("a pipe's ends make raw calls: %v, %v, on %s", r.raw(), w.raw(), runtime.GOOS)
 	}
 	t.Cleanup(func() { r.Close(); w.Close() })
 	return r, w
@@ -110,7 +110,7 @@ func TestBlockingIsNotRaw(t *testing.T) {
 	defer pw.Close()
 	_ = pr.Fd() // makes it blocking
 	f := NewFile(pr)
-	if f.rc != nil {
+	if f.raw() {
 		t.Fatal("a blocking pipe got raw calls")
 	}
 	pw.Write([]byte("still read"))

@@ -48,7 +48,6 @@ import (
 // conn is a net.Conn whose Read and Write are raw.
 type conn struct {
 	net.Conn
-	rc syscall.RawConn
 	io sides
 }
 
@@ -65,7 +64,7 @@ func Conn(c net.Conn) net.Conn {
 	if rc == nil {
 		return c
 	}
-	rw := &conn{Conn: c, rc: rc}
+	rw := &conn{Conn: c}
 	rw.io.init(rc, true)
 	return rw
 }
@@ -139,7 +138,7 @@ func (c *conn) CloseWrite() error {
 }
 
 // SyscallConn returns the RawConn of the connection wrapped.
-func (c *conn) SyscallConn() (syscall.RawConn, error) { return c.rc, nil }
+func (c *conn) SyscallConn() (syscall.RawConn, error) { return c.io.r.rc, nil }
 
 // Listen returns ln whose accepted connections are Conn's. Closing it closes ln.
 func Listen(ln net.Listener) net.Listener { return listener{ln} }
@@ -159,24 +158,26 @@ func (l listener) Accept() (net.Conn, error) {
 // then fails with fs.ErrClosed, as the file's own would.
 type File struct {
 	f      *os.File
-	rc     syscall.RawConn // nil: f's own Read and Write
-	io     sides
+	io     sides // unset (no RawConn): f's own Read and Write
 	closed atomic.Bool
 }
 
 // NewFile returns f with raw reads and writes where it can. f is the File's from then on: no
 // other use of it, least of all its Fd, which would make a raw read of it block.
 func NewFile(f *os.File) *File {
-	rw := &File{f: f, rc: rawConn(f)}
-	if rw.rc != nil {
-		rw.io.init(rw.rc, false)
+	rw := &File{f: f}
+	if rc := rawConn(f); rc != nil {
+		rw.io.init(rc, false)
 	}
 	return rw
 }
 
+// raw reports whether the file's reads and writes are raw.
+func (f *File) raw() bool { return f.io.r.rc != nil }
+
 // Read is the file's Read.
 func (f *File) Read(p []byte) (int, error) {
-	if f.rc == nil {
+	if !f.raw() {
 		return f.f.Read(p)
 	}
 	n, err := f.io.read(p, &f.closed)
@@ -188,7 +189,7 @@ func (f *File) Read(p []byte) (int, error) {
 
 // Write is the file's Write.
 func (f *File) Write(p []byte) (int, error) {
-	if f.rc == nil {
+	if !f.raw() {
 		return f.f.Write(p)
 	}
 	n, err := f.io.write(p, &f.closed)
@@ -214,9 +215,10 @@ type sides struct {
 type side struct {
 	mu    sync.Mutex
 	rc    syscall.RawConn
-	sock  bool                  // the descriptor is a socket (sysRead)
-	fn    func(fd uintptr) bool // readFD or writeFD, bound
-	idle  func(fd uintptr) bool // the read side's idleFD, bound
+	sock  bool                              // the descriptor is a socket (sysRead)
+	wait  func(func(fd uintptr) bool) error // rc.Read or rc.Write, bound
+	fn    func(fd uintptr) bool             // readFD or writeFD, bound
+	idle  func(fd uintptr) bool             // the read side's idleFD, bound
 	p     []byte
 	n     int
 	errno syscall.Errno
@@ -224,10 +226,22 @@ type side struct {
 
 // init readies s for rc's descriptor; sock: it is a socket.
 func (s *sides) init(rc syscall.RawConn, sock bool) {
-	s.r.rc, s.w.rc = rc, rc
-	s.r.sock, s.w.sock = sock, sock
+	s.r = side{rc: rc, sock: sock, wait: rc.Read}
+	s.w = side{rc: rc, sock: sock, wait: rc.Write}
 	s.r.fn, s.w.fn = s.r.readFD, s.w.writeFD
 	s.r.idle = s.r.idleFD
+}
+
+// do runs the side's call on p until it is done, one call at a time: n is what it read or
+// wrote, errno the system call's error, err the wait's.
+func (s *side) do(p []byte) (n int, errno syscall.Errno, err error) {
+	s.mu.Lock()
+	s.p, s.n, s.errno = p, 0, 0
+	err = s.wait(s.fn)
+	n, errno = s.n, s.errno
+	s.p = nil
+	s.mu.Unlock()
+	return n, errno, err
 }
 
 // idleFD sets n to 1 when the socket is open with nothing to read (sysIdle), else to 0.
@@ -268,19 +282,13 @@ func (s *side) writeFD(fd uintptr) bool {
 // closed, when not nil, says whether the file was closed: the wait's error is then
 // fs.ErrClosed.
 func (s *sides) read(p []byte, closed *atomic.Bool) (int, error) {
-	r := &s.r
 	if len(p) == 0 {
-		if err := r.rc.Control(func(uintptr) {}); err != nil {
+		if err := s.r.rc.Control(func(uintptr) {}); err != nil {
 			return 0, waitError(err, closed)
 		}
 		return 0, nil
 	}
-	r.mu.Lock()
-	r.p, r.n, r.errno = p, 0, 0
-	err := r.rc.Read(r.fn)
-	n, errno := r.n, r.errno
-	r.p = nil
-	r.mu.Unlock()
+	n, errno, err := s.r.do(p)
 	switch {
 	case err != nil:
 		return 0, waitError(err, closed)
@@ -295,13 +303,7 @@ func (s *sides) read(p []byte, closed *atomic.Bool) (int, error) {
 // write writes all of p, waiting whenever the descriptor is full, as the os and net
 // packages' Write: n is what was written when it fails. closed is read's.
 func (s *sides) write(p []byte, closed *atomic.Bool) (int, error) {
-	w := &s.w
-	w.mu.Lock()
-	w.p, w.n, w.errno = p, 0, 0
-	err := w.rc.Write(w.fn)
-	n, errno := w.n, w.errno
-	w.p = nil
-	w.mu.Unlock()
+	n, errno, err := s.w.do(p)
 	switch {
 	case err != nil:
 		return n, waitError(err, closed)
