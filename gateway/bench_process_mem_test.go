@@ -23,9 +23,10 @@ const defaultRSSSessions = 1000
 const rssBaseSessions = 10
 
 // rssCalls is the number of calls whose median is each p50 of the RSS benchmark: as many as
-// the p50 benchmarks make at -benchtime 2000x, since the ratio of two medians of 300 calls each
-// ranged 0.99–1.21 over seven runs on a shared machine. It is also how many calls the go-sdk
-// client makes through each process before the VmRSS "before" is read.
+// the p50 benchmarks make at -benchtime 2000x, since on a shared machine the ratio of two
+// medians of a few hundred calls each moves by more than the 10 % its target allows. It is
+// also how many calls the go-sdk client makes through each process before the VmRSS "before"
+// is read.
 const rssCalls = 2000
 
 // BenchmarkServeProcessIdleSessionRSS: the resident memory (VmRSS, from /proc) that idle
